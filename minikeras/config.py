@@ -1,0 +1,82 @@
+"""Global settings: the default float type and the fuzz factor `epsilon`."""
+
+import numpy as np
+
+_FLOATX = "float32"
+_EPSILON = 1e-7
+
+
+def floatx():
+    """Returns the default float dtype name, `"float32"` unless changed.
+
+    Returns:
+        A dtype name string.
+
+    Example:
+        >>> floatx()
+        'float32'
+    """
+    return _FLOATX
+
+
+def set_floatx(dtype):
+    """Sets the default float dtype used for new tensors, weights and data.
+
+    Args:
+        dtype: `"float16"`, `"float32"` or `"float64"`.
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: for any other dtype.
+
+    Example:
+        >>> set_floatx("float64"); floatx()
+        'float64'
+        >>> set_floatx("float32")
+    """
+    global _FLOATX
+    name = standardize_dtype(dtype)
+    if name not in ("float16", "float32", "float64"):
+        raise ValueError(f"set_floatx: expected float16, float32 or float64, got {dtype!r}")
+    _FLOATX = name
+
+
+def epsilon():
+    """Returns the small constant that keeps logs and divisions finite.
+
+    Returns:
+        A Python float, 1e-7 by default.
+
+    Example:
+        >>> epsilon()
+        1e-07
+    """
+    return _EPSILON
+
+
+def standardize_dtype(dtype):
+    """Returns the canonical name of a dtype (`np.float32` -> `"float32"`).
+
+    Args:
+        dtype: a dtype name, numpy dtype or Python type; None means floatx.
+
+    Returns:
+        A dtype name string.
+
+    Raises:
+        TypeError: if `dtype` is not a dtype.
+
+    Example:
+        >>> standardize_dtype(np.float32), standardize_dtype(None)
+        ('float32', 'float32')
+    """
+    if dtype is None:
+        return _FLOATX
+    if dtype is float:
+        return _FLOATX
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        raise TypeError(f"{dtype!r} is not a dtype") from None

@@ -1,0 +1,522 @@
+"""`Tensor`, `Variable`, and the one place where a Variable's value is read.
+
+A `Tensor` wraps a numpy array, or, inside a `GradientTape`, an autograd box
+that carries the trace. A `Variable` is a Tensor whose value can change in
+place; every read of it goes through `read_variable`, which is where tapes
+start recording and where layers observe which Variables a forward pass used.
+"""
+
+import numpy as np
+from autograd.numpy.numpy_boxes import ArrayBox
+from autograd.tracer import getval, isbox
+
+from minikeras import config
+
+# Recording tapes, outermost first. Each has `_record_read(variable, value)`.
+_active_tapes = []
+# Callables `observer(variable)`, told of every Variable read (layers use this
+# to find Variables that a forward pass used but nobody tracked).
+_read_observers = []
+
+
+def read_variable(variable):
+    """Returns the current value of `variable`, as every read must.
+
+    Active tapes box the value so that gradients flow to it, and read
+    observers are told that `variable` was used.
+
+    Args:
+        variable: a `Variable`.
+
+    Returns:
+        The value as a numpy array, or an autograd box inside a tape.
+
+    Example:
+        >>> v = Variable([1.0, 2.0])
+        >>> read_variable(v)
+        array([1., 2.], dtype=float32)
+    """
+    value = variable._value
+    if _active_tapes:
+        for tape in _active_tapes:
+            value = tape._record_read(variable, value)
+    if _read_observers:
+        for observer in _read_observers:
+            observer(variable)
+    return value
+
+
+def add_read_observer(observer):
+    """Registers `observer(variable)` to be called on every Variable read.
+
+    Args:
+        observer: a callable taking one `Variable`.
+
+    Returns:
+        None. Remove it with `remove_read_observer`.
+
+    Example:
+        >>> seen = []
+        >>> add_read_observer(seen.append)
+        >>> _ = Variable([1.0]) * 2
+        >>> remove_read_observer(seen.append)
+        >>> len(seen)
+        1
+    """
+    _read_observers.append(observer)
+
+
+def remove_read_observer(observer):
+    """Removes an observer added with `add_read_observer`.
+
+    Args:
+        observer: the callable that was added.
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: if `observer` was not registered.
+
+    Example:
+        >>> add_read_observer(print)
+        >>> remove_read_observer(print)
+    """
+    _read_observers.remove(observer)
+
+
+def _as_array(value, dtype=None):
+    """Converts Python data to a numpy array; Python floats become floatx."""
+    if dtype is not None:
+        return np.asarray(value, dtype=config.standardize_dtype(dtype))
+    array = np.asarray(value)
+    if array.dtype == np.float64 and not isinstance(value, (np.ndarray, np.generic)):
+        # Python floats and lists of them take the default float type, as in Keras.
+        array = array.astype(config.floatx())
+    return array
+
+
+def value_of(x):
+    """The value behind `x`: a Tensor's array or box, or `x` made an array.
+
+    Args:
+        x: a Tensor, Variable, numpy array, Python scalar or nested list.
+
+    Returns:
+        A numpy array, numpy scalar, Python scalar or autograd box.
+
+    Example:
+        >>> value_of(Tensor([1.0]))
+        array([1.], dtype=float32)
+    """
+    kind = type(x)
+    if kind is Tensor:
+        return x._value
+    if kind is np.ndarray or kind is float or kind is int or kind is ArrayBox:
+        return x
+    if isinstance(x, Variable):
+        return read_variable(x)
+    if isinstance(x, Tensor):
+        return x._value
+    if isinstance(x, np.generic):
+        # A numpy float64 scalar is not "weak" under numpy 2 promotion and would
+        # turn float32 work into float64; treat it like the Python number it is.
+        return x.item() if x.dtype.kind in "fc" else x
+    return _as_array(x)
+
+
+def wrap(value):
+    """Makes a Tensor around `value` without checks (for ops' results).
+
+    Args:
+        value: a numpy array, numpy scalar or autograd box.
+
+    Returns:
+        A `Tensor`.
+
+    Example:
+        >>> wrap(np.zeros(2)).shape
+        (2,)
+    """
+    tensor = Tensor.__new__(Tensor)
+    tensor._value = value
+    return tensor
+
+
+def _format_values(value):
+    return np.array2string(np.asarray(getval(value)), separator=", ", threshold=20, edgeitems=2)
+
+
+class Tensor:
+    """An n-dimensional array whose operations can be differentiated.
+
+    Tensors behave like numpy arrays with `+ - * / // ** @`, comparisons,
+    indexing and `.T`; they mix freely with numpy arrays and Python numbers.
+    Inside a `GradientTape` they carry the trace that gradients flow back through.
+
+    Args:
+        value: array-like data. Python floats become float32 (`config.floatx()`);
+            numpy arrays keep their dtype.
+        dtype: optional dtype to convert to.
+
+    Example:
+        >>> t = Tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> t.shape, t.dtype
+        ((2, 2), dtype('float32'))
+        >>> (t * 2 + 1).numpy()
+        array([[3., 5.],
+               [7., 9.]], dtype=float32)
+    """
+
+    __slots__ = ("_value",)
+    # numpy defers to our reflected operators: `array + tensor` is a Tensor.
+    __array_ufunc__ = None
+
+    def __init__(self, value, dtype=None):
+        if isinstance(value, Tensor):
+            value = value_of(value)
+            if dtype is not None:
+                value = value.astype(config.standardize_dtype(dtype))
+        elif isbox(value):
+            if dtype is not None:
+                value = value.astype(config.standardize_dtype(dtype))
+        else:
+            value = _as_array(value, dtype)
+        self._value = value
+
+    @property
+    def shape(self):
+        """The shape, a tuple of ints."""
+        return np.shape(self._value)
+
+    @property
+    def ndim(self):
+        """The number of axes."""
+        return np.ndim(getval(self._value))
+
+    @property
+    def dtype(self):
+        """The numpy dtype of the elements."""
+        return np.result_type(getval(self._value))
+
+    @property
+    def size(self):
+        """The number of elements."""
+        return np.size(getval(self._value))
+
+    def numpy(self):
+        """Returns the value as a numpy array (without any trace).
+
+        Returns:
+            A numpy array; do not modify it in place.
+
+        Example:
+            >>> Tensor([1, 2]).numpy()
+            array([1, 2])
+        """
+        return np.asarray(getval(value_of(self)))
+
+    def __array__(self, dtype=None, copy=None):
+        array = np.asarray(getval(value_of(self)))
+        if dtype is not None:
+            array = array.astype(dtype, copy=False)
+        return array.copy() if copy else array
+
+    def __repr__(self):
+        return f"<Tensor shape={self.shape} dtype={self.dtype}\n{_format_values(self._value)}>"
+
+    def __len__(self):
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-d Tensor")
+        return shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self):
+        return bool(getval(value_of(self)))
+
+    def __float__(self):
+        return float(getval(value_of(self)))
+
+    def __int__(self):
+        return int(getval(value_of(self)))
+
+    def __index__(self):
+        return int(np.asarray(getval(value_of(self))).__index__())
+
+    # Identity hashing, so Tensors can be dict keys although `==` is element-wise.
+    __hash__ = object.__hash__
+
+    # Operators delegate to minikeras.ops (bound below, after ops is importable).
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.add(other, self)
+
+    def __sub__(self, other):
+        return _ops.subtract(self, other)
+
+    def __rsub__(self, other):
+        return _ops.subtract(other, self)
+
+    def __mul__(self, other):
+        return _ops.multiply(self, other)
+
+    def __rmul__(self, other):
+        return _ops.multiply(other, self)
+
+    def __truediv__(self, other):
+        return _ops.divide(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.divide(other, self)
+
+    def __floordiv__(self, other):
+        return _ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return _ops.mod(self, other)
+
+    def __rmod__(self, other):
+        return _ops.mod(other, self)
+
+    def __pow__(self, other):
+        return _ops.power(self, other)
+
+    def __rpow__(self, other):
+        return _ops.power(other, self)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(other, self)
+
+    def __neg__(self):
+        return _ops.negative(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __eq__(self, other):
+        return _ops.equal(self, other)
+
+    def __ne__(self, other):
+        return _ops.not_equal(self, other)
+
+    def __lt__(self, other):
+        return _ops.less(self, other)
+
+    def __le__(self, other):
+        return _ops.less_equal(self, other)
+
+    def __gt__(self, other):
+        return _ops.greater(self, other)
+
+    def __ge__(self, other):
+        return _ops.greater_equal(self, other)
+
+    def __getitem__(self, index):
+        return _ops.getitem(self, index)
+
+    @property
+    def T(self):  # noqa: N802 (numpy's name)
+        """The transpose (axes reversed)."""
+        return _ops.transpose(self)
+
+    def reshape(self, *shape):
+        """Same as `ops.reshape(self, shape)`."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        return _ops.reshape(self, shape)
+
+    def astype(self, dtype):
+        """Same as `ops.cast(self, dtype)`."""
+        return _ops.cast(self, dtype)
+
+
+def _shape_str(shape):
+    return str(tuple(shape))
+
+
+class Variable(Tensor):
+    """A Tensor whose value can change: the weights of a model.
+
+    Reading a Variable inside a `GradientTape` records it (if `trainable`);
+    `assign`, `assign_add` and `assign_sub` update the value in place.
+    Layers create Variables with `add_weight`, which also tracks them.
+
+    Args:
+        initializer: the initial value (array-like), or a callable
+            `initializer(shape, dtype)` together with `shape`.
+        shape: the shape, needed when `initializer` is a callable.
+        dtype: the dtype; floating values default to float32 (`config.floatx()`).
+        trainable: whether optimizers and tapes should train it.
+        name: a name for messages and reports.
+
+    Raises:
+        ValueError: if a callable initializer comes without a shape.
+
+    Example:
+        >>> v = Variable([1.0, 2.0], name="w")
+        >>> v.assign_add([0.5, 0.5]).numpy()
+        array([1.5, 2.5], dtype=float32)
+    """
+
+    __slots__ = ("name", "trainable", "path", "__weakref__")
+    _uid = 0
+
+    def __init__(self, initializer, shape=None, dtype=None, trainable=True, name=None):
+        if callable(initializer):
+            if shape is None:
+                raise ValueError(
+                    f"Variable {name!r}: a callable initializer needs `shape=`, got shape=None"
+                )
+            dtype = config.standardize_dtype(dtype or config.floatx())
+            value = np.asarray(getval(value_of(initializer(tuple(shape), dtype=dtype))))
+        else:
+            value = np.asarray(getval(value_of(initializer)))
+            if dtype is None and value.dtype.kind == "f":
+                dtype = config.floatx()
+            if shape is not None and tuple(shape) != value.shape:
+                raise ValueError(
+                    f"Variable {name!r}: initial value has shape {value.shape}, "
+                    f"but shape={_shape_str(shape)} was given"
+                )
+        if dtype is not None:
+            value = value.astype(config.standardize_dtype(dtype), copy=False)
+        # The Variable owns its buffer: updates happen in place.
+        self._value = np.array(value, copy=True)
+        Variable._uid += 1
+        self.name = name if name is not None else f"variable_{Variable._uid}"
+        self.trainable = bool(trainable)
+        # Attribute path from the model that tracks it, filled in by tracking.
+        self.path = None
+
+    @property
+    def value(self):
+        """The current value, read through `read_variable` (so tapes see it)."""
+        return wrap(read_variable(self))
+
+    @property
+    def shape(self):
+        return self._value.shape
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    def numpy(self):
+        """Returns a copy of the current value as a numpy array.
+
+        Returns:
+            A numpy array that later updates do not change.
+
+        Example:
+            >>> Variable([1.0]).numpy()
+            array([1.], dtype=float32)
+        """
+        return self._value.copy()
+
+    def __array__(self, dtype=None, copy=None):
+        array = self._value if dtype is None else self._value.astype(dtype)
+        return array.copy() if copy is not False else array
+
+    def __repr__(self):
+        return (
+            f"<Variable {self.name!r} shape={self.shape} dtype={self.dtype} "
+            f"trainable={self.trainable}\n{_format_values(self._value)}>"
+        )
+
+    def _checked(self, value, what):
+        value = np.asarray(getval(value_of(value)))
+        if value.shape != self._value.shape:
+            try:
+                np.broadcast_to(value, self._value.shape)
+            except ValueError:
+                raise ValueError(
+                    f"Variable {self.name!r}: cannot {what} a value of shape "
+                    f"{value.shape} to a variable of shape {self._value.shape}"
+                ) from None
+            if value.ndim > self._value.ndim:
+                raise ValueError(
+                    f"Variable {self.name!r}: cannot {what} a value of shape "
+                    f"{value.shape} to a variable of shape {self._value.shape}"
+                )
+        return value
+
+    def assign(self, value):
+        """Sets the value in place.
+
+        Args:
+            value: array-like of the variable's shape (a scalar broadcasts).
+
+        Returns:
+            The Variable itself.
+
+        Raises:
+            ValueError: if the shape does not match.
+
+        Example:
+            >>> Variable([0.0, 0.0]).assign([1.0, 2.0]).numpy()
+            array([1., 2.], dtype=float32)
+        """
+        np.copyto(self._value, self._checked(value, "assign"), casting="unsafe")
+        return self
+
+    def assign_add(self, delta):
+        """Adds `delta` to the value in place.
+
+        Args:
+            delta: array-like of the variable's shape (a scalar broadcasts).
+
+        Returns:
+            The Variable itself.
+
+        Raises:
+            ValueError: if the shape does not match.
+
+        Example:
+            >>> Variable([1.0]).assign_add([2.0]).numpy()
+            array([3.], dtype=float32)
+        """
+        delta = self._checked(delta, "assign_add")
+        np.add(self._value, delta, out=self._value, casting="unsafe")
+        return self
+
+    def assign_sub(self, delta):
+        """Subtracts `delta` from the value in place.
+
+        Args:
+            delta: array-like of the variable's shape (a scalar broadcasts).
+
+        Returns:
+            The Variable itself.
+
+        Raises:
+            ValueError: if the shape does not match.
+
+        Example:
+            >>> Variable([1.0]).assign_sub([2.0]).numpy()
+            array([-1.], dtype=float32)
+        """
+        delta = self._checked(delta, "assign_sub")
+        np.subtract(self._value, delta, out=self._value, casting="unsafe")
+        return self
+
+
+from minikeras import ops as _ops  # noqa: E402  (ops needs Tensor; Tensor's operators need ops)

@@ -1,0 +1,91 @@
+"""The functional namespace layers are written in: `minikeras.ops`.
+
+Every op takes Tensors, numpy arrays or Python numbers, returns a Tensor, and
+is differentiable by `GradientTape` where that makes sense.
+"""
+
+from minikeras.ops.creation import (
+    arange,
+    cast,
+    convert_to_tensor,
+    eye,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    stop_gradient,
+    zeros,
+    zeros_like,
+)
+from minikeras.ops.linalg import dot, einsum, matmul, tensordot
+from minikeras.ops.math import (
+    abs,
+    add,
+    clip,
+    divide,
+    equal,
+    exp,
+    floor_divide,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    power,
+    sign,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+    where,
+)
+from minikeras.ops.nn import (
+    binary_crossentropy,
+    categorical_crossentropy,
+    dense,
+    elu,
+    erf,
+    gelu,
+    leaky_relu,
+    log_softmax,
+    relu,
+    sigmoid,
+    silu,
+    softmax,
+    softplus,
+    sparse_categorical_crossentropy,
+)
+from minikeras.ops.reduction import argmax, argmin, logsumexp, max, mean, min, std, sum, var
+from minikeras.ops.shape import (
+    concatenate,
+    expand_dims,
+    getitem,
+    one_hot,
+    pad,
+    reshape,
+    split,
+    squeeze,
+    stack,
+    take,
+    transpose,
+)
+
+__all__ = [
+    "abs", "add", "arange", "argmax", "argmin", "binary_crossentropy", "cast",
+    "categorical_crossentropy", "clip", "concatenate", "convert_to_tensor", "dense", "divide",
+    "dot", "einsum", "elu", "equal", "erf", "exp", "expand_dims", "eye", "floor_divide", "full",
+    "full_like", "gelu", "getitem", "greater", "greater_equal", "leaky_relu", "less",
+    "less_equal", "log", "log1p", "log_softmax", "logsumexp", "matmul", "max", "maximum", "mean",
+    "min", "minimum", "mod", "multiply", "negative", "not_equal", "one_hot", "ones", "ones_like",
+    "pad", "power", "relu", "reshape", "sigmoid", "sign", "silu", "softmax", "softplus", "split",
+    "sparse_categorical_crossentropy", "sqrt", "square", "squeeze", "stack", "std",
+    "stop_gradient", "subtract", "sum", "take", "tanh", "tensordot", "transpose", "var", "where",
+    "zeros", "zeros_like",
+]  # fmt: skip

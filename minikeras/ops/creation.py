@@ -1,0 +1,242 @@
+"""Making Tensors: constants, ranges, conversions and casts."""
+
+import numpy as np
+from autograd.tracer import getval
+
+from minikeras import config
+from minikeras.engine.tensor import Tensor
+from minikeras.ops.core import value_of, wrap
+
+
+def convert_to_tensor(x, dtype=None):
+    """Converts array-like data to a Tensor (a Tensor is returned as it is).
+
+    Python floats become float32; numpy arrays keep their dtype unless
+    `dtype` is given.
+
+    Args:
+        x: a Tensor, numpy array, Python number or nested list.
+        dtype: optional dtype.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        TypeError: if `dtype` is not a dtype.
+
+    Example:
+        >>> convert_to_tensor([1.0, 2.0]).dtype
+        dtype('float32')
+    """
+    if isinstance(x, Tensor) and type(x) is Tensor and dtype is None:
+        return x
+    if isinstance(x, Tensor):
+        value = value_of(x)
+        if dtype is not None and value.dtype != np.dtype(config.standardize_dtype(dtype)):
+            value = value.astype(config.standardize_dtype(dtype))
+        return wrap(value)
+    return Tensor(x, dtype=dtype)
+
+
+def cast(x, dtype):
+    """Converts to `dtype`; gradients flow through float-to-float casts.
+
+    Args:
+        x: Tensor or array-like.
+        dtype: the target dtype.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        TypeError: if `dtype` is not a dtype.
+
+    Example:
+        >>> cast([1.7, -1.2], "int32").numpy()
+        array([ 1, -1], dtype=int32)
+    """
+    value = value_of(x)
+    dtype = np.dtype(config.standardize_dtype(dtype))
+    if getattr(value, "dtype", None) == dtype:
+        return wrap(value)
+    if dtype.kind not in "fc":
+        value = getval(value)
+    return wrap(value.astype(dtype) if hasattr(value, "astype") else np.asarray(value, dtype))
+
+
+def stop_gradient(x):
+    """Returns `x` as a constant: no gradient flows back through it.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> stop_gradient([1.0]).numpy()
+        array([1.], dtype=float32)
+    """
+    return wrap(getval(value_of(x)))
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+
+
+def zeros(shape, dtype=None):
+    """A Tensor of zeros.
+
+    Args:
+        shape: an int or tuple of ints.
+        dtype: float32 unless given.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> zeros((2,)).numpy()
+        array([0., 0.], dtype=float32)
+    """
+    return wrap(np.zeros(_shape(shape), dtype=config.standardize_dtype(dtype)))
+
+
+def ones(shape, dtype=None):
+    """A Tensor of ones.
+
+    Args:
+        shape: an int or tuple of ints.
+        dtype: float32 unless given.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> ones((2,)).numpy()
+        array([1., 1.], dtype=float32)
+    """
+    return wrap(np.ones(_shape(shape), dtype=config.standardize_dtype(dtype)))
+
+
+def full(shape, fill_value, dtype=None):
+    """A Tensor filled with `fill_value`.
+
+    Args:
+        shape: an int or tuple of ints.
+        fill_value: the value; a Python float gives float32, an int gives int.
+        dtype: optional dtype.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> full((2,), 7.0).numpy()
+        array([7., 7.], dtype=float32)
+    """
+    fill = np.asarray(value_of(fill_value))
+    if dtype is None and fill.dtype.kind == "f":
+        dtype = config.floatx()
+    return wrap(np.full(_shape(shape), fill, dtype=None if dtype is None else np.dtype(dtype)))
+
+
+def zeros_like(x, dtype=None):
+    """Zeros of the shape (and dtype, unless given) of `x`.
+
+    Args:
+        x: Tensor or array-like.
+        dtype: optional dtype.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> zeros_like(ones((2, 1))).shape
+        (2, 1)
+    """
+    value = getval(value_of(x))
+    return wrap(np.zeros(np.shape(value), dtype=dtype or np.result_type(value)))
+
+
+def ones_like(x, dtype=None):
+    """Ones of the shape (and dtype, unless given) of `x`.
+
+    Args:
+        x: Tensor or array-like.
+        dtype: optional dtype.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> ones_like(zeros((2,))).numpy()
+        array([1., 1.], dtype=float32)
+    """
+    value = getval(value_of(x))
+    return wrap(np.ones(np.shape(value), dtype=dtype or np.result_type(value)))
+
+
+def full_like(x, fill_value, dtype=None):
+    """`fill_value` in the shape (and dtype, unless given) of `x`.
+
+    Args:
+        x: Tensor or array-like.
+        fill_value: the value.
+        dtype: optional dtype.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> full_like(zeros((2,)), 3).numpy()
+        array([3., 3.], dtype=float32)
+    """
+    value = getval(value_of(x))
+    return wrap(np.full(np.shape(value), fill_value, dtype=dtype or np.result_type(value)))
+
+
+def arange(start, stop=None, step=1, dtype=None):
+    """Evenly spaced values in `[start, stop)`.
+
+    Integer arguments give integers; a float argument gives float32.
+
+    Args:
+        start: the first value (or the stop, when `stop` is None).
+        stop: the end, excluded.
+        step: the spacing.
+        dtype: optional dtype.
+
+    Returns:
+        A 1-d Tensor.
+
+    Example:
+        >>> arange(3).numpy()
+        array([0, 1, 2])
+        >>> arange(0.0, 1.0, 0.5).numpy()
+        array([0. , 0.5], dtype=float32)
+    """
+    if stop is None:
+        start, stop = 0, start
+    values = np.arange(start, stop, step)
+    if dtype is None and values.dtype.kind == "f":
+        dtype = config.floatx()
+    return wrap(values if dtype is None else values.astype(dtype))
+
+
+def eye(n, m=None, k=0, dtype=None):
+    """A 2-d Tensor with ones on the `k`-th diagonal.
+
+    Args:
+        n: the number of rows.
+        m: the number of columns (`n` if None).
+        k: the diagonal offset.
+        dtype: float32 unless given.
+
+    Returns:
+        A Tensor of shape `(n, m)`.
+
+    Example:
+        >>> eye(2).numpy()
+        array([[1., 0.],
+               [0., 1.]], dtype=float32)
+    """
+    return wrap(np.eye(n, m, k, dtype=config.standardize_dtype(dtype)))

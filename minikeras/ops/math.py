@@ -1,0 +1,568 @@
+"""Element-wise math and comparisons. Broadcasting follows numpy."""
+
+import autograd.numpy as anp
+import numpy as np
+from autograd.extend import defvjp, primitive
+from autograd.numpy.numpy_vjps import unbroadcast_f
+
+from minikeras.ops.core import apply_binary, apply_unary, op_error, promote, value_of, wrap
+
+
+def add(x1, x2):
+    """Element-wise `x1 + x2`.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like, broadcastable with `x1`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> add([1.0, 2.0], 1).numpy()
+        array([2., 3.], dtype=float32)
+    """
+    return apply_binary("add", anp.add, x1, x2)
+
+
+def subtract(x1, x2):
+    """Element-wise `x1 - x2`.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like, broadcastable with `x1`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> subtract([3.0], [1.0]).numpy()
+        array([2.], dtype=float32)
+    """
+    return apply_binary("subtract", anp.subtract, x1, x2)
+
+
+def multiply(x1, x2):
+    """Element-wise `x1 * x2`.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like, broadcastable with `x1`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> multiply([2.0, 3.0], 2).numpy()
+        array([4., 6.], dtype=float32)
+    """
+    return apply_binary("multiply", anp.multiply, x1, x2)
+
+
+def divide(x1, x2):
+    """Element-wise true division `x1 / x2`; integers divide to floats.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like, broadcastable with `x1`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> divide([1.0], [4.0]).numpy()
+        array([0.25], dtype=float32)
+    """
+    a, b = value_of(x1), value_of(x2)
+    return apply_binary("divide", anp.true_divide, _float_if_ints(a, b), b)
+
+
+def _float_if_ints(a, b):
+    """Integer / integer gives float32 (Keras), not numpy's float64."""
+    from minikeras.ops.core import as_float
+
+    a_kind = getattr(a, "dtype", np.dtype("f")).kind
+    b_kind = getattr(b, "dtype", np.dtype("f")).kind
+    if a_kind in "iub" and b_kind in "iub":
+        return as_float(a)
+    return a
+
+
+def floor_divide(x1, x2):
+    """Element-wise floor division `x1 // x2` (not differentiable).
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like, broadcastable with `x1`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> floor_divide([7, -7], 2).numpy()
+        array([ 3, -4])
+    """
+    return apply_binary("floor_divide", anp.floor_divide, x1, x2)
+
+
+def mod(x1, x2):
+    """Element-wise remainder `x1 % x2`, with the sign of `x2` as in numpy.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like, broadcastable with `x1`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mod([7.0, -7.0], 3).numpy()
+        array([1., 2.], dtype=float32)
+    """
+    return apply_binary("mod", anp.mod, x1, x2)
+
+
+def power(x1, x2):
+    """Element-wise `x1 ** x2`.
+
+    Args:
+        x1: Tensor or array-like, the base.
+        x2: Tensor or array-like, the exponent.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> power([2.0, 3.0], 2).numpy()
+        array([4., 9.], dtype=float32)
+    """
+    return apply_binary("power", anp.power, x1, x2)
+
+
+def negative(x):
+    """Element-wise `-x`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> negative([1.0, -2.0]).numpy()
+        array([-1.,  2.], dtype=float32)
+    """
+    return wrap(anp.negative(value_of(x)))
+
+
+def abs(x):  # noqa: A001 (Keras's name)
+    """Element-wise absolute value.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> abs([-1.5, 2.0]).numpy()
+        array([1.5, 2. ], dtype=float32)
+    """
+    return wrap(anp.abs(value_of(x)))
+
+
+def exp(x):
+    """Element-wise `e ** x`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor (float32 for integer input).
+
+    Example:
+        >>> exp([0.0]).numpy()
+        array([1.], dtype=float32)
+    """
+    return wrap(anp.exp(_float(x)))
+
+
+def log(x):
+    """Element-wise natural logarithm.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor (float32 for integer input).
+
+    Example:
+        >>> log([1.0]).numpy()
+        array([0.], dtype=float32)
+    """
+    return wrap(anp.log(_float(x)))
+
+
+def log1p(x):
+    """Element-wise `log(1 + x)`, accurate for small `x`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> log1p([0.0]).numpy()
+        array([0.], dtype=float32)
+    """
+    return wrap(anp.log1p(_float(x)))
+
+
+def sqrt(x):
+    """Element-wise square root.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor (float32 for integer input).
+
+    Example:
+        >>> sqrt([4.0, 9.0]).numpy()
+        array([2., 3.], dtype=float32)
+    """
+    return wrap(anp.sqrt(_float(x)))
+
+
+def square(x):
+    """Element-wise `x * x`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> square([3.0]).numpy()
+        array([9.], dtype=float32)
+    """
+    value = value_of(x)
+    return wrap(anp.multiply(value, value))
+
+
+def tanh(x):
+    """Element-wise hyperbolic tangent.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> tanh([0.0]).numpy()
+        array([0.], dtype=float32)
+    """
+    return wrap(anp.tanh(_float(x)))
+
+
+def sign(x):
+    """Element-wise sign: -1, 0 or 1 (not differentiable).
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> sign([-2.0, 0.0, 3.0]).numpy()
+        array([-1.,  0.,  1.], dtype=float32)
+    """
+    return wrap(anp.sign(value_of(x)))
+
+
+def _float(x):
+    from minikeras.ops.core import as_float
+
+    return as_float(value_of(x))
+
+
+@primitive
+def _maximum(a, b):
+    return np.maximum(a, b)
+
+
+@primitive
+def _minimum(a, b):
+    return np.minimum(a, b)
+
+
+def _chooser_vjps():
+    """Gradient goes to the chosen operand; ties split it evenly (float32-safe)."""
+
+    def make(argnum):
+        def vjp_maker(ans, a, b):
+            target = a if argnum == 0 else b
+            other = b if argnum == 0 else a
+
+            def vjp(g):
+                mine = anp.equal(target, ans)
+                tie = anp.equal(other, ans)
+                return g * mine - 0.5 * g * (mine * tie)
+
+            return unbroadcast_f(target, vjp)
+
+        return vjp_maker
+
+    return make(0), make(1)
+
+
+defvjp(_maximum, *_chooser_vjps())
+defvjp(_minimum, *_chooser_vjps())
+
+
+def maximum(x1, x2):
+    """Element-wise maximum; on a tie the gradient is split evenly.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like, broadcastable with `x1`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> maximum([1.0, 5.0], 3).numpy()
+        array([3., 5.], dtype=float32)
+    """
+    return apply_binary("maximum", _maximum, x1, x2)
+
+
+def minimum(x1, x2):
+    """Element-wise minimum; on a tie the gradient is split evenly.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like, broadcastable with `x1`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> minimum([1.0, 5.0], 3).numpy()
+        array([1., 3.], dtype=float32)
+    """
+    return apply_binary("minimum", _minimum, x1, x2)
+
+
+def clip(x, x_min, x_max):
+    """Limits values to `[x_min, x_max]`; the gradient is zero outside.
+
+    Args:
+        x: Tensor or array-like.
+        x_min: the lower bound (a number).
+        x_max: the upper bound (a number).
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if `x_min > x_max`.
+
+    Example:
+        >>> clip([-1.0, 0.5, 2.0], 0, 1).numpy()
+        array([0. , 0.5, 1. ], dtype=float32)
+    """
+    if np.any(np.asarray(value_of(x_min)) > np.asarray(value_of(x_max))):
+        raise ValueError(f"clip: x_min ({x_min}) must not exceed x_max ({x_max})")
+    lo, hi = value_of(x_min), value_of(x_max)
+    return apply_unary("clip", anp.clip, x, lo, hi)
+
+
+@primitive
+def _where(condition, x1, x2):
+    return np.where(condition, x1, x2)
+
+
+defvjp(
+    _where,
+    None,
+    lambda ans, c, x1, x2: unbroadcast_f(x1, lambda g: g * c),
+    lambda ans, c, x1, x2: unbroadcast_f(x2, lambda g: g * anp.logical_not(c)),
+)
+
+
+def where(condition, x1, x2):
+    """Picks `x1` where `condition` is true and `x2` elsewhere.
+
+    Args:
+        condition: boolean Tensor or array-like.
+        x1: values where true.
+        x2: values where false.
+
+    Returns:
+        A Tensor of the broadcast shape.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> where([True, False], [1.0, 2.0], 0.0).numpy()
+        array([1., 0.], dtype=float32)
+    """
+    c = np.asarray(value_of(condition)).astype(bool)
+    a, b = promote(value_of(x1), value_of(x2))
+    try:
+        return wrap(_where(c, a, b))
+    except ValueError:
+        raise op_error("where", "shapes cannot be broadcast together", c, a, b) from None
+
+
+def equal(x1, x2):
+    """Element-wise `x1 == x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> equal([1, 2], 2).numpy()
+        array([False,  True])
+    """
+    return apply_binary("equal", anp.equal, x1, x2)
+
+
+def not_equal(x1, x2):
+    """Element-wise `x1 != x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> not_equal([1, 2], 2).numpy()
+        array([ True, False])
+    """
+    return apply_binary("not_equal", anp.not_equal, x1, x2)
+
+
+def less(x1, x2):
+    """Element-wise `x1 < x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> less([1, 2], 2).numpy()
+        array([ True, False])
+    """
+    return apply_binary("less", anp.less, x1, x2)
+
+
+def less_equal(x1, x2):
+    """Element-wise `x1 <= x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> less_equal([1, 3], 2).numpy()
+        array([ True, False])
+    """
+    return apply_binary("less_equal", anp.less_equal, x1, x2)
+
+
+def greater(x1, x2):
+    """Element-wise `x1 > x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> greater([1, 3], 2).numpy()
+        array([False,  True])
+    """
+    return apply_binary("greater", anp.greater, x1, x2)
+
+
+def greater_equal(x1, x2):
+    """Element-wise `x1 >= x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> greater_equal([1, 2], 2).numpy()
+        array([False,  True])
+    """
+    return apply_binary("greater_equal", anp.greater_equal, x1, x2)

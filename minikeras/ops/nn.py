@@ -1,0 +1,499 @@
+"""Neural-network functions: activations, softmax, cross-entropies, fused dense.
+
+The hot ones are autograd primitives with hand-written VJPs, each right below
+its forward function: one pass over memory forward, one backward, float32
+throughout, instead of autograd's generic chain of small ops.
+"""
+
+import autograd.numpy as anp
+import numpy as np
+from autograd.extend import defvjp, defvjp_argnums, primitive
+from autograd.tracer import getval
+
+from minikeras import config
+from minikeras.ops.core import as_float, op_error, promote, value_of, wrap
+
+# ---------------------------------------------------------------- activations
+
+
+@primitive
+def _relu(x):
+    return np.maximum(x, 0)
+
+
+defvjp(_relu, lambda ans, x: lambda g: g * (ans > 0))
+
+
+def relu(x):
+    """Rectified linear unit, `max(x, 0)`, element-wise.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> relu([-1.0, 2.0]).numpy()
+        array([0., 2.], dtype=float32)
+    """
+    return wrap(_relu(as_float(value_of(x))))
+
+
+@primitive
+def _sigmoid(x):
+    # tanh form: no overflow for large |x|, and no float64 temporaries.
+    return 0.5 * (np.tanh(0.5 * x) + 1.0)
+
+
+defvjp(_sigmoid, lambda ans, x: lambda g: g * ans * (1.0 - ans))
+
+
+def sigmoid(x):
+    """Logistic sigmoid, `1 / (1 + exp(-x))`, element-wise and overflow-free.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> sigmoid([0.0, 1000.0, -1000.0]).numpy()
+        array([0.5, 1. , 0. ], dtype=float32)
+    """
+    return wrap(_sigmoid(as_float(value_of(x))))
+
+
+def softplus(x):
+    """`log(1 + exp(x))`, element-wise and overflow-free.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> softplus([0.0]).numpy()
+        array([0.6931472], dtype=float32)
+    """
+    value = as_float(value_of(x))
+    return wrap(anp.maximum(value, 0) + anp.log1p(anp.exp(-anp.abs(value))))
+
+
+@primitive
+def _leaky_relu(x, negative_slope):
+    return np.where(x > 0, x, x * negative_slope)
+
+
+defvjp(_leaky_relu, lambda ans, x, s: lambda g: anp.where(x > 0, g, g * s))
+
+
+def leaky_relu(x, negative_slope=0.2):
+    """`x` for positive inputs, `negative_slope * x` otherwise.
+
+    Args:
+        x: Tensor or array-like.
+        negative_slope: the slope below zero (Keras's default is 0.2).
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> leaky_relu([-1.0, 2.0]).numpy()
+        array([-0.2,  2. ], dtype=float32)
+    """
+    return wrap(_leaky_relu(as_float(value_of(x)), float(negative_slope)))
+
+
+def elu(x, alpha=1.0):
+    """Exponential linear unit: `x` if positive, else `alpha * (exp(x) - 1)`.
+
+    Args:
+        x: Tensor or array-like.
+        alpha: the scale of the negative part.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> elu([0.0, 1.0]).numpy()
+        array([0., 1.], dtype=float32)
+    """
+    value = as_float(value_of(x))
+    negative = float(alpha) * (anp.exp(anp.minimum(value, 0)) - 1.0)
+    return wrap(anp.where(value > 0, value, negative))
+
+
+def silu(x):
+    """Sigmoid-weighted linear unit (swish): `x * sigmoid(x)`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> silu([0.0]).numpy()
+        array([0.], dtype=float32)
+    """
+    value = as_float(value_of(x))
+    return wrap(value * _sigmoid(value))
+
+
+# Abramowitz and Stegun 7.1.26 approximates erf to 1.5e-7, below float32's resolution.
+_ERF_P = 0.3275911
+_ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+
+
+@primitive
+def _erf(x):
+    sign = np.sign(x)
+    z = np.abs(x)
+    t = 1.0 / (1.0 + _ERF_P * z)
+    poly = t * (_ERF_A[0] + t * (_ERF_A[1] + t * (_ERF_A[2] + t * (_ERF_A[3] + t * _ERF_A[4]))))
+    return sign * (1.0 - poly * np.exp(-z * z))
+
+
+defvjp(_erf, lambda ans, x: lambda g: g * (2.0 / np.sqrt(np.pi)) * anp.exp(-x * x))
+
+
+def erf(x):
+    """The error function, element-wise (accurate to about 1.5e-7).
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> erf([0.0, 10.0]).numpy()
+        array([0., 1.], dtype=float32)
+    """
+    return wrap(_erf(as_float(value_of(x))))
+
+
+def gelu(x, approximate=True):
+    """Gaussian error linear unit, `x * P(X <= x)` for a standard normal X.
+
+    Args:
+        x: Tensor or array-like.
+        approximate: use the tanh approximation (Keras's default), else erf.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> gelu([0.0]).numpy()
+        array([0.], dtype=float32)
+    """
+    value = as_float(value_of(x))
+    if approximate:
+        inner = 0.7978845608028654 * (value + 0.044715 * value * value * value)
+        return wrap(0.5 * value * (1.0 + anp.tanh(inner)))
+    return wrap(0.5 * value * (1.0 + _erf(value * 0.7071067811865476)))
+
+
+# ------------------------------------------------------------------- softmax
+
+
+@primitive
+def _softmax(x, axis):
+    shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    shifted /= np.sum(shifted, axis=axis, keepdims=True)
+    return shifted
+
+
+defvjp(
+    _softmax,
+    lambda ans, x, axis: lambda g: ans * (g - anp.sum(g * ans, axis=axis, keepdims=True)),
+)
+
+
+@primitive
+def _log_softmax(x, axis):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+defvjp(
+    _log_softmax,
+    lambda ans, x, axis: lambda g: g - anp.exp(ans) * anp.sum(g, axis=axis, keepdims=True),
+)
+
+
+def softmax(x, axis=-1):
+    """Softmax along `axis`: `exp(x) / sum(exp(x))`, without overflow.
+
+    Args:
+        x: Tensor or array-like.
+        axis: the axis that sums to one.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> softmax([0.0, 0.0]).numpy()
+        array([0.5, 0.5], dtype=float32)
+    """
+    return wrap(_softmax(as_float(value_of(x)), axis))
+
+
+def log_softmax(x, axis=-1):
+    """Logarithm of the softmax along `axis`, computed stably.
+
+    Args:
+        x: Tensor or array-like.
+        axis: the normalized axis.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> log_softmax([0.0, 0.0]).numpy()
+        array([-0.6931472, -0.6931472], dtype=float32)
+    """
+    return wrap(_log_softmax(as_float(value_of(x)), axis))
+
+
+# -------------------------------------------------------------- cross-entropy
+
+
+@primitive
+def _sparse_xent_logits(logits, labels):
+    shifted = logits - np.max(logits, axis=-1, keepdims=True)
+    log_norm = np.log(np.sum(np.exp(shifted), axis=-1))
+    picked = np.take_along_axis(shifted, labels[..., None], axis=-1)[..., 0]
+    return log_norm - picked
+
+
+def _sparse_xent_logits_vjp(ans, logits, labels):
+    def vjp(g):
+        probs = _softmax(logits, -1)
+        # d loss / d logits = softmax - one_hot(labels), times the upstream gradient.
+        return anp.expand_dims(g, -1) * (probs - _one_hot_like(labels, logits))
+
+    return vjp
+
+
+def _one_hot_like(labels, logits):
+    out = np.zeros(np.shape(logits), dtype=logits.dtype)
+    np.put_along_axis(out, labels[..., None], 1, axis=-1)
+    return out
+
+
+defvjp(_sparse_xent_logits, _sparse_xent_logits_vjp, None)
+
+
+def _to_last(value, axis):
+    return value if axis in (-1, np.ndim(value) - 1) else anp.moveaxis(value, axis, -1)
+
+
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Cross-entropy between integer class labels and predicted scores.
+
+    With `from_logits=True`, `output` holds unnormalized scores and the
+    softmax is fused in: large logits give finite losses and gradients.
+
+    Args:
+        target: integer labels, of `output`'s shape without `axis`.
+        output: logits (`from_logits=True`) or probabilities.
+        from_logits: whether `output` is logits.
+        axis: the class axis of `output`.
+
+    Returns:
+        A Tensor of per-sample losses.
+
+    Raises:
+        ValueError: if the shapes do not fit or a label is out of range.
+
+    Example:
+        >>> loss = sparse_categorical_crossentropy([0], [[1000.0, 0.0]], from_logits=True)
+        >>> loss.numpy()
+        array([0.], dtype=float32)
+    """
+    scores = _to_last(as_float(value_of(output)), axis)
+    labels = np.asarray(getval(value_of(target)))
+    name = "sparse_categorical_crossentropy"
+    if labels.shape != np.shape(scores)[:-1]:
+        if labels.shape == np.shape(scores)[:-1] + (1,):
+            labels = labels[..., 0]
+        else:
+            raise op_error(
+                name, "labels must have the shape of output without its class axis", labels, scores
+            )
+    if labels.dtype.kind not in "iu":
+        if labels.size and not np.all(np.mod(labels, 1) == 0):
+            raise ValueError(f"{name}: labels must be integer class indices, got {labels.dtype}")
+        labels = labels.astype(np.int64)
+    classes = np.shape(scores)[-1]
+    if labels.size and (labels.min() < 0 or labels.max() >= classes):
+        raise ValueError(
+            f"{name}: labels must lie in [0, {classes}), got {labels.min()} to {labels.max()}"
+        )
+    if from_logits:
+        return wrap(_sparse_xent_logits(scores, labels))
+    probs = anp.clip(scores, config.epsilon(), 1.0 - config.epsilon())
+    picked = anp.reshape(probs, (-1, classes))[np.arange(labels.size), labels.reshape(-1)]
+    return wrap(-anp.reshape(anp.log(picked), labels.shape))
+
+
+@primitive
+def _xent_logits(logits, target):
+    return -np.sum(target * _log_softmax(logits, -1), axis=-1)
+
+
+def _xent_logits_vjp_logits(ans, logits, target):
+    def vjp(g):
+        probs = _softmax(logits, -1)
+        total = anp.sum(target, axis=-1, keepdims=True)
+        return anp.expand_dims(g, -1) * (probs * total - target)
+
+    return vjp
+
+
+defvjp(
+    _xent_logits,
+    _xent_logits_vjp_logits,
+    lambda ans, logits, target: lambda g: -anp.expand_dims(g, -1) * _log_softmax(logits, -1),
+)
+
+
+def categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Cross-entropy between one-hot (or soft) targets and predictions.
+
+    Args:
+        target: class probabilities, of `output`'s shape.
+        output: logits (`from_logits=True`) or probabilities.
+        from_logits: whether `output` is logits.
+        axis: the class axis.
+
+    Returns:
+        A Tensor of per-sample losses.
+
+    Raises:
+        ValueError: if `target` and `output` have different shapes.
+
+    Example:
+        >>> categorical_crossentropy([[0.0, 1.0]], [[0.0, 1000.0]], from_logits=True).numpy()
+        array([0.], dtype=float32)
+    """
+    target_value, scores = promote(as_float(value_of(target)), as_float(value_of(output)))
+    if np.shape(target_value) != np.shape(scores):
+        raise op_error(
+            "categorical_crossentropy", "target and output shapes differ", target_value, scores
+        )
+    target_value, scores = _to_last(target_value, axis), _to_last(scores, axis)
+    if from_logits:
+        return wrap(_xent_logits(scores, target_value))
+    probs = scores / anp.sum(scores, axis=-1, keepdims=True)
+    probs = anp.clip(probs, config.epsilon(), 1.0 - config.epsilon())
+    return wrap(-anp.sum(target_value * anp.log(probs), axis=-1))
+
+
+def binary_crossentropy(target, output, from_logits=False):
+    """Element-wise binary cross-entropy between 0/1 targets and predictions.
+
+    Args:
+        target: targets in [0, 1], of `output`'s shape.
+        output: logits (`from_logits=True`) or probabilities.
+        from_logits: whether `output` is logits.
+
+    Returns:
+        A Tensor of `output`'s shape.
+
+    Raises:
+        ValueError: if `target` and `output` have different shapes.
+
+    Example:
+        >>> binary_crossentropy([1.0], [1000.0], from_logits=True).numpy()
+        array([0.], dtype=float32)
+    """
+    z, x = promote(as_float(value_of(target)), as_float(value_of(output)))
+    if np.shape(z) != np.shape(x):
+        raise op_error("binary_crossentropy", "target and output shapes differ", z, x)
+    if from_logits:
+        # max(x, 0) - x z + log(1 + exp(-|x|)): finite for any x.
+        return wrap(anp.maximum(x, 0) - x * z + anp.log1p(anp.exp(-anp.abs(x))))
+    p = anp.clip(x, config.epsilon(), 1.0 - config.epsilon())
+    return wrap(-(z * anp.log(p) + (1.0 - z) * anp.log(1.0 - p)))
+
+
+# --------------------------------------------------------------- fused dense
+
+
+@primitive
+def _dense(x, kernel, bias, use_relu):
+    out = np.matmul(x, kernel)
+    if bias is not None:
+        out += bias
+    if use_relu:
+        np.maximum(out, 0, out=out)
+    return out
+
+
+def _dense_vjp(argnums, ans, args, kwargs):
+    x, kernel, bias, use_relu = args
+
+    def vjp(g):
+        if use_relu:
+            g = g * (ans > 0)
+        grads = []
+        for argnum in argnums:
+            if argnum == 0:
+                grads.append(anp.matmul(g, anp.transpose(kernel)))
+            elif argnum == 1:
+                flat_x = anp.reshape(x, (-1, np.shape(kernel)[0]))
+                grads.append(
+                    anp.matmul(anp.transpose(flat_x), anp.reshape(g, (-1, np.shape(g)[-1])))
+                )
+            else:
+                grads.append(anp.sum(anp.reshape(g, (-1, np.shape(g)[-1])), axis=0))
+        return grads
+
+    return vjp
+
+
+defvjp_argnums(_dense, _dense_vjp)
+
+
+def dense(x, kernel, bias=None, activation=None):
+    """Fused `activation(x @ kernel + bias)`, the body of a Dense layer.
+
+    One primitive with a hand-written gradient: the bias add and the relu
+    happen in place in the forward pass, and the backward pass applies the
+    relu mask once for all three gradients.
+
+    Args:
+        x: Tensor of shape `(..., in_features)`.
+        kernel: Tensor of shape `(in_features, units)`.
+        bias: optional Tensor of shape `(units,)`.
+        activation: None (linear) or `"relu"`.
+
+    Returns:
+        A Tensor of shape `(..., units)`.
+
+    Raises:
+        ValueError: if the shapes do not fit or the activation is not supported.
+
+    Example:
+        >>> dense(ops.ones((2, 3)), ops.ones((3, 4)), ops.zeros(4), "relu").numpy()[0]
+        array([3., 3., 3., 3.], dtype=float32)
+    """
+    if activation not in (None, "linear", "relu"):
+        raise ValueError(f"dense: activation must be None, 'linear' or 'relu', got {activation!r}")
+    x_value, kernel_value = promote(value_of(x), value_of(kernel))
+    bias_value = None if bias is None else value_of(bias)
+    x_shape, kernel_shape = np.shape(x_value), np.shape(kernel_value)
+    if len(kernel_shape) != 2 or not x_shape or x_shape[-1] != kernel_shape[0]:
+        raise op_error(
+            "dense", "x's last axis must match kernel's first axis", x_value, kernel_value
+        )
+    if bias_value is not None and np.shape(bias_value) != kernel_shape[1:]:
+        raise op_error(
+            "dense", f"bias must have shape ({kernel_shape[1]},)", kernel_value, bias_value
+        )
+    return wrap(_dense(x_value, kernel_value, bias_value, activation == "relu"))

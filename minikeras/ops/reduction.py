@@ -1,0 +1,298 @@
+"""Reductions over axes, each with `axis` and `keepdims`.
+
+autograd's own gradients of mean, max and min divide by numpy integers, which
+under numpy 2 promotion turns float32 gradients into float64; ours stay in the
+input's dtype.
+"""
+
+import builtins
+
+import autograd.numpy as anp
+import numpy as np
+from autograd.extend import defvjp, primitive
+
+from minikeras.ops.core import apply_unary, as_float, op_error, value_of, wrap
+
+
+def _norm_axis(op, value, axis):
+    """Checks `axis` against the rank; returns it as None, int or tuple of ints."""
+    ndim = np.ndim(value)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    if axes is None:
+        return None
+    try:
+        axes = tuple(int(a) for a in axes)
+    except TypeError:
+        raise TypeError(
+            f"{op}: axis must be an int, a tuple of ints or None, got {axis!r}"
+        ) from None
+    for a in axes:
+        if not -ndim <= a < builtins.max(ndim, 1):
+            raise op_error(op, f"axis {a} is out of range for a {ndim}-d input", value)
+    return axes[0] if isinstance(axis, (int, np.integer)) else axes
+
+
+def _count(shape, axis):
+    if axis is None:
+        return int(np.prod(shape))
+    axes = (axis,) if isinstance(axis, int) else axis
+    return int(np.prod([shape[a] for a in axes]))
+
+
+def _expand(g, shape, axis, keepdims):
+    """Reshapes a reduced gradient so that it broadcasts back over `shape`."""
+    if keepdims or axis is None:
+        return g
+    axes = (axis,) if isinstance(axis, int) else axis
+    kept = list(shape)
+    for a in axes:
+        kept[a] = 1
+    return anp.reshape(g, kept)
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
+    """Sum of elements over `axis`.
+
+    Args:
+        x: Tensor or array-like.
+        axis: None (all), an int or a tuple of ints.
+        keepdims: keep reduced axes with size 1.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if an axis is out of range.
+
+    Example:
+        >>> sum([[1.0, 2.0], [3.0, 4.0]], axis=0).numpy()
+        array([4., 6.], dtype=float32)
+    """
+    value = value_of(x)
+    return wrap(anp.sum(value, axis=_norm_axis("sum", value, axis), keepdims=keepdims))
+
+
+def mean(x, axis=None, keepdims=False):
+    """Arithmetic mean over `axis`; integer input gives float32.
+
+    Args:
+        x: Tensor or array-like.
+        axis: None (all), an int or a tuple of ints.
+        keepdims: keep reduced axes with size 1.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if an axis is out of range.
+
+    Example:
+        >>> mean([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy()
+        array([1.5, 3.5], dtype=float32)
+    """
+    value = as_float(value_of(x))
+    axis = _norm_axis("mean", value, axis)
+    count = _count(np.shape(value), axis)
+    # Python float factor: weak under numpy 2 promotion, so float32 stays float32.
+    return wrap(anp.sum(value, axis=axis, keepdims=keepdims) * (1.0 / builtins.max(count, 1)))
+
+
+def var(x, axis=None, keepdims=False):
+    """Population variance (`ddof=0`) over `axis`.
+
+    Args:
+        x: Tensor or array-like.
+        axis: None (all), an int or a tuple of ints.
+        keepdims: keep reduced axes with size 1.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if an axis is out of range.
+
+    Example:
+        >>> var([1.0, 2.0, 3.0, 4.0]).numpy()
+        array(1.25, dtype=float32)
+    """
+    value = as_float(value_of(x))
+    axis = _norm_axis("var", value, axis)
+    centered = value - mean(value, axis=axis, keepdims=True)._value
+    return mean(centered * centered, axis=axis, keepdims=keepdims)
+
+
+def std(x, axis=None, keepdims=False):
+    """Population standard deviation over `axis`.
+
+    Args:
+        x: Tensor or array-like.
+        axis: None (all), an int or a tuple of ints.
+        keepdims: keep reduced axes with size 1.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if an axis is out of range.
+
+    Example:
+        >>> std([1.0, 3.0]).numpy()
+        array(1., dtype=float32)
+    """
+    return wrap(anp.sqrt(var(x, axis=axis, keepdims=keepdims)._value))
+
+
+@primitive
+def _max(x, axis, keepdims):
+    return np.max(x, axis=axis, keepdims=keepdims)
+
+
+@primitive
+def _min(x, axis, keepdims):
+    return np.min(x, axis=axis, keepdims=keepdims)
+
+
+def _chooser_vjp(ans, x, axis, keepdims):
+    """The gradient goes to the extreme elements, split evenly among ties."""
+    shape = np.shape(x)
+
+    def vjp(g):
+        chosen = anp.equal(x, _expand(ans, shape, axis, keepdims))
+        ties = anp.sum(chosen, axis=axis, keepdims=True).astype(x.dtype)
+        return _expand(g, shape, axis, keepdims) * chosen / ties
+
+    return vjp
+
+
+defvjp(_max, _chooser_vjp)
+defvjp(_min, _chooser_vjp)
+
+
+def max(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
+    """Largest element over `axis`; tied maxima share the gradient.
+
+    Args:
+        x: Tensor or array-like.
+        axis: None (all), an int or a tuple of ints.
+        keepdims: keep reduced axes with size 1.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if an axis is out of range or the input is empty.
+
+    Example:
+        >>> max([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
+        array([5., 3.], dtype=float32)
+    """
+    value = value_of(x)
+    return apply_unary("max", _max, value, _norm_axis("max", value, axis), keepdims)
+
+
+def min(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
+    """Smallest element over `axis`; tied minima share the gradient.
+
+    Args:
+        x: Tensor or array-like.
+        axis: None (all), an int or a tuple of ints.
+        keepdims: keep reduced axes with size 1.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if an axis is out of range or the input is empty.
+
+    Example:
+        >>> min([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
+        array([1., 2.], dtype=float32)
+    """
+    value = value_of(x)
+    return apply_unary("min", _min, value, _norm_axis("min", value, axis), keepdims)
+
+
+@primitive
+def _logsumexp(x, axis, keepdims):
+    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)
+    out = np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True)) + peak
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def _logsumexp_vjp(ans, x, axis, keepdims):
+    shape = np.shape(x)
+    return lambda g: (
+        _expand(g, shape, axis, keepdims) * anp.exp(x - _expand(ans, shape, axis, keepdims))
+    )
+
+
+defvjp(_logsumexp, _logsumexp_vjp)
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """`log(sum(exp(x)))` over `axis`, computed without overflow.
+
+    Args:
+        x: Tensor or array-like.
+        axis: None (all), an int or a tuple of ints.
+        keepdims: keep reduced axes with size 1.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if an axis is out of range.
+
+    Example:
+        >>> logsumexp([1000.0, 1000.0]).numpy()
+        array(1000.6932, dtype=float32)
+    """
+    value = as_float(value_of(x))
+    return wrap(_logsumexp(value, _norm_axis("logsumexp", value, axis), keepdims))
+
+
+def argmax(x, axis=None, keepdims=False):
+    """Index of the largest element along `axis` (not differentiable).
+
+    Args:
+        x: Tensor or array-like.
+        axis: None (flattened) or an int.
+        keepdims: keep the reduced axis with size 1.
+
+    Returns:
+        An integer Tensor.
+
+    Raises:
+        ValueError: if the axis is out of range.
+
+    Example:
+        >>> argmax([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
+        array([1, 0])
+    """
+    value = value_of(x)
+    axis = _norm_axis("argmax", value, axis)
+    return apply_unary("argmax", anp.argmax, value, axis=axis, keepdims=keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    """Index of the smallest element along `axis` (not differentiable).
+
+    Args:
+        x: Tensor or array-like.
+        axis: None (flattened) or an int.
+        keepdims: keep the reduced axis with size 1.
+
+    Returns:
+        An integer Tensor.
+
+    Raises:
+        ValueError: if the axis is out of range.
+
+    Example:
+        >>> argmin([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
+        array([0, 1])
+    """
+    value = value_of(x)
+    axis = _norm_axis("argmin", value, axis)
+    return apply_unary("argmin", anp.argmin, value, axis=axis, keepdims=keepdims)

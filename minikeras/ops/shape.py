@@ -1,0 +1,322 @@
+"""Ops that move elements around: reshape, transpose, join, split, index, pad."""
+
+import autograd.numpy as anp
+import numpy as np
+from autograd.extend import defvjp, primitive
+
+from minikeras import config
+from minikeras.engine.tensor import Tensor
+from minikeras.ops.core import apply_unary, op_error, value_of, wrap
+
+
+def reshape(x, new_shape):
+    """Gives `x` a new shape with the same number of elements; -1 is inferred.
+
+    Args:
+        x: Tensor or array-like.
+        new_shape: a tuple of ints, at most one of them -1.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the sizes do not match.
+
+    Example:
+        >>> reshape(ops.arange(6), (2, -1)).shape
+        (2, 3)
+    """
+    value = value_of(x)
+    try:
+        return wrap(anp.reshape(value, new_shape))
+    except ValueError:
+        raise op_error("reshape", f"cannot reshape into {tuple(new_shape)}", value) from None
+
+
+def transpose(x, axes=None):
+    """Permutes axes; by default reverses them.
+
+    Args:
+        x: Tensor or array-like.
+        axes: None or a permutation of `range(x.ndim)`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if `axes` is not a permutation of the axes.
+
+    Example:
+        >>> transpose(ops.ones((2, 3, 4)), (2, 0, 1)).shape
+        (4, 2, 3)
+    """
+    return apply_unary("transpose", anp.transpose, x, axes)
+
+
+def expand_dims(x, axis):
+    """Inserts an axis of size 1 at `axis`.
+
+    Args:
+        x: Tensor or array-like.
+        axis: where the new axis goes.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if `axis` is out of range.
+
+    Example:
+        >>> expand_dims(ops.ones((2, 3)), -1).shape
+        (2, 3, 1)
+    """
+    return apply_unary("expand_dims", anp.expand_dims, x, axis)
+
+
+def squeeze(x, axis=None):
+    """Removes axes of size 1 (all of them, or the one at `axis`).
+
+    Args:
+        x: Tensor or array-like.
+        axis: None or an int (or tuple) naming axes of size 1.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if a named axis does not have size 1.
+
+    Example:
+        >>> squeeze(ops.ones((2, 1, 3))).shape
+        (2, 3)
+    """
+    return apply_unary("squeeze", anp.squeeze, x, axis)
+
+
+def _same_float(values):
+    """Casts integer parts to the float dtype of the others, as binary ops do."""
+    floats = [v.dtype for v in values if getattr(v, "dtype", np.dtype("i")).kind == "f"]
+    if not floats:
+        return values
+    dtype = np.result_type(*floats)
+    return [v if getattr(v, "dtype", dtype).kind == "f" else np.asarray(v, dtype) for v in values]
+
+
+def concatenate(xs, axis=0):
+    """Joins a sequence of Tensors along an existing axis.
+
+    Args:
+        xs: a list or tuple of Tensors or array-likes.
+        axis: the axis to join along.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes differ off `axis`.
+
+    Example:
+        >>> concatenate([ops.ones((2, 3)), ops.zeros((1, 3))]).shape
+        (3, 3)
+    """
+    values = _same_float([value_of(x) for x in xs])
+    try:
+        return wrap(anp.concatenate(values, axis=axis))
+    except (ValueError, IndexError):
+        raise op_error("concatenate", f"shapes must match except on axis {axis}", *values) from None
+
+
+def stack(xs, axis=0):
+    """Joins a sequence of equal-shaped Tensors along a new axis.
+
+    Args:
+        xs: a list or tuple of Tensors or array-likes.
+        axis: where the new axis goes.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes differ.
+
+    Example:
+        >>> stack([ops.ones(3), ops.zeros(3)], axis=1).shape
+        (3, 2)
+    """
+    values = _same_float([value_of(x) for x in xs])
+    try:
+        return wrap(anp.stack(values, axis=axis))
+    except (ValueError, IndexError):
+        raise op_error("stack", "all inputs must have the same shape", *values) from None
+
+
+def split(x, indices_or_sections, axis=0):
+    """Splits into equal sections, or at the given indices, along `axis`.
+
+    Args:
+        x: Tensor or array-like.
+        indices_or_sections: the number of equal parts, or a list of indices.
+        axis: the axis to split.
+
+    Returns:
+        A list of Tensors.
+
+    Raises:
+        ValueError: if the axis cannot be split into equal parts.
+
+    Example:
+        >>> [t.shape for t in split(ops.ones((4, 2)), 2)]
+        [(2, 2), (2, 2)]
+    """
+    value = value_of(x)
+    try:
+        parts = anp.split(value, indices_or_sections, axis=axis)
+    except (ValueError, IndexError):
+        raise op_error(
+            "split", f"cannot split into {indices_or_sections} on axis {axis}", value
+        ) from None
+    return [wrap(part) for part in parts]
+
+
+def _index_value(index):
+    if isinstance(index, tuple):
+        return tuple(_index_value(i) for i in index)
+    if isinstance(index, Tensor):
+        return np.asarray(index)
+    if isinstance(index, list):
+        return np.asarray(index)
+    return index
+
+
+def getitem(x, index):
+    """`x[index]`: basic slicing, integer-array and boolean-mask indexing.
+
+    Args:
+        x: Tensor or array-like.
+        index: an int, slice, Ellipsis, None, integer or boolean array (or
+            Tensor), or a tuple of these.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        IndexError: if an index is out of bounds, naming the shape.
+
+    Example:
+        >>> x = ops.arange(6).reshape((2, 3))
+        >>> getitem(x, (slice(None), [0, 2])).numpy()
+        array([[0, 2],
+               [3, 5]])
+    """
+    value = value_of(x)
+    try:
+        return wrap(value[_index_value(index)])
+    except IndexError as error:
+        raise IndexError(f"getitem: {error}; indexing shape {np.shape(value)}") from None
+
+
+def take(x, indices, axis=None):
+    """Picks elements by integer index along `axis` (flattened if None).
+
+    Args:
+        x: Tensor or array-like.
+        indices: integer Tensor or array-like.
+        axis: the axis to pick from.
+
+    Returns:
+        A Tensor whose `axis` is replaced by the shape of `indices`.
+
+    Raises:
+        IndexError: if an index is out of bounds.
+
+    Example:
+        >>> take(ops.arange(6).reshape((2, 3)), [2, 0], axis=1).numpy()
+        array([[2, 0],
+               [5, 3]])
+    """
+    value = value_of(x)
+    if axis is None:
+        value, axis = anp.reshape(value, (-1,)), 0
+    axis = axis % max(np.ndim(value), 1)
+    return getitem(value, (slice(None),) * axis + (np.asarray(value_of(indices)),))
+
+
+def one_hot(x, num_classes, axis=-1, dtype=None):
+    """One-hot encodes integer class indices.
+
+    Args:
+        x: integer Tensor or array-like of class indices.
+        num_classes: the number of classes.
+        axis: where the class axis goes.
+        dtype: the result dtype, float32 by default.
+
+    Returns:
+        A Tensor with one more axis than `x`.
+
+    Raises:
+        ValueError: if an index is negative or not below `num_classes`.
+
+    Example:
+        >>> one_hot([0, 2], 3).numpy()
+        array([[1., 0., 0.],
+               [0., 0., 1.]], dtype=float32)
+    """
+    indices = np.asarray(value_of(x))
+    if indices.dtype.kind not in "iu":
+        if indices.size and not np.all(np.mod(indices, 1) == 0):
+            raise ValueError(f"one_hot: indices must be integers, got dtype {indices.dtype}")
+        indices = indices.astype(np.int64)
+    if indices.size and (indices.min() < 0 or indices.max() >= num_classes):
+        raise ValueError(
+            f"one_hot: indices must lie in [0, {num_classes}), "
+            f"got values from {indices.min()} to {indices.max()}"
+        )
+    out = np.eye(num_classes, dtype=config.standardize_dtype(dtype))[indices]
+    return wrap(np.moveaxis(out, -1, axis) if axis != -1 else out)
+
+
+@primitive
+def _pad(x, pad_width, constant_values):
+    return np.pad(x, pad_width, mode="constant", constant_values=constant_values)
+
+
+def _pad_vjp(ans, x, pad_width, constant_values):
+    interior = tuple(
+        slice(before, before + size) for (before, _), size in zip(pad_width, np.shape(x))
+    )
+    return lambda g: g[interior]
+
+
+defvjp(_pad, _pad_vjp)
+
+
+def pad(x, pad_width, mode="constant", constant_values=0):
+    """Pads with a constant value.
+
+    Args:
+        x: Tensor or array-like.
+        pad_width: `((before, after), ...)` per axis, or one pair for all.
+        mode: only `"constant"` is supported.
+        constant_values: the fill value.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: for another mode or a `pad_width` that does not fit `x`.
+
+    Example:
+        >>> pad(ops.ones((1, 2)), ((0, 0), (1, 1))).numpy()
+        array([[0., 1., 1., 0.]], dtype=float32)
+    """
+    if mode != "constant":
+        raise ValueError(f"pad: only mode='constant' is supported, got mode={mode!r}")
+    value = value_of(x)
+    try:
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=int), (np.ndim(value), 2))
+    except ValueError:
+        raise op_error("pad", f"pad_width {pad_width!r} does not fit the input", value) from None
+    if np.any(widths < 0):
+        raise ValueError(f"pad: pad_width must not be negative, got {pad_width!r}")
+    widths = tuple((int(a), int(b)) for a, b in widths)
+    return wrap(_pad(value, widths, constant_values))
