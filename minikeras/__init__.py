@@ -1,8 +1,27 @@
 """minikeras: a small, fast, honest deep-learning framework with the Keras API."""
 
-from minikeras import config, ops
+from minikeras import activations, config, initializers, layers, models, ops, random, utils
 from minikeras.engine import GradientTape, Tensor, Variable
+from minikeras.layers import Input, Layer, TrackingWarning
+from minikeras.models import Model, Sequential
 
 __version__ = "0.1.0"
 
-__all__ = ["GradientTape", "Tensor", "Variable", "config", "ops"]
+__all__ = [
+    "GradientTape",
+    "Input",
+    "Layer",
+    "Model",
+    "Sequential",
+    "Tensor",
+    "TrackingWarning",
+    "Variable",
+    "activations",
+    "config",
+    "initializers",
+    "layers",
+    "models",
+    "ops",
+    "random",
+    "utils",
+]

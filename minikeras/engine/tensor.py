@@ -14,6 +14,10 @@ from minikeras import config
 
 # Recording tapes, outermost first. Each has `_record_read(variable, value)`.
 _active_tapes = []
+# Their trace ids. Tapes take ids from FIRST_TAPE_TRACE up (lower ids belong to
+# autograd's own `grad`); a box of a tape id not in this set is stale.
+FIRST_TAPE_TRACE = 1_000_000
+_recording_traces = set()
 # Callables `observer(variable)`, told of every Variable read (layers use this
 # to find Variables that a forward pass used but nobody tracked).
 _read_observers = []
@@ -96,8 +100,41 @@ def _as_array(value, dtype=None):
     return array
 
 
+def drop_stale_boxes(value):
+    """Unwraps the boxes of tapes that have stopped recording.
+
+    A Tensor computed inside a tape keeps that tape's box after the `with`
+    block ends; used later, it must count as a constant, or work done after the
+    tape ended would join the tape's graph (and keep it alive).
+
+    Args:
+        value: a numpy array, number or autograd box.
+
+    Returns:
+        `value` without its outer boxes of finished tapes.
+
+    Example:
+        >>> x = Tensor(2.0)
+        >>> with GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> isinstance(y._value, ArrayBox), isinstance(drop_stale_boxes(y._value), ArrayBox)
+        (True, False)
+    """
+    while (
+        type(value) is ArrayBox
+        and value._trace >= FIRST_TAPE_TRACE
+        and value._trace not in _recording_traces
+    ):
+        value = value._value
+    return value
+
+
 def value_of(x):
     """The value behind `x`: a Tensor's array or box, or `x` made an array.
+
+    Boxes of tapes that have stopped recording are dropped (see
+    `drop_stale_boxes`), so every op sees a stale Tensor as a constant.
 
     Args:
         x: a Tensor, Variable, numpy array, Python scalar or nested list.
@@ -111,13 +148,18 @@ def value_of(x):
     """
     kind = type(x)
     if kind is Tensor:
-        return x._value
-    if kind is np.ndarray or kind is float or kind is int or kind is ArrayBox:
+        value = x._value
+        if type(value) is ArrayBox and value._trace not in _recording_traces:
+            return drop_stale_boxes(value)
+        return value
+    if kind is np.ndarray or kind is float or kind is int:
         return x
+    if kind is ArrayBox:
+        return x if x._trace in _recording_traces else drop_stale_boxes(x)
     if isinstance(x, Variable):
         return read_variable(x)
     if isinstance(x, Tensor):
-        return x._value
+        return drop_stale_boxes(x._value)
     if isinstance(x, np.generic):
         # A numpy float64 scalar is not "weak" under numpy 2 promotion and would
         # turn float32 work into float64; treat it like the Python number it is.
@@ -303,7 +345,8 @@ class Tensor:
         return _ops.negative(self)
 
     def __pos__(self):
-        return self
+        # A new Tensor: `+variable` is a read, not the Variable itself.
+        return wrap(value_of(self))
 
     def __abs__(self):
         return _ops.abs(self)
@@ -353,7 +396,9 @@ class Variable(Tensor):
     """A Tensor whose value can change: the weights of a model.
 
     Reading a Variable inside a `GradientTape` records it (if `trainable`);
-    `assign`, `assign_add` and `assign_sub` update the value in place.
+    `assign`, `assign_add` and `assign_sub` change the Variable in place. Reads
+    are snapshots: a Tensor computed from the Variable, and what a tape
+    recorded, keep the value they saw.
     Layers create Variables with `add_weight`, which also tracks them.
 
     Args:
@@ -365,7 +410,8 @@ class Variable(Tensor):
         name: a name for messages and reports.
 
     Raises:
-        ValueError: if a callable initializer comes without a shape.
+        ValueError: if a callable initializer comes without a shape, or the
+            initial value does not have the given shape.
 
     Example:
         >>> v = Variable([1.0, 2.0], name="w")
@@ -373,7 +419,7 @@ class Variable(Tensor):
         array([1.5, 2.5], dtype=float32)
     """
 
-    __slots__ = ("name", "trainable", "path", "__weakref__")
+    __slots__ = ("name", "trainable", "path", "regularizer", "constraint", "_index", "__weakref__")
     _uid = 0
 
     def __init__(self, initializer, shape=None, dtype=None, trainable=True, name=None):
@@ -388,20 +434,24 @@ class Variable(Tensor):
             value = np.asarray(getval(value_of(initializer)))
             if dtype is None and value.dtype.kind == "f":
                 dtype = config.floatx()
-            if shape is not None and tuple(shape) != value.shape:
-                raise ValueError(
-                    f"Variable {name!r}: initial value has shape {value.shape}, "
-                    f"but shape={_shape_str(shape)} was given"
-                )
+        if shape is not None and tuple(shape) != value.shape:
+            raise ValueError(
+                f"Variable {name!r}: initial value has shape {value.shape}, "
+                f"but shape={_shape_str(shape)} was given"
+            )
         if dtype is not None:
             value = value.astype(config.standardize_dtype(dtype), copy=False)
-        # The Variable owns its buffer: updates happen in place.
+        # The Variable owns its buffer; updates swap in a new one (see `_update`).
         self._value = np.array(value, copy=True)
         Variable._uid += 1
+        # Creation order: layers list weights in it, and use it to spot creation inside call().
+        self._index = Variable._uid
         self.name = name if name is not None else f"variable_{Variable._uid}"
         self.trainable = bool(trainable)
-        # Attribute path from the model that tracks it, filled in by tracking.
+        # Set by `Layer.add_weight`: "layer_name/weight_name", and the Keras extras.
         self.path = None
+        self.regularizer = None
+        self.constraint = None
 
     @property
     def value(self):
@@ -433,8 +483,10 @@ class Variable(Tensor):
         return self._value.copy()
 
     def __array__(self, dtype=None, copy=None):
-        array = self._value if dtype is None else self._value.astype(dtype)
-        return array.copy() if copy is not False else array
+        if dtype is not None and np.dtype(dtype) != self._value.dtype:
+            return self._value.astype(dtype)
+        # A copy unless told otherwise: writing into it must not change the Variable.
+        return self._value.copy() if copy is not False else self._value
 
     def __repr__(self):
         return (
@@ -444,42 +496,48 @@ class Variable(Tensor):
 
     def _checked(self, value, what):
         value = np.asarray(getval(value_of(value)))
-        if value.shape != self._value.shape:
-            try:
-                np.broadcast_to(value, self._value.shape)
-            except ValueError:
-                raise ValueError(
-                    f"Variable {self.name!r}: cannot {what} a value of shape "
-                    f"{value.shape} to a variable of shape {self._value.shape}"
-                ) from None
-            if value.ndim > self._value.ndim:
-                raise ValueError(
-                    f"Variable {self.name!r}: cannot {what} a value of shape "
-                    f"{value.shape} to a variable of shape {self._value.shape}"
-                )
+        # Only a scalar broadcasts: a (3,) row silently filling a (2, 3) weight is a bug.
+        if value.shape != self._value.shape and value.ndim:
+            raise ValueError(
+                f"Variable {self.name!r}: cannot {what} a value of shape "
+                f"{value.shape} to a variable of shape {self._value.shape}"
+            )
         return value
 
+    def _update(self, ufunc, value, what):
+        # A new buffer rather than a write into the old one: Tensors read before
+        # (slices, `.value`, values a tape recorded) keep the value they saw.
+        value = self._checked(value, what)
+        new_value = np.empty_like(self._value)
+        ufunc(self._value, value, out=new_value, casting="unsafe")
+        self._value = new_value
+        return self
+
     def assign(self, value):
-        """Sets the value in place.
+        """Sets the value (the Variable changes; earlier reads do not).
 
         Args:
-            value: array-like of the variable's shape (a scalar broadcasts).
+            value: array-like of the variable's shape (a scalar broadcasts);
+                it is cast to the variable's dtype.
 
         Returns:
             The Variable itself.
 
         Raises:
-            ValueError: if the shape does not match.
+            ValueError: if the shape does not match, naming the variable and
+                both shapes.
 
         Example:
             >>> Variable([0.0, 0.0]).assign([1.0, 2.0]).numpy()
             array([1., 2.], dtype=float32)
         """
-        np.copyto(self._value, self._checked(value, "assign"), casting="unsafe")
+        new_value = np.empty_like(self._value)
+        np.copyto(new_value, self._checked(value, "assign"), casting="unsafe")
+        self._value = new_value
         return self
 
     def assign_add(self, delta):
-        """Adds `delta` to the value in place.
+        """Adds `delta` to the value.
 
         Args:
             delta: array-like of the variable's shape (a scalar broadcasts).
@@ -494,12 +552,10 @@ class Variable(Tensor):
             >>> Variable([1.0]).assign_add([2.0]).numpy()
             array([3.], dtype=float32)
         """
-        delta = self._checked(delta, "assign_add")
-        np.add(self._value, delta, out=self._value, casting="unsafe")
-        return self
+        return self._update(np.add, delta, "assign_add")
 
     def assign_sub(self, delta):
-        """Subtracts `delta` from the value in place.
+        """Subtracts `delta` from the value.
 
         Args:
             delta: array-like of the variable's shape (a scalar broadcasts).
@@ -514,9 +570,7 @@ class Variable(Tensor):
             >>> Variable([1.0]).assign_sub([2.0]).numpy()
             array([-1.], dtype=float32)
         """
-        delta = self._checked(delta, "assign_sub")
-        np.subtract(self._value, delta, out=self._value, casting="unsafe")
-        return self
+        return self._update(np.subtract, delta, "assign_sub")
 
 
 from minikeras import ops as _ops  # noqa: E402  (ops needs Tensor; Tensor's operators need ops)

@@ -1,0 +1,33 @@
+"""`Activation`: applies an activation function as a layer."""
+
+from minikeras import activations
+from minikeras.layers.layer import Layer
+
+
+class Activation(Layer):
+    """Applies `activation` to its inputs.
+
+    Args:
+        activation: a name such as `"relu"`, or a callable.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Raises:
+        ValueError: for an unknown activation name.
+
+    Example:
+        >>> Activation("relu")(np.array([-1.0, 2.0])).numpy()
+        array([0., 2.], dtype=float32)
+    """
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self):
+        return {**super().get_config(), "activation": activations.serialize(self.activation)}

@@ -1,0 +1,105 @@
+"""`Dense`: `activation(inputs @ kernel + bias)`."""
+
+from minikeras import activations, initializers, ops
+from minikeras.layers.layer import Layer
+
+
+def check_positive_int(layer, argument, value):
+    """Returns `value` if it is a positive int, else raises naming the argument.
+
+    Args:
+        layer: the layer class name, for the message.
+        argument: the argument's name.
+        value: the value given.
+
+    Returns:
+        `value`, as an int.
+
+    Raises:
+        ValueError: if `value` is not a positive int.
+
+    Example:
+        >>> check_positive_int("Dense", "units", 4)
+        4
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{layer}: `{argument}` must be a positive int, got {value!r}")
+    return value
+
+
+class Dense(Layer):
+    """Densely-connected layer: `activation(inputs @ kernel + bias)`.
+
+    With a linear or relu activation the whole layer is one fused primitive
+    (`ops.dense`) with a hand-written gradient.
+
+    Args:
+        units: positive int, size of the last output axis.
+        activation: name or callable; None means linear.
+        use_bias: whether to add a bias.
+        kernel_initializer: initializer of the `(input_dim, units)` kernel.
+        bias_initializer: initializer of the `(units,)` bias.
+        **kwargs: `name`, `trainable`, `dtype`, and Keras 2's `input_shape`.
+
+    Raises:
+        ValueError: if `units` is not a positive int, or later inputs change
+            their last axis.
+
+    Example:
+        >>> layer = Dense(4, activation="relu")
+        >>> layer(ops.ones((2, 3))).shape
+        (2, 4)
+        >>> layer.kernel.shape, layer.bias.shape
+        ((3, 4), (4,))
+    """
+
+    def __init__(
+        self,
+        units,
+        activation=None,
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.units = check_positive_int("Dense", "units", units)
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+
+    def build(self, input_shape):
+        if not input_shape or input_shape[-1] is None:
+            raise ValueError(
+                f"Dense '{self.name}' needs inputs with a known last axis, got shape {input_shape}"
+            )
+        self.kernel = self.add_weight(
+            "kernel", shape=(input_shape[-1], self.units), initializer=self.kernel_initializer
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias", shape=(self.units,), initializer=self.bias_initializer
+            )
+
+    def call(self, inputs):
+        if inputs.ndim < 1:
+            raise ValueError(f"Dense '{self.name}' needs inputs with at least 1 axis, got a scalar")
+        if self.activation is activations.relu:
+            return ops.dense(inputs, self.kernel, self.bias, "relu")
+        outputs = ops.dense(inputs, self.kernel, self.bias)
+        return outputs if self.activation is activations.linear else self.activation(outputs)
+
+    def compute_output_shape(self, input_shape):
+        return (*input_shape[:-1], self.units)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+        }

@@ -1,0 +1,667 @@
+"""`Layer`: config in `__init__`, weights in `build(input_shape)`, math in `call`.
+
+`__call__` is the only caller of `build`, once, on the first call, when the
+input shape is known. It also watches the call: which Variables were read
+(through `read_variable`), which layers or Variables were created inside
+`call()`, and what the layer holds where tracking cannot see. See
+`minikeras.layers.tracking` for how weights are found.
+"""
+
+import functools
+import inspect
+import re
+
+import numpy as np
+
+from minikeras import config, initializers
+from minikeras.engine import tensor as engine
+from minikeras.engine.tensor import Tensor, Variable
+from minikeras.layers import tracking
+from minikeras.layers.tracking import warn
+
+_name_counts = {}
+
+
+def unique_name(base):
+    """Returns `base`, then `base_1`, `base_2`, ... on later calls (Keras's naming).
+
+    Args:
+        base: the name wanted, usually the snake_case class name.
+
+    Returns:
+        A name not handed out before in this process.
+
+    Example:
+        >>> unique_name("doc_example"), unique_name("doc_example")
+        ('doc_example', 'doc_example_1')
+    """
+    count = _name_counts.get(base, 0)
+    _name_counts[base] = count + 1
+    return base if count == 0 else f"{base}_{count}"
+
+
+def _snake_case(name):
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+class _Frame:
+    """One layer's `__call__` in progress: in `build` or in `call`."""
+
+    __slots__ = ("layer", "phase", "watermark", "training")
+
+    def __init__(self, layer, phase, training):
+        self.layer, self.phase, self.training = layer, phase, training
+        self.watermark = Variable._uid
+
+
+_call_stack = []  # frames of the layers being called, outermost first
+_reads = []  # (variable, frame) pairs read during the outermost call
+
+
+def _observe_read(variable):
+    _reads.append((variable, _call_stack[-1]))
+
+
+def _accepts(function, argument):
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+    return argument in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+
+
+def _shape_of(inputs):
+    if isinstance(inputs, (list, tuple)):
+        return [_shape_of(x) for x in inputs]
+    if isinstance(inputs, dict):
+        return {key: _shape_of(x) for key, x in inputs.items()}
+    return tuple(inputs.shape)
+
+
+class Layer:
+    """The base class of layers and models.
+
+    Subclasses put configuration in `__init__`, create weights in
+    `build(input_shape)` with `add_weight`, and compute in `call(inputs)`.
+    Weights, layers and models held in attributes, lists, dicts and tuples are
+    tracked; whatever escapes tracking is reported with a `TrackingWarning`.
+
+    Args:
+        name: a unique name; by default the snake_case class name, numbered.
+        trainable: whether the layer's weights are trained.
+        dtype: the dtype of weights and computation, `config.floatx()` by default.
+
+    Example:
+        >>> class Scale(Layer):
+        ...     def build(self, input_shape):
+        ...         self.scale = self.add_weight(shape=(input_shape[-1],), initializer="ones")
+        ...     def call(self, inputs):
+        ...         return inputs * self.scale
+        >>> layer = Scale()
+        >>> layer(np.ones((2, 3))).shape, len(layer.weights)
+        ((2, 3), 1)
+    """
+
+    # Bookkeeping attributes that tracking never walks.
+    _untracked_attributes = frozenset(
+        {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen"}
+    )
+    # Check that later calls keep the first call's last axis (off for models and for
+    # layers whose last input axis may vary, such as an Embedding's sequence length).
+    _fixed_last_axis = True
+
+    def __init_subclass__(cls, **kwargs):
+        # A user's build() need not call super().build(): calling it, directly or
+        # through __call__, marks the layer built, as in Keras.
+        super().__init_subclass__(**kwargs)
+        if "build" in cls.__dict__:
+            user_build = cls.__dict__["build"]
+
+            @functools.wraps(user_build)
+            def build(self, input_shape):
+                user_build(self, input_shape)
+                self.built = True
+
+            cls.build = build
+
+    def __init__(self, name=None, trainable=True, dtype=None, **kwargs):
+        input_shape = kwargs.pop("input_shape", None)
+        if "input_dim" in kwargs:
+            input_shape = (kwargs.pop("input_dim"),)
+        kwargs.pop("batch_input_shape", None)
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}: unexpected keyword arguments {sorted(kwargs)}")
+        setter = object.__setattr__
+        setter(self, "_added_weights", [])
+        setter(self, "_frozen", [])
+        setter(self, "_warned", set())
+        setter(self, "_tracked_ids", None)
+        setter(self, "_constants", set())
+        setter(self, "_untracked_seen", {})
+        self.name = name or unique_name(_snake_case(type(self).__name__))
+        self.built = False
+        self._trainable = bool(trainable)
+        self.dtype = config.standardize_dtype(dtype)
+        self._input_shape_arg = None if input_shape is None else (None, *input_shape)
+        self._last_axis = None
+        self._output_shape = None
+        self._first_call_done = False
+        if _call_stack and _call_stack[-1].phase == "call":
+            enclosing = _call_stack[-1].layer
+            self._created_in_call = True
+            key = ("layer-in-call", type(self).__name__)
+            if key not in enclosing._warned:
+                enclosing._warned.add(key)
+                warn(
+                    f"Layer '{self.name}' ({type(self).__name__}) was created inside call() "
+                    f"of '{enclosing.name}': it gets fresh, untrained weights on every call "
+                    "and will not be trained or saved. Create it in __init__() or build() "
+                    "and assign it to an attribute."
+                )
+
+    def __setattr__(self, name, value):
+        if "_added_weights" not in self.__dict__:
+            raise RuntimeError(
+                f"{type(self).__name__}: call super().__init__() at the start of __init__, "
+                f"before assigning attributes (assigning {name!r})"
+            )
+        object.__setattr__(self, name, value)
+        if isinstance(value, (Variable, Layer, list, tuple, dict)):
+            object.__setattr__(self, "_tracked_ids", None)
+
+    # ------------------------------------------------------------ properties
+
+    @property
+    def trainable(self):
+        """Whether the layer is trained; setting it (un)freezes every layer below."""
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        value = bool(value)
+        for layer in [self, *tracking.tracked_layers(self)]:
+            layer._set_trainable(value)
+
+    def _set_trainable(self, value):
+        object.__setattr__(self, "_trainable", value)
+        own = [v for path, owner, v in tracking.walk(self) if owner is self and "/" not in path]
+        if not value:
+            for variable in own:
+                if isinstance(variable, Variable) and variable.trainable:
+                    variable.trainable = False
+                    self._frozen.append(variable)
+        else:
+            for variable in self._frozen:
+                variable.trainable = True
+            self._frozen.clear()
+
+    @property
+    def weights(self):
+        """Every Variable the layer tracks, in creation order, each once."""
+        return tracking.tracked_weights(self)
+
+    @property
+    def variables(self):
+        """Same as `weights`."""
+        return self.weights
+
+    @property
+    def trainable_weights(self):
+        """The tracked Variables that training updates."""
+        return [w for w in self.weights if w.trainable]
+
+    @property
+    def trainable_variables(self):
+        """Same as `trainable_weights`."""
+        return self.trainable_weights
+
+    @property
+    def non_trainable_weights(self):
+        """The tracked Variables that training leaves alone."""
+        return [w for w in self.weights if not w.trainable]
+
+    @property
+    def non_trainable_variables(self):
+        """Same as `non_trainable_weights`."""
+        return self.non_trainable_weights
+
+    @property
+    def layers(self):
+        """The layers this layer holds, directly or nested."""
+        return tracking.tracked_layers(self)
+
+    # ------------------------------------------------------------- lifecycle
+
+    def build(self, input_shape):
+        """Creates the weights, once the input shape is known. Marks the layer built.
+
+        Override it to call `add_weight`; `super().build(input_shape)` is allowed.
+
+        Args:
+            input_shape: a tuple with `None` for the batch axis (a list of
+                tuples for several inputs).
+
+        Returns:
+            None.
+
+        Example:
+            >>> layer = Layer()
+            >>> layer.build((None, 3)); layer.built
+            True
+        """
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        """The forward pass. The default returns `inputs` unchanged.
+
+        Args:
+            inputs: a Tensor or a structure of Tensors.
+            *args: further arguments given to `__call__`.
+            **kwargs: keyword arguments given to `__call__` (`training` if
+                the signature accepts it).
+
+        Returns:
+            The outputs.
+
+        Example:
+            >>> Layer()(np.ones(2)).numpy()
+            array([1., 1.], dtype=float32)
+        """
+        return inputs
+
+    def __call__(self, inputs, *args, **kwargs):
+        from minikeras.layers.input_layer import SymbolicTensor, symbolic_call
+
+        if _contains(inputs, SymbolicTensor):
+            return symbolic_call(self, inputs, args, kwargs)
+        inputs = self._convert_inputs(inputs)
+        training = kwargs.pop("training", None)
+        if training is None and _call_stack:
+            training = _call_stack[-1].training
+        if not self.built:
+            self._build_on_first_call(inputs)
+        elif self._last_axis is not None:
+            self._check_last_axis(inputs)
+        if training is not None and _accepts(self.call, "training"):
+            kwargs["training"] = training
+        frame = _Frame(self, "call", training)
+        outermost = not _call_stack
+        if outermost:
+            _reads.clear()
+            engine.add_read_observer(_observe_read)
+        _call_stack.append(frame)
+        try:
+            outputs = self.call(inputs, *args, **kwargs)
+        finally:
+            _call_stack.pop()
+            if outermost:
+                engine.remove_read_observer(_observe_read)
+        if outermost and _reads:
+            self._check_reads()
+        if not self._first_call_done:
+            self._after_first_call(inputs, outputs)
+        return outputs
+
+    def _convert_inputs(self, inputs):
+        if isinstance(inputs, Tensor):
+            value = inputs
+        elif isinstance(inputs, (list, tuple)) and any(
+            isinstance(x, (Tensor, np.ndarray)) for x in inputs
+        ):
+            return type(inputs)(self._convert_inputs(x) for x in inputs)
+        elif isinstance(inputs, dict):
+            return {key: self._convert_inputs(x) for key, x in inputs.items()}
+        else:
+            value = Tensor(inputs)
+        if value.dtype.kind == "f" and value.dtype != self.dtype:
+            from minikeras import ops
+
+            value = ops.cast(value, self.dtype)
+        return value
+
+    def _build_on_first_call(self, inputs):
+        input_shape = _shape_of(inputs)
+        before = dict(vars(self))
+        _call_stack.append(_Frame(self, "build", None))
+        try:
+            self.build(input_shape)
+        finally:
+            _call_stack.pop()
+        self.built = True
+        self._check_build_attributes(before)
+
+    def _after_first_call(self, inputs, outputs):
+        self._first_call_done = True
+        if (
+            self._fixed_last_axis
+            and isinstance(inputs, Tensor)
+            and inputs.ndim
+            and tracking.tracked_weights(self)
+        ):
+            self._last_axis = inputs.shape[-1]
+        if not _call_stack:
+            for path, _owner, value, kind in tracking.find_untrackable(self):
+                what = "Variable" if isinstance(value, Variable) else "Layer"
+                label = value.name
+                warn(
+                    f"{what} '{label}' held at '{self.name}.{path}' (in a {kind}) is not "
+                    "tracked: it will not be trained or saved. Keep layers and weights in "
+                    "attributes, lists, dicts or tuples."
+                )
+        self._output_shape = _shape_of(outputs) if _is_tensor_tree(outputs) else None
+
+    def _check_last_axis(self, inputs):
+        if isinstance(inputs, Tensor) and inputs.shape[-1:] != (self._last_axis,):
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' expected inputs with last axis "
+                f"{self._last_axis}, got shape {inputs.shape}"
+            )
+
+    def _check_build_attributes(self, before):
+        """Flags float arrays that build() stored where a weight was probably meant."""
+        for name, value in vars(self).items():
+            if name in self._constants or before.get(name) is value:
+                continue
+            if isinstance(value, Variable) or not isinstance(value, (np.ndarray, Tensor)):
+                continue
+            array = np.asarray(value)
+            if array.dtype.kind != "f" or array.size < 2 or np.all(array == array.flat[0]):
+                continue
+            warn(
+                f"'{self.name}.{name}' is a plain {array.dtype} array of shape {array.shape} "
+                "made in build(), not a weight: it will not be trained or saved. If it should "
+                f"learn, create it with self.add_weight(); if it is a constant on purpose, "
+                f"store it with self.add_constant({name!r}, value)."
+            )
+
+    def _check_reads(self):
+        """Names the Variables read in this call that this layer does not track."""
+        reads = {}
+        for variable, frame in _reads:
+            reads.setdefault(id(variable), (variable, frame))
+        _reads.clear()
+        if self._tracked_ids is None or any(key not in self._tracked_ids for key in reads):
+            object.__setattr__(self, "_tracked_ids", {id(w) for w in self.weights})
+        for key, (variable, frame) in reads.items():
+            user = frame.layer
+            if frame.phase == "call" and variable._index > frame.watermark:
+                warn_key = ("variable-in-call", id(user), variable.name)
+                message = (
+                    f"Variable '{variable.name}' was created inside call() of '{user.name}': "
+                    "it is new on every call, so it will not be trained or saved. "
+                    "Create it with self.add_weight() in build() or __init__()."
+                )
+            elif key not in self._tracked_ids and not getattr(user, "_created_in_call", False):
+                self._untracked_seen[key] = (variable, user.name)
+                warn_key = ("untracked", key)
+                where = "" if user is self else f" of layer '{user.name}'"
+                message = (
+                    f"Variable '{variable.name}' (shape {variable.shape}) is used in call()"
+                    f"{where} but is not tracked by '{self.name}': it will not be trained "
+                    "or saved. Create it with self.add_weight() (or assign it to an "
+                    "attribute) of a layer that the model holds in an attribute, list, "
+                    "dict or tuple, not in a set, a plain object, a closure or a global."
+                )
+            else:
+                continue
+            if warn_key not in self._warned:
+                self._warned.add(warn_key)
+                warn(message)
+
+    # --------------------------------------------------------------- weights
+
+    def add_weight(self, *args, **kwargs):
+        """Creates a weight of this layer and tracks it.
+
+        Accepts the Keras 3 form and the TensorFlow 2 form (name first):
+        `add_weight(shape=(5, 3), initializer="random_normal", trainable=True)` or
+        `add_weight("kernel", shape=[5, 3], dtype="float32", initializer=...)`.
+
+        Args:
+            *args: `shape` first (Keras 3), or `name` then `shape` (TF 2).
+            **kwargs: `shape`, `initializer` (default `"glorot_uniform"`; pass
+                `"zeros"` for a bias), `dtype`, `trainable` (default True),
+                `regularizer`, `constraint` and `name`.
+
+        Returns:
+            The new `Variable`.
+
+        Raises:
+            TypeError: for unknown arguments.
+            ValueError: for a missing shape.
+
+        Example:
+            >>> layer = Layer()
+            >>> w = layer.add_weight("w", shape=(2, 3), initializer="zeros")
+            >>> w.shape, layer.weights[0] is w
+            ((2, 3), True)
+        """
+        if args and isinstance(args[0], str):
+            names = ("name", "shape", "dtype", "initializer", "regularizer", "trainable")
+        else:
+            names = ("shape", "initializer", "dtype", "trainable", "regularizer", "constraint")
+        if len(args) > len(names):
+            raise TypeError(f"add_weight: too many positional arguments ({len(args)})")
+        for key, value in zip(names, args):
+            if key in kwargs:
+                raise TypeError(f"add_weight: got {key!r} twice")
+            kwargs[key] = value
+        known = {"name", "shape", "dtype", "initializer", "regularizer", "trainable", "constraint"}
+        known |= {"autocast", "aggregation", "synchronization", "use_resource"}
+        unknown = set(kwargs) - known
+        if unknown:
+            raise TypeError(f"add_weight: unexpected arguments {sorted(unknown)}")
+        shape = kwargs.get("shape")
+        if shape is None:
+            shape = ()
+        shape = tuple(int(s) for s in (shape if isinstance(shape, (list, tuple)) else (shape,)))
+        name = kwargs.get("name") or f"weight_{len(self._added_weights)}"
+        dtype = config.standardize_dtype(kwargs.get("dtype") or self.dtype)
+        initializer = initializers.get(kwargs.get("initializer") or "glorot_uniform")
+        trainable = kwargs.get("trainable")
+        trainable = True if trainable is None else bool(trainable)
+        variable = Variable(initializer, shape=shape, dtype=dtype, trainable=trainable, name=name)
+        variable.path = f"{self.name}/{name}"
+        variable.regularizer = kwargs.get("regularizer")
+        variable.constraint = kwargs.get("constraint")
+        if not self._trainable and trainable:
+            variable.trainable = False
+            self._frozen.append(variable)
+        self._added_weights.append(variable)
+        object.__setattr__(self, "_tracked_ids", None)
+        return variable
+
+    add_variable = add_weight
+
+    def add_constant(self, name, value):
+        """Stores an array on the layer as a constant on purpose (not a weight).
+
+        `build()` storing a plain float array is flagged, since a weight was
+        probably meant; this declares that it is not.
+
+        Args:
+            name: the attribute name.
+            value: the array-like constant.
+
+        Returns:
+            The constant, as a Tensor.
+
+        Example:
+            >>> layer = Layer()
+            >>> layer.add_constant("table", [0.5, 1.5]).numpy()
+            array([0.5, 1.5], dtype=float32)
+        """
+        self._constants.add(name)
+        constant = value if isinstance(value, Tensor) else Tensor(value)
+        setattr(self, name, constant)
+        return constant
+
+    def count_params(self):
+        """The number of scalars in the layer's weights.
+
+        Returns:
+            An int.
+
+        Raises:
+            ValueError: if the layer is not built yet.
+
+        Example:
+            >>> from minikeras.layers import Dense
+            >>> d = Dense(4); d.build((None, 3)); d.count_params()
+            16
+        """
+        if not self.built:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' is not built yet, so it has no weights "
+                "to count: call it on data or call build(input_shape) first"
+            )
+        return int(sum(int(np.prod(w.shape)) for w in self.weights))
+
+    def get_weights(self):
+        """The weights' values as numpy arrays, in `weights` order.
+
+        Returns:
+            A list of numpy arrays (copies).
+
+        Example:
+            >>> from minikeras.layers import Dense
+            >>> d = Dense(2); d.build((None, 3))
+            >>> [w.shape for w in d.get_weights()]
+            [(3, 2), (2,)]
+        """
+        return [w.numpy() for w in self.weights]
+
+    def set_weights(self, weights):
+        """Sets every weight from a list of arrays, in `weights` order.
+
+        Everything is checked before anything is assigned.
+
+        Args:
+            weights: a list of array-likes, one per weight, of matching shapes.
+
+        Returns:
+            None.
+
+        Raises:
+            ValueError: if the count or a shape does not match (all are listed).
+
+        Example:
+            >>> from minikeras.layers import Dense
+            >>> d = Dense(2); d.build((None, 3))
+            >>> d.set_weights([np.ones((3, 2)), np.zeros(2)])
+            >>> float(d.kernel.numpy().sum())
+            6.0
+        """
+        own = self.weights
+        weights = list(weights)
+        if len(weights) != len(own):
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}'.set_weights: expected {len(own)} arrays "
+                f"({', '.join(w.name for w in own)}), got {len(weights)}"
+            )
+        arrays = [np.asarray(value) for value in weights]
+        problems = [
+            f"{w.name}: expected shape {w.shape}, got {a.shape}"
+            for w, a in zip(own, arrays)
+            if a.shape != w.shape
+        ]
+        if problems:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}'.set_weights: " + "; ".join(problems)
+            )
+        for variable, array in zip(own, arrays):
+            variable.assign(array)
+
+    # ---------------------------------------------------------------- config
+
+    def get_config(self):
+        """The arguments that rebuild this layer with `from_config`.
+
+        Returns:
+            A JSON-friendly dict.
+
+        Example:
+            >>> Layer(name="x").get_config()
+            {'name': 'x', 'trainable': True, 'dtype': 'float32'}
+        """
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config):
+        """Makes a layer from the dict `get_config` returned.
+
+        Args:
+            config: the dict.
+
+        Returns:
+            A new, unbuilt layer.
+
+        Example:
+            >>> Layer.from_config({"name": "y"}).name
+            'y'
+        """
+        return cls(**config)
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for `input_shape`, found by a dry call on zeros.
+
+        Args:
+            input_shape: a tuple; `None` (the batch axis) is taken as 1.
+
+        Returns:
+            The output shape, with `None` for the batch axis.
+
+        Example:
+            >>> Layer().compute_output_shape((None, 3))
+            (None, 3)
+        """
+        concrete = tuple(1 if s is None else s for s in input_shape)
+        outputs = self(np.zeros(concrete, dtype=self.dtype))
+        return (
+            (None, *outputs.shape[1:]) if input_shape and input_shape[0] is None else outputs.shape
+        )
+
+    def tracking_report(self, print_report=False):
+        """One row per weight: attribute path, owner, shape, dtype, trainable.
+
+        Also lists the untracked Variables seen in forward passes.
+
+        Args:
+            print_report: also print the table.
+
+        Returns:
+            A `TrackingReport`.
+
+        Example:
+            >>> from minikeras.layers import Dense
+            >>> d = Dense(2); d.build((None, 3))
+            >>> [row.path for row in d.tracking_report().rows]
+            ['kernel', 'bias']
+        """
+        from minikeras.layers.report import TrackingReport
+
+        report = TrackingReport.of(self)
+        if print_report:
+            print(report)
+        return report
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name!r} built={self.built}>"
+
+
+def _contains(structure, kind):
+    if isinstance(structure, kind):
+        return True
+    if isinstance(structure, (list, tuple)):
+        return any(_contains(x, kind) for x in structure)
+    if isinstance(structure, dict):
+        return any(_contains(x, kind) for x in structure.values())
+    return False
+
+
+def _is_tensor_tree(structure):
+    if isinstance(structure, Tensor):
+        return True
+    if isinstance(structure, (list, tuple)):
+        return all(_is_tensor_tree(x) for x in structure)
+    return False

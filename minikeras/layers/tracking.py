@@ -1,0 +1,226 @@
+"""Tracking: finding every weight and sub-layer a layer holds, and saying what escapes.
+
+Nothing is registered eagerly. A layer's weights are found by walking its
+attributes, through any nesting of lists, tuples (named or not) and dicts, at
+the moment they are asked for. So `append`, `del`, slice assignment,
+`setdefault`, `|=` or reassigning an attribute need no special container
+types: what is reachable is tracked, what is not reachable is not.
+
+What cannot be tracked (a set, a plain object, a closure, a global) is found
+in other ways and reported with a `TrackingWarning`:
+- containers that cannot be tracked are scanned once, on the first call;
+- Variables read during `call()` are observed through `read_variable`, and
+  those that the called model does not track are named.
+"""
+
+import warnings
+
+import numpy as np
+
+from minikeras.engine.tensor import Tensor, Variable
+
+
+class TrackingWarning(UserWarning):
+    """A weight or layer escaped tracking: it will not be trained or saved.
+
+    Filter it or turn it into an error with the `warnings` module:
+
+    Example:
+        >>> import warnings
+        >>> warnings.simplefilter("error", TrackingWarning)
+        >>> warnings.resetwarnings()
+    """
+
+
+def warn(message):
+    """Emits a `TrackingWarning` pointing at the user's code.
+
+    Args:
+        message: the text, which names the weight, the layer and the fix.
+
+    Returns:
+        None.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     warn("example")
+        >>> caught[0].category.__name__
+        'TrackingWarning'
+    """
+    warnings.warn(message, TrackingWarning, stacklevel=4)
+
+
+def _is_layer(value):
+    from minikeras.layers.layer import Layer
+
+    return isinstance(value, Layer)
+
+
+def _child_path(path, key):
+    return f"{path}[{key!r}]" if isinstance(key, str) else f"{path}[{key}]"
+
+
+def walk(layer):
+    """Yields `(path, owner, value)` for each Variable and Layer a layer holds.
+
+    Paths are relative to `layer`, like `ff1/dense_list[0]/kernel`; `owner` is
+    the layer whose attributes hold `value`. Each object appears once, at the
+    first path that reaches it, in attribute order.
+
+    Args:
+        layer: a `Layer`.
+
+    Returns:
+        A generator of `(path, owner, value)` triples.
+
+    Example:
+        >>> from minikeras.layers import Dense
+        >>> d = Dense(2)
+        >>> d.build((None, 3))
+        >>> [path for path, _, _ in walk(d)]
+        ['kernel', 'bias']
+    """
+    seen = {id(layer)}
+    yield from _walk_layer(layer, "", seen)
+
+
+def _walk_layer(layer, prefix, seen):
+    for name, value in _attributes(layer):
+        if name == "_layers" and isinstance(value, list):
+            # Sequential and functional models: a layer's path is its name.
+            for sublayer in value:
+                yield from _walk_value(sublayer, prefix + sublayer.name, layer, seen)
+        else:
+            yield from _walk_value(value, prefix + name, layer, seen)
+
+
+def _attributes(layer):
+    items = [(k, v) for k, v in vars(layer).items() if k not in layer._untracked_attributes]
+    # Weights made with add_weight but never assigned to an attribute are still the layer's.
+    items.extend((v.name, v) for v in layer._added_weights)
+    return items
+
+
+def _walk_value(value, path, owner, seen):
+    if isinstance(value, (Variable, Tensor, str, bytes, np.ndarray, int, float)):
+        if isinstance(value, Variable) and id(value) not in seen:
+            seen.add(id(value))
+            yield path, owner, value
+        return
+    if _is_layer(value):
+        if id(value) not in seen:
+            seen.add(id(value))
+            yield path, owner, value
+            yield from _walk_layer(value, path + "/", seen)
+        return
+    if isinstance(value, (list, tuple)):
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        for index, item in enumerate(value):
+            yield from _walk_value(item, _child_path(path, index), owner, seen)
+    elif isinstance(value, dict):
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        for key, item in list(value.items()):
+            yield from _walk_value(item, _child_path(path, key), owner, seen)
+
+
+def tracked_weights(layer):
+    """The Variables a layer tracks, in creation order, each once.
+
+    Args:
+        layer: a `Layer`.
+
+    Returns:
+        A list of `Variable`s.
+
+    Example:
+        >>> from minikeras.layers import Dense
+        >>> d = Dense(2)
+        >>> d.build((None, 3))
+        >>> [w.name for w in tracked_weights(d)]
+        ['kernel', 'bias']
+    """
+    found = [value for _, _, value in walk(layer) if isinstance(value, Variable)]
+    return sorted(found, key=lambda variable: variable._index)
+
+
+def tracked_layers(layer):
+    """The layers a layer holds, directly or nested, in attribute order.
+
+    Args:
+        layer: a `Layer`.
+
+    Returns:
+        A list of `Layer`s (not including `layer`).
+
+    Example:
+        >>> from minikeras import Sequential
+        >>> from minikeras.layers import Dense
+        >>> len(tracked_layers(Sequential([Dense(2), Dense(3)])))
+        2
+    """
+    return [value for _, _, value in walk(layer) if _is_layer(value)]
+
+
+_OPAQUE = (type, type(len), type(lambda: 0), type(np), np.ndarray, Tensor, str, bytes)
+
+
+def find_untrackable(layer, max_depth=3):
+    """Finds Layers and Variables in places tracking cannot reach.
+
+    Looks in sets and in the attributes of plain objects held by `layer` and
+    its sub-layers (the first call does this once).
+
+    Args:
+        layer: a `Layer`.
+        max_depth: how deep to look into plain objects.
+
+    Returns:
+        A list of `(path, owner, value, container_kind)`.
+
+    Example:
+        >>> from minikeras.layers import Dense, Layer
+        >>> class Bad(Layer):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.blocks = {Dense(2)}
+        >>> [(path, kind) for path, _, _, kind in find_untrackable(Bad())]
+        [('blocks{...}', 'set')]
+    """
+    found = []
+    reachable = list(walk(layer))
+    tracked = {id(value) for _, _, value in reachable}
+    layers = [("", layer)] + [(path + "/", sub) for path, _, sub in reachable if _is_layer(sub)]
+    for prefix, owner in layers:
+        for name, value in _attributes(owner):
+            _scan(value, prefix + name, owner, found, max_depth, set())
+    # Something also reachable through tracking (a functional graph's nodes) is fine.
+    return [item for item in found if id(item[2]) not in tracked]
+
+
+def _scan(value, path, owner, found, depth, seen):
+    if depth < 0 or id(value) in seen or isinstance(value, _OPAQUE) or _is_layer(value):
+        return
+    seen.add(id(value))
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _scan(item, _child_path(path, index), owner, found, depth, seen)
+    elif isinstance(value, dict):
+        for key, item in list(value.items()):
+            _scan(item, _child_path(path, key), owner, found, depth, seen)
+    elif isinstance(value, (set, frozenset)):
+        for item in value:
+            if _is_layer(item) or isinstance(item, Variable):
+                found.append((path + "{...}", owner, item, "set"))
+    elif hasattr(value, "__dict__") and not isinstance(value, Variable):
+        for name, item in vars(value).items():
+            item_path = f"{path}.{name}"
+            if _is_layer(item) or isinstance(item, Variable):
+                found.append((item_path, owner, item, type(value).__name__ + " object"))
+            else:
+                _scan(item, item_path, owner, found, depth - 1, seen)

@@ -1,0 +1,255 @@
+"""`Model`: a layer with a name for the whole network: subclassed or functional.
+
+Subclass it (`__init__` creates layers, `call` uses them), or give it the
+inputs and outputs of a functional graph: `Model(inputs, outputs)`. Training
+(`compile`, `fit`, ...) is added by `minikeras.training`.
+"""
+
+import numpy as np
+
+from minikeras.layers import tracking
+from minikeras.layers.input_layer import SymbolicTensor, map_structure
+from minikeras.layers.layer import Layer
+
+
+class Model(Layer):
+    """A network of layers, trained and saved as one.
+
+    Two ways to make one:
+    - subclass it: create layers in `__init__`, use them in `call(inputs)`;
+    - functional: `Model(inputs, outputs)` with `minikeras.Input` tensors
+      passed through layers.
+
+    Args:
+        inputs: (functional only) the `Input` tensor(s).
+        outputs: (functional only) the symbolic output tensor(s).
+        name: the model's name.
+        **kwargs: `trainable`, `dtype`.
+
+    Raises:
+        ValueError: if `outputs` cannot be reached from `inputs`.
+
+    Example:
+        >>> from minikeras.layers import Dense, Input
+        >>> x = Input(shape=(3,))
+        >>> model = Model(x, Dense(2)(Dense(4, activation="relu")(x)))
+        >>> model(np.ones((5, 3))).shape, len(model.weights)
+        ((5, 2), 4)
+    """
+
+    _fixed_last_axis = False
+
+    def __init__(self, inputs=None, outputs=None, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self._inputs = None
+        if inputs is not None or outputs is not None:
+            self._init_functional(inputs, outputs)
+
+    # ------------------------------------------------------------ functional
+
+    def _init_functional(self, inputs, outputs):
+        if inputs is None or outputs is None:
+            raise ValueError("Model: a functional model needs both `inputs` and `outputs`")
+        input_ids = set()
+        map_structure(lambda t: input_ids.add(id(_symbolic(t, "inputs"))), inputs)
+        nodes, seen = [], set()
+
+        def visit(tensor):
+            tensor = _symbolic(tensor, "outputs")
+            if id(tensor) in input_ids:
+                return
+            if tensor.node is None:
+                raise ValueError(
+                    f"Model: output {tensor} depends on an Input that is not in `inputs`"
+                )
+            if id(tensor.node) in seen:
+                return
+            seen.add(id(tensor.node))
+            map_structure(visit, tensor.node.inputs)
+            nodes.append(tensor.node)
+
+        map_structure(visit, outputs)
+        self._inputs, self._outputs, self._nodes = inputs, outputs, nodes
+        self._layers = []
+        for node in nodes:
+            if all(node.layer is not layer for layer in self._layers):
+                self._layers.append(node.layer)
+        self.built = True
+        self._output_shape = map_structure(lambda t: t.shape, outputs)
+
+    def _run_graph(self, inputs, training):
+        values = {}
+        try:
+            _bind(self._inputs, inputs, values)
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(
+                f"Model '{self.name}' expects inputs structured like {self._inputs}, "
+                f"got {type(inputs).__name__}"
+            ) from None
+        for node in self._nodes:
+            args = map_structure(lambda t: values[id(t)], node.inputs)
+            kwargs = dict(node.kwargs)
+            if training is not None:
+                kwargs.setdefault("training", training)
+            _bind(node.outputs, node.layer(args, *node.args, **kwargs), values)
+        return map_structure(lambda t: values[id(t)], self._outputs)
+
+    def call(self, inputs, training=None):
+        """Runs the functional graph (subclasses override this).
+
+        Args:
+            inputs: data structured like the model's inputs.
+            training: passed to layers that accept it.
+
+        Returns:
+            The outputs.
+
+        Raises:
+            NotImplementedError: for a subclass that does not define `call`.
+
+        Example:
+            >>> from minikeras.layers import Dense, Input
+            >>> x = Input(shape=(2,))
+            >>> Model(x, Dense(1)(x)).call(ops.ones((3, 2))).shape
+            (3, 1)
+        """
+        if self._inputs is None:
+            raise NotImplementedError(
+                f"{type(self).__name__}: a subclassed Model must define call(inputs)"
+            )
+        return self._run_graph(inputs, training)
+
+    # ---------------------------------------------------------------- build
+
+    def build(self, input_shape):
+        """Builds a model by a dry call on a zero batch of `input_shape`.
+
+        Args:
+            input_shape: a tuple (None for the batch axis), or a list of them.
+
+        Returns:
+            None.
+
+        Example:
+            >>> from minikeras.layers import Dense
+            >>> class Net(Model):
+            ...     def __init__(self):
+            ...         super().__init__()
+            ...         self.out = Dense(2)
+            ...     def call(self, x):
+            ...         return self.out(x)
+            >>> net = Net(); net.build((None, 3)); net.count_params()
+            8
+        """
+        if self.built or _call_in_progress(self):
+            self.built = True
+            return
+
+        def zeros(shape):
+            return np.zeros(tuple(1 if s is None else s for s in shape), dtype=self.dtype)
+
+        if isinstance(input_shape, list) and input_shape and isinstance(input_shape[0], tuple):
+            dummy = [zeros(shape) for shape in input_shape]
+        else:
+            dummy = zeros(input_shape)
+        self(dummy, training=False)
+
+    # -------------------------------------------------------------- summary
+
+    def summary(self, print_fn=None):
+        """Prints the layers, their output shapes and parameter counts.
+
+        An unbuilt model says so, and how to build it, instead of failing.
+
+        Args:
+            print_fn: a function taking one string; `print` by default.
+
+        Returns:
+            None.
+
+        Example:
+            >>> from minikeras import Sequential
+            >>> from minikeras.layers import Dense
+            >>> Sequential([Dense(2)], name="s").summary()
+            Model 's' is not built yet: call it on a batch of data, or call model.build(input_shape), to see its layers and parameters.
+        """  # noqa: E501
+        print_fn = print_fn or print
+        if not self.built:
+            print_fn(
+                f"Model '{self.name}' is not built yet: call it on a batch of data, or call "
+                "model.build(input_shape), to see its layers and parameters."
+            )
+            return
+        children = [
+            value
+            for path, owner, value in tracking.walk(self)
+            if owner is self and isinstance(value, Layer)
+        ]
+        rows = [("Layer (type)", "Output Shape", "Param #")]
+        for layer in children:
+            shape = _batch_none(layer._output_shape)
+            params = layer.count_params() if layer.built else 0
+            rows.append((f"{layer.name} ({type(layer).__name__})", str(shape), f"{params:,}"))
+        widths = [max(len(row[i]) for row in rows) + 2 for i in range(3)]
+        rule = "-" * sum(widths)
+        print_fn(f'Model: "{self.name}"')
+        print_fn(rule)
+        for index, row in enumerate(rows):
+            print_fn("".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+            if index == 0:
+                print_fn(rule.replace("-", "="))
+        print_fn(rule)
+        trainable = sum(int(np.prod(w.shape)) for w in self.trainable_weights)
+        frozen = sum(int(np.prod(w.shape)) for w in self.non_trainable_weights)
+        print_fn(f"Total params: {trainable + frozen:,}")
+        print_fn(f"Trainable params: {trainable:,}")
+        print_fn(f"Non-trainable params: {frozen:,}")
+
+    def get_config(self):
+        """The config of a subclassed model cannot be derived; override it.
+
+        Returns:
+            A dict (functional models: the base config only, for now).
+
+        Example:
+            >>> Model(name="m").get_config()["name"]
+            'm'
+        """
+        return super().get_config()
+
+
+def _call_in_progress(model):
+    from minikeras.layers.layer import _call_stack
+
+    return any(frame.layer is model for frame in _call_stack)
+
+
+def _symbolic(tensor, argument):
+    if not isinstance(tensor, SymbolicTensor):
+        raise ValueError(
+            f"Model: `{argument}` must be minikeras.Input tensors or outputs of layers "
+            f"called on them, got {type(tensor).__name__}"
+        )
+    return tensor
+
+
+def _bind(symbolic, value, values):
+    """Records `values[id(placeholder)] = data` for matching structures."""
+    if isinstance(symbolic, dict):
+        for key in symbolic:
+            _bind(symbolic[key], value[key], values)
+    elif isinstance(symbolic, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(symbolic):
+            raise ValueError("structure mismatch")
+        for placeholder, item in zip(symbolic, value):
+            _bind(placeholder, item, values)
+    else:
+        values[id(symbolic)] = value
+
+
+def _batch_none(shape):
+    if isinstance(shape, tuple) and shape and all(isinstance(s, (int, type(None))) for s in shape):
+        return (None, *shape[1:])
+    if isinstance(shape, list):
+        return [_batch_none(s) for s in shape]
+    return shape if shape is not None else "?"
