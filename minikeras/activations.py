@@ -1,0 +1,286 @@
+"""Activation functions with Keras's names and defaults, and lookup by name.
+
+Each activation takes a Tensor (or array-like) and returns a Tensor. The math
+and its gradient live in `minikeras.ops`; this module adds the names layers
+accept (`Dense(4, activation="relu")`) and the `get` / `serialize` /
+`deserialize` round trip that saving relies on.
+"""
+
+from minikeras import ops
+
+
+def relu(x):
+    """Rectified linear unit: `relu(x) = max(x, 0)`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> relu([-1.0, 0.0, 2.0]).numpy()
+        array([0., 0., 2.], dtype=float32)
+    """
+    return ops.relu(x)
+
+
+def sigmoid(x):
+    """Logistic sigmoid: `sigmoid(x) = 1 / (1 + exp(-x))`, without overflow.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape, with values in [0, 1].
+
+    Example:
+        >>> sigmoid([0.0, 1000.0]).numpy()
+        array([0.5, 1. ], dtype=float32)
+    """
+    return ops.sigmoid(x)
+
+
+def tanh(x):
+    """Hyperbolic tangent: `tanh(x) = (exp(x) - exp(-x)) / (exp(x) + exp(-x))`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape, with values in [-1, 1].
+
+    Example:
+        >>> tanh([0.0]).numpy()
+        array([0.], dtype=float32)
+    """
+    return ops.tanh(x)
+
+
+def softmax(x, axis=-1):
+    """Softmax along `axis`: `exp(x) / sum(exp(x), axis)`, computed without overflow.
+
+    Args:
+        x: Tensor or array-like.
+        axis: the axis whose entries become probabilities summing to one.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> softmax([[0.0, 0.0], [0.0, 1000.0]]).numpy()
+        array([[0.5, 0.5],
+               [0. , 1. ]], dtype=float32)
+    """
+    return ops.softmax(x, axis=axis)
+
+
+def gelu(x, approximate=False):
+    """Gaussian error linear unit: `gelu(x) = x * P(X <= x)` for a standard normal X.
+
+    Exact: `0.5 * x * (1 + erf(x / sqrt(2)))`. Approximate:
+    `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x**3)))`.
+
+    Args:
+        x: Tensor or array-like.
+        approximate: use the tanh approximation; Keras's activation default
+            is the exact (erf) form.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> np.round(gelu([-1.0, 0.0, 1.0]).numpy(), 4)
+        array([-0.1587,  0.    ,  0.8413], dtype=float32)
+    """
+    return ops.gelu(x, approximate=approximate)
+
+
+def elu(x, alpha=1.0):
+    """Exponential linear unit: `x` if `x > 0`, else `alpha * (exp(x) - 1)`.
+
+    Args:
+        x: Tensor or array-like.
+        alpha: the scale of the negative part (its limit is `-alpha`).
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> np.round(elu([-1.0, 2.0]).numpy(), 4)
+        array([-0.6321,  2.    ], dtype=float32)
+    """
+    return ops.elu(x, alpha=alpha)
+
+
+def leaky_relu(x, negative_slope=0.2):
+    """Leaky rectified linear unit: `x` if `x > 0`, else `negative_slope * x`.
+
+    Args:
+        x: Tensor or array-like.
+        negative_slope: the slope below zero (Keras's default is 0.2).
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> leaky_relu([-1.0, 2.0]).numpy()
+        array([-0.2,  2. ], dtype=float32)
+    """
+    return ops.leaky_relu(x, negative_slope=negative_slope)
+
+
+def swish(x):
+    """Swish, also called SiLU: `swish(x) = x * sigmoid(x)`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> np.round(swish([-1.0, 0.0, 1.0]).numpy(), 4)
+        array([-0.2689,  0.    ,  0.7311], dtype=float32)
+    """
+    return ops.silu(x)
+
+
+silu = swish
+
+
+def linear(x):
+    """The identity: `linear(x) = x`, what `activation=None` means.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        `x` as a Tensor (a Tensor is returned as it is).
+
+    Example:
+        >>> linear([-1.0, 2.0]).numpy()
+        array([-1.,  2.], dtype=float32)
+    """
+    return ops.convert_to_tensor(x)
+
+
+def softplus(x):
+    """Softplus: `softplus(x) = log(1 + exp(x))`, without overflow.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape, with positive values.
+
+    Example:
+        >>> np.round(softplus([-1000.0, 0.0, 2.0]).numpy(), 4)
+        array([0.    , 0.6931, 2.1269], dtype=float32)
+    """
+    return ops.softplus(x)
+
+
+# Name -> function; the first name of a function is the one `serialize` gives.
+_ACTIVATIONS = {
+    "relu": relu,
+    "sigmoid": sigmoid,
+    "tanh": tanh,
+    "softmax": softmax,
+    "gelu": gelu,
+    "elu": elu,
+    "leaky_relu": leaky_relu,
+    "swish": swish,
+    "silu": swish,
+    "linear": linear,
+    "softplus": softplus,
+}
+
+
+def get(identifier):
+    """Returns the activation function `identifier` stands for.
+
+    Args:
+        identifier: None (meaning `linear`), a name such as `"relu"`, or a
+            callable, which is returned as it is.
+
+    Returns:
+        A callable taking and returning a Tensor.
+
+    Raises:
+        ValueError: for an unknown name or anything that is not a callable.
+
+    Example:
+        >>> get("relu") is relu, get(None) is linear
+        (True, True)
+    """
+    if identifier is None:
+        return linear
+    if isinstance(identifier, str):
+        return deserialize(identifier)
+    if callable(identifier):
+        return identifier
+    raise ValueError(
+        "activations.get: expected None, an activation name or a callable, "
+        f"got {identifier!r} of type {type(identifier).__name__}"
+    )
+
+
+def serialize(activation):
+    """Returns the name that `deserialize` turns back into `activation`.
+
+    Args:
+        activation: one of this module's functions, or a named custom function
+            (which `deserialize` then needs in `custom_objects`).
+
+    Returns:
+        The name, a string.
+
+    Raises:
+        ValueError: for a lambda or other callable without a name, or a custom
+            function that has the name of a built-in activation.
+
+    Example:
+        >>> serialize(relu), serialize(silu)
+        ('relu', 'swish')
+    """
+    for name, function in _ACTIVATIONS.items():
+        if function is activation:
+            return name
+    name = getattr(activation, "__name__", None)
+    if not callable(activation) or name is None or name == "<lambda>":
+        raise ValueError(
+            f"activations.serialize: cannot name {activation!r}; "
+            "use a built-in activation or a def-function with a name"
+        )
+    if name in _ACTIVATIONS:
+        raise ValueError(
+            f"activations.serialize: custom function {name!r} has the name of a built-in "
+            "activation and would come back as the built-in; rename it"
+        )
+    return name
+
+
+def deserialize(name, custom_objects=None):
+    """Returns the activation function called `name`.
+
+    Args:
+        name: an activation name, as `serialize` gives.
+        custom_objects: optional dict of name -> function, searched first.
+
+    Returns:
+        A callable taking and returning a Tensor.
+
+    Raises:
+        ValueError: if no activation has that name.
+
+    Example:
+        >>> deserialize("silu") is swish
+        True
+    """
+    if custom_objects and name in custom_objects:
+        return custom_objects[name]
+    if isinstance(name, str) and name in _ACTIVATIONS:
+        return _ACTIVATIONS[name]
+    known = ", ".join(sorted(_ACTIVATIONS))
+    raise ValueError(f"Unknown activation {name!r}; known activations: {known}")
