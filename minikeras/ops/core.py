@@ -10,7 +10,9 @@ from autograd.tracer import getval
 
 from minikeras.engine.tensor import Tensor, value_of, wrap
 
-__all__ = ["Tensor", "value_of", "wrap", "promote", "shape_of", "op_error", "as_float"]
+__all__ = [
+    "Tensor", "value_of", "wrap", "promote", "shape_of", "op_error", "as_float", "broadcastable",
+]  # fmt: skip
 
 
 def shape_of(x):
@@ -34,6 +36,9 @@ def shape_of(x):
 def promote(x, y):
     """Casts integer/bool operands to the other operand's float dtype.
 
+    An integer array meeting a Python float becomes floatx (numpy would make
+    float64 of it).
+
     Args:
         x: a value (array, box or Python number).
         y: a value.
@@ -45,9 +50,15 @@ def promote(x, y):
         >>> a, b = promote(np.ones(2, "float32"), np.arange(2))
         >>> b.dtype
         dtype('float32')
+        >>> promote(np.arange(2), 0.5)[0].dtype
+        dtype('float32')
     """
     x_dtype = getattr(x, "dtype", None)
     y_dtype = getattr(y, "dtype", None)
+    if x_dtype is None and isinstance(x, (float, complex)):
+        return x, as_float(y)
+    if y_dtype is None and isinstance(y, (float, complex)):
+        return as_float(x), y
     if x_dtype is None or y_dtype is None or x_dtype == y_dtype:
         return x, y
     if x_dtype.kind in "fc" and y_dtype.kind in "iub":
@@ -120,8 +131,29 @@ def apply_binary(op, fn, x1, x2):
     a, b = promote(value_of(x1), value_of(x2))
     try:
         return wrap(fn(a, b))
+    except ValueError as error:
+        problem = "shapes cannot be broadcast together" if not broadcastable(a, b) else error
+        raise op_error(op, problem, a, b) from None
+
+
+def broadcastable(*values):
+    """Whether the shapes of `values` broadcast together.
+
+    Args:
+        *values: arrays, boxes or Python numbers.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> broadcastable(np.ones((3, 1)), np.ones(4)), broadcastable(np.ones(3), np.ones(4))
+        (True, False)
+    """
+    try:
+        np.broadcast_shapes(*(shape_of(value) for value in values))
     except ValueError:
-        raise op_error(op, "shapes cannot be broadcast together", a, b) from None
+        return False
+    return True
 
 
 def apply_unary(op, fn, x, *args, **kwargs):
