@@ -157,7 +157,15 @@ def power(x1, x2):
         >>> power([2.0, 3.0], 2).numpy()
         array([4., 9.], dtype=float32)
     """
-    return apply_binary("power", anp.power, x1, x2)
+    a, b = promote(value_of(x1), value_of(x2))
+    # autograd's gradient turns a Python number into a float64 array, which would
+    # widen float32 gradients; give the number the other operand's float dtype.
+    a_dtype, b_dtype = getattr(a, "dtype", None), getattr(b, "dtype", None)
+    if b_dtype is None and a_dtype is not None and a_dtype.kind == "f":
+        b = np.asarray(b, dtype=a_dtype)
+    elif a_dtype is None and b_dtype is not None and b_dtype.kind == "f":
+        a = np.asarray(a, dtype=b_dtype)
+    return apply_binary("power", anp.power, a, b)
 
 
 def negative(x):
@@ -286,7 +294,16 @@ def tanh(x):
         >>> tanh([0.0]).numpy()
         array([0.], dtype=float32)
     """
-    return wrap(anp.tanh(_float(x)))
+    return wrap(_tanh(_float(x)))
+
+
+@primitive
+def _tanh(x):
+    return np.tanh(x)
+
+
+# From the output: autograd's `g / cosh(x)**2` overflows for |x| > 710.
+defvjp(_tanh, lambda ans, x: lambda g: g * (1.0 - ans * ans))
 
 
 def sign(x):

@@ -12,6 +12,7 @@ from autograd.tracer import getval
 
 from minikeras import config
 from minikeras.ops.core import as_float, op_error, promote, value_of, wrap
+from minikeras.ops.math import _tanh, _where
 
 # ---------------------------------------------------------------- activations
 
@@ -78,8 +79,16 @@ def softplus(x):
         >>> softplus([0.0]).numpy()
         array([0.6931472], dtype=float32)
     """
-    value = as_float(value_of(x))
-    return wrap(anp.maximum(value, 0) + anp.log1p(anp.exp(-anp.abs(value))))
+    return wrap(_softplus(as_float(value_of(x))))
+
+
+@primitive
+def _softplus(x):
+    # max(x, 0) + log(1 + exp(-|x|)): exp never overflows.
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+defvjp(_softplus, lambda ans, x: lambda g: g * _sigmoid(x))
 
 
 @primitive
@@ -87,7 +96,7 @@ def _leaky_relu(x, negative_slope):
     return np.where(x > 0, x, x * negative_slope)
 
 
-defvjp(_leaky_relu, lambda ans, x, s: lambda g: anp.where(x > 0, g, g * s))
+defvjp(_leaky_relu, lambda ans, x, s: lambda g: _where(x > 0, g, g * s))
 
 
 def leaky_relu(x, negative_slope=0.2):
@@ -121,9 +130,17 @@ def elu(x, alpha=1.0):
         >>> elu([0.0, 1.0]).numpy()
         array([0., 1.], dtype=float32)
     """
-    value = as_float(value_of(x))
-    negative = float(alpha) * (anp.exp(anp.minimum(value, 0)) - 1.0)
-    return wrap(anp.where(value > 0, value, negative))
+    return wrap(_elu(as_float(value_of(x)), float(alpha)))
+
+
+@primitive
+def _elu(x, alpha):
+    # expm1 of min(x, 0): accurate near zero, and no overflow for large x.
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+# Below zero the derivative alpha * exp(x) is ans + alpha.
+defvjp(_elu, lambda ans, x, alpha: lambda g: _where(x > 0, g, g * (ans + alpha)))
 
 
 def silu(x):
@@ -143,25 +160,53 @@ def silu(x):
     return wrap(value * _sigmoid(value))
 
 
-# Abramowitz and Stegun 7.1.26 approximates erf to 1.5e-7, below float32's resolution.
-_ERF_P = 0.3275911
-_ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+# Cephes's rational approximations (S. L. Moshier, public domain), as in scipy:
+# erf(x) = x T(x^2) / U(x^2) for |x| < 1, and 1 - exp(-x^2) P(|x|) / Q(|x|) above.
+_ERF_T = (
+    9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
+    7.00332514112805075473e3, 5.55923013010394962768e4,
+)  # fmt: skip
+_ERF_U = (
+    1.0, 3.35617141647503099647e1, 5.21357949780152679795e2, 4.59432382970980127987e3,
+    2.26290000613890934246e4, 4.92673942608635921086e4,
+)  # fmt: skip
+_ERFC_P = (
+    2.46196981473530512524e-10, 5.64189564831068821977e-1, 7.46321056442269912687e0,
+    4.86371970985681366614e1, 1.96520832956077098242e2, 5.26445194995477358631e2,
+    9.34528527171957607540e2, 1.02755188689515710272e3, 5.57535335369399327526e2,
+)  # fmt: skip
+_ERFC_Q = (
+    1.0, 1.32281951154744992508e1, 8.67072140885989742329e1, 3.54937778887819891062e2,
+    9.75708501743205489753e2, 1.82390916687909736289e3, 2.24633760818710981792e3,
+    1.65666309194161350182e3, 5.57535340817727675546e2,
+)  # fmt: skip
+_TWO_OVER_SQRT_PI = 1.1283791670955126  # a Python float: weak in numpy 2 promotion
+
+
+def _polynomial(z, coefficients):
+    """Horner's rule, highest power first; stays in `z`'s dtype."""
+    result = coefficients[0] * z + coefficients[1]
+    for coefficient in coefficients[2:]:
+        result *= z
+        result += coefficient
+    return result
 
 
 @primitive
 def _erf(x):
-    sign = np.sign(x)
-    z = np.abs(x)
-    t = 1.0 / (1.0 + _ERF_P * z)
-    poly = t * (_ERF_A[0] + t * (_ERF_A[1] + t * (_ERF_A[2] + t * (_ERF_A[3] + t * _ERF_A[4]))))
-    return sign * (1.0 - poly * np.exp(-z * z))
+    # Past 6, erf is 1 to double precision; clamping keeps P and Q finite.
+    z = np.minimum(np.abs(x), 6.0)
+    z2 = z * z
+    near_zero = z * _polynomial(z2, _ERF_T) / _polynomial(z2, _ERF_U)
+    far = 1.0 - np.exp(-z2) * _polynomial(z, _ERFC_P) / _polynomial(z, _ERFC_Q)
+    return np.sign(x) * np.where(z < 1.0, near_zero, far)
 
 
-defvjp(_erf, lambda ans, x: lambda g: g * (2.0 / np.sqrt(np.pi)) * anp.exp(-x * x))
+defvjp(_erf, lambda ans, x: lambda g: g * _TWO_OVER_SQRT_PI * anp.exp(-x * x))
 
 
 def erf(x):
-    """The error function, element-wise (accurate to about 1.5e-7).
+    """The error function, element-wise, accurate to float64 precision.
 
     Args:
         x: Tensor or array-like.
@@ -193,7 +238,7 @@ def gelu(x, approximate=True):
     value = as_float(value_of(x))
     if approximate:
         inner = 0.7978845608028654 * (value + 0.044715 * value * value * value)
-        return wrap(0.5 * value * (1.0 + anp.tanh(inner)))
+        return wrap(0.5 * value * (1.0 + _tanh(inner)))
     return wrap(0.5 * value * (1.0 + _erf(value * 0.7071067811865476)))
 
 
