@@ -1,7 +1,11 @@
 """Products of arrays: matmul, dot, tensordot, einsum."""
 
+import string
+
 import autograd.numpy as anp
 import numpy as np
+from autograd.extend import defvjp_argnum, primitive
+from autograd.tracer import getval
 
 from minikeras.ops.core import op_error, promote, value_of, wrap
 
@@ -93,6 +97,10 @@ def tensordot(x1, x2, axes=2):
 def einsum(subscripts, *operands):
     """Einstein summation, as numpy's `einsum`.
 
+    Gradients flow to every operand, also through repeated subscripts such as
+    a trace (`"ii->"`) or a diagonal (`"bii->bi"`). Integer operands take the
+    float dtype of the others.
+
     Args:
         subscripts: the equation, for example `"ij,jk->ik"`.
         *operands: Tensors or array-likes.
@@ -106,11 +114,73 @@ def einsum(subscripts, *operands):
     Example:
         >>> einsum("ij,jk->ik", ops.ones((2, 3)), ops.ones((3, 4))).shape
         (2, 4)
+        >>> einsum("ii->", ops.eye(3)).numpy()
+        array(3., dtype=float32)
     """
-    values = [value_of(x) for x in operands]
-    if len(values) == 2:
-        values = list(promote(*values))
+    values = _same_float([value_of(x) for x in operands])
     try:
-        return wrap(anp.einsum(subscripts, *values))
-    except ValueError as error:
+        inputs, output, _ = anp.parse_einsum_input(subscripts, *[getval(v) for v in values])
+        return wrap(_einsum(f"{inputs}->{output}", *values))
+    except (ValueError, TypeError) as error:
         raise op_error("einsum", f"operands do not fit {subscripts!r} ({error})", *values) from None
+
+
+def _same_float(values):
+    """Casts integer operands to the float dtype of the others, as binary ops do."""
+    floats = [v.dtype for v in values if getattr(v, "dtype", np.dtype("i")).kind in "fc"]
+    if not floats:
+        return values
+    dtype = np.result_type(*floats)
+    return [v if getattr(v, "dtype", dtype).kind in "fc" else np.asarray(v, dtype) for v in values]
+
+
+@primitive
+def _einsum(equation, *operands):
+    return np.einsum(equation, *operands)
+
+
+def _einsum_vjp(argnum, ans, args, kwargs):
+    """The gradient of operand k is an einsum of the upstream gradient and the others.
+
+    `equation` is explicit (`"ab,bc->ac"`, no ellipsis). A letter repeated in
+    operand k (a diagonal) gets a fresh letter per repeat, tied to it by an
+    identity matrix; a letter only operand k has is supplied by a ones vector.
+    """
+    equation, *operands = args
+    inputs, output = equation.split("->")
+    inputs = inputs.split(",")
+    k = argnum - 1
+    target, shape = inputs[k], np.shape(operands[k])
+    dtype = operands[k].dtype
+    free = iter(sorted(set(string.ascii_letters) - set(equation)))
+    others = [sub for i, sub in enumerate(inputs) if i != k]
+    known = set(output).union(*others)
+    result_subs, extra_subs, extra_values, seen = [], [], [], set()
+    for letter, size in zip(target, shape):
+        if letter in seen:
+            fresh = next(free)
+            extra_subs.append(letter + fresh)
+            extra_values.append(np.eye(size, dtype=dtype))
+            result_subs.append(fresh)
+            continue
+        if letter not in known:
+            extra_subs.append(letter)
+            extra_values.append(np.ones(size, dtype=dtype))
+            known.add(letter)
+        seen.add(letter)
+        result_subs.append(letter)
+    gradient_equation = ",".join([output, *others, *extra_subs]) + "->" + "".join(result_subs)
+    rest = [value for i, value in enumerate(operands) if i != k]
+
+    def vjp(g):
+        grad = _einsum(gradient_equation, g, *rest, *extra_values)
+        # Size-1 axes that einsum broadcast: sum the gradient back onto them.
+        summed = tuple(
+            axis for axis, size in enumerate(shape) if size == 1 and np.shape(grad)[axis] != 1
+        )
+        return anp.sum(grad, axis=summed, keepdims=True) if summed else grad
+
+    return vjp
+
+
+defvjp_argnum(_einsum, _einsum_vjp)
