@@ -1,0 +1,440 @@
+"""Gradients of every differentiable op against central finite differences.
+
+Each case is an op applied to a few inputs. The gradient that `GradientTape`
+computes of `sum(op(inputs) * weights)` (random weights, float64) must match
+central differences of the same expression; the same case run in float32 must
+keep its result and every gradient in float32.
+"""
+
+import numpy as np
+import pytest
+
+from minikeras import GradientTape, Tensor, ops
+
+EPS = 1e-6
+
+
+# ---------------------------------------------------------------- samplers
+# Each takes a numpy Generator and returns a float64 array (or labels).
+
+
+def normal(*shape):
+    return lambda rng: rng.standard_normal(shape)
+
+
+def positive(*shape):
+    return lambda rng: rng.uniform(0.5, 2.0, shape)
+
+
+def nonzero(*shape):
+    """Values at least 0.2 away from zero, where abs and relu have a kink."""
+    return lambda rng: rng.choice([-1.0, 1.0], shape) * rng.uniform(0.2, 2.0, shape)
+
+
+def probabilities(*shape):
+    return lambda rng: rng.uniform(0.1, 0.9, shape)
+
+
+def distribution(*shape):
+    def sample(rng):
+        p = rng.uniform(0.1, 1.0, shape)
+        return p / p.sum(axis=-1, keepdims=True)
+
+    return sample
+
+
+def labels(num_classes, *shape):
+    return lambda rng: rng.integers(0, num_classes, shape)
+
+
+def mask(*shape):
+    return lambda rng: rng.random(shape) < 0.5
+
+
+def away_from(bounds, *shape):
+    """Normal values at least 0.05 away from each of `bounds` (kinks of clip)."""
+
+    def sample(rng):
+        x = rng.uniform(-1.5, 1.5, shape)
+        for bound in bounds:
+            x = np.where(np.abs(x - bound) < 0.05, x + 0.1, x)
+        return x
+
+    return sample
+
+
+def case(name, fn, *samplers):
+    return pytest.param(fn, samplers, id=name)
+
+
+# ------------------------------------------------------------------- cases
+
+BROADCAST_PAIRS = [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (3, 4)), ((2, 3), ())]
+
+
+def binary_cases(name, fn, left, right):
+    return [case(f"{name}-{a}-{b}", fn, left(*a), right(*b)) for a, b in BROADCAST_PAIRS]
+
+
+ELEMENTWISE = [
+    *binary_cases("add", ops.add, normal, normal),
+    *binary_cases("subtract", ops.subtract, normal, normal),
+    *binary_cases("multiply", ops.multiply, normal, normal),
+    *binary_cases("divide", ops.divide, normal, nonzero),
+    *binary_cases("power", ops.power, positive, normal),
+    *binary_cases("maximum", ops.maximum, normal, normal),
+    *binary_cases("minimum", ops.minimum, normal, normal),
+    case("power-int-exponent", lambda x: ops.power(x, 3), normal(3, 4)),
+    case("power-float-exponent", lambda x: x**2.5, positive(3, 4)),
+    case("power-scalar-base", lambda x: 2.0**x, normal(3, 4)),
+    case("power-exponent-zero-elements", ops.power, positive(5), lambda rng: np.arange(5.0) - 2),
+    case("operators", lambda a, b: (a * 2 - b[:2] / 3) @ b.T + 1, normal(2, 3), normal(4, 3)),
+    case("maximum-scalar", lambda x: ops.maximum(x, 0.1), normal(3, 4)),
+    case("minimum-int-array", lambda x: ops.minimum(x, np.array([0, 1, -1, 2])), normal(3, 4)),
+]
+
+UNARY_SHAPES = [(3, 4), (), (2, 1, 3)]
+
+
+def unary_cases(name, fn, sampler):
+    return [case(f"{name}-{shape}", fn, sampler(*shape)) for shape in UNARY_SHAPES]
+
+
+UNARY = [
+    *unary_cases("negative", ops.negative, normal),
+    *unary_cases("exp", ops.exp, normal),
+    *unary_cases("log", ops.log, positive),
+    *unary_cases("log1p", ops.log1p, lambda *s: lambda rng: rng.uniform(-0.5, 2.0, s)),
+    *unary_cases("sqrt", ops.sqrt, positive),
+    *unary_cases("square", ops.square, normal),
+    *unary_cases("abs", ops.abs, nonzero),
+    *unary_cases("tanh", ops.tanh, normal),
+    *unary_cases("sigmoid", ops.sigmoid, normal),
+    *unary_cases("relu", ops.relu, nonzero),
+    *unary_cases("softplus", ops.softplus, normal),
+    *unary_cases("leaky_relu", ops.leaky_relu, nonzero),
+    *unary_cases("elu", ops.elu, nonzero),
+    *unary_cases("silu", ops.silu, normal),
+    *unary_cases("gelu-tanh", lambda x: ops.gelu(x, approximate=True), normal),
+    *unary_cases("gelu-erf", lambda x: ops.gelu(x, approximate=False), normal),
+    *unary_cases("erf", ops.erf, lambda *s: lambda rng: 2.5 * rng.standard_normal(s)),
+    case("leaky_relu-slope", lambda x: ops.leaky_relu(x, negative_slope=0.01), nonzero(3, 4)),
+    case("elu-alpha", lambda x: ops.elu(x, alpha=0.5), nonzero(3, 4)),
+    case("clip", lambda x: ops.clip(x, -0.5, 0.5), away_from((-0.5, 0.5), 3, 4)),
+    case("clip-one-sided", lambda x: ops.clip(x, 0.0, 10.0), away_from((0.0,), 5)),
+    case("where", lambda c, a, b: ops.where(c, a, b), mask(3, 4), normal(3, 4), normal(3, 4)),
+    case("where-broadcast", ops.where, mask(3, 4), normal(4), normal()),
+    case("where-condition-broadcast", ops.where, mask(4), normal(3, 4), normal(3, 1)),
+    case("where-python-scalar", lambda c, a: ops.where(c, a, 0.0), mask(3, 4), normal(3, 4)),
+]
+
+
+def reduction_cases(name, fn, sampler=normal, shape=(2, 3, 4)):
+    axes = [None, 0, -1, 1, (0, 2), (-1, 0, 1)]
+    return [
+        case(f"{name}-axis{axis}-keepdims{keepdims}", _reduce(fn, axis, keepdims), sampler(*shape))
+        for axis in axes
+        for keepdims in (False, True)
+    ]
+
+
+def _reduce(fn, axis, keepdims):
+    return lambda x: fn(x, axis=axis, keepdims=keepdims)
+
+
+REDUCTIONS = [
+    *reduction_cases("sum", ops.sum),
+    *reduction_cases("mean", ops.mean),
+    *reduction_cases("max", ops.max),
+    *reduction_cases("min", ops.min),
+    *reduction_cases("var", ops.var),
+    *reduction_cases("std", ops.std),
+    *reduction_cases("logsumexp", ops.logsumexp),
+    case("sum-1d", ops.sum, normal(5)),
+    case("mean-scalar", ops.mean, normal()),
+    case("logsumexp-large", ops.logsumexp, lambda rng: 500 + rng.standard_normal((3, 4))),
+]
+
+LINALG = [
+    case("matmul-2d", ops.matmul, normal(3, 4), normal(4, 5)),
+    case("matmul-batched", ops.matmul, normal(2, 3, 4), normal(2, 4, 5)),
+    case("matmul-broadcast-batch", ops.matmul, normal(2, 3, 4), normal(4, 5)),
+    case("matmul-broadcast-both", ops.matmul, normal(1, 3, 4), normal(2, 4, 2)),
+    case("matmul-vector-matrix", ops.matmul, normal(4), normal(2, 4, 5)),
+    case("matmul-matrix-vector", ops.matmul, normal(3, 4), normal(4)),
+    case("matmul-vector-vector", ops.matmul, normal(4), normal(4)),
+    case("dot-2d", ops.dot, normal(3, 4), normal(4, 5)),
+    case("dot-1d", ops.dot, normal(4), normal(4)),
+    case("dot-matrix-vector", ops.dot, normal(3, 4), normal(4)),
+    case("dot-scalar", ops.dot, normal(), normal(3)),
+    case("tensordot-1", lambda a, b: ops.tensordot(a, b, axes=1), normal(2, 3), normal(3, 4)),
+    case("tensordot-2", ops.tensordot, normal(2, 3, 4), normal(3, 4, 2)),
+    case(
+        "tensordot-lists",
+        lambda a, b: ops.tensordot(a, b, axes=([0, 2], [2, 0])),
+        normal(2, 3, 4),
+        normal(4, 5, 2),
+    ),
+    case("einsum-matmul", lambda a, b: ops.einsum("ij,jk->ik", a, b), normal(2, 3), normal(3, 4)),
+    case(
+        "einsum-batched",
+        lambda a, b: ops.einsum("bij,bjk->bik", a, b),
+        normal(2, 2, 3),
+        normal(2, 3, 4),
+    ),
+    case("einsum-trace", lambda a: ops.einsum("ii->", a), normal(3, 3)),
+    case("einsum-diagonal", lambda a: ops.einsum("bii->bi", a), normal(2, 3, 3)),
+    case("einsum-sum-out", lambda a: ops.einsum("ij->j", a), normal(3, 4)),
+    case("einsum-implicit", lambda a, b: ops.einsum("ij,jk", a, b), normal(2, 3), normal(3, 4)),
+    case(
+        "einsum-ellipsis-broadcast",
+        lambda a, b: ops.einsum("...i,...i->...i", a, b),
+        normal(1, 3),
+        normal(4, 3),
+    ),
+    case("einsum-ellipsis", lambda a, b: ops.einsum("...i,i->...", a, b), normal(2, 3), normal(3)),
+    case(
+        "einsum-three",
+        lambda a, b, c: ops.einsum("ij,jk,k->i", a, b, c),
+        normal(2, 3),
+        normal(3, 4),
+        normal(4),
+    ),
+]
+
+
+def _split_and_weigh(x, sections, axis):
+    parts = ops.split(x, sections, axis=axis)
+    return ops.concatenate([part * (i + 1.0) for i, part in enumerate(parts)], axis=axis)
+
+
+SHAPE_OPS = [
+    case("reshape", lambda x: ops.reshape(x, (4, -1)), normal(2, 3, 4)),
+    case("reshape-method", lambda x: x.reshape(6, 4), normal(2, 3, 4)),
+    case("reshape-to-scalar", lambda x: ops.reshape(x, ()), normal(1, 1)),
+    case("transpose", ops.transpose, normal(2, 3, 4)),
+    case("transpose-axes", lambda x: ops.transpose(x, (1, 2, 0)), normal(2, 3, 4)),
+    case("transpose-T", lambda x: x.T, normal(3, 4)),
+    case("expand_dims", lambda x: ops.expand_dims(x, 1), normal(3, 4)),
+    case("expand_dims-neg", lambda x: ops.expand_dims(x, -1), normal(3, 4)),
+    case("squeeze", ops.squeeze, normal(3, 1, 4, 1)),
+    case("squeeze-axis", lambda x: ops.squeeze(x, axis=1), normal(3, 1, 1)),
+    case("concatenate-0", lambda a, b: ops.concatenate([a, b]), normal(2, 3), normal(4, 3)),
+    case("concatenate-1", lambda a, b: ops.concatenate([a, b], axis=1), normal(2, 3), normal(2, 1)),
+    case("concatenate-int", lambda a: ops.concatenate([a, np.ones((1, 3), int)]), normal(2, 3)),
+    case("stack-0", lambda a, b: ops.stack([a, b]), normal(2, 3), normal(2, 3)),
+    case("stack-last", lambda a, b: ops.stack([a, b, a], axis=-1), normal(2, 3), normal(2, 3)),
+    case("split-sections", lambda x: _split_and_weigh(x, 2, 1), normal(3, 4)),
+    case("split-indices", lambda x: _split_and_weigh(x, [1, 3], 0), normal(5, 2)),
+    case("split-unused-part", lambda x: ops.split(x, 3)[1], normal(6, 2)),
+    case("take-flat", lambda x: ops.take(x, [0, 5, 5, 11]), normal(3, 4)),
+    case("take-axis0", lambda x: ops.take(x, np.array([2, 0, 2]), axis=0), normal(3, 4)),
+    case("take-axis-neg", lambda x: ops.take(x, [[1, 3], [3, 3]], axis=-1), normal(3, 4)),
+    case("getitem-int", lambda x: x[1], normal(3, 4)),
+    case("getitem-slice", lambda x: x[1:, ::2], normal(3, 4)),
+    case("getitem-negative-step", lambda x: x[::-1, -2], normal(3, 4)),
+    case("getitem-ellipsis-newaxis", lambda x: x[..., None, 1:3], normal(2, 3, 4)),
+    case("getitem-int-array", lambda x: x[np.array([0, 2, 0])], normal(3, 4)),
+    case("getitem-list", lambda x: x[:, [3, 1, 1]], normal(3, 4)),
+    case("getitem-pairs", lambda x: x[[0, 1, 1], [2, 3, 3]], normal(3, 4)),
+    case("getitem-tensor-index", lambda x: x[ops.convert_to_tensor([2, 1])], normal(3, 4)),
+    case("getitem-mask", lambda x: ops.getitem(x, np.array([True, False, True])), normal(3, 4)),
+    case("pad", lambda x: ops.pad(x, ((1, 2), (0, 1))), normal(3, 4)),
+    case("pad-constant", lambda x: ops.pad(x, 1, constant_values=1.5), normal(2, 3)),
+    case("pad-pair", lambda x: ops.pad(x, ((2, 0),)), normal(2, 3)),
+]
+
+NN = [
+    case("softmax", ops.softmax, normal(3, 5)),
+    case("softmax-axis0", lambda x: ops.softmax(x, axis=0), normal(3, 5)),
+    case("softmax-3d", lambda x: ops.softmax(x, axis=1), normal(2, 3, 4)),
+    case("log_softmax", ops.log_softmax, normal(3, 5)),
+    case("log_softmax-axis0", lambda x: ops.log_softmax(x, axis=0), normal(3, 5)),
+    case(
+        "sparse_cce-logits",
+        lambda y, x: ops.sparse_categorical_crossentropy(y, x, from_logits=True),
+        labels(5, 4),
+        normal(4, 5),
+    ),
+    case(
+        "sparse_cce-probs",
+        lambda y, x: ops.sparse_categorical_crossentropy(y, x),
+        labels(5, 4),
+        distribution(4, 5),
+    ),
+    case(
+        "sparse_cce-unnormalized-probs",
+        lambda y, x: ops.sparse_categorical_crossentropy(y, x),
+        labels(5, 4),
+        probabilities(4, 5),
+    ),
+    case(
+        "sparse_cce-logits-3d",
+        lambda y, x: ops.sparse_categorical_crossentropy(y, x, from_logits=True),
+        labels(4, 2, 3),
+        normal(2, 3, 4),
+    ),
+    case(
+        "sparse_cce-logits-axis1",
+        lambda y, x: ops.sparse_categorical_crossentropy(y, x, from_logits=True, axis=1),
+        labels(4, 2, 3),
+        normal(2, 4, 3),
+    ),
+    case(
+        "sparse_cce-probs-axis1",
+        lambda y, x: ops.sparse_categorical_crossentropy(y, x, axis=1),
+        labels(4, 2, 3),
+        probabilities(2, 4, 3),
+    ),
+    case(
+        "sparse_cce-labels-trailing-1",
+        lambda y, x: ops.sparse_categorical_crossentropy(y, x, from_logits=True),
+        labels(5, 4, 1),
+        normal(4, 5),
+    ),
+    case(
+        "cce-logits",
+        lambda y, x: ops.categorical_crossentropy(y, x, from_logits=True),
+        distribution(4, 5),
+        normal(4, 5),
+    ),
+    case(
+        "cce-probs",
+        lambda y, x: ops.categorical_crossentropy(y, x),
+        distribution(4, 5),
+        probabilities(4, 5),
+    ),
+    case(
+        "cce-logits-axis0",
+        lambda y, x: ops.categorical_crossentropy(y, x, from_logits=True, axis=0),
+        normal(4, 3),
+        normal(4, 3),
+    ),
+    case(
+        "cce-probs-axis0",
+        lambda y, x: ops.categorical_crossentropy(y, x, axis=0),
+        probabilities(4, 3),
+        probabilities(4, 3),
+    ),
+    case(
+        "bce-logits",
+        lambda y, x: ops.binary_crossentropy(y, x, from_logits=True),
+        probabilities(4, 3),
+        nonzero(4, 3),
+    ),
+    case(
+        "bce-probs",
+        lambda y, x: ops.binary_crossentropy(y, x),
+        probabilities(4, 3),
+        probabilities(4, 3),
+    ),
+    case("dense", ops.dense, normal(3, 4), normal(4, 5), normal(5)),
+    case("dense-no-bias", ops.dense, normal(3, 4), normal(4, 5)),
+    case(
+        "dense-relu",
+        lambda x, k, b: ops.dense(x, k, b, activation="relu"),
+        normal(3, 4),
+        normal(4, 5),
+        normal(5),
+    ),
+    case(
+        "dense-relu-no-bias",
+        lambda x, k: ops.dense(x, k, activation="relu"),
+        normal(3, 4),
+        normal(4, 5),
+    ),
+    case("dense-3d", ops.dense, normal(2, 3, 4), normal(4, 5), normal(5)),
+    case(
+        "dense-3d-relu",
+        lambda x, k, b: ops.dense(x, k, b, activation="relu"),
+        normal(2, 3, 4),
+        normal(4, 5),
+        normal(5),
+    ),
+    case("dense-1d", ops.dense, normal(4), normal(4, 5), normal(5)),
+]
+
+CASES = ELEMENTWISE + UNARY + REDUCTIONS + LINALG + SHAPE_OPS + NN
+
+
+# ----------------------------------------------------------------- helpers
+
+
+def make_inputs(samplers, seed=0):
+    rng = np.random.default_rng(seed)
+    return [np.asarray(sample(rng)) for sample in samplers], rng
+
+
+def is_float(array):
+    return array.dtype.kind == "f"
+
+
+def loss_value(fn, arrays, weights):
+    """`sum(fn(*arrays) * weights)` in float64, outside any tape."""
+    out = fn(*[Tensor(array) for array in arrays])
+    return float(np.sum(np.asarray(out, dtype=np.float64) * weights))
+
+
+def numeric_gradient(fn, arrays, index, weights, eps=EPS):
+    """Central differences of `loss_value` with respect to `arrays[index]`."""
+    arrays = [array.copy() for array in arrays]
+    x = arrays[index]
+    grad = np.zeros_like(x)
+    for position in np.ndindex(x.shape):
+        original = x[position]
+        x[position] = original + eps
+        plus = loss_value(fn, arrays, weights)
+        x[position] = original - eps
+        minus = loss_value(fn, arrays, weights)
+        x[position] = original
+        grad[position] = (plus - minus) / (2 * eps)
+    return grad
+
+
+def tape_gradients(fn, arrays, weights_for):
+    """Runs `fn` on watched Tensors; returns the output and d(sum(out * w))/d(inputs)."""
+    tensors = [Tensor(array) for array in arrays]
+    sources = [tensor for tensor in tensors if is_float(tensor.numpy())]
+    with GradientTape() as tape:
+        tape.watch(sources)
+        out = fn(*tensors)
+        weights = weights_for(out)
+        loss = ops.sum(out * weights)
+    return out, loss, tape.gradient(loss, sources), weights
+
+
+@pytest.mark.parametrize("fn, samplers", CASES)
+def test_gradient_matches_central_differences(fn, samplers):
+    arrays, rng = make_inputs(samplers)
+    out, _, grads, weights = tape_gradients(fn, arrays, lambda out: rng.standard_normal(out.shape))
+    assert out.dtype == np.float64
+    float_indices = [i for i, array in enumerate(arrays) if is_float(array)]
+    assert len(grads) == len(float_indices)
+    for index, grad in zip(float_indices, grads):
+        expected = numeric_gradient(fn, arrays, index, weights)
+        assert grad is not None, f"no gradient for input {index}"
+        assert grad.shape == arrays[index].shape
+        assert grad.dtype == np.float64
+        scale = np.max(np.abs(expected), initial=1.0)
+        np.testing.assert_allclose(
+            grad.numpy(), expected, rtol=1e-5, atol=1e-6 * scale, err_msg=f"input {index}"
+        )
+
+
+@pytest.mark.parametrize("fn, samplers", CASES)
+def test_float32_stays_float32_forward_and_backward(fn, samplers):
+    arrays, rng = make_inputs(samplers)
+    arrays = [array.astype(np.float32) if is_float(array) else array for array in arrays]
+    out, loss, grads, _ = tape_gradients(
+        fn, arrays, lambda out: rng.standard_normal(out.shape).astype(np.float32)
+    )
+    assert out.dtype == np.float32
+    assert loss.dtype == np.float32
+    for index, grad in enumerate(grads):
+        assert grad is not None, f"no gradient for float input {index}"
+        assert grad.dtype == np.float32, f"gradient {index} is {grad.dtype}"
+
+
+def test_every_case_name_is_unique():
+    names = [param.id for param in CASES]
+    assert len(names) == len(set(names))
