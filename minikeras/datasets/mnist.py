@@ -1,0 +1,26 @@
+"""MNIST from local IDX files (never downloaded)."""
+
+from minikeras.datasets.idx import load_folder
+
+
+def load_data(path=None):
+    """Loads MNIST from the four IDX files in a local folder.
+
+    Args:
+        path: the folder; by default `$MINIKERAS_MNIST` or
+            `~/.minikeras/datasets/mnist`.
+
+    Returns:
+        `(x_train, y_train), (x_test, y_test)`: uint8 images `(n, 28, 28)`
+        and uint8 labels `(n,)`.
+
+    Raises:
+        FileNotFoundError: if a file is missing, saying where to put it.
+        ValueError: if a file is not a valid IDX file.
+
+    Example:
+        >>> load_data("/nonexistent")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        FileNotFoundError: mnist: cannot find ...
+    """
+    return load_folder("mnist", path, "MINIKERAS_MNIST")
