@@ -8,8 +8,11 @@ box with a root node of this tape; autograd primitives then build the graph.
 `gradient` walks that graph backwards with each node's VJP.
 
 Trace ids only grow, so a tape nested in another records on top of it (its
-gradients are themselves recorded by the outer tape: higher-order gradients),
-and a stale box left over from an old tape never joins a new one.
+gradients are themselves recorded by the outer tape: higher-order gradients).
+When a tape's block ends its id leaves `tensor._recording_traces`, and every
+op strips the boxes of such finished tapes from its inputs (`value_of`): a
+Tensor left over from an old tape is a constant for everything that follows,
+and work done after the block never joins the old tape's graph.
 """
 
 import itertools
@@ -17,14 +20,13 @@ import itertools
 import numpy as np
 from autograd.core import VJPNode, add_outgrads
 from autograd.numpy.numpy_boxes import ArrayBox
-from autograd.tracer import isbox, new_box
-from autograd.util import toposort
+from autograd.tracer import getval, isbox, new_box
 
 from minikeras.engine import tensor as _tensor
-from minikeras.engine.tensor import Tensor, Variable, wrap
+from minikeras.engine.tensor import Tensor, Variable, drop_stale_boxes, value_of, wrap
 
 # Start above the ids autograd's own `grad` uses, so that our tapes nest inside them.
-_trace_ids = itertools.count(1_000_000)
+_trace_ids = itertools.count(_tensor.FIRST_TAPE_TRACE)
 
 
 def _node_in(value, trace_id):
@@ -34,6 +36,27 @@ def _node_in(value, trace_id):
             return value._node
         value = value._value
     return None
+
+
+def _box_at_level(value, trace_id, node):
+    """Boxes `value` for trace `trace_id` beneath the boxes of later (inner) tapes.
+
+    autograd needs the boxes of a value nested by trace id, highest outermost;
+    an outer tape watching a Tensor that an inner tape already watches must
+    slip its box underneath.
+    """
+    if isbox(value) and value._trace > trace_id:
+        return new_box(_box_at_level(value._value, trace_id, node), value._trace, value._node)
+    return new_box(value, trace_id, node)
+
+
+def _unbox_level(value, trace_id):
+    """`value` without its box of trace `trace_id` (other tapes' boxes stay)."""
+    if isbox(value) and value._trace >= trace_id:
+        if value._trace == trace_id:
+            return value._value
+        return new_box(_unbox_level(value._value, trace_id), value._trace, value._node)
+    return value
 
 
 def _flatten(structure):
@@ -80,7 +103,7 @@ class GradientTape:
         self._trace_id = None
         self._nodes = {}  # id(variable or watched tensor) -> root node
         self._keep_alive = []  # the sources behind the ids above
-        self._restore = []  # (tensor, value) for tensors boxed by watch()
+        self._watched_tensors = []  # Tensors boxed by watch(), unboxed on exit
         self._used = False
 
     def __enter__(self):
@@ -88,13 +111,15 @@ class GradientTape:
             raise RuntimeError("GradientTape: a tape can be entered only once; make a new one")
         self._trace_id = next(_trace_ids)
         _tensor._active_tapes.append(self)
+        _tensor._recording_traces.add(self._trace_id)
         return self
 
     def __exit__(self, *exc_info):
         _tensor._active_tapes.remove(self)
-        for watched, value in reversed(self._restore):
-            watched._value = value
-        self._restore = []
+        _tensor._recording_traces.discard(self._trace_id)
+        for watched in self._watched_tensors:
+            watched._value = _unbox_level(watched._value, self._trace_id)
+        self._watched_tensors = []
 
     def _root(self, source):
         node = self._nodes.get(id(source))
@@ -146,8 +171,9 @@ class GradientTape:
             if isinstance(item, Variable):
                 self._root(item)
             elif _node_in(item._value, self._trace_id) is None:
-                self._restore.append((item, item._value))
-                item._value = new_box(item._value, self._trace_id, self._root(item))
+                value = drop_stale_boxes(item._value)
+                item._value = _box_at_level(value, self._trace_id, self._root(item))
+                self._watched_tensors.append(item)
 
         for item in _flatten(tensor):
             watch_one(item)
@@ -156,23 +182,32 @@ class GradientTape:
         """Computes the gradient of `target` with respect to each of `sources`.
 
         A non-scalar target is summed first (as TensorFlow does), unless
-        `output_gradients` gives the vector to pull back.
+        `output_gradients` gives the vector to pull back. A list (or other
+        structure) of targets means the gradient of their sum. Only what ran
+        inside the `with` block counts: a target computed afterwards from the
+        tape's Tensors has no gradient.
 
         Args:
-            target: a Tensor computed inside the tape.
-            sources: a Variable or Tensor, or a list, tuple or dict of them.
-            output_gradients: optional array of `target`'s shape to start from.
+            target: a Tensor computed inside the tape, or a list, tuple or dict
+                of them.
+            sources: a Variable or Tensor, or a list, tuple or dict of them
+                (nested as you like).
+            output_gradients: optional array of `target`'s shape to start from
+                (a structure of them for a structure of targets).
             unconnected_gradients: `"none"` gives None for a source that
                 `target` does not depend on (TensorFlow's default); `"zero"`
                 gives zeros.
 
         Returns:
-            Gradients as Tensors, in the same structure as `sources`.
+            Gradients as Tensors, in the same structure as `sources`; each has
+            its source's dtype if that is floating.
 
         Raises:
-            RuntimeError: on a second call to a non-persistent tape.
+            RuntimeError: on a second call to a non-persistent tape, or if the
+                tape was never entered.
+            TypeError: if a source is not a Tensor or Variable.
             ValueError: if `unconnected_gradients` is unknown or
-                `output_gradients` has the wrong shape.
+                `output_gradients` does not match `target`.
 
         Example:
             >>> a, b = Variable(2.0), Variable(5.0)
@@ -194,23 +229,19 @@ class GradientTape:
             )
         if self._trace_id is None:
             raise RuntimeError("GradientTape.gradient: the tape never recorded (use `with`)")
-        self._used = True
         sources_flat = _flatten(sources)
         nodes = [self._source_node(source) for source in sources_flat]
+        seeds = self._seeds(target, output_gradients)
+        self._used = True
         wanted = {node: None for node in nodes if node is not None}
-        target_value = target._value if isinstance(target, Tensor) else target
-        end_node = _node_in(target_value, self._trace_id)
-        if end_node is not None and wanted:
-            _backward(end_node, self._seed(target_value, output_gradients), wanted)
-        grads = []
-        for source, node in zip(sources_flat, nodes):
-            grad = wanted.get(node) if node is not None else None
-            if grad is not None:
-                grads.append(wrap(grad))
-            elif unconnected_gradients == "zero":
-                grads.append(wrap(np.zeros(source.shape, dtype=source.dtype)))
-            else:
-                grads.append(None)
+        if seeds and wanted:
+            # A tape used once lets go of its graph as it goes (activations, and
+            # its hold on the Variables' buffers, which then update in place).
+            _backward(seeds, wanted, release=not self.persistent)
+        grads = [
+            _as_gradient(source, wanted[node] if node is not None else None, unconnected_gradients)
+            for source, node in zip(sources_flat, nodes)
+        ]
         if not self.persistent:
             self._nodes, self._keep_alive = {}, []
         return _pack(sources, iter(grads))
@@ -226,30 +257,108 @@ class GradientTape:
             node = _node_in(source._value, self._trace_id)
         return node
 
-    @staticmethod
-    def _seed(target_value, output_gradients):
-        shape, dtype = np.shape(target_value), target_value.dtype
-        if output_gradients is None:
-            return np.ones(shape, dtype=dtype)
-        seed = np.asarray(output_gradients, dtype=dtype)
-        if seed.shape != shape:
+    def _seeds(self, target, output_gradients):
+        """{end node: gradient to start from} for the targets this tape recorded."""
+        seeds = {}
+        pairs = zip(_flatten(target), _flatten_as(target, output_gradients))
+        for item, output_gradient in pairs:
+            if isinstance(item, Variable):
+                node = self._nodes.get(id(item))
+            elif isinstance(item, Tensor):
+                node = _node_in(item._value, self._trace_id)
+            else:
+                continue  # a constant
+            seed = _seed(item._value, output_gradient)
+            if node is not None:
+                seeds[node] = seed if node not in seeds else seeds[node] + seed
+        return seeds
+
+
+def _flatten_as(structure, values):
+    """The parts of `values` where `structure` has its leaves (all None if None)."""
+    if isinstance(structure, (dict, list, tuple)):
+        keys = list(structure) if isinstance(structure, dict) else range(len(structure))
+        if values is not None and (
+            not isinstance(values, (dict, list, tuple)) or len(values) != len(structure)
+        ):
             raise ValueError(
-                f"GradientTape.gradient: output_gradients has shape {seed.shape}, "
-                f"but the target has shape {shape}"
+                "GradientTape.gradient: output_gradients must have the structure of the "
+                f"target ({len(structure)} items), got {type(values).__name__}"
             )
-        return seed
+        return [
+            leaf
+            for key in keys
+            for leaf in _flatten_as(structure[key], None if values is None else values[key])
+        ]
+    return [values]
 
 
-def _backward(end_node, seed, wanted):
-    """Pulls `seed` back from `end_node`; stores the gradient of each wanted node.
+def _seed(target_value, output_gradient):
+    """The gradient of a target to pull back: ones (a sum), or `output_gradient`."""
+    shape, dtype = np.shape(target_value), np.result_type(getval(target_value))
+    if output_gradient is None:
+        return np.ones(shape, dtype=dtype)
+    # value_of keeps an outer tape's box, so a vector-Jacobian product stays differentiable.
+    seed = value_of(output_gradient)
+    if np.shape(seed) != shape:
+        raise ValueError(
+            f"GradientTape.gradient: output_gradients has shape {np.shape(seed)}, "
+            f"but the target has shape {shape}"
+        )
+    return seed if isbox(seed) else np.asarray(seed, dtype=dtype)
 
-    Like autograd's `backward_pass`, but it keeps the gradients of many nodes.
+
+def _as_gradient(source, grad, unconnected_gradients):
+    """The Tensor `gradient` returns for one source."""
+    if grad is None:
+        if unconnected_gradients == "zero":
+            return wrap(np.zeros(source.shape, dtype=source.dtype))
+        return None
+    # Boxes of tapes that ended meanwhile (an outer tape, say) are history.
+    grad = drop_stale_boxes(grad)
+    dtype = source.dtype
+    # Data in float64 must not turn a float32 weight's gradient into float64.
+    if dtype.kind == "f" and getattr(grad, "dtype", dtype) != dtype:
+        grad = grad.astype(dtype)
+    return wrap(grad)
+
+
+def _reverse_topological(end_nodes):
+    """Yields the graph's nodes from `end_nodes` back, each after all its users."""
+    user_counts = {}
+    stack = list(end_nodes)
+    seen = set(stack)
+    while stack:
+        for parent in stack.pop().parents:
+            user_counts[parent] = user_counts.get(parent, 0) + 1
+            if parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    ready = [node for node in end_nodes if node not in user_counts]
+    while ready:
+        node = ready.pop()
+        parents = node.parents  # read before the caller may release the node
+        yield node
+        for parent in parents:
+            user_counts[parent] -= 1
+            if not user_counts[parent]:
+                ready.append(parent)
+
+
+def _backward(seeds, wanted, release=False):
+    """Pulls each end node's seed back; stores the gradient of each wanted node.
+
+    Like autograd's `backward_pass`, but from several end nodes, and it keeps
+    the gradients of many nodes. With `release`, each node drops its VJP (and
+    the values that VJP holds) once used.
     """
-    outgrads = {end_node: (seed, False)}
-    for node in toposort(end_node):
+    outgrads = {node: (seed, False) for node, seed in seeds.items()}
+    for node in _reverse_topological(list(seeds)):
         grad = outgrads.pop(node)[0]
         if node in wanted:
             wanted[node] = grad
         if node.parents:
             for parent, parent_grad in zip(node.parents, node.vjp(grad)):
                 outgrads[parent] = add_outgrads(outgrads.get(parent), parent_grad)
+        if release:
+            node.parents, node.vjp = [], None

@@ -6,6 +6,8 @@ place; every read of it goes through `read_variable`, which is where tapes
 start recording and where layers observe which Variables a forward pass used.
 """
 
+import sys
+
 import numpy as np
 from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
@@ -441,7 +443,7 @@ class Variable(Tensor):
             )
         if dtype is not None:
             value = value.astype(config.standardize_dtype(dtype), copy=False)
-        # The Variable owns its buffer; updates swap in a new one (see `_update`).
+        # The Variable owns its buffer (see `_buffer_for_update`).
         self._value = np.array(value, copy=True)
         Variable._uid += 1
         # Creation order: layers list weights in it, and use it to spot creation inside call().
@@ -504,11 +506,20 @@ class Variable(Tensor):
             )
         return value
 
+    def _buffer_for_update(self):
+        """Where an update may write: the buffer itself if nothing else holds it.
+
+        Reads hand out the buffer without copying; a slice of it, a Tensor made
+        from it or a tape's record of it must keep the value it saw, so while
+        anything holds the buffer an update writes into a new one.
+        """
+        if _buffer_refs(self) <= _UNSHARED_REFS:
+            return self._value
+        return np.empty_like(self._value)
+
     def _update(self, ufunc, value, what):
-        # A new buffer rather than a write into the old one: Tensors read before
-        # (slices, `.value`, values a tape recorded) keep the value they saw.
         value = self._checked(value, what)
-        new_value = np.empty_like(self._value)
+        new_value = self._buffer_for_update()
         ufunc(self._value, value, out=new_value, casting="unsafe")
         self._value = new_value
         return self
@@ -531,8 +542,9 @@ class Variable(Tensor):
             >>> Variable([0.0, 0.0]).assign([1.0, 2.0]).numpy()
             array([1., 2.], dtype=float32)
         """
-        new_value = np.empty_like(self._value)
-        np.copyto(new_value, self._checked(value, "assign"), casting="unsafe")
+        value = self._checked(value, "assign")
+        new_value = self._buffer_for_update()
+        np.copyto(new_value, value, casting="unsafe")
         self._value = new_value
         return self
 
@@ -571,6 +583,25 @@ class Variable(Tensor):
             array([-1.], dtype=float32)
         """
         return self._update(np.subtract, delta, "assign_sub")
+
+
+def _buffer_refs(holder):
+    return sys.getrefcount(holder._value)
+
+
+class _BufferHolder:
+    __slots__ = ("_value",)
+
+
+def _unshared_refs():
+    """How many references `_buffer_refs` counts for a buffer held only by its owner."""
+    holder = _BufferHolder()
+    holder._value = np.empty(1)
+    return _buffer_refs(holder)
+
+
+# Measured rather than assumed: the count differs between Python versions.
+_UNSHARED_REFS = _unshared_refs()
 
 
 from minikeras import ops as _ops  # noqa: E402  (ops needs Tensor; Tensor's operators need ops)
