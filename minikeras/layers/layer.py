@@ -559,12 +559,22 @@ class Layer:
                 f"{type(self).__name__} '{self.name}'.set_weights: expected {len(own)} arrays "
                 f"({', '.join(w.name for w in own)}), got {len(weights)}"
             )
-        arrays = [np.asarray(value) for value in weights]
-        problems = [
-            f"{w.name}: expected shape {w.shape}, got {a.shape}"
-            for w, a in zip(own, arrays)
-            if a.shape != w.shape
-        ]
+        arrays, problems = [], []
+        for variable, value in zip(own, weights):
+            array = np.asarray(value)
+            if array.shape != variable.shape:
+                problems.append(
+                    f"{variable.name}: expected shape {variable.shape}, got {array.shape}"
+                )
+                continue
+            # Convert now: a value that cannot become the weight's dtype must fail before
+            # any weight is assigned.
+            try:
+                arrays.append(array.astype(variable.dtype))
+            except (TypeError, ValueError):
+                problems.append(
+                    f"{variable.name}: cannot convert {array.dtype} values to {variable.dtype}"
+                )
         if problems:
             raise ValueError(
                 f"{type(self).__name__} '{self.name}'.set_weights: " + "; ".join(problems)
