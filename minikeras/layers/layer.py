@@ -165,9 +165,22 @@ class Layer:
                 f"{type(self).__name__}: call super().__init__() at the start of __init__, "
                 f"before assigning attributes (assigning {name!r})"
             )
+        self._release_added_weight(name, value)
         object.__setattr__(self, name, value)
         if isinstance(value, (Variable, Layer, list, tuple, dict)):
             object.__setattr__(self, "_tracked_ids", None)
+
+    def __delattr__(self, name):
+        self._release_added_weight(name, None)
+        object.__delattr__(self, name)
+        object.__setattr__(self, "_tracked_ids", None)
+
+    def _release_added_weight(self, name, new_value):
+        # An add_weight() Variable is the layer's even if never assigned; once the
+        # attribute that held it lets go, it is untracked (unless reachable elsewhere).
+        old = self.__dict__.get(name)
+        if isinstance(old, Variable) and old is not new_value:
+            self._added_weights[:] = [w for w in self._added_weights if w is not old]
 
     # ------------------------------------------------------------ properties
 
