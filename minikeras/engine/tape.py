@@ -103,7 +103,7 @@ class GradientTape:
         self._trace_id = None
         self._nodes = {}  # id(variable or watched tensor) -> root node
         self._keep_alive = []  # the sources behind the ids above
-        self._watched_tensors = []  # Tensors boxed by watch(), unboxed on exit
+        self._watched_tensors = []  # (tensor, value boxed, value found) from watch()
         self._used = False
 
     def __enter__(self):
@@ -117,8 +117,11 @@ class GradientTape:
     def __exit__(self, *exc_info):
         _tensor._active_tapes.remove(self)
         _tensor._recording_traces.discard(self._trace_id)
-        for watched in self._watched_tensors:
-            watched._value = _unbox_level(watched._value, self._trace_id)
+        for watched, boxed, original in self._watched_tensors:
+            value = _unbox_level(watched._value, self._trace_id)
+            # Give back what watch() found, stale boxes of older tapes included,
+            # so that those tapes can still differentiate the Tensor.
+            watched._value = original if value is boxed else value
         self._watched_tensors = []
 
     def _root(self, source):
@@ -171,9 +174,10 @@ class GradientTape:
             if isinstance(item, Variable):
                 self._root(item)
             elif _node_in(item._value, self._trace_id) is None:
-                value = drop_stale_boxes(item._value)
+                original = item._value
+                value = drop_stale_boxes(original)
                 item._value = _box_at_level(value, self._trace_id, self._root(item))
-                self._watched_tensors.append(item)
+                self._watched_tensors.append((item, value, original))
 
         for item in _flatten(tensor):
             watch_one(item)

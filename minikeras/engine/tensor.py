@@ -390,6 +390,17 @@ class Tensor:
         return _ops.cast(self, dtype)
 
 
+def _untraced_array(value):
+    """`value` as a plain numpy array, for a Variable to store.
+
+    Python floats stay float64 here (the Variable casts to its own dtype), so
+    that a float64 Variable gets all the digits of `[0.1, 0.2]`.
+    """
+    if isinstance(value, Tensor):
+        value = value_of(value)
+    return np.asarray(getval(value))
+
+
 def _shape_str(shape):
     return str(tuple(shape))
 
@@ -433,7 +444,7 @@ class Variable(Tensor):
             dtype = config.standardize_dtype(dtype or config.floatx())
             value = np.asarray(getval(value_of(initializer(tuple(shape), dtype=dtype))))
         else:
-            value = np.asarray(getval(value_of(initializer)))
+            value = _untraced_array(initializer)
             if dtype is None and value.dtype.kind == "f":
                 dtype = config.floatx()
         if shape is not None and tuple(shape) != value.shape:
@@ -497,7 +508,7 @@ class Variable(Tensor):
         )
 
     def _checked(self, value, what):
-        value = np.asarray(getval(value_of(value)))
+        value = _untraced_array(value)
         # Only a scalar broadcasts: a (3,) row silently filling a (2, 3) weight is a bug.
         if value.shape != self._value.shape and value.ndim:
             raise ValueError(
