@@ -85,6 +85,10 @@ class GradientTape:
     is watched automatically; `tape.watch(x)` watches anything else. Afterwards
     `tape.gradient(target, sources)` returns d(target)/d(sources).
 
+    For higher-order gradients nest tapes: the work of `inner.gradient` is
+    recorded by the tapes around it, not by `inner` itself (so one persistent
+    tape differentiating its own gradient gets None, unlike TensorFlow).
+
     Args:
         persistent: allow several `gradient` calls (the tape keeps its graph).
         watch_accessed_variables: watch trainable Variables automatically.
