@@ -2,16 +2,19 @@
 
 The promotion rule: numpy's, except that Python numbers, numpy scalars and
 integer or boolean arrays never widen a floating computation. An integer array
-meeting a float32 array is cast to float32 (numpy would make float64).
+meeting a float32 array is cast to float32 (numpy would make float64), and one
+meeting a Python float becomes floatx. A lone Python float becomes floatx too.
 """
 
 import numpy as np
 from autograd.tracer import getval
 
+from minikeras import config
 from minikeras.engine.tensor import Tensor, value_of, wrap
 
 __all__ = [
-    "Tensor", "value_of", "wrap", "promote", "shape_of", "op_error", "as_float", "broadcastable",
+    "Tensor", "value_of", "wrap", "promote", "shape_of", "op_error", "array_of", "as_float",
+    "broadcastable", "normalize_axis", "same_float",
 ]  # fmt: skip
 
 
@@ -55,6 +58,10 @@ def promote(x, y):
     """
     x_dtype = getattr(x, "dtype", None)
     y_dtype = getattr(y, "dtype", None)
+    if x_dtype is None and y_dtype is None:
+        # Two Python numbers: nothing to adapt to, so they take the defaults.
+        x, y = array_of(x), array_of(y)
+        x_dtype, y_dtype = x.dtype, y.dtype
     if x_dtype is None and isinstance(x, (float, complex)):
         return x, as_float(y)
     if y_dtype is None and isinstance(y, (float, complex)):
@@ -68,25 +75,49 @@ def promote(x, y):
     return x, y
 
 
-def as_float(x):
-    """Casts an integer or boolean value to the default float type.
+def array_of(x):
+    """The value behind `x`, with a Python number made an array.
+
+    Ops of one operand use it: a Python number has no other operand to take
+    its dtype from, so a float becomes floatx, as `Tensor(2.0)` does.
 
     Args:
-        x: a value (array or box).
+        x: a Tensor, array, box, Python number or nested list.
 
     Returns:
-        `x` itself if it is floating, else a float32 copy.
+        A numpy array, numpy scalar or autograd box.
+
+    Example:
+        >>> array_of(2.0).dtype, array_of(2).dtype
+        (dtype('float32'), dtype('int64'))
+    """
+    value = value_of(x)
+    if isinstance(value, (bool, int, float, complex)):
+        return np.asarray(value, dtype=config.floatx() if isinstance(value, float) else None)
+    return value
+
+
+def as_float(x):
+    """Casts an integer or boolean value (or a Python number) to floatx.
+
+    Args:
+        x: a value (array, box or Python number).
+
+    Returns:
+        `x` itself if it is a floating array, else a floatx copy.
 
     Example:
         >>> as_float(np.arange(2)).dtype
         dtype('float32')
+        >>> as_float(0.5).dtype
+        dtype('float32')
     """
-    from minikeras import config
-
     dtype = getattr(x, "dtype", None)
-    if dtype is None or dtype.kind in "fc":
+    if dtype is not None and dtype.kind in "fc":
         return x
-    return getval(x).astype(config.floatx())
+    if dtype is None and not isinstance(x, (bool, int, float)):
+        return x
+    return np.asarray(getval(x), dtype=config.floatx())
 
 
 def op_error(op, problem, *operands):
@@ -156,6 +187,52 @@ def broadcastable(*values):
     return True
 
 
+def normalize_axis(op, axis, ndim, *operands):
+    """Checks an axis against a rank and makes it non-negative.
+
+    Args:
+        op: the op's name, for errors.
+        axis: an int, possibly negative.
+        ndim: the rank the axis indexes.
+        *operands: the operands whose shapes an error shows.
+
+    Returns:
+        The axis as an int in `[0, ndim)`.
+
+    Raises:
+        ValueError: if `axis` is out of range, naming the op and the shapes.
+
+    Example:
+        >>> normalize_axis("softmax", -1, 2)
+        1
+    """
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"{op}: axis must be an int, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise op_error(op, f"axis {axis} is out of range for {ndim} axes", *operands)
+    return int(axis) % ndim
+
+
+def same_float(values):
+    """Casts integer operands to the float dtype of the others, as binary ops do.
+
+    Args:
+        values: a list of arrays, boxes or Python numbers.
+
+    Returns:
+        A list of the same length.
+
+    Example:
+        >>> [v.dtype for v in same_float([np.ones(2, "float32"), np.arange(2)])]
+        [dtype('float32'), dtype('float32')]
+    """
+    floats = [v.dtype for v in values if getattr(v, "dtype", np.dtype("i")).kind in "fc"]
+    if not floats:
+        return values
+    dtype = np.result_type(*floats)
+    return [v if getattr(v, "dtype", dtype).kind in "fc" else np.asarray(v, dtype) for v in values]
+
+
 def apply_unary(op, fn, x, *args, **kwargs):
     """Runs a function of one array, turning numpy's errors into ours.
 
@@ -176,9 +253,9 @@ def apply_unary(op, fn, x, *args, **kwargs):
         >>> apply_unary("sum", np.sum, [[1, 2]], axis=1).numpy()
         array([3])
     """
-    value = value_of(x)
+    value = array_of(x)
     try:
         return wrap(fn(value, *args, **kwargs))
     except (ValueError, IndexError) as error:
-        detail = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
-        raise op_error(op, f"invalid arguments ({detail or args}): {error}", value) from None
+        detail = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+        raise op_error(op, f"invalid arguments ({detail}): {error}", value) from None

@@ -80,6 +80,11 @@ def stop_gradient(x):
     return wrap(getval(value_of(x)))
 
 
+def _dtype_or(dtype, default):
+    """`dtype` in our spelling (a Python `float` means floatx), else `default`."""
+    return default if dtype is None else config.standardize_dtype(dtype)
+
+
 def _shape(shape):
     return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
 
@@ -133,10 +138,10 @@ def full(shape, fill_value, dtype=None):
         >>> full((2,), 7.0).numpy()
         array([7., 7.], dtype=float32)
     """
-    fill = np.asarray(value_of(fill_value))
+    fill = np.asarray(getval(value_of(fill_value)))
     if dtype is None and fill.dtype.kind == "f":
         dtype = config.floatx()
-    return wrap(np.full(_shape(shape), fill, dtype=None if dtype is None else np.dtype(dtype)))
+    return wrap(np.full(_shape(shape), fill, dtype=_dtype_or(dtype, fill.dtype)))
 
 
 def zeros_like(x, dtype=None):
@@ -154,7 +159,7 @@ def zeros_like(x, dtype=None):
         (2, 1)
     """
     value = getval(value_of(x))
-    return wrap(np.zeros(np.shape(value), dtype=dtype or np.result_type(value)))
+    return wrap(np.zeros(np.shape(value), dtype=_dtype_or(dtype, np.result_type(value))))
 
 
 def ones_like(x, dtype=None):
@@ -172,7 +177,7 @@ def ones_like(x, dtype=None):
         array([1., 1.], dtype=float32)
     """
     value = getval(value_of(x))
-    return wrap(np.ones(np.shape(value), dtype=dtype or np.result_type(value)))
+    return wrap(np.ones(np.shape(value), dtype=_dtype_or(dtype, np.result_type(value))))
 
 
 def full_like(x, fill_value, dtype=None):
@@ -191,7 +196,8 @@ def full_like(x, fill_value, dtype=None):
         array([3., 3.], dtype=float32)
     """
     value = getval(value_of(x))
-    return wrap(np.full(np.shape(value), fill_value, dtype=dtype or np.result_type(value)))
+    dtype = _dtype_or(dtype, np.result_type(value))
+    return wrap(np.full(np.shape(value), getval(value_of(fill_value)), dtype=dtype))
 
 
 def arange(start, stop=None, step=1, dtype=None):
@@ -219,7 +225,7 @@ def arange(start, stop=None, step=1, dtype=None):
     values = np.arange(start, stop, step)
     if dtype is None and values.dtype.kind == "f":
         dtype = config.floatx()
-    return wrap(values if dtype is None else values.astype(dtype))
+    return wrap(values if dtype is None else values.astype(config.standardize_dtype(dtype)))
 
 
 def eye(n, m=None, k=0, dtype=None):

@@ -4,8 +4,18 @@ import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 from autograd.numpy.numpy_vjps import unbroadcast_f
+from autograd.tracer import getval
 
-from minikeras.ops.core import apply_binary, apply_unary, op_error, promote, value_of, wrap
+from minikeras.ops.core import (
+    apply_binary,
+    apply_unary,
+    array_of,
+    as_float,
+    op_error,
+    promote,
+    value_of,
+    wrap,
+)
 
 
 def add(x1, x2):
@@ -91,13 +101,16 @@ def divide(x1, x2):
 
 def _float_if_ints(a, b):
     """Integer / integer gives float32 (Keras), not numpy's float64."""
-    from minikeras.ops.core import as_float
-
-    a_kind = getattr(a, "dtype", np.dtype("f")).kind
-    b_kind = getattr(b, "dtype", np.dtype("f")).kind
-    if a_kind in "iub" and b_kind in "iub":
+    if _is_integer(a) and _is_integer(b):
         return as_float(a)
     return a
+
+
+def _is_integer(value):
+    """Whether `value` is an integer or boolean array or Python number."""
+    if isinstance(value, (bool, int)):
+        return True
+    return getattr(value, "dtype", np.dtype("f")).kind in "iub"
 
 
 def floor_divide(x1, x2):
@@ -181,7 +194,7 @@ def negative(x):
         >>> negative([1.0, -2.0]).numpy()
         array([-1.,  2.], dtype=float32)
     """
-    return wrap(anp.negative(value_of(x)))
+    return wrap(anp.negative(array_of(x)))
 
 
 def abs(x):  # noqa: A001 (Keras's name)
@@ -197,7 +210,7 @@ def abs(x):  # noqa: A001 (Keras's name)
         >>> abs([-1.5, 2.0]).numpy()
         array([1.5, 2. ], dtype=float32)
     """
-    return wrap(anp.abs(value_of(x)))
+    return wrap(anp.abs(array_of(x)))
 
 
 def exp(x):
@@ -277,7 +290,7 @@ def square(x):
         >>> square([3.0]).numpy()
         array([9.], dtype=float32)
     """
-    value = value_of(x)
+    value = array_of(x)
     return wrap(anp.multiply(value, value))
 
 
@@ -319,12 +332,10 @@ def sign(x):
         >>> sign([-2.0, 0.0, 3.0]).numpy()
         array([-1.,  0.,  1.], dtype=float32)
     """
-    return wrap(anp.sign(value_of(x)))
+    return wrap(anp.sign(array_of(x)))
 
 
 def _float(x):
-    from minikeras.ops.core import as_float
-
     return as_float(value_of(x))
 
 
@@ -420,10 +431,13 @@ def clip(x, x_min, x_max):
         >>> clip([-1.0, 0.5, 2.0], 0, 1).numpy()
         array([0. , 0.5, 1. ], dtype=float32)
     """
-    if np.any(np.asarray(value_of(x_min)) > np.asarray(value_of(x_max))):
-        raise ValueError(f"clip: x_min ({x_min}) must not exceed x_max ({x_max})")
     lo, hi = value_of(x_min), value_of(x_max)
-    return apply_unary("clip", anp.clip, x, lo, hi)
+    if np.any(np.asarray(getval(lo)) > np.asarray(getval(hi))):
+        raise ValueError(f"clip: x_min ({x_min}) must not exceed x_max ({x_max})")
+    value = array_of(x)
+    if isinstance(lo, float) or isinstance(hi, float):
+        value = as_float(value)  # integers clipped to float bounds become floatx, not float64
+    return apply_unary("clip", anp.clip, value, lo, hi)
 
 
 @primitive
