@@ -11,7 +11,7 @@ import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 
-from minikeras.ops.core import apply_unary, as_float, op_error, value_of, wrap
+from minikeras.ops.core import apply_unary, array_of, as_float, op_error, value_of, wrap
 
 
 def _norm_axis(op, value, axis):
@@ -29,6 +29,8 @@ def _norm_axis(op, value, axis):
     for a in axes:
         if not -ndim <= a < builtins.max(ndim, 1):
             raise op_error(op, f"axis {a} is out of range for a {ndim}-d input", value)
+    if len({a % builtins.max(ndim, 1) for a in axes}) != len(axes):
+        raise op_error(op, f"axis {axis!r} names an axis twice", value)
     return axes[0] if isinstance(axis, (int, np.integer)) else axes
 
 
@@ -68,7 +70,7 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
         >>> sum([[1.0, 2.0], [3.0, 4.0]], axis=0).numpy()
         array([4., 6.], dtype=float32)
     """
-    value = value_of(x)
+    value = array_of(x)
     return wrap(anp.sum(value, axis=_norm_axis("sum", value, axis), keepdims=keepdims))
 
 
@@ -139,7 +141,9 @@ def std(x, axis=None, keepdims=False):
         >>> std([1.0, 3.0]).numpy()
         array(1., dtype=float32)
     """
-    return wrap(anp.sqrt(var(x, axis=axis, keepdims=keepdims)._value))
+    value = as_float(value_of(x))
+    axis = _norm_axis("std", value, axis)
+    return wrap(anp.sqrt(var(value, axis=axis, keepdims=keepdims)._value))
 
 
 @primitive
@@ -186,7 +190,7 @@ def max(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
         >>> max([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([5., 3.], dtype=float32)
     """
-    value = value_of(x)
+    value = array_of(x)
     return apply_unary("max", _max, value, _norm_axis("max", value, axis), keepdims)
 
 
@@ -208,7 +212,7 @@ def min(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
         >>> min([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([1., 2.], dtype=float32)
     """
-    value = value_of(x)
+    value = array_of(x)
     return apply_unary("min", _min, value, _norm_axis("min", value, axis), keepdims)
 
 
@@ -216,7 +220,8 @@ def min(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
 def _logsumexp(x, axis, keepdims):
     peak = np.max(x, axis=axis, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0)
-    out = np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True)) + peak
+    with np.errstate(divide="ignore"):  # all -inf gives log(0) = -inf, the right answer
+        out = np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True)) + peak
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
@@ -270,7 +275,7 @@ def argmax(x, axis=None, keepdims=False):
         >>> argmax([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([1, 0])
     """
-    value = value_of(x)
+    value = array_of(x)
     axis = _norm_axis("argmax", value, axis)
     return apply_unary("argmax", anp.argmax, value, axis=axis, keepdims=keepdims)
 
@@ -293,6 +298,6 @@ def argmin(x, axis=None, keepdims=False):
         >>> argmin([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([0, 1])
     """
-    value = value_of(x)
+    value = array_of(x)
     axis = _norm_axis("argmin", value, axis)
     return apply_unary("argmin", anp.argmin, value, axis=axis, keepdims=keepdims)

@@ -3,10 +3,19 @@
 import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
+from autograd.tracer import getval
 
 from minikeras import config
 from minikeras.engine.tensor import Tensor
-from minikeras.ops.core import apply_unary, op_error, value_of, wrap
+from minikeras.ops.core import (
+    apply_unary,
+    array_of,
+    normalize_axis,
+    op_error,
+    same_float,
+    value_of,
+    wrap,
+)
 
 
 def reshape(x, new_shape):
@@ -26,11 +35,12 @@ def reshape(x, new_shape):
         >>> reshape(ops.arange(6), (2, -1)).shape
         (2, 3)
     """
-    value = value_of(x)
+    value = array_of(x)
     try:
         return wrap(anp.reshape(value, new_shape))
     except ValueError:
-        raise op_error("reshape", f"cannot reshape into {tuple(new_shape)}", value) from None
+        shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
+        raise op_error("reshape", f"cannot reshape into {shape}", value) from None
 
 
 def transpose(x, axes=None):
@@ -93,13 +103,10 @@ def squeeze(x, axis=None):
     return apply_unary("squeeze", anp.squeeze, x, axis)
 
 
-def _same_float(values):
-    """Casts integer parts to the float dtype of the others, as binary ops do."""
-    floats = [v.dtype for v in values if getattr(v, "dtype", np.dtype("i")).kind == "f"]
-    if not floats:
-        return values
-    dtype = np.result_type(*floats)
-    return [v if getattr(v, "dtype", dtype).kind == "f" else np.asarray(v, dtype) for v in values]
+def _joinable(op, xs):
+    if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)) or not xs:
+        raise ValueError(f"{op}: expected a non-empty list or tuple of tensors, got {xs!r}")
+    return same_float([value_of(x) for x in xs])
 
 
 def concatenate(xs, axis=0):
@@ -113,13 +120,13 @@ def concatenate(xs, axis=0):
         A Tensor.
 
     Raises:
-        ValueError: if the shapes differ off `axis`.
+        ValueError: if `xs` is empty or the shapes differ off `axis`.
 
     Example:
         >>> concatenate([ops.ones((2, 3)), ops.zeros((1, 3))]).shape
         (3, 3)
     """
-    values = _same_float([value_of(x) for x in xs])
+    values = _joinable("concatenate", xs)
     try:
         return wrap(anp.concatenate(values, axis=axis))
     except (ValueError, IndexError):
@@ -137,13 +144,13 @@ def stack(xs, axis=0):
         A Tensor.
 
     Raises:
-        ValueError: if the shapes differ.
+        ValueError: if `xs` is empty or the shapes differ.
 
     Example:
         >>> stack([ops.ones(3), ops.zeros(3)], axis=1).shape
         (3, 2)
     """
-    values = _same_float([value_of(x) for x in xs])
+    values = _joinable("stack", xs)
     try:
         return wrap(anp.stack(values, axis=axis))
     except (ValueError, IndexError):
@@ -168,7 +175,7 @@ def split(x, indices_or_sections, axis=0):
         >>> [t.shape for t in split(ops.ones((4, 2)), 2)]
         [(2, 2), (2, 2)]
     """
-    value = value_of(x)
+    value = array_of(x)
     try:
         parts = anp.split(value, indices_or_sections, axis=axis)
     except (ValueError, IndexError):
@@ -208,7 +215,7 @@ def getitem(x, index):
         array([[0, 2],
                [3, 5]])
     """
-    value = value_of(x)
+    value = array_of(x)
     try:
         return wrap(value[_index_value(index)])
     except IndexError as error:
@@ -227,6 +234,7 @@ def take(x, indices, axis=None):
         A Tensor whose `axis` is replaced by the shape of `indices`.
 
     Raises:
+        ValueError: if `axis` is out of range.
         IndexError: if an index is out of bounds.
 
     Example:
@@ -234,11 +242,15 @@ def take(x, indices, axis=None):
         array([[2, 0],
                [5, 3]])
     """
-    value = value_of(x)
+    value = array_of(x)
     if axis is None:
         value, axis = anp.reshape(value, (-1,)), 0
-    axis = axis % max(np.ndim(value), 1)
-    return getitem(value, (slice(None),) * axis + (np.asarray(value_of(indices)),))
+    index = np.asarray(getval(value_of(indices)))
+    axis = normalize_axis("take", axis, np.ndim(value), value, index)
+    try:
+        return wrap(value[(slice(None),) * axis + (index,)])
+    except IndexError as error:
+        raise IndexError(f"take: {error}; got shape {np.shape(value)}, axis={axis}") from None
 
 
 def one_hot(x, num_classes, axis=-1, dtype=None):
@@ -254,25 +266,29 @@ def one_hot(x, num_classes, axis=-1, dtype=None):
         A Tensor with one more axis than `x`.
 
     Raises:
-        ValueError: if an index is negative or not below `num_classes`.
+        ValueError: if an index is negative or not below `num_classes`, or
+            `axis` is out of range.
 
     Example:
         >>> one_hot([0, 2], 3).numpy()
         array([[1., 0., 0.],
                [0., 0., 1.]], dtype=float32)
     """
-    indices = np.asarray(value_of(x))
+    indices = np.asarray(getval(value_of(x)))
     if indices.dtype.kind not in "iu":
         if indices.size and not np.all(np.mod(indices, 1) == 0):
             raise ValueError(f"one_hot: indices must be integers, got dtype {indices.dtype}")
         indices = indices.astype(np.int64)
     if indices.size and (indices.min() < 0 or indices.max() >= num_classes):
-        raise ValueError(
-            f"one_hot: indices must lie in [0, {num_classes}), "
-            f"got values from {indices.min()} to {indices.max()}"
+        raise op_error(
+            "one_hot",
+            f"indices must lie in [0, {num_classes}), but range from "
+            f"{indices.min()} to {indices.max()}",
+            indices,
         )
+    axis = normalize_axis("one_hot", axis, indices.ndim + 1, indices)
     out = np.eye(num_classes, dtype=config.standardize_dtype(dtype))[indices]
-    return wrap(np.moveaxis(out, -1, axis) if axis != -1 else out)
+    return wrap(np.moveaxis(out, -1, axis) if axis != indices.ndim else out)
 
 
 @primitive
