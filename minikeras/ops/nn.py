@@ -11,7 +11,7 @@ from autograd.extend import defvjp, defvjp_argnums, primitive
 from autograd.tracer import getval
 
 from minikeras import config
-from minikeras.ops.core import as_float, op_error, promote, value_of, wrap
+from minikeras.ops.core import as_float, normalize_axis, op_error, promote, value_of, wrap
 from minikeras.ops.math import _tanh, _where
 
 # ---------------------------------------------------------------- activations
@@ -280,11 +280,15 @@ def softmax(x, axis=-1):
     Returns:
         A Tensor.
 
+    Raises:
+        ValueError: if `axis` is out of range.
+
     Example:
         >>> softmax([0.0, 0.0]).numpy()
         array([0.5, 0.5], dtype=float32)
     """
-    return wrap(_softmax(as_float(value_of(x)), axis))
+    value = as_float(value_of(x))
+    return wrap(_softmax(value, normalize_axis("softmax", axis, np.ndim(value), value)))
 
 
 def log_softmax(x, axis=-1):
@@ -297,11 +301,15 @@ def log_softmax(x, axis=-1):
     Returns:
         A Tensor.
 
+    Raises:
+        ValueError: if `axis` is out of range.
+
     Example:
         >>> log_softmax([0.0, 0.0]).numpy()
         array([-0.6931472, -0.6931472], dtype=float32)
     """
-    return wrap(_log_softmax(as_float(value_of(x)), axis))
+    value = as_float(value_of(x))
+    return wrap(_log_softmax(value, normalize_axis("log_softmax", axis, np.ndim(value), value)))
 
 
 # -------------------------------------------------------------- cross-entropy
@@ -333,8 +341,11 @@ def _one_hot_like(labels, logits):
 defvjp(_sparse_xent_logits, _sparse_xent_logits_vjp, None)
 
 
-def _to_last(value, axis):
-    return value if axis in (-1, np.ndim(value) - 1) else anp.moveaxis(value, axis, -1)
+def _to_last(op, value, axis, *operands):
+    """Moves the class axis last, after checking it against the rank."""
+    ndim = np.ndim(value)
+    axis = normalize_axis(op, axis, ndim, *(operands or (value,)))
+    return value if axis == ndim - 1 else anp.moveaxis(value, axis, -1)
 
 
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
@@ -342,6 +353,8 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
     With `from_logits=True`, `output` holds unnormalized scores and the
     softmax is fused in: large logits give finite losses and gradients.
+    Probabilities are rescaled to sum to one and clipped to
+    `[epsilon, 1 - epsilon]`, as in Keras.
 
     Args:
         target: integer labels, of `output`'s shape without `axis`.
@@ -353,35 +366,38 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         A Tensor of per-sample losses.
 
     Raises:
-        ValueError: if the shapes do not fit or a label is out of range.
+        ValueError: if the shapes do not fit, `axis` is out of range or a
+            label is out of range.
 
     Example:
         >>> loss = sparse_categorical_crossentropy([0], [[1000.0, 0.0]], from_logits=True)
         >>> loss.numpy()
         array([0.], dtype=float32)
     """
-    scores = _to_last(as_float(value_of(output)), axis)
-    labels = np.asarray(getval(value_of(target)))
     name = "sparse_categorical_crossentropy"
+    output_value = as_float(value_of(output))
+    labels = np.asarray(getval(value_of(target)))
+    scores = _to_last(name, output_value, axis, labels, output_value)
     if labels.shape != np.shape(scores)[:-1]:
         if labels.shape == np.shape(scores)[:-1] + (1,):
             labels = labels[..., 0]
         else:
-            raise op_error(
-                name, "labels must have the shape of output without its class axis", labels, scores
-            )
+            problem = f"labels must have the shape of output without its class axis {axis}"
+            raise op_error(name, problem, labels, output_value)
     if labels.dtype.kind not in "iu":
         if labels.size and not np.all(np.mod(labels, 1) == 0):
             raise ValueError(f"{name}: labels must be integer class indices, got {labels.dtype}")
         labels = labels.astype(np.int64)
     classes = np.shape(scores)[-1]
     if labels.size and (labels.min() < 0 or labels.max() >= classes):
-        raise ValueError(
-            f"{name}: labels must lie in [0, {classes}), got {labels.min()} to {labels.max()}"
-        )
+        low, high = labels.min(), labels.max()
+        problem = f"labels must lie in [0, {classes}), but range from {low} to {high}"
+        raise op_error(name, problem, labels, output_value)
     if from_logits:
         return wrap(_sparse_xent_logits(scores, labels))
-    probs = anp.clip(scores, config.epsilon(), 1.0 - config.epsilon())
+    # As Keras does: rescale to sum to one, then clip away from 0 and 1.
+    probs = scores / anp.sum(scores, axis=-1, keepdims=True)
+    probs = anp.clip(probs, config.epsilon(), 1.0 - config.epsilon())
     picked = anp.reshape(probs, (-1, classes))[np.arange(labels.size), labels.reshape(-1)]
     return wrap(-anp.reshape(anp.log(picked), labels.shape))
 
@@ -407,11 +423,24 @@ defvjp(
 )
 
 
+def _targets_like_output(target, output):
+    """Targets are data: they take the predictions' float dtype.
+
+    float64 one-hot labels (`np.eye(10)[labels]`) must not turn a float32
+    model's loss, and its whole backward pass, into float64.
+    """
+    target_value, scores = as_float(value_of(target)), as_float(value_of(output))
+    if target_value.dtype != scores.dtype:
+        target_value = target_value.astype(scores.dtype)
+    return target_value, scores
+
+
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     """Cross-entropy between one-hot (or soft) targets and predictions.
 
     Args:
-        target: class probabilities, of `output`'s shape.
+        target: class probabilities, of `output`'s shape; cast to `output`'s
+            float dtype.
         output: logits (`from_logits=True`) or probabilities.
         from_logits: whether `output` is logits.
         axis: the class axis.
@@ -420,18 +449,21 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
         A Tensor of per-sample losses.
 
     Raises:
-        ValueError: if `target` and `output` have different shapes.
+        ValueError: if `target` and `output` have different shapes or `axis`
+            is out of range.
 
     Example:
         >>> categorical_crossentropy([[0.0, 1.0]], [[0.0, 1000.0]], from_logits=True).numpy()
         array([0.], dtype=float32)
     """
-    target_value, scores = promote(as_float(value_of(target)), as_float(value_of(output)))
+    target_value, scores = _targets_like_output(target, output)
     if np.shape(target_value) != np.shape(scores):
         raise op_error(
             "categorical_crossentropy", "target and output shapes differ", target_value, scores
         )
-    target_value, scores = _to_last(target_value, axis), _to_last(scores, axis)
+    name = "categorical_crossentropy"
+    target_value = _to_last(name, target_value, axis)
+    scores = _to_last(name, scores, axis)
     if from_logits:
         return wrap(_xent_logits(scores, target_value))
     probs = scores / anp.sum(scores, axis=-1, keepdims=True)
@@ -443,7 +475,8 @@ def binary_crossentropy(target, output, from_logits=False):
     """Element-wise binary cross-entropy between 0/1 targets and predictions.
 
     Args:
-        target: targets in [0, 1], of `output`'s shape.
+        target: targets in [0, 1], of `output`'s shape; cast to `output`'s
+            float dtype.
         output: logits (`from_logits=True`) or probabilities.
         from_logits: whether `output` is logits.
 
@@ -457,12 +490,12 @@ def binary_crossentropy(target, output, from_logits=False):
         >>> binary_crossentropy([1.0], [1000.0], from_logits=True).numpy()
         array([0.], dtype=float32)
     """
-    z, x = promote(as_float(value_of(target)), as_float(value_of(output)))
+    z, x = _targets_like_output(target, output)
     if np.shape(z) != np.shape(x):
         raise op_error("binary_crossentropy", "target and output shapes differ", z, x)
     if from_logits:
-        # max(x, 0) - x z + log(1 + exp(-|x|)): finite for any x.
-        return wrap(anp.maximum(x, 0) - x * z + anp.log1p(anp.exp(-anp.abs(x))))
+        # log(1 + exp(x)) - x z, with the overflow-free softplus: finite for any x.
+        return wrap(_softplus(x) - x * z)
     p = anp.clip(x, config.epsilon(), 1.0 - config.epsilon())
     return wrap(-(z * anp.log(p) + (1.0 - z) * anp.log(1.0 - p)))
 
