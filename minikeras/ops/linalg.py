@@ -7,7 +7,7 @@ import numpy as np
 from autograd.extend import defvjp_argnum, primitive
 from autograd.tracer import getval
 
-from minikeras.ops.core import op_error, promote, value_of, wrap
+from minikeras.ops.core import op_error, promote, same_float, value_of, wrap
 
 
 def matmul(x1, x2):
@@ -117,21 +117,12 @@ def einsum(subscripts, *operands):
         >>> einsum("ii->", ops.eye(3)).numpy()
         array(3., dtype=float32)
     """
-    values = _same_float([value_of(x) for x in operands])
+    values = same_float([value_of(x) for x in operands])
     try:
         inputs, output, _ = anp.parse_einsum_input(subscripts, *[getval(v) for v in values])
         return wrap(_einsum(f"{inputs}->{output}", *values))
     except (ValueError, TypeError) as error:
         raise op_error("einsum", f"operands do not fit {subscripts!r} ({error})", *values) from None
-
-
-def _same_float(values):
-    """Casts integer operands to the float dtype of the others, as binary ops do."""
-    floats = [v.dtype for v in values if getattr(v, "dtype", np.dtype("i")).kind in "fc"]
-    if not floats:
-        return values
-    dtype = np.result_type(*floats)
-    return [v if getattr(v, "dtype", dtype).kind in "fc" else np.asarray(v, dtype) for v in values]
 
 
 @primitive
