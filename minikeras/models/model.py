@@ -152,7 +152,14 @@ class Model(Layer):
             dummy = [zeros(shape) for shape in input_shape]
         else:
             dummy = zeros(input_shape)
-        self(dummy, training=False)
+        # Built before the dry call, so that it does not run build() again (a
+        # subclass's build() ending in super().build() may be what called this).
+        self.built = True
+        try:
+            self(dummy, training=False)
+        except BaseException:
+            self.built = False
+            raise
 
     # -------------------------------------------------------------- summary
 
