@@ -8,8 +8,9 @@ keep its result and every gradient in float32.
 
 import numpy as np
 import pytest
+from autograd.core import VJPNode
 
-from minikeras import GradientTape, Tensor, ops
+from minikeras import GradientTape, Tensor, Variable, ops
 
 EPS = 1e-6
 
@@ -421,8 +422,41 @@ def test_gradient_matches_central_differences(fn, samplers):
         )
 
 
+@pytest.fixture
+def float64_leaks(monkeypatch):
+    """Records every float64 value and gradient of each traced primitive.
+
+    A leak in an intermediate gradient can hide: adding it into a float32
+    gradient in place casts it back. Wrapping autograd's node constructor sees
+    each primitive's result and each VJP's output on its own.
+    """
+    leaks = []
+    original_init = VJPNode.__init__
+
+    def checked_init(node, value, fun, args, kwargs, parent_argnums, parents):
+        original_init(node, value, fun, args, kwargs, parent_argnums, parents)
+        name = getattr(fun, "__name__", repr(fun))
+        if getattr(value, "dtype", None) == np.float64:
+            leaks.append(f"{name} forward")
+        vjp = node.vjp
+
+        def checked_vjp(g):
+            grads = tuple(vjp(g))
+            leaks.extend(
+                f"{name} gradient {i}"
+                for i, grad in enumerate(grads)
+                if getattr(grad, "dtype", None) == np.float64
+            )
+            return grads
+
+        node.vjp = checked_vjp
+
+    monkeypatch.setattr(VJPNode, "__init__", checked_init)
+    return leaks
+
+
 @pytest.mark.parametrize("fn, samplers", CASES)
-def test_float32_stays_float32_forward_and_backward(fn, samplers):
+def test_float32_stays_float32_forward_and_backward(fn, samplers, float64_leaks):
     arrays, rng = make_inputs(samplers)
     arrays = [array.astype(np.float32) if is_float(array) else array for array in arrays]
     out, loss, grads, _ = tape_gradients(
@@ -433,8 +467,28 @@ def test_float32_stays_float32_forward_and_backward(fn, samplers):
     for index, grad in enumerate(grads):
         assert grad is not None, f"no gradient for float input {index}"
         assert grad.dtype == np.float32, f"gradient {index} is {grad.dtype}"
+    assert not float64_leaks, "float64 inside: " + ", ".join(sorted(set(float64_leaks)))
 
 
 def test_every_case_name_is_unique():
     names = [param.id for param in CASES]
     assert len(names) == len(set(names))
+
+
+def test_variables_get_the_same_gradients_as_watched_tensors():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4))
+    kernel = Variable(rng.standard_normal((4, 5)), dtype="float64")
+    bias = Variable(rng.standard_normal(5), dtype="float64")
+    with GradientTape() as tape:
+        loss = ops.sum(ops.dense(x, kernel, bias, activation="relu") ** 2)
+    grads = tape.gradient(loss, [kernel, bias])
+    assert [grad.dtype for grad in grads] == [np.float64, np.float64]
+
+    def fn(k, b):
+        return ops.dense(x, k, b, activation="relu") ** 2
+
+    arrays = [kernel.numpy(), bias.numpy()]
+    for index, grad in enumerate(grads):
+        expected = numeric_gradient(fn, arrays, index, np.ones((3, 5)))
+        np.testing.assert_allclose(grad.numpy(), expected, rtol=1e-5, atol=1e-6)
