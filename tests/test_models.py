@@ -257,6 +257,23 @@ def test_functional_models_nest_and_a_model_is_a_layer():
     assert len(outer.weights) == 4 and inner.weights == outer.weights[:2]
 
 
+def test_build_in_the_functional_api_sees_none_for_unknown_sizes():
+    shapes = []
+
+    class Recorder(Layer):
+        def build(self, input_shape):
+            shapes.append(input_shape)
+
+    Recorder()(Input(shape=(3,)))
+    Recorder()([Input(shape=(3,)), Input(shape=(None, 2))])
+    assert shapes == [(None, 3), [(None, 3), (None, None, 2)]]
+
+
+def test_dense_on_an_input_with_an_unknown_last_axis_says_so():
+    with pytest.raises(ValueError, match=r"'open_ended' needs inputs with a known last axis"):
+        Dense(4, name="open_ended")(Input(shape=(None,)))
+
+
 def test_functional_model_rejects_disconnected_outputs():
     used, unused = Input(shape=(2,)), Input(shape=(2,))
     with pytest.raises(ValueError, match="not in `inputs`"):

@@ -136,6 +136,10 @@ def symbolic_call(layer, inputs, args, kwargs):
         concrete = tuple(1 if s is None else s for s in tensor.shape)
         return np.zeros(concrete, dtype=tensor.dtype)
 
+    if not layer.built:
+        # Build from the symbolic shapes: build() sees None where a size is unknown
+        # (a Dense on an unknown last axis must fail here, not guess 1 from the dry run).
+        layer._build_on_first_call(inputs)
     outputs = layer(map_structure(zeros, inputs), *args, **kwargs)
     node = Node(layer, inputs, args, kwargs)
 
