@@ -304,6 +304,15 @@ def test_weights_created_by_a_frozen_layer_are_frozen_then_unfrozen():
     assert len(dense.trainable_weights) == 2
 
 
+def test_freezing_a_model_before_it_is_built_freezes_the_weights_it_builds():
+    outer = Outer()
+    outer.trainable = False
+    outer(np.ones((1, 3)))
+    assert outer.trainable_weights == [] and len(outer.non_trainable_weights) == 6
+    outer.trainable = True
+    assert len(outer.trainable_weights) == 5
+
+
 def test_frozen_weights_get_no_gradient():
     dense = Dense(2)
     dense(np.ones((1, 3)))

@@ -510,6 +510,9 @@ def test_tracking_report_prints_and_lists_untracked_variables(capsys):
     assert lines[0].split() == ["path", "layer", "shape", "dtype", "trainable"]
     assert lines[1].split() == ["dense/kernel", "inner", "(3,", "3)", "float32", "True"]
     assert "global_scale" in printed and "'leaky'" in printed
+    model.scale = GLOBAL_SCALE  # the fix: now tracked, so no longer listed
+    assert model.tracking_report().untracked == []
+    assert model.tracking_report().rows[0].path == "scale"  # created first, at import
 
 
 # --------------------------------------------------------------- classic mistakes

@@ -63,9 +63,12 @@ class TrackingReport:
             Row(path, owner.name, tuple(v.shape), str(v.dtype), bool(v.trainable))
             for path, owner, v in found
         ]
+        tracked = {id(variable) for _, _, variable in found}
+        # A Variable seen untracked that the model has tracked since is not listed.
         untracked = [
             (variable.name, tuple(variable.shape), used_by)
             for variable, used_by in layer._untracked_seen.values()
+            if id(variable) not in tracked
         ]
         return cls(rows, untracked)
 
