@@ -171,14 +171,19 @@ def power(x1, x2):
         array([4., 9.], dtype=float32)
     """
     a, b = promote(value_of(x1), value_of(x2))
-    # autograd's gradient turns a Python number into a float64 array, which would
-    # widen float32 gradients; give the number the other operand's float dtype.
+    # autograd's gradient turns a scalar into a float64 array, which would widen
+    # float32 gradients; give the scalar the other operand's float dtype.
     a_dtype, b_dtype = getattr(a, "dtype", None), getattr(b, "dtype", None)
-    if b_dtype is None and a_dtype is not None and a_dtype.kind == "f":
+    if _is_scalar(b) and a_dtype is not None and a_dtype.kind == "f" and not _is_scalar(a):
         b = np.asarray(b, dtype=a_dtype)
-    elif a_dtype is None and b_dtype is not None and b_dtype.kind == "f":
+    elif _is_scalar(a) and b_dtype is not None and b_dtype.kind == "f" and not _is_scalar(b):
         a = np.asarray(a, dtype=b_dtype)
     return apply_binary("power", anp.power, a, b)
+
+
+def _is_scalar(value):
+    """A Python number or numpy scalar (which `value_of` turns into a Python float)."""
+    return isinstance(value, (bool, int, float, np.generic))
 
 
 def negative(x):
@@ -471,7 +476,7 @@ def where(condition, x1, x2):
         >>> where([True, False], [1.0, 2.0], 0.0).numpy()
         array([1., 0.], dtype=float32)
     """
-    c = np.asarray(value_of(condition)).astype(bool)
+    c = np.asarray(getval(value_of(condition))).astype(bool)
     a, b = promote(value_of(x1), value_of(x2))
     try:
         return wrap(_where(c, a, b))

@@ -106,7 +106,7 @@ def squeeze(x, axis=None):
 def _joinable(op, xs):
     if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)) or not xs:
         raise ValueError(f"{op}: expected a non-empty list or tuple of tensors, got {xs!r}")
-    return same_float([value_of(x) for x in xs])
+    return same_float([array_of(x) for x in xs])
 
 
 def concatenate(xs, axis=0):
