@@ -423,6 +423,7 @@ def test_mixed_operands_keep_float32(make):
         pytest.param(lambda: ops.sum(0.5), id="sum-python-float"),
         pytest.param(lambda: ops.add(0.5, 2), id="add-two-python-numbers"),
         pytest.param(lambda: ops.softmax([1, 2, 3]), id="softmax-int-list"),
+        pytest.param(lambda: ops.stack([1.0, 2.0]), id="stack-python-floats"),
         pytest.param(lambda: ops.full((2,), 1.0, dtype=float), id="full-dtype-float"),
         pytest.param(lambda: ops.zeros_like(np.arange(2), dtype=float), id="zeros_like-float"),
         pytest.param(lambda: ops.arange(3, dtype=float), id="arange-dtype-float"),

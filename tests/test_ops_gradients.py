@@ -492,3 +492,29 @@ def test_variables_get_the_same_gradients_as_watched_tensors():
     for index, grad in enumerate(grads):
         expected = numeric_gradient(fn, arrays, index, np.ones((3, 5)))
         np.testing.assert_allclose(grad.numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+MIXED_OPERANDS = [
+    pytest.param(3, id="python-int"),
+    pytest.param(2.5, id="python-float"),
+    pytest.param(np.float64(2.5), id="numpy-float64-scalar"),
+    pytest.param(np.int64(3), id="numpy-int64-scalar"),
+    pytest.param(np.array([1, 2, 3]), id="int-array"),
+    pytest.param(np.array([True, True, True]), id="bool-array"),
+]
+
+
+@pytest.mark.parametrize("other", MIXED_OPERANDS)
+@pytest.mark.parametrize(
+    "op",
+    [ops.add, ops.subtract, ops.multiply, ops.divide, ops.power, ops.maximum, ops.minimum],
+    ids=lambda op: op.__name__,
+)
+def test_float32_gradients_with_numbers_and_integer_arrays(op, other, float64_leaks):
+    x = Tensor(np.array([[0.5, 1.5, 2.0], [3.0, 1.25, 0.75]], dtype=np.float32))
+    with GradientTape() as tape:
+        tape.watch(x)
+        loss = ops.sum(op(x, other)) + ops.sum(op(other, x))
+    grad = tape.gradient(loss, x)
+    assert loss.dtype == np.float32 and grad.dtype == np.float32
+    assert not float64_leaks, "float64 inside: " + ", ".join(sorted(set(float64_leaks)))
