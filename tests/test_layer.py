@@ -130,6 +130,17 @@ def test_add_weight_tf2_form():
     assert layer.trainable_weights == [kernel] and layer.non_trainable_weights == [frozen]
 
 
+def test_add_weight_positional_arguments_follow_keras3_and_tf2():
+    layer = Layer()
+    keras3 = layer.add_weight((2,), "ones", "float64", False, True, "l2")
+    tf2 = layer.add_weight("tf2", (2,), "float64", "ones", "l2", False)
+    for weight in (keras3, tf2):
+        assert weight.shape == (2,) and weight.dtype == np.float64 and not weight.trainable
+        assert weight.regularizer == "l2"
+    with pytest.raises(TypeError, match="twice"):
+        layer.add_weight((2,), shape=(3,))
+
+
 def test_add_variable_is_an_alias_of_add_weight():
     layer = Layer()
     weight = layer.add_variable("w", shape=(2,), initializer="zeros")

@@ -449,10 +449,11 @@ class Layer:
             >>> w.shape, layer.weights[0] is w
             ((2, 3), True)
         """
+        # The positional orders of tf.keras (name first) and of Keras 3.
         if args and isinstance(args[0], str):
             names = ("name", "shape", "dtype", "initializer", "regularizer", "trainable")
         else:
-            names = ("shape", "initializer", "dtype", "trainable", "regularizer", "constraint")
+            names = ("shape", "initializer", "dtype", "trainable", "autocast", "regularizer")
         if len(args) > len(names):
             raise TypeError(f"add_weight: too many positional arguments ({len(args)})")
         for key, value in zip(names, args):
