@@ -312,6 +312,13 @@ def test_sparse_crossentropy_accepts_labels_with_a_trailing_axis_of_one():
     np.testing.assert_array_equal(flat.numpy(), column.numpy())
 
 
+def test_mean_of_nothing_is_nan():
+    assert np.isnan(ops.mean(np.zeros((0, 3), np.float32)).numpy())
+    result = ops.mean(np.zeros((0, 3), np.float32), axis=0)
+    assert result.dtype == np.float32 and np.all(np.isnan(result.numpy()))
+    assert ops.mean(np.zeros((2, 0)), axis=0).shape == (0,)
+
+
 def test_tied_maxima_share_the_gradient():
     x = Tensor(np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]]))
     y = Tensor(np.array([[1.0, 0.0, 3.0], [5.0, 5.0, 5.0]]))

@@ -96,7 +96,9 @@ def mean(x, axis=None, keepdims=False):
     axis = _norm_axis("mean", value, axis)
     count = _count(np.shape(value), axis)
     # Python float factor: weak under numpy 2 promotion, so float32 stays float32.
-    return wrap(anp.sum(value, axis=axis, keepdims=keepdims) * (1.0 / builtins.max(count, 1)))
+    # The mean of nothing is nan, as in numpy, but without its warning.
+    factor = 1.0 / count if count else float("nan")
+    return wrap(anp.sum(value, axis=axis, keepdims=keepdims) * factor)
 
 
 def var(x, axis=None, keepdims=False):
