@@ -572,6 +572,33 @@ def test_mistake_nested_models_weights_are_the_subset():
     assert ff1_ids | ff2_ids < {id(w) for w in model.weights}
 
 
+# ------------------------------------------------------- warnings point at user code
+
+
+def test_every_kind_of_warning_points_at_the_users_code():
+    class ArrayInBuild(Layer):
+        def build(self, input_shape):
+            self.kernel = np.random.default_rng(0).standard_normal((3, 3))
+
+        def call(self, inputs):
+            return inputs @ self.kernel
+
+    class PlainLayerInCall(Layer):
+        def call(self, inputs):
+            return Layer()(inputs)
+
+    class InSet(Layer):
+        def __init__(self):
+            super().__init__()
+            self.blocks = {Dense(2)}
+
+    for make in [UsesGlobal, ArrayInBuild, PlainLayerInCall, InSet]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            make()(np.ones((1, 3)))
+        assert [w.filename for w in caught] == [__file__], make.__name__
+
+
 # ----------------------------------------------------------- well-formed: silence
 
 

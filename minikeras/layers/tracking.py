@@ -13,11 +13,16 @@ in other ways and reported with a `TrackingWarning`:
   those that the called model does not track are named.
 """
 
+import os
+import sys
 import warnings
 
 import numpy as np
 
 from minikeras.engine.tensor import Tensor, Variable
+
+# Warnings point at the first frame whose file is not under this directory.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class TrackingWarning(UserWarning):
@@ -49,7 +54,11 @@ def warn(message):
         >>> caught[0].category.__name__
         'TrackingWarning'
     """
-    warnings.warn(message, TrackingWarning, stacklevel=4)
+    # The user's line, however deep inside minikeras the problem was found.
+    level, frame = 1, sys._getframe()
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, TrackingWarning, stacklevel=level)
 
 
 def _is_layer(value):
