@@ -343,6 +343,29 @@ def test_summary_of_an_unbuilt_model_says_how_to_build_it(capsys):
         assert f"'{model.name}' is not built" in out and "build(input_shape)" in out
 
 
+def test_summary_shows_the_current_output_shape_of_a_sequential_after_pop_and_add(capsys):
+    body = Sequential([Dense(4), Dense(3)], name="body")
+
+    class Wrapper(Model):
+        def __init__(self):
+            super().__init__()
+            self.body = body
+
+        def call(self, inputs):
+            return self.body(inputs)
+
+    model = Wrapper()
+    model(np.ones((1, 2)))
+    body.pop()
+    model(np.ones((1, 2)))
+    model.summary()
+    assert "body (Sequential)  (None, 4)" in capsys.readouterr().out
+    body.add(Dense(5))
+    model(np.ones((1, 2)))
+    model.summary()
+    assert "body (Sequential)  (None, 5)" in capsys.readouterr().out
+
+
 def test_summary_takes_a_print_fn():
     lines = []
     model = Sequential([Input(shape=(2,)), Dense(1)])

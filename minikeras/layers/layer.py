@@ -312,7 +312,10 @@ class Layer:
         if outermost and _reads:
             self._check_reads()
         if not self._first_call_done:
-            self._after_first_call(inputs, outputs)
+            self._after_first_call(inputs)
+        # For summary(), from the latest call: a Sequential's output changes with add/pop.
+        shape = _shape_of(outputs) if _is_tensor_tree(outputs) else None
+        object.__setattr__(self, "_output_shape", shape)
         return outputs
 
     def _convert_inputs(self, inputs):
@@ -343,7 +346,7 @@ class Layer:
         self.built = True
         self._check_build_attributes(before)
 
-    def _after_first_call(self, inputs, outputs):
+    def _after_first_call(self, inputs):
         self._first_call_done = True
         if (
             self._fixed_last_axis
@@ -361,7 +364,6 @@ class Layer:
                     "tracked: it will not be trained or saved. Keep layers and weights in "
                     "attributes, lists, dicts or tuples."
                 )
-        self._output_shape = _shape_of(outputs) if _is_tensor_tree(outputs) else None
 
     def _check_last_axis(self, inputs):
         if isinstance(inputs, Tensor) and inputs.shape[-1:] != (self._last_axis,):
