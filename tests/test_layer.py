@@ -32,6 +32,26 @@ class CountingBuild(Layer):
         return inputs * self.scale
 
 
+# ---------------------------------------------------------------- constructor
+
+
+def test_default_names_are_the_snake_case_class_name_numbered():
+    class HTTPResponseScaler(Layer):
+        pass
+
+    first, second = HTTPResponseScaler(), HTTPResponseScaler()
+    assert (first.name, second.name) == ("http_response_scaler", "http_response_scaler_1")
+    assert Layer(name="chosen").name == "chosen"
+
+
+def test_constructor_arguments():
+    layer = Layer(trainable=False, dtype=np.float64)
+    assert not layer.trainable and layer.dtype == "float64"
+    assert Layer().trainable and Layer().dtype == "float32"
+    with pytest.raises(TypeError, match="unexpected keyword arguments"):
+        Layer(units=3)
+
+
 # ---------------------------------------------------------------- __call__ and build
 
 

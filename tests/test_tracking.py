@@ -230,16 +230,17 @@ def test_a_global_variable_read_in_call_is_flagged_once_naming_it_the_layer_and_
 
 def test_a_variable_in_a_plain_object_is_flagged():
     class InObject(Layer):
-        def __init__(self):
-            super().__init__()
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
             self.box = Box(Variable(np.ones(3, dtype="float32"), name="boxed"))
 
         def call(self, inputs):
             return inputs * self.box.value
 
-    layer = InObject()
-    with pytest.warns(TrackingWarning, match="'boxed'.*will not be trained or saved"):
-        layer(np.ones((1, 3)))
+    layer = InObject(name="in_object")
+    messages = tracking_warnings(lambda: layer(np.ones((1, 3))))
+    assert any("'boxed'" in m and "will not be trained or saved" in m for m in messages)
+    assert any("'in_object.box.value'" in m and "Box object" in m for m in messages)
     assert layer.weights == []
 
 
