@@ -129,6 +129,19 @@ def test_call_with_incompatible_last_axis_names_layer_expected_size_and_shape():
     assert "dense_in_784" in message and "784" in message and "(32, 28, 28)" in message
 
 
+def test_a_layer_whose_weights_do_not_depend_on_the_last_axis_accepts_any():
+    class Temperature(Layer):
+        def build(self, input_shape):
+            self.temperature = self.add_weight(shape=(), initializer="ones")
+
+        def call(self, inputs):
+            return inputs / self.temperature
+
+    layer = Temperature()
+    assert layer(np.ones((2, 3))).shape == (2, 3)
+    assert layer(np.ones((2, 5))).shape == (2, 5)
+
+
 # ------------------------------------------------------------------------ add_weight
 
 

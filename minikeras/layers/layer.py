@@ -106,8 +106,9 @@ class Layer:
     _untracked_attributes = frozenset(
         {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen"}
     )
-    # Check that later calls keep the first call's last axis (off for models and for
-    # layers whose last input axis may vary, such as an Embedding's sequence length).
+    # Check that later calls keep the first call's last axis when a weight's shape uses
+    # it (off for models and for layers whose last input axis may vary, such as an
+    # Embedding's sequence length).
     _fixed_last_axis = True
 
     def __init_subclass__(cls, **kwargs):
@@ -348,13 +349,11 @@ class Layer:
 
     def _after_first_call(self, inputs):
         self._first_call_done = True
-        if (
-            self._fixed_last_axis
-            and isinstance(inputs, Tensor)
-            and inputs.ndim
-            and tracking.tracked_weights(self)
-        ):
-            self._last_axis = inputs.shape[-1]
+        if self._fixed_last_axis and isinstance(inputs, Tensor) and inputs.ndim:
+            # Fixed only if a weight was shaped by it: a scalar gain fits any last axis.
+            size = inputs.shape[-1]
+            if any(size in w.shape for w in tracking.tracked_weights(self)):
+                self._last_axis = size
         if not _call_stack:
             for path, _owner, value, kind in tracking.find_untrackable(self):
                 what = "Variable" if isinstance(value, Variable) else "Layer"
