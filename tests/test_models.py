@@ -106,6 +106,9 @@ def test_build_with_several_inputs():
     model = TwoInputs()
     model.build([(None, 3), (None, 4)])
     assert model.left.kernel.shape == (3, 2) and model.right.kernel.shape == (4, 2)
+    as_lists = TwoInputs()
+    as_lists.build([[None, 3], [None, 4]])
+    assert as_lists.right.kernel.shape == (4, 2)
 
 
 def test_build_of_a_model_whose_own_build_calls_super_runs_it_once():

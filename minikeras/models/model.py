@@ -148,7 +148,8 @@ class Model(Layer):
         def zeros(shape):
             return np.zeros(tuple(1 if s is None else s for s in shape), dtype=self.dtype)
 
-        if isinstance(input_shape, list) and input_shape and isinstance(input_shape[0], tuple):
+        several = isinstance(input_shape, list) and input_shape
+        if several and isinstance(input_shape[0], (tuple, list)):
             dummy = [zeros(shape) for shape in input_shape]
         else:
             dummy = zeros(input_shape)
