@@ -203,7 +203,7 @@ def find_untrackable(layer, max_depth=3):
     """
     found = []
     reachable = list(walk(layer))
-    tracked = {id(value) for _, _, value in reachable}
+    tracked = {id(value) for _, _, value in reachable} | {id(layer)}
     layers = [("", layer)] + [(path + "/", sub) for path, _, sub in reachable if _is_layer(sub)]
     for prefix, owner in layers:
         for name, value in _attributes(owner):

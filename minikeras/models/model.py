@@ -10,9 +10,10 @@ import numpy as np
 from minikeras.layers import tracking
 from minikeras.layers.input_layer import SymbolicTensor, map_structure
 from minikeras.layers.layer import Layer
+from minikeras.trainer import Trainer
 
 
-class Model(Layer):
+class Model(Trainer, Layer):
     """A network of layers, trained and saved as one.
 
     Two ways to make one:
@@ -38,6 +39,11 @@ class Model(Layer):
     """
 
     _fixed_last_axis = False
+    # What compile() and fit() attach is not part of the network: the optimizer's
+    # state is not among the model's weights, as in Keras.
+    _untracked_attributes = Layer._untracked_attributes | {
+        "optimizer", "loss", "metrics", "history", "_loss_identifier",
+    }  # fmt: skip
 
     def __init__(self, inputs=None, outputs=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)

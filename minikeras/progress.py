@@ -1,0 +1,105 @@
+"""Progress display for `fit`, `evaluate` and `predict`.
+
+With `verbose=1` a tqdm bar shows the step count, elapsed time, ETA and the
+running loss and metrics (tqdm is the `progress` extra: `pip install
+minikeras[progress]`; without it, one line per epoch is printed instead).
+With `verbose=2`, one line per epoch; with `verbose=0`, nothing.
+"""
+
+import sys
+import time
+
+try:
+    from tqdm.auto import tqdm
+except ImportError:  # the optional extra is not installed
+    tqdm = None
+
+
+def format_logs(logs):
+    """Formats logs as Keras does: `loss: 0.1234 - accuracy: 0.9500`.
+
+    Args:
+        logs: a dict of name -> number.
+
+    Returns:
+        A string.
+
+    Example:
+        >>> format_logs({"loss": 0.25, "accuracy": 0.5})
+        'loss: 0.2500 - accuracy: 0.5000'
+    """
+    return " - ".join(f"{key}: {value:.4f}" for key, value in logs.items())
+
+
+class Progress:
+    """One epoch's (or one evaluation's) progress display.
+
+    Args:
+        total: the number of steps, or None if unknown.
+        verbose: 0 (silent), 1 (a bar, updated each step) or 2 (one line at the end).
+        description: the text in front, such as `"Epoch 3/10"`.
+        file: where to write; standard error for the bar, standard output for lines.
+
+    Example:
+        >>> bar = Progress(total=2, verbose=2, description="Epoch 1/1", file=sys.stdout)
+        >>> bar.update({"loss": 0.5}); bar.update({"loss": 0.25})
+        >>> bar.close({"loss": 0.375})  # doctest: +ELLIPSIS
+        Epoch 1/1 - ...s - loss: 0.3750
+    """
+
+    def __init__(self, total, verbose, description, file=None):
+        self.verbose = verbose
+        self.description = description
+        self.file = file
+        self.start = time.perf_counter()
+        self.bar = None
+        if verbose == 1 and tqdm is not None:
+            self.bar = tqdm(
+                total=total,
+                desc=description,
+                unit="step",
+                file=file or sys.stderr,
+                dynamic_ncols=True,
+                leave=True,
+            )
+
+    def update(self, logs=None):
+        """Advances one step and shows the running logs.
+
+        Args:
+            logs: a dict of running averages, or None.
+
+        Returns:
+            None.
+
+        Example:
+            >>> Progress(total=1, verbose=0, description="").update({"loss": 1.0})
+        """
+        if self.bar is not None:
+            self.bar.update(1)
+            if logs:
+                self.bar.set_postfix_str(format_logs(logs), refresh=False)
+
+    def close(self, logs=None):
+        """Ends the display, showing the final logs.
+
+        Args:
+            logs: the final logs (for an epoch: with validation figures).
+
+        Returns:
+            None.
+
+        Example:
+            >>> Progress(total=1, verbose=0, description="").close({"loss": 1.0})
+        """
+        if self.bar is not None:
+            if logs:
+                self.bar.set_postfix_str(format_logs(logs), refresh=False)
+            self.bar.close()
+        elif self.verbose:
+            elapsed = time.perf_counter() - self.start
+            took = f"{elapsed * 1000:.0f}ms" if elapsed < 1 else f"{elapsed:.1f}s"
+            line = f"{self.description} - {took}"
+            if logs:
+                line += " - " + format_logs(logs)
+            print(line, file=self.file or sys.stdout, flush=True)

@@ -1,0 +1,640 @@
+"""`Trainer`: `compile`, `fit`, `evaluate`, `predict`, mixed into `Model`.
+
+The guarantee: each step computes gradients for `model.trainable_weights`, the
+tracked list, and nothing else, and says what is not trained:
+- tracking warnings surface on the first step (see `minikeras.layers.tracking`);
+- a trainable weight that gets no gradient (`None`) is named by the optimizer;
+- after `fit`, a trainable weight whose value never changed is named.
+"""
+
+import math
+import signal
+import threading
+import warnings
+
+import numpy as np
+
+from minikeras import callbacks as callbacks_module
+from minikeras import losses as losses_module
+from minikeras import metrics as metrics_module
+from minikeras import optimizers as optimizers_module
+from minikeras import random
+from minikeras.engine.tape import GradientTape
+from minikeras.engine.tensor import Tensor
+from minikeras.layers.tracking import TrackingWarning
+from minikeras.progress import Progress
+
+
+class Trainer:
+    """Training methods for `Model`: compile, fit, evaluate, predict.
+
+    Example:
+        >>> from minikeras import Sequential, layers
+        >>> model = Sequential([layers.Input((4,)), layers.Dense(3)])
+        >>> model.compile(optimizer="sgd", loss="mse")
+        >>> model.fit(np.ones((8, 4)), np.zeros((8, 3)), epochs=2, verbose=0).epoch
+        [0, 1]
+    """
+
+    compiled = False
+
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, report_unchanged=True):
+        """Sets the optimizer, the loss and the metrics used by `fit` and `evaluate`.
+
+        Args:
+            optimizer: a name such as `"adam"`, or an `Optimizer`.
+            loss: a name such as `"sparse_categorical_crossentropy"`, a `Loss`,
+                or a function `loss(y_true, y_pred)`.
+            metrics: a list of names (`"accuracy"` picks the accuracy that fits
+                the loss) or `Metric`s.
+            report_unchanged: after `fit`, warn about trainable weights whose
+                values never changed (minikeras's own check; on by default).
+
+        Returns:
+            None.
+
+        Raises:
+            ValueError: if `loss` is missing or unknown.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(2)])
+            >>> model.compile("adam", "mse", metrics=["mae"])
+            >>> [m.name for m in model.metrics]
+            ['mae']
+        """
+        if loss is None:
+            raise ValueError(f"compile: model '{self.name}' needs a loss, e.g. loss='mse'")
+        self.optimizer = optimizers_module.get(optimizer)
+        self.loss = losses_module.get(loss)
+        if not isinstance(self.loss, losses_module.Loss):
+            # A plain function gives per-sample losses: reduce them as a Loss does.
+            self.loss = losses_module.LossFunctionWrapper(self.loss)
+        self._loss_identifier = loss
+        self.metrics = [_make_metric(m, loss) for m in (metrics or [])]
+        self.report_unchanged = report_unchanged
+        self.compiled = True
+        self.stop_training = False
+
+    # ------------------------------------------------------------------ steps
+
+    def _check_compiled(self, method):
+        if not self.compiled:
+            raise RuntimeError(
+                f"{method}: model '{self.name}' must be compiled first: "
+                "model.compile(optimizer, loss, metrics)"
+            )
+
+    def _train_step(self, x, y, sample_weight, weights):
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.loss(y, y_pred, sample_weight=sample_weight)
+        grads = tape.gradient(loss, weights)
+        self.optimizer.apply(grads, weights)
+        return float(loss), y_pred
+
+    def _update_metrics(self, y, y_pred, sample_weight):
+        if self.metrics:
+            predictions = y_pred.numpy() if isinstance(y_pred, Tensor) else y_pred
+            for metric in self.metrics:
+                metric.update_state(y, predictions, sample_weight=sample_weight)
+
+    def _logs(self, loss_total, count, prefix=""):
+        logs = {prefix + "loss": loss_total / max(count, 1)}
+        for metric in self.metrics:
+            logs[prefix + metric.name] = float(metric.result())
+        return logs
+
+    def train_on_batch(self, x, y, sample_weight=None, class_weight=None, return_dict=False):
+        """Runs one training step on one batch.
+
+        Args:
+            x: input data of one batch.
+            y: targets of the batch.
+            sample_weight: optional per-sample weights.
+            class_weight: optional dict of class index -> weight.
+            return_dict: return a dict of logs instead of a list.
+
+        Returns:
+            The loss (a float) if there are no metrics, else `[loss, *metrics]`,
+            or a dict with `return_dict=True`.
+
+        Raises:
+            RuntimeError: if the model is not compiled.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> isinstance(model.train_on_batch(np.ones((4, 2)), np.ones((4, 1))), float)
+            True
+        """
+        self._check_compiled("train_on_batch")
+        data = _Data(x, y, sample_weight, self.dtype, "train_on_batch")
+        _build_on(self, data.x)
+        weights = _weights_for_training(self)
+        batch_weight = _with_class_weight(data.sample_weight, data.y, class_weight)
+        for metric in self.metrics:
+            metric.reset_state()
+        loss, y_pred = self._train_step(data.x, data.y, batch_weight, weights)
+        self._update_metrics(data.y, y_pred, batch_weight)
+        return _result(self._logs(loss, 1), return_dict)
+
+    def test_on_batch(self, x, y, sample_weight=None, return_dict=False):
+        """Computes the loss and metrics on one batch, without training.
+
+        Args:
+            x: input data of one batch.
+            y: targets of the batch.
+            sample_weight: optional per-sample weights.
+            return_dict: return a dict of logs instead of a list.
+
+        Returns:
+            Like `train_on_batch`.
+
+        Raises:
+            RuntimeError: if the model is not compiled.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1, kernel_initializer="zeros")])
+            >>> model.compile("sgd", "mse")
+            >>> model.test_on_batch(np.ones((4, 2)), np.ones((4, 1)))
+            1.0
+        """
+        self._check_compiled("test_on_batch")
+        data = _Data(x, y, sample_weight, self.dtype, "test_on_batch")
+        for metric in self.metrics:
+            metric.reset_state()
+        y_pred = self(data.x, training=False)
+        loss = float(self.loss(data.y, y_pred, sample_weight=data.sample_weight))
+        self._update_metrics(data.y, y_pred, data.sample_weight)
+        return _result(self._logs(loss, 1), return_dict)
+
+    # -------------------------------------------------------------------- fit
+
+    def fit(
+        self,
+        x=None,
+        y=None,
+        batch_size=32,
+        epochs=1,
+        verbose="auto",
+        callbacks=None,
+        validation_split=0.0,
+        validation_data=None,
+        shuffle=True,
+        class_weight=None,
+        sample_weight=None,
+        initial_epoch=0,
+    ):
+        """Trains the model for `epochs` passes over the data.
+
+        Input is checked before any training happens. Ctrl-C stops cleanly at
+        the end of the current step: the model keeps the weights of its last
+        completed step, and the History so far is returned. `model.trainable`
+        and the layers' `trainable` flags are read when `fit` starts.
+
+        Args:
+            x: inputs (a numpy array, or a list of arrays for several inputs),
+                or an iterable of `(x, y)` / `(x, y, sample_weight)` batches.
+            y: targets (None when `x` yields batches).
+            batch_size: samples per step (ignored for batch iterables).
+            epochs: the epoch to stop at (counted from 0, like `initial_epoch`).
+            verbose: `"auto"` or 1 (a progress bar), 2 (a line per epoch), 0.
+            callbacks: a list of `minikeras.callbacks.Callback`.
+            validation_split: fraction of the arrays, taken from the end
+                before shuffling, held out for validation.
+            validation_data: `(x_val, y_val)` or `(x_val, y_val, sample_weight)`.
+            shuffle: shuffle the training samples every epoch.
+            class_weight: optional dict of class index -> loss weight.
+            sample_weight: optional per-sample loss weights.
+            initial_epoch: the epoch to start at (to resume training).
+
+        Returns:
+            A `History` whose `history` dict holds the logs of every epoch.
+
+        Raises:
+            RuntimeError: if the model is not compiled.
+            ValueError: for mismatched lengths, NaN in the targets, non-numeric
+                data, an empty data set, or a bad `validation_split`.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> history = model.fit(np.ones((16, 2)), np.ones((16, 1)), epochs=3, verbose=0)
+            >>> len(history.history["loss"])
+            3
+        """
+        self._check_compiled("fit")
+        verbose = 1 if verbose == "auto" else int(verbose)
+        if not 0 <= validation_split < 1:
+            raise ValueError(f"fit: validation_split must be in [0, 1), got {validation_split}")
+        if _is_batch_iterable(x):
+            if validation_split:
+                raise ValueError("fit: validation_split needs arrays, not an iterable of batches")
+            train = _Batches(x, self.dtype, "fit")
+        else:
+            data = _Data(x, y, sample_weight, self.dtype, "fit")
+            if validation_split:
+                data, held_out = data.split(validation_split)
+                validation_data = validation_data or held_out
+            train = _ArrayBatches(data, batch_size, shuffle)
+        validation = _validation(validation_data, self.dtype, batch_size)
+
+        _build_on(self, train.first_inputs())
+        weights = _weights_for_training(self)
+        before = [w.numpy() for w in weights] if self.report_unchanged else None
+        callback_list = callbacks_module.CallbackList(
+            callbacks, model=self, add_history=True, epochs=epochs, steps=train.steps,
+            verbose=verbose,
+        )  # fmt: skip
+        self.stop_training = False
+        nan_warned = False
+        interrupt = _InterruptGuard()
+        callback_list.on_train_begin()
+        with interrupt:
+            for epoch in range(initial_epoch, epochs):
+                for metric in self.metrics:
+                    metric.reset_state()
+                callback_list.on_epoch_begin(epoch)
+                progress = Progress(train.steps, verbose, f"Epoch {epoch + 1}/{epochs}")
+                loss_total, count = 0.0, 0
+                for step, (bx, by, bw) in enumerate(train):
+                    callback_list.on_train_batch_begin(step)
+                    bw = _with_class_weight(bw, by, class_weight)
+                    loss, y_pred = self._train_step(bx, by, bw, weights)
+                    size = len(by)
+                    loss_total, count = loss_total + loss * size, count + size
+                    self._update_metrics(by, y_pred, bw)
+                    logs = self._logs(loss_total, count)
+                    if not nan_warned and not math.isfinite(loss):
+                        nan_warned = True
+                        warnings.warn(
+                            f"fit: the loss became {loss} at epoch {epoch + 1}, step {step + 1}; "
+                            "training goes on. Add callbacks.TerminateOnNaN() to stop instead.",
+                            RuntimeWarning,
+                            stacklevel=2,
+                        )
+                    progress.update(logs)
+                    callback_list.on_train_batch_end(step, logs)
+                    if self.stop_training or interrupt.requested:
+                        break
+                epoch_logs = self._logs(loss_total, count)
+                if validation is not None and not interrupt.requested:
+                    epoch_logs.update(self._evaluate_batches(validation, prefix="val_"))
+                progress.close(epoch_logs)
+                callback_list.on_epoch_end(epoch, epoch_logs)
+                if self.stop_training or interrupt.requested:
+                    break
+        callback_list.on_train_end()
+        if interrupt.requested:
+            print(f"fit: interrupted; model '{self.name}' keeps its last completed step's weights")
+        if before is not None:
+            _report_unchanged(weights, before)
+        return callback_list.history
+
+    # -------------------------------------------------------- evaluate, predict
+
+    def _evaluate_batches(self, batches, prefix="", progress=None):
+        for metric in self.metrics:
+            metric.reset_state()
+        loss_total, count = 0.0, 0
+        for bx, by, bw in batches:
+            y_pred = self(bx, training=False)
+            size = len(by)
+            loss_total += float(self.loss(by, y_pred, sample_weight=bw)) * size
+            count += size
+            self._update_metrics(by, y_pred, bw)
+            if progress is not None:
+                progress.update(self._logs(loss_total, count, prefix))
+        return self._logs(loss_total, count, prefix)
+
+    def evaluate(self, x=None, y=None, batch_size=32, verbose="auto", sample_weight=None,
+                 return_dict=False):  # fmt: skip
+        """Computes the loss and metrics over data, in batches.
+
+        Args:
+            x: inputs, or an iterable of `(x, y)` batches.
+            y: targets (None when `x` yields batches).
+            batch_size: samples per batch.
+            verbose: `"auto"` or 1 (a progress bar), 0 (silent).
+            sample_weight: optional per-sample weights.
+            return_dict: return a dict instead of a list.
+
+        Returns:
+            The loss if there are no metrics, else `[loss, *metrics]`, or a dict.
+
+        Raises:
+            RuntimeError: if the model is not compiled.
+            ValueError: for bad input, as in `fit`.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1, kernel_initializer="zeros")])
+            >>> model.compile("sgd", "mse", metrics=["mae"])
+            >>> model.evaluate(np.ones((8, 2)), np.full((8, 1), 2.0), verbose=0)
+            [4.0, 2.0]
+        """
+        self._check_compiled("evaluate")
+        verbose = 1 if verbose == "auto" else int(verbose)
+        if _is_batch_iterable(x):
+            batches = _Batches(x, self.dtype, "evaluate")
+        else:
+            data = _Data(x, y, sample_weight, self.dtype, "evaluate")
+            batches = _ArrayBatches(data, batch_size, shuffle=False)
+        progress = Progress(batches.steps, verbose, "Evaluate") if verbose == 1 else None
+        logs = self._evaluate_batches(batches, progress=progress)
+        if progress is not None:
+            progress.close(logs)
+        return _result(logs, return_dict)
+
+    def predict(self, x, batch_size=32, verbose=0):
+        """Runs the model on inputs in batches and returns numpy outputs.
+
+        Args:
+            x: inputs (a numpy array, or a list of arrays), or an iterable of
+                input batches.
+            batch_size: samples per batch.
+            verbose: 1 shows a progress bar.
+
+        Returns:
+            A numpy array (or a list of them for several outputs).
+
+        Raises:
+            ValueError: for empty or non-numeric input.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(3)])
+            >>> model.predict(np.ones((70, 2)), batch_size=32).shape
+            (70, 3)
+        """
+        verbose = 0 if verbose == "auto" else int(verbose)
+        if _is_batch_iterable(x):
+            chunks = [_as_input(b[0] if isinstance(b, tuple) else b, self.dtype, "predict")
+                      for b in x]  # fmt: skip
+        else:
+            inputs = _as_input(x, self.dtype, "predict")
+            total = _length(inputs)
+            if total == 0:
+                raise ValueError("predict: the input is empty (0 samples)")
+            chunks = [_slice(inputs, slice(i, i + batch_size)) for i in range(0, total, batch_size)]
+        progress = Progress(len(chunks), verbose, "Predict")
+        outputs = []
+        for chunk in chunks:
+            outputs.append(self(chunk, training=False))
+            progress.update()
+        progress.close()
+        if isinstance(outputs[0], (list, tuple)):
+            return [
+                np.concatenate([np.asarray(o[i]) for o in outputs]) for i in range(len(outputs[0]))
+            ]
+        return np.concatenate([np.asarray(o) for o in outputs])
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _make_metric(identifier, loss):
+    metric = metrics_module.get(identifier, loss=loss)
+    if isinstance(identifier, str):
+        metric.name = identifier
+    return metric
+
+
+def _result(logs, return_dict):
+    if return_dict:
+        return logs
+    values = list(logs.values())
+    return values[0] if len(values) == 1 else values
+
+
+def _build_on(model, x):
+    """Builds an unbuilt model by a forward pass, so that its weights exist."""
+    if not model.built:
+        model(x, training=False)
+
+
+def _weights_for_training(model):
+    weights = model.trainable_weights
+    if not weights:
+        warnings.warn(
+            f"Model '{model.name}' has no trainable weights (all frozen, or none created): "
+            "training will not change it",
+            TrackingWarning,
+            stacklevel=3,
+        )
+    return weights
+
+
+def _report_unchanged(weights, before):
+    unchanged = [
+        w.path or w.name for w, old in zip(weights, before) if np.array_equal(w.numpy(), old)
+    ]
+    if unchanged:
+        warnings.warn(
+            f"fit: trainable weight{'s' if len(unchanged) > 1 else ''} "
+            f"{', '.join(repr(n) for n in unchanged)} never changed during training: "
+            "check that they influence the loss (switch this check off with "
+            "compile(..., report_unchanged=False))",
+            TrackingWarning,
+            stacklevel=3,
+        )
+
+
+def _with_class_weight(sample_weight, y, class_weight):
+    if not class_weight:
+        return sample_weight
+    labels = np.asarray(y)
+    labels = (
+        labels.argmax(axis=-1) if labels.ndim > 1 and labels.shape[-1] > 1 else labels.reshape(-1)
+    )
+    try:
+        weights = np.array([class_weight[int(c)] for c in labels], dtype=np.float32)
+    except KeyError as error:
+        raise ValueError(f"fit: class_weight has no entry for class {error.args[0]}") from None
+    return weights if sample_weight is None else weights * sample_weight
+
+
+def _is_batch_iterable(x):
+    """True for an iterable of batches, False for arrays (or a list of arrays)."""
+    if isinstance(x, list):
+        return bool(x) and all(isinstance(batch, tuple) for batch in x)
+    excluded = (np.ndarray, Tensor, tuple, dict, str, bytes)
+    return x is not None and not isinstance(x, excluded) and hasattr(x, "__iter__")
+
+
+def _length(inputs):
+    if isinstance(inputs, (list, tuple)):
+        return len(inputs[0])
+    if isinstance(inputs, dict):
+        return len(next(iter(inputs.values())))
+    return len(inputs)
+
+
+def _slice(inputs, index):
+    if isinstance(inputs, (list, tuple)):
+        return type(inputs)(a[index] for a in inputs)
+    if isinstance(inputs, dict):
+        return {key: a[index] for key, a in inputs.items()}
+    return inputs[index]
+
+
+def _check_numeric(array, what, method):
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"{method}: {what} must be numeric, got dtype {array.dtype}")
+
+
+def _as_input(x, dtype, method):
+    if x is None:
+        raise ValueError(f"{method}: x is missing")
+    if isinstance(x, (list, tuple)) and x and all(isinstance(a, (np.ndarray, Tensor)) for a in x):
+        return type(x)(_as_input(a, dtype, method) for a in x)
+    if isinstance(x, dict):
+        return {key: _as_input(a, dtype, method) for key, a in x.items()}
+    array = np.asarray(x)
+    _check_numeric(array, "x", method)
+    # Cast float data once to the model's dtype, not at every step.
+    return array.astype(dtype) if array.dtype.kind == "f" and array.dtype != dtype else array
+
+
+class _Data:
+    """Checked arrays: inputs, targets and optional sample weights."""
+
+    def __init__(self, x, y, sample_weight, dtype, method, check=True):
+        self.x = _as_input(x, dtype, method) if check else x
+        if y is None:
+            raise ValueError(f"{method}: y is missing (targets are needed)")
+        self.y = np.asarray(y) if check else y
+        self.sample_weight = None if sample_weight is None else np.asarray(sample_weight, "float32")
+        if not check:
+            return
+        _check_numeric(self.y, "y", method)
+        n = _length(self.x)
+        if n == 0:
+            raise ValueError(f"{method}: the data set is empty (x has 0 samples)")
+        if len(self.y) != n:
+            raise ValueError(f"{method}: x has {n} samples but y has {len(self.y)}")
+        if self.sample_weight is not None and len(self.sample_weight) != n:
+            raise ValueError(
+                f"{method}: x has {n} samples but sample_weight has {len(self.sample_weight)}"
+            )
+        if self.y.dtype.kind == "f" and not np.all(np.isfinite(self.y)):
+            bad = np.flatnonzero(~np.isfinite(self.y.reshape(n, -1)).all(axis=1))
+            raise ValueError(
+                f"{method}: y holds NaN or infinite values, at sample indices "
+                f"{bad[:10].tolist()}{' ...' if len(bad) > 10 else ''}"
+            )
+
+    def split(self, fraction):
+        n = _length(self.x)
+        cut = n - int(round(n * fraction))
+        if cut <= 0 or cut >= n:
+            raise ValueError(
+                f"fit: validation_split={fraction} leaves no training or no validation "
+                f"samples out of {n}"
+            )
+        head, tail = slice(0, cut), slice(cut, n)
+        weight = self.sample_weight
+        train = _Data(_slice(self.x, head), self.y[head], None, None, "fit", check=False)
+        train.sample_weight = None if weight is None else weight[head]
+        held = (_slice(self.x, tail), self.y[tail]) + (() if weight is None else (weight[tail],))
+        return train, held
+
+
+class _ArrayBatches:
+    """Batches of arrays, reshuffled each epoch from the global generator."""
+
+    def __init__(self, data, batch_size, shuffle):
+        if not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        self.data, self.batch_size, self.shuffle = data, batch_size, shuffle
+        self.n = _length(data.x)
+        self.steps = -(-self.n // batch_size)
+
+    def first_inputs(self):
+        """The inputs of a first batch, without shuffling (to build the model)."""
+        return _slice(self.data.x, slice(0, self.batch_size))
+
+    def __iter__(self):
+        x, y, w = self.data.x, self.data.y, self.data.sample_weight
+        if self.shuffle:
+            # One gather per epoch, then contiguous slices (views) per step.
+            order = random.generator().permutation(self.n)
+            x, y = _slice(x, order), y[order]
+            w = None if w is None else w[order]
+        for start in range(0, self.n, self.batch_size):
+            index = slice(start, start + self.batch_size)
+            yield _slice(x, index), y[index], None if w is None else w[index]
+
+
+class _Batches:
+    """An iterable of `(x, y)` or `(x, y, sample_weight)` batches, checked."""
+
+    def __init__(self, source, dtype, method):
+        if iter(source) is source:
+            source = list(source)  # a one-shot iterator: keep it for every epoch
+        self.source, self.dtype, self.method = source, dtype, method
+        self.steps = len(source) if hasattr(source, "__len__") else None
+        if self.steps == 0:
+            raise ValueError(f"{method}: the data set is empty (no batches)")
+
+    def first_inputs(self):
+        """The inputs of the first batch (to build the model)."""
+        for x, _, _ in self:
+            return x
+        raise ValueError(f"{self.method}: the data set is empty (no batches)")
+
+    def __iter__(self):
+        empty = True
+        for batch in self.source:
+            if not isinstance(batch, tuple) or len(batch) not in (2, 3):
+                raise ValueError(
+                    f"{self.method}: each batch must be a tuple (x, y) or (x, y, sample_weight), "
+                    f"got {type(batch).__name__}"
+                )
+            data = _Data(*batch[:2], batch[2] if len(batch) == 3 else None, self.dtype, self.method)
+            empty = False
+            yield data.x, data.y, data.sample_weight
+        if empty:
+            raise ValueError(f"{self.method}: the data set is empty (no batches)")
+
+
+def _validation(validation_data, dtype, batch_size):
+    if validation_data is None:
+        return None
+    if _is_batch_iterable(validation_data):
+        return _Batches(validation_data, dtype, "fit (validation_data)")
+    if not isinstance(validation_data, tuple) or len(validation_data) not in (2, 3):
+        raise ValueError(
+            "fit: validation_data must be (x_val, y_val) or (x_val, y_val, sample_weight)"
+        )
+    weight = validation_data[2] if len(validation_data) == 3 else None
+    data = _Data(validation_data[0], validation_data[1], weight, dtype, "fit (validation_data)")
+    return _ArrayBatches(data, batch_size, shuffle=False)
+
+
+class _InterruptGuard:
+    """Turns Ctrl-C during `fit` into a clean stop after the current step.
+
+    A second Ctrl-C interrupts at once, as usual.
+    """
+
+    def __init__(self):
+        self.requested = False
+        self.previous = None
+
+    def _handle(self, signum, frame):
+        self.requested = True
+        signal.signal(signal.SIGINT, self.previous)
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.previous is not None and not self.requested:
+            signal.signal(signal.SIGINT, self.previous)
