@@ -1,6 +1,20 @@
 """minikeras: a small, fast, honest deep-learning framework with the Keras API."""
 
-from minikeras import activations, config, initializers, layers, models, ops, random, utils
+from minikeras import (
+    activations,
+    callbacks,
+    config,
+    datasets,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    ops,
+    optimizers,
+    random,
+    utils,
+)
 from minikeras.engine import GradientTape, Tensor, Variable
 from minikeras.layers import Input, Layer, TrackingWarning
 from minikeras.models import Model, Sequential
@@ -17,11 +31,16 @@ __all__ = [
     "TrackingWarning",
     "Variable",
     "activations",
+    "callbacks",
     "config",
+    "datasets",
     "initializers",
     "layers",
+    "losses",
+    "metrics",
     "models",
     "ops",
+    "optimizers",
     "random",
     "utils",
 ]
