@@ -1,0 +1,294 @@
+"""One Adam step on the weights of a 784-256-128-10 MLP: minikeras against hand-written numpy.
+
+The parameters are the MLP's three kernels and three biases (235,146 float32
+values). The minikeras step is `optimizers.Adam.apply(grads, variables)` with
+the gradients as Tensors, as a tape returns them; the numpy step does the same
+arithmetic in the same order by hand, in place, with one preallocated scratch
+pair per shape, the way a careful numpy programmer writes it. A third variant
+runs minikeras while a read of every weight is held across the step (as a
+Tensor taken before the update), which makes the optimizer write into its
+spare arrays instead of in place. All three run interleaved in one process
+(minikeras, numpy, minikeras with reads held, ...) with BLAS on one thread, so
+that a noisy machine slows them alike.
+
+Before timing, the script checks that minikeras and numpy give the same
+updated weights and moments; after timing, that all variants still agree.
+
+Usage (from the repo root):
+    python benchmarks/bench_optimizers.py [--repeats 1000] [--warmup 100] [--json PATH]
+"""
+
+import os
+
+# BLAS must be pinned to one thread before numpy is first imported.
+THREAD_ENV_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+for _name in THREAD_ENV_VARS:
+    os.environ[_name] = "1"
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO_ROOT not in sys.path:
+    sys.path.insert(0, REPO_ROOT)
+
+import minikeras  # noqa: E402
+from minikeras import Tensor, Variable, optimizers  # noqa: E402
+
+LAYER_SIZES = (784, 256, 128, 10)
+LEARNING_RATE = 1e-3
+BETA_1, BETA_2, EPSILON = 0.9, 0.999, 1e-7
+# Several gradient sets, cycled, so that no step sees the same input twice in a row.
+DISTINCT_GRADIENTS = 4
+
+
+def make_problem(seed=0):
+    """Glorot-uniform kernels, small biases, and gradient sets of their shapes (float32)."""
+    rng = np.random.default_rng(seed)
+    weights = []
+    for fan_in, fan_out in zip(LAYER_SIZES[:-1], LAYER_SIZES[1:]):
+        limit = math.sqrt(6.0 / (fan_in + fan_out))
+        weights.append(rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32))
+        weights.append(rng.uniform(-0.1, 0.1, fan_out).astype(np.float32))
+    gradients = [
+        [(rng.standard_normal(w.shape) * 0.01).astype(np.float32) for w in weights]
+        for _ in range(DISTINCT_GRADIENTS)
+    ]
+    return weights, gradients
+
+
+class MinikerasAdam:
+    """Adam through the public API: Variables, Tensors, `Adam.apply`."""
+
+    def __init__(self, weights, hold_reads=False):
+        self.variables = [Variable(w) for w in weights]
+        self.optimizer = optimizers.Adam(
+            learning_rate=LEARNING_RATE, beta_1=BETA_1, beta_2=BETA_2, epsilon=EPSILON
+        )
+        self.hold_reads = hold_reads
+        self.held = None
+
+    def step(self, grads):
+        if self.hold_reads:
+            # Like a Tensor read before the update and still alive after it.
+            self.held = [variable.value for variable in self.variables]
+        self.optimizer.apply(grads, self.variables)
+
+    def weights(self):
+        return [variable.numpy() for variable in self.variables]
+
+    def moments(self):
+        # optimizer.variables: iterations, then all momentums, then all velocities.
+        return [variable.numpy() for variable in self.optimizer.variables[1:]]
+
+
+class NumpyAdam:
+    """The same Adam by hand: in place, one scratch pair per shape, Python-float scalars."""
+
+    def __init__(self, weights):
+        self.params = [np.array(w, copy=True) for w in weights]
+        self.momentums = [np.zeros_like(w) for w in weights]
+        self.velocities = [np.zeros_like(w) for w in weights]
+        self.scratch = {w.shape: (np.empty_like(w), np.empty_like(w)) for w in weights}
+        self.iterations = 0
+
+    def step(self, grads):
+        t = self.iterations + 1
+        alpha = LEARNING_RATE * math.sqrt(1.0 - BETA_2**t) / (1.0 - BETA_1**t)
+        for param, grad, m, v in zip(self.params, grads, self.momentums, self.velocities):
+            scratch, update = self.scratch[param.shape]
+            np.subtract(grad, m, out=scratch)  # m += (g - m) * (1 - beta_1)
+            scratch *= 1.0 - BETA_1
+            m += scratch
+            np.square(grad, out=scratch)  # v += (g^2 - v) * (1 - beta_2)
+            scratch -= v
+            scratch *= 1.0 - BETA_2
+            v += scratch
+            np.sqrt(v, out=scratch)  # p -= alpha * m / (sqrt(v) + epsilon)
+            scratch += EPSILON
+            np.multiply(m, alpha, out=update)
+            update /= scratch
+            param -= update
+        self.iterations = t
+
+    def weights(self):
+        return self.params
+
+    def moments(self):
+        return self.momentums + self.velocities
+
+
+def check_same_values(minikeras_step, numpy_step, what):
+    """Asserts both give bit-for-bit the same weights and moments (same arithmetic)."""
+    pairs = [("weight", minikeras_step.weights(), numpy_step.weights())]
+    pairs.append(("moment", minikeras_step.moments(), numpy_step.moments()))
+    for kind, ours, theirs in pairs:
+        for index, (a, b) in enumerate(zip(ours, theirs)):
+            assert a.dtype == np.float32 and b.dtype == np.float32, f"{what}: {kind} {index}"
+            np.testing.assert_array_equal(a, b, err_msg=f"{what}: {kind} {index}")
+
+
+def summarize(seconds):
+    """Median, quartiles and extremes of a list of durations, in microseconds."""
+    micros = np.asarray(seconds) * 1e6
+    p25, median, p75 = np.percentile(micros, [25, 50, 75])
+    return {
+        "median_us": float(median),
+        "p25_us": float(p25),
+        "p75_us": float(p75),
+        "iqr_us": float(p75 - p25),
+        "min_us": float(micros.min()),
+        "max_us": float(micros.max()),
+        "n": int(micros.size),
+    }
+
+
+def time_steps(weights, gradients, repeats, warmup):
+    """Runs the three variants round-robin on the same gradients; returns durations and steps."""
+    tensor_gradients = [[Tensor(g) for g in grads] for grads in gradients]
+    variants = {
+        "minikeras": MinikerasAdam(weights),
+        "numpy": NumpyAdam(weights),
+        "minikeras_reads_held": MinikerasAdam(weights, hold_reads=True),
+    }
+    inputs = {
+        "minikeras": tensor_gradients,
+        "numpy": gradients,
+        "minikeras_reads_held": tensor_gradients,
+    }
+    samples = {name: [] for name in variants}
+    clock = time.perf_counter
+    gc.collect()
+    for round_index in range(warmup + repeats):
+        for name, variant in variants.items():
+            grads = inputs[name][round_index % DISTINCT_GRADIENTS]
+            start = clock()
+            variant.step(grads)
+            elapsed = clock() - start
+            if round_index >= warmup:
+                samples[name].append(elapsed)
+    return samples, variants
+
+
+def versions():
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "minikeras": minikeras.__version__,
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def print_report(args, info, parameter_count, stats, ratios):
+    print(
+        f"minikeras Adam step on the {'-'.join(map(str, LAYER_SIZES))} MLP's weights "
+        f"({parameter_count:,} float32 values in 6 arrays)"
+    )
+    print(
+        f"python {info['python']}, numpy {info['numpy']}, minikeras {info['minikeras']}, "
+        f"{info['cpu_count']} CPUs; BLAS threads: "
+        + ", ".join(f"{name}={os.environ.get(name)}" for name in THREAD_ENV_VARS)
+    )
+    print(
+        f"{args.repeats} interleaved rounds after {args.warmup} warm-up; minikeras and numpy "
+        "checked bit-equal (weights and moments) before and after timing"
+    )
+    print()
+    header = f"{'per Adam step':<44}{'median µs':>11}{'p25':>9}{'p75':>9}{'IQR':>8}{'min':>9}"
+    print(header)
+    print("-" * len(header))
+    rows = [
+        ("minikeras Adam.apply", "minikeras"),
+        ("numpy by hand (in place)", "numpy"),
+        ("minikeras Adam.apply, reads held (spares)", "minikeras_reads_held"),
+    ]
+    for label, key in rows:
+        s = stats[key]
+        print(
+            f"{label:<44}{s['median_us']:>11.1f}{s['p25_us']:>9.1f}{s['p75_us']:>9.1f}"
+            f"{s['iqr_us']:>8.1f}{s['min_us']:>9.1f}"
+        )
+    print()
+    print(f"ratio minikeras / numpy (medians):               {ratios['minikeras_over_numpy']:.3f}")
+    print(
+        f"ratio minikeras / numpy (paired rounds, median): {ratios['paired_median']:.3f} "
+        f"(p25 {ratios['paired_p25']:.3f}, p75 {ratios['paired_p75']:.3f})"
+    )
+    print(f"ratio reads-held / numpy (medians):              {ratios['held_over_numpy']:.3f}")
+    print(f"minikeras overhead over numpy: {ratios['overhead_us']:.1f} µs per step")
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--repeats", type=int, default=1000, help="timed rounds of each variant (default 1000)"
+    )
+    parser.add_argument(
+        "--warmup", type=int, default=100, help="untimed rounds first (default 100)"
+    )
+    parser.add_argument("--json", metavar="PATH", help="also write every figure to this JSON file")
+    args = parser.parse_args(argv)
+    if args.repeats < 1 or args.warmup < 0:
+        parser.error("--repeats must be positive, --warmup non-negative")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    info = versions()
+    weights, gradients = make_problem()
+    parameter_count = sum(w.size for w in weights)
+
+    ours, theirs = MinikerasAdam(weights), NumpyAdam(weights)
+    for grads in gradients:
+        ours.step([Tensor(g) for g in grads])
+        theirs.step(grads)
+    check_same_values(ours, theirs, "before timing")
+
+    samples, variants = time_steps(weights, gradients, args.repeats, args.warmup)
+    check_same_values(variants["minikeras"], variants["numpy"], "after timing")
+    check_same_values(variants["minikeras_reads_held"], variants["numpy"], "after timing, held")
+
+    stats = {key: summarize(values) for key, values in samples.items()}
+    paired = np.asarray(samples["minikeras"]) / np.asarray(samples["numpy"])
+    mk_median, np_median = stats["minikeras"]["median_us"], stats["numpy"]["median_us"]
+    ratios = {
+        "minikeras_over_numpy": mk_median / np_median,
+        "paired_median": float(np.median(paired)),
+        "paired_p25": float(np.percentile(paired, 25)),
+        "paired_p75": float(np.percentile(paired, 75)),
+        "held_over_numpy": stats["minikeras_reads_held"]["median_us"] / np_median,
+        "overhead_us": mk_median - np_median,
+    }
+    print_report(args, info, parameter_count, stats, ratios)
+
+    if args.json:
+        record = {
+            "benchmark": "optimizers_adam_step",
+            "config": {
+                "layers": LAYER_SIZES,
+                "parameters": parameter_count,
+                "repeats": args.repeats,
+                "warmup": args.warmup,
+                "learning_rate": LEARNING_RATE,
+                "threads": {name: os.environ.get(name) for name in THREAD_ENV_VARS},
+            },
+            "versions": info,
+            "stats": stats,
+            "ratios": ratios,
+        }
+        with open(args.json, "w") as handle:
+            json.dump(record, handle, indent=2)
+        print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
