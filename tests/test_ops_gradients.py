@@ -518,3 +518,92 @@ def test_float32_gradients_with_numbers_and_integer_arrays(op, other, float64_le
     grad = tape.gradient(loss, x)
     assert loss.dtype == np.float32 and grad.dtype == np.float32
     assert not float64_leaks, "float64 inside: " + ", ".join(sorted(set(float64_leaks)))
+
+
+# ----------------------------------------------------- second-order gradients
+# The fused ops (dense, sparse cross-entropy, mean) take a plain-numpy path in
+# their gradients when nothing is traced; nested tapes must still differentiate
+# those gradients. With the "square" head the incoming gradient is itself traced.
+
+SECOND_ORDER = [
+    case("dense", ops.dense, normal(3, 4), normal(4, 5), normal(5)),
+    case(
+        "dense-relu",
+        lambda x, k, b: ops.dense(x, k, b, activation="relu"),
+        normal(3, 4),
+        normal(4, 5),
+        normal(5),
+    ),
+    case(
+        "dense-3d-relu",
+        lambda x, k: ops.dense(x, k, activation="relu"),
+        normal(2, 3, 4),
+        normal(4, 5),
+    ),
+    case(
+        "sparse_cce-logits",
+        lambda y, x: ops.sparse_categorical_crossentropy(y, x, from_logits=True),
+        labels(5, 4),
+        normal(4, 5),
+    ),
+    case(
+        "sparse_cce-logits-axis1",
+        lambda y, x: ops.sparse_categorical_crossentropy(y, x, from_logits=True, axis=1),
+        labels(4, 2, 3),
+        normal(2, 4, 3),
+    ),
+    case("mean", lambda x: ops.mean(x * x), normal(3, 4)),
+    case("mean-axis", lambda x: ops.mean(ops.exp(x), axis=(0, 2), keepdims=True), normal(2, 3, 4)),
+    case(
+        "mlp",
+        lambda y, x, k1, k2: ops.mean(
+            ops.sparse_categorical_crossentropy(
+                y, ops.dense(ops.dense(x, k1, activation="relu"), k2), from_logits=True
+            )
+        ),
+        labels(3, 4),
+        normal(4, 5),
+        normal(5, 6),
+        normal(6, 3),
+    ),
+]
+
+
+def first_order(fn, arrays, weights, head, tensors=None):
+    """Gradients of `sum(head(fn(*inputs)) * weights)` with respect to the float inputs."""
+    tensors = tensors or [Tensor(array) for array in arrays]
+    sources = [tensor for tensor in tensors if is_float(tensor.numpy())]
+    with GradientTape() as tape:
+        tape.watch(sources)
+        out = fn(*tensors)
+        loss = ops.sum((out * out if head == "square" else out) * weights)
+    return tape.gradient(loss, sources, unconnected_gradients="zero")
+
+
+@pytest.mark.parametrize("head", ["linear", "square"])
+@pytest.mark.parametrize("fn, samplers", SECOND_ORDER)
+def test_second_order_gradients_match_central_differences(fn, samplers, head):
+    arrays, rng = make_inputs(samplers)
+    out_shape = fn(*[Tensor(array) for array in arrays]).shape
+    weights = rng.standard_normal(out_shape)
+    float_indices = [i for i, array in enumerate(arrays) if is_float(array)]
+    directions = [rng.standard_normal(arrays[i].shape) for i in float_indices]
+
+    def projected(*inputs):
+        """The first-order gradients, projected on fixed directions: a scalar."""
+        grads = first_order(fn, [np.asarray(x) for x in inputs], weights, head)
+        return sum(float(np.sum(g.numpy() * d)) for g, d in zip(grads, directions))
+
+    tensors = [Tensor(array) for array in arrays]
+    sources = [tensors[i] for i in float_indices]
+    with GradientTape() as outer:
+        outer.watch(sources)
+        grads = first_order(fn, arrays, weights, head, tensors)
+        total = ops.sum(ops.stack([ops.sum(g * d) for g, d in zip(grads, directions)]))
+    second = outer.gradient(total, sources, unconnected_gradients="zero")
+    for index, grad in zip(float_indices, second):
+        expected = numeric_gradient(lambda *xs: projected(*xs), arrays, index, 1.0)
+        scale = np.max(np.abs(expected), initial=1.0)
+        np.testing.assert_allclose(
+            grad.numpy(), expected, rtol=1e-4, atol=1e-5 * scale, err_msg=f"input {index}"
+        )
