@@ -6,17 +6,19 @@ input's dtype.
 """
 
 import builtins
+import math
 
 import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
+from autograd.tracer import getval, isbox
 
 from minikeras.ops.core import apply_unary, array_of, as_float, op_error, value_of, wrap
 
 
 def _norm_axis(op, value, axis):
     """Checks `axis` against the rank; returns it as None, int or tuple of ints."""
-    ndim = np.ndim(value)
+    ndim = np.ndim(getval(value))
     axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
     if axes is None:
         return None
@@ -36,20 +38,27 @@ def _norm_axis(op, value, axis):
 
 def _count(shape, axis):
     if axis is None:
-        return int(np.prod(shape))
+        return math.prod(shape)
     axes = (axis,) if isinstance(axis, int) else axis
-    return int(np.prod([shape[a] for a in axes]))
+    return math.prod(shape[a] for a in axes)
+
+
+def _kept_shape(shape, axis):
+    """The shape of a reduction over `axis` of `shape` with `keepdims=True`."""
+    if axis is None:
+        return (1,) * len(shape)
+    axes = (axis,) if isinstance(axis, int) else axis
+    kept = list(shape)
+    for a in axes:
+        kept[a] = 1
+    return tuple(kept)
 
 
 def _expand(g, shape, axis, keepdims):
     """Reshapes a reduced gradient so that it broadcasts back over `shape`."""
     if keepdims or axis is None:
         return g
-    axes = (axis,) if isinstance(axis, int) else axis
-    kept = list(shape)
-    for a in axes:
-        kept[a] = 1
-    return anp.reshape(g, kept)
+    return anp.reshape(g, _kept_shape(shape, axis))
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
@@ -74,6 +83,30 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
     return wrap(anp.sum(value, axis=_norm_axis("sum", value, axis), keepdims=keepdims))
 
 
+@primitive
+def _mean(x, axis, keepdims, scale):
+    return np.sum(x, axis=axis, keepdims=keepdims) * scale
+
+
+def _mean_vjp(ans, x, axis, keepdims, scale):
+    """Every element gets `g * scale`, in the input's dtype."""
+    shape, dtype = np.shape(getval(x)), np.result_type(getval(x))
+
+    def vjp(g):
+        if isbox(g):  # an outer tape records this gradient: stay differentiable
+            return _expand(g, shape, axis, keepdims) * scale + np.zeros(shape, dtype)
+        # Plain numpy otherwise: one buffer filled by one broadcasting multiply,
+        # where the traced version costs three autograd calls.
+        out = np.empty(shape, dtype)
+        np.multiply(np.reshape(g, _kept_shape(shape, axis)), scale, out=out)
+        return out
+
+    return vjp
+
+
+defvjp(_mean, _mean_vjp)
+
+
 def mean(x, axis=None, keepdims=False):
     """Arithmetic mean over `axis`; integer input gives float32.
 
@@ -94,11 +127,11 @@ def mean(x, axis=None, keepdims=False):
     """
     value = as_float(value_of(x))
     axis = _norm_axis("mean", value, axis)
-    count = _count(np.shape(value), axis)
-    # Python float factor: weak under numpy 2 promotion, so float32 stays float32.
+    count = _count(np.shape(getval(value)), axis)
+    # Python float scale: weak under numpy 2 promotion, so float32 stays float32.
     # The mean of nothing is nan, as in numpy, but without its warning.
-    factor = 1.0 / count if count else float("nan")
-    return wrap(anp.sum(value, axis=axis, keepdims=keepdims) * factor)
+    scale = 1.0 / count if count else float("nan")
+    return wrap(_mean(value, axis, keepdims, scale))
 
 
 def var(x, axis=None, keepdims=False):
