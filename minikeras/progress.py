@@ -76,9 +76,10 @@ class Progress:
             >>> Progress(total=1, verbose=0, description="").update({"loss": 1.0})
         """
         if self.bar is not None:
-            self.bar.update(1)
+            # The logs first: update() redraws, and should show this step's figures.
             if logs:
                 self.bar.set_postfix_str(format_logs(logs), refresh=False)
+            self.bar.update(1)
 
     def close(self, logs=None):
         """Ends the display, showing the final logs.

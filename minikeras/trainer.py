@@ -5,9 +5,27 @@ tracked list, and nothing else, and says what is not trained:
 - tracking warnings surface on the first step (see `minikeras.layers.tracking`);
 - a trainable weight that gets no gradient (`None`) is named by the optimizer;
 - after `fit`, a trainable weight whose value never changed is named.
+
+`fit` is this loop, which you can write yourself when you need another step
+(`tests/test_custom_loop.py` checks that it matches `fit` on the digits):
+
+    >>> from minikeras import GradientTape, Sequential, layers, losses, optimizers
+    >>> model = Sequential([layers.Input((4,)), layers.Dense(3)])
+    >>> loss_fn = losses.SparseCategoricalCrossentropy(from_logits=True)
+    >>> optimizer = optimizers.Adam(learning_rate=0.01)
+    >>> x, y = np.ones((8, 4), "float32"), np.arange(8) % 3
+    >>> for start in range(0, len(x), 4):
+    ...     x_batch, y_batch = x[start : start + 4], y[start : start + 4]
+    ...     with GradientTape() as tape:
+    ...         loss = loss_fn(y_batch, model(x_batch, training=True))
+    ...     grads = tape.gradient(loss, model.trainable_weights)
+    ...     _ = optimizer.apply_gradients(zip(grads, model.trainable_weights))
+    >>> int(optimizer.iterations.numpy())
+    2
 """
 
 import math
+import numbers
 import signal
 import threading
 import warnings
@@ -85,19 +103,25 @@ class Trainer:
                 "model.compile(optimizer, loss, metrics)"
             )
 
-    def _train_step(self, x, y, sample_weight, weights):
+    def _train_step(self, x, y, sample_weight, weights, first=True):
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.loss(y, y_pred, sample_weight=sample_weight)
         grads = tape.gradient(loss, weights)
+        if not first:
+            # The optimizer named the weights without a gradient on the first step;
+            # leaving them out afterwards keeps that warning to one per fit.
+            pairs = [(grad, w) for grad, w in zip(grads, weights) if grad is not None]
+            grads, weights = [grad for grad, _ in pairs], [w for _, w in pairs]
         self.optimizer.apply(grads, weights)
         return float(loss), y_pred
 
-    def _update_metrics(self, y, y_pred, sample_weight):
+    def _update_metrics(self, y, y_pred):
+        # As in Keras, compiled metrics are not weighted by sample or class weights.
         if self.metrics:
             predictions = y_pred.numpy() if isinstance(y_pred, Tensor) else y_pred
             for metric in self.metrics:
-                metric.update_state(y, predictions, sample_weight=sample_weight)
+                metric.update_state(y, predictions)
 
     def _logs(self, loss_total, count, prefix=""):
         logs = {prefix + "loss": loss_total / max(count, 1)}
@@ -130,14 +154,13 @@ class Trainer:
             True
         """
         self._check_compiled("train_on_batch")
-        data = _Data(x, y, sample_weight, self.dtype, "train_on_batch")
+        data = _Data(x, y, sample_weight, self.dtype, "train_on_batch", class_weight)
         _build_on(self, data.x)
         weights = _weights_for_training(self)
-        batch_weight = _with_class_weight(data.sample_weight, data.y, class_weight)
         for metric in self.metrics:
             metric.reset_state()
-        loss, y_pred = self._train_step(data.x, data.y, batch_weight, weights)
-        self._update_metrics(data.y, y_pred, batch_weight)
+        loss, y_pred = self._train_step(data.x, data.y, data.sample_weight, weights)
+        self._update_metrics(data.y, y_pred)
         return _result(self._logs(loss, 1), return_dict)
 
     def test_on_batch(self, x, y, sample_weight=None, return_dict=False):
@@ -168,7 +191,7 @@ class Trainer:
             metric.reset_state()
         y_pred = self(data.x, training=False)
         loss = float(self.loss(data.y, y_pred, sample_weight=data.sample_weight))
-        self._update_metrics(data.y, y_pred, data.sample_weight)
+        self._update_metrics(data.y, y_pred)
         return _result(self._logs(loss, 1), return_dict)
 
     # -------------------------------------------------------------------- fit
@@ -190,24 +213,31 @@ class Trainer:
     ):
         """Trains the model for `epochs` passes over the data.
 
-        Input is checked before any training happens. Ctrl-C stops cleanly at
-        the end of the current step: the model keeps the weights of its last
-        completed step, and the History so far is returned. `model.trainable`
-        and the layers' `trainable` flags are read when `fit` starts.
+        Input is checked before any training happens (an iterable of batches
+        that is not a list or a generator is checked as it is read). Ctrl-C
+        stops cleanly at the end of the current step: the model keeps the
+        weights of its last completed step, and the History so far is
+        returned (the interrupted epoch's logs without validation).
+        `model.trainable` and the layers' `trainable` flags are read when
+        `fit` starts. A non-finite loss warns once (`RuntimeWarning`) unless a
+        callback such as `TerminateOnNaN` stops training.
 
         Args:
             x: inputs (a numpy array, or a list of arrays for several inputs),
                 or an iterable of `(x, y)` / `(x, y, sample_weight)` batches.
             y: targets (None when `x` yields batches).
-            batch_size: samples per step (ignored for batch iterables).
+            batch_size: samples per step (None means 32; ignored for batch iterables).
             epochs: the epoch to stop at (counted from 0, like `initial_epoch`).
             verbose: `"auto"` or 1 (a progress bar), 2 (a line per epoch), 0.
             callbacks: a list of `minikeras.callbacks.Callback`.
             validation_split: fraction of the arrays, taken from the end
-                before shuffling, held out for validation.
-            validation_data: `(x_val, y_val)` or `(x_val, y_val, sample_weight)`.
+                before shuffling, held out for validation (ignored when
+                `validation_data` is given).
+            validation_data: `(x_val, y_val)` or `(x_val, y_val, sample_weight)`,
+                or an iterable of such batches.
             shuffle: shuffle the training samples every epoch.
-            class_weight: optional dict of class index -> loss weight.
+            class_weight: optional dict of class index -> loss weight (for the
+                training samples; compiled metrics stay unweighted, as in Keras).
             sample_weight: optional per-sample loss weights.
             initial_epoch: the epoch to start at (to resume training).
 
@@ -216,8 +246,9 @@ class Trainer:
 
         Raises:
             RuntimeError: if the model is not compiled.
-            ValueError: for mismatched lengths, NaN in the targets, non-numeric
-                data, an empty data set, or a bad `validation_split`.
+            ValueError: for mismatched lengths, NaN in the targets or sample
+                weights, non-numeric data, an empty data set, a class missing
+                from `class_weight`, or a bad `validation_split` or `batch_size`.
 
         Example:
             >>> from minikeras import Sequential, layers
@@ -232,14 +263,16 @@ class Trainer:
         if not 0 <= validation_split < 1:
             raise ValueError(f"fit: validation_split must be in [0, 1), got {validation_split}")
         if _is_batch_iterable(x):
+            _check_no_arrays_with_batches(y, sample_weight, "fit")
             if validation_split:
                 raise ValueError("fit: validation_split needs arrays, not an iterable of batches")
-            train = _Batches(x, self.dtype, "fit")
+            train = _Batches(x, self.dtype, "fit", class_weight)
         else:
             data = _Data(x, y, sample_weight, self.dtype, "fit")
-            if validation_split:
-                data, held_out = data.split(validation_split)
-                validation_data = validation_data or held_out
+            if validation_split and validation_data is None:  # validation_data wins, as in Keras
+                data, validation_data = data.split(validation_split)
+            # Class weights apply to the training samples only, checked before any step.
+            data.sample_weight = _with_class_weight(data.sample_weight, data.y, class_weight)
             train = _ArrayBatches(data, batch_size, shuffle)
         validation = _validation(validation_data, self.dtype, batch_size)
 
@@ -252,6 +285,8 @@ class Trainer:
         )  # fmt: skip
         self.stop_training = False
         nan_warned = False
+        steps_done = 0
+        epoch_logs = None
         interrupt = _InterruptGuard()
         callback_list.on_train_begin()
         with interrupt:
@@ -263,13 +298,16 @@ class Trainer:
                 loss_total, count = 0.0, 0
                 for step, (bx, by, bw) in enumerate(train):
                     callback_list.on_train_batch_begin(step)
-                    bw = _with_class_weight(bw, by, class_weight)
-                    loss, y_pred = self._train_step(bx, by, bw, weights)
+                    loss, y_pred = self._train_step(bx, by, bw, weights, first=steps_done == 0)
+                    steps_done += 1
                     size = len(by)
                     loss_total, count = loss_total + loss * size, count + size
-                    self._update_metrics(by, y_pred, bw)
+                    self._update_metrics(by, y_pred)
                     logs = self._logs(loss_total, count)
-                    if not nan_warned and not math.isfinite(loss):
+                    progress.update(logs)
+                    callback_list.on_train_batch_end(step, logs)
+                    if not (nan_warned or math.isfinite(loss) or self.stop_training):
+                        # Only when training goes on: a callback such as TerminateOnNaN stops it.
                         nan_warned = True
                         warnings.warn(
                             f"fit: the loss became {loss} at epoch {epoch + 1}, step {step + 1}; "
@@ -277,8 +315,6 @@ class Trainer:
                             RuntimeWarning,
                             stacklevel=2,
                         )
-                    progress.update(logs)
-                    callback_list.on_train_batch_end(step, logs)
                     if self.stop_training or interrupt.requested:
                         break
                 epoch_logs = self._logs(loss_total, count)
@@ -288,10 +324,10 @@ class Trainer:
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training or interrupt.requested:
                     break
-        callback_list.on_train_end()
+        callback_list.on_train_end(epoch_logs)
         if interrupt.requested:
             print(f"fit: interrupted; model '{self.name}' keeps its last completed step's weights")
-        if before is not None:
+        if before is not None and steps_done:
             _report_unchanged(weights, before)
         return callback_list.history
 
@@ -306,7 +342,7 @@ class Trainer:
             size = len(by)
             loss_total += float(self.loss(by, y_pred, sample_weight=bw)) * size
             count += size
-            self._update_metrics(by, y_pred, bw)
+            self._update_metrics(by, y_pred)
             if progress is not None:
                 progress.update(self._logs(loss_total, count, prefix))
         return self._logs(loss_total, count, prefix)
@@ -319,7 +355,7 @@ class Trainer:
             x: inputs, or an iterable of `(x, y)` batches.
             y: targets (None when `x` yields batches).
             batch_size: samples per batch.
-            verbose: `"auto"` or 1 (a progress bar), 0 (silent).
+            verbose: `"auto"` or 1 (a progress bar), 2 (one line), 0 (silent).
             sample_weight: optional per-sample weights.
             return_dict: return a dict instead of a list.
 
@@ -340,11 +376,12 @@ class Trainer:
         self._check_compiled("evaluate")
         verbose = 1 if verbose == "auto" else int(verbose)
         if _is_batch_iterable(x):
+            _check_no_arrays_with_batches(y, sample_weight, "evaluate")
             batches = _Batches(x, self.dtype, "evaluate")
         else:
             data = _Data(x, y, sample_weight, self.dtype, "evaluate")
             batches = _ArrayBatches(data, batch_size, shuffle=False)
-        progress = Progress(batches.steps, verbose, "Evaluate") if verbose == 1 else None
+        progress = Progress(batches.steps, verbose, "Evaluate") if verbose else None
         logs = self._evaluate_batches(batches, progress=progress)
         if progress is not None:
             progress.close(logs)
@@ -363,7 +400,7 @@ class Trainer:
             A numpy array (or a list of them for several outputs).
 
         Raises:
-            ValueError: for empty or non-numeric input.
+            ValueError: for empty or non-numeric input, or a bad `batch_size`.
 
         Example:
             >>> from minikeras import Sequential, layers
@@ -378,9 +415,10 @@ class Trainer:
         else:
             inputs = _as_input(x, self.dtype, "predict")
             total = _length(inputs)
-            if total == 0:
-                raise ValueError("predict: the input is empty (0 samples)")
+            batch_size = _check_batch_size(batch_size)
             chunks = [_slice(inputs, slice(i, i + batch_size)) for i in range(0, total, batch_size)]
+        if not chunks:
+            raise ValueError("predict: the input is empty (0 samples)")
         progress = Progress(len(chunks), verbose, "Predict")
         outputs = []
         for chunk in chunks:
@@ -444,7 +482,7 @@ def _report_unchanged(weights, before):
         )
 
 
-def _with_class_weight(sample_weight, y, class_weight):
+def _with_class_weight(sample_weight, y, class_weight, method="fit"):
     if not class_weight:
         return sample_weight
     labels = np.asarray(y)
@@ -454,7 +492,7 @@ def _with_class_weight(sample_weight, y, class_weight):
     try:
         weights = np.array([class_weight[int(c)] for c in labels], dtype=np.float32)
     except KeyError as error:
-        raise ValueError(f"fit: class_weight has no entry for class {error.args[0]}") from None
+        raise ValueError(f"{method}: class_weight has no entry for class {error.args[0]}") from None
     return weights if sample_weight is None else weights * sample_weight
 
 
@@ -466,12 +504,34 @@ def _is_batch_iterable(x):
     return x is not None and not isinstance(x, excluded) and hasattr(x, "__iter__")
 
 
-def _length(inputs):
+def _check_no_arrays_with_batches(y, sample_weight, method):
+    if y is not None or sample_weight is not None:
+        raise ValueError(
+            f"{method}: x is an iterable of (x, y) batches, so y and sample_weight must be "
+            "None (put them in the batches: (x, y) or (x, y, sample_weight))"
+        )
+
+
+def _check_batch_size(batch_size):
+    if batch_size is None:
+        return 32  # Keras's default
+    if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral):
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    if batch_size <= 0:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    return int(batch_size)
+
+
+def _lengths(inputs):
     if isinstance(inputs, (list, tuple)):
-        return len(inputs[0])
+        return [len(a) for a in inputs]
     if isinstance(inputs, dict):
-        return len(next(iter(inputs.values())))
-    return len(inputs)
+        return [len(a) for a in inputs.values()]
+    return [len(inputs)]
+
+
+def _length(inputs):
+    return _lengths(inputs)[0]
 
 
 def _slice(inputs, index):
@@ -485,6 +545,8 @@ def _slice(inputs, index):
 def _check_numeric(array, what, method):
     if array.dtype.kind not in "biuf":
         raise ValueError(f"{method}: {what} must be numeric, got dtype {array.dtype}")
+    if array.ndim == 0:
+        raise ValueError(f"{method}: {what} must have a batch axis, got a scalar")
 
 
 def _as_input(x, dtype, method):
@@ -500,33 +562,50 @@ def _as_input(x, dtype, method):
     return array.astype(dtype) if array.dtype.kind == "f" and array.dtype != dtype else array
 
 
-class _Data:
-    """Checked arrays: inputs, targets and optional sample weights."""
+def _non_finite_rows(array, n):
+    """Indices of the samples holding NaN or infinity, for error messages."""
+    bad = np.flatnonzero(~np.isfinite(array.reshape(n, -1)).all(axis=1))
+    return f"{bad[:10].tolist()}{' ...' if len(bad) > 10 else ''}"
 
-    def __init__(self, x, y, sample_weight, dtype, method, check=True):
+
+class _Data:
+    """Checked arrays: inputs, targets and optional sample weights (times class weights)."""
+
+    def __init__(self, x, y, sample_weight, dtype, method, class_weight=None, check=True):
         self.x = _as_input(x, dtype, method) if check else x
         if y is None:
             raise ValueError(f"{method}: y is missing (targets are needed)")
         self.y = np.asarray(y) if check else y
-        self.sample_weight = None if sample_weight is None else np.asarray(sample_weight, "float32")
+        self.sample_weight = sample_weight
         if not check:
             return
         _check_numeric(self.y, "y", method)
-        n = _length(self.x)
+        lengths = _lengths(self.x)
+        n = lengths[0]
         if n == 0:
             raise ValueError(f"{method}: the data set is empty (x has 0 samples)")
+        if len(set(lengths)) > 1:
+            raise ValueError(f"{method}: the inputs in x have different lengths, {lengths}")
         if len(self.y) != n:
             raise ValueError(f"{method}: x has {n} samples but y has {len(self.y)}")
-        if self.sample_weight is not None and len(self.sample_weight) != n:
-            raise ValueError(
-                f"{method}: x has {n} samples but sample_weight has {len(self.sample_weight)}"
-            )
         if self.y.dtype.kind == "f" and not np.all(np.isfinite(self.y)):
-            bad = np.flatnonzero(~np.isfinite(self.y.reshape(n, -1)).all(axis=1))
             raise ValueError(
                 f"{method}: y holds NaN or infinite values, at sample indices "
-                f"{bad[:10].tolist()}{' ...' if len(bad) > 10 else ''}"
+                f"{_non_finite_rows(self.y, n)}"
             )
+        if sample_weight is not None:
+            weight = np.asarray(sample_weight)
+            _check_numeric(weight, "sample_weight", method)
+            if len(weight) != n:
+                raise ValueError(f"{method}: x has {n} samples but sample_weight has {len(weight)}")
+            weight = weight.astype("float32")
+            if not np.all(np.isfinite(weight)):
+                raise ValueError(
+                    f"{method}: sample_weight holds NaN or infinite values, at sample indices "
+                    f"{_non_finite_rows(weight, n)}"
+                )
+            self.sample_weight = weight
+        self.sample_weight = _with_class_weight(self.sample_weight, self.y, class_weight, method)
 
     def split(self, fraction):
         n = _length(self.x)
@@ -548,11 +627,9 @@ class _ArrayBatches:
     """Batches of arrays, reshuffled each epoch from the global generator."""
 
     def __init__(self, data, batch_size, shuffle):
-        if not isinstance(batch_size, int) or batch_size <= 0:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        self.data, self.batch_size, self.shuffle = data, batch_size, shuffle
+        self.data, self.batch_size, self.shuffle = data, _check_batch_size(batch_size), shuffle
         self.n = _length(data.x)
-        self.steps = -(-self.n // batch_size)
+        self.steps = -(-self.n // self.batch_size)
 
     def first_inputs(self):
         """The inputs of a first batch, without shuffling (to build the model)."""
@@ -571,15 +648,34 @@ class _ArrayBatches:
 
 
 class _Batches:
-    """An iterable of `(x, y)` or `(x, y, sample_weight)` batches, checked."""
+    """An iterable of `(x, y)` or `(x, y, sample_weight)` batches, checked.
 
-    def __init__(self, source, dtype, method):
+    A list (a generator is read into one) is checked whole, before training
+    starts; another iterable is checked batch by batch as it is read.
+    """
+
+    def __init__(self, source, dtype, method, class_weight=None):
         if iter(source) is source:
             source = list(source)  # a one-shot iterator: keep it for every epoch
         self.source, self.dtype, self.method = source, dtype, method
+        self.class_weight = class_weight
         self.steps = len(source) if hasattr(source, "__len__") else None
         if self.steps == 0:
             raise ValueError(f"{method}: the data set is empty (no batches)")
+        self.checked = None
+        if isinstance(source, (list, tuple)):
+            self.checked = [self._check(batch, index) for index, batch in enumerate(source)]
+
+    def _check(self, batch, index):
+        where = f"{self.method} (batch {index})"
+        if not isinstance(batch, tuple) or len(batch) not in (2, 3):
+            raise ValueError(
+                f"{where}: each batch must be a tuple (x, y) or (x, y, sample_weight), "
+                f"got {type(batch).__name__}"
+            )
+        weight = batch[2] if len(batch) == 3 else None
+        data = _Data(batch[0], batch[1], weight, self.dtype, where, self.class_weight)
+        return data.x, data.y, data.sample_weight
 
     def first_inputs(self):
         """The inputs of the first batch (to build the model)."""
@@ -588,16 +684,13 @@ class _Batches:
         raise ValueError(f"{self.method}: the data set is empty (no batches)")
 
     def __iter__(self):
+        if self.checked is not None:
+            yield from self.checked
+            return
         empty = True
-        for batch in self.source:
-            if not isinstance(batch, tuple) or len(batch) not in (2, 3):
-                raise ValueError(
-                    f"{self.method}: each batch must be a tuple (x, y) or (x, y, sample_weight), "
-                    f"got {type(batch).__name__}"
-                )
-            data = _Data(*batch[:2], batch[2] if len(batch) == 3 else None, self.dtype, self.method)
+        for index, batch in enumerate(self.source):
             empty = False
-            yield data.x, data.y, data.sample_weight
+            yield self._check(batch, index)
         if empty:
             raise ValueError(f"{self.method}: the data set is empty (no batches)")
 
@@ -625,16 +718,24 @@ class _InterruptGuard:
     def __init__(self):
         self.requested = False
         self.previous = None
+        self.installed = False
 
     def _handle(self, signum, frame):
         self.requested = True
-        signal.signal(signal.SIGINT, self.previous)
+        self._restore()
+
+    def _restore(self):
+        if self.installed:
+            self.installed = False
+            # None: the handler was not set from Python; the default is the nearest.
+            previous = signal.SIG_DFL if self.previous is None else self.previous
+            signal.signal(signal.SIGINT, previous)
 
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():
             self.previous = signal.signal(signal.SIGINT, self._handle)
+            self.installed = True
         return self
 
     def __exit__(self, *exc_info):
-        if self.previous is not None and not self.requested:
-            signal.signal(signal.SIGINT, self.previous)
+        self._restore()

@@ -8,7 +8,7 @@ throughout, instead of autograd's generic chain of small ops.
 import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, defvjp_argnums, primitive
-from autograd.tracer import getval
+from autograd.tracer import getval, isbox
 
 from minikeras import config
 from minikeras.ops.core import as_float, normalize_axis, op_error, promote, value_of, wrap
@@ -315,19 +315,36 @@ def log_softmax(x, axis=-1):
 # -------------------------------------------------------------- cross-entropy
 
 
+def _label_index(labels):
+    """Indexes the labelled class of each sample of a `(..., classes)` array."""
+    if labels.ndim == 1:
+        return np.arange(labels.shape[0]), labels
+    return (*np.indices(labels.shape, sparse=True), labels)
+
+
 @primitive
 def _sparse_xent_logits(logits, labels):
     shifted = logits - np.max(logits, axis=-1, keepdims=True)
-    log_norm = np.log(np.sum(np.exp(shifted), axis=-1))
-    picked = np.take_along_axis(shifted, labels[..., None], axis=-1)[..., 0]
-    return log_norm - picked
+    picked = shifted[_label_index(labels)]  # a copy: `shifted` may change now
+    loss = np.log(np.sum(np.exp(shifted, out=shifted), axis=-1))
+    loss -= picked
+    return loss
 
 
 def _sparse_xent_logits_vjp(ans, logits, labels):
     def vjp(g):
-        probs = _softmax(logits, -1)
-        # d loss / d logits = softmax - one_hot(labels), times the upstream gradient.
-        return anp.expand_dims(g, -1) * (probs - _one_hot_like(labels, logits))
+        if isbox(g) or isbox(logits):
+            # An outer tape records this gradient: build it from traced ops.
+            probs = _softmax(logits, -1)
+            return anp.expand_dims(g, -1) * (probs - _one_hot_like(labels, logits))
+        # Plain numpy otherwise: softmax - one_hot(labels), times g, all in one
+        # buffer, where the traced version costs a dozen autograd calls.
+        probs = logits - np.max(logits, axis=-1, keepdims=True)
+        np.exp(probs, out=probs)
+        probs /= np.sum(probs, axis=-1, keepdims=True)
+        probs[_label_index(labels)] -= 1
+        probs *= np.expand_dims(g, -1)
+        return probs
 
     return vjp
 
