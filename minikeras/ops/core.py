@@ -13,8 +13,8 @@ from minikeras import config
 from minikeras.engine.tensor import Tensor, value_of, wrap
 
 __all__ = [
-    "Tensor", "value_of", "wrap", "promote", "shape_of", "op_error", "array_of", "as_float",
-    "broadcastable", "normalize_axis", "same_float",
+    "Tensor", "value_of", "wrap", "promote", "shape_of", "dtype_of", "op_error", "array_of",
+    "as_float", "broadcastable", "normalize_axis", "same_float",
 ]  # fmt: skip
 
 
@@ -34,6 +34,28 @@ def shape_of(x):
     if isinstance(x, Tensor):
         return x.shape
     return np.shape(getval(x))
+
+
+def dtype_of(x):
+    """The dtype of an array or box, or None for a Python number.
+
+    Reads a boxed value's dtype directly: `box.dtype` costs an autograd call.
+
+    Args:
+        x: a numpy array or scalar, an autograd box or a Python number.
+
+    Returns:
+        A numpy dtype, or None for a Python number.
+
+    Example:
+        >>> dtype_of(np.ones(2, "float32")), dtype_of(2.0)
+        (dtype('float32'), None)
+    """
+    value = getval(x)
+    dtype = getattr(value, "dtype", None)
+    if dtype is None and value is not x:
+        return np.result_type(value)  # a boxed Python number is an array to autograd
+    return dtype
 
 
 def promote(x, y):
@@ -56,8 +78,9 @@ def promote(x, y):
         >>> promote(np.arange(2), 0.5)[0].dtype
         dtype('float32')
     """
-    x_dtype = getattr(x, "dtype", None)
-    y_dtype = getattr(y, "dtype", None)
+    x_dtype, y_dtype = dtype_of(x), dtype_of(y)
+    if x_dtype is not None and x_dtype == y_dtype:
+        return x, y
     if x_dtype is None and y_dtype is None:
         # Two Python numbers: nothing to adapt to, so they take the defaults.
         x, y = array_of(x), array_of(y)
@@ -112,7 +135,7 @@ def as_float(x):
         >>> as_float(0.5).dtype
         dtype('float32')
     """
-    dtype = getattr(x, "dtype", None)
+    dtype = dtype_of(x)
     if dtype is not None and dtype.kind in "fc":
         return x
     if dtype is None and not isinstance(x, (bool, int, float)):

@@ -11,7 +11,15 @@ from autograd.extend import defvjp, defvjp_argnums, primitive
 from autograd.tracer import getval, isbox
 
 from minikeras import config
-from minikeras.ops.core import as_float, normalize_axis, op_error, promote, value_of, wrap
+from minikeras.ops.core import (
+    as_float,
+    normalize_axis,
+    op_error,
+    promote,
+    shape_of,
+    value_of,
+    wrap,
+)
 from minikeras.ops.math import _tanh, _where
 
 # ---------------------------------------------------------------- activations
@@ -535,21 +543,39 @@ def _dense_vjp(argnums, ans, args, kwargs):
 
     def vjp(g):
         if use_relu:
-            g = g * (ans > 0)
+            # A constant mask, even when an outer tape boxes `ans`.
+            g = g * (getval(ans) > 0)
+        if isbox(g) or isbox(x) or isbox(kernel):
+            # An outer tape records this gradient: build it from traced ops.
+            return _traced_dense_grads(argnums, g, x, kernel)
+        # Plain numpy otherwise: the products BLAS does anyway, without the
+        # dozen autograd calls (and their checks) the traced version costs.
+        g_2d = g.reshape(-1, g.shape[-1])
         grads = []
         for argnum in argnums:
             if argnum == 0:
-                grads.append(anp.matmul(g, anp.transpose(kernel)))
+                grads.append(g @ kernel.T)
             elif argnum == 1:
-                flat_x = anp.reshape(x, (-1, np.shape(kernel)[0]))
-                grads.append(
-                    anp.matmul(anp.transpose(flat_x), anp.reshape(g, (-1, np.shape(g)[-1])))
-                )
+                grads.append(x.reshape(-1, kernel.shape[0]).T @ g_2d)
             else:
-                grads.append(anp.sum(anp.reshape(g, (-1, np.shape(g)[-1])), axis=0))
+                grads.append(g_2d.sum(axis=0))
         return grads
 
     return vjp
+
+
+def _traced_dense_grads(argnums, g, x, kernel):
+    """The gradients of `_dense` from autograd ops, differentiable again."""
+    grads = []
+    for argnum in argnums:
+        if argnum == 0:
+            grads.append(anp.matmul(g, anp.transpose(kernel)))
+        elif argnum == 1:
+            flat_x = anp.reshape(x, (-1, np.shape(kernel)[0]))
+            grads.append(anp.matmul(anp.transpose(flat_x), anp.reshape(g, (-1, np.shape(g)[-1]))))
+        else:
+            grads.append(anp.sum(anp.reshape(g, (-1, np.shape(g)[-1])), axis=0))
+    return grads
 
 
 defvjp_argnums(_dense, _dense_vjp)
@@ -582,12 +608,12 @@ def dense(x, kernel, bias=None, activation=None):
         raise ValueError(f"dense: activation must be None, 'linear' or 'relu', got {activation!r}")
     x_value, kernel_value = promote(value_of(x), value_of(kernel))
     bias_value = None if bias is None else value_of(bias)
-    x_shape, kernel_shape = np.shape(x_value), np.shape(kernel_value)
+    x_shape, kernel_shape = shape_of(x_value), shape_of(kernel_value)
     if len(kernel_shape) != 2 or not x_shape or x_shape[-1] != kernel_shape[0]:
         raise op_error(
             "dense", "x's last axis must match kernel's first axis", x_value, kernel_value
         )
-    if bias_value is not None and np.shape(bias_value) != kernel_shape[1:]:
+    if bias_value is not None and shape_of(bias_value) != kernel_shape[1:]:
         raise op_error(
             "dense", f"bias must have shape ({kernel_shape[1]},)", kernel_value, bias_value
         )
