@@ -104,8 +104,9 @@ class Layer:
 
     # Bookkeeping attributes that tracking never walks.
     _untracked_attributes = frozenset(
-        {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen"}
-    )
+        {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen",
+         "_build_input_shape"}
+    )  # fmt: skip
     # Check that later calls keep the first call's last axis when a weight's shape uses
     # it (off for models and for layers whose last input axis may vary, such as an
     # Embedding's sequence length).
@@ -122,6 +123,8 @@ class Layer:
             def build(self, input_shape):
                 user_build(self, input_shape)
                 self.built = True
+                # Saving records it, so that loading can build the layer the same way.
+                object.__setattr__(self, "_build_input_shape", input_shape)
 
             cls.build = build
 
