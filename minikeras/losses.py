@@ -412,6 +412,8 @@ def reduce_weighted_values(
         values = values * weights
     if reduction in ("none", None) or values.ndim == 0:
         return values
+    if sample_weight is None and reduction in ("sum_over_batch_size", "mean") and values.size:
+        return ops.mean(values)  # one recorded op instead of a sum and a scaling: the hot path
     total = ops.sum(values)
     if reduction == "sum":
         return total

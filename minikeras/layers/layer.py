@@ -62,12 +62,24 @@ def _observe_read(variable):
     _reads.append((variable, _call_stack[-1]))
 
 
+_accepts_cache = {}
+
+
 def _accepts(function, argument):
-    try:
-        parameters = inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return False
-    return argument in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    """Whether `function` takes `argument` (cached: __call__ asks on every call)."""
+    key = (getattr(function, "__func__", function), argument)
+    answer = _accepts_cache.get(key)
+    if answer is None:
+        try:
+            parameters = inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            answer = False
+        else:
+            answer = argument in parameters or any(
+                p.kind is p.VAR_KEYWORD for p in parameters.values()
+            )
+        _accepts_cache[key] = answer
+    return answer
 
 
 def _shape_of(inputs):
