@@ -220,6 +220,15 @@ def test_a_list_of_targets_means_their_sum():
     )
 
 
+def test_targets_that_depend_on_each_other():
+    w = Variable([1.0, 2.0])
+    with GradientTape() as tape:
+        b = w * w
+        a = ops.sum(b * 3.0)
+    # d(a + sum(b))/dw = 3 * 2w + 2w
+    np.testing.assert_allclose(tape.gradient([b, a], w).numpy(), 8 * w.numpy())
+
+
 def test_gradient_of_a_variable_with_respect_to_itself():
     w = Variable([1.0, 2.0])
     with GradientTape() as tape:

@@ -23,7 +23,14 @@ from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox, new_box
 
 from minikeras.engine import tensor as _tensor
-from minikeras.engine.tensor import Tensor, Variable, drop_stale_boxes, value_of, wrap
+from minikeras.engine.tensor import (
+    Tensor,
+    Variable,
+    drop_stale_boxes,
+    dtype_of,
+    value_of,
+    wrap,
+)
 
 # Start above the ids autograd's own `grad` uses, so that our tapes nest inside them.
 _trace_ids = itertools.count(_tensor.FIRST_TAPE_TRACE)
@@ -237,7 +244,9 @@ class GradientTape:
             )
         if self._trace_id is None:
             raise RuntimeError("GradientTape.gradient: the tape never recorded (use `with`)")
-        sources_flat = _flatten(sources)
+        # The common call, `gradient(loss, weights)`, has a flat list: nothing to unpack.
+        flat = type(sources) in (list, tuple) and all(isinstance(s, Tensor) for s in sources)
+        sources_flat = sources if flat else _flatten(sources)
         nodes = [self._source_node(source) for source in sources_flat]
         seeds = self._seeds(target, output_gradients)
         self._used = True
@@ -252,6 +261,8 @@ class GradientTape:
         ]
         if not self.persistent:
             self._nodes, self._keep_alive = {}, []
+        if flat:
+            return grads if type(sources) is list else tuple(grads)
         return _pack(sources, iter(grads))
 
     def _source_node(self, source):
@@ -268,7 +279,10 @@ class GradientTape:
     def _seeds(self, target, output_gradients):
         """{end node: gradient to start from} for the targets this tape recorded."""
         seeds = {}
-        pairs = zip(_flatten(target), _flatten_as(target, output_gradients))
+        if isinstance(target, Tensor):
+            pairs = [(target, output_gradients)]
+        else:
+            pairs = zip(_flatten(target), _flatten_as(target, output_gradients))
         for item, output_gradient in pairs:
             if isinstance(item, Variable):
                 node = self._nodes.get(id(item))
@@ -303,7 +317,8 @@ def _flatten_as(structure, values):
 
 def _seed(target_value, output_gradient):
     """The gradient of a target to pull back: ones (a sum), or `output_gradient`."""
-    shape, dtype = np.shape(target_value), np.result_type(getval(target_value))
+    value = getval(target_value)
+    shape, dtype = np.shape(value), np.result_type(value)
     if output_gradient is None:
         return np.ones(shape, dtype=dtype)
     # value_of keeps an outer tape's box, so a vector-Jacobian product stays differentiable.
@@ -326,13 +341,13 @@ def _as_gradient(source, grad, unconnected_gradients):
     grad = drop_stale_boxes(grad)
     dtype = source.dtype
     # Data in float64 must not turn a float32 weight's gradient into float64.
-    if dtype.kind == "f" and getattr(grad, "dtype", dtype) != dtype:
+    if dtype.kind == "f" and (dtype_of(grad) or dtype) != dtype:
         grad = grad.astype(dtype)
     return wrap(grad)
 
 
 def _reverse_topological(end_nodes):
-    """Yields the graph's nodes from `end_nodes` back, each after all its users."""
+    """The graph's nodes from `end_nodes` back, each after all its users."""
     user_counts = {}
     stack = list(end_nodes)
     seen = set(stack)
@@ -342,15 +357,16 @@ def _reverse_topological(end_nodes):
             if parent not in seen:
                 seen.add(parent)
                 stack.append(parent)
+    order = []
     ready = [node for node in end_nodes if node not in user_counts]
     while ready:
         node = ready.pop()
-        parents = node.parents  # read before the caller may release the node
-        yield node
-        for parent in parents:
+        order.append(node)
+        for parent in node.parents:
             user_counts[parent] -= 1
             if not user_counts[parent]:
                 ready.append(parent)
+    return order
 
 
 def _backward(seeds, wanted, release=False):
@@ -365,8 +381,9 @@ def _backward(seeds, wanted, release=False):
         grad = outgrads.pop(node)[0]
         if node in wanted:
             wanted[node] = grad
-        if node.parents:
-            for parent, parent_grad in zip(node.parents, node.vjp(grad)):
+        parents = node.parents
+        if parents:
+            for parent, parent_grad in zip(parents, node.vjp(grad)):
                 outgrads[parent] = add_outgrads(outgrads.get(parent), parent_grad)
-        if release:
-            node.parents, node.vjp = [], None
+            if release:
+                node.parents, node.vjp = [], None

@@ -169,6 +169,28 @@ def value_of(x):
     return _as_array(x)
 
 
+def dtype_of(x):
+    """The dtype of an array or box, or None for a Python number.
+
+    Reads a boxed value's dtype directly: `box.dtype` costs an autograd call.
+
+    Args:
+        x: a numpy array or scalar, an autograd box or a Python number.
+
+    Returns:
+        A numpy dtype, or None for a Python number.
+
+    Example:
+        >>> dtype_of(np.ones(2, "float32")), dtype_of(2.0)
+        (dtype('float32'), None)
+    """
+    value = getval(x)
+    dtype = getattr(value, "dtype", None)
+    if dtype is None and value is not x:
+        return np.result_type(value)  # a boxed Python number is an array to autograd
+    return dtype
+
+
 def wrap(value):
     """Makes a Tensor around `value` without checks (for ops' results).
 
@@ -231,7 +253,7 @@ class Tensor:
     @property
     def shape(self):
         """The shape, a tuple of ints."""
-        return np.shape(self._value)
+        return np.shape(getval(self._value))
 
     @property
     def ndim(self):

@@ -10,7 +10,7 @@ import numpy as np
 from autograd.tracer import getval
 
 from minikeras import config
-from minikeras.engine.tensor import Tensor, value_of, wrap
+from minikeras.engine.tensor import Tensor, dtype_of, value_of, wrap
 
 __all__ = [
     "Tensor", "value_of", "wrap", "promote", "shape_of", "dtype_of", "op_error", "array_of",
@@ -34,28 +34,6 @@ def shape_of(x):
     if isinstance(x, Tensor):
         return x.shape
     return np.shape(getval(x))
-
-
-def dtype_of(x):
-    """The dtype of an array or box, or None for a Python number.
-
-    Reads a boxed value's dtype directly: `box.dtype` costs an autograd call.
-
-    Args:
-        x: a numpy array or scalar, an autograd box or a Python number.
-
-    Returns:
-        A numpy dtype, or None for a Python number.
-
-    Example:
-        >>> dtype_of(np.ones(2, "float32")), dtype_of(2.0)
-        (dtype('float32'), None)
-    """
-    value = getval(x)
-    dtype = getattr(value, "dtype", None)
-    if dtype is None and value is not x:
-        return np.result_type(value)  # a boxed Python number is an array to autograd
-    return dtype
 
 
 def promote(x, y):
