@@ -41,7 +41,8 @@ def unique_name(base):
 
 
 def _snake_case(name):
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+    # Keras's rule: a digit does not start a word, so SpatialDropout2D -> spatial_dropout2d.
+    return re.sub(r"(?<=.)(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z])", "_", name).lower()
 
 
 class _Frame:
@@ -132,11 +133,13 @@ class Layer:
             user_build = cls.__dict__["build"]
 
             @functools.wraps(user_build)
-            def build(self, input_shape):
-                user_build(self, input_shape)
+            def build(self, input_shape, *args, **kwargs):
+                user_build(self, input_shape, *args, **kwargs)
                 self.built = True
-                # Saving records it, so that loading can build the layer the same way.
-                object.__setattr__(self, "_build_input_shape", input_shape)
+                # Saving records it, so that loading can build the layer the same way. A
+                # build of several shapes (Keras's MultiHeadAttention) records its own.
+                if not (args or kwargs):
+                    object.__setattr__(self, "_build_input_shape", input_shape)
 
             cls.build = build
 
