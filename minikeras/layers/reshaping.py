@@ -76,3 +76,349 @@ class Reshape(Layer):
 
     def get_config(self):
         return {**super().get_config(), "target_shape": self.target_shape}
+
+
+def _spatial_axes(layer_class, data_format):
+    """The (rows, cols) axes of 4-D images in `data_format` (None means channels_last)."""
+    if data_format in (None, "channels_last"):
+        return "channels_last", (1, 2)
+    if data_format == "channels_first":
+        return "channels_first", (2, 3)
+    raise ValueError(
+        f"{layer_class}: `data_format` must be 'channels_last' or 'channels_first', "
+        f"got {data_format!r}"
+    )
+
+
+def _int_pair(layer_class, argument, value, allow_zero):
+    """An int or a pair of ints as a pair, each checked (positive, or >= 0)."""
+    pair = (value, value) if isinstance(value, int) else value
+    try:
+        pair = tuple(pair)
+    except TypeError:
+        pair = ()
+    low = 0 if allow_zero else 1
+    if len(pair) != 2 or any(
+        isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low for v in pair
+    ):
+        kind = "non-negative" if allow_zero else "positive"
+        raise ValueError(
+            f"{layer_class}: `{argument}` must be a {kind} int or a pair of them, got {value!r}"
+        )
+    return int(pair[0]), int(pair[1])
+
+
+def _border_pairs(layer_class, argument, value):
+    """`n`, `(rows, cols)` or `((top, bottom), (left, right))` as the last form."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and not isinstance(value[0], int):
+        return tuple(_int_pair(layer_class, argument, v, allow_zero=True) for v in value)
+    rows, cols = _int_pair(layer_class, argument, value, allow_zero=True)
+    return (rows, rows), (cols, cols)
+
+
+def _check_rank(layer, input_shape, rank, layout):
+    if len(input_shape) != rank:
+        raise ValueError(
+            f"{type(layer).__name__} '{layer.name}' expects {rank}-D inputs {layout}, "
+            f"got shape {tuple(input_shape)}"
+        )
+
+
+class _Images(Layer):
+    """A layer on 4-D images: checks the rank on every call, and has a data_format."""
+
+    def build(self, input_shape):
+        self.compute_output_shape(input_shape)
+
+    def _check_images(self, input_shape):
+        layout = (
+            "(batch, rows, cols, channels)"
+            if self.data_format == "channels_last"
+            else "(batch, channels, rows, cols)"
+        )
+        _check_rank(self, input_shape, 4, layout)
+
+
+class UpSampling2D(_Images):
+    """Repeats the rows and columns of images `size` times (nearest), or interpolates them.
+
+    With `interpolation="bilinear"` the output samples the image at the
+    half-pixel centres (`(i + 0.5) / size - 0.5`), edges clamped, as Keras's
+    image resize does.
+
+    Args:
+        size: int or `(rows, cols)` pair of positive ints, the upsampling factors.
+        data_format: `"channels_last"` (default) or `"channels_first"`.
+        interpolation: `"nearest"` or `"bilinear"`.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Returns:
+        When called on `(batch, rows, cols, channels)`: a Tensor of shape
+        `(batch, rows * size[0], cols * size[1], channels)`.
+
+    Raises:
+        ValueError: for a bad `size`, `data_format` or `interpolation`, or
+            inputs that are not 4-D.
+
+    Example:
+        >>> x = np.arange(4.0).reshape((1, 2, 2, 1))
+        >>> UpSampling2D(size=2)(x).numpy()[0, :, :, 0]
+        array([[0., 0., 1., 1.],
+               [0., 0., 1., 1.],
+               [2., 2., 3., 3.],
+               [2., 2., 3., 3.]], dtype=float32)
+    """
+
+    def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
+        super().__init__(**kwargs)
+        self.size = _int_pair("UpSampling2D", "size", size, allow_zero=False)
+        self.data_format, self._axes = _spatial_axes("UpSampling2D", data_format)
+        if interpolation not in ("nearest", "bilinear"):
+            raise ValueError(
+                "UpSampling2D: `interpolation` must be 'nearest' or 'bilinear', "
+                f"got {interpolation!r}"
+            )
+        self.interpolation = interpolation
+
+    def call(self, inputs):
+        output_shape = self.compute_output_shape(inputs.shape)
+        if self.interpolation == "bilinear":
+            return self._bilinear(inputs)
+        # Nearest: give each row and column a new axis of length 1, broadcast it to
+        # the factor by multiplying with ones, and merge it back.
+        expanded, ones = list(inputs.shape), [1] * (inputs.ndim + 2)
+        for offset, (axis, factor) in enumerate(zip(self._axes, self.size)):
+            expanded.insert(axis + offset + 1, 1)
+            ones[axis + offset + 1] = factor
+        repeated = ops.reshape(inputs, tuple(expanded)) * np.ones(ones, dtype=inputs.dtype)
+        return ops.reshape(repeated, output_shape)
+
+    def _bilinear(self, inputs):
+        rows, cols = (inputs.shape[a] for a in self._axes)
+        row_matrix = _linear_weights(rows, self.size[0], inputs.dtype)
+        col_matrix = _linear_weights(cols, self.size[1], inputs.dtype)
+        if self.data_format == "channels_first":
+            return ops.matmul(row_matrix, ops.matmul(inputs, col_matrix.T))
+        batch, _, _, channels = inputs.shape
+        # Rows: (out_rows, rows) @ (batch, rows, cols * channels); then columns the same way.
+        out = ops.matmul(row_matrix, ops.reshape(inputs, (batch, rows, cols * channels)))
+        out = ops.reshape(out, (batch * rows * self.size[0], cols, channels))
+        out = ops.matmul(col_matrix, out)
+        return ops.reshape(out, (batch, rows * self.size[0], cols * self.size[1], channels))
+
+    def compute_output_shape(self, input_shape):
+        self._check_images(input_shape)
+        output = list(input_shape)
+        for axis, factor in zip(self._axes, self.size):
+            output[axis] = None if output[axis] is None else output[axis] * factor
+        return tuple(output)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "size": self.size,
+            "data_format": self.data_format,
+            "interpolation": self.interpolation,
+        }
+
+
+def _linear_weights(size, factor, dtype):
+    """The `(size * factor, size)` matrix of linear interpolation at half-pixel centres."""
+    out = np.arange(size * factor)
+    position = np.clip((out + 0.5) / factor - 0.5, 0, size - 1)
+    low = np.floor(position).astype(int)
+    high = np.minimum(low + 1, size - 1)
+    fraction = position - low
+    weights = np.zeros((size * factor, size))
+    np.add.at(weights, (out, low), 1 - fraction)
+    np.add.at(weights, (out, high), fraction)
+    return weights.astype(dtype)
+
+
+class ZeroPadding2D(_Images):
+    """Adds rows and columns of zeros around images.
+
+    Args:
+        padding: `n` (all four sides), `(rows, cols)` (symmetric), or
+            `((top, bottom), (left, right))`; non-negative ints.
+        data_format: `"channels_last"` (default) or `"channels_first"`.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Returns:
+        When called on `(batch, rows, cols, channels)`: a Tensor of shape
+        `(batch, top + rows + bottom, left + cols + right, channels)`.
+
+    Raises:
+        ValueError: for a bad `padding` or `data_format`, or inputs that are
+            not 4-D.
+
+    Example:
+        >>> ZeroPadding2D(1)(np.ones((1, 1, 2, 1))).numpy()[0, :, :, 0]
+        array([[0., 0., 0., 0.],
+               [0., 1., 1., 0.],
+               [0., 0., 0., 0.]], dtype=float32)
+    """
+
+    def __init__(self, padding=(1, 1), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _border_pairs("ZeroPadding2D", "padding", padding)
+        self.data_format, self._axes = _spatial_axes("ZeroPadding2D", data_format)
+
+    def call(self, inputs):
+        self.compute_output_shape(inputs.shape)
+        widths = [(0, 0)] * 4
+        for axis, pair in zip(self._axes, self.padding):
+            widths[axis] = pair
+        return ops.pad(inputs, tuple(widths))
+
+    def compute_output_shape(self, input_shape):
+        self._check_images(input_shape)
+        output = list(input_shape)
+        for axis, (before, after) in zip(self._axes, self.padding):
+            output[axis] = None if output[axis] is None else output[axis] + before + after
+        return tuple(output)
+
+    def get_config(self):
+        return {**super().get_config(), "padding": self.padding, "data_format": self.data_format}
+
+
+class Cropping2D(_Images):
+    """Removes rows and columns from the borders of images.
+
+    Args:
+        cropping: `n` (all four sides), `(rows, cols)` (symmetric), or
+            `((top, bottom), (left, right))`; non-negative ints.
+        data_format: `"channels_last"` (default) or `"channels_first"`.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Returns:
+        When called on `(batch, rows, cols, channels)`: a Tensor of shape
+        `(batch, rows - top - bottom, cols - left - right, channels)`.
+
+    Raises:
+        ValueError: for a bad `cropping` or `data_format`, inputs that are not
+            4-D, or cropping that leaves no rows or columns.
+
+    Example:
+        >>> x = np.arange(16.0).reshape((1, 4, 4, 1))
+        >>> Cropping2D(((1, 0), (1, 2)))(x).numpy()[0, :, :, 0]
+        array([[ 5.],
+               [ 9.],
+               [13.]], dtype=float32)
+    """
+
+    def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _border_pairs("Cropping2D", "cropping", cropping)
+        self.data_format, self._axes = _spatial_axes("Cropping2D", data_format)
+
+    def call(self, inputs):
+        self.compute_output_shape(inputs.shape)
+        index = [slice(None)] * 4
+        for axis, (before, after) in zip(self._axes, self.cropping):
+            index[axis] = slice(before, inputs.shape[axis] - after)
+        return inputs[tuple(index)]
+
+    def compute_output_shape(self, input_shape):
+        self._check_images(input_shape)
+        output = list(input_shape)
+        for axis, (before, after) in zip(self._axes, self.cropping):
+            if output[axis] is None:
+                continue
+            if before + after >= output[axis]:
+                raise ValueError(
+                    f"Cropping2D '{self.name}': cropping {self.cropping} leaves nothing of "
+                    f"inputs of shape {tuple(input_shape)} (axis {axis} has {output[axis]})"
+                )
+            output[axis] -= before + after
+        return tuple(output)
+
+    def get_config(self):
+        return {**super().get_config(), "cropping": self.cropping, "data_format": self.data_format}
+
+
+class Permute(Layer):
+    """Permutes the axes of each sample; the batch axis stays first.
+
+    Args:
+        dims: a permutation of `1..rank` (axis 0 is the batch), such as
+            `(2, 1)` to swap the two axes of `(batch, steps, features)`.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Returns:
+        When called: the inputs with axes `(0, *dims)`.
+
+    Raises:
+        ValueError: if `dims` is not a permutation of `1..len(dims)`, or the
+            inputs do not have `len(dims) + 1` axes.
+
+    Example:
+        >>> Permute((2, 1))(np.zeros((4, 10, 64))).shape
+        (4, 64, 10)
+    """
+
+    def __init__(self, dims, **kwargs):
+        super().__init__(**kwargs)
+        dims = tuple(dims)
+        if sorted(dims) != list(range(1, len(dims) + 1)):
+            raise ValueError(
+                f"Permute: `dims` must be a permutation of 1..{len(dims)} (the batch axis "
+                f"0 is not permuted), got {dims}"
+            )
+        self.dims = tuple(int(d) for d in dims)
+
+    def build(self, input_shape):
+        self.compute_output_shape(input_shape)
+
+    def call(self, inputs):
+        self.compute_output_shape(inputs.shape)
+        return ops.transpose(inputs, (0, *self.dims))
+
+    def compute_output_shape(self, input_shape):
+        _check_rank(self, input_shape, len(self.dims) + 1, f"for dims={self.dims}")
+        return (input_shape[0], *(input_shape[d] for d in self.dims))
+
+    def get_config(self):
+        return {**super().get_config(), "dims": self.dims}
+
+
+class RepeatVector(Layer):
+    """Repeats each input vector `n` times: `(batch, features)` becomes `(batch, n, features)`.
+
+    Args:
+        n: positive int, the number of repeats.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Returns:
+        When called on `(batch, features)`: a Tensor of shape `(batch, n, features)`.
+
+    Raises:
+        ValueError: if `n` is not a positive int, or the inputs are not 2-D.
+
+    Example:
+        >>> RepeatVector(3)(np.array([[1.0, 2.0]])).numpy()
+        array([[[1., 2.],
+                [1., 2.],
+                [1., 2.]]], dtype=float32)
+    """
+
+    def __init__(self, n, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"RepeatVector: `n` must be a positive int, got {n!r}")
+        self.n = int(n)
+
+    def build(self, input_shape):
+        self.compute_output_shape(input_shape)
+
+    def call(self, inputs):
+        self.compute_output_shape(inputs.shape)
+        # Broadcasting a new axis against ones: the gradient sums the n copies.
+        return ops.expand_dims(inputs, 1) * np.ones((1, self.n, 1), dtype=inputs.dtype)
+
+    def compute_output_shape(self, input_shape):
+        _check_rank(self, input_shape, 2, "(batch, features)")
+        return (input_shape[0], self.n, input_shape[1])
+
+    def get_config(self):
+        return {**super().get_config(), "n": self.n}

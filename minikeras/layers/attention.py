@@ -1,0 +1,342 @@
+"""`MultiHeadAttention`: scaled dot-product attention over several learned projections."""
+
+import math
+
+import numpy as np
+
+from minikeras import initializers, ops
+from minikeras.layers.dense import check_positive_int
+from minikeras.layers.dropout import Dropout
+from minikeras.layers.input_layer import SymbolicTensor
+from minikeras.layers.layer import Layer
+
+_PARTS = ("query", "value", "key", "attention_mask")
+
+
+def _large_negative(dtype):
+    """What masked scores become: very negative, yet finite in `dtype` (Keras's values)."""
+    return -3e4 if np.dtype(dtype) == np.float16 else -1e9
+
+
+class MultiHeadAttention(Layer):
+    """Multi-head attention (Vaswani et al., 2017), with Keras's weights and arguments.
+
+    Each of `num_heads` heads projects the query, key and value, and attends:
+
+        q = query @ query_kernel + query_bias          # (batch, T, heads, key_dim)
+        k = key @ key_kernel + key_bias                # (batch, S, heads, key_dim)
+        v = value @ value_kernel + value_bias          # (batch, S, heads, value_dim)
+        scores = softmax(q k^T / sqrt(key_dim))        # (batch, heads, T, S), masked
+        output = (dropout(scores) v) @ output_kernel + output_bias
+
+    where the output projection joins the heads. Masked positions (where
+    `attention_mask` is false, or a later position under `use_causal_mask`)
+    get a large negative score before the softmax, so they get ~0 weight.
+
+    Call it as `layer(query, value, key=None, attention_mask=None,
+    return_attention_scores=False, training=None, use_causal_mask=False)`:
+    - query: `(batch, T, query_dim)`; value: `(batch, S, value_dim)`; key:
+      `(batch, S, key_dim)`, the value by default.
+    - attention_mask: booleans `(batch, T, S)` (or broadcastable to it), true
+      where a query position may attend to a key position.
+    - use_causal_mask: query position i attends to key positions `<= i` only.
+    Inputs with several middle axes, `(batch, T1, T2, dim)`, attend over all
+    of them jointly (the mask is then `(batch, T1, T2, S1, S2)`).
+
+    Args:
+        num_heads: positive int, the number of heads.
+        key_dim: positive int, the size of each head for query and key.
+        value_dim: size of each head for the value; `key_dim` by default.
+        dropout: the dropout rate on the attention scores, in `[0, 1)`.
+        use_bias: whether the four projections have biases.
+        output_shape: the size of the output's last axis (an int or a tuple
+            of sizes); the query's last axis by default.
+        attention_axes: None only (attention over all axes but the batch and
+            the last); kept for Keras's signature.
+        kernel_initializer: initializer of the four kernels.
+        bias_initializer: initializer of the four biases.
+        seed: int seed of the dropout's mask stream.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Returns:
+        When called: the output `(batch, T, *output_shape)`, and with
+        `return_attention_scores=True` the pair `(output, scores)`, scores of
+        shape `(batch, num_heads, T, S)` (before dropout).
+
+    Raises:
+        ValueError: for bad constructor arguments, a missing `value`, inputs
+            of rank below 3, batch or sequence sizes that do not match, a last
+            axis unlike the one the layer was built for, or an
+            `attention_mask` that does not broadcast to `(batch, T, S)`.
+
+    Example:
+        >>> mha = MultiHeadAttention(num_heads=2, key_dim=4)
+        >>> query, value = np.ones((3, 5, 8)), np.ones((3, 7, 6))
+        >>> out, scores = mha(query, value, return_attention_scores=True)
+        >>> out.shape, scores.shape
+        ((3, 5, 8), (3, 2, 5, 7))
+        >>> mha.query_kernel.shape, mha.value_kernel.shape, mha.output_kernel.shape
+        ((8, 2, 4), (6, 2, 4), (2, 4, 8))
+    """
+
+    def __init__(
+        self,
+        num_heads,
+        key_dim,
+        value_dim=None,
+        dropout=0.0,
+        use_bias=True,
+        output_shape=None,
+        attention_axes=None,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.num_heads = check_positive_int("MultiHeadAttention", "num_heads", num_heads)
+        self.key_dim = check_positive_int("MultiHeadAttention", "key_dim", key_dim)
+        value_dim = key_dim if value_dim is None else value_dim
+        self.value_dim = check_positive_int("MultiHeadAttention", "value_dim", value_dim)
+        if attention_axes is not None:
+            raise ValueError(
+                "MultiHeadAttention: only attention_axes=None (attend over every axis but "
+                f"the batch and the last) is supported, got {attention_axes!r}"
+            )
+        self.attention_axes = None
+        if isinstance(output_shape, int):
+            output_shape = (output_shape,)
+        if output_shape is not None:
+            output_shape = tuple(
+                check_positive_int("MultiHeadAttention", "output_shape", s) for s in output_shape
+            )
+        self._output_shape_arg = output_shape
+        if not 0 <= dropout < 1:
+            raise ValueError(f"MultiHeadAttention: `dropout` must be in [0, 1), got {dropout!r}")
+        self.dropout = float(dropout)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.seed = seed
+        self._dropout_layer = Dropout(self.dropout, seed=seed, dtype=self.dtype)
+
+    # -------------------------------------------------------------- calling
+
+    def __call__(self, query, value=None, key=None, attention_mask=None, **kwargs):
+        if isinstance(query, dict) and value is None:  # a functional model replays a call
+            query, value, key, attention_mask = (query.get(part) for part in _PARTS)
+        if value is None:
+            raise ValueError(
+                f"MultiHeadAttention '{self.name}' needs a value: call it as "
+                "layer(query, value, key=None, attention_mask=None)"
+            )
+        given = zip(_PARTS, (query, value, key, attention_mask))
+        parts = {part: tensor for part, tensor in given if tensor is not None}
+        if any(isinstance(tensor, SymbolicTensor) for tensor in parts.values()):
+            # A functional model follows a call's first argument only: pass all the tensors
+            # in it, so that the value, key and mask are part of the graph too.
+            return super().__call__(parts, **kwargs)
+        query, value = self._convert_inputs(query), self._convert_inputs(value)
+        key = None if key is None else self._convert_inputs(key)
+        if not self.built:
+            # Layer.__call__ would build from the query alone; the projections need all three.
+            given = {"query": query, "value": value, "key": key}
+            self._build_on_first_call({part: x for part, x in given.items() if x is not None})
+        return super().__call__(query, value, key=key, attention_mask=attention_mask, **kwargs)
+
+    def build(self, query_shape, value_shape=None, key_shape=None):
+        """Creates the four projections for the shapes of query, value and key.
+
+        Args:
+            query_shape: the query's shape (or a dict of the three shapes).
+            value_shape: the value's shape.
+            key_shape: the key's shape; the value's by default.
+
+        Returns:
+            None.
+
+        Raises:
+            ValueError: if a shape has fewer than 3 axes or an unknown last axis.
+
+        Example:
+            >>> mha = MultiHeadAttention(num_heads=2, key_dim=3)
+            >>> mha.build((None, 4, 5), (None, 6, 7))
+            >>> [w.shape for w in mha.weights][::2]
+            [(5, 2, 3), (7, 2, 3), (7, 2, 3), (2, 3, 5)]
+        """
+        if not isinstance(query_shape, dict):
+            # One dict of shapes, as __call__ builds, so that saving records all three.
+            shapes = {"query": query_shape, "value": value_shape, "key": key_shape}
+            self.build({part: shape for part, shape in shapes.items() if shape is not None})
+            return
+        query_shape, value_shape, key_shape = (
+            query_shape.get(part) for part in ("query", "value", "key")
+        )
+        if value_shape is None:
+            raise ValueError(f"MultiHeadAttention '{self.name}'.build needs the value's shape")
+        key_shape = value_shape if key_shape is None else key_shape
+        for part, shape in [("query", query_shape), ("value", value_shape), ("key", key_shape)]:
+            if len(shape) < 3 or shape[-1] is None:
+                raise ValueError(
+                    f"MultiHeadAttention '{self.name}' needs {part} of shape (batch, steps, "
+                    f"features) with a known last axis, got shape {tuple(shape)}"
+                )
+        heads = self.num_heads
+        output_shape = self._output_shape_arg or (query_shape[-1],)
+        self.query_kernel, self.query_bias = self._projection(
+            "query", (query_shape[-1], heads, self.key_dim)
+        )
+        self.key_kernel, self.key_bias = self._projection(
+            "key", (key_shape[-1], heads, self.key_dim)
+        )
+        self.value_kernel, self.value_bias = self._projection(
+            "value", (value_shape[-1], heads, self.value_dim)
+        )
+        self.output_kernel, self.output_bias = self._projection(
+            "attention_output", (heads, self.value_dim, *output_shape), bias_shape=output_shape
+        )
+
+    def _projection(self, name, kernel_shape, bias_shape=None):
+        kernel = self.add_weight(
+            f"{name}/kernel", shape=kernel_shape, initializer=self.kernel_initializer
+        )
+        bias = None
+        if self.use_bias:
+            bias = self.add_weight(
+                f"{name}/bias",
+                shape=bias_shape or kernel_shape[1:],
+                initializer=self.bias_initializer,
+            )
+        return kernel, bias
+
+    def call(
+        self,
+        query,
+        value,
+        key=None,
+        attention_mask=None,
+        return_attention_scores=False,
+        training=None,
+        use_causal_mask=False,
+    ):
+        key = value if key is None else key
+        query_steps, key_steps = self._check_inputs(query, value, key)
+        mask = self._mask(query, key, attention_mask, use_causal_mask, query_steps, key_steps)
+        batch, heads = query.shape[0], self.num_heads
+        # Several middle axes attend jointly: flatten them into one.
+        q = self._project(query, self.query_kernel, self.query_bias)
+        k = self._project(key, self.key_kernel, self.key_bias)
+        v = self._project(value, self.value_kernel, self.value_bias)
+        q = ops.transpose(q, (0, 2, 1, 3)) * (1.0 / math.sqrt(self.key_dim))  # (B, N, T, K)
+        k = ops.transpose(k, (0, 2, 3, 1))  # (B, N, K, S)
+        v = ops.transpose(v, (0, 2, 1, 3))  # (B, N, S, V)
+        scores = ops.matmul(q, k)  # (B, N, T, S)
+        if mask is not None:
+            scores = ops.where(mask[:, None], scores, _large_negative(scores.dtype))
+        scores = ops.softmax(scores, axis=-1)
+        attended = ops.matmul(self._dropout_layer(scores, training=training), v)
+        attended = ops.reshape(
+            ops.transpose(attended, (0, 2, 1, 3)), (batch, -1, heads * self.value_dim)
+        )
+        kernel = ops.reshape(self.output_kernel, (heads * self.value_dim, -1))
+        bias = None if self.output_bias is None else ops.reshape(self.output_bias, (-1,))
+        output_shape = self.output_kernel.shape[2:]
+        outputs = ops.reshape(ops.dense(attended, kernel, bias), (*query.shape[:-1], *output_shape))
+        if not return_attention_scores:
+            return outputs
+        return outputs, ops.reshape(scores, (batch, heads, *query_steps, *key_steps))
+
+    def _project(self, inputs, kernel, bias):
+        """`inputs @ kernel + bias` on `(batch, ..., dim)`: `(batch, steps, heads, size)`."""
+        flat_kernel = ops.reshape(kernel, (kernel.shape[0], -1))
+        flat_bias = None if bias is None else ops.reshape(bias, (-1,))
+        projected = ops.dense(inputs, flat_kernel, flat_bias)
+        return ops.reshape(projected, (inputs.shape[0], -1, *kernel.shape[1:]))
+
+    def _check_inputs(self, query, value, key):
+        """Checks ranks, batch and step sizes, and last axes; returns the steps of query and key."""
+        name = f"MultiHeadAttention '{self.name}'"
+        shapes = {"query": query.shape, "value": value.shape, "key": key.shape}
+        for part, shape in shapes.items():
+            if len(shape) < 3:
+                raise ValueError(
+                    f"{name} needs {part} of shape (batch, steps, features), got shape {shape}"
+                )
+        if len({shape[0] for shape in shapes.values()}) > 1:
+            raise ValueError(
+                f"{name} needs query, value and key of one batch size, got shapes "
+                f"{shapes['query']}, {shapes['value']} and {shapes['key']}"
+            )
+        if value.shape[1:-1] != key.shape[1:-1]:
+            raise ValueError(
+                f"{name} needs value and key with the same steps, got shapes {value.shape} "
+                f"and {key.shape}"
+            )
+        kernels = {"query": self.query_kernel, "value": self.value_kernel, "key": self.key_kernel}
+        for part, kernel in kernels.items():
+            if shapes[part][-1] != kernel.shape[0]:
+                raise ValueError(
+                    f"{name} was built for {part} with last axis {kernel.shape[0]}, got "
+                    f"shape {shapes[part]}"
+                )
+        return query.shape[1:-1], key.shape[1:-1]
+
+    def _mask(self, query, key, attention_mask, use_causal_mask, query_steps, key_steps):
+        """The boolean `(batch or 1, T, S)` mask of allowed pairs, or None for no mask."""
+        query_size, key_size = math.prod(query_steps), math.prod(key_steps)
+        mask = None
+        if attention_mask is not None:
+            mask = np.asarray(attention_mask).astype(bool)
+            wanted = (query.shape[0], *query_steps, *key_steps)
+            try:
+                mask = np.broadcast_to(mask, wanted)
+            except ValueError:
+                raise ValueError(
+                    f"MultiHeadAttention '{self.name}' needs an attention_mask that broadcasts "
+                    f"to (batch, query steps, key steps) {wanted}, got shape {mask.shape}"
+                ) from None
+            mask = mask.reshape(query.shape[0], query_size, key_size)
+        if use_causal_mask:
+            if len(query_steps) > 1:
+                raise ValueError(
+                    f"MultiHeadAttention '{self.name}': use_causal_mask needs inputs with one "
+                    f"steps axis, got query shape {query.shape}"
+                )
+            # Position i attends to positions <= i, as Keras's lower-triangular mask.
+            causal = np.tril(np.ones((1, query_size, key_size), dtype=bool))
+            mask = causal if mask is None else mask & causal
+        return mask
+
+    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+        """The output shape: the query's, with the last axis `output_shape`.
+
+        Args:
+            query_shape: the query's shape.
+            value_shape: the value's shape (unused but for Keras's signature).
+            key_shape: the key's shape (unused).
+
+        Returns:
+            A tuple.
+
+        Example:
+            >>> MultiHeadAttention(2, 4, output_shape=3).compute_output_shape((None, 5, 8))
+            (None, 5, 3)
+        """
+        if self._output_shape_arg is not None:
+            return (*query_shape[:-1], *self._output_shape_arg)
+        return tuple(query_shape)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "num_heads": self.num_heads,
+            "key_dim": self.key_dim,
+            "value_dim": self.value_dim,
+            "dropout": self.dropout,
+            "use_bias": self.use_bias,
+            "output_shape": self._output_shape_arg,
+            "attention_axes": self.attention_axes,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "seed": self.seed,
+        }

@@ -1,0 +1,303 @@
+"""`BatchNormalization` and `LayerNormalization`: rescale activations to zero mean, unit variance.
+
+Both are written in `minikeras.ops` (`mean`, `var`, arithmetic), so gradients
+flow to the inputs, `gamma` and `beta` through the batch statistics too.
+"""
+
+from minikeras import initializers, ops
+from minikeras.layers.layer import Layer
+
+
+def _normalize_axes(layer, axes, input_shape):
+    """Returns `axes` as sorted non-negative ints, checked against `input_shape`."""
+    rank = len(input_shape)
+    name = f"{type(layer).__name__} '{layer.name}'"
+    result = []
+    for axis in axes:
+        if not -rank <= axis < rank:
+            raise ValueError(
+                f"{name}: axis {axis} is out of range for inputs of shape {tuple(input_shape)}"
+            )
+        if input_shape[axis] is None:
+            raise ValueError(
+                f"{name} needs a known size on axis {axis}, got inputs of shape "
+                f"{tuple(input_shape)}"
+            )
+        result.append(axis % rank)
+    if len(set(result)) != len(result):
+        raise ValueError(f"{name}: axis {list(axes)} names an axis twice")
+    return tuple(sorted(result))
+
+
+def _check_axis_argument(layer_class, axis):
+    axes = axis if isinstance(axis, (list, tuple)) else [axis]
+    if not axes or any(isinstance(a, bool) or not isinstance(a, int) for a in axes):
+        raise ValueError(f"{layer_class}: `axis` must be an int or a list of ints, got {axis!r}")
+
+
+class _Normalization(Layer):
+    """What both layers share: the normalized axes, fixed at build, checked on every call."""
+
+    # The check is on the normalized axes (below), which need not be the last one.
+    _fixed_last_axis = False
+
+    def _build_axes(self, input_shape, axes):
+        self._axes = _normalize_axes(self, axes, input_shape)
+        self._rank = len(input_shape)
+        self._sizes = tuple(input_shape[a] for a in self._axes)
+
+    def _check_inputs(self, inputs):
+        shape = inputs.shape
+        if len(shape) != self._rank or tuple(shape[a] for a in self._axes) != self._sizes:
+            expected = ["?"] * self._rank
+            for axis, size in zip(self._axes, self._sizes):
+                expected[axis] = str(size)
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' was built for inputs of shape "
+                f"({', '.join(expected)}) (sizes on axes {list(self._axes)} fixed), "
+                f"got shape {shape}"
+            )
+
+    def _broadcast(self, weight):
+        """Reshapes a weight over the normalized axes so that it broadcasts over the inputs."""
+        shape = [1] * self._rank
+        for axis, size in zip(self._axes, self._sizes):
+            shape[axis] = size
+        return ops.reshape(weight, tuple(shape))
+
+    def _normalize(self, inputs, reduced, training=False):
+        """`(inputs - mean) / sqrt(variance + epsilon) * gamma + beta`, moments over `reduced`."""
+        mean = ops.mean(inputs, axis=reduced, keepdims=True)
+        centered = inputs - mean
+        variance = ops.mean(ops.square(centered), axis=reduced, keepdims=True)
+        if training:
+            self._update_moving_statistics(mean, variance)
+        outputs = centered * (1.0 / ops.sqrt(variance + self.epsilon))
+        if self.scale:
+            outputs = outputs * self._broadcast(self.gamma)
+        if self.center:
+            outputs = outputs + self._broadcast(self.beta)
+        return outputs
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+
+class BatchNormalization(_Normalization):
+    """Normalizes each feature over the batch while training, by moving statistics after.
+
+    With `training=True` each channel (the entries along `axis`) is normalized
+    with the mean and variance of the batch, and the moving statistics follow:
+
+        output = (inputs - mean) / sqrt(variance + epsilon) * gamma + beta
+        moving_mean = moving_mean * momentum + mean * (1 - momentum)
+        moving_variance = moving_variance * momentum + variance * (1 - momentum)
+
+    Otherwise (`training` false or None) the moving statistics are used and
+    not changed. A frozen layer (`trainable=False`) runs in inference mode even
+    with `training=True`, as in Keras: fine-tuning keeps its statistics.
+    `moving_mean` and `moving_variance` are non-trainable weights: they are
+    saved with the model but get no gradients; their update is an `assign`,
+    which tapes do not record. `variance` is the biased batch variance, in the
+    output and in the update, as in Keras 3.
+
+    Args:
+        axis: int, the channel axis (kept); the others are reduced.
+        momentum: the weight of the old value in the moving statistics.
+        epsilon: added to the variance before the square root.
+        center: whether to add the learned offset `beta`.
+        scale: whether to multiply by the learned `gamma`.
+        beta_initializer: initializer of `beta`.
+        gamma_initializer: initializer of `gamma`.
+        moving_mean_initializer: initializer of `moving_mean`.
+        moving_variance_initializer: initializer of `moving_variance`.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Returns:
+        When called: a Tensor of the inputs' shape.
+
+    Raises:
+        ValueError: for an `axis` that is not an int or is out of range, a
+            channel axis of unknown size, a `momentum` outside `[0, 1]`, a
+            negative `epsilon`, or later inputs whose rank or channel count
+            differ from the first.
+
+    Example:
+        >>> bn = BatchNormalization()
+        >>> x = np.array([[0.0, 10.0], [2.0, 30.0]])
+        >>> bn(x, training=True).numpy().round(2)
+        array([[-1., -1.],
+               [ 1.,  1.]], dtype=float32)
+        >>> bn.moving_mean.numpy().round(4)  # 0.99 * 0 + 0.01 * batch mean
+        array([0.01, 0.2 ], dtype=float32)
+        >>> [w.name for w in bn.non_trainable_weights]
+        ['moving_mean', 'moving_variance']
+    """
+
+    def __init__(
+        self,
+        axis=-1,
+        momentum=0.99,
+        epsilon=1e-3,
+        center=True,
+        scale=True,
+        beta_initializer="zeros",
+        gamma_initializer="ones",
+        moving_mean_initializer="zeros",
+        moving_variance_initializer="ones",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise ValueError(f"BatchNormalization: `axis` must be an int, got {axis!r}")
+        if not 0.0 <= momentum <= 1.0:
+            raise ValueError(f"BatchNormalization: `momentum` must be in [0, 1], got {momentum!r}")
+        if not epsilon >= 0.0:
+            raise ValueError(f"BatchNormalization: `epsilon` must be >= 0, got {epsilon!r}")
+        self.axis = axis
+        self.momentum = float(momentum)
+        self.epsilon = float(epsilon)
+        self.center = bool(center)
+        self.scale = bool(scale)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+
+    def build(self, input_shape):
+        self._build_axes(input_shape, [self.axis])
+        shape = self._sizes
+        self.gamma = self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight("gamma", shape=shape, initializer=self.gamma_initializer)
+        if self.center:
+            self.beta = self.add_weight("beta", shape=shape, initializer=self.beta_initializer)
+        self.moving_mean = self.add_weight(
+            "moving_mean", shape=shape, initializer=self.moving_mean_initializer, trainable=False
+        )
+        self.moving_variance = self.add_weight(
+            "moving_variance",
+            shape=shape,
+            initializer=self.moving_variance_initializer,
+            trainable=False,
+        )
+
+    def call(self, inputs, training=None):
+        self._check_inputs(inputs)
+        if training and self.trainable:
+            reduced = tuple(a for a in range(self._rank) if a not in self._axes)
+            return self._normalize(inputs, reduced, training=True)
+        # Per-channel statistics: fold them into one scale and one shift, so that the
+        # full-size work is one multiply and one add.
+        inv = 1.0 / ops.sqrt(self._broadcast(self.moving_variance) + self.epsilon)
+        if self.scale:
+            inv = inv * self._broadcast(self.gamma)
+        shift = -self._broadcast(self.moving_mean) * inv
+        if self.center:
+            shift = shift + self._broadcast(self.beta)
+        return inputs * inv + shift
+
+    def _update_moving_statistics(self, mean, variance):
+        keep, take = self.momentum, 1.0 - self.momentum
+        for moving, batch in [(self.moving_mean, mean), (self.moving_variance, variance)]:
+            batch = ops.cast(ops.reshape(ops.stop_gradient(batch), moving.shape), moving.dtype)
+            moving.assign(moving.numpy() * keep + batch.numpy() * take)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "axis": self.axis,
+            "momentum": self.momentum,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+            "beta_initializer": initializers.serialize(self.beta_initializer),
+            "gamma_initializer": initializers.serialize(self.gamma_initializer),
+            "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
+            "moving_variance_initializer": initializers.serialize(self.moving_variance_initializer),
+        }
+
+
+class LayerNormalization(_Normalization):
+    """Normalizes each sample over `axis` (the features), with no running statistics.
+
+        output = (inputs - mean) / sqrt(variance + epsilon) * gamma + beta
+
+    where `mean` and `variance` are taken over `axis` for each sample
+    separately, so training and inference compute the same thing. `gamma` and
+    `beta` have the sizes of the normalized axes.
+
+    Args:
+        axis: int or list of ints, the axes to normalize over.
+        epsilon: added to the variance before the square root.
+        center: whether to add the learned offset `beta`.
+        scale: whether to multiply by the learned `gamma`.
+        beta_initializer: initializer of `beta`.
+        gamma_initializer: initializer of `gamma`.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Returns:
+        When called: a Tensor of the inputs' shape.
+
+    Raises:
+        ValueError: for an `axis` that is not an int or list of ints, is out
+            of range or has an unknown size, a negative `epsilon`, or later
+            inputs whose rank or normalized sizes differ from the first.
+
+    Example:
+        >>> ln = LayerNormalization(epsilon=0.0)
+        >>> ln(np.array([[1.0, 3.0], [10.0, 20.0]])).numpy()
+        array([[-1.,  1.],
+               [-1.,  1.]], dtype=float32)
+        >>> ln.gamma.shape, ln.beta.shape
+        ((2,), (2,))
+    """
+
+    def __init__(
+        self,
+        axis=-1,
+        epsilon=1e-3,
+        center=True,
+        scale=True,
+        beta_initializer="zeros",
+        gamma_initializer="ones",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        _check_axis_argument("LayerNormalization", axis)
+        if not epsilon >= 0.0:
+            raise ValueError(f"LayerNormalization: `epsilon` must be >= 0, got {epsilon!r}")
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+        self.epsilon = float(epsilon)
+        self.center = bool(center)
+        self.scale = bool(scale)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+
+    def build(self, input_shape):
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        self._build_axes(input_shape, axes)
+        self.gamma = self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight(
+                "gamma", shape=self._sizes, initializer=self.gamma_initializer
+            )
+        if self.center:
+            self.beta = self.add_weight(
+                "beta", shape=self._sizes, initializer=self.beta_initializer
+            )
+
+    def call(self, inputs):
+        self._check_inputs(inputs)
+        return self._normalize(inputs, self._axes)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "axis": self.axis,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+            "beta_initializer": initializers.serialize(self.beta_initializer),
+            "gamma_initializer": initializers.serialize(self.gamma_initializer),
+        }

@@ -1,0 +1,422 @@
+"""Convolutions, channels_last: `conv`, `depthwise_conv`, `separable_conv`, `conv_transpose`.
+
+Three primitives, each the transpose of the others, so gradients of any order
+are convolutions again (TensorFlow's Conv2D, Conv2DBackpropInput and
+Conv2DBackpropFilter):
+
+- `_conv(x, kernel)`: im2col of `x` (one strided view, one copy), then one
+  matrix product with the kernel; bias and relu fused in place.
+- `_conv_backprop_input(g, kernel)`: `g @ kernel.T`, then the columns are
+  added back into a padded buffer, one strided slice-add per kernel tap
+  (col2im). It is also `conv_transpose`'s forward pass.
+- `_conv_backprop_kernel(x, g)`: `columns(x).T @ g`. In a training step the
+  columns are the forward pass's own, handed over by `save_for_backward`.
+
+Groups split the channels: with `kernel.shape[-2] == channels / groups`, each
+group of input channels feeds `filters / groups` outputs (a batched product).
+"""
+
+import math
+
+import autograd.numpy as anp
+import numpy as np
+from autograd.extend import defvjp_argnums, primitive
+from autograd.tracer import isbox
+
+from minikeras.ops.core import as_float, op_error, promote, value_of, wrap
+from minikeras.ops.windows import (
+    Windows,
+    check_data_format,
+    columns,
+    normalize_padding,
+    normalize_tuple,
+    save_for_backward,
+    take_saved,
+)
+
+
+def _kernel_matrix(kernel, groups):
+    """The kernel `(*taps, in, filters)` as `(groups, taps * in, filters / groups)`."""
+    rows = math.prod(kernel.shape[:-1])
+    matrix = kernel.reshape(rows, groups, kernel.shape[-1] // groups)
+    return matrix.transpose(1, 0, 2)
+
+
+def _groups_first(g, groups):
+    """`(batch, *outputs, filters)` as `(groups, rows, filters / groups)`, a view."""
+    return g.reshape(-1, groups, g.shape[-1] // groups).transpose(1, 0, 2)
+
+
+@primitive
+def _conv(x, kernel, bias, windows, groups, use_relu, save):
+    cols = columns(x, windows, groups)
+    matrix = _kernel_matrix(kernel, groups)
+    if groups == 1:
+        out = np.matmul(cols[0], matrix[0])
+    else:
+        out = np.matmul(cols, matrix).transpose(1, 0, 2)
+    out = out.reshape(x.shape[0], *windows.outputs, kernel.shape[-1])
+    if bias is not None:
+        out += bias
+    if use_relu:
+        np.maximum(out, 0, out=out)
+    if save:
+        save_for_backward(out, cols)
+    return out
+
+
+def _conv_vjp(argnums, ans, args, kwargs):
+    x, kernel, bias, windows, groups, use_relu, _ = args
+    saved = take_saved(ans)
+    cols = saved[0] if saved else None
+
+    def vjp(g):
+        if use_relu:
+            g = g * (ans > 0)
+        grads = []
+        for argnum in argnums:
+            if argnum == 0:
+                grads.append(_conv_backprop_input(g, kernel, windows, groups))
+            elif argnum == 1:
+                grads.append(_conv_backprop_kernel(x, g, windows, groups, kernel.shape, cols))
+            else:
+                grads.append(anp.sum(anp.reshape(g, (-1, np.shape(g)[-1])), axis=0))
+        return grads
+
+    return vjp
+
+
+defvjp_argnums(_conv, _conv_vjp)
+
+
+@primitive
+def _conv_backprop_input(g, kernel, windows, groups):
+    batch, channels = g.shape[0], kernel.shape[-2] * groups
+    matrix = _kernel_matrix(kernel, groups)
+    cols = np.matmul(_groups_first(g, groups), matrix.transpose(0, 2, 1))
+    cols = cols.reshape(groups, batch, *windows.outputs, *windows.kernel, channels // groups)
+    padded = np.zeros((batch, *windows.padded, groups, channels // groups), g.dtype)
+    for tap, index in windows.taps():
+        # (groups, batch, *outputs, group_channels) -> (batch, *outputs, groups, group_channels)
+        padded[(*index, slice(None))] += np.moveaxis(cols[(Ellipsis, *tap, slice(None))], 0, -2)
+    padded = padded.reshape(batch, *windows.padded, channels)
+    if windows.padded == windows.inputs:
+        return padded
+    return np.ascontiguousarray(padded[windows.interior()])
+
+
+defvjp_argnums(
+    _conv_backprop_input,
+    lambda argnums, ans, args, kwargs: _backprop_input_vjp(argnums, *args),
+)
+
+
+def _backprop_input_vjp(argnums, g, kernel, windows, groups):
+    def vjp(h):
+        return [
+            _conv(h, kernel, None, windows, groups, False, False)
+            if argnum == 0
+            else _conv_backprop_kernel(h, g, windows, groups, kernel.shape, None)
+            for argnum in argnums
+        ]
+
+    return vjp
+
+
+@primitive
+def _conv_backprop_kernel(x, g, windows, groups, kernel_shape, cols):
+    if cols is None:
+        cols = columns(x, windows, groups)
+    g_matrix = _groups_first(g, groups)
+    if groups == 1:
+        return np.matmul(cols[0].T, g_matrix[0]).reshape(kernel_shape)
+    grad = np.matmul(cols.transpose(0, 2, 1), g_matrix)  # (groups, rows, filters / groups)
+    return grad.transpose(1, 0, 2).reshape(kernel_shape)
+
+
+def _backprop_kernel_vjp(argnums, x, g, windows, groups, kernel_shape, cols):
+    def vjp(h):
+        return [
+            _conv_backprop_input(g, h, windows, groups)
+            if argnum == 0
+            else _conv(x, h, None, windows, groups, False, False)
+            for argnum in argnums
+        ]
+
+    return vjp
+
+
+defvjp_argnums(
+    _conv_backprop_kernel,
+    lambda argnums, ans, args, kwargs: _backprop_kernel_vjp(argnums, *args),
+)
+
+
+# ------------------------------------------------------------------ the ops
+
+
+def _operands(op, inputs, kernel, data_format):
+    """Float values of `inputs` and `kernel` with matching ranks; the spatial rank."""
+    check_data_format(op, data_format)
+    x, k = promote(as_float(value_of(inputs)), as_float(value_of(kernel)))
+    rank = np.ndim(k) - 2
+    if rank not in (1, 2, 3) or np.ndim(x) != rank + 2:
+        raise op_error(
+            op,
+            "expected inputs (batch, *spatial, channels) and a kernel (*spatial, in, out) "
+            "with 1, 2 or 3 spatial axes each",
+            x,
+            k,
+        )
+    return x, k, rank
+
+
+def _windows(op, x, kernel, rank, strides, padding, dilation_rate):
+    strides = normalize_tuple(op, "strides", strides, rank)
+    dilation = normalize_tuple(op, "dilation_rate", dilation_rate, rank)
+    padding = normalize_padding(op, padding)
+    spatial = np.shape(x)[1:-1]
+    return Windows.of(op, spatial, np.shape(kernel)[:-2], strides, padding, dilation, (x, kernel))
+
+
+def conv(
+    inputs,
+    kernel,
+    strides=1,
+    padding="valid",
+    data_format=None,
+    dilation_rate=1,
+    *,
+    bias=None,
+    activation=None,
+):
+    """N-D convolution (1-D to 3-D), channels_last, as Keras's `ops.conv`.
+
+    `output[b, *o, f] = sum over taps t and channels c of
+    inputs[b, *(o * strides + t * dilation_rate - pad_before), c] * kernel[*t, c, f]`.
+    Groups come from the kernel's shape, as in Keras: a kernel with
+    `channels / groups` input channels makes a grouped convolution.
+
+    Args:
+        inputs: Tensor `(batch, *spatial, channels)`.
+        kernel: Tensor `(*kernel_size, channels / groups, filters)`.
+        strides: an int or one int per spatial axis.
+        padding: `"valid"` (whole windows only) or `"same"` (zero padding so
+            that `output = ceil(input / strides)`).
+        data_format: None or `"channels_last"`.
+        dilation_rate: an int or one int per spatial axis.
+        bias: optional Tensor `(filters,)`, added in place (a minikeras extension).
+        activation: None or `"relu"`, applied in place (a minikeras extension).
+
+    Returns:
+        A Tensor `(batch, *outputs, filters)`.
+
+    Raises:
+        ValueError: for mismatched ranks or channels, a window wider than a
+            `"valid"` input, or a bad argument.
+
+    Example:
+        >>> x = np.arange(5.0, dtype="float32").reshape(1, 5, 1)
+        >>> conv(x, np.ones((3, 1, 1), "float32")).numpy()[0, :, 0]
+        array([3., 6., 9.], dtype=float32)
+        >>> conv(np.ones((2, 8, 8, 3)), np.ones((3, 3, 3, 4)), strides=2, padding="same").shape
+        (2, 4, 4, 4)
+    """
+    x, k, rank = _operands("conv", inputs, kernel, data_format)
+    channels, kernel_channels, filters = np.shape(x)[-1], np.shape(k)[-2], np.shape(k)[-1]
+    if channels % kernel_channels or filters % (channels // kernel_channels):
+        raise op_error(
+            "conv",
+            f"inputs' {channels} channels must be kernel's {kernel_channels} input channels "
+            f"times a number of groups that divides its {filters} filters",
+            x,
+            k,
+        )
+    windows = _windows("conv", x, k, rank, strides, padding, dilation_rate)
+    bias_value = None
+    if bias is not None:
+        bias_value = value_of(bias)
+        if np.shape(bias_value) != (filters,):
+            raise op_error("conv", f"bias must have shape ({filters},)", k, bias_value)
+    if activation not in (None, "linear", "relu"):
+        raise ValueError(f"conv: activation must be None, 'linear' or 'relu', got {activation!r}")
+    groups = channels // kernel_channels
+    use_relu = activation == "relu"
+    return wrap(_conv(x, k, bias_value, windows, groups, use_relu, isbox(k)))
+
+
+def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """Depthwise convolution: each channel convolved with its own `depth_multiplier` filters.
+
+    Output channel `c * depth_multiplier + m` is input channel `c` convolved
+    with `kernel[..., c, m]`: a `conv` with one group per channel.
+
+    Args:
+        inputs: Tensor `(batch, *spatial, channels)`.
+        kernel: Tensor `(*kernel_size, channels, depth_multiplier)`.
+        strides: an int or one int per spatial axis.
+        padding: `"valid"` or `"same"`.
+        data_format: None or `"channels_last"`.
+        dilation_rate: an int or one int per spatial axis.
+
+    Returns:
+        A Tensor `(batch, *outputs, channels * depth_multiplier)`.
+
+    Raises:
+        ValueError: if the kernel's channels differ from the inputs', or as `conv`.
+
+    Example:
+        >>> x = np.ones((1, 4, 4, 2), "float32")
+        >>> kernel = np.stack([np.ones((3, 3)), 2 * np.ones((3, 3))], -1)[..., None]
+        >>> depthwise_conv(x, kernel.astype("float32")).numpy()[0, 0, 0]
+        array([ 9., 18.], dtype=float32)
+    """
+    x, k, rank = _operands("depthwise_conv", inputs, kernel, data_format)
+    if np.shape(k)[-2] != np.shape(x)[-1]:
+        raise op_error(
+            "depthwise_conv", "the kernel's axis -2 must match the inputs' channels", x, k
+        )
+    shape = np.shape(k)
+    grouped = anp.reshape(k, (*shape[:-2], 1, shape[-2] * shape[-1]))
+    windows = _windows("depthwise_conv", x, k, rank, strides, padding, dilation_rate)
+    return wrap(_conv(x, grouped, None, windows, shape[-2], False, isbox(grouped)))
+
+
+def separable_conv(
+    inputs,
+    depthwise_kernel,
+    pointwise_kernel,
+    strides=1,
+    padding="valid",
+    data_format=None,
+    dilation_rate=1,
+):
+    """A depthwise convolution, then a 1x1 (pointwise) convolution mixing the channels.
+
+    Args:
+        inputs: Tensor `(batch, *spatial, channels)`.
+        depthwise_kernel: Tensor `(*kernel_size, channels, depth_multiplier)`.
+        pointwise_kernel: Tensor `(*ones, channels * depth_multiplier, filters)`.
+        strides: an int or one int per spatial axis (of the depthwise step).
+        padding: `"valid"` or `"same"`.
+        data_format: None or `"channels_last"`.
+        dilation_rate: an int or one int per spatial axis.
+
+    Returns:
+        A Tensor `(batch, *outputs, filters)`.
+
+    Raises:
+        ValueError: if the pointwise kernel is not 1x1 or does not fit, or as
+            `depthwise_conv`.
+
+    Example:
+        >>> x = np.ones((1, 5, 5, 2), "float32")
+        >>> separable_conv(x, np.ones((3, 3, 2, 1)), np.ones((1, 1, 2, 4))).shape
+        (1, 3, 3, 4)
+    """
+    depthwise = depthwise_conv(inputs, depthwise_kernel, strides, padding, data_format,
+                               dilation_rate)  # fmt: skip
+    shape = np.shape(value_of(pointwise_kernel))
+    if len(shape) != depthwise.ndim or set(shape[:-2]) != {1}:
+        raise op_error(
+            "separable_conv",
+            "pointwise_kernel must be (*ones, channels * depth_multiplier, filters)",
+            depthwise_kernel,
+            pointwise_kernel,
+        )
+    return conv(depthwise, pointwise_kernel, data_format=data_format)
+
+
+def transpose_output_length(length, kernel_size, stride, padding, output_padding, dilation=1):
+    """The output length of a transposed convolution along one axis (Keras's rule).
+
+    Args:
+        length: the input length, or None if unknown.
+        kernel_size: the kernel size.
+        stride: the stride.
+        padding: `"valid"` or `"same"`.
+        output_padding: None, or extra length at the end (less than the stride).
+        dilation: the dilation rate.
+
+    Returns:
+        The output length, or None if `length` is None.
+
+    Example:
+        >>> transpose_output_length(4, 3, 2, "same", None)
+        8
+        >>> transpose_output_length(4, 3, 2, "valid", None)
+        9
+    """
+    if length is None:
+        return None
+    span = (kernel_size - 1) * dilation + 1
+    if output_padding is None:
+        return length * stride + (max(span - stride, 0) if padding == "valid" else 0)
+    pad = span // 2 if padding == "same" else 0
+    return (length - 1) * stride + span - 2 * pad + output_padding
+
+
+def conv_transpose(
+    inputs,
+    kernel,
+    strides=1,
+    padding="valid",
+    output_padding=None,
+    data_format=None,
+    dilation_rate=1,
+):
+    """Transposed convolution: the gradient of `conv` with respect to its inputs.
+
+    It spreads each input value over a window of the output. With the same
+    kernel, strides and padding, `conv` maps the output's shape back onto the
+    input's, and the two are adjoint: `sum(conv(x, kernel) * y)` equals
+    `sum(x * conv_transpose(y, kernel))`.
+
+    Args:
+        inputs: Tensor `(batch, *spatial, channels)`.
+        kernel: Tensor `(*kernel_size, filters, channels)` (Keras's layout:
+            output channels before input channels).
+        strides: an int or one int per spatial axis.
+        padding: `"valid"` or `"same"`.
+        output_padding: None, or an int or one int per axis, each less than
+            the stride: extra length at the end of the output.
+        data_format: None or `"channels_last"`.
+        dilation_rate: an int or one int per spatial axis.
+
+    Returns:
+        A Tensor `(batch, *outputs, filters)`.
+
+    Raises:
+        ValueError: for mismatched ranks or channels, or a bad output_padding.
+
+    Example:
+        >>> y, kernel = np.ones((1, 2, 1), "float32"), np.ones((3, 1, 1), "float32")
+        >>> conv_transpose(y, kernel, strides=2).numpy()[0, :, 0]
+        array([1., 1., 2., 1., 1.], dtype=float32)
+    """
+    op = "conv_transpose"
+    y, k, rank = _operands(op, inputs, kernel, data_format)
+    if np.shape(k)[-1] != np.shape(y)[-1]:
+        raise op_error(op, "the kernel's last axis must match the inputs' channels", y, k)
+    strides = normalize_tuple(op, "strides", strides, rank)
+    dilation = normalize_tuple(op, "dilation_rate", dilation_rate, rank)
+    padding = normalize_padding(op, padding)
+    extra = (None,) * rank
+    if output_padding is not None:
+        extra = (output_padding,) * rank if isinstance(output_padding, int) else output_padding
+        if len(extra) != rank or any(not 0 <= e < s for e, s in zip(extra, strides)):
+            raise ValueError(
+                f"{op}: output_padding must be {rank} ints, each in [0, stride), got "
+                f"{output_padding!r} with strides {strides}"
+            )
+    spatial, kernel_size = np.shape(y)[1:-1], np.shape(k)[:-2]
+    lengths = tuple(
+        transpose_output_length(n, ks, s, padding, e, d)
+        for n, ks, s, e, d in zip(spatial, kernel_size, strides, extra, dilation)
+    )
+    windows = Windows.of(op, lengths, kernel_size, strides, padding, dilation, (y, k))
+    if windows.outputs != tuple(spatial):
+        raise op_error(
+            op, f"output_padding {output_padding} gives outputs {lengths} that do not fit", y, k
+        )
+    return wrap(_conv_backprop_input(y, k, windows, 1))

@@ -1,0 +1,285 @@
+"""Convolutions: ops against naive loops, gradients against central differences, layers."""
+
+import numpy as np
+import pytest
+from finite_differences import check_float32, check_gradients, check_second_order
+
+from minikeras import ops
+
+# ------------------------------------------------------------ naive references
+
+
+def as_tuple(value, rank):
+    return (value,) * rank if isinstance(value, int) else tuple(value)
+
+
+def same_pads(lengths, kernel, strides, dilation):
+    """TensorFlow's "same" padding: output ceil(n / s), the odd pad after."""
+    pads = []
+    for n, k, s, d in zip(lengths, kernel, strides, dilation):
+        total = max((-(-n // s) - 1) * s + (k - 1) * d + 1 - n, 0)
+        pads.append((total // 2, total - total // 2))
+    return pads
+
+
+def naive_conv(x, kernel, strides=1, padding="valid", dilation=1):
+    """Loops over output positions and taps, in float64; groups from the kernel's shape."""
+    rank = x.ndim - 2
+    strides, dilation = as_tuple(strides, rank), as_tuple(dilation, rank)
+    size, group_in, filters = kernel.shape[:-2], kernel.shape[-2], kernel.shape[-1]
+    groups, rank_pads = x.shape[-1] // group_in, [(0, 0)] * rank
+    pads = same_pads(x.shape[1:-1], size, strides, dilation) if padding == "same" else rank_pads
+    padded = np.pad(x.astype(np.float64), [(0, 0), *pads, (0, 0)])
+    outputs = [
+        (n - (k - 1) * d - 1) // s + 1
+        for n, k, s, d in zip(padded.shape[1:-1], size, strides, dilation)
+    ]
+    out = np.zeros((x.shape[0], *outputs, filters))
+    group_out = filters // groups
+    for position in np.ndindex(*outputs):
+        for tap in np.ndindex(*size):
+            where = tuple(o * s + t * d for o, t, s, d in zip(position, tap, strides, dilation))
+            for g in range(groups):
+                inputs = padded[(slice(None), *where, slice(g * group_in, (g + 1) * group_in))]
+                weights = kernel[tap][:, g * group_out : (g + 1) * group_out]
+                out[(slice(None), *position, slice(g * group_out, (g + 1) * group_out))] += (
+                    inputs @ weights
+                )
+    return out
+
+
+def naive_depthwise(x, kernel, strides=1, padding="valid", dilation=1):
+    """Each channel convolved on its own with each of its `depth_multiplier` filters."""
+    channels, multiplier = kernel.shape[-2:]
+    outs = [
+        naive_conv(x[..., c : c + 1], kernel[..., c : c + 1, :], strides, padding, dilation)
+        for c in range(channels)
+    ]
+    return np.concatenate(outs, axis=-1).reshape(*outs[0].shape[:-1], channels * multiplier)
+
+
+def naive_conv_transpose(y, kernel, strides=1, padding="valid", output_padding=None, dilation=1):
+    """Scatters each input value times the kernel into the output, Keras's output length."""
+    rank = y.ndim - 2
+    strides, dilation = as_tuple(strides, rank), as_tuple(dilation, rank)
+    size = kernel.shape[:-2]
+    extra = (None,) * rank if output_padding is None else as_tuple(output_padding, rank)
+    lengths = []
+    for n, k, s, d, e in zip(y.shape[1:-1], size, strides, dilation, extra):
+        span = (k - 1) * d + 1
+        if e is None:
+            lengths.append(n * s + max(span - s, 0) if padding == "valid" else n * s)
+        else:
+            lengths.append((n - 1) * s + span - 2 * (span // 2 if padding == "same" else 0) + e)
+    pads = same_pads(lengths, size, strides, dilation) if padding == "same" else [(0, 0)] * rank
+    full = [n + a + b for n, (a, b) in zip(lengths, pads)]
+    out = np.zeros((y.shape[0], *full, kernel.shape[-2]))
+    for position in np.ndindex(*y.shape[1:-1]):
+        for tap in np.ndindex(*size):
+            where = tuple(o * s + t * d for o, t, s, d in zip(position, tap, strides, dilation))
+            out[(slice(None), *where)] += y[(slice(None), *position)] @ kernel[tap].T
+    return out[(slice(None), *(slice(a, a + n) for n, (a, _) in zip(lengths, pads)))]
+
+
+# --------------------------------------------------------------------- cases
+
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed + sum(shape)).standard_normal(shape)
+
+
+# (name, inputs shape, kernel shape, strides, padding, dilation)
+CONV_CASES = [
+    ("1d-valid", (2, 7, 3), (3, 3, 4), 1, "valid", 1),
+    ("1d-same-stride2", (2, 7, 3), (3, 3, 2), 2, "same", 1),
+    ("1d-same-even-kernel", (1, 6, 2), (4, 2, 3), 1, "same", 1),
+    ("1d-dilation2", (2, 8, 2), (3, 2, 3), 1, "valid", 2),
+    ("1d-groups2", (2, 6, 4), (3, 2, 6), 1, "same", 1),
+    ("2d-valid", (2, 5, 4, 3), (3, 3, 3, 2), 1, "valid", 1),
+    ("2d-same", (2, 5, 4, 2), (3, 3, 2, 3), 1, "same", 1),
+    ("2d-stride2-same", (2, 5, 6, 2), (3, 3, 2, 3), 2, "same", 1),
+    ("2d-stride21-valid", (1, 6, 5, 2), (2, 3, 2, 2), (2, 1), "valid", 1),
+    ("2d-dilation-same", (1, 6, 6, 2), (3, 3, 2, 2), 1, "same", (2, 1)),
+    ("2d-dilation-stride", (1, 7, 7, 1), (2, 2, 1, 2), 2, "valid", 2),
+    ("2d-groups2", (2, 4, 4, 4), (3, 3, 2, 4), 1, "same", 1),
+    ("2d-pointwise", (2, 3, 3, 4), (1, 1, 4, 3), 1, "valid", 1),
+    ("3d-same", (1, 3, 4, 3, 2), (2, 3, 2, 2, 2), 1, "same", 1),
+]
+CONV_IDS = [case[0] for case in CONV_CASES]
+CONV_ARGS = "name, x_shape, k_shape, strides, padding, dilation"
+
+
+@pytest.mark.parametrize(
+    "name, x_shape, k_shape, strides, padding, dilation", CONV_CASES, ids=CONV_IDS
+)
+def test_conv_matches_naive_loops(name, x_shape, k_shape, strides, padding, dilation):
+    x, kernel = rand(*x_shape), rand(*k_shape, seed=1)
+    out = ops.conv(x, kernel, strides, padding, dilation_rate=dilation)
+    np.testing.assert_allclose(
+        out.numpy(), naive_conv(x, kernel, strides, padding, dilation), rtol=1e-10, atol=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    "name, x_shape, k_shape, strides, padding, dilation", CONV_CASES, ids=CONV_IDS
+)
+def test_conv_gradients_match_central_differences(
+    name, x_shape, k_shape, strides, padding, dilation
+):
+    bias = rand(k_shape[-1], seed=2)
+    check_gradients(
+        lambda x, k, b: ops.conv(x, k, strides, padding, dilation_rate=dilation, bias=b),
+        [rand(*x_shape), rand(*k_shape, seed=1), bias],
+    )
+
+
+@pytest.mark.parametrize(
+    "name, x_shape, k_shape, strides, padding, dilation", CONV_CASES, ids=CONV_IDS
+)
+def test_conv_float32_in_float32_out(name, x_shape, k_shape, strides, padding, dilation):
+    check_float32(
+        lambda x, k: ops.conv(x, k, strides, padding, dilation_rate=dilation),
+        [rand(*x_shape), rand(*k_shape, seed=1)],
+    )
+
+
+def test_conv_fused_bias_and_relu():
+    x, kernel, bias = rand(2, 5, 5, 2), rand(3, 3, 2, 3, seed=1), rand(3, seed=2)
+    out = ops.conv(x, kernel, padding="same", bias=bias, activation="relu")
+    expected = np.maximum(naive_conv(x, kernel, padding="same") + bias, 0)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-10, atol=1e-12)
+    check_gradients(
+        lambda x, k, b: ops.conv(x, k, padding="same", bias=b, activation="relu"),
+        [x, kernel, bias],
+    )
+
+
+def test_conv_second_order_gradients():
+    check_second_order(
+        lambda x, k: ops.conv(x, k, 2, "same", dilation_rate=1),
+        [rand(1, 4, 5, 2), rand(2, 3, 2, 2, seed=1)],
+    )
+
+
+DEPTHWISE_CASES = [
+    ("1d-valid", (2, 6, 2), (3, 2, 1), 1, "valid", 1),
+    ("2d-same-multiplier2", (2, 5, 4, 3), (3, 3, 3, 2), 1, "same", 1),
+    ("2d-stride2-dilation", (1, 7, 7, 2), (2, 2, 2, 1), 2, "valid", 2),
+]
+
+
+@pytest.mark.parametrize("name, x_shape, k_shape, strides, padding, dilation", DEPTHWISE_CASES)
+def test_depthwise_conv_matches_naive_and_differences(
+    name, x_shape, k_shape, strides, padding, dilation
+):
+    x, kernel = rand(*x_shape), rand(*k_shape, seed=1)
+    out = ops.depthwise_conv(x, kernel, strides, padding, dilation_rate=dilation)
+    np.testing.assert_allclose(
+        out.numpy(), naive_depthwise(x, kernel, strides, padding, dilation), rtol=1e-10, atol=1e-12
+    )
+
+    def fn(x, k):
+        return ops.depthwise_conv(x, k, strides, padding, dilation_rate=dilation)
+
+    check_gradients(fn, [x, kernel])
+    check_float32(fn, [x, kernel])
+
+
+def test_separable_conv_is_depthwise_then_pointwise():
+    x, depthwise, pointwise = rand(2, 5, 5, 2), rand(3, 3, 2, 2, seed=1), rand(1, 1, 4, 3, seed=2)
+    out = ops.separable_conv(x, depthwise, pointwise, strides=2, padding="same")
+    expected = naive_conv(naive_depthwise(x, depthwise, 2, "same"), pointwise)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-10, atol=1e-12)
+
+    def fn(x, d, p):
+        return ops.separable_conv(x, d, p, strides=2, padding="same")
+
+    check_gradients(fn, [x, depthwise, pointwise])
+    check_float32(fn, [x, depthwise, pointwise])
+
+
+# (name, inputs shape, kernel shape (*size, filters, channels), strides, padding, output_padding,
+# dilation)
+TRANSPOSE_CASES = [
+    ("1d-valid-stride2", (2, 4, 3), (3, 2, 3), 2, "valid", None, 1),
+    ("1d-same-stride2", (2, 4, 2), (3, 3, 2), 2, "same", None, 1),
+    ("1d-kernel-below-stride", (1, 3, 1), (2, 1, 1), 3, "valid", None, 1),
+    ("1d-output-padding", (1, 4, 2), (3, 2, 2), 2, "valid", 1, 1),
+    ("2d-valid", (2, 3, 4, 2), (3, 3, 3, 2), 1, "valid", None, 1),
+    ("2d-same-stride2", (2, 3, 3, 2), (3, 3, 2, 2), 2, "same", None, 1),
+    ("2d-same-output-padding", (1, 3, 3, 2), (3, 3, 2, 2), 2, "same", (1, 0), 1),
+    ("2d-dilation", (1, 3, 4, 1), (2, 2, 2, 1), 1, "valid", None, 2),
+]
+TRANSPOSE_IDS = [case[0] for case in TRANSPOSE_CASES]
+
+
+@pytest.mark.parametrize(
+    "name, y_shape, k_shape, strides, padding, extra, dilation", TRANSPOSE_CASES, ids=TRANSPOSE_IDS
+)
+def test_conv_transpose_matches_naive_and_differences(
+    name, y_shape, k_shape, strides, padding, extra, dilation
+):
+    y, kernel = rand(*y_shape), rand(*k_shape, seed=1)
+
+    def fn(y, k):
+        return ops.conv_transpose(y, k, strides, padding, extra, dilation_rate=dilation)
+
+    expected = naive_conv_transpose(y, kernel, strides, padding, extra, dilation)
+    np.testing.assert_allclose(fn(y, kernel).numpy(), expected, rtol=1e-10, atol=1e-12)
+    check_gradients(fn, [y, kernel])
+    check_float32(fn, [y, kernel])
+
+
+def test_conv_transpose_is_the_adjoint_of_conv():
+    # <conv(x, k), y> == <x, conv_transpose(y, k)>: (*size, in, out) is (*size, filters, channels)
+    x, kernel = rand(2, 7, 6, 3), rand(3, 3, 3, 4, seed=1)
+    out = ops.conv(x, kernel, 2, "same").numpy()
+    y = rand(*out.shape, seed=2)
+    back = ops.conv_transpose(y, kernel, 2, "same", output_padding=(0, 1))
+    assert back.shape == x.shape
+    np.testing.assert_allclose(np.sum(out * y), np.sum(x * back.numpy()), rtol=1e-10)
+
+
+def test_conv_transpose_second_order_gradients():
+    check_second_order(
+        lambda y, k: ops.conv_transpose(y, k, 2, "same"), [rand(1, 3, 2, 2), rand(3, 2, 1, 2)]
+    )
+
+
+# ---------------------------------------------------------------- op errors
+
+
+def ones(*shape):
+    return np.ones(shape)
+
+
+OP_ERRORS = [
+    ("rank", ops.conv, (ones(2, 5, 5), ones(3, 3, 1, 2)), {}, r"conv: expected inputs"),
+    ("channels", ops.conv, (ones(1, 5, 5, 3), ones(3, 3, 2, 2)), {}, r"3 channels"),
+    ("too-small", ops.conv, (ones(1, 2, 5, 1), ones(3, 3, 1, 1)), {}, r"spans 3.*only 2"),
+    ("dilated", ops.conv, (ones(1, 5, 1), ones(3, 1, 1)), {"dilation_rate": 3}, r"spans 7"),
+    ("padding", ops.conv, (ones(1, 5, 1), ones(3, 1, 1)), {"padding": "full"}, r"padding"),
+    ("strides", ops.conv, (ones(1, 5, 1), ones(3, 1, 1)), {"strides": 0}, r"strides"),
+    ("layout", ops.conv, (ones(1, 5, 1), ones(3, 1, 1)), {"data_format": "channels_first"},
+     r"channels_last"),
+    ("bias", ops.conv, (ones(1, 5, 1), ones(3, 1, 2)), {"bias": ones(3)}, r"bias .*shape \(2,\)"),
+    ("depthwise", ops.depthwise_conv, (ones(1, 5, 5, 3), ones(3, 3, 2, 1)), {},
+     r"depthwise_conv: .*channels"),
+    ("transpose", ops.conv_transpose, (ones(1, 4, 2), ones(3, 1, 3), 2), {},
+     r"conv_transpose: .*channels"),
+    ("output-padding", ops.conv_transpose, (ones(1, 4, 1), ones(3, 1, 1), 2),
+     {"output_padding": 2}, r"output_padding"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name, op, args, kwargs, message", OP_ERRORS, ids=[e[0] for e in OP_ERRORS]
+)
+def test_op_errors_name_the_op_and_shapes(name, op, args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        op(*args, **kwargs)
+
+
+def test_shape_error_shows_both_shapes():
+    with pytest.raises(ValueError, match=r"got shapes \(1, 2, 5, 1\) and \(3, 3, 1, 1\)"):
+        ops.conv(np.ones((1, 2, 5, 1)), np.ones((3, 3, 1, 1)))
