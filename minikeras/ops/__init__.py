@@ -4,6 +4,7 @@ Every op takes Tensors, numpy arrays or Python numbers, returns a Tensor, and
 is differentiable by `GradientTape` where that makes sense.
 """
 
+from minikeras.ops.conv import conv, conv_transpose, depthwise_conv, separable_conv
 from minikeras.ops.creation import (
     arange,
     cast,
@@ -62,6 +63,7 @@ from minikeras.ops.nn import (
     softplus,
     sparse_categorical_crossentropy,
 )
+from minikeras.ops.pooling import average_pool, max_pool
 from minikeras.ops.reduction import argmax, argmin, logsumexp, max, mean, min, std, sum, var
 from minikeras.ops.shape import (
     concatenate,
@@ -78,6 +80,7 @@ from minikeras.ops.shape import (
 )
 
 __all__ = [
+    "average_pool", "conv", "conv_transpose", "depthwise_conv", "max_pool", "separable_conv",
     "abs", "add", "arange", "argmax", "argmin", "binary_crossentropy", "cast",
     "categorical_crossentropy", "clip", "concatenate", "convert_to_tensor", "dense", "divide",
     "dot", "einsum", "elu", "equal", "erf", "exp", "expand_dims", "eye", "floor_divide", "full",
