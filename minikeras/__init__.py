@@ -13,6 +13,7 @@ from minikeras import (
     ops,
     optimizers,
     random,
+    saving,
     utils,
 )
 from minikeras.engine import GradientTape, Tensor, Variable
@@ -42,5 +43,6 @@ __all__ = [
     "ops",
     "optimizers",
     "random",
+    "saving",
     "utils",
 ]

@@ -3,4 +3,35 @@
 from minikeras.models.model import Model
 from minikeras.models.sequential import Sequential
 
-__all__ = ["Model", "Sequential"]
+__all__ = ["Model", "Sequential", "load_model"]
+
+
+def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 (Keras's name)
+    """Loads a model saved with `Model.save` (this is `minikeras.saving.load_model`).
+
+    Args:
+        filepath: the path.
+        custom_objects: optional dict of name -> class or function, for
+            classes and functions that are not registered.
+        compile: restore the training state (compile arguments, optimizer
+            state, random states), if the file has one.
+
+    Returns:
+        The model.
+
+    Raises:
+        minikeras.saving.LoadError: listing every problem with the file.
+        OSError: if the file cannot be opened.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minikeras.layers import Dense, Input
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.minikeras"
+        >>> Sequential([Input((3,)), Dense(2, name="out")]).save(path)
+        >>> load_model(path).layers[0].name
+        'out'
+    """
+    # Imported here: saving sits above models in the import graph.
+    from minikeras import saving
+
+    return saving.load_model(filepath, custom_objects=custom_objects, compile=compile)

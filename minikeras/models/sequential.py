@@ -100,3 +100,56 @@ class Sequential(Model):
         for layer in self._layers:
             outputs = layer(outputs, training=training)
         return outputs
+
+    def get_config(self):
+        """The layers' configs in order, after an `InputLayer` entry if the input shape is known.
+
+        Returns:
+            A JSON-friendly dict with Keras's keys.
+
+        Raises:
+            ValueError: if a layer cannot be serialized (see `minikeras.saving`).
+
+        Example:
+            >>> from minikeras.layers import Dense, Input
+            >>> config = Sequential([Input((3,)), Dense(2)]).get_config()
+            >>> [entry["class_name"] for entry in config["layers"]]
+            ['InputLayer', 'Dense']
+        """
+        from minikeras.saving import serialize_layer
+
+        layers = [serialize_layer(layer) for layer in self._layers]
+        if self._input_shape is not None:
+            shape = {"batch_shape": list(self._input_shape), "dtype": self.dtype}
+            layers.insert(0, {"class_name": "InputLayer", "config": shape})
+        return {**super().get_config(), "layers": layers}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """Makes a Sequential from the dict `get_config` returned.
+
+        Args:
+            config: the dict.
+            custom_objects: optional dict of name -> class or function.
+
+        Returns:
+            A new Sequential, built if the config has an input shape.
+
+        Example:
+            >>> from minikeras.layers import Dense, Input
+            >>> model = Sequential([Input((3,)), Dense(2)])
+            >>> Sequential.from_config(model.get_config()).built
+            True
+        """
+        from minikeras.layers.input_layer import Input
+        from minikeras.saving import deserialize_layer
+
+        config = dict(config)
+        layers = []
+        for entry in config.pop("layers", []):
+            if isinstance(entry, dict) and entry.get("class_name") == "InputLayer":
+                batch_shape = entry.get("config", {}).get("batch_shape")
+                layers.append(Input(batch_shape[1:], batch_shape[0], entry["config"].get("dtype")))
+            else:
+                layers.append(deserialize_layer(entry, custom_objects))
+        return cls(layers=layers, **config)

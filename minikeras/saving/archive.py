@@ -1,0 +1,454 @@
+"""The file format: a zip archive of JSON documents and numpy `.npz` archives.
+
+    metadata.json   {"format": "minikeras", "format_version": 1, "kind": "model" or "weights"}
+    config.json     (model files) the architecture and the compile arguments
+    weights.json    the index of weights.npz: each weight's path, key, shape and dtype
+    weights.npz     one array per weight, named by the weight's tracked path
+    training.json   (compiled model files) the optimizer's variables, the random states
+    optimizer.npz   (compiled model files) the optimizer's variables, named "0", "1", ...
+
+Design note, why this format: zip, JSON and `.npy` are plain, documented and
+read by the standard library and numpy alone, on any platform, without
+running code. Pickle is never involved: arrays are parsed here from their
+`.npy` header (read by numpy with `ast.literal_eval`, not `eval`) and their
+bytes, and only numeric dtypes are accepted, so an object array, a pickle or
+a byte-code payload is refused, not run. The zip's CRC-32 checks catch
+corrupted bytes. An `.npz` member is an ordinary numpy archive:
+`np.load(io.BytesIO(data), allow_pickle=False)` opens it.
+
+Writes are atomic: the archive goes to a temporary file in the target's
+directory, which is flushed, fsynced and then renamed over the target, so an
+error or a crash mid-save leaves the previous file as it was.
+"""
+
+import contextlib
+import io
+import json
+import math
+import os
+import tempfile
+import zipfile
+
+import numpy as np
+
+FORMAT = "minikeras"
+FORMAT_VERSION = 1
+# kind -> (members every file of that kind has, members it may have)
+LAYOUT = {
+    "model": (
+        {"metadata.json", "config.json", "weights.json", "weights.npz"},
+        {"training.json", "optimizer.npz"},
+    ),
+    "weights": ({"metadata.json", "weights.json", "weights.npz"}, set()),
+}
+_DATE = (1980, 1, 1, 0, 0, 0)  # a fixed timestamp: the same model gives the same bytes
+_NUMERIC_KINDS = "biuf"
+
+
+class LoadError(ValueError):
+    """A file cannot be loaded: every problem found is listed, and nothing was changed.
+
+    Args:
+        source: the file's path, for the message.
+        problems: a list of strings, one per problem.
+        hint: an optional last line saying what to do.
+
+    Attributes:
+        problems: the list of problems.
+
+    Example:
+        >>> error = LoadError("m.minikeras", ["missing: dense/bias"])
+        >>> print(error)
+        Cannot load 'm.minikeras': 1 problem; nothing was changed.
+          - missing: dense/bias
+        >>> isinstance(error, ValueError)
+        True
+    """
+
+    def __init__(self, source, problems, hint=None):
+        self.problems = list(problems)
+        count = len(self.problems)
+        lines = [
+            f"Cannot load {os.fspath(source)!r}: {count} problem{'s' if count != 1 else ''}; "
+            "nothing was changed."
+        ]
+        lines += [f"  - {problem}" for problem in self.problems]
+        if hint:
+            lines.append(hint)
+        super().__init__("\n".join(lines))
+
+
+# ------------------------------------------------------------------- writing
+
+
+def atomic_write(filepath, write, overwrite=True):
+    """Writes a file so that it is either entirely new or untouched.
+
+    `write(stream)` fills a temporary file in the same directory, which is then
+    flushed, fsynced and renamed over `filepath` (an atomic step on POSIX and
+    Windows). If `write` raises, the temporary file is removed and the
+    previous file, if any, is left as it was.
+
+    Args:
+        filepath: the path to write.
+        write: a function taking a binary stream open for writing.
+        overwrite: if False, an existing file is an error.
+
+    Returns:
+        None.
+
+    Raises:
+        FileExistsError: if the file exists and `overwrite` is False.
+        FileNotFoundError: if the directory does not exist.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "note.txt"
+        >>> atomic_write(path, lambda stream: stream.write(b"hello"))
+        >>> path.read_bytes()
+        b'hello'
+    """
+    filepath = os.fspath(filepath)
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"save: {filepath!r} exists and overwrite=False")
+    directory = os.path.dirname(os.path.abspath(filepath))
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"save: the directory {directory!r} does not exist")
+    mode = _file_mode(filepath)
+    descriptor, temporary = tempfile.mkstemp(
+        prefix=f".{os.path.basename(filepath)}.", suffix=".tmp", dir=directory
+    )
+    try:
+        with os.fdopen(descriptor, "w+b") as stream:
+            write(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, filepath)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _fsync_directory(directory)
+
+
+def _file_mode(filepath):
+    """The permissions the file would get from `open`: the old file's, or by the umask."""
+    if os.path.exists(filepath):
+        return os.stat(filepath).st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _fsync_directory(directory):
+    # The rename itself is durable only once the directory entry is on disk (POSIX).
+    if os.name != "posix":
+        return
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray) and value.dtype.kind in _NUMERIC_KINDS:
+        return value.tolist()
+    raise TypeError(f"{value!r} of type {type(value).__name__} is not a JSON value")
+
+
+def to_json(document, what):
+    """Encodes `document` as JSON bytes, or raises naming `what` could not be.
+
+    Args:
+        document: JSON-friendly data (numpy scalars and tuples are accepted).
+        what: what it is, for the message, such as "the config of layer 'dense'".
+
+    Returns:
+        UTF-8 bytes.
+
+    Raises:
+        ValueError: if a value is not a JSON value (a function, an object...).
+
+    Example:
+        >>> to_json({"units": np.int64(3), "shape": (None, 2)}, "a config")
+        b'{"units": 3, "shape": [null, 2]}'
+    """
+    try:
+        return json.dumps(document, default=_json_default).encode("utf-8")
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"save: {what} cannot be written as JSON: {error}") from None
+
+
+def _member(name):
+    info = zipfile.ZipInfo(name, date_time=_DATE)
+    info.external_attr = 0o644 << 16
+    return info
+
+
+def _npz_bytes(arrays):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for key, array in arrays.items():
+            array = np.asarray(array, order="C")  # ascontiguousarray would make scalars 1-d
+            if array.dtype.kind not in _NUMERIC_KINDS:
+                raise ValueError(f"save: array {key!r} has dtype {array.dtype}, not a number")
+            with archive.open(_member(f"{key}.npy"), "w", force_zip64=array.nbytes > 2**30) as out:
+                write_array(out, array)
+    return buffer.getvalue()
+
+
+def write_array(stream, array):
+    """Writes one array in the `.npy` format, never with pickle.
+
+    Args:
+        stream: a binary stream.
+        array: a numeric numpy array.
+
+    Returns:
+        None.
+
+    Example:
+        >>> stream = io.BytesIO(); write_array(stream, np.zeros(2))
+        >>> stream.getvalue()[:6]
+        b'\\x93NUMPY'
+    """
+    np.lib.format.write_array(stream, array, allow_pickle=False)
+
+
+def write_archive(filepath, kind, documents, arrays, overwrite=True):
+    """Writes a minikeras file atomically (see the module's layout).
+
+    Args:
+        filepath: the path.
+        kind: "model" or "weights".
+        documents: dict of member name -> JSON bytes (from `to_json`).
+        arrays: dict of member name (".npz") -> dict of key -> numeric array.
+        overwrite: if False, an existing file is an error.
+
+    Returns:
+        None.
+
+    Raises:
+        FileExistsError: if the file exists and `overwrite` is False.
+        ValueError: if an array is not numeric.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "w.weights.minikeras"
+        >>> index = to_json({"weights": []}, "the index")
+        >>> write_archive(path, "weights", {"weights.json": index}, {"weights.npz": {}})
+        >>> read_archive(path).kind
+        'weights'
+    """
+    metadata = to_json(
+        {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": kind}, "the metadata"
+    )
+
+    def write(stream):
+        with zipfile.ZipFile(stream, "w") as archive:
+            archive.writestr(_member("metadata.json"), metadata, zipfile.ZIP_DEFLATED)
+            for name, data in documents.items():
+                archive.writestr(_member(name), data, zipfile.ZIP_DEFLATED)
+            for name, table in arrays.items():
+                archive.writestr(_member(name), _npz_bytes(table), zipfile.ZIP_STORED)
+
+    atomic_write(filepath, write, overwrite)
+
+
+# ------------------------------------------------------------------- reading
+
+
+class Archive:
+    """What `read_archive` found: the kind, the JSON documents and the arrays.
+
+    Args:
+        kind: "model" or "weights".
+        documents: dict of member name -> parsed JSON (a dict).
+        arrays: dict of member name -> dict of key -> numpy array.
+
+    Example:
+        >>> Archive("weights", {}, {}).kind
+        'weights'
+    """
+
+    def __init__(self, kind, documents, arrays):
+        self.kind, self.documents, self.arrays = kind, documents, arrays
+
+
+def read_archive(filepath):
+    """Reads and checks a whole minikeras file; never unpickles, never runs code.
+
+    Args:
+        filepath: the path.
+
+    Returns:
+        An `Archive`.
+
+    Raises:
+        OSError: if the file cannot be opened (missing, a directory...).
+        LoadError: for anything else: not a zip, not a minikeras file, a
+            newer format, missing or unexpected members, truncated or
+            corrupted bytes, invalid JSON, non-numeric or malformed arrays.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "not-a-model.txt"
+        >>> _ = path.write_text("hello")
+        >>> read_archive(path)
+        Traceback (most recent call last):
+        ...
+        minikeras.saving.archive.LoadError: Cannot load '...not-a-model.txt': 1 problem; nothing was changed.
+          - it is not a zip archive, so not a minikeras file (it starts with b'hello')
+    """  # noqa: E501
+    with open(filepath, "rb") as stream:
+        data = stream.read()
+    try:
+        return _read(data)
+    except LoadError as error:
+        raise LoadError(filepath, error.problems) from None
+    except Exception as error:  # whatever a corrupted file makes the zip or JSON readers raise
+        raise LoadError(
+            filepath, [f"the file is corrupted or truncated: {type(error).__name__}: {error}"]
+        ) from error
+
+
+def _read(data):
+    if not zipfile.is_zipfile(io.BytesIO(data)):
+        raise LoadError("", [_not_a_zip(data)])
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise LoadError("", [f"the archive holds several entries named {duplicates}"])
+        if "metadata.json" not in names:
+            plain_npz = names and all(name.endswith(".npy") for name in names)
+            what = "a plain numpy .npz archive" if plain_npz else "a zip archive"
+            raise LoadError("", [f"it is {what} without metadata.json, not a minikeras file"])
+        kind = _check_metadata(_json_member(archive, "metadata.json"))
+        required, optional = LAYOUT[kind]
+        problems = [
+            f"the {kind} file has no entry {name!r}" for name in sorted(required - {*names})
+        ]
+        problems += [
+            f"unexpected entry {name!r} in a {kind} file" for name in names
+            if name not in required | optional
+        ]  # fmt: skip
+        if problems:
+            raise LoadError("", problems)
+        documents, arrays = {}, {}
+        for name in names:
+            if name.endswith(".json"):
+                documents[name] = _json_member(archive, name)
+                if not isinstance(documents[name], dict):
+                    problems.append(
+                        f"{name} holds a {type(documents[name]).__name__}, not an object"
+                    )
+            elif name.endswith(".npz"):
+                arrays[name], found = _read_npz(archive.read(name), name)
+                problems += found
+        if problems:
+            raise LoadError("", problems)
+    return Archive(kind, documents, arrays)
+
+
+def _not_a_zip(data):
+    head = data[:8]
+    if head.startswith(b"\x89HDF"):
+        what = "an HDF5 file (Keras 2's .h5?), not a minikeras file"
+    elif head.startswith(b"\x93NUMPY"):
+        what = "a numpy .npy file, not a minikeras file"
+    elif head[:1] == b"\x80":
+        what = "a pickle, which minikeras never loads"
+    elif not data:
+        what = "empty"
+    else:
+        what = f"not a zip archive, so not a minikeras file (it starts with {head!r})"
+    return f"it is {what}"
+
+
+def _json_member(archive, name):
+    try:
+        return json.loads(archive.read(name).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise LoadError("", [f"{name} is not valid JSON: {error}"]) from None
+
+
+def _check_metadata(metadata):
+    if not isinstance(metadata, dict):
+        raise LoadError("", ["metadata.json does not hold an object"])
+    if metadata.get("format") != FORMAT:
+        keras = "keras_version" in metadata
+        what = "a Keras .keras file" if keras else f"format {metadata.get('format')!r}"
+        raise LoadError("", [f"metadata.json says {what}, not a minikeras file"])
+    version = metadata.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise LoadError("", [f"metadata.json has an invalid format_version {version!r}"])
+    if version > FORMAT_VERSION:
+        raise LoadError(
+            "",
+            [
+                f"the file has format version {version}, newer than this minikeras reads "
+                f"({FORMAT_VERSION}): upgrade minikeras"
+            ],
+        )
+    kind = metadata.get("kind")
+    if kind not in LAYOUT:
+        raise LoadError("", [f"metadata.json has an unknown kind {kind!r}"])
+    return kind
+
+
+def _read_npz(data, member):
+    """Parses an `.npz` archive: numeric arrays only, each checked against its header."""
+    arrays, problems = {}, []
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        if len(set(names)) != len(names):
+            return {}, [f"{member} holds several entries with the same name"]
+        for name in names:
+            if not name.endswith(".npy"):
+                problems.append(f"{member}: entry {name!r} is not an .npy array")
+                continue
+            array = _parse_npy(archive.read(name), f"{member}: {name[:-4]!r}", problems)
+            if array is not None:
+                arrays[name[:-4]] = array
+    return arrays, problems
+
+
+def _parse_npy(raw, where, problems):
+    stream = io.BytesIO(raw)
+    try:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            problems.append(f"{where} has .npy version {version}, which is not read")
+            return None
+    except (ValueError, TypeError, SyntaxError, OverflowError) as error:
+        problems.append(f"{where} has an invalid .npy header: {error}")
+        return None
+    if dtype.hasobject or dtype.kind not in _NUMERIC_KINDS or dtype.fields or dtype.subdtype:
+        # An object array would need pickle, which may run code: refused, never loaded.
+        problems.append(f"{where} has dtype {dtype}; only numbers are loaded (never objects)")
+        return None
+    if any(not isinstance(size, int) or size < 0 for size in shape):
+        problems.append(f"{where} has an invalid shape {shape}")
+        return None
+    offset = stream.tell()
+    expected = math.prod(shape) * dtype.itemsize
+    if len(raw) - offset != expected:
+        problems.append(
+            f"{where} should hold {expected} bytes for shape {shape} and dtype {dtype}, "
+            f"but holds {len(raw) - offset}: truncated or corrupted"
+        )
+        return None
+    array = np.frombuffer(raw, dtype=dtype, count=math.prod(shape), offset=offset)
+    array = array.reshape(shape, order="F" if fortran_order else "C")
+    return np.array(array, dtype=dtype.newbyteorder("="), order="C")
