@@ -18,6 +18,7 @@ from minikeras.ops.creation import (
     zeros,
     zeros_like,
 )
+from minikeras.ops.gather import embedding_lookup
 from minikeras.ops.linalg import dot, einsum, matmul, tensordot
 from minikeras.ops.math import (
     abs,
@@ -64,6 +65,7 @@ from minikeras.ops.nn import (
     sparse_categorical_crossentropy,
 )
 from minikeras.ops.pooling import average_pool, max_pool
+from minikeras.ops.recurrent import gru, lstm, simple_rnn
 from minikeras.ops.reduction import argmax, argmin, logsumexp, max, mean, min, std, sum, var
 from minikeras.ops.shape import (
     concatenate,
@@ -91,4 +93,5 @@ __all__ = [
     "sparse_categorical_crossentropy", "sqrt", "square", "squeeze", "stack", "std",
     "stop_gradient", "subtract", "sum", "take", "tanh", "tensordot", "transpose", "var", "where",
     "zeros", "zeros_like",
+    "embedding_lookup", "gru", "lstm", "simple_rnn",
 ]  # fmt: skip

@@ -1,0 +1,437 @@
+"""Recurrent ops: `simple_rnn`, `lstm` and `gru` over a whole sequence.
+
+Design note. Recorded op by op, an LSTM step is some twenty autograd
+primitives, each costing microseconds of bookkeeping forward and backward;
+over 50 steps that is slower than the arithmetic itself. So each op is ONE
+primitive for the whole sequence: the forward pass and a hand-written
+backpropagation through time live in `recurrent_kernels` (plain numpy, all
+gate products of a step in one matrix product, the input projection of all
+steps in one product before the loop). The primitives return a tuple
+(outputs, final states, and a cache of what the backward pass needs), so a
+tape records the sequence as one node.
+
+The fused kernels know the activations `tanh`, `sigmoid`, `relu` and
+`linear` (their derivatives follow from their outputs). Any other activation
+(a callable on Tensors) runs an unfused step loop of ordinary ops, which
+autograd differentiates: correct, and much slower.
+"""
+
+import numpy as np
+from autograd.extend import defvjp_argnums, primitive
+from autograd.tracer import getval, isbox
+
+from minikeras.ops import recurrent_kernels as kernels
+from minikeras.ops.core import op_error, value_of, wrap
+from minikeras.ops.linalg import matmul
+from minikeras.ops.math import tanh, where
+from minikeras.ops.nn import relu, sigmoid
+from minikeras.ops.shape import stack
+
+FUSED_ACTIVATIONS = tuple(kernels.ACTIVATIONS)
+_UNFUSED = {"tanh": tanh, "sigmoid": sigmoid, "relu": relu, "linear": lambda x: x}
+
+
+def _no_second_order(op, values):
+    if any(isbox(v) for v in values):
+        raise NotImplementedError(
+            f"{op}: gradients of its gradient are not supported (its backward pass is plain numpy)"
+        )
+
+
+# ------------------------------------------------------------- primitives
+
+
+@primitive
+def _simple_rnn(x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, activation):
+    x_tm = kernels.time_major(x, go_backwards, kernel.dtype)
+    keep = kernels.mask_time_major(mask, go_backwards)
+    h, new = kernels.simple_rnn_forward(x_tm, kernel, recurrent_kernel, bias, h0, keep, activation)
+    return np.swapaxes(h[1:], 0, 1), h[-1], (h, new, x_tm)
+
+
+def _simple_rnn_vjp(argnums, ans, args, kwargs):
+    x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, activation = args
+    h, new, x_tm = ans[2]
+
+    def vjp(g):
+        d_outputs, d_h = g[0], g[1]
+        _no_second_order("simple_rnn", (d_outputs, d_h, kernel, recurrent_kernel))
+        keep = kernels.mask_time_major(mask, go_backwards)
+        d_new, d_recurrent, d_h0 = kernels.simple_rnn_backward(
+            (h, new), d_outputs, d_h, recurrent_kernel, keep, activation
+        )
+        d_x, d_kernel, d_bias = kernels.project_backward(
+            d_new, x_tm, kernel, go_backwards, 0 in argnums
+        )
+        grads = (d_x, d_kernel, d_recurrent, d_bias, d_h0)
+        return [grads[i] for i in argnums]
+
+    return vjp
+
+
+defvjp_argnums(_simple_rnn, _simple_rnn_vjp)
+
+
+@primitive
+def _lstm(x, kernel, recurrent_kernel, bias, h0, c0, mask, go_backwards, activation, gate):
+    x_tm = kernels.time_major(x, go_backwards, kernel.dtype)
+    keep = kernels.mask_time_major(mask, go_backwards)
+    cache = kernels.lstm_forward(
+        x_tm, kernel, recurrent_kernel, bias, h0, c0, keep, activation, gate
+    )
+    h, c = cache[0], cache[1]
+    return np.swapaxes(h[1:], 0, 1), h[-1], c[-1], (*cache, x_tm)
+
+
+def _lstm_vjp(argnums, ans, args, kwargs):
+    x, kernel, recurrent_kernel, bias, h0, c0, mask, go_backwards, activation, gate = args
+    *cache, x_tm = ans[3]
+
+    def vjp(g):
+        d_outputs, d_h, d_c = g[0], g[1], g[2]
+        _no_second_order("lstm", (d_outputs, d_h, d_c, kernel, recurrent_kernel))
+        keep = kernels.mask_time_major(mask, go_backwards)
+        d_gates, d_recurrent, d_h0, d_c0 = kernels.lstm_backward(
+            cache, d_outputs, d_h, d_c, recurrent_kernel, keep, activation, gate
+        )
+        d_x, d_kernel, d_bias = kernels.project_backward(
+            d_gates, x_tm, kernel, go_backwards, 0 in argnums
+        )
+        grads = (d_x, d_kernel, d_recurrent, d_bias, d_h0, d_c0)
+        return [grads[i] for i in argnums]
+
+    return vjp
+
+
+defvjp_argnums(_lstm, _lstm_vjp)
+
+
+@primitive
+def _gru(x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, reset_after, activation, gate):
+    x_tm = kernels.time_major(x, go_backwards, kernel.dtype)
+    keep = kernels.mask_time_major(mask, go_backwards)
+    cache = kernels.gru_forward(
+        x_tm, kernel, recurrent_kernel, bias, h0, keep, reset_after, activation, gate
+    )
+    h = cache[0]
+    return np.swapaxes(h[1:], 0, 1), h[-1], (*cache, x_tm)
+
+
+def _gru_vjp(argnums, ans, args, kwargs):
+    x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, reset_after, activation, gate = args
+    *cache, x_tm = ans[2]
+
+    def vjp(g):
+        d_outputs, d_h = g[0], g[1]
+        _no_second_order("gru", (d_outputs, d_h, kernel, recurrent_kernel))
+        keep = kernels.mask_time_major(mask, go_backwards)
+        d_gates, d_recurrent, d_inner, d_h0 = kernels.gru_backward(
+            cache, d_outputs, d_h, recurrent_kernel, keep, reset_after, activation, gate
+        )
+        d_x, d_kernel, d_bias = kernels.project_backward(
+            d_gates, x_tm, kernel, go_backwards, 0 in argnums
+        )
+        if reset_after and bias is not None:
+            d_bias = np.stack([d_bias, d_inner.reshape(-1, d_inner.shape[-1]).sum(axis=0)])
+        grads = (d_x, d_kernel, d_recurrent, d_bias, d_h0)
+        return [grads[i] for i in argnums]
+
+    return vjp
+
+
+defvjp_argnums(_gru, _gru_vjp)
+
+
+# ------------------------------------------------------------- unfused path
+
+
+def _unfused_loop(step, x, states, mask, go_backwards):
+    """Runs `states = step(x_t, states)` over time with ordinary ops; returns
+    (outputs in processing order, final states)."""
+    steps = x.shape[1]
+    outputs = []
+    for t in reversed(range(steps)) if go_backwards else range(steps):
+        new_states = step(x[:, t], states)
+        if mask is not None:
+            keep = mask[:, t : t + 1]
+            new_states = [where(keep, new, old) for new, old in zip(new_states, states)]
+        states = new_states
+        outputs.append(states[0])
+    return stack(outputs, axis=1), states
+
+
+def _activation(name_or_callable):
+    if isinstance(name_or_callable, str):
+        return _UNFUSED[name_or_callable]
+    return name_or_callable
+
+
+# ------------------------------------------------------------------ checks
+
+
+def _check(op, inputs, kernel, recurrent_kernel, bias, states, mask, gates, bias_shapes):
+    """Reads and checks the arguments; returns their values (states zero-filled)."""
+    x, kernel_value = value_of(inputs), value_of(kernel)
+    recurrent_value = value_of(recurrent_kernel)
+    bias_value = None if bias is None else value_of(bias)
+    if np.ndim(x) != 3:
+        raise op_error(op, "inputs must have shape (batch, time, features)", x)
+    batch, steps, features = np.shape(x)
+    if steps == 0:
+        raise op_error(op, "inputs need at least one time step", x)
+    if np.ndim(kernel_value) != 2 or np.shape(kernel_value)[0] != features:
+        raise op_error(op, "kernel must have shape (features, gates * units)", x, kernel_value)
+    units = np.shape(kernel_value)[1] // gates
+    if np.shape(kernel_value)[1] != gates * units or np.shape(recurrent_value) != (
+        units,
+        gates * units,
+    ):
+        raise op_error(
+            op,
+            f"kernel and recurrent_kernel must have shapes (features, {gates} * units) and "
+            f"(units, {gates} * units)",
+            kernel_value,
+            recurrent_value,
+        )
+    if bias_value is not None and np.shape(bias_value) not in [s(units) for s in bias_shapes]:
+        expected = " or ".join(str(s(units)) for s in bias_shapes)
+        raise op_error(op, f"bias must have shape {expected}", kernel_value, bias_value)
+    dtype = np.result_type(getval(kernel_value))
+    if np.result_type(getval(x)) != dtype:
+        x = x.astype(dtype)
+    values = []
+    for state in states:
+        if state is None:
+            values.append(np.zeros((batch, units), dtype=dtype))
+            continue
+        state = value_of(state)
+        if np.shape(state) != (batch, units):
+            raise op_error(op, f"each initial state must have shape ({batch}, {units})", x, state)
+        values.append(state)
+    if mask is not None:
+        mask = np.asarray(getval(value_of(mask)))
+        if mask.shape != (batch, steps):
+            raise op_error(op, f"mask must have shape ({batch}, {steps})", x, mask)
+        mask = mask.astype(bool, copy=False)
+    return x, kernel_value, recurrent_value, bias_value, values, mask
+
+
+def _states(initial_state, count):
+    if initial_state is None:
+        return [None] * count
+    states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+    if len(states) != count:
+        raise ValueError(f"initial_state must hold {count} state(s), got {len(states)}")
+    return states
+
+
+def _fused(*activations):
+    return all(isinstance(a, str) and a in FUSED_ACTIVATIONS for a in activations)
+
+
+# ---------------------------------------------------------------- public ops
+
+
+def simple_rnn(
+    inputs,
+    kernel,
+    recurrent_kernel,
+    bias=None,
+    initial_state=None,
+    mask=None,
+    go_backwards=False,
+    activation="tanh",
+):
+    """A fully-connected RNN over a sequence: `h_t = activation(x_t W + h_{t-1} U + b)`.
+
+    Args:
+        inputs: Tensor of shape `(batch, time, features)`.
+        kernel: `(features, units)`.
+        recurrent_kernel: `(units, units)`.
+        bias: optional `(units,)`.
+        initial_state: optional `(batch, units)` Tensor (or a list of one);
+            zeros by default.
+        mask: optional `(batch, time)` booleans; a False step keeps the
+            previous state (and output).
+        go_backwards: process the sequence from its end; the outputs are
+            then in processing order (reversed), as in Keras.
+        activation: `"tanh"`, `"sigmoid"`, `"relu"`, `"linear"` (fused), or
+            any callable on Tensors (unfused, slower).
+
+    Returns:
+        `(outputs, state)`: the `(batch, time, units)` states of every step,
+        and the final `(batch, units)` state.
+
+    Raises:
+        ValueError: if the shapes do not fit.
+
+    Example:
+        >>> outputs, state = simple_rnn(ops.ones((2, 5, 3)), ops.ones((3, 4)), ops.zeros((4, 4)))
+        >>> outputs.shape, state.shape
+        ((2, 5, 4), (2, 4))
+    """
+    states = _states(initial_state, 1)
+    x, w, u, b, (h0,), mask = _check(
+        "simple_rnn", inputs, kernel, recurrent_kernel, bias, states, mask, 1, [lambda n: (n,)]
+    )
+    if _fused(activation):
+        outputs, h, _ = _simple_rnn(x, w, u, b, h0, mask, bool(go_backwards), activation)
+        return wrap(outputs), wrap(h)
+    act = _activation(activation)
+
+    def step(x_t, states):
+        z = matmul(x_t, wrap(w)) + matmul(states[0], wrap(u))
+        return [act(z if b is None else z + wrap(b))]
+
+    outputs, (h,) = _unfused_loop(step, wrap(x), [wrap(h0)], mask, go_backwards)
+    return outputs, h
+
+
+def lstm(
+    inputs,
+    kernel,
+    recurrent_kernel,
+    bias=None,
+    initial_state=None,
+    mask=None,
+    go_backwards=False,
+    activation="tanh",
+    recurrent_activation="sigmoid",
+):
+    """A long short-term memory layer's loop over a sequence (Keras's equations).
+
+        z = x_t W + h_{t-1} U + b;  i, f, g, o = split(z, 4)  (Keras's order i, f, c, o)
+        i, f, o = recurrent_activation(i, f, o);  g = activation(g)
+        c_t = f c_{t-1} + i g;  h_t = o activation(c_t)
+
+    Args:
+        inputs: Tensor of shape `(batch, time, features)`.
+        kernel: `(features, 4 * units)`.
+        recurrent_kernel: `(units, 4 * units)`.
+        bias: optional `(4 * units,)`.
+        initial_state: optional `[h, c]`, each `(batch, units)`; zeros by default.
+        mask: optional `(batch, time)` booleans; a False step keeps the
+            previous states (and output).
+        go_backwards: process the sequence from its end; the outputs are
+            then in processing order (reversed), as in Keras.
+        activation: `"tanh"`, `"sigmoid"`, `"relu"`, `"linear"` (fused), or
+            any callable on Tensors (unfused, slower).
+        recurrent_activation: the gates' activation, same choices.
+
+    Returns:
+        `(outputs, h, c)`: the `(batch, time, units)` outputs of every step,
+        and the final `(batch, units)` states.
+
+    Raises:
+        ValueError: if the shapes do not fit.
+
+    Example:
+        >>> x = ops.ones((2, 5, 3))
+        >>> outputs, h, c = lstm(x, ops.ones((3, 8)), ops.zeros((2, 8)), ops.zeros(8))
+        >>> outputs.shape, h.shape, c.shape
+        ((2, 5, 2), (2, 2), (2, 2))
+    """
+    states = _states(initial_state, 2)
+    x, w, u, b, (h0, c0), mask = _check(
+        "lstm", inputs, kernel, recurrent_kernel, bias, states, mask, 4, [lambda n: (4 * n,)]
+    )
+    if _fused(activation, recurrent_activation):
+        args = (mask, bool(go_backwards), activation, recurrent_activation)
+        outputs, h, c, _ = _lstm(x, w, u, b, h0, c0, *args)
+        return wrap(outputs), wrap(h), wrap(c)
+    act, gate = _activation(activation), _activation(recurrent_activation)
+    units = np.shape(u)[0]
+
+    def step(x_t, states):
+        h, c = states
+        z = matmul(x_t, wrap(w)) + matmul(h, wrap(u))
+        z = z if b is None else z + wrap(b)
+        i, f = gate(z[:, :units]), gate(z[:, units : 2 * units])
+        g, o = act(z[:, 2 * units : 3 * units]), gate(z[:, 3 * units :])
+        c = f * c + i * g
+        return [o * act(c), c]
+
+    outputs, (h, c) = _unfused_loop(step, wrap(x), [wrap(h0), wrap(c0)], mask, go_backwards)
+    return outputs, h, c
+
+
+def gru(
+    inputs,
+    kernel,
+    recurrent_kernel,
+    bias=None,
+    initial_state=None,
+    mask=None,
+    go_backwards=False,
+    reset_after=True,
+    activation="tanh",
+    recurrent_activation="sigmoid",
+):
+    """A gated recurrent unit's loop over a sequence (Keras's equations).
+
+        x_z, x_r, x_h = split(x_t W + b_in, 3)
+        reset_after:  h_z, h_r, h_h = split(h_{t-1} U + b_rec, 3)
+                      z, r = recurrent_activation(x_z + h_z, x_r + h_r)
+                      hh = activation(x_h + r * h_h)
+        otherwise:    z, r from h_{t-1} U[:, :2 units];  hh = activation(x_h + (r h_{t-1}) U_h)
+        h_t = z h_{t-1} + (1 - z) hh
+
+    Args:
+        inputs: Tensor of shape `(batch, time, features)`.
+        kernel: `(features, 3 * units)`, gates in Keras's order z, r, h.
+        recurrent_kernel: `(units, 3 * units)`.
+        bias: optional; `(2, 3 * units)` (input and recurrent biases) when
+            `reset_after`, else `(3 * units,)`.
+        initial_state: optional `(batch, units)` Tensor (or a list of one).
+        mask: optional `(batch, time)` booleans; a False step keeps the
+            previous state (and output).
+        go_backwards: process the sequence from its end (outputs reversed).
+        reset_after: apply the reset gate after the recurrent product
+            (Keras's default, cuDNN-compatible).
+        activation: the candidate's activation; fused names as for `lstm`,
+            or any callable on Tensors.
+        recurrent_activation: the gates' activation.
+
+    Returns:
+        `(outputs, state)`: `(batch, time, units)` and `(batch, units)`.
+
+    Raises:
+        ValueError: if the shapes do not fit.
+
+    Example:
+        >>> outputs, h = gru(ops.ones((2, 5, 3)), ops.ones((3, 6)), ops.zeros((2, 6)))
+        >>> outputs.shape, h.shape
+        ((2, 5, 2), (2, 2))
+    """
+    states = _states(initial_state, 1)
+    bias_shape = (lambda n: (2, 3 * n)) if reset_after else (lambda n: (3 * n,))
+    x, w, u, b, (h0,), mask = _check(
+        "gru", inputs, kernel, recurrent_kernel, bias, states, mask, 3, [bias_shape]
+    )
+    if _fused(activation, recurrent_activation):
+        args = (mask, bool(go_backwards), bool(reset_after), activation, recurrent_activation)
+        outputs, h, _ = _gru(x, w, u, b, h0, *args)
+        return wrap(outputs), wrap(h)
+    act, gate = _activation(activation), _activation(recurrent_activation)
+    units = np.shape(u)[0]
+    input_bias, recurrent_bias = (b[0], b[1]) if reset_after and b is not None else (b, None)
+
+    def step(x_t, states):
+        h = states[0]
+        x_proj = matmul(x_t, wrap(w))
+        x_proj = x_proj if input_bias is None else x_proj + wrap(input_bias)
+        kernel_zr = wrap(u)[:, : 2 * units] if not reset_after else wrap(u)
+        inner = matmul(h, kernel_zr)
+        if recurrent_bias is not None:
+            inner = inner + wrap(recurrent_bias)
+        z = gate(x_proj[:, :units] + inner[:, :units])
+        r = gate(x_proj[:, units : 2 * units] + inner[:, units : 2 * units])
+        if reset_after:
+            candidate = r * inner[:, 2 * units :]
+        else:
+            candidate = matmul(r * h, wrap(u)[:, 2 * units :])
+        hh = act(x_proj[:, 2 * units :] + candidate)
+        return [z * h + (1.0 - z) * hh]
+
+    outputs, (h,) = _unfused_loop(step, wrap(x), [wrap(h0)], mask, go_backwards)
+    return outputs, h

@@ -1,0 +1,323 @@
+"""The fused recurrent loops: each cell's whole-sequence forward pass, and its BPTT below it.
+
+Plain numpy, called by the primitives of `minikeras.ops.recurrent`. Each
+forward function runs every time step and returns what its backward function
+needs; the backward function walks the steps in reverse (backpropagation
+through time) and returns the gradients of the gate pre-activations, from
+which one matrix product each gives the kernel, bias and input gradients.
+
+Conventions:
+- Arrays are time-major, `(time, batch, features)`, in processing order
+  (reversed when `go_backwards`): every step reads contiguous rows.
+- Gate layouts are Keras's, so weights are interchangeable with Keras:
+  LSTM `i, f, c, o` in `(input_dim, 4 * units)`; GRU `z, r, h` in
+  `(input_dim, 3 * units)`, with a `(2, 3 * units)` bias (input, recurrent)
+  when `reset_after`.
+- `keep` is the mask, `(time, batch, 1)` booleans or None: a masked step
+  (False) keeps the previous state, so its gradient passes straight through.
+- All gate products of a step are one matrix product, and the input
+  projection of every step is one product before the loop.
+"""
+
+import numpy as np
+
+# ------------------------------------------------------------- activations
+
+
+def _sigmoid(x, out):
+    # The tanh form: no overflow, and no float64 temporaries.
+    np.multiply(x, 0.5, out=out)
+    np.tanh(out, out=out)
+    out *= 0.5
+    out += 0.5
+
+
+def _sigmoid_grad(g, y):
+    g *= y
+    g *= 1.0 - y
+
+
+def _tanh_grad(g, y):
+    g *= 1.0 - y * y
+
+
+def _copy(x, out):
+    if out is not x:
+        np.copyto(out, x)
+
+
+# name -> (apply(x, out), multiply g in place by the derivative given the output y)
+ACTIVATIONS = {
+    "tanh": (lambda x, out: np.tanh(x, out=out), _tanh_grad),
+    "sigmoid": (_sigmoid, _sigmoid_grad),
+    "relu": (lambda x, out: np.maximum(x, 0, out=out), lambda g, y: np.multiply(g, y > 0, out=g)),
+    "linear": (_copy, lambda g, y: None),
+}
+
+
+def _apply(name, x):
+    ACTIVATIONS[name][0](x, x)
+
+
+# ----------------------------------------------------------------- layout
+
+
+def time_major(x, go_backwards, dtype=None):
+    """`(batch, time, ...)` -> contiguous `(time, batch, ...)` in processing order."""
+    x = np.swapaxes(x, 0, 1)
+    return np.ascontiguousarray(x[::-1] if go_backwards else x, dtype=dtype)
+
+
+def mask_time_major(mask, go_backwards):
+    """A `(batch, time)` mask -> `(time, batch, 1)` booleans, or None if nothing is masked."""
+    if mask is None or mask.all():
+        return None
+    return time_major(mask.astype(bool), go_backwards)[..., None]
+
+
+def project(x_tm, kernel, bias):
+    """Every step's input projection in one product: `x @ kernel + bias`, `(time, batch, gates)`."""
+    steps, batch, features = x_tm.shape
+    out = np.matmul(x_tm.reshape(steps * batch, features), kernel)
+    if bias is not None:
+        out += bias
+    return out.reshape(steps, batch, -1)
+
+
+def project_backward(d_gates, x_tm, kernel, go_backwards, want_inputs):
+    """Gradients of inputs `(batch, time, features)` (or None), kernel and bias from `d_gates`."""
+    flat = d_gates.reshape(-1, d_gates.shape[-1])
+    d_kernel = np.matmul(x_tm.reshape(flat.shape[0], -1).T, flat)
+    d_bias = flat.sum(axis=0)
+    d_inputs = None
+    if want_inputs:
+        d_tm = np.matmul(flat, kernel.T).reshape(*d_gates.shape[:2], -1)
+        d_inputs = np.swapaxes(d_tm[::-1] if go_backwards else d_tm, 0, 1)
+    return d_inputs, d_kernel, d_bias
+
+
+def _outer_sum(left, right):
+    """`sum_t left[t].T @ right[t]` as one product, for `(time, batch, n)` arrays."""
+    return np.matmul(left.reshape(-1, left.shape[-1]).T, right.reshape(-1, right.shape[-1]))
+
+
+def _gradient_steps(d_outputs):
+    """The gradient arriving at each step's output, time-major (a view)."""
+    return np.swapaxes(d_outputs, 0, 1)
+
+
+# -------------------------------------------------------------- SimpleRNN
+
+
+def simple_rnn_forward(x_tm, kernel, recurrent_kernel, bias, h0, keep, activation):
+    """`h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)`."""
+    new = project(x_tm, kernel, bias)  # pre-activations, then each step's new state
+    steps = new.shape[0]
+    h = np.empty((steps + 1, *h0.shape), dtype=new.dtype)
+    h[0] = h0
+    scratch = np.empty_like(h0)
+    for t in range(steps):
+        new[t] += np.matmul(h[t], recurrent_kernel, out=scratch)
+        _apply(activation, new[t])
+        np.copyto(h[t + 1], new[t])
+        if keep is not None:
+            np.copyto(h[t + 1], h[t], where=~keep[t])
+    return h, new
+
+
+def simple_rnn_backward(cache, d_outputs, d_h, recurrent_kernel, keep, activation):
+    h, new = cache
+    grad = ACTIVATIONS[activation][1]
+    d_new = np.empty_like(new)
+    d_steps = _gradient_steps(d_outputs)
+    dh = np.array(d_h, dtype=new.dtype)
+    transposed = recurrent_kernel.T
+    for t in reversed(range(new.shape[0])):
+        dh += d_steps[t]
+        if keep is not None:
+            carry = dh * ~keep[t]
+            np.multiply(dh, keep[t], out=d_new[t])
+        else:
+            np.copyto(d_new[t], dh)
+        grad(d_new[t], new[t])
+        np.matmul(d_new[t], transposed, out=dh)
+        if keep is not None:
+            dh += carry
+    return d_new, _outer_sum(h[:-1], d_new), dh
+
+
+# ------------------------------------------------------------------- LSTM
+
+
+def lstm_forward(x_tm, kernel, recurrent_kernel, bias, h0, c0, keep, activation, gate_activation):
+    """Keras's LSTM: `i, f, o = gate_activation(...)`, `g = activation(...)`,
+    `c_t = f c_{t-1} + i g`, `h_t = o activation(c_t)`."""
+    gates = project(x_tm, kernel, bias)  # pre-activations, then activations, in place
+    steps, batch, width = gates.shape
+    units = width // 4
+    h = np.empty((steps + 1, batch, units), dtype=gates.dtype)
+    c = np.empty_like(h)
+    h[0], c[0] = h0, c0
+    cell = np.empty((steps, batch, units), dtype=gates.dtype)  # activation(c_t)
+    scratch = np.empty((batch, width), dtype=gates.dtype)
+    product = np.empty((batch, units), dtype=gates.dtype)
+    input_gates, forget_gates, candidates, output_gates = np.split(gates, 4, axis=-1)
+    for t in range(steps):
+        z = gates[t]
+        z += np.matmul(h[t], recurrent_kernel, out=scratch)
+        _apply(gate_activation, z[:, : 2 * units])
+        _apply(activation, z[:, 2 * units : 3 * units])
+        _apply(gate_activation, z[:, 3 * units :])
+        i, f, g, o = input_gates[t], forget_gates[t], candidates[t], output_gates[t]
+        np.multiply(f, c[t], out=c[t + 1])
+        c[t + 1] += np.multiply(i, g, out=product)
+        ACTIVATIONS[activation][0](c[t + 1], cell[t])
+        np.multiply(o, cell[t], out=h[t + 1])
+        if keep is not None:
+            np.copyto(h[t + 1], h[t], where=~keep[t])
+            np.copyto(c[t + 1], c[t], where=~keep[t])
+    return h, c, gates, cell
+
+
+def lstm_backward(cache, d_outputs, d_h, d_c, recurrent_kernel, keep, activation, gate_activation):
+    h, c, gates, cell = cache
+    grad, gate_grad = ACTIVATIONS[activation][1], ACTIVATIONS[gate_activation][1]
+    d_gates = np.empty_like(gates)
+    input_gates, forget_gates, candidates, output_gates = np.split(gates, 4, axis=-1)
+    d_input, d_forget, d_candidate, d_output = np.split(d_gates, 4, axis=-1)
+    d_steps = _gradient_steps(d_outputs)
+    dh = np.array(d_h, dtype=gates.dtype)
+    dc = np.array(d_c, dtype=gates.dtype)
+    through_cell = np.empty_like(dh)
+    transposed = recurrent_kernel.T
+    for t in reversed(range(gates.shape[0])):
+        dh += d_steps[t]
+        if keep is not None:
+            skip = ~keep[t]
+            carry_h, carry_c = dh * skip, dc * skip
+            dh *= keep[t]
+            dc *= keep[t]
+        i, f, g, o = input_gates[t], forget_gates[t], candidates[t], output_gates[t]
+        di, df, dg, do = d_input[t], d_forget[t], d_candidate[t], d_output[t]
+        np.multiply(dh, cell[t], out=do)
+        gate_grad(do, o)
+        np.multiply(dh, o, out=through_cell)
+        grad(through_cell, cell[t])
+        dc += through_cell
+        np.multiply(dc, g, out=di)
+        gate_grad(di, i)
+        np.multiply(dc, i, out=dg)
+        grad(dg, g)
+        np.multiply(dc, c[t], out=df)
+        gate_grad(df, f)
+        dc *= f
+        np.matmul(d_gates[t], transposed, out=dh)
+        if keep is not None:
+            dh += carry_h
+            dc += carry_c
+    return d_gates, _outer_sum(h[:-1], d_gates), dh, dc
+
+
+# -------------------------------------------------------------------- GRU
+
+
+def gru_forward(
+    x_tm, kernel, recurrent_kernel, bias, h0, keep, reset_after, activation, gate_activation
+):
+    """Keras's GRU: `z, r = gate_activation(...)`, `hh = activation(x_h + r * (h U_h + b_h))`
+    (`reset_after`) or `activation(x_h + (r h) U_h)`, and `h_t = z h_{t-1} + (1 - z) hh`."""
+    input_bias, recurrent_bias = bias, None
+    if reset_after and bias is not None:
+        input_bias, recurrent_bias = bias[0], bias[1]
+    gates = project(x_tm, kernel, input_bias)  # x parts, then z, r, hh in place
+    steps, batch, width = gates.shape
+    units = width // 3
+    h = np.empty((steps + 1, batch, units), dtype=gates.dtype)
+    h[0] = h0
+    # reset_after: each step's h U_h + b_h (before the reset gate); else r * h_{t-1}.
+    inner = np.empty((steps, batch, units), dtype=gates.dtype)
+    scratch = np.empty((batch, width if reset_after else 2 * units), dtype=gates.dtype)
+    candidate = np.empty((batch, units), dtype=gates.dtype)
+    gate_kernel, candidate_kernel = np.split(recurrent_kernel, [2 * units], axis=1)
+    for t in range(steps):
+        x = gates[t]
+        if reset_after:
+            np.matmul(h[t], recurrent_kernel, out=scratch)
+            if recurrent_bias is not None:
+                scratch += recurrent_bias
+            np.copyto(inner[t], scratch[:, 2 * units :])
+        else:
+            np.matmul(h[t], gate_kernel, out=scratch)
+        x[:, : 2 * units] += scratch[:, : 2 * units]
+        _apply(gate_activation, x[:, : 2 * units])
+        z, r, hh = x[:, :units], x[:, units : 2 * units], x[:, 2 * units :]
+        if reset_after:
+            hh += np.multiply(r, inner[t], out=candidate)
+        else:
+            np.multiply(r, h[t], out=inner[t])
+            hh += np.matmul(inner[t], candidate_kernel, out=candidate)
+        _apply(activation, hh)
+        # h_t = hh + z (h_{t-1} - hh)
+        np.subtract(h[t], hh, out=h[t + 1])
+        h[t + 1] *= z
+        h[t + 1] += hh
+        if keep is not None:
+            np.copyto(h[t + 1], h[t], where=~keep[t])
+    return h, gates, inner
+
+
+def gru_backward(
+    cache, d_outputs, d_h, recurrent_kernel, keep, reset_after, activation, gate_activation
+):
+    """Returns the gradients of the input projection, the recurrent kernel, the
+    recurrent bias (None unless `reset_after`) and the initial state."""
+    h, gates, inner = cache
+    grad, gate_grad = ACTIVATIONS[activation][1], ACTIVATIONS[gate_activation][1]
+    units = h.shape[-1]
+    d_gates = np.empty_like(gates)
+    # reset_after: gradients of h U + b_rec, whose candidate third differs from x's.
+    d_recurrent = np.empty_like(gates) if reset_after else None
+    d_steps = _gradient_steps(d_outputs)
+    dh = np.array(d_h, dtype=gates.dtype)
+    d_previous = np.empty_like(dh)
+    transposed = recurrent_kernel.T
+    gate_transposed, candidate_transposed = transposed[: 2 * units], transposed[2 * units :]
+    for t in reversed(range(gates.shape[0])):
+        dh += d_steps[t]
+        if keep is not None:
+            carry = dh * ~keep[t]
+            dh *= keep[t]
+        x, dx = gates[t], d_gates[t]
+        z, r, hh = x[:, :units], x[:, units : 2 * units], x[:, 2 * units :]
+        dz, dr, dhh = dx[:, :units], dx[:, units : 2 * units], dx[:, 2 * units :]
+        np.subtract(h[t], hh, out=dz)
+        dz *= dh
+        gate_grad(dz, z)
+        np.subtract(1.0, z, out=dhh)
+        dhh *= dh
+        grad(dhh, hh)
+        np.multiply(dh, z, out=d_previous)
+        if reset_after:
+            np.multiply(dhh, inner[t], out=dr)
+            gate_grad(dr, r)
+            rec = d_recurrent[t]
+            np.copyto(rec[:, : 2 * units], dx[:, : 2 * units])
+            np.multiply(dhh, r, out=rec[:, 2 * units :])
+            d_previous += np.matmul(rec, transposed, out=dh)
+        else:
+            d_reset = np.matmul(dhh, candidate_transposed)
+            np.multiply(d_reset, h[t], out=dr)
+            gate_grad(dr, r)
+            d_reset *= r
+            d_previous += d_reset
+            d_previous += np.matmul(dx[:, : 2 * units], gate_transposed, out=dh)
+        if keep is not None:
+            d_previous += carry
+        dh, d_previous = d_previous, dh
+    if reset_after:
+        return d_gates, _outer_sum(h[:-1], d_recurrent), d_recurrent, dh
+    d_gate_part, d_candidate_part = np.split(d_gates, [2 * units], axis=-1)
+    d_kernel = np.concatenate(
+        [_outer_sum(h[:-1], d_gate_part), _outer_sum(inner, d_candidate_part)], axis=1
+    )
+    return d_gates, d_kernel, None, dh
