@@ -4,11 +4,12 @@
   checked reads that never unpickle;
 - `registry`: `register_serializable`, and layer configs in and out;
 - `functional`: a functional model's config (layers and inbound nodes);
-- `model_io`: `save_model`, `load_model`, `save_weights`, `load_weights`.
+- `weights`: `save_weights`, `load_weights`: weights keyed by tracked path;
+- `model_io`: `save_model`, `load_model`, with the training state.
 """
 
 from minikeras.saving.archive import LoadError
-from minikeras.saving.model_io import load_model, load_weights, save_model, save_weights
+from minikeras.saving.model_io import load_model, save_model
 from minikeras.saving.registry import (
     custom_object_scope,
     deserialize_layer,
@@ -17,6 +18,7 @@ from minikeras.saving.registry import (
     register_serializable,
     serialize_layer,
 )
+from minikeras.saving.weights import load_weights, save_weights
 
 __all__ = [
     "LoadError",

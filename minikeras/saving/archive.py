@@ -159,6 +159,11 @@ def _json_default(value):
         return value.item()
     if isinstance(value, np.ndarray) and value.dtype.kind in _NUMERIC_KINDS:
         return value.tolist()
+    if callable(value):
+        raise TypeError(
+            f"{value!r} is a function object, not a JSON value: use a named module-level "
+            "function registered with @minikeras.saving.register_serializable()"
+        )
     raise TypeError(f"{value!r} of type {type(value).__name__} is not a JSON value")
 
 

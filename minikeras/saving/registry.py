@@ -281,6 +281,13 @@ def serialize_layer(layer):
     cls = type(layer)
     config = layer.get_config()
     to_json(config, f"the config of {cls.__name__} '{layer.name}'")
+    objects = custom_objects_by_name()
+    for key, value in config.items():
+        if _is_function_reference(value):
+            try:
+                _function(value, objects)
+            except ValueError as error:
+                raise ValueError(f"save: {cls.__name__} '{layer.name}', {key!r}: {error}") from None
     entry = {
         "module": cls.__module__,
         "class_name": cls.__name__,
@@ -372,6 +379,8 @@ def _resolve(config):
         if key != "name" and isinstance(value, str) and value in objects:
             if not inspect.isclass(objects[value]):
                 value = objects[value]
+        elif _is_function_reference(value):
+            value = _function(value, objects)
         elif isinstance(value, dict) and isinstance(value.get("class_name"), str):
             cls = objects.get(value["class_name"])
             if inspect.isclass(cls) and not issubclass(cls, Layer) and hasattr(cls, "from_config"):
@@ -380,8 +389,63 @@ def _resolve(config):
     return resolved
 
 
+def _is_function_reference(value):
+    # How a layer such as Lambda names a module-level function in its config.
+    return isinstance(value, dict) and set(value) == {"module", "function_name"}
+
+
+def _function(reference, objects):
+    """The function a `{"module", "function_name"}` reference names, found without importing.
+
+    Registered and custom functions are found by name; otherwise only the
+    functions of `minikeras.ops` and `minikeras.activations`, and numpy's
+    ufuncs: importing a module named in a file, or fetching any attribute of
+    it, could run its author's code.
+    """
+    module, name = reference["module"], reference["function_name"]
+    if isinstance(module, str) and isinstance(name, str):
+        for key in (f"{module}.{name}", name):
+            if callable(objects.get(key)):
+                return objects[key]
+        found = _builtin_function(module, name)
+        if found is not None:
+            return found
+    raise ValueError(
+        f"the config names the function {module}.{name}, which is not registered; loading "
+        "never imports code named in a file. Decorate the function with "
+        "@minikeras.saving.register_serializable(), or pass "
+        f"custom_objects={{{name!r}: {name}}} to load_model"
+    )
+
+
+def _builtin_function(module, name):
+    import numpy as np
+
+    from minikeras import activations, ops
+
+    if "." in name:
+        return None
+    if module == "numpy":
+        candidate = getattr(np, name, None)
+        return candidate if isinstance(candidate, np.ufunc) else None
+    for package in (ops, activations):
+        if module == package.__name__ or module.startswith(package.__name__ + "."):
+            candidate = getattr(package, name, None)
+            if (
+                callable(candidate)
+                and getattr(candidate, "__module__", None) == module
+                and getattr(candidate, "__qualname__", None) == name
+            ):
+                return candidate
+    return None
+
+
 def _from_config(cls, config):
-    if cls.from_config.__func__ is not Layer.from_config.__func__ or not _has_base_config(cls):
+    from minikeras.models.model import Model
+
+    base_from_config = (Layer.from_config.__func__, Model.from_config.__func__)
+    functional = "layers" in config and "input_layers" in config
+    if functional or not _has_base_config(cls) or cls.from_config.__func__ not in base_from_config:
         return cls.from_config(config)
     # A class that keeps the base config and a constructor without `name=` (a
     # subclassed model's `__init__(self)`): construct it, then set the base attributes.
