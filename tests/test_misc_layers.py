@@ -298,6 +298,8 @@ def test_lambda_config_round_trips():
     assert again.function is anonymous.function and again.arguments == {"unused": None}
     with pytest.raises(ValueError, match="cannot find the function"):
         Lambda.from_config({"function": {"module": "math", "function_name": "nope"}})
+    with pytest.raises(ValueError, match="among the imported modules"):  # never imported
+        Lambda.from_config({"function": {"module": "not_imported_xyz", "function_name": "f"}})
     with pytest.raises(ValueError, match="`function` must be callable"):
         Lambda(3)
 

@@ -1,7 +1,7 @@
 """`Lambda`: a function as a layer, for stateless glue in Sequential and functional models."""
 
-import importlib
 import inspect
+import sys
 
 import numpy as np
 
@@ -30,12 +30,17 @@ def _serialize_function(function):
 def _deserialize_function(layer_class, value):
     if callable(value) or value is None or not isinstance(value, dict):
         return value
+    # Looked up among the modules already imported, never imported: a config is data,
+    # and importing a module it names would run that module's code.
     try:
-        found = importlib.import_module(value["module"])
+        found = sys.modules[value["module"]]
         for part in value["function_name"].split("."):
             found = getattr(found, part)
-    except (KeyError, ImportError, AttributeError) as error:
-        raise ValueError(f"{layer_class}: cannot find the function {value!r} ({error})") from None
+    except (KeyError, AttributeError) as error:
+        raise ValueError(
+            f"{layer_class}: cannot find the function {value!r} among the imported modules "
+            f"({type(error).__name__}: {error}); import its module first"
+        ) from None
     return found
 
 
