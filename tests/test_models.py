@@ -387,3 +387,13 @@ def test_functional_summary_counts_a_shared_layer_once(capsys):
 def test_models_are_exported_at_the_top_level():
     assert minikeras.Model is Model and minikeras.Sequential is Sequential
     assert minikeras.Input is Input
+
+
+def test_functional_construction_dry_run_changes_no_state():
+    from minikeras.layers import BatchNormalization
+
+    norm = BatchNormalization()
+    inputs = minikeras.Input(shape=(3,))
+    norm(inputs, training=True)  # the node keeps training=True for real calls
+    np.testing.assert_array_equal(norm.moving_variance.numpy(), np.ones(3, "float32"))
+    np.testing.assert_array_equal(norm.moving_mean.numpy(), np.zeros(3, "float32"))

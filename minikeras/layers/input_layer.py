@@ -140,7 +140,9 @@ def symbolic_call(layer, inputs, args, kwargs):
         # Build from the symbolic shapes: build() sees None where a size is unknown
         # (a Dense on an unknown last axis must fail here, not guess 1 from the dry run).
         layer._build_on_first_call(inputs)
-    outputs = layer(map_structure(zeros, inputs), *args, **kwargs)
+    # The dry run must not change state: no moving-statistics updates, no random draws.
+    dry_kwargs = {**kwargs, "training": False}
+    outputs = layer(map_structure(zeros, inputs), *args, **dry_kwargs)
     node = Node(layer, inputs, args, kwargs)
 
     def symbolic(tensor):
