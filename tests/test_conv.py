@@ -2,9 +2,16 @@
 
 import numpy as np
 import pytest
-from finite_differences import check_float32, check_gradients, check_second_order
+from finite_differences import (
+    check_float32,
+    check_gradients,
+    check_second_order,
+    numeric_gradient,
+)
 
-from minikeras import ops
+import minikeras
+from minikeras import GradientTape, layers, ops
+from minikeras.__main__ import main
 
 # ------------------------------------------------------------ naive references
 
@@ -283,3 +290,191 @@ def test_op_errors_name_the_op_and_shapes(name, op, args, kwargs, message):
 def test_shape_error_shows_both_shapes():
     with pytest.raises(ValueError, match=r"got shapes \(1, 2, 5, 1\) and \(3, 3, 1, 1\)"):
         ops.conv(np.ones((1, 2, 5, 1)), np.ones((3, 3, 1, 1)))
+
+
+# -------------------------------------------------------------------- layers
+
+LAYER_CASES = [
+    ("conv1d", lambda: layers.Conv1D(4, 3, strides=2, padding="same"), (2, 7, 3)),
+    ("conv1d-causal", lambda: layers.Conv1D(2, 3, padding="causal", dilation_rate=2), (2, 6, 2)),
+    ("conv2d", lambda: layers.Conv2D(4, (3, 2), activation="relu"), (2, 5, 6, 3)),
+    ("conv2d-groups", lambda: layers.Conv2D(4, 3, padding="same", groups=2), (1, 4, 4, 4)),
+    ("conv2d-tanh", lambda: layers.Conv2D(2, 3, dilation_rate=2, activation="tanh"), (1, 6, 6, 1)),
+    ("conv1d-transpose", lambda: layers.Conv1DTranspose(3, 3, strides=2), (2, 4, 2)),
+    (
+        "conv2d-transpose",
+        lambda: layers.Conv2DTranspose(3, 3, 2, "same", output_padding=1, activation="relu"),
+        (1, 3, 4, 2),
+    ),
+    ("depthwise1d", lambda: layers.DepthwiseConv1D(3, depth_multiplier=2), (2, 5, 3)),
+    ("depthwise2d", lambda: layers.DepthwiseConv2D(3, 2, "same", activation="relu"), (1, 5, 5, 2)),
+    ("separable1d", lambda: layers.SeparableConv1D(4, 2), (2, 5, 3)),
+    (
+        "separable2d",
+        lambda: layers.SeparableConv2D(4, 3, 1, "same", depth_multiplier=2),
+        (1, 4, 4, 2),
+    ),
+]
+LAYER_IDS = [case[0] for case in LAYER_CASES]
+
+
+def reference_output(layer, x):
+    """The layer's output computed by the naive loops from its own weights."""
+    bias = 0.0 if layer.bias is None else layer.bias.numpy()
+    if isinstance(layer, layers.SeparableConv2D | layers.SeparableConv1D):
+        depthwise = naive_depthwise(x, layer.depthwise_kernel.numpy(), layer.strides, layer.padding)
+        out = naive_conv(depthwise, layer.pointwise_kernel.numpy())
+    elif isinstance(layer, layers.DepthwiseConv2D | layers.DepthwiseConv1D):
+        out = naive_depthwise(x, layer.kernel.numpy(), layer.strides, layer.padding)
+    elif isinstance(layer, layers.Conv2DTranspose | layers.Conv1DTranspose):
+        out = naive_conv_transpose(
+            x, layer.kernel.numpy(), layer.strides, layer.padding, layer.output_padding
+        )
+    else:
+        padding, inputs = layer.padding, x
+        if padding == "causal":
+            front = (layer.kernel_size[0] - 1) * layer.dilation_rate[0]
+            inputs, padding = np.pad(x, [(0, 0), (front, 0), (0, 0)]), "valid"
+        out = naive_conv(inputs, layer.kernel.numpy(), layer.strides, padding, layer.dilation_rate)
+    return layer.activation(out + bias).numpy()
+
+
+@pytest.mark.parametrize("name, make, x_shape", LAYER_CASES, ids=LAYER_IDS)
+def test_layer_matches_naive_loops_and_its_output_shape(name, make, x_shape):
+    layer = make()
+    layer.build((None, *x_shape[1:]))
+    layer.set_weights([rand(*w.shape, seed=i) for i, w in enumerate(layer.weights)])
+    x = rand(*x_shape, seed=9).astype("float32")
+    out = layer(x)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out.numpy(), reference_output(layer, x), rtol=1e-5, atol=1e-5)
+    assert layer.compute_output_shape((None, *x_shape[1:])) == (None, *out.shape[1:])
+
+
+@pytest.mark.parametrize("name, make, x_shape", LAYER_CASES, ids=LAYER_IDS)
+def test_layer_config_round_trip(name, make, x_shape):
+    layer = make()
+    x = rand(*x_shape).astype("float32")
+    out = layer(x)
+    config = layer.get_config()
+    clone = type(layer).from_config(config)
+    assert clone.get_config() == config
+    clone.build((None, *x_shape[1:]))
+    clone.set_weights(layer.get_weights())
+    np.testing.assert_array_equal(clone(x).numpy(), out.numpy())
+
+
+@pytest.mark.parametrize("name, make, x_shape", LAYER_CASES, ids=LAYER_IDS)
+def test_layer_weight_gradients_match_central_differences(name, make, x_shape):
+    layer = make()
+    layer = type(layer).from_config({**layer.get_config(), "dtype": "float64"})
+    x = rand(*x_shape)
+    weights_out = np.random.default_rng(0).standard_normal(layer(x).shape)
+    values = layer.get_weights()
+    with GradientTape() as tape:
+        loss = ops.sum(layer(x) * weights_out)
+    grads = tape.gradient(loss, layer.trainable_weights)
+    for index, grad in enumerate(grads):
+
+        def loss_of(arrays, index=index):
+            layer.set_weights([*values[:index], arrays[0], *values[index + 1 :]])
+            return float(np.sum(layer(x).numpy() * weights_out))
+
+        expected = numeric_gradient(loss_of, [values[index]], 0)
+        assert grad.dtype == np.float64
+        np.testing.assert_allclose(grad.numpy(), expected, rtol=1e-5, atol=1e-7)
+
+
+LAYER_ARGUMENT_ERRORS = [
+    (lambda: layers.Conv2D(0, 3), r"Conv2D: `filters` must be a positive int, got 0"),
+    (lambda: layers.Conv2D(4, (3, 3, 3)), r"Conv2D: `kernel_size` must be .* 2 positive ints"),
+    (lambda: layers.Conv2D(4, 3, padding="causal"), r"Conv2D: `padding` must be one of"),
+    (lambda: layers.Conv2D(5, 3, groups=2), r"Conv2D: filters \(5\) must be a multiple of groups"),
+    (lambda: layers.Conv1D(4, 3, data_format="channels_first"), r"Conv1D: only .*channels_last"),
+    (lambda: layers.Conv2DTranspose(4, 3, strides=2, output_padding=2), r"output_padding"),
+    (lambda: layers.DepthwiseConv2D(3, depth_multiplier=0), r"`depth_multiplier`"),
+    (lambda: layers.SeparableConv1D(4, 3, strides=(1, 1)), r"SeparableConv1D: `strides`"),
+]
+
+
+@pytest.mark.parametrize("make, message", LAYER_ARGUMENT_ERRORS)
+def test_layer_arguments_are_checked(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_layer_input_errors_name_the_layer_and_shapes():
+    conv = layers.Conv2D(4, 3, name="c")
+    with pytest.raises(ValueError, match=r"Conv2D 'c' expected inputs of rank 4 .* \(2, 8, 3\)"):
+        conv(np.ones((2, 8, 3)))
+    conv(np.ones((2, 8, 8, 3)))
+    with pytest.raises(ValueError, match=r"Conv2D 'c' was built for 3 .*\(2, 8, 8, 5\)"):
+        conv(np.ones((2, 8, 8, 5)))
+    with pytest.raises(ValueError, match=r"'c': kernel_size \(3, 3\) .* spans 3 along axis 2"):
+        conv(np.ones((2, 8, 2, 3)))
+    grouped = layers.Conv1D(4, 3, groups=2, name="g")
+    with pytest.raises(ValueError, match=r"Conv1D 'g': the 3 input channels must be a multiple of"):
+        grouped(np.ones((1, 5, 3)))
+    grouped(np.ones((1, 5, 4)))
+    with pytest.raises(ValueError, match=r"Conv1D 'g' was built for 4 input channels"):
+        grouped(np.ones((1, 5, 6)))  # the kernel's shape (3, 2, 4) does not show 4
+    dilated = layers.Conv1D(1, 3, dilation_rate=3, name="d")
+    with pytest.raises(ValueError, match=r"'d': .* dilation_rate \(3,\) spans 7"):
+        dilated(np.ones((1, 6, 1)))
+
+
+def test_transposed_and_same_convolutions_accept_small_inputs():
+    assert layers.Conv2DTranspose(2, 5)(np.ones((1, 1, 1, 1))).shape == (1, 5, 5, 2)
+    assert layers.Conv2D(2, 5, padding="same")(np.ones((1, 2, 2, 1))).shape == (1, 2, 2, 2)
+
+
+class Recorder:
+    """A stand-in regularizer or constraint with a config."""
+
+    def __init__(self, tag):
+        self.tag = tag
+
+    def __call__(self, x):
+        return x
+
+    def get_config(self):
+        return {"tag": self.tag}
+
+
+def test_regularizers_and_constraints_reach_the_weights():
+    layer = layers.SeparableConv2D(
+        2,
+        3,
+        depthwise_regularizer=Recorder("dr"),
+        pointwise_constraint=Recorder("pc"),
+        bias_regularizer=Recorder("br"),
+    )
+    layer.build((None, 5, 5, 1))
+    assert layer.depthwise_kernel.regularizer.tag == "dr"
+    assert layer.pointwise_kernel.constraint.tag == "pc"
+    assert layer.bias.regularizer.tag == "br"
+    conv = layers.Conv2D(2, 3, kernel_regularizer=Recorder("kr"), kernel_constraint=Recorder("kc"))
+    conv.build((None, 5, 5, 1))
+    assert (conv.kernel.regularizer.tag, conv.kernel.constraint.tag) == ("kr", "kc")
+    config = conv.get_config()
+    assert config["kernel_regularizer"] == {"class_name": "Recorder", "config": {"tag": "kr"}}
+    assert config["bias_constraint"] is None
+
+
+def test_a_functional_cnn_gets_symbolic_shapes():
+    inputs = layers.Input((28, 28, 1))
+    hidden = layers.Conv2D(8, 3, activation="relu")(inputs)
+    hidden = layers.MaxPooling2D()(hidden)
+    hidden = layers.SeparableConv2D(8, 3, padding="same")(hidden)
+    hidden = layers.Conv2DTranspose(4, 3, strides=2, padding="same")(hidden)
+    outputs = layers.GlobalAveragePooling2D()(hidden)
+    assert hidden.shape == (None, 26, 26, 4) and outputs.shape == (None, 4)
+    model = minikeras.Model(inputs, outputs)
+    assert model(np.ones((2, 28, 28, 1), "float32")).shape == (2, 4)
+
+
+def test_main_job_cnn_reaches_97_percent_on_the_digits(capsys):
+    assert main(["--model", "cnn", "--epochs", "20", "--verbose", "0"]) == 0
+    printed = capsys.readouterr().out
+    accuracy = float(printed.split("test accuracy:")[1].split()[0])
+    assert accuracy >= 0.97, printed

@@ -2,7 +2,15 @@
 
 from minikeras.layers.activation import Activation
 from minikeras.layers.attention import MultiHeadAttention
+from minikeras.layers.conv_transpose import Conv1DTranspose, Conv2DTranspose
+from minikeras.layers.convolutional import Conv1D, Conv2D
 from minikeras.layers.dense import Dense
+from minikeras.layers.depthwise import (
+    DepthwiseConv1D,
+    DepthwiseConv2D,
+    SeparableConv1D,
+    SeparableConv2D,
+)
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.lambda_layer import Lambda
@@ -17,6 +25,16 @@ from minikeras.layers.merging import (
     Subtract,
 )
 from minikeras.layers.normalization import BatchNormalization, LayerNormalization
+from minikeras.layers.pooling import (
+    AveragePooling1D,
+    AveragePooling2D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    MaxPooling1D,
+    MaxPooling2D,
+)
 from minikeras.layers.regularization import GaussianNoise, SpatialDropout2D
 from minikeras.layers.report import TrackingReport
 from minikeras.layers.reshaping import (
@@ -34,17 +52,31 @@ __all__ = [
     "Activation",
     "Add",
     "Average",
+    "AveragePooling1D",
+    "AveragePooling2D",
     "BatchNormalization",
     "Concatenate",
+    "Conv1D",
+    "Conv1DTranspose",
+    "Conv2D",
+    "Conv2DTranspose",
     "Cropping2D",
     "Dense",
+    "DepthwiseConv1D",
+    "DepthwiseConv2D",
     "Dropout",
     "Flatten",
     "GaussianNoise",
+    "GlobalAveragePooling1D",
+    "GlobalAveragePooling2D",
+    "GlobalMaxPooling1D",
+    "GlobalMaxPooling2D",
     "Input",
     "Lambda",
     "Layer",
     "LayerNormalization",
+    "MaxPooling1D",
+    "MaxPooling2D",
     "Maximum",
     "Minimum",
     "MultiHeadAttention",
@@ -52,6 +84,8 @@ __all__ = [
     "Permute",
     "RepeatVector",
     "Reshape",
+    "SeparableConv1D",
+    "SeparableConv2D",
     "SpatialDropout2D",
     "Subtract",
     "SymbolicTensor",

@@ -1,0 +1,305 @@
+"""Pooling layers, channels_last: `MaxPooling1D/2D`, `AveragePooling1D/2D` and global pooling.
+
+Windowed pooling is `ops.max_pool` / `ops.average_pool`; global pooling is a
+max or mean over every spatial axis.
+"""
+
+from minikeras import ops
+from minikeras.layers.layer import Layer
+from minikeras.ops.windows import (
+    check_data_format,
+    normalize_padding,
+    normalize_tuple,
+    output_length,
+)
+
+_AXES = {1: "batch, steps, channels", 2: "batch, height, width, channels"}
+
+
+def _check_rank(layer, shape):
+    if len(shape) != layer.rank + 2:
+        raise ValueError(
+            f"{type(layer).__name__} '{layer.name}' expected inputs of rank {layer.rank + 2} "
+            f"({_AXES[layer.rank]}), got shape {tuple(shape)}"
+        )
+
+
+class Pooling(Layer):
+    """Windowed pooling (the base of the max and average pooling layers).
+
+    Args:
+        pool_size: an int or `rank` ints, the window size.
+        strides: an int, `rank` ints, or None (then `pool_size`).
+        padding: `"valid"` (whole windows only) or `"same"` (output
+            `ceil(input / strides)`; padding is ignored by the reduction).
+        data_format: None or `"channels_last"`.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Raises:
+        ValueError: for a bad argument, inputs of the wrong rank, or a window
+            larger than a `"valid"` input.
+
+    Example:
+        >>> MaxPooling2D()(np.ones((2, 6, 6, 3), "float32")).shape
+        (2, 3, 3, 3)
+    """
+
+    rank = None
+    reduce = None  # the op: ops.max_pool or ops.average_pool
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        layer = type(self).__name__
+        self.pool_size = normalize_tuple(layer, "pool_size", pool_size, self.rank)
+        self.strides = (
+            self.pool_size
+            if strides is None
+            else normalize_tuple(layer, "strides", strides, self.rank)
+        )
+        self.padding = normalize_padding(layer, padding)
+        self.data_format = check_data_format(layer, data_format)
+
+    def build(self, input_shape):
+        self.compute_output_shape(input_shape)
+
+    def call(self, inputs):
+        self.compute_output_shape(inputs.shape)
+        return type(self).reduce(inputs, self.pool_size, self.strides, self.padding)
+
+    def compute_output_shape(self, input_shape):
+        _check_rank(self, input_shape)
+        spatial = []
+        for axis, (n, k, s) in enumerate(zip(input_shape[1:-1], self.pool_size, self.strides), 1):
+            length = output_length(n, k, s, self.padding)
+            if length is not None and length < 1:
+                raise ValueError(
+                    f"{type(self).__name__} '{self.name}': pool_size {self.pool_size} is larger "
+                    f"than the input's {n} along axis {axis} with padding 'valid'; got shape "
+                    f"{tuple(input_shape)}"
+                )
+            spatial.append(length)
+        return (input_shape[0], *spatial, input_shape[-1])
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "pool_size": self.pool_size,
+            "strides": self.strides,
+            "padding": self.padding,
+            "data_format": self.data_format,
+        }
+
+
+class MaxPooling1D(Pooling):
+    """The largest value of each window of steps, channel by channel.
+
+    Args:
+        pool_size: an int, the window length.
+        strides: an int, or None (then `pool_size`).
+        padding: `"valid"` or `"same"`.
+        data_format: None or `"channels_last"`.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Raises:
+        ValueError: for a bad argument or inputs of the wrong rank.
+
+    Example:
+        >>> x = np.array([1.0, 3.0, 2.0, 5.0], "float32").reshape(1, 4, 1)
+        >>> MaxPooling1D()(x).numpy()[0, :, 0]
+        array([3., 5.], dtype=float32)
+    """
+
+    rank = 1
+    reduce = staticmethod(ops.max_pool)
+
+
+class MaxPooling2D(Pooling):
+    """The largest value of each window of pixels, channel by channel.
+
+    Args:
+        pool_size: an int or two ints, the window size.
+        strides: an int, two ints, or None (then `pool_size`).
+        padding: `"valid"` or `"same"`.
+        data_format: None or `"channels_last"`.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Raises:
+        ValueError: for a bad argument or inputs of the wrong rank.
+
+    Example:
+        >>> MaxPooling2D(pool_size=3, strides=2, padding="same")(np.ones((1, 7, 7, 2))).shape
+        (1, 4, 4, 2)
+    """
+
+    rank = 2
+    reduce = staticmethod(ops.max_pool)
+
+
+class AveragePooling1D(Pooling):
+    """The mean of each window of steps, channel by channel.
+
+    Args:
+        pool_size: an int, the window length.
+        strides: an int, or None (then `pool_size`).
+        padding: `"valid"` or `"same"` (a window's mean is over its real inputs).
+        data_format: None or `"channels_last"`.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Raises:
+        ValueError: for a bad argument or inputs of the wrong rank.
+
+    Example:
+        >>> x = np.array([1.0, 3.0, 2.0, 5.0, 4.0], "float32").reshape(1, 5, 1)
+        >>> AveragePooling1D(padding="same")(x).numpy()[0, :, 0]
+        array([2. , 3.5, 4. ], dtype=float32)
+    """
+
+    rank = 1
+    reduce = staticmethod(ops.average_pool)
+
+
+class AveragePooling2D(Pooling):
+    """The mean of each window of pixels, channel by channel.
+
+    Args:
+        pool_size: an int or two ints, the window size.
+        strides: an int, two ints, or None (then `pool_size`).
+        padding: `"valid"` or `"same"` (a window's mean is over its real inputs).
+        data_format: None or `"channels_last"`.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Raises:
+        ValueError: for a bad argument or inputs of the wrong rank.
+
+    Example:
+        >>> AveragePooling2D()(np.ones((2, 4, 4, 3), "float32")).numpy()[0, :, :, 0]
+        array([[1., 1.],
+               [1., 1.]], dtype=float32)
+    """
+
+    rank = 2
+    reduce = staticmethod(ops.average_pool)
+
+
+class GlobalPooling(Layer):
+    """Pools every spatial position into one (the base of the global pooling layers).
+
+    Args:
+        data_format: None or `"channels_last"`.
+        keepdims: keep the spatial axes, with length 1.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Raises:
+        ValueError: for inputs of the wrong rank.
+
+    Example:
+        >>> GlobalAveragePooling2D()(np.ones((2, 5, 5, 3), "float32")).shape
+        (2, 3)
+    """
+
+    rank = None
+    reduce = None  # ops.max or ops.mean
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = check_data_format(type(self).__name__, data_format)
+        self.keepdims = bool(keepdims)
+
+    def build(self, input_shape):
+        _check_rank(self, input_shape)
+
+    def call(self, inputs):
+        _check_rank(self, inputs.shape)
+        axes = tuple(range(1, self.rank + 1))
+        return type(self).reduce(inputs, axis=axes, keepdims=self.keepdims)
+
+    def compute_output_shape(self, input_shape):
+        _check_rank(self, input_shape)
+        if self.keepdims:
+            return (input_shape[0], *(1,) * self.rank, input_shape[-1])
+        return (input_shape[0], input_shape[-1])
+
+    def get_config(self):
+        return {**super().get_config(), "data_format": self.data_format, "keepdims": self.keepdims}
+
+
+class GlobalAveragePooling1D(GlobalPooling):
+    """The mean over all steps, channel by channel: one value per channel.
+
+    Args:
+        data_format: None or `"channels_last"`.
+        keepdims: keep the steps axis, with length 1.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Raises:
+        ValueError: for inputs of the wrong rank.
+
+    Example:
+        >>> x = np.arange(6.0, dtype="float32").reshape(1, 3, 2)
+        >>> GlobalAveragePooling1D()(x).numpy()
+        array([[2., 3.]], dtype=float32)
+    """
+
+    rank = 1
+    reduce = staticmethod(ops.mean)
+
+
+class GlobalAveragePooling2D(GlobalPooling):
+    """The mean over all pixels, channel by channel: one value per channel.
+
+    Args:
+        data_format: None or `"channels_last"`.
+        keepdims: keep the spatial axes, with length 1.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Raises:
+        ValueError: for inputs of the wrong rank.
+
+    Example:
+        >>> GlobalAveragePooling2D(keepdims=True)(np.ones((2, 4, 4, 3), "float32")).shape
+        (2, 1, 1, 3)
+    """
+
+    rank = 2
+    reduce = staticmethod(ops.mean)
+
+
+class GlobalMaxPooling1D(GlobalPooling):
+    """The largest value over all steps, channel by channel.
+
+    Args:
+        data_format: None or `"channels_last"`.
+        keepdims: keep the steps axis, with length 1.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Raises:
+        ValueError: for inputs of the wrong rank.
+
+    Example:
+        >>> x = np.arange(6.0, dtype="float32").reshape(1, 3, 2)
+        >>> GlobalMaxPooling1D()(x).numpy()
+        array([[4., 5.]], dtype=float32)
+    """
+
+    rank = 1
+    reduce = staticmethod(ops.max)
+
+
+class GlobalMaxPooling2D(GlobalPooling):
+    """The largest value over all pixels, channel by channel.
+
+    Args:
+        data_format: None or `"channels_last"`.
+        keepdims: keep the spatial axes, with length 1.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Raises:
+        ValueError: for inputs of the wrong rank.
+
+    Example:
+        >>> GlobalMaxPooling2D()(np.ones((2, 4, 4, 3), "float32")).shape
+        (2, 3)
+    """
+
+    rank = 2
+    reduce = staticmethod(ops.max)
