@@ -14,14 +14,26 @@ MODELS = {
     ],
     "small": lambda: [layers.Dense(32, activation="relu"), layers.Dense(10)],
     "linear": lambda: [layers.Dense(10)],
+    "cnn": lambda: [
+        layers.Reshape((8, 8, 1)),
+        layers.Conv2D(16, 3, padding="same", activation="relu"),
+        layers.MaxPooling2D(),
+        layers.Conv2D(32, 3, padding="same", activation="relu"),
+        layers.Flatten(),
+        layers.Dense(64, activation="relu"),
+        layers.Dense(10),
+    ],
 }
+# Models that see the 8x8 images as they are; the others see 64 flat pixels.
+IMAGE_MODELS = {"cnn"}
 
 
 def build_model(name):
     """Makes one of the main job's models for 8x8 digit images.
 
     Args:
-        name: `"mlp"` (64-128-64-10), `"small"` (64-32-10) or `"linear"`.
+        name: `"mlp"` (64-128-64-10), `"small"` (64-32-10), `"linear"`, or
+            `"cnn"` (two 3x3 convolutions with max pooling, then 64-10).
 
     Returns:
         A `Sequential` model producing 10 logits.
@@ -33,7 +45,8 @@ def build_model(name):
         >>> build_model("small").count_params()
         2410
     """
-    return Sequential([layers.Input((8, 8)), layers.Flatten(), *MODELS[name]()], name=name)
+    flatten = [] if name in IMAGE_MODELS else [layers.Flatten()]
+    return Sequential([layers.Input((8, 8)), *flatten, *MODELS[name]()], name=name)
 
 
 def main(argv=None):
