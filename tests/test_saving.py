@@ -646,6 +646,15 @@ def test_wrong_file_types_are_named(tmp_path, content, message):
     assert_unchanged(model, before)
 
 
+def test_a_truncated_file_is_named(tmp_path):
+    model = Sequential([Input((3,)), Dense(2)])
+    model.save(tmp_path / "m.minikeras")
+    data = (tmp_path / "m.minikeras").read_bytes()
+    (tmp_path / "m.minikeras").write_bytes(data[: len(data) // 2])
+    with pytest.raises(LoadError, match="truncated or corrupted zip archive"):
+        load_model(tmp_path / "m.minikeras")
+
+
 def test_a_plain_npz_or_a_keras_file_is_named(tmp_path):
     np.savez(tmp_path / "plain.npz", kernel=np.zeros((3, 2)))
     with pytest.raises(LoadError, match="plain numpy .npz"):

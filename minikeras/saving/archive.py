@@ -372,6 +372,8 @@ def _not_a_zip(data):
         what = "a pickle, which minikeras never loads"
     elif not data:
         what = "empty"
+    elif head.startswith(b"PK\x03\x04"):
+        what = "a truncated or corrupted zip archive: its table of contents is missing"
     else:
         what = f"not a zip archive, so not a minikeras file (it starts with {head!r})"
     return f"it is {what}"
