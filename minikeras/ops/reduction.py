@@ -13,6 +13,7 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 from autograd.tracer import getval, isbox
 
+from minikeras.engine.primitive import call_primitive
 from minikeras.ops.core import apply_unary, array_of, as_float, op_error, value_of, wrap
 
 
@@ -85,20 +86,24 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
 
 @primitive
 def _mean(x, axis, keepdims, scale):
-    return np.sum(x, axis=axis, keepdims=keepdims) * scale
+    return x.sum(axis=axis, keepdims=keepdims) * scale
 
 
 def _mean_vjp(ans, x, axis, keepdims, scale):
     """Every element gets `g * scale`, in the input's dtype."""
-    shape, dtype = np.shape(getval(x)), np.result_type(getval(x))
+    value = getval(x)
+    shape, dtype = np.shape(value), np.result_type(value)
 
     def vjp(g):
         if isbox(g):  # an outer tape records this gradient: stay differentiable
             return _expand(g, shape, axis, keepdims) * scale + np.zeros(shape, dtype)
-        # Plain numpy otherwise: one buffer filled by one broadcasting multiply,
-        # where the traced version costs three autograd calls.
+        # Plain numpy otherwise: one buffer filled in one pass, where the traced
+        # version costs three autograd calls.
         out = np.empty(shape, dtype)
-        np.multiply(np.reshape(g, _kept_shape(shape, axis)), scale, out=out)
+        if axis is None and not keepdims:
+            out.fill(g * scale)
+        else:
+            np.multiply(np.reshape(g, _kept_shape(shape, axis)), scale, out=out)
         return out
 
     return vjp
@@ -131,7 +136,7 @@ def mean(x, axis=None, keepdims=False):
     # Python float scale: weak under numpy 2 promotion, so float32 stays float32.
     # The mean of nothing is nan, as in numpy, but without its warning.
     scale = 1.0 / count if count else float("nan")
-    return wrap(_mean(value, axis, keepdims, scale))
+    return wrap(call_primitive(_mean, value, axis, keepdims, scale))
 
 
 def var(x, axis=None, keepdims=False):
