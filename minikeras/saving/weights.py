@@ -171,7 +171,7 @@ def _match(table, entries):
             continue
         saved_path, array = found
         if use_key and saved_path != path:
-            label += f" (saved as '{saved_path}')"
+            label = f"'{path}' (matched by position to the file's '{saved_path}')"
         if array.shape != variable.shape:
             problems.append(
                 f"shape mismatch: {label}: the model's is {variable.shape}, "
