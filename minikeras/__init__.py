@@ -4,6 +4,7 @@ from minikeras import (
     activations,
     callbacks,
     config,
+    constraints,
     datasets,
     initializers,
     layers,
@@ -13,6 +14,7 @@ from minikeras import (
     ops,
     optimizers,
     random,
+    regularizers,
     saving,
     utils,
 )
@@ -34,6 +36,7 @@ __all__ = [
     "activations",
     "callbacks",
     "config",
+    "constraints",
     "datasets",
     "initializers",
     "layers",
@@ -43,6 +46,7 @@ __all__ = [
     "ops",
     "optimizers",
     "random",
+    "regularizers",
     "saving",
     "utils",
 ]

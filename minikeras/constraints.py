@@ -1,0 +1,301 @@
+"""Constraints: projections that optimizers apply to a weight after each update.
+
+A constraint is a callable `constraint(w)` that returns a value of `w`'s
+shape. Layers take them as `kernel_constraint=` and `bias_constraint=`;
+`Layer.add_weight(constraint=...)` puts one on a weight, and every optimizer
+update ends with `variable.assign(variable.constraint(variable))`. Names,
+arguments, defaults and formulas are Keras's, with `minikeras.config.epsilon()`
+(1e-7) keeping divisions by a norm finite.
+"""
+
+import inspect
+
+from minikeras import ops
+from minikeras.config import epsilon
+
+
+def _axis(axis):
+    # A config read back from JSON holds a list.
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _norms(w, axis):
+    """The L2 norms of `w` along `axis`, kept as size-1 axes so that they broadcast."""
+    return ops.sqrt(ops.sum(ops.square(w), axis=_axis(axis), keepdims=True))
+
+
+class Constraint:
+    """Base class of constraints: `constraint(w)` is `w` projected onto a set.
+
+    Subclasses implement `__call__` (and `get_config` if they have arguments).
+
+    Example:
+        >>> class Halve(Constraint):
+        ...     def __call__(self, w):
+        ...         return ops.multiply(w, 0.5)
+        >>> Halve()(np.array([2.0, 4.0], "float32")).numpy()
+        array([1., 2.], dtype=float32)
+    """
+
+    def __call__(self, w):
+        """The projection of `w`: `w` unchanged for the base class.
+
+        Args:
+            w: a Variable, Tensor or array.
+
+        Returns:
+            A Tensor (or `w` itself) of `w`'s shape.
+
+        Example:
+            >>> Constraint()(np.ones(2)) is not None
+            True
+        """
+        return w
+
+    def get_config(self):
+        """The arguments that rebuild this constraint with `from_config`.
+
+        Returns:
+            A JSON-friendly dict (empty for the base class).
+
+        Example:
+            >>> MaxNorm(3).get_config()
+            {'max_value': 3, 'axis': 0}
+        """
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        """Makes a constraint from the dict `get_config` returned.
+
+        Args:
+            config: the dict.
+
+        Returns:
+            A new constraint.
+
+        Example:
+            >>> UnitNorm.from_config({"axis": 1})
+            UnitNorm(axis=1)
+        """
+        return cls(**config)
+
+    def __repr__(self):
+        arguments = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({arguments})"
+
+
+class MaxNorm(Constraint):
+    """Rescales the slices of `w` along `axis` whose L2 norm exceeds `max_value`.
+
+        norms = sqrt(sum(square(w), axis, keepdims=True))
+        w = w * clip(norms, 0, max_value) / (epsilon + norms)
+
+    For a Dense kernel `(input_dim, units)`, `axis=0` bounds the incoming
+    weights of each unit; for a Conv2D kernel use `axis=[0, 1, 2]`.
+
+    Args:
+        max_value: the largest norm allowed.
+        axis: an int or a list of ints: the axes each norm is taken over.
+
+    Example:
+        >>> w = np.array([[3.0, 0.3], [4.0, 0.4]], "float32")
+        >>> np.round(MaxNorm(1.0)(w).numpy(), 4)
+        array([[0.6, 0.3],
+               [0.8, 0.4]], dtype=float32)
+    """
+
+    def __init__(self, max_value=2, axis=0):
+        self.max_value = max_value
+        self.axis = axis
+
+    def __call__(self, w):
+        norms = _norms(w, self.axis)
+        desired = ops.clip(norms, 0.0, float(self.max_value))
+        return w * (desired / (epsilon() + norms))
+
+    def get_config(self):
+        return {"max_value": self.max_value, "axis": self.axis}
+
+
+class MinMaxNorm(Constraint):
+    """Moves the norm of each slice of `w` along `axis` into `[min_value, max_value]`.
+
+        norms = sqrt(sum(square(w), axis, keepdims=True))
+        desired = rate * clip(norms, min_value, max_value) + (1 - rate) * norms
+        w = w * desired / (epsilon + norms)
+
+    Args:
+        min_value: the smallest norm allowed.
+        max_value: the largest norm allowed.
+        rate: 1 enforces the bounds at once; less moves the norms part of the
+            way at each update.
+        axis: an int or a list of ints: the axes each norm is taken over.
+
+    Example:
+        >>> w = np.array([[0.3, 3.0], [0.4, 4.0]], "float32")
+        >>> np.round(MinMaxNorm(1.0, 2.0)(w).numpy(), 4)
+        array([[0.6, 1.2],
+               [0.8, 1.6]], dtype=float32)
+    """
+
+    def __init__(self, min_value=0.0, max_value=1.0, rate=1.0, axis=0):
+        self.min_value, self.max_value = min_value, max_value
+        self.rate = rate
+        self.axis = axis
+
+    def __call__(self, w):
+        norms = _norms(w, self.axis)
+        clipped = ops.clip(norms, float(self.min_value), float(self.max_value))
+        desired = float(self.rate) * clipped + (1.0 - float(self.rate)) * norms
+        return w * (desired / (epsilon() + norms))
+
+    def get_config(self):
+        return {
+            "min_value": self.min_value,
+            "max_value": self.max_value,
+            "rate": self.rate,
+            "axis": self.axis,
+        }
+
+
+class NonNeg(Constraint):
+    """Sets the negative values of `w` to zero: `maximum(w, 0)`.
+
+    Example:
+        >>> NonNeg()(np.array([-1.0, 2.0], "float32")).numpy()
+        array([0., 2.], dtype=float32)
+    """
+
+    def __call__(self, w):
+        return ops.maximum(w, 0.0)
+
+
+class UnitNorm(Constraint):
+    """Scales each slice of `w` along `axis` to L2 norm 1: `w / (epsilon + norms)`.
+
+    Args:
+        axis: an int or a list of ints: the axes each norm is taken over.
+
+    Example:
+        >>> UnitNorm()(np.array([[3.0], [4.0]], "float32")).numpy()
+        array([[0.6],
+               [0.8]], dtype=float32)
+    """
+
+    def __init__(self, axis=0):
+        self.axis = axis
+
+    def __call__(self, w):
+        return w / (epsilon() + _norms(w, self.axis))
+
+    def get_config(self):
+        return {"axis": self.axis}
+
+
+_CONSTRAINTS = {
+    "max_norm": MaxNorm,
+    "min_max_norm": MinMaxNorm,
+    "non_neg": NonNeg,
+    "unit_norm": UnitNorm,
+}
+# Class names work too, as in Keras: get("MaxNorm").
+_CONSTRAINTS.update({cls.__name__: cls for cls in (Constraint, *_CONSTRAINTS.values())})
+
+
+def _lookup(name, custom_objects):
+    if custom_objects and name in custom_objects:
+        return custom_objects[name]
+    if name in _CONSTRAINTS:
+        return _CONSTRAINTS[name]
+    known = ", ".join(name for name in _CONSTRAINTS if name.islower())
+    raise ValueError(f"Unknown constraint {name!r}; known constraints: {known}")
+
+
+def serialize(constraint):
+    """Returns `{"class_name": ..., "config": ...}`, which `deserialize` turns back.
+
+    Args:
+        constraint: a `Constraint`, or None (returned as None).
+
+    Returns:
+        A dict of JSON-friendly values, or None.
+
+    Raises:
+        ValueError: for anything that is not a `Constraint` (a plain function
+            cannot be saved: make it a `Constraint` subclass).
+
+    Example:
+        >>> serialize(MaxNorm(3))
+        {'class_name': 'MaxNorm', 'config': {'max_value': 3, 'axis': 0}}
+    """
+    if constraint is None:
+        return None
+    if not isinstance(constraint, Constraint):
+        raise ValueError(
+            "constraints.serialize: expected a Constraint, got "
+            f"{constraint!r} of type {type(constraint).__name__}; a plain function cannot "
+            "be saved, make it a Constraint subclass"
+        )
+    return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """Makes a constraint from `serialize`'s dict, or from a name.
+
+    Args:
+        config: a dict `{"class_name": ..., "config": {...}}` (other keys are
+            ignored) or a name such as `"non_neg"` or `"MaxNorm"`.
+        custom_objects: optional dict of name -> Constraint class, searched first.
+
+    Returns:
+        A `Constraint`.
+
+    Raises:
+        ValueError: for an unknown name or a dict without `"class_name"`.
+
+    Example:
+        >>> deserialize({"class_name": "MaxNorm", "config": {"max_value": 1.5}})
+        MaxNorm(max_value=1.5, axis=0)
+    """
+    if isinstance(config, str):
+        return _lookup(config, custom_objects)()
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(
+            "constraints.deserialize: expected a name or a dict with 'class_name' and "
+            f"'config', got {config!r}"
+        )
+    cls = _lookup(config["class_name"], custom_objects)
+    return cls.from_config(config.get("config") or {})
+
+
+def get(identifier):
+    """Returns the constraint `identifier` stands for.
+
+    Args:
+        identifier: None (returned as None), a name such as `"non_neg"`, a
+            dict from `serialize`, a `Constraint` class (instantiated with
+            defaults) or a callable (returned as it is).
+
+    Returns:
+        A callable `constraint(w)`, or None.
+
+    Raises:
+        ValueError: for an unknown name or anything else.
+
+    Example:
+        >>> get("max_norm"), get(None)
+        (MaxNorm(max_value=2, axis=0), None)
+    """
+    if identifier is None:
+        return None
+    if isinstance(identifier, (str, dict)):
+        return deserialize(identifier)
+    if inspect.isclass(identifier):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(
+        "constraints.get: expected None, a name, a config dict or a callable, "
+        f"got {identifier!r} of type {type(identifier).__name__}"
+    )

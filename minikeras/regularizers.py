@@ -1,0 +1,300 @@
+"""Regularizers: penalties on weights or activations that training adds to the loss.
+
+A regularizer is a callable `regularizer(x)` that returns a scalar Tensor.
+Layers take them as `kernel_regularizer=`, `bias_regularizer=` and
+`activity_regularizer=`; `Layer.add_weight(regularizer=...)` puts one on a
+weight. `Layer.losses` evaluates the weights' penalties from their current
+values (inside a `GradientTape` they are differentiable), and `fit` adds
+`sum(model.losses)` to the compiled loss. Names, arguments, defaults and
+formulas are Keras's; the factors are Python floats, so a float32 weight
+gets a float32 penalty.
+"""
+
+import inspect
+import math
+
+from minikeras import ops
+
+
+def _check_factor(owner, name, value):
+    """`value` as a Python float if it is a finite number >= 0, else raises naming it."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise ValueError(f"{owner}: `{name}` must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+class Regularizer:
+    """Base class of regularizers: `regularizer(x)` is a scalar penalty on `x`.
+
+    Subclasses implement `__call__` and `get_config`. Any function of one
+    Tensor that returns a scalar also works wherever a regularizer is taken,
+    but only a `Regularizer` with `get_config` can be saved.
+
+    Example:
+        >>> class Sum(Regularizer):
+        ...     def __call__(self, x):
+        ...         return ops.sum(x)
+        ...     def get_config(self):
+        ...         return {}
+        >>> float(Sum()(np.ones((2, 3), "float32")))
+        6.0
+    """
+
+    def __call__(self, x):
+        """The penalty on `x`: zero for the base class.
+
+        Args:
+            x: a Tensor, Variable or array.
+
+        Returns:
+            A scalar Tensor of `x`'s dtype.
+
+        Example:
+            >>> Regularizer()(np.ones(3, "float32")).numpy()
+            array(0., dtype=float32)
+        """
+        return ops.zeros((), dtype=ops.convert_to_tensor(x).dtype)
+
+    def get_config(self):
+        """The arguments that rebuild this regularizer with `from_config`.
+
+        Returns:
+            A JSON-friendly dict.
+
+        Raises:
+            NotImplementedError: for a subclass that does not define it.
+
+        Example:
+            >>> L2(0.5).get_config()
+            {'l2': 0.5}
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not implement get_config(), so it cannot be saved"
+        )
+
+    @classmethod
+    def from_config(cls, config):
+        """Makes a regularizer from the dict `get_config` returned.
+
+        Args:
+            config: the dict.
+
+        Returns:
+            A new regularizer.
+
+        Example:
+            >>> L1.from_config({"l1": 0.1})
+            L1(l1=0.1)
+        """
+        return cls(**config)
+
+    def __repr__(self):
+        try:
+            arguments = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        except NotImplementedError:
+            arguments = ""
+        return f"{type(self).__name__}({arguments})"
+
+
+class L1(Regularizer):
+    """The L1 penalty: `l1 * sum(abs(x))`.
+
+    Args:
+        l1: the factor, a number >= 0 (None means 0.01, as in Keras).
+
+    Raises:
+        ValueError: if `l1` is negative, not finite or not a number.
+
+    Example:
+        >>> float(L1(0.1)(np.array([1.0, -2.0], "float32")))
+        0.30000001192092896
+    """
+
+    def __init__(self, l1=0.01):
+        self.l1 = _check_factor("L1", "l1", 0.01 if l1 is None else l1)
+
+    def __call__(self, x):
+        return self.l1 * ops.sum(ops.abs(x))
+
+    def get_config(self):
+        return {"l1": self.l1}
+
+
+class L2(Regularizer):
+    """The L2 penalty: `l2 * sum(square(x))` (no factor 1/2, as in Keras).
+
+    Its gradient is `2 * l2 * x`.
+
+    Args:
+        l2: the factor, a number >= 0 (None means 0.01, as in Keras).
+
+    Raises:
+        ValueError: if `l2` is negative, not finite or not a number.
+
+    Example:
+        >>> float(L2(0.5)(np.array([1.0, -2.0], "float32")))
+        2.5
+    """
+
+    def __init__(self, l2=0.01):
+        self.l2 = _check_factor("L2", "l2", 0.01 if l2 is None else l2)
+
+    def __call__(self, x):
+        return self.l2 * ops.sum(ops.square(x))
+
+    def get_config(self):
+        return {"l2": self.l2}
+
+
+class L1L2(Regularizer):
+    """Both penalties: `l1 * sum(abs(x)) + l2 * sum(square(x))`.
+
+    The class defaults are 0 for both factors; the name `"l1_l2"` gives
+    0.01 for both (Keras's defaults for the name).
+
+    Args:
+        l1: the L1 factor, a number >= 0 (None means 0).
+        l2: the L2 factor, a number >= 0 (None means 0).
+
+    Raises:
+        ValueError: if a factor is negative, not finite or not a number.
+
+    Example:
+        >>> float(L1L2(l1=0.1, l2=0.5)(np.array([1.0, -2.0], "float32")))
+        2.799999952316284
+        >>> get("l1_l2")
+        L1L2(l1=0.01, l2=0.01)
+    """
+
+    def __init__(self, l1=0.0, l2=0.0):
+        self.l1 = _check_factor("L1L2", "l1", 0.0 if l1 is None else l1)
+        self.l2 = _check_factor("L1L2", "l2", 0.0 if l2 is None else l2)
+
+    def __call__(self, x):
+        penalty = None
+        if self.l1:
+            penalty = self.l1 * ops.sum(ops.abs(x))
+        if self.l2:
+            term = self.l2 * ops.sum(ops.square(x))
+            penalty = term if penalty is None else penalty + term
+        return super().__call__(x) if penalty is None else penalty
+
+    def get_config(self):
+        return {"l1": self.l1, "l2": self.l2}
+
+
+_REGULARIZERS = {"l1": L1, "l2": L2, "l1l2": L1L2}
+# Class names work too, as in Keras: get("L2").
+_REGULARIZERS.update({cls.__name__: cls for cls in (Regularizer, L1, L2, L1L2)})
+
+
+def _lookup(name, custom_objects):
+    if custom_objects and name in custom_objects:
+        return custom_objects[name]
+    if name in _REGULARIZERS:
+        return _REGULARIZERS[name]
+    raise ValueError(
+        f"Unknown regularizer {name!r}; known regularizers: l1, l2, l1_l2, L1, L2, L1L2"
+    )
+
+
+def serialize(regularizer):
+    """Returns `{"class_name": ..., "config": ...}`, which `deserialize` turns back.
+
+    Args:
+        regularizer: a `Regularizer`, or None (returned as None).
+
+    Returns:
+        A dict of JSON-friendly values, or None.
+
+    Raises:
+        ValueError: for anything that is not a `Regularizer` (a plain function
+            cannot be saved: make it a `Regularizer` subclass with `get_config`).
+        NotImplementedError: for a subclass without `get_config`.
+
+    Example:
+        >>> serialize(L2(0.1))
+        {'class_name': 'L2', 'config': {'l2': 0.1}}
+    """
+    if regularizer is None:
+        return None
+    if not isinstance(regularizer, Regularizer):
+        raise ValueError(
+            "regularizers.serialize: expected a Regularizer, got "
+            f"{regularizer!r} of type {type(regularizer).__name__}; a plain function cannot "
+            "be saved, make it a Regularizer subclass with get_config()"
+        )
+    return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """Makes a regularizer from `serialize`'s dict, or from a name.
+
+    Args:
+        config: a dict `{"class_name": ..., "config": {...}}` (other keys are
+            ignored) or a name: `"l1"`, `"l2"`, `"l1_l2"` or a class name.
+        custom_objects: optional dict of name -> Regularizer class, searched first.
+
+    Returns:
+        A `Regularizer`.
+
+    Raises:
+        ValueError: for an unknown name or a dict without `"class_name"`.
+
+    Example:
+        >>> deserialize({"class_name": "L1L2", "config": {"l1": 0.1, "l2": 0.0}})
+        L1L2(l1=0.1, l2=0.0)
+        >>> deserialize("l2")
+        L2(l2=0.01)
+    """
+    if isinstance(config, str):
+        if config == "l1_l2" and not (custom_objects and config in custom_objects):
+            # The name's defaults differ from the class's, as in Keras.
+            return L1L2(l1=0.01, l2=0.01)
+        return _lookup(config, custom_objects)()
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(
+            "regularizers.deserialize: expected a name or a dict with 'class_name' and "
+            f"'config', got {config!r}"
+        )
+    cls = _lookup(config["class_name"], custom_objects)
+    return cls.from_config(config.get("config") or {})
+
+
+def get(identifier):
+    """Returns the regularizer `identifier` stands for.
+
+    Args:
+        identifier: None (returned as None), a name such as `"l2"`, a dict
+            from `serialize`, a `Regularizer` class (instantiated with
+            defaults) or a callable (returned as it is).
+
+    Returns:
+        A callable `regularizer(x)`, or None.
+
+    Raises:
+        ValueError: for an unknown name or anything else.
+
+    Example:
+        >>> get("l1"), get(None)
+        (L1(l1=0.01), None)
+        >>> get({"class_name": "L2", "config": {"l2": 0.1}})
+        L2(l2=0.1)
+    """
+    if identifier is None:
+        return None
+    if isinstance(identifier, (str, dict)):
+        return deserialize(identifier)
+    if inspect.isclass(identifier):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(
+        "regularizers.get: expected None, a name, a config dict or a callable, "
+        f"got {identifier!r} of type {type(identifier).__name__}"
+    )
