@@ -452,6 +452,16 @@ def test_a_training_state_that_cannot_be_saved_warns_and_the_weights_are_saved(t
     assert_same_weights(model, loaded)
 
 
+def test_a_compiled_model_not_trained_yet_builds_its_optimizer_at_its_first_step(tmp_path):
+    model = Sequential([Input((3,)), Dense(2)])
+    model.compile(mk.optimizers.SGD(0.1, momentum=0.9), "mse")
+    model.save(tmp_path / "m.minikeras")
+    loaded = load_model(tmp_path / "m.minikeras")
+    assert not loaded.optimizer.built and len(loaded.optimizer.variables) == 1
+    loaded.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+    assert int(loaded.optimizer.iterations.numpy()) == 1 and len(loaded.optimizer.variables) == 3
+
+
 def test_an_uncompiled_model_loads_uncompiled(tmp_path):
     model = Sequential([Input((2,)), Dense(1)])
     model.save(tmp_path / "m.minikeras")
