@@ -2,6 +2,7 @@
 
 from minikeras.layers.activation import Activation
 from minikeras.layers.attention import MultiHeadAttention
+from minikeras.layers.bidirectional import Bidirectional
 from minikeras.layers.conv_transpose import Conv1DTranspose, Conv2DTranspose
 from minikeras.layers.convolutional import Conv1D, Conv2D
 from minikeras.layers.dense import Dense
@@ -12,6 +13,7 @@ from minikeras.layers.depthwise import (
     SeparableConv2D,
 )
 from minikeras.layers.dropout import Dropout
+from minikeras.layers.embedding import Embedding
 from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.lambda_layer import Lambda
 from minikeras.layers.layer import Layer
@@ -35,6 +37,7 @@ from minikeras.layers.pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from minikeras.layers.recurrent import GRU, LSTM, SimpleRNN
 from minikeras.layers.regularization import GaussianNoise, SpatialDropout2D
 from minikeras.layers.report import TrackingReport
 from minikeras.layers.reshaping import (
@@ -55,6 +58,7 @@ __all__ = [
     "AveragePooling1D",
     "AveragePooling2D",
     "BatchNormalization",
+    "Bidirectional",
     "Concatenate",
     "Conv1D",
     "Conv1DTranspose",
@@ -65,16 +69,19 @@ __all__ = [
     "DepthwiseConv1D",
     "DepthwiseConv2D",
     "Dropout",
+    "Embedding",
     "Flatten",
     "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GRU",
     "Input",
     "Lambda",
     "Layer",
     "LayerNormalization",
+    "LSTM",
     "MaxPooling1D",
     "MaxPooling2D",
     "Maximum",
@@ -86,6 +93,7 @@ __all__ = [
     "Reshape",
     "SeparableConv1D",
     "SeparableConv2D",
+    "SimpleRNN",
     "SpatialDropout2D",
     "Subtract",
     "SymbolicTensor",

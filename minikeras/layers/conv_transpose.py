@@ -4,8 +4,8 @@ The math is `ops.conv_transpose` (the gradient of a convolution with respect
 to its inputs); arguments and checks are shared with `Conv` through `BaseConv`.
 """
 
-from minikeras import initializers, ops
-from minikeras.layers.convolutional import BaseConv, lookup, serialize
+from minikeras import constraints, initializers, ops, regularizers
+from minikeras.layers.convolutional import BaseConv
 from minikeras.layers.dense import check_positive_int
 from minikeras.ops.conv import transpose_output_length
 
@@ -86,8 +86,8 @@ class ConvTranspose(BaseConv):
                 )
             self.output_padding = extra
         self.kernel_initializer = initializers.get(kernel_initializer)
-        self.kernel_regularizer = lookup("regularizers", kernel_regularizer)
-        self.kernel_constraint = lookup("constraints", kernel_constraint)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
 
     def build(self, input_shape):
         self.input_channels = self.check_input_shape(input_shape)
@@ -131,8 +131,8 @@ class ConvTranspose(BaseConv):
             filters=self.filters,
             output_padding=self.output_padding,
             kernel_initializer=initializers.serialize(self.kernel_initializer),
-            kernel_regularizer=serialize(self.kernel_regularizer),
-            kernel_constraint=serialize(self.kernel_constraint),
+            kernel_regularizer=regularizers.serialize(self.kernel_regularizer),
+            kernel_constraint=constraints.serialize(self.kernel_constraint),
         )
         return config
 

@@ -2,13 +2,10 @@
 
 Transposed convolutions are in `minikeras.layers.conv_transpose`, depthwise
 and separable ones in `minikeras.layers.depthwise`; the math of all of them
-is in `minikeras.ops.conv`. Regularizers and constraints are looked up
-through `minikeras.regularizers` / `minikeras.constraints` when those exist.
+is in `minikeras.ops.conv`.
 """
 
-import importlib
-
-from minikeras import activations, initializers, ops
+from minikeras import activations, constraints, initializers, ops, regularizers
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.layer import Layer
 from minikeras.ops.windows import (
@@ -17,52 +14,6 @@ from minikeras.ops.windows import (
     normalize_tuple,
     output_length,
 )
-
-
-def lookup(module_name, identifier):
-    """Resolves a regularizer or constraint through `minikeras.<module_name>.get`, if it exists.
-
-    Args:
-        module_name: `"regularizers"` or `"constraints"`.
-        identifier: None, a name, a config dict or an object.
-
-    Returns:
-        The object `get` returns, or `identifier` itself while the module
-        (or its `get`) does not exist.
-
-    Example:
-        >>> lookup("regularizers", None) is None
-        True
-    """
-    if identifier is None:
-        return None
-    try:
-        module = importlib.import_module(f"minikeras.{module_name}")
-    except ImportError:
-        return identifier
-    get = getattr(module, "get", None)
-    return identifier if get is None else get(identifier)
-
-
-def serialize(obj):
-    """A regularizer or constraint as `{"class_name", "config"}` (None and names kept).
-
-    Args:
-        obj: None, a string, or an object with `get_config`.
-
-    Returns:
-        A JSON-friendly value.
-
-    Example:
-        >>> serialize(None), serialize("l2")
-        (None, 'l2')
-    """
-    if obj is None or isinstance(obj, (str, dict)):
-        return obj
-    get_config = getattr(obj, "get_config", None)
-    if get_config is None:
-        return obj
-    return {"class_name": type(obj).__name__, "config": get_config()}
 
 
 class BaseConv(Layer):
@@ -124,8 +75,8 @@ class BaseConv(Layer):
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.bias_initializer = initializers.get(bias_initializer)
-        self.bias_regularizer = lookup("regularizers", bias_regularizer)
-        self.bias_constraint = lookup("constraints", bias_constraint)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.input_channels = None
 
     def _describe(self):
@@ -199,8 +150,8 @@ class BaseConv(Layer):
             "activation": activations.serialize(self.activation),
             "use_bias": self.use_bias,
             "bias_initializer": initializers.serialize(self.bias_initializer),
-            "bias_regularizer": serialize(self.bias_regularizer),
-            "bias_constraint": serialize(self.bias_constraint),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
         }
         return config
 
@@ -269,8 +220,8 @@ class Conv(BaseConv):
                 f"({groups})"
             )
         self.kernel_initializer = initializers.get(kernel_initializer)
-        self.kernel_regularizer = lookup("regularizers", kernel_regularizer)
-        self.kernel_constraint = lookup("constraints", kernel_constraint)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
 
     def build(self, input_shape):
         channels = self.check_input_shape(input_shape)
@@ -317,8 +268,8 @@ class Conv(BaseConv):
             filters=self.filters,
             groups=self.groups,
             kernel_initializer=initializers.serialize(self.kernel_initializer),
-            kernel_regularizer=serialize(self.kernel_regularizer),
-            kernel_constraint=serialize(self.kernel_constraint),
+            kernel_regularizer=regularizers.serialize(self.kernel_regularizer),
+            kernel_constraint=constraints.serialize(self.kernel_constraint),
         )
         return config
 

@@ -6,8 +6,8 @@ that with a 1x1 convolution mixing the channels: far fewer weights than a
 full convolution of the same size.
 """
 
-from minikeras import activations, initializers, ops
-from minikeras.layers.convolutional import BaseConv, lookup, serialize
+from minikeras import activations, constraints, initializers, ops, regularizers
+from minikeras.layers.convolutional import BaseConv
 from minikeras.layers.dense import check_positive_int
 
 
@@ -69,8 +69,8 @@ class DepthwiseConv(BaseConv):
         layer = type(self).__name__
         self.depth_multiplier = check_positive_int(layer, "depth_multiplier", depth_multiplier)
         self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.depthwise_regularizer = lookup("regularizers", depthwise_regularizer)
-        self.depthwise_constraint = lookup("constraints", depthwise_constraint)
+        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
+        self.depthwise_constraint = constraints.get(depthwise_constraint)
 
     def build(self, input_shape):
         self.input_channels = self.check_input_shape(input_shape)
@@ -102,8 +102,8 @@ class DepthwiseConv(BaseConv):
         config.update(
             depth_multiplier=self.depth_multiplier,
             depthwise_initializer=initializers.serialize(self.depthwise_initializer),
-            depthwise_regularizer=serialize(self.depthwise_regularizer),
-            depthwise_constraint=serialize(self.depthwise_constraint),
+            depthwise_regularizer=regularizers.serialize(self.depthwise_regularizer),
+            depthwise_constraint=constraints.serialize(self.depthwise_constraint),
         )
         return config
 
@@ -223,10 +223,10 @@ class SeparableConv(BaseConv):
         self.depth_multiplier = check_positive_int(layer, "depth_multiplier", depth_multiplier)
         self.depthwise_initializer = initializers.get(depthwise_initializer)
         self.pointwise_initializer = initializers.get(pointwise_initializer)
-        self.depthwise_regularizer = lookup("regularizers", depthwise_regularizer)
-        self.pointwise_regularizer = lookup("regularizers", pointwise_regularizer)
-        self.depthwise_constraint = lookup("constraints", depthwise_constraint)
-        self.pointwise_constraint = lookup("constraints", pointwise_constraint)
+        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
+        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
+        self.depthwise_constraint = constraints.get(depthwise_constraint)
+        self.pointwise_constraint = constraints.get(pointwise_constraint)
 
     def build(self, input_shape):
         channels = self.input_channels = self.check_input_shape(input_shape)
@@ -272,10 +272,10 @@ class SeparableConv(BaseConv):
             depth_multiplier=self.depth_multiplier,
             depthwise_initializer=initializers.serialize(self.depthwise_initializer),
             pointwise_initializer=initializers.serialize(self.pointwise_initializer),
-            depthwise_regularizer=serialize(self.depthwise_regularizer),
-            pointwise_regularizer=serialize(self.pointwise_regularizer),
-            depthwise_constraint=serialize(self.depthwise_constraint),
-            pointwise_constraint=serialize(self.pointwise_constraint),
+            depthwise_regularizer=regularizers.serialize(self.depthwise_regularizer),
+            pointwise_regularizer=regularizers.serialize(self.pointwise_regularizer),
+            depthwise_constraint=constraints.serialize(self.depthwise_constraint),
+            pointwise_constraint=constraints.serialize(self.pointwise_constraint),
         )
         return config
 

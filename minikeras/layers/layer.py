@@ -83,6 +83,19 @@ def _accepts(function, argument):
     return answer
 
 
+def _names_argument(function, argument):
+    """Whether `function` names `argument` itself (`**kwargs` does not count); cached."""
+    key = (getattr(function, "__func__", function), argument, "named")
+    answer = _accepts_cache.get(key)
+    if answer is None:
+        try:
+            answer = argument in inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            answer = False
+        _accepts_cache[key] = answer
+    return answer
+
+
 def _shape_of(inputs):
     if isinstance(inputs, (list, tuple)):
         return [_shape_of(x) for x in inputs]
@@ -98,6 +111,14 @@ class Layer:
     `build(input_shape)` with `add_weight`, and compute in `call(inputs)`.
     Weights, layers and models held in attributes, lists, dicts and tuples are
     tracked; whatever escapes tracking is reported with a `TrackingWarning`.
+
+    Masks (Keras's mechanism, explicit): a layer may say which time steps of its
+    outputs are padding with `compute_mask(inputs, mask)`; `Embedding(mask_zero=True)`
+    does. `Sequential` and functional models pass each layer's output mask to the
+    next layer as `mask=`, which `__call__` hands to `call` only if `call` names a
+    `mask` argument. By default `compute_mask` returns None (the mask stops here),
+    or the incoming mask unchanged if the class sets `supports_masking = True`.
+    Called by hand, pass the mask yourself: `lstm(x, mask=embed.compute_mask(ids))`.
 
     Args:
         name: a unique name; by default the snake_case class name, numbered.
@@ -124,6 +145,8 @@ class Layer:
     # it (off for models and for layers whose last input axis may vary, such as an
     # Embedding's sequence length).
     _fixed_last_axis = True
+    # Whether the default compute_mask passes an incoming mask on unchanged.
+    supports_masking = False
 
     def __init_subclass__(cls, **kwargs):
         # A user's build() need not call super().build(): calling it, directly or
@@ -308,6 +331,7 @@ class Layer:
             return symbolic_call(self, inputs, args, kwargs)
         inputs = self._convert_inputs(inputs)
         training = kwargs.pop("training", None)
+        mask = kwargs.pop("mask", None)
         if training is None and _call_stack:
             training = _call_stack[-1].training
         if not self.built:
@@ -316,6 +340,8 @@ class Layer:
             self._check_last_axis(inputs)
         if training is not None and _accepts(self.call, "training"):
             kwargs["training"] = training
+        if mask is not None and _names_argument(self.call, "mask"):
+            kwargs["mask"] = mask
         frame = _Frame(self, "call", training)
         outermost = not _call_stack
         if outermost:
@@ -644,6 +670,27 @@ class Layer:
             'y'
         """
         return cls(**config)
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of this layer's outputs, given its inputs and their mask.
+
+        Models call it after each layer, to give the next layer `mask=`. The
+        default passes `mask` on if `supports_masking` is True, else returns
+        None; layers that make masks (`Embedding`) or change them (an RNN
+        without `return_sequences`) override it.
+
+        Args:
+            inputs: the inputs the layer was called on.
+            mask: the inputs' mask, or None.
+
+        Returns:
+            A boolean mask (array or Tensor), a structure of them, or None.
+
+        Example:
+            >>> Layer().compute_mask(np.ones((2, 3)), np.array([[True, False, True]] * 2)) is None
+            True
+        """
+        return mask if self.supports_masking else None
 
     def compute_output_shape(self, input_shape):
         """The output shape for `input_shape`, found by a dry call on zeros.

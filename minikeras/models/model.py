@@ -39,6 +39,7 @@ class Model(Trainer, Layer):
     """
 
     _fixed_last_axis = False
+    _output_mask = None  # the output mask of the latest call (see compute_mask)
     # What compile() and fit() attach is not part of the network: the optimizer's
     # state is not among the model's weights, as in Keras.
     _untracked_attributes = Layer._untracked_attributes | {
@@ -83,8 +84,8 @@ class Model(Trainer, Layer):
         self.built = True
         self._output_shape = map_structure(lambda t: t.shape, outputs)
 
-    def _run_graph(self, inputs, training):
-        values = {}
+    def _run_graph(self, inputs, training, mask=None):
+        values, masks = {}, {}  # id(symbolic tensor) -> its value; its mask, if any
         try:
             _bind(self._inputs, inputs, values)
         except (KeyError, TypeError, ValueError):
@@ -92,20 +93,32 @@ class Model(Trainer, Layer):
                 f"Model '{self.name}' expects inputs structured like {self._inputs}, "
                 f"got {type(inputs).__name__}"
             ) from None
+        if mask is not None:
+            _bind_masks(self, self._inputs, mask, masks)
         for node in self._nodes:
             args = map_structure(lambda t: values[id(t)], node.inputs)
             kwargs = dict(node.kwargs)
             if training is not None:
                 kwargs.setdefault("training", training)
+            # Masks travel beside the values (see Layer.compute_mask).
+            node_mask = _mask_of(node.inputs, masks)
+            if node_mask is not None:
+                kwargs.setdefault("mask", node_mask)
             _bind(node.outputs, node.layer(args, *node.args, **kwargs), values)
+            output_mask = node.layer.compute_mask(args, kwargs.get("mask"))
+            if output_mask is not None:
+                _bind_masks(node.layer, node.outputs, output_mask, masks)
+        object.__setattr__(self, "_output_mask", _mask_of(self._outputs, masks))
         return map_structure(lambda t: values[id(t)], self._outputs)
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         """Runs the functional graph (subclasses override this).
 
         Args:
             inputs: data structured like the model's inputs.
             training: passed to layers that accept it.
+            mask: optional masks of the inputs (same structure), passed on as
+                layers' `compute_mask` say.
 
         Returns:
             The outputs.
@@ -123,7 +136,31 @@ class Model(Trainer, Layer):
             raise NotImplementedError(
                 f"{type(self).__name__}: a subclassed Model must define call(inputs)"
             )
-        return self._run_graph(inputs, training)
+        return self._run_graph(inputs, training, mask)
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of the outputs of this model's latest call.
+
+        Sequential and functional models carry masks from layer to layer as
+        they run, and keep the one they end with; a subclassed model returns
+        None unless it overrides this.
+
+        Args:
+            inputs: the inputs of that call (unused: the mask is already known).
+            mask: the inputs' mask (unused, likewise).
+
+        Returns:
+            The output mask, or None.
+
+        Example:
+            >>> from minikeras.layers import Dense, Input
+            >>> x = Input(shape=(2,))
+            >>> model = Model(x, Dense(1)(x))
+            >>> _ = model(np.ones((1, 2)))
+            >>> model.compute_mask(np.ones((1, 2))) is None
+            True
+        """
+        return self._output_mask
 
     # ---------------------------------------------------------------- build
 
@@ -376,6 +413,26 @@ def _bind(symbolic, value, values):
             _bind(placeholder, item, values)
     else:
         values[id(symbolic)] = value
+
+
+def _mask_of(symbolic, masks):
+    """The masks of `symbolic` tensors, in their structure; None if none has one."""
+    if not masks:
+        return None
+    found = map_structure(lambda t: masks.get(id(t)), symbolic)
+    leaves = []
+    map_structure(leaves.append, found)
+    return found if any(leaf is not None for leaf in leaves) else None
+
+
+def _bind_masks(layer, symbolic, mask, masks):
+    try:
+        _bind(symbolic, mask, masks)
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(
+            f"{type(layer).__name__} '{layer.name}': its mask must have the structure of "
+            f"{symbolic}, got {type(mask).__name__}"
+        ) from None
 
 
 def _batch_none(shape):

@@ -95,10 +95,14 @@ class Sequential(Model):
             raise IndexError(f"Sequential '{self.name}'.pop: there is no layer to pop")
         return self._layers.pop()
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         outputs = inputs
         for layer in self._layers:
-            outputs = layer(outputs, training=training)
+            layer_inputs = outputs
+            outputs = layer(layer_inputs, training=training, mask=mask)
+            # Each layer's output mask goes to the next (see Layer.compute_mask).
+            mask = layer.compute_mask(layer_inputs, mask)
+        object.__setattr__(self, "_output_mask", mask)
         return outputs
 
     def get_config(self):

@@ -18,7 +18,7 @@ from minikeras.ops.creation import (
     zeros,
     zeros_like,
 )
-from minikeras.ops.gather import embedding_lookup
+from minikeras.ops.gather import embedding_lookup, flip
 from minikeras.ops.linalg import dot, einsum, matmul, tensordot
 from minikeras.ops.math import (
     abs,
@@ -93,5 +93,5 @@ __all__ = [
     "sparse_categorical_crossentropy", "sqrt", "square", "squeeze", "stack", "std",
     "stop_gradient", "subtract", "sum", "take", "tanh", "tensordot", "transpose", "var", "where",
     "zeros", "zeros_like",
-    "embedding_lookup", "gru", "lstm", "simple_rnn",
+    "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
 ]  # fmt: skip

@@ -1,4 +1,4 @@
-"""`embedding_lookup`: rows of a table picked by integer ids, with a sorted scatter gradient.
+"""Index-picking ops: `embedding_lookup` (rows by integer ids) and `flip`.
 
 The forward pass is `table[ids]`. The gradient adds each picked row's output
 gradient back into its row of the table; ids repeat (a character, a frequent
@@ -13,7 +13,7 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 from autograd.tracer import getval, isbox
 
-from minikeras.ops.core import op_error, value_of, wrap
+from minikeras.ops.core import array_of, normalize_axis, op_error, value_of, wrap
 
 # Padding, in elements, of the rows `reduceat` sums: its inner loop walks down a
 # column, and a row stride of a power-of-two size (128 float32 = 512 bytes) maps
@@ -150,3 +150,37 @@ def check_ids(owner, ids, rows):
                 f"in inputs of shape {index.shape}"
             )
     return index
+
+
+@primitive
+def _flip(x, axis):
+    return np.flip(x, axis)
+
+
+defvjp(_flip, lambda ans, x, axis: lambda g: _flip(g, axis))
+
+
+def flip(x, axis=None):
+    """Reverses the order of elements along `axis` (all axes if None), as `np.flip`.
+
+    Its gradient is the flipped gradient, where slicing with `[::-1]` would
+    scatter it back with the slow `np.add.at`.
+
+    Args:
+        x: Tensor or array-like.
+        axis: an int or None.
+
+    Returns:
+        A Tensor (a reversed view).
+
+    Raises:
+        ValueError: if `axis` is out of range.
+
+    Example:
+        >>> flip([[1, 2, 3]], axis=1).numpy()
+        array([[3, 2, 1]])
+    """
+    value = array_of(x)
+    if axis is not None:
+        axis = normalize_axis("flip", axis, np.ndim(value), value)
+    return wrap(_flip(value, axis))
