@@ -14,9 +14,11 @@ from minikeras.layers.depthwise import (
 )
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.embedding import Embedding
+from minikeras.layers.gru import GRU
 from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.lambda_layer import Lambda
 from minikeras.layers.layer import Layer
+from minikeras.layers.lstm import LSTM
 from minikeras.layers.merging import (
     Add,
     Average,
@@ -37,7 +39,7 @@ from minikeras.layers.pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
-from minikeras.layers.recurrent import GRU, LSTM, SimpleRNN
+from minikeras.layers.recurrent import SimpleRNN
 from minikeras.layers.regularization import GaussianNoise, SpatialDropout2D
 from minikeras.layers.report import TrackingReport
 from minikeras.layers.reshaping import (

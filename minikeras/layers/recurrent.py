@@ -1,4 +1,4 @@
-"""Recurrent layers: `SimpleRNN`, `LSTM` and `GRU`, with Keras's weights and equations.
+"""Recurrent layers: `RNNBase` (what they share) and `SimpleRNN`; `LSTM` and `GRU` beside.
 
 Each layer's loop is one op (`ops.simple_rnn`, `ops.lstm`, `ops.gru`): a
 single primitive over the whole sequence with a hand-written backward pass,
@@ -21,8 +21,19 @@ def _first(structure):
     return structure
 
 
-def _for_kernel(activation):
-    """The name the fused loops know `activation` by, or the callable itself."""
+def for_kernel(activation):
+    """The name the fused loops know `activation` by, or the callable itself.
+
+    Args:
+        activation: an activation function.
+
+    Returns:
+        `"tanh"`, `"sigmoid"`, `"relu"` or `"linear"`, or `activation` itself.
+
+    Example:
+        >>> for_kernel(minikeras.activations.tanh)
+        'tanh'
+    """
     for name in ops.recurrent.FUSED_ACTIVATIONS:
         if activations.get(name) is activation:
             return name
@@ -53,26 +64,13 @@ def with_initial_state(inputs, initial_state):
     return [inputs, *states]
 
 
-class _ForgetBiasOne:
-    """LSTM bias initializer for `unit_forget_bias`: the forget gate's quarter is ones."""
-
-    def __init__(self, initializer, units):
-        self.initializer, self.units = initializer, units
-
-    def __call__(self, shape, dtype=None):
-        units = self.units
-        values = np.asarray(self.initializer(shape, dtype=dtype)).copy()
-        values[units : 2 * units] = 1.0
-        return values
-
-
 class RNNBase(Layer):
     """What SimpleRNN, LSTM and GRU share: arguments, inputs, masks, outputs.
 
     Not used directly; see the subclasses for the arguments.
 
     Example:
-        >>> issubclass(LSTM, RNNBase)
+        >>> issubclass(SimpleRNN, RNNBase)
         True
     """
 
@@ -222,7 +220,7 @@ class RNNBase(Layer):
             A mask or None; with `return_state`, a list `[mask, None, ...]`.
 
         Example:
-            >>> LSTM(2).compute_mask(None, np.array([[True, False]])) is None
+            >>> SimpleRNN(2).compute_mask(None, np.array([[True, False]])) is None
             True
         """
         mask = _first(mask)
@@ -338,191 +336,5 @@ class SimpleRNN(RNNBase):
             initial_state,
             mask,
             self.go_backwards,
-            _for_kernel(self.activation),
+            for_kernel(self.activation),
         )
-
-
-class LSTM(RNNBase):
-    """Long short-term memory (Hochreiter & Schmidhuber, 1997), Keras's variant.
-
-        z = x_t @ kernel + h_{t-1} @ recurrent_kernel + bias
-        i, f, c~, o = split(z, 4)          # Keras's gate order
-        c_t = sig(f) * c_{t-1} + sig(i) * act(c~)
-        h_t = sig(o) * act(c_t)            # sig = recurrent_activation, act = activation
-
-    Args:
-        units: positive int, the size of the states and output.
-        activation: `"tanh"` by default (fused: `tanh`, `sigmoid`, `relu`,
-            `linear`; other callables run a slower step loop).
-        recurrent_activation: the gates' activation, `"sigmoid"` by default.
-        use_bias: whether to add a bias.
-        kernel_initializer: for the `(features, 4 * units)` kernel.
-        recurrent_initializer: for the `(units, 4 * units)` recurrent kernel.
-        bias_initializer: for the `(4 * units,)` bias.
-        unit_forget_bias: start the forget gate's bias at 1 (Jozefowicz et al.).
-        **kwargs: `dropout`, `recurrent_dropout`, `seed`, `return_sequences`,
-            `return_state`, `go_backwards`, `stateful`, `unroll`,
-            `zero_output_for_mask` as for `SimpleRNN`; `name`, `dtype`, ...
-
-    Call arguments:
-        sequences, initial_state (`[h, c]`), mask, training: as for `SimpleRNN`.
-
-    Returns:
-        The last output `(batch, units)`, or every step's with
-        `return_sequences`; with `return_state`, `[output, h, c]`.
-
-    Raises:
-        ValueError: for inputs that are not `(batch, time, features)`, or
-            states of the wrong shape, naming the layer.
-        NotImplementedError: for `recurrent_dropout` or `stateful`.
-
-    Example:
-        >>> layer = LSTM(4, return_state=True)
-        >>> output, h, c = layer(np.ones((2, 5, 3)))
-        >>> output.shape, c.shape, layer.kernel.shape
-        ((2, 4), (2, 4), (3, 16))
-    """
-
-    _gates = 4
-    _state_count = 2
-
-    def __init__(
-        self,
-        units,
-        activation="tanh",
-        recurrent_activation="sigmoid",
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="orthogonal",
-        bias_initializer="zeros",
-        unit_forget_bias=True,
-        **kwargs,
-    ):
-        super().__init__(
-            units,
-            activation,
-            use_bias,
-            kernel_initializer,
-            recurrent_initializer,
-            bias_initializer,
-            **kwargs,
-        )
-        self.recurrent_activation = activations.get(recurrent_activation)
-        self.unit_forget_bias = bool(unit_forget_bias)
-
-    def _bias_initializer(self):
-        if self.unit_forget_bias:
-            return _ForgetBiasOne(self.bias_initializer, self.units)
-        return self.bias_initializer
-
-    def _loop(self, sequences, initial_state, mask):
-        return ops.lstm(
-            sequences,
-            self.kernel,
-            self.recurrent_kernel,
-            self.bias,
-            initial_state,
-            mask,
-            self.go_backwards,
-            _for_kernel(self.activation),
-            _for_kernel(self.recurrent_activation),
-        )
-
-    def get_config(self):
-        return {
-            **super().get_config(),
-            "recurrent_activation": activations.serialize(self.recurrent_activation),
-            "unit_forget_bias": self.unit_forget_bias,
-        }
-
-
-class GRU(RNNBase):
-    """Gated recurrent unit (Cho et al., 2014), Keras's variant.
-
-        x_z, x_r, x_h = split(x_t @ kernel + b_in, 3)        # Keras's gate order z, r, h
-        reset_after=True (default):
-            h_z, h_r, h_h = split(h_{t-1} @ recurrent_kernel + b_rec, 3)
-            z, r = sig(x_z + h_z), sig(x_r + h_r);  hh = act(x_h + r * h_h)
-        reset_after=False:
-            z, r from h_{t-1} @ recurrent_kernel[:, :2 units];  hh = act(x_h + (r h_{t-1}) @ U_h)
-        h_t = z * h_{t-1} + (1 - z) * hh
-
-    Args:
-        units: positive int, the size of the state and output.
-        activation: `"tanh"` by default (fused names as for `LSTM`).
-        recurrent_activation: the gates' activation, `"sigmoid"` by default.
-        use_bias: whether to add biases.
-        kernel_initializer: for the `(features, 3 * units)` kernel.
-        recurrent_initializer: for the `(units, 3 * units)` recurrent kernel.
-        bias_initializer: for the bias: `(2, 3 * units)` (input and
-            recurrent rows) with `reset_after`, else `(3 * units,)`.
-        reset_after: apply the reset gate after the recurrent product
-            (Keras's default, cuDNN-compatible).
-        **kwargs: as for `LSTM`.
-
-    Call arguments:
-        sequences, initial_state, mask, training: as for `SimpleRNN`.
-
-    Returns:
-        As for `SimpleRNN`: output, or `[output, state]` with `return_state`.
-
-    Raises:
-        ValueError: for inputs that are not `(batch, time, features)`, or a
-            state of the wrong shape, naming the layer.
-        NotImplementedError: for `recurrent_dropout` or `stateful`.
-
-    Example:
-        >>> layer = GRU(4)
-        >>> layer(np.ones((2, 5, 3))).shape, layer.bias.shape
-        ((2, 4), (2, 12))
-    """
-
-    _gates = 3
-
-    def __init__(
-        self,
-        units,
-        activation="tanh",
-        recurrent_activation="sigmoid",
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="orthogonal",
-        bias_initializer="zeros",
-        reset_after=True,
-        **kwargs,
-    ):
-        super().__init__(
-            units,
-            activation,
-            use_bias,
-            kernel_initializer,
-            recurrent_initializer,
-            bias_initializer,
-            **kwargs,
-        )
-        self.recurrent_activation = activations.get(recurrent_activation)
-        self.reset_after = bool(reset_after)
-
-    def _bias_shape(self):
-        return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
-
-    def _loop(self, sequences, initial_state, mask):
-        return ops.gru(
-            sequences,
-            self.kernel,
-            self.recurrent_kernel,
-            self.bias,
-            initial_state,
-            mask,
-            self.go_backwards,
-            self.reset_after,
-            _for_kernel(self.activation),
-            _for_kernel(self.recurrent_activation),
-        )
-
-    def get_config(self):
-        return {
-            **super().get_config(),
-            "recurrent_activation": activations.serialize(self.recurrent_activation),
-            "reset_after": self.reset_after,
-        }

@@ -1,0 +1,113 @@
+"""`LSTM`: long short-term memory, Keras's weights and equations, one fused loop."""
+
+import numpy as np
+
+from minikeras import activations, ops
+from minikeras.layers.recurrent import RNNBase, for_kernel
+
+
+class _ForgetBiasOne:
+    """LSTM bias initializer for `unit_forget_bias`: the forget gate's quarter is ones."""
+
+    def __init__(self, initializer, units):
+        self.initializer, self.units = initializer, units
+
+    def __call__(self, shape, dtype=None):
+        units = self.units
+        values = np.asarray(self.initializer(shape, dtype=dtype)).copy()
+        values[units : 2 * units] = 1.0
+        return values
+
+
+class LSTM(RNNBase):
+    """Long short-term memory (Hochreiter & Schmidhuber, 1997), Keras's variant.
+
+        z = x_t @ kernel + h_{t-1} @ recurrent_kernel + bias
+        i, f, c~, o = split(z, 4)          # Keras's gate order
+        c_t = sig(f) * c_{t-1} + sig(i) * act(c~)
+        h_t = sig(o) * act(c_t)            # sig = recurrent_activation, act = activation
+
+    Args:
+        units: positive int, the size of the states and output.
+        activation: `"tanh"` by default (fused: `tanh`, `sigmoid`, `relu`,
+            `linear`; other callables run a slower step loop).
+        recurrent_activation: the gates' activation, `"sigmoid"` by default.
+        use_bias: whether to add a bias.
+        kernel_initializer: for the `(features, 4 * units)` kernel.
+        recurrent_initializer: for the `(units, 4 * units)` recurrent kernel.
+        bias_initializer: for the `(4 * units,)` bias.
+        unit_forget_bias: start the forget gate's bias at 1 (Jozefowicz et al.).
+        **kwargs: `dropout`, `recurrent_dropout`, `seed`, `return_sequences`,
+            `return_state`, `go_backwards`, `stateful`, `unroll`,
+            `zero_output_for_mask` as for `SimpleRNN`; `name`, `dtype`, ...
+
+    Call arguments:
+        sequences, initial_state (`[h, c]`), mask, training: as for `SimpleRNN`.
+
+    Returns:
+        The last output `(batch, units)`, or every step's with
+        `return_sequences`; with `return_state`, `[output, h, c]`.
+
+    Raises:
+        ValueError: for inputs that are not `(batch, time, features)`, or
+            states of the wrong shape, naming the layer.
+        NotImplementedError: for `recurrent_dropout` or `stateful`.
+
+    Example:
+        >>> layer = LSTM(4, return_state=True)
+        >>> output, h, c = layer(np.ones((2, 5, 3)))
+        >>> output.shape, c.shape, layer.kernel.shape
+        ((2, 4), (2, 4), (3, 16))
+    """
+
+    _gates = 4
+    _state_count = 2
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        unit_forget_bias=True,
+        **kwargs,
+    ):
+        super().__init__(
+            units,
+            activation,
+            use_bias,
+            kernel_initializer,
+            recurrent_initializer,
+            bias_initializer,
+            **kwargs,
+        )
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.unit_forget_bias = bool(unit_forget_bias)
+
+    def _bias_initializer(self):
+        if self.unit_forget_bias:
+            return _ForgetBiasOne(self.bias_initializer, self.units)
+        return self.bias_initializer
+
+    def _loop(self, sequences, initial_state, mask):
+        return ops.lstm(
+            sequences,
+            self.kernel,
+            self.recurrent_kernel,
+            self.bias,
+            initial_state,
+            mask,
+            self.go_backwards,
+            for_kernel(self.activation),
+            for_kernel(self.recurrent_activation),
+        )
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "recurrent_activation": activations.serialize(self.recurrent_activation),
+            "unit_forget_bias": self.unit_forget_bias,
+        }
