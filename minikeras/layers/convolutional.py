@@ -93,6 +93,10 @@ class BaseConv(Layer):
 
         Raises:
             ValueError: naming the layer and the shape.
+
+        Example:
+            >>> Conv2D(4, 3).check_input_shape((None, 28, 28, 1))
+            1
         """
         axes = {1: "batch, steps, channels", 2: "batch, height, width, channels"}.get(self.rank)
         if len(shape) != self.rank + 2:

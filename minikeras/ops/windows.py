@@ -190,19 +190,44 @@ class Windows(NamedTuple):
 
     @property
     def padded(self):
-        """The spatial lengths after padding."""
+        """The spatial lengths after padding.
+
+        Returns:
+            A tuple of ints.
+
+        Example:
+            >>> Windows.of("conv", (5,), (3,), (2,), "same", (1,)).padded
+            (7,)
+        """
         return tuple(n + before + after for n, (before, after) in zip(self.inputs, self.pads))
 
     @property
     def overlapping(self):
-        """Whether some input position falls in two windows."""
+        """Whether some input position falls in two windows.
+
+        Returns:
+            A bool.
+
+        Example:
+            >>> Windows.of("max_pool", (4,), (2,), (2,), "valid", (1,)).overlapping
+            False
+        """
         return any((k - 1) * d + 1 > s for k, s, d in zip(self.kernel, self.strides, self.dilation))
 
     def taps(self):
         """Yields `(tap, index)`: each kernel position and its strided view's index.
 
-        `padded_inputs[index]` has shape `(batch, *outputs, channels)`: the
-        input under that tap of every window.
+        Returns:
+            An iterator of pairs: the tap (a tuple of ints) and an index such
+            that `padded_inputs[index]`, of shape `(batch, *outputs,
+            channels)`, is the input under that tap of every window.
+
+        Example:
+            >>> windows = Windows.of("max_pool", (4,), (2,), (2,), "valid", (1,))
+            >>> [tap for tap, _ in windows.taps()]
+            [(0,), (1,)]
+            >>> np.arange(4)[None, :, None][list(windows.taps())[1][1]].ravel()
+            array([1, 3])
         """
         for tap in np.ndindex(*self.kernel):
             yield (
@@ -218,7 +243,15 @@ class Windows(NamedTuple):
             )
 
     def interior(self):
-        """The index of the unpadded inputs inside the padded ones."""
+        """The index of the unpadded inputs inside the padded ones.
+
+        Returns:
+            A tuple of slices, for `(batch, *spatial, channels)` arrays.
+
+        Example:
+            >>> Windows.of("conv", (4,), (3,), (1,), "same", (1,)).interior()[1]
+            slice(1, 5, None)
+        """
         return (
             slice(None),
             *(slice(before, before + n) for n, (before, _) in zip(self.inputs, self.pads)),
