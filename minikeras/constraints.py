@@ -215,15 +215,18 @@ def _lookup(name, custom_objects):
 def serialize(constraint):
     """Returns `{"class_name": ..., "config": ...}`, which `deserialize` turns back.
 
+    A named function (not a lambda) is written as its name, as activations
+    are: loading finds it if it is registered or given in `custom_objects`.
+
     Args:
-        constraint: a `Constraint`, or None (returned as None).
+        constraint: a `Constraint`, a named function, or None (returned as None).
 
     Returns:
-        A dict of JSON-friendly values, or None.
+        A dict of JSON-friendly values, a name, or None.
 
     Raises:
-        ValueError: for anything that is not a `Constraint` (a plain function
-            cannot be saved: make it a `Constraint` subclass).
+        ValueError: for a lambda or another object that has no name or
+            config, or a function named like a built-in constraint.
 
     Example:
         >>> serialize(MaxNorm(3))
@@ -231,13 +234,20 @@ def serialize(constraint):
     """
     if constraint is None:
         return None
-    if not isinstance(constraint, Constraint):
+    if isinstance(constraint, Constraint):
+        return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
+    name = getattr(constraint, "__name__", None)
+    if not callable(constraint) or name is None or name == "<lambda>":
         raise ValueError(
-            "constraints.serialize: expected a Constraint, got "
-            f"{constraint!r} of type {type(constraint).__name__}; a plain function cannot "
-            "be saved, make it a Constraint subclass"
+            f"constraints.serialize: cannot save {constraint!r:.100}; use a Constraint subclass "
+            "with get_config(), or a def-function with a name"
         )
-    return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
+    if name in _CONSTRAINTS:
+        raise ValueError(
+            f"constraints.serialize: custom function {name!r} has the name of a built-in "
+            "and would come back as the built-in; rename it"
+        )
+    return name
 
 
 def deserialize(config, custom_objects=None):

@@ -196,7 +196,7 @@ _REGULARIZERS.update({cls.__name__: cls for cls in (Regularizer, L1, L2, L1L2)})
 def _lookup(name, custom_objects):
     if custom_objects and name in custom_objects:
         return custom_objects[name]
-    if name in _REGULARIZERS:
+    if name in _REGULARIZERS or name == "l1_l2":
         return _REGULARIZERS[name]
     raise ValueError(
         f"Unknown regularizer {name!r}; known regularizers: l1, l2, l1_l2, L1, L2, L1L2"
@@ -206,16 +206,18 @@ def _lookup(name, custom_objects):
 def serialize(regularizer):
     """Returns `{"class_name": ..., "config": ...}`, which `deserialize` turns back.
 
+    A named function (not a lambda) is written as its name, as activations
+    are: loading finds it if it is registered or given in `custom_objects`.
+
     Args:
-        regularizer: a `Regularizer`, or None (returned as None).
+        regularizer: a `Regularizer`, a named function, or None (returned as None).
 
     Returns:
-        A dict of JSON-friendly values, or None.
+        A dict of JSON-friendly values, a name, or None.
 
     Raises:
-        ValueError: for anything that is not a `Regularizer` (a plain function
-            cannot be saved: make it a `Regularizer` subclass with `get_config`).
-        NotImplementedError: for a subclass without `get_config`.
+        ValueError: for a lambda or another object that has no name or
+            config, or a function named like a built-in regularizer.
 
     Example:
         >>> serialize(L2(0.1))
@@ -223,13 +225,20 @@ def serialize(regularizer):
     """
     if regularizer is None:
         return None
-    if not isinstance(regularizer, Regularizer):
+    if isinstance(regularizer, Regularizer):
+        return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+    name = getattr(regularizer, "__name__", None)
+    if not callable(regularizer) or name is None or name == "<lambda>":
         raise ValueError(
-            "regularizers.serialize: expected a Regularizer, got "
-            f"{regularizer!r} of type {type(regularizer).__name__}; a plain function cannot "
-            "be saved, make it a Regularizer subclass with get_config()"
+            f"regularizers.serialize: cannot save {regularizer!r:.100}; use a Regularizer subclass "
+            "with get_config(), or a def-function with a name"
         )
-    return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+    if name in _REGULARIZERS or name == "l1_l2":
+        raise ValueError(
+            f"regularizers.serialize: custom function {name!r} has the name of a built-in "
+            "and would come back as the built-in; rename it"
+        )
+    return name
 
 
 def deserialize(config, custom_objects=None):
