@@ -1,6 +1,6 @@
 """`Dense`: `activation(inputs @ kernel + bias)`."""
 
-from minikeras import activations, initializers, ops
+from minikeras import activations, constraints, initializers, ops, regularizers
 from minikeras.layers.layer import Layer
 
 
@@ -39,6 +39,15 @@ class Dense(Layer):
         use_bias: whether to add a bias.
         kernel_initializer: initializer of the `(input_dim, units)` kernel.
         bias_initializer: initializer of the `(units,)` bias.
+        kernel_regularizer: None, or a regularizer of the kernel (a name such
+            as `"l2"`, a config dict or a callable): its penalty joins `losses`.
+        bias_regularizer: None, or a regularizer of the bias.
+        activity_regularizer: None, or a regularizer of the outputs, added
+            to `losses` at each call.
+        kernel_constraint: None, or a constraint (a name such as
+            `"max_norm"`, a config dict or a callable) that the optimizer
+            applies to the kernel after each update.
+        bias_constraint: None, or a constraint of the bias.
         **kwargs: `name`, `trainable`, `dtype`, and Keras 2's `input_shape`.
 
     Raises:
@@ -60,14 +69,23 @@ class Dense(Layer):
         use_bias=True,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
         **kwargs,
     ):
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = check_positive_int("Dense", "units", units)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
 
     def build(self, input_shape):
         if not input_shape or input_shape[-1] is None:
@@ -75,12 +93,20 @@ class Dense(Layer):
                 f"Dense '{self.name}' needs inputs with a known last axis, got shape {input_shape}"
             )
         self.kernel = self.add_weight(
-            "kernel", shape=(input_shape[-1], self.units), initializer=self.kernel_initializer
+            "kernel",
+            shape=(input_shape[-1], self.units),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
         )
         self.bias = None
         if self.use_bias:
             self.bias = self.add_weight(
-                "bias", shape=(self.units,), initializer=self.bias_initializer
+                "bias",
+                shape=(self.units,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
             )
 
     def call(self, inputs):
@@ -102,4 +128,9 @@ class Dense(Layer):
             "use_bias": self.use_bias,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
         }

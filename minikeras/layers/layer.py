@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from minikeras import config, initializers
+from minikeras import config, constraints, initializers, regularizers
 from minikeras.engine import tensor as engine
 from minikeras.engine.tensor import Tensor, Variable
 from minikeras.layers import tracking
@@ -57,6 +57,11 @@ class _Frame:
 
 _call_stack = []  # frames of the layers being called, outermost first
 _reads = []  # (variable, frame) pairs read during the outermost call
+# Numbers the outermost calls. A layer keeps the number of its latest call, and each
+# loss given to add_loss() the number current when it came; `losses` counts those
+# added during or after the latest call. That is Keras's "added losses are cleared
+# at the start of each outermost call", without walking every sub-layer at each call.
+_call_count = 0
 
 
 def _observe_read(variable):
@@ -124,6 +129,8 @@ class Layer:
         name: a unique name; by default the snake_case class name, numbered.
         trainable: whether the layer's weights are trained.
         dtype: the dtype of weights and computation, `config.floatx()` by default.
+        activity_regularizer: None, or a regularizer (a name, a config dict or a
+            callable) of the outputs: its penalty joins `losses` at each call.
 
     Example:
         >>> class Scale(Layer):
@@ -139,7 +146,7 @@ class Layer:
     # Bookkeeping attributes that tracking never walks.
     _untracked_attributes = frozenset(
         {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen",
-         "_build_input_shape"}
+         "_build_input_shape", "_losses", "_callable_losses"}
     )  # fmt: skip
     # Check that later calls keep the first call's last axis when a weight's shape uses
     # it (off for models and for layers whose last input axis may vary, such as an
@@ -171,6 +178,8 @@ class Layer:
         if "input_dim" in kwargs:
             input_shape = (kwargs.pop("input_dim"),)
         kwargs.pop("batch_input_shape", None)
+        # Every layer takes it, as in Keras 3: a penalty on its outputs, added at each call.
+        activity_regularizer = regularizers.get(kwargs.pop("activity_regularizer", None))
         if kwargs:
             raise TypeError(f"{type(self).__name__}: unexpected keyword arguments {sorted(kwargs)}")
         setter = object.__setattr__
@@ -180,6 +189,10 @@ class Layer:
         setter(self, "_tracked_ids", None)
         setter(self, "_constants", set())
         setter(self, "_untracked_seen", {})
+        setter(self, "_losses", [])  # (call number, loss) pairs given to add_loss()
+        setter(self, "_callable_losses", [])  # callables given to add_loss() outside call()
+        setter(self, "_latest_call", 0)  # the number of the outermost call it last took part in
+        self.activity_regularizer = activity_regularizer
         self.name = name or unique_name(_snake_case(type(self).__name__))
         self.built = False
         self._trainable = bool(trainable)
@@ -334,6 +347,7 @@ class Layer:
         mask = kwargs.pop("mask", None)
         if training is None and _call_stack:
             training = _call_stack[-1].training
+        self._start_call()
         if not self.built:
             self._build_on_first_call(inputs)
         elif self._last_axis is not None:
@@ -356,12 +370,24 @@ class Layer:
                 engine.remove_read_observer(_observe_read)
         if outermost and _reads:
             self._check_reads()
+        if self.activity_regularizer is not None:
+            for output in _tensors_in(outputs):
+                self.add_loss(self.activity_regularizer(output))
         if not self._first_call_done:
             self._after_first_call(inputs)
         # For summary(), from the latest call: a Sequential's output changes with add/pop.
         shape = _shape_of(outputs) if _is_tensor_tree(outputs) else None
         object.__setattr__(self, "_output_shape", shape)
         return outputs
+
+    def _start_call(self):
+        """Numbers this call (a new number if outermost); forgets losses of earlier calls."""
+        global _call_count
+        if not _call_stack:
+            _call_count += 1
+        object.__setattr__(self, "_latest_call", _call_count)
+        if self._losses and self._losses[0][0] < _call_count:
+            self._losses[:] = [entry for entry in self._losses if entry[0] >= _call_count]
 
     def _convert_inputs(self, inputs):
         if isinstance(inputs, Tensor):
@@ -466,6 +492,102 @@ class Layer:
                 self._warned.add(warn_key)
                 warn(message)
 
+    # ---------------------------------------------------------------- losses
+
+    @property
+    def losses(self):
+        """The losses training adds to the compiled loss: `add_loss`'s and the regularizers'.
+
+        Collected over this layer and every layer it tracks: the losses added
+        during (or since) this layer's latest call, the callables added outside
+        `call()` (evaluated now), then `regularizer(weight)` for every tracked
+        weight that has a regularizer, from its current value (so inside a
+        `GradientTape` the penalties are differentiable). A frozen weight's
+        penalty is included too (as in tf.keras; Keras 3 skips it): it adds to
+        the loss, but the weight does not move.
+
+        Returns:
+            A list of Tensors (scalars, unless a layer added another shape).
+
+        Example:
+            >>> from minikeras.layers import Dense
+            >>> layer = Dense(2, kernel_initializer="ones", kernel_regularizer="l2")
+            >>> _ = layer(np.ones((1, 3)))
+            >>> [round(float(loss), 6) for loss in layer.losses]  # 0.01 * sum(square(kernel))
+            [0.06]
+        """
+        return self._gather_losses(self._loss_sources())
+
+    def add_loss(self, loss):
+        """Adds a loss to `losses`, which `fit` adds to the compiled loss.
+
+        Inside `call()`, the usual place, give a Tensor computed from the
+        inputs or the weights. As in Keras, the losses added in `call()` are
+        forgotten at the start of each outermost call, so a training step
+        counts each once and nothing accumulates from step to step. Outside
+        `call()`, give a zero-argument callable such as
+        `lambda: ops.mean(layer.kernel)`: it is kept, and evaluated each time
+        `losses` is read (a callable given inside `call()` is evaluated lazily
+        too, but counts for that call only).
+
+        Args:
+            loss: a Tensor (`fit` sums it to a scalar), a number, or a
+                zero-argument callable returning one.
+
+        Returns:
+            None.
+
+        Raises:
+            ValueError: for anything else.
+
+        Example:
+            >>> class Penalized(Layer):
+            ...     def call(self, inputs):
+            ...         self.add_loss(0.5 * ops.sum(inputs))
+            ...         return inputs
+            >>> layer = Penalized()
+            >>> _ = layer(np.ones((2, 2))); _ = layer(np.ones((2, 2)))
+            >>> [float(loss) for loss in layer.losses]  # the latest call's only
+            [2.0]
+        """
+        if callable(loss):
+            if not _call_stack:
+                self._callable_losses.append(loss)
+                return
+        elif isinstance(loss, (np.ndarray, np.generic, int, float)) and not isinstance(loss, bool):
+            loss = Tensor(loss)
+        elif not isinstance(loss, Tensor):
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}'.add_loss: expected a Tensor, a number or "
+                f"a zero-argument callable, got {loss!r:.100} of type {type(loss).__name__}"
+            )
+        self._losses.append((_call_count, loss))
+
+    def _loss_sources(self):
+        """The layers whose added losses count, and the tracked weights with a regularizer.
+
+        `fit` finds them once, not at every step: the walk costs tens of microseconds.
+        """
+        layers, regularized = [self], []
+        for _, _, value in tracking.walk(self):
+            if not isinstance(value, Variable):
+                layers.append(value)
+            elif value.regularizer is not None:
+                regularized.append(value)
+        regularized.sort(key=lambda variable: variable._index)
+        return layers, regularized
+
+    def _gather_losses(self, sources):
+        """`losses`, from what `_loss_sources` found."""
+        layers, regularized = sources
+        since = self._latest_call
+        losses = []
+        for layer in layers:
+            losses.extend(_as_loss(loss) for number, loss in layer._losses if number >= since)
+            losses.extend(_as_loss(loss) for loss in layer._callable_losses)
+        losses.extend(_as_loss(variable.regularizer(variable)) for variable in regularized)
+        return losses
+
     # --------------------------------------------------------------- weights
 
     def add_weight(self, *args, **kwargs):
@@ -521,8 +643,8 @@ class Layer:
         trainable = True if trainable is None else bool(trainable)
         variable = Variable(initializer, shape=shape, dtype=dtype, trainable=trainable, name=name)
         variable.path = f"{self.name}/{name}"
-        variable.regularizer = kwargs.get("regularizer")
-        variable.constraint = kwargs.get("constraint")
+        variable.regularizer = regularizers.get(kwargs.get("regularizer"))
+        variable.constraint = constraints.get(kwargs.get("constraint"))
         if not self._trainable and trainable:
             variable.trainable = False
             self._frozen.append(variable)
@@ -647,13 +769,16 @@ class Layer:
         """The arguments that rebuild this layer with `from_config`.
 
         Returns:
-            A JSON-friendly dict.
+            A JSON-friendly dict (with `activity_regularizer` only if one is set).
 
         Example:
             >>> Layer(name="x").get_config()
             {'name': 'x', 'trainable': True, 'dtype': 'float32'}
         """
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        base = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if self.activity_regularizer is not None:
+            base["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
+        return base
 
     @classmethod
     def from_config(cls, config):
@@ -747,6 +872,25 @@ def _contains(structure, kind):
     if isinstance(structure, dict):
         return any(_contains(x, kind) for x in structure.values())
     return False
+
+
+def _as_loss(loss):
+    """A loss as a Tensor: a callable is evaluated now, a number converted."""
+    if callable(loss):
+        loss = loss()
+    return loss if isinstance(loss, Tensor) else Tensor(loss)
+
+
+def _tensors_in(structure):
+    """The Tensors of a Tensor or a (nested) list, tuple or dict of them, in order."""
+    if isinstance(structure, Tensor):
+        yield structure
+    elif isinstance(structure, (list, tuple)):
+        for item in structure:
+            yield from _tensors_in(item)
+    elif isinstance(structure, dict):
+        for item in structure.values():
+            yield from _tensors_in(item)
 
 
 def _is_tensor_tree(structure):
