@@ -17,7 +17,8 @@ tracked list, and nothing else, and says what is not trained:
     >>> for start in range(0, len(x), 4):
     ...     x_batch, y_batch = x[start : start + 4], y[start : start + 4]
     ...     with GradientTape() as tape:
-    ...         loss = loss_fn(y_batch, model(x_batch, training=True))
+    ...         # model.losses: add_loss()'s losses and the regularizers' penalties.
+    ...         loss = loss_fn(y_batch, model(x_batch, training=True)) + sum(model.losses)
     ...     grads = tape.gradient(loss, model.trainable_weights)
     ...     _ = optimizer.apply_gradients(zip(grads, model.trainable_weights))
     >>> int(optimizer.iterations.numpy())
@@ -35,8 +36,8 @@ import numpy as np
 from minikeras import callbacks as callbacks_module
 from minikeras import losses as losses_module
 from minikeras import metrics as metrics_module
+from minikeras import ops, random
 from minikeras import optimizers as optimizers_module
-from minikeras import random
 from minikeras.engine.tape import GradientTape
 from minikeras.engine.tensor import Tensor
 from minikeras.layers.tracking import TrackingWarning
@@ -103,10 +104,11 @@ class Trainer:
                 "model.compile(optimizer, loss, metrics)"
             )
 
-    def _train_step(self, x, y, sample_weight, weights, first=True):
+    def _train_step(self, x, y, sample_weight, weights, first=True, loss_sources=None):
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.loss(y, y_pred, sample_weight=sample_weight)
+            loss = _plus_added_losses(self, loss, loss_sources)
         grads = tape.gradient(loss, weights)
         if not first:
             # The optimizer named the weights without a gradient on the first step;
@@ -190,7 +192,8 @@ class Trainer:
         for metric in self.metrics:
             metric.reset_state()
         y_pred = self(data.x, training=False)
-        loss = float(self.loss(data.y, y_pred, sample_weight=data.sample_weight))
+        loss = self.loss(data.y, y_pred, sample_weight=data.sample_weight)
+        loss = float(_plus_added_losses(self, loss))
         self._update_metrics(data.y, y_pred)
         return _result(self._logs(loss, 1), return_dict)
 
@@ -278,6 +281,7 @@ class Trainer:
 
         _build_on(self, train.first_inputs())
         weights = _weights_for_training(self)
+        loss_sources = self._loss_sources()
         before = [w.numpy() for w in weights] if self.report_unchanged else None
         callback_list = callbacks_module.CallbackList(
             callbacks, model=self, add_history=True, epochs=epochs, steps=train.steps,
@@ -298,7 +302,9 @@ class Trainer:
                 loss_total, count = 0.0, 0
                 for step, (bx, by, bw) in enumerate(train):
                     callback_list.on_train_batch_begin(step)
-                    loss, y_pred = self._train_step(bx, by, bw, weights, first=steps_done == 0)
+                    loss, y_pred = self._train_step(
+                        bx, by, bw, weights, first=steps_done == 0, loss_sources=loss_sources
+                    )
                     steps_done += 1
                     size = len(by)
                     loss_total, count = loss_total + loss * size, count + size
@@ -337,10 +343,14 @@ class Trainer:
         for metric in self.metrics:
             metric.reset_state()
         loss_total, count = 0.0, 0
+        loss_sources = None
         for bx, by, bw in batches:
             y_pred = self(bx, training=False)
+            if loss_sources is None:  # found after the first call, which builds the model
+                loss_sources = self._loss_sources()
             size = len(by)
-            loss_total += float(self.loss(by, y_pred, sample_weight=bw)) * size
+            loss = _plus_added_losses(self, self.loss(by, y_pred, sample_weight=bw), loss_sources)
+            loss_total += float(loss) * size
             count += size
             self._update_metrics(by, y_pred)
             if progress is not None:
@@ -447,6 +457,18 @@ def _result(logs, return_dict):
         return logs
     values = list(logs.values())
     return values[0] if len(values) == 1 else values
+
+
+def _plus_added_losses(model, loss, loss_sources=None):
+    """`loss + sum(model.losses)`, each summed to a scalar: the loss Keras trains and reports.
+
+    `loss_sources` (from `model._loss_sources()`) spares a walk over the model
+    at every step; `fit` finds them once, when it starts.
+    """
+    sources = model._loss_sources() if loss_sources is None else loss_sources
+    for added in model._gather_losses(sources):
+        loss = loss + ops.sum(added)
+    return loss
 
 
 def _build_on(model, x):
