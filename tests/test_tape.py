@@ -457,3 +457,83 @@ def test_gradients_match_hand_computed_dense_layer():
     residual = x @ kernel.numpy() + bias.numpy() - target
     np.testing.assert_allclose(grad_kernel.numpy(), 2 * x.T @ residual / 8, rtol=1e-5)
     np.testing.assert_allclose(grad_bias.numpy(), 2 * residual.sum(0) / 8, rtol=1e-5)
+
+
+# ---------------------------------------------------------------- gradients written in place
+
+
+def test_a_vjp_may_overwrite_only_a_gradient_nobody_else_holds():
+    from autograd.extend import defvjp_argnums, primitive
+
+    from minikeras.engine.primitive import call_primitive
+    from minikeras.engine.tape import may_overwrite
+
+    seen = []
+
+    @primitive
+    def probe(x):
+        return x * 1.0
+
+    def probe_vjp(argnums, ans, args, kwargs):
+        def vjp(g):
+            seen.append(may_overwrite(g))
+            return [g * 1.0]
+
+        return vjp
+
+    defvjp_argnums(probe, probe_vjp)
+
+    def probed(tensor):
+        return Tensor(call_primitive(probe, tensor._value))
+
+    w = Variable([1.0, 2.0])
+    with GradientTape() as tape:
+        y = probed(w * 2.0)  # its gradient comes fresh from sum's VJP
+        loss = ops.sum(y)
+    tape.gradient(loss, w)
+    assert seen == [True]
+
+    seen.clear()
+    with GradientTape() as tape:
+        y = probed(w * 2.0)
+        loss = ops.sum(y)
+    tape.gradient(loss, [w, y])  # the gradient of y is a result: not to be written
+    assert seen == [False]
+
+    seen.clear()
+    assert not may_overwrite(np.ones(2))  # outside a tape's backward pass
+
+
+def test_relu_masks_applied_in_place_leave_shared_gradients_intact():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4))
+    k1, k2 = rng.standard_normal((4, 5)), rng.standard_normal((4, 5))
+
+    def loss_of(a, b):
+        # add's VJP hands the same gradient array to both dense layers.
+        return ops.sum(
+            (ops.dense(x, a, activation="relu") + ops.dense(x, b, activation="relu")) ** 2
+        )
+
+    a, b = Variable(k1, dtype="float64"), Variable(k2, dtype="float64")
+    with GradientTape() as tape:
+        loss = loss_of(a, b)
+    grads = tape.gradient(loss, [a, b])
+    expected_a = numeric_gradient(lambda v: float(loss_of(v, k2)), k1)
+    expected_b = numeric_gradient(lambda v: float(loss_of(k1, v)), k2)
+    np.testing.assert_allclose(grads[0].numpy(), expected_a, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(grads[1].numpy(), expected_b, rtol=1e-5, atol=1e-6)
+
+
+def test_gradient_with_respect_to_a_relu_output_is_not_masked():
+    x = Tensor([[1.0, -2.0]])
+    kernel = Variable([[1.0, 0.0], [0.0, 1.0]])
+    kernel2 = Variable([[1.0, 1.0], [0.0, 1.0]])
+    with GradientTape() as tape:
+        hidden = ops.dense(x, kernel, activation="relu")  # [[1, 0]]
+        out = ops.dense(hidden, kernel2, activation="relu")  # [[1, 1]]
+        loss = ops.sum(out * Tensor([[3.0, 5.0]]))
+    grad_hidden, grad_kernel = tape.gradient(loss, [hidden, kernel])
+    # [3, 5] @ kernel2.T; hidden's own relu mask must not touch it.
+    np.testing.assert_allclose(grad_hidden.numpy(), [[8.0, 5.0]])
+    np.testing.assert_allclose(grad_kernel.numpy(), [[8.0, 0.0], [-16.0, 0.0]])

@@ -35,9 +35,12 @@ def call_primitive(primitive, *args):
         array([0., 2.])
     """
     top_trace = -1
+    traces = 0
     for arg in args:
-        if type(arg) in box_types and arg._trace > top_trace:
-            top_trace = arg._trace
+        if type(arg) in box_types:
+            traces += 1
+            if arg._trace > top_trace:
+                top_trace = arg._trace
     if top_trace < 0:
         return primitive.fun(*args)
     argnums, parents, values = [], [], list(args)
@@ -45,9 +48,12 @@ def call_primitive(primitive, *args):
         if type(arg) in box_types and arg._trace == top_trace:
             argnums.append(argnum)
             parents.append(arg._node)
-            values[argnum] = arg._value
-    # Outer traces' boxes are still in `values`: the recursion records them.
-    ans = call_primitive(primitive, *values)
+            value = values[argnum] = arg._value
+            if type(value) in box_types:
+                traces += 1
+    # Boxes of outer traces left in `values`? The recursion records those.
+    outer = traces > len(argnums)
+    ans = call_primitive(primitive, *values) if outer else primitive.fun(*values)
     node = VJPNode.__new__(VJPNode)
     node.parents = tuple(parents)
     node.vjp = primitive_vjps[primitive](tuple(argnums), ans, tuple(values), {})

@@ -16,6 +16,7 @@ and work done after the block never joins the old tape's graph.
 """
 
 import itertools
+import sys
 
 import numpy as np
 from autograd.core import VJPNode, add_outgrads
@@ -64,6 +65,11 @@ def _unbox_level(value, trace_id):
             return value._value
         return new_box(_unbox_level(value._value, trace_id), value._trace, value._node)
     return value
+
+
+def _root_vjp(g):
+    """A root node has no parents to pass gradients to."""
+    return ()
 
 
 def _flatten(structure):
@@ -138,9 +144,15 @@ class GradientTape:
     def _root(self, source):
         node = self._nodes.get(id(source))
         if node is None:
-            node = VJPNode.new_root()
-            self._nodes[id(source)] = node
-            self._keep_alive.append(source)
+            node = self._new_root(source)
+        return node
+
+    def _new_root(self, source):
+        # What VJPNode.new_root makes, without its two extra calls per read.
+        node = VJPNode.__new__(VJPNode)
+        node.parents, node.vjp = (), _root_vjp
+        self._nodes[id(source)] = node
+        self._keep_alive.append(source)
         return node
 
     def _record_read(self, variable, value):
@@ -149,7 +161,7 @@ class GradientTape:
         if node is None:
             if not (self.watch_accessed_variables and variable.trainable):
                 return value
-            node = self._root(variable)
+            node = self._new_root(variable)
         return ArrayBox(value, self._trace_id, node)
 
     def watch(self, tensor):
@@ -320,7 +332,8 @@ def _seed(target_value, output_gradient):
     value = getval(target_value)
     shape, dtype = np.shape(value), np.result_type(value)
     if output_gradient is None:
-        return np.ones(shape, dtype=dtype)
+        # np.array, not np.ones, for the usual scalar loss: one C call.
+        return np.ones(shape, dtype=dtype) if shape else np.array(1, dtype=dtype)
     # value_of keeps an outer tape's box, so a vector-Jacobian product stays differentiable.
     seed = value_of(output_gradient)
     if np.shape(seed) != shape:
@@ -337,9 +350,11 @@ def _as_gradient(source, grad, unconnected_gradients):
         if unconnected_gradients == "zero":
             return wrap(np.zeros(source.shape, dtype=source.dtype))
         return None
+    dtype = source.dtype
+    if type(grad) is np.ndarray and grad.dtype == dtype:
+        return wrap(grad)  # the common case, decided without further calls
     # Boxes of tapes that ended meanwhile (an outer tape, say) are history.
     grad = drop_stale_boxes(grad)
-    dtype = source.dtype
     # Data in float64 must not turn a float32 weight's gradient into float64.
     if dtype.kind == "f" and (dtype_of(grad) or dtype) != dtype:
         grad = grad.astype(dtype)
@@ -381,9 +396,67 @@ def _backward(seeds, wanted, release=False):
         grad = outgrads.pop(node)[0]
         if node in wanted:
             wanted[node] = grad
-        parents = node.parents
-        if parents:
-            for parent, parent_grad in zip(parents, node.vjp(grad)):
-                outgrads[parent] = add_outgrads(outgrads.get(parent), parent_grad)
+        if node.parents:
+            _pull_back(node, grad, outgrads)
             if release:
                 node.parents, node.vjp = [], None
+
+
+def _pull_back(node, grad, outgrads):
+    """Adds `node`'s VJP of `grad` to its parents' gradients.
+
+    If nothing but `_backward` holds `grad` (not the results, not another
+    parent, not a view's base: references counted, so this is a function of
+    its own, with no stale locals), the VJP may write into it.
+    """
+    global _overwritable
+    if type(grad) is np.ndarray and grad.base is None and sys.getrefcount(grad) <= _SOLE_REFS:
+        _overwritable = grad
+    try:
+        for parent, parent_grad in zip(node.parents, node.vjp(grad)):
+            outgrads[parent] = add_outgrads(outgrads.get(parent), parent_grad)
+    finally:
+        _overwritable = None
+
+
+# The gradient `_pull_back` is handing to a VJP that may write into it, or None.
+_overwritable = None
+
+
+def may_overwrite(grad):
+    """Whether a VJP may write into `grad`, the gradient it was handed.
+
+    Yes only while `GradientTape.gradient` runs the VJP and nothing else
+    refers to `grad`: writing into it (a relu mask applied in place, say)
+    then changes nothing anyone can see. Only for a VJP that computes all
+    its gradients in one call (`defvjp_argnums`), after its last read of the
+    original `grad`; autograd's own backward pass never allows it.
+
+    Args:
+        grad: the gradient a VJP received.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> may_overwrite(np.ones(3))  # not handed over by a tape
+        False
+    """
+    return grad is _overwritable
+
+
+def _sole_refs():
+    """The references `_pull_back` counts on a gradient only `_backward` holds.
+
+    Measured rather than assumed (the count differs between Python versions):
+    a local of the caller, the parameter, and getrefcount's own argument.
+    """
+
+    def pull_back(grad):
+        return sys.getrefcount(grad)
+
+    grad = np.zeros(1)
+    return pull_back(grad)
+
+
+_SOLE_REFS = _sole_refs()

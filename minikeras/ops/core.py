@@ -33,7 +33,8 @@ def shape_of(x):
     """
     if isinstance(x, Tensor):
         return x.shape
-    return np.shape(getval(x))
+    value = getval(x)
+    return value.shape if type(value) is np.ndarray else np.shape(value)
 
 
 def promote(x, y):

@@ -12,6 +12,7 @@ from autograd.tracer import getval, isbox
 
 from minikeras import config
 from minikeras.engine.primitive import call_primitive
+from minikeras.engine.tape import may_overwrite
 from minikeras.ops.core import (
     as_float,
     normalize_axis,
@@ -557,14 +558,19 @@ def _dense_vjp(argnums, ans, args, kwargs):
     x, kernel, bias, use_relu = args
 
     def vjp(g):
-        if use_relu:
-            # A constant mask, even when an outer tape boxes `ans`.
-            g = g * (getval(ans) > 0)
         if isbox(g) or isbox(x) or isbox(kernel):
             # An outer tape records this gradient: build it from traced ops.
+            if use_relu:
+                g = g * (getval(ans) > 0)  # a constant mask, even if `ans` is boxed
             return _traced_dense_grads(argnums, g, x, kernel)
         # Plain numpy otherwise: the products BLAS does anyway, without the
         # dozen autograd calls (and their checks) the traced version costs.
+        if use_relu:
+            mask = getval(ans) > 0
+            if may_overwrite(g):
+                g *= mask  # nobody else holds g: no new buffer, as numpy code does
+            else:
+                g = g * mask
         g_2d = g.reshape(-1, g.shape[-1])
         grads = []
         for argnum in argnums:
