@@ -40,6 +40,11 @@ _HOOKS = (
 class Callback:
     """Base class of callbacks: every hook is a no-op until overridden.
 
+    `fit` calls the `on_train_*`, `on_epoch_*` and `on_batch_*` hooks. The
+    `on_test_*` and `on_predict_*` hooks are here so that callbacks written
+    for Keras work unchanged, but minikeras never calls them: `evaluate` and
+    `predict` take no callbacks, and validation in `fit` calls no test hooks.
+
     Attributes:
         model: the model being trained, set by `set_model`.
         params: a dict with `epochs`, `steps` and `verbose`, set by `set_params`.
@@ -60,62 +65,301 @@ class Callback:
         self.params = {}
 
     def set_model(self, model):
-        """Sets `self.model`, the model being trained."""
+        """Sets `self.model`, the model being trained; `fit` calls it first.
+
+        Args:
+            model: the model.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> callback = Callback()
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0, callbacks=[callback])
+            >>> callback.model is model
+            True
+        """
         self.model = model
 
     def set_params(self, params):
-        """Sets `self.params`, a dict with `epochs`, `steps` and `verbose`."""
+        """Sets `self.params`; `fit` calls it before training.
+
+        Args:
+            params: a dict with `epochs`, `steps` (batches per epoch) and `verbose`.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> callback = Callback()
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0,
+            ...               callbacks=[callback])
+            >>> callback.params
+            {'epochs': 2, 'steps': 1, 'verbose': 0}
+        """
         self.params = params
 
     def on_train_begin(self, logs=None):
-        """Called once at the start of `fit`."""
+        """Called once at the start of `fit`, before the first epoch.
+
+        Args:
+            logs: None (`fit` passes no logs here).
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> class Announce(Callback):
+            ...     def on_train_begin(self, logs=None):
+            ...         print("training for", self.params["epochs"], "epochs")
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=3, verbose=0,
+            ...               callbacks=[Announce()])
+            training for 3 epochs
+        """
 
     def on_train_end(self, logs=None):
-        """Called once at the end of `fit`, also when training stopped early."""
+        """Called once at the end of `fit`, also when training stopped early.
+
+        Args:
+            logs: the last epoch's logs, or None if no epoch ran.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> class Done(Callback):
+            ...     def on_train_end(self, logs=None):
+            ...         print("done:", sorted(logs))
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0, callbacks=[Done()])
+            done: ['loss']
+        """
 
     def on_epoch_begin(self, epoch, logs=None):
-        """Called at the start of epoch `epoch` (counted from 0)."""
+        """Called at the start of each epoch of `fit`.
+
+        Args:
+            epoch: the epoch's index, counted from 0.
+            logs: None (`fit` passes no logs here).
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> class Epochs(Callback):
+            ...     def on_epoch_begin(self, epoch, logs=None):
+            ...         print("epoch", epoch)
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0,
+            ...               callbacks=[Epochs()])
+            epoch 0
+            epoch 1
+        """
 
     def on_epoch_end(self, epoch, logs=None):
-        """Called at the end of epoch `epoch` with the epoch's logs (a dict of floats)."""
+        """Called at the end of each epoch of `fit`, after validation.
+
+        Args:
+            epoch: the epoch's index, counted from 0.
+            logs: a dict of floats: the epoch's mean loss and metrics, and
+                with validation data the same prefixed `val_`. A key a callback
+                adds is seen by the callbacks after it, and by `History`.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> class Keys(Callback):
+            ...     def on_epoch_end(self, epoch, logs=None):
+            ...         print(epoch, sorted(logs))
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), validation_split=0.5,
+            ...               verbose=0, callbacks=[Keys()])
+            0 ['loss', 'val_loss']
+        """
 
     def on_train_batch_begin(self, batch, logs=None):
-        """Called before training step `batch` (counted from 0 in each epoch)."""
+        """Called before each training step; by default it calls `on_batch_begin`.
+
+        Args:
+            batch: the step's index, counted from 0 in each epoch.
+            logs: None (`fit` passes no logs here).
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> class Steps(Callback):
+            ...     def on_train_batch_begin(self, batch, logs=None):
+            ...         print("step", batch)
+            >>> _ = model.fit(np.ones((10, 2)), np.ones((10, 1)), batch_size=4, verbose=0,
+            ...               callbacks=[Steps()])
+            step 0
+            step 1
+            step 2
+        """
         self.on_batch_begin(batch, logs=logs)
 
     def on_train_batch_end(self, batch, logs=None):
-        """Called after training step `batch` with running averages in `logs`."""
+        """Called after each training step; by default it calls `on_batch_end`.
+
+        Args:
+            batch: the step's index, counted from 0 in each epoch.
+            logs: a dict of floats: the running means of the loss and metrics
+                over the epoch's steps so far.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> class Losses(Callback):
+            ...     def on_train_batch_end(self, batch, logs=None):
+            ...         print(batch, sorted(logs))
+            >>> _ = model.fit(np.ones((8, 2)), np.ones((8, 1)), batch_size=4, verbose=0,
+            ...               callbacks=[Losses()])
+            0 ['loss']
+            1 ['loss']
+        """
         self.on_batch_end(batch, logs=logs)
 
     def on_batch_begin(self, batch, logs=None):
-        """Keras's older name for `on_train_batch_begin`, which calls it."""
+        """Keras's older name for `on_train_batch_begin`, which calls it.
+
+        Args:
+            batch: the step's index, counted from 0 in each epoch.
+            logs: None (`fit` passes no logs here).
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> class Steps(Callback):
+            ...     def on_batch_begin(self, batch, logs=None):
+            ...         print("step", batch)
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0, callbacks=[Steps()])
+            step 0
+        """
 
     def on_batch_end(self, batch, logs=None):
-        """Keras's older name for `on_train_batch_end`, which calls it."""
+        """Keras's older name for `on_train_batch_end`, which calls it.
+
+        Args:
+            batch: the step's index, counted from 0 in each epoch.
+            logs: the running means of the loss and metrics, as for `on_train_batch_end`.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> class Steps(Callback):
+            ...     def on_batch_end(self, batch, logs=None):
+            ...         print("step", batch, sorted(logs))
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0, callbacks=[Steps()])
+            step 0 ['loss']
+        """
 
     def on_test_begin(self, logs=None):
-        """Called at the start of `evaluate` (and of validation)."""
+        """In Keras, called when an evaluation starts; minikeras never calls it (see `Callback`).
+
+        Args:
+            logs: a dict of floats, or None.
+
+        Example:
+            >>> class Log(Callback):
+            ...     def on_test_begin(self, logs=None):
+            ...         print("on_test_begin")
+            >>> CallbackList([Log()]).on_test_begin()
+            on_test_begin
+        """
 
     def on_test_end(self, logs=None):
-        """Called at the end of `evaluate` (and of validation)."""
+        """In Keras, called at the end of an evaluation; minikeras never calls it (see `Callback`).
+
+        Args:
+            logs: a dict of floats, or None.
+
+        Example:
+            >>> class Log(Callback):
+            ...     def on_test_end(self, logs=None):
+            ...         print("on_test_end")
+            >>> CallbackList([Log()]).on_test_end()
+            on_test_end
+        """
 
     def on_test_batch_begin(self, batch, logs=None):
-        """Called before evaluation batch `batch`."""
+        """In Keras, called before an evaluation batch; minikeras never calls it (see `Callback`).
+
+        Args:
+            batch: the batch's index, counted from 0.
+            logs: a dict of floats, or None.
+
+        Example:
+            >>> class Log(Callback):
+            ...     def on_test_batch_begin(self, batch, logs=None):
+            ...         print("on_test_batch_begin", batch)
+            >>> CallbackList([Log()]).on_test_batch_begin(0)
+            on_test_batch_begin 0
+        """
 
     def on_test_batch_end(self, batch, logs=None):
-        """Called after evaluation batch `batch`."""
+        """In Keras, called after an evaluation batch; minikeras never calls it (see `Callback`).
+
+        Args:
+            batch: the batch's index, counted from 0.
+            logs: a dict of floats, or None.
+
+        Example:
+            >>> class Log(Callback):
+            ...     def on_test_batch_end(self, batch, logs=None):
+            ...         print("on_test_batch_end", batch)
+            >>> CallbackList([Log()]).on_test_batch_end(0)
+            on_test_batch_end 0
+        """
 
     def on_predict_begin(self, logs=None):
-        """Called at the start of `predict`."""
+        """In Keras, called at the start of a prediction; minikeras never calls it (see `Callback`).
+
+        Args:
+            logs: a dict of floats, or None.
+
+        Example:
+            >>> class Log(Callback):
+            ...     def on_predict_begin(self, logs=None):
+            ...         print("on_predict_begin")
+            >>> CallbackList([Log()]).on_predict_begin()
+            on_predict_begin
+        """
 
     def on_predict_end(self, logs=None):
-        """Called at the end of `predict`."""
+        """In Keras, called at the end of a prediction; minikeras never calls it (see `Callback`).
+
+        Args:
+            logs: a dict of floats, or None.
+
+        Example:
+            >>> class Log(Callback):
+            ...     def on_predict_end(self, logs=None):
+            ...         print("on_predict_end")
+            >>> CallbackList([Log()]).on_predict_end()
+            on_predict_end
+        """
 
     def on_predict_batch_begin(self, batch, logs=None):
-        """Called before prediction batch `batch`."""
+        """In Keras, called before a prediction batch; minikeras never calls it (see `Callback`).
+
+        Args:
+            batch: the batch's index, counted from 0.
+            logs: a dict of floats, or None.
+
+        Example:
+            >>> class Log(Callback):
+            ...     def on_predict_batch_begin(self, batch, logs=None):
+            ...         print("on_predict_batch_begin", batch)
+            >>> CallbackList([Log()]).on_predict_batch_begin(0)
+            on_predict_batch_begin 0
+        """
 
     def on_predict_batch_end(self, batch, logs=None):
-        """Called after prediction batch `batch`."""
+        """In Keras, called after a prediction batch; minikeras never calls it (see `Callback`).
+
+        Args:
+            batch: the batch's index, counted from 0.
+            logs: a dict of floats, or None.
+
+        Example:
+            >>> class Log(Callback):
+            ...     def on_predict_batch_end(self, batch, logs=None):
+            ...         print("on_predict_batch_end", batch)
+            >>> CallbackList([Log()]).on_predict_batch_end(0)
+            on_predict_batch_end 0
+        """
 
 
 class CallbackList(Callback):
@@ -609,7 +853,23 @@ class ReduceLROnPlateau(Callback):
         self._reset()
 
     def in_cooldown(self):
-        """Whether a reduction happened fewer than `cooldown` epochs ago."""
+        """Whether a reduction happened fewer than `cooldown` epochs ago.
+
+        Returns:
+            True during the `cooldown` epochs after a reduction.
+
+        Example:
+            >>> class FakeOptimizer:
+            ...     learning_rate = 0.1
+            >>> class FakeModel:
+            ...     optimizer = FakeOptimizer()
+            >>> reducer = ReduceLROnPlateau(monitor="loss", patience=1, cooldown=2)
+            >>> reducer.set_model(FakeModel()); reducer.on_train_begin()
+            >>> reducer.on_epoch_end(0, {"loss": 1.0}); reducer.in_cooldown()
+            False
+            >>> reducer.on_epoch_end(1, {"loss": 1.0}); reducer.in_cooldown()
+            True
+        """
         return self.cooldown_counter > 0
 
     def _is_improvement(self, value):
@@ -744,9 +1004,13 @@ class LambdaCallback(Callback):
     end, `(epoch, logs)` for epochs, `(batch, logs)` for batches.
 
     Args:
-        on_epoch_begin, on_epoch_end, on_train_begin, on_train_end,
-        on_train_batch_begin, on_train_batch_end: functions, or None.
-        **kwargs: functions for the other hooks, such as `on_test_end`.
+        on_epoch_begin: a function of `(epoch, logs)`, or None.
+        on_epoch_end: a function of `(epoch, logs)`, or None.
+        on_train_begin: a function of `(logs)`, or None.
+        on_train_end: a function of `(logs)`, or None.
+        on_train_batch_begin: a function of `(batch, logs)`, or None.
+        on_train_batch_end: a function of `(batch, logs)`, or None.
+        **kwargs: functions for the other hooks, such as `on_batch_end`.
 
     Raises:
         TypeError: for a keyword that names no hook, or a value that is not callable.

@@ -266,6 +266,11 @@ class Metric:
     def update_state(self, *args, **kwargs):
         """Adds a batch to the state; subclasses implement it.
 
+        Args:
+            *args: the batch: `(y_true, y_pred)` for the metrics `fit` updates,
+                `(values,)` for `Mean`.
+            **kwargs: usually `sample_weight`, optional per-sample weights.
+
         Raises:
             NotImplementedError: in the base class.
 

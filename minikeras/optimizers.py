@@ -689,7 +689,10 @@ class AdamW(Adam):
     Args:
         learning_rate: a float, schedule or callable of the step.
         weight_decay: a number >= 0 (not None).
-        beta_1, beta_2, epsilon, amsgrad: as for `Adam`.
+        beta_1: decay of the first-moment estimate, in [0, 1).
+        beta_2: decay of the second-moment estimate, in [0, 1).
+        epsilon: a number >= 0 that keeps the division finite.
+        amsgrad: use the maximum of past second moments (AMSGrad).
         **kwargs: `clipnorm`, `clipvalue`, `global_clipnorm`, `name`, as for
             `Optimizer`.
 
