@@ -2,7 +2,7 @@
 
 from minikeras import ops
 from minikeras.layers.layer import Layer
-from minikeras.layers.recurrent import with_initial_state
+from minikeras.layers.recurrent import split_initial_state, with_initial_state
 
 _MERGE_MODES = ("concat", "sum", "ave", "mul", None)
 
@@ -111,9 +111,7 @@ class Bidirectional(Layer):
         return super().__call__(with_initial_state(inputs, initial_state), *args, **kwargs)
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
-        if isinstance(sequences, (list, tuple)):
-            sequences, *states = sequences
-            initial_state = states or initial_state
+        sequences, initial_state = split_initial_state(sequences, initial_state)
         forward_state = backward_state = None
         if initial_state:
             half = len(initial_state) // 2

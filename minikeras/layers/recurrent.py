@@ -64,6 +64,26 @@ def with_initial_state(inputs, initial_state):
     return [inputs, *states]
 
 
+def split_initial_state(inputs, initial_state):
+    """Undoes `with_initial_state`: `(sequences, initial_state)` from what call() got.
+
+    Args:
+        inputs: the sequences, or the list `[sequences, *states]`.
+        initial_state: the states given separately, or None.
+
+    Returns:
+        The pair `(sequences, states)`, states a list or None.
+
+    Example:
+        >>> split_initial_state(["x", "h", "c"], None)
+        ('x', ['h', 'c'])
+    """
+    if isinstance(inputs, (list, tuple)):
+        inputs, *states = inputs
+        initial_state = states or initial_state
+    return inputs, initial_state
+
+
 class RNNBase(Layer):
     """What SimpleRNN, LSTM and GRU share: arguments, inputs, masks, outputs.
 
@@ -168,9 +188,7 @@ class RNNBase(Layer):
         return super().__call__(with_initial_state(inputs, initial_state), *args, **kwargs)
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
-        if isinstance(sequences, (list, tuple)):
-            sequences, *states = sequences
-            initial_state = states or initial_state
+        sequences, initial_state = split_initial_state(sequences, initial_state)
         self._check_rank(sequences.shape)
         if sequences.shape[-1] != self.kernel.shape[0]:
             # Checked here too: with initial states the inputs are a list, which the

@@ -63,20 +63,60 @@ def _apply(name, x):
 
 
 def time_major(x, go_backwards, dtype=None):
-    """`(batch, time, ...)` -> contiguous `(time, batch, ...)` in processing order."""
+    """`(batch, time, ...)` -> contiguous `(time, batch, ...)` in processing order.
+
+    Args:
+        x: an array of shape `(batch, time, ...)`.
+        go_backwards: reverse the time axis.
+        dtype: optional dtype of the copy.
+
+    Returns:
+        A C-contiguous array of shape `(time, batch, ...)`.
+
+    Example:
+        >>> time_major(np.arange(6).reshape(1, 3, 2), go_backwards=True)[:, 0]
+        array([[4, 5],
+               [2, 3],
+               [0, 1]])
+    """
     x = np.swapaxes(x, 0, 1)
     return np.ascontiguousarray(x[::-1] if go_backwards else x, dtype=dtype)
 
 
 def mask_time_major(mask, go_backwards):
-    """A `(batch, time)` mask -> `(time, batch, 1)` booleans, or None if nothing is masked."""
+    """A `(batch, time)` mask -> `(time, batch, 1)` booleans, or None if nothing is masked.
+
+    Args:
+        mask: booleans (or 0/1) of shape `(batch, time)`, or None.
+        go_backwards: reverse the time axis.
+
+    Returns:
+        A boolean array of shape `(time, batch, 1)`, or None.
+
+    Example:
+        >>> mask_time_major(np.array([[1, 0]]), False)[:, 0, 0]
+        array([ True, False])
+    """
     if mask is None or mask.all():
         return None
     return time_major(mask.astype(bool), go_backwards)[..., None]
 
 
 def project(x_tm, kernel, bias):
-    """Every step's input projection in one product: `x @ kernel + bias`, `(time, batch, gates)`."""
+    """Every step's input projection in one product: `x @ kernel + bias`.
+
+    Args:
+        x_tm: time-major inputs `(time, batch, features)`.
+        kernel: `(features, width)`.
+        bias: `(width,)`, or None.
+
+    Returns:
+        A new array of shape `(time, batch, width)`.
+
+    Example:
+        >>> project(np.ones((2, 1, 3)), np.ones((3, 4)), None).shape
+        (2, 1, 4)
+    """
     steps, batch, features = x_tm.shape
     out = np.matmul(x_tm.reshape(steps * batch, features), kernel)
     if bias is not None:
@@ -85,7 +125,26 @@ def project(x_tm, kernel, bias):
 
 
 def project_backward(d_gates, x_tm, kernel, go_backwards, want_inputs):
-    """Gradients of inputs `(batch, time, features)` (or None), kernel and bias from `d_gates`."""
+    """The gradients of the inputs, kernel and bias of `project`, from its output gradient.
+
+    Args:
+        d_gates: `(time, batch, width)`, the gradient of the projection.
+        x_tm: the time-major inputs it was computed from.
+        kernel: `(features, width)`.
+        go_backwards: whether `x_tm` is reversed (the input gradient is put
+            back in the inputs' order).
+        want_inputs: compute the input gradient (else it is None).
+
+    Returns:
+        `(d_inputs, d_kernel, d_bias)`: `(batch, time, features)` or None,
+        `(features, width)`, `(width,)`.
+
+    Example:
+        >>> d_x, d_w, d_b = project_backward(np.ones((2, 1, 4)), np.ones((2, 1, 3)),
+        ...                                  np.ones((3, 4)), False, True)
+        >>> d_x.shape, d_w[0, 0], d_b[0]
+        ((1, 2, 3), np.float64(2.0), np.float64(2.0))
+    """
     flat = d_gates.reshape(-1, d_gates.shape[-1])
     d_kernel = np.matmul(x_tm.reshape(flat.shape[0], -1).T, flat)
     d_bias = flat.sum(axis=0)
@@ -110,7 +169,28 @@ def _gradient_steps(d_outputs):
 
 
 def simple_rnn_forward(x_tm, kernel, recurrent_kernel, bias, h0, keep, activation):
-    """`h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)`."""
+    """A simple RNN over time: `h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + b)`.
+
+    Args:
+        x_tm: time-major inputs `(time, batch, features)`, processing order.
+        kernel: `(features, units)`.
+        recurrent_kernel: `(units, units)`.
+        bias: `(units,)` or None.
+        h0: the initial state `(batch, units)`.
+        keep: the mask, `(time, batch, 1)` booleans, or None.
+        activation: a name in `ACTIVATIONS`.
+
+    Returns:
+        The cache for `simple_rnn_backward`: `(h, new)`, the states
+        `(time + 1, batch, units)` (h[0] = h0) and each step's unmasked new
+        state `(time, batch, units)`.
+
+    Example:
+        >>> h, _ = simple_rnn_forward(np.ones((3, 1, 2)), np.ones((2, 1)), np.zeros((1, 1)),
+        ...                           None, np.zeros((1, 1)), None, "linear")
+        >>> h[:, 0, 0]
+        array([0., 2., 2., 2.])
+    """
     new = project(x_tm, kernel, bias)  # pre-activations, then each step's new state
     steps = new.shape[0]
     h = np.empty((steps + 1, *h0.shape), dtype=new.dtype)
@@ -126,6 +206,29 @@ def simple_rnn_forward(x_tm, kernel, recurrent_kernel, bias, h0, keep, activatio
 
 
 def simple_rnn_backward(cache, d_outputs, d_h, recurrent_kernel, keep, activation):
+    """Backpropagation through time of `simple_rnn_forward`.
+
+    Args:
+        cache: what `simple_rnn_forward` returned.
+        d_outputs: the gradient of the outputs `(batch, time, units)`, in
+            processing order.
+        d_h: the gradient of the final state `(batch, units)`.
+        recurrent_kernel: `(units, units)`.
+        keep: the mask as given to the forward pass.
+        activation: its name.
+
+    Returns:
+        `(d_pre, d_recurrent_kernel, d_h0)`: the gradient of each step's
+        pre-activation `(time, batch, units)` (that is, of `project`'s
+        output), of the recurrent kernel, and of the initial state.
+
+    Example:
+        >>> cache = (np.zeros((3, 1, 1)), np.zeros((2, 1, 1)))
+        >>> d_pre, d_u, d_h0 = simple_rnn_backward(cache, np.ones((1, 2, 1)), np.zeros((1, 1)),
+        ...                                        np.ones((1, 1)), None, "linear")
+        >>> d_pre[:, 0, 0], d_h0[0, 0]
+        (array([2., 1.]), np.float64(2.0))
+    """
     h, new = cache
     grad = ACTIVATIONS[activation][1]
     d_new = np.empty_like(new)
@@ -150,8 +253,35 @@ def simple_rnn_backward(cache, d_outputs, d_h, recurrent_kernel, keep, activatio
 
 
 def lstm_forward(x_tm, kernel, recurrent_kernel, bias, h0, c0, keep, activation, gate_activation):
-    """Keras's LSTM: `i, f, o = gate_activation(...)`, `g = activation(...)`,
-    `c_t = f c_{t-1} + i g`, `h_t = o activation(c_t)`."""
+    """Keras's LSTM over time: `c_t = f c_{t-1} + i g`, `h_t = o activation(c_t)`.
+
+    `i, f, o = gate_activation(...)` and `g = activation(...)` of the four
+    column blocks (Keras's order i, f, c, o) of `x_t @ kernel + h_{t-1} @
+    recurrent_kernel + bias`, one matrix product per step.
+
+    Args:
+        x_tm: time-major inputs `(time, batch, features)`, processing order.
+        kernel: `(features, 4 * units)`.
+        recurrent_kernel: `(units, 4 * units)`.
+        bias: `(4 * units,)` or None.
+        h0: initial output state `(batch, units)`.
+        c0: initial cell state `(batch, units)`.
+        keep: the mask, `(time, batch, 1)` booleans, or None.
+        activation: a name in `ACTIVATIONS`.
+        gate_activation: a name in `ACTIVATIONS`.
+
+    Returns:
+        The cache for `lstm_backward`: `(h, c, gates, cell)`: the states
+        `(time + 1, batch, units)` (index 0 initial), the activated gates
+        `(time, batch, 4 * units)`, and `activation(c_t)` `(time, batch, units)`.
+
+    Example:
+        >>> h, c, gates, cell = lstm_forward(np.zeros((2, 1, 1)), np.zeros((1, 4)),
+        ...                                  np.zeros((1, 4)), None, np.zeros((1, 1)),
+        ...                                  np.ones((1, 1)), None, "tanh", "sigmoid")
+        >>> c[:, 0, 0]  # the forget gate is sigmoid(0) = 0.5, the candidate tanh(0) = 0
+        array([1.  , 0.5 , 0.25])
+    """
     gates = project(x_tm, kernel, bias)  # pre-activations, then activations, in place
     steps, batch, width = gates.shape
     units = width // 4
@@ -180,6 +310,33 @@ def lstm_forward(x_tm, kernel, recurrent_kernel, bias, h0, c0, keep, activation,
 
 
 def lstm_backward(cache, d_outputs, d_h, d_c, recurrent_kernel, keep, activation, gate_activation):
+    """Backpropagation through time of `lstm_forward`.
+
+    Args:
+        cache: what `lstm_forward` returned.
+        d_outputs: the gradient of the outputs `(batch, time, units)`, in
+            processing order.
+        d_h: the gradient of the final output state `(batch, units)`.
+        d_c: the gradient of the final cell state `(batch, units)`.
+        recurrent_kernel: `(units, 4 * units)`.
+        keep: the mask as given to the forward pass.
+        activation: its name.
+        gate_activation: its name.
+
+    Returns:
+        `(d_gates, d_recurrent_kernel, d_h0, d_c0)`: the gradient of the gate
+        pre-activations `(time, batch, 4 * units)` (that is, of `project`'s
+        output), of the recurrent kernel, and of the initial states.
+
+    Example:
+        >>> cache = lstm_forward(np.zeros((2, 1, 1)), np.zeros((1, 4)), np.zeros((1, 4)),
+        ...                      None, np.zeros((1, 1)), np.ones((1, 1)), None, "tanh", "sigmoid")
+        >>> _, _, d_h0, d_c0 = lstm_backward(cache, np.zeros((1, 2, 1)), np.zeros((1, 1)),
+        ...                                  np.ones((1, 1)), np.zeros((1, 4)), None,
+        ...                                  "tanh", "sigmoid")
+        >>> d_c0[0, 0]  # d c_2 / d c_0: two forget gates of 0.5
+        np.float64(0.25)
+    """
     h, c, gates, cell = cache
     grad, gate_grad = ACTIVATIONS[activation][1], ACTIVATIONS[gate_activation][1]
     d_gates = np.empty_like(gates)
@@ -224,8 +381,36 @@ def lstm_backward(cache, d_outputs, d_h, d_c, recurrent_kernel, keep, activation
 def gru_forward(
     x_tm, kernel, recurrent_kernel, bias, h0, keep, reset_after, activation, gate_activation
 ):
-    """Keras's GRU: `z, r = gate_activation(...)`, `hh = activation(x_h + r * (h U_h + b_h))`
-    (`reset_after`) or `activation(x_h + (r h) U_h)`, and `h_t = z h_{t-1} + (1 - z) hh`."""
+    """Keras's GRU over time: `h_t = z h_{t-1} + (1 - z) hh`.
+
+    `z, r = gate_activation(...)`; `hh = activation(x_h + r * (h U_h + b_h))`
+    with `reset_after` (one matrix product per step), else
+    `activation(x_h + (r h) U_h)` (a second product).
+
+    Args:
+        x_tm: time-major inputs `(time, batch, features)`, processing order.
+        kernel: `(features, 3 * units)`, Keras's order z, r, h.
+        recurrent_kernel: `(units, 3 * units)`.
+        bias: `(2, 3 * units)` (input, recurrent) with `reset_after`, else
+            `(3 * units,)`; or None.
+        h0: the initial state `(batch, units)`.
+        keep: the mask, `(time, batch, 1)` booleans, or None.
+        reset_after: where the reset gate applies.
+        activation: a name in `ACTIVATIONS`.
+        gate_activation: a name in `ACTIVATIONS`.
+
+    Returns:
+        The cache for `gru_backward`: `(h, gates, inner)`: the states
+        `(time + 1, batch, units)`, the activated z, r, hh
+        `(time, batch, 3 * units)`, and each step's `h U_h + b_h`
+        (`reset_after`) or `r h_{t-1}` `(time, batch, units)`.
+
+    Example:
+        >>> h, _, _ = gru_forward(np.zeros((2, 1, 1)), np.zeros((1, 3)), np.zeros((1, 3)),
+        ...                       None, np.ones((1, 1)), None, True, "tanh", "sigmoid")
+        >>> h[:, 0, 0]  # z = 0.5 and hh = 0: the state halves at each step
+        array([1.  , 0.5 , 0.25])
+    """
     input_bias, recurrent_bias = bias, None
     if reset_after and bias is not None:
         input_bias, recurrent_bias = bias[0], bias[1]
@@ -269,8 +454,33 @@ def gru_forward(
 def gru_backward(
     cache, d_outputs, d_h, recurrent_kernel, keep, reset_after, activation, gate_activation
 ):
-    """Returns the gradients of the input projection, the recurrent kernel, the
-    recurrent bias (None unless `reset_after`) and the initial state."""
+    """Backpropagation through time of `gru_forward`.
+
+    Args:
+        cache: what `gru_forward` returned.
+        d_outputs: the gradient of the outputs `(batch, time, units)`, in
+            processing order.
+        d_h: the gradient of the final state `(batch, units)`.
+        recurrent_kernel: `(units, 3 * units)`.
+        keep: the mask as given to the forward pass.
+        reset_after: as given to the forward pass.
+        activation: its name.
+        gate_activation: its name.
+
+    Returns:
+        `(d_gates, d_recurrent_kernel, d_recurrent, d_h0)`: the gradient of
+        the input projection `(time, batch, 3 * units)`, of the recurrent
+        kernel, of each step's `h U + b_rec` (whose sum is the recurrent
+        bias's gradient; None unless `reset_after`), and of the initial state.
+
+    Example:
+        >>> cache = gru_forward(np.zeros((2, 1, 1)), np.zeros((1, 3)), np.zeros((1, 3)),
+        ...                     None, np.ones((1, 1)), None, True, "tanh", "sigmoid")
+        >>> *_, d_h0 = gru_backward(cache, np.zeros((1, 2, 1)), np.ones((1, 1)),
+        ...                         np.zeros((1, 3)), None, True, "tanh", "sigmoid")
+        >>> d_h0[0, 0]  # two update gates of 0.5
+        np.float64(0.25)
+    """
     h, gates, inner = cache
     grad, gate_grad = ACTIVATIONS[activation][1], ACTIVATIONS[gate_activation][1]
     units = h.shape[-1]
