@@ -5,6 +5,8 @@ float64, a masked step keeping the previous states (its output is the state).
 Gradients are checked against central differences in float64.
 """
 
+import os
+
 import numpy as np
 import pytest
 from layer_gradients import assert_gradients_match, projection_loss
@@ -345,3 +347,56 @@ def test_bidirectional_config_weights_and_shapes():
     copy(np.ones((2, 4, 5)))
     copy.set_weights(layer.get_weights())
     np.testing.assert_allclose(copy(np.ones((2, 4, 5))).numpy(), outputs.numpy())
+
+
+# ------------------------------------------------------------ Keras itself
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # raised inside Keras and JAX
+def test_same_outputs_as_keras_with_the_same_weights():
+    """Weights are interchangeable with Keras 3 (checked where Keras and JAX are installed)."""
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    keras = pytest.importorskip("keras")
+    x, states, mask = random_data(2, seed=12)
+    x, states = x.astype("float32"), [s.astype("float32") for s in states]
+    # (Keras class, ours, options, states); every Keras call compiles, so one of each.
+    cases = [
+        (keras.layers.SimpleRNN, SimpleRNN, {"go_backwards": True}, 1),
+        (keras.layers.LSTM, LSTM, {}, 2),
+        (keras.layers.GRU, GRU, {"go_backwards": True}, 1),
+        (keras.layers.GRU, GRU, {"reset_after": False}, 1),
+    ]
+    for keras_class, our_class, options, state_count in cases:
+        options = dict(options, return_sequences=True, return_state=True)
+        theirs, ours = keras_class(UNITS, **options), our_class(UNITS, **options)
+        theirs.build((None, STEPS, FEATURES))
+        ours.build((None, STEPS, FEATURES))
+        randomize(ours, seed=13)
+        theirs.set_weights(ours.get_weights())
+        expected = theirs(x, initial_state=states[:state_count], mask=mask)
+        got = ours(x, initial_state=states[:state_count], mask=mask)
+        for mine, keras_value in zip(got, expected):
+            np.testing.assert_allclose(mine.numpy(), np.asarray(keras_value), atol=1e-5)
+    ids = np.array([[3, 1, 4, 1, 0, 0], [5, 8, 2, 0, 0, 0]])
+    stack = [
+        ("Input", ((6,),), {"dtype": "int32"}),
+        ("Embedding", (9, 4), {"mask_zero": True}),
+        ("Bidirectional", (), {}),
+        ("GRU", (2,), {}),
+    ]
+
+    def build(module, input_function):
+        made = []
+        for name, args, kwargs in stack:
+            if name == "Input":
+                made.append(input_function(*args, **kwargs))
+            elif name == "Bidirectional":
+                made.append(module.Bidirectional(module.LSTM(3, return_sequences=True)))
+            else:
+                made.append(getattr(module, name)(*args, **kwargs))
+        return made
+
+    theirs = keras.Sequential(build(keras.layers, keras.Input))
+    ours = mk.Sequential(build(mk.layers, Input))
+    ours.set_weights(theirs.get_weights())
+    np.testing.assert_allclose(ours(ids).numpy(), np.asarray(theirs(ids)), atol=1e-6)
