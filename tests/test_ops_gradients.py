@@ -258,6 +258,12 @@ NN = [
         normal(4, 5),
     ),
     case(
+        "sparse_cce-logits-40-classes",
+        lambda y, x: ops.sparse_categorical_crossentropy(y, x, from_logits=True),
+        labels(40, 3),
+        normal(3, 40),
+    ),
+    case(
         "sparse_cce-probs",
         lambda y, x: ops.sparse_categorical_crossentropy(y, x),
         labels(5, 4),
@@ -607,3 +613,24 @@ def test_second_order_gradients_match_central_differences(fn, samplers, head):
         np.testing.assert_allclose(
             grad.numpy(), expected, rtol=1e-4, atol=1e-5 * scale, err_msg=f"input {index}"
         )
+
+
+def test_sparse_crossentropy_gradient_without_the_kept_softmax():
+    """autograd's own primitive call keeps no softmax: the VJP recomputes it."""
+    import autograd
+    import autograd.numpy as anp
+
+    from minikeras.ops.nn import _sparse_xent_logits
+
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((4, 5)).astype(np.float32)
+    targets = rng.integers(0, 5, 4)
+    weights = rng.standard_normal(4).astype(np.float32)
+    recomputed = autograd.grad(lambda x: anp.sum(_sparse_xent_logits(x, targets) * weights))(logits)
+    x = Tensor(logits)
+    with GradientTape() as tape:
+        tape.watch(x)
+        loss = ops.sum(ops.sparse_categorical_crossentropy(targets, x, from_logits=True) * weights)
+    kept = tape.gradient(loss, x)
+    assert recomputed.dtype == kept.dtype == np.float32
+    np.testing.assert_allclose(recomputed, kept.numpy(), rtol=1e-6, atol=1e-7)

@@ -51,10 +51,44 @@ def call_primitive(primitive, *args):
             value = values[argnum] = arg._value
             if type(value) in box_types:
                 traces += 1
-    # Boxes of outer traces left in `values`? The recursion records those.
-    outer = traces > len(argnums)
-    ans = call_primitive(primitive, *values) if outer else primitive.fun(*values)
+    residuals = {}
+    if traces > len(argnums):
+        # Boxes of outer traces are left in `values`: the recursion records those.
+        ans = call_primitive(primitive, *values)
+    elif primitive in _forwards_with_residuals:
+        ans, residuals = _forwards_with_residuals[primitive](*values)
+    else:
+        ans = primitive.fun(*values)
     node = VJPNode.__new__(VJPNode)
     node.parents = tuple(parents)
-    node.vjp = primitive_vjps[primitive](tuple(argnums), ans, tuple(values), {})
+    node.vjp = primitive_vjps[primitive](tuple(argnums), ans, tuple(values), residuals)
     return new_box(ans, top_trace, node)
+
+
+# primitive -> forward(*args) returning (ans, residuals); see `defresiduals`.
+_forwards_with_residuals = {}
+
+
+def defresiduals(primitive, forward):
+    """Lets a primitive's VJP reuse what its forward pass computed.
+
+    When `call_primitive` records `primitive` on plain arrays, it runs
+    `forward(*args)` instead, which returns `(ans, residuals)`: the result and
+    a dict that the VJP maker receives as keyword arguments (a softmax, say,
+    that the gradient would otherwise recompute). autograd's own calls, and
+    the nodes of outer traces, pass no keywords: the VJP maker must then
+    compute what it needs itself.
+
+    Args:
+        primitive: a function made with `autograd.extend.primitive`.
+        forward: a function of the same arguments returning `(ans, residuals)`.
+
+    Returns:
+        None.
+
+    Example:
+        >>> from minikeras.ops.nn import _sparse_xent_logits
+        >>> _sparse_xent_logits in _forwards_with_residuals
+        True
+    """
+    _forwards_with_residuals[primitive] = forward

@@ -154,6 +154,8 @@ def value_of(x):
         if type(value) is ArrayBox and value._trace not in _recording_traces:
             return drop_stale_boxes(value)
         return value
+    if kind is Variable:
+        return read_variable(x)
     if kind is np.ndarray or kind is float or kind is int:
         return x
     if kind is ArrayBox:
@@ -280,6 +282,9 @@ class Tensor:
             >>> Tensor([1, 2]).numpy()
             array([1, 2])
         """
+        value = self._value
+        if type(value) is np.ndarray:
+            return value  # the usual case, without further calls
         return np.asarray(getval(value_of(self)))
 
     def __array__(self, dtype=None, copy=None):
@@ -402,13 +407,37 @@ class Tensor:
         return _ops.transpose(self)
 
     def reshape(self, *shape):
-        """Same as `ops.reshape(self, shape)`."""
+        """Same as `ops.reshape(self, shape)`.
+
+        Args:
+            *shape: the new shape, as one tuple or as separate ints; one entry
+                may be -1.
+
+        Returns:
+            A Tensor with the same values in the new shape.
+
+        Example:
+            >>> t = Tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+            >>> t.reshape(3, 2).shape, t.reshape((-1,)).shape
+            ((3, 2), (6,))
+        """
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
         return _ops.reshape(self, shape)
 
     def astype(self, dtype):
-        """Same as `ops.cast(self, dtype)`."""
+        """Same as `ops.cast(self, dtype)`.
+
+        Args:
+            dtype: the new dtype, such as `"int32"` or `np.float64`.
+
+        Returns:
+            A Tensor of the values cast to `dtype`.
+
+        Example:
+            >>> Tensor([1.5, 2.5]).astype("int32").numpy()
+            array([1, 2], dtype=int32)
+        """
         return _ops.cast(self, dtype)
 
 
@@ -530,7 +559,8 @@ class Variable(Tensor):
         )
 
     def _checked(self, value, what):
-        value = _untraced_array(value)
+        if type(value) is not np.ndarray:
+            value = _untraced_array(value)
         # Only a scalar broadcasts: a (3,) row silently filling a (2, 3) weight is a bug.
         if value.shape != self._value.shape and value.ndim:
             raise ValueError(

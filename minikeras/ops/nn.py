@@ -11,7 +11,7 @@ from autograd.extend import defvjp, defvjp_argnums, primitive
 from autograd.tracer import getval, isbox
 
 from minikeras import config
-from minikeras.engine.primitive import call_primitive
+from minikeras.engine.primitive import call_primitive, defresiduals
 from minikeras.engine.tape import may_overwrite
 from minikeras.ops.core import (
     as_float,
@@ -347,26 +347,41 @@ def _max_last_axis(x):
 
 @primitive
 def _sparse_xent_logits(logits, labels):
+    return _sparse_xent_forward(logits, labels)[0]
+
+
+def _sparse_xent_forward(logits, labels, keep_softmax=False):
+    """The losses, and (for the gradient, if asked) the softmax, as residuals."""
     shifted = logits - _max_last_axis(logits)
     picked = shifted[_label_index(labels)]  # a copy: `shifted` may change now
-    loss = np.log(np.exp(shifted, out=shifted).sum(axis=-1))
+    exps = np.exp(shifted, out=shifted)
+    sums = exps.sum(axis=-1, keepdims=True)
+    loss = np.log(sums[..., 0])
     loss -= picked
-    return loss
+    if not keep_softmax:
+        return loss, {}
+    exps /= sums
+    return loss, {"softmax": exps}
 
 
-def _sparse_xent_logits_vjp(ans, logits, labels):
+def _sparse_xent_logits_vjp(ans, logits, labels, softmax=None):
     def vjp(g):
         if isbox(g) or isbox(logits):
             # An outer tape records this gradient: build it from traced ops.
             probs = _softmax(logits, -1)
             return anp.expand_dims(g, -1) * (probs - _one_hot_like(labels, logits))
-        # Plain numpy otherwise: softmax - one_hot(labels), times g, all in one
-        # buffer, where the traced version costs a dozen autograd calls.
+        # Plain numpy otherwise, where the traced version costs a dozen autograd
+        # calls: (softmax - one_hot(labels)) * g, in one buffer.
+        g_column = np.asarray(g)[..., None]
+        if softmax is not None:  # kept by the forward pass (see defresiduals below)
+            grad = np.multiply(softmax, g_column, dtype=softmax.dtype)
+            grad[_label_index(labels)] -= g
+            return grad
         probs = logits - _max_last_axis(logits)
         np.exp(probs, out=probs)
         probs /= probs.sum(axis=-1, keepdims=True)
         probs[_label_index(labels)] -= 1
-        probs *= np.asarray(g)[..., None]
+        probs *= g_column
         return probs
 
     return vjp
@@ -379,6 +394,7 @@ def _one_hot_like(labels, logits):
 
 
 defvjp(_sparse_xent_logits, _sparse_xent_logits_vjp, None)
+defresiduals(_sparse_xent_logits, lambda logits, labels: _sparse_xent_forward(logits, labels, True))
 
 
 def _to_last(op, value, axis, *operands):
@@ -418,8 +434,8 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     output_value = as_float(value_of(output))
     labels = np.asarray(getval(value_of(target)))
     scores = _to_last(name, output_value, axis, labels, output_value)
-    *batch_shape, classes = shape_of(scores)
-    batch_shape = tuple(batch_shape)
+    scores_shape = shape_of(scores)
+    batch_shape, classes = scores_shape[:-1], scores_shape[-1]
     if labels.shape != batch_shape:
         if labels.shape == batch_shape + (1,):
             labels = labels[..., 0]
@@ -430,7 +446,8 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         if labels.size and not np.all(np.mod(labels, 1) == 0):
             raise ValueError(f"{name}: labels must be integer class indices, got {labels.dtype}")
         labels = labels.astype(np.int64)
-    if labels.size and (labels.min() < 0 or labels.max() >= classes):
+    # Negative labels viewed as unsigned are huge: one reduction checks both ends.
+    if labels.size and labels.view(labels.dtype.str.replace("i", "u")).max() >= classes:
         low, high = labels.min(), labels.max()
         problem = f"labels must lie in [0, {classes}), but range from {low} to {high}"
         raise op_error(name, problem, labels, output_value)
@@ -627,9 +644,17 @@ def dense(x, kernel, bias=None, activation=None):
     """
     if activation not in (None, "linear", "relu"):
         raise ValueError(f"dense: activation must be None, 'linear' or 'relu', got {activation!r}")
-    x_value, kernel_value = promote(value_of(x), value_of(kernel))
+    x_value, kernel_value = value_of(x), value_of(kernel)
+    x_array, kernel_array = getval(x_value), getval(kernel_value)
+    if (
+        type(x_array) is not np.ndarray
+        or type(kernel_array) is not np.ndarray
+        or x_array.dtype != kernel_array.dtype
+    ):
+        x_value, kernel_value = promote(x_value, kernel_value)
+        x_array, kernel_array = getval(x_value), getval(kernel_value)
     bias_value = None if bias is None else value_of(bias)
-    x_shape, kernel_shape = shape_of(x_value), shape_of(kernel_value)
+    x_shape, kernel_shape = np.shape(x_array), np.shape(kernel_array)
     if len(kernel_shape) != 2 or not x_shape or x_shape[-1] != kernel_shape[0]:
         raise op_error(
             "dense", "x's last axis must match kernel's first axis", x_value, kernel_value

@@ -14,7 +14,7 @@ from autograd.extend import defvjp, primitive
 from autograd.tracer import getval, isbox
 
 from minikeras.engine.primitive import call_primitive
-from minikeras.ops.core import apply_unary, array_of, as_float, op_error, value_of, wrap
+from minikeras.ops.core import apply_unary, array_of, as_float, op_error, shape_of, value_of, wrap
 
 
 def _norm_axis(op, value, axis):
@@ -92,7 +92,11 @@ def _mean(x, axis, keepdims, scale):
 def _mean_vjp(ans, x, axis, keepdims, scale):
     """Every element gets `g * scale`, in the input's dtype."""
     value = getval(x)
-    shape, dtype = np.shape(value), np.result_type(value)
+    shape, dtype = (
+        (value.shape, value.dtype)
+        if type(value) is np.ndarray
+        else (np.shape(value), np.result_type(value))
+    )
 
     def vjp(g):
         if isbox(g):  # an outer tape records this gradient: stay differentiable
@@ -131,8 +135,9 @@ def mean(x, axis=None, keepdims=False):
         array([1.5, 3.5], dtype=float32)
     """
     value = as_float(value_of(x))
-    axis = _norm_axis("mean", value, axis)
-    count = _count(np.shape(getval(value)), axis)
+    if axis is not None:
+        axis = _norm_axis("mean", value, axis)
+    count = _count(shape_of(value), axis)
     # Python float scale: weak under numpy 2 promotion, so float32 stays float32.
     # The mean of nothing is nan, as in numpy, but without its warning.
     scale = 1.0 / count if count else float("nan")
