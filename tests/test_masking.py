@@ -109,11 +109,19 @@ def test_a_nested_sequential_hands_its_mask_to_the_next_layer():
 def test_functional_models_take_and_report_masks():
     inputs = Input(shape=(5, WIDTH))
     recorder = Recorder(True)
-    model = mk.Model(inputs, recorder(layers.Dense(2)(inputs)))
+    model = mk.Model(inputs, recorder(Recorder(False)(layers.Dense(2)(inputs))))
     mask = IDS != 0
     model(np.ones((3, 5, WIDTH)), mask=mask)
-    # Dense does not declare support for masks, so the mask stops before the recorder.
+    # Dense passes the mask on (as in Keras); a layer without mask support stops it.
     assert recorder.seen is None
+
+
+def test_dense_dropout_and_activation_pass_masks_on():
+    embedding = Embedding(VOCABULARY, WIDTH, mask_zero=True)
+    recorder = Recorder(True)
+    middle = [layers.Dense(3), layers.Dropout(0.5), layers.Activation("relu")]
+    mk.Sequential([embedding, *middle, recorder])(IDS)
+    np.testing.assert_array_equal(np.asarray(recorder.seen), IDS != 0)
     passthrough = mk.Model(inputs, recorder(inputs))
     passthrough(np.ones((3, 5, WIDTH)), mask=mask)
     np.testing.assert_array_equal(recorder.seen, mask)

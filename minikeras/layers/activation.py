@@ -19,6 +19,9 @@ class Activation(Layer):
         array([0., 2.], dtype=float32)
     """
 
+    # A mask (e.g. from Embedding(mask_zero=True)) passes through unchanged, as in Keras.
+    supports_masking = True
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)

@@ -62,6 +62,9 @@ class Dense(Layer):
         ((3, 4), (4,))
     """
 
+    # A mask (e.g. from Embedding(mask_zero=True)) passes through unchanged, as in Keras.
+    supports_masking = True
+
     def __init__(
         self,
         units,

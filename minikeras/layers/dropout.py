@@ -32,6 +32,9 @@ class Dropout(Layer):
         np.float32(8.0)
     """
 
+    # A mask (e.g. from Embedding(mask_zero=True)) passes through unchanged, as in Keras.
+    supports_masking = True
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not 0 <= rate < 1:
