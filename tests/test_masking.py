@@ -115,6 +115,11 @@ def test_functional_models_take_and_report_masks():
     # Dense passes the mask on (as in Keras); a layer without mask support stops it.
     assert recorder.seen is None
 
+    passthrough = mk.Model(inputs, recorder(inputs))
+    passthrough(np.ones((3, 5, WIDTH)), mask=mask)
+    np.testing.assert_array_equal(recorder.seen, mask)
+    np.testing.assert_array_equal(passthrough.compute_mask(None), mask)
+
 
 def test_dense_dropout_and_activation_pass_masks_on():
     embedding = Embedding(VOCABULARY, WIDTH, mask_zero=True)
@@ -122,10 +127,6 @@ def test_dense_dropout_and_activation_pass_masks_on():
     middle = [layers.Dense(3), layers.Dropout(0.5), layers.Activation("relu")]
     mk.Sequential([embedding, *middle, recorder])(IDS)
     np.testing.assert_array_equal(np.asarray(recorder.seen), IDS != 0)
-    passthrough = mk.Model(inputs, recorder(inputs))
-    passthrough(np.ones((3, 5, WIDTH)), mask=mask)
-    np.testing.assert_array_equal(recorder.seen, mask)
-    np.testing.assert_array_equal(passthrough.compute_mask(None), mask)
 
 
 def test_an_explicit_mask_reaches_an_rnn_called_by_hand():
