@@ -39,6 +39,8 @@ _trace_ids = itertools.count(_tensor.FIRST_TAPE_TRACE)
 
 def _node_in(value, trace_id):
     """The node of `value` in trace `trace_id`, looking through nested boxes."""
+    if type(value) is ArrayBox and value._trace == trace_id:
+        return value._node  # the usual case: the innermost box is this tape's
     while isbox(value):
         if value._trace == trace_id:
             return value._node
@@ -256,11 +258,21 @@ class GradientTape:
             )
         if self._trace_id is None:
             raise RuntimeError("GradientTape.gradient: the tape never recorded (use `with`)")
-        # The common call, `gradient(loss, weights)`, has a flat list: nothing to unpack.
-        flat = type(sources) in (list, tuple) and all(isinstance(s, Tensor) for s in sources)
-        sources_flat = sources if flat else _flatten(sources)
-        nodes = [self._source_node(source) for source in sources_flat]
-        seeds = self._seeds(target, output_gradients)
+        # The common call, `gradient(loss, weights)`: a flat list of Variables,
+        # whose nodes are the tape's roots, and one Tensor target to start from.
+        flat = type(sources) in (list, tuple)
+        if flat and all(type(source) is Variable for source in sources):
+            sources_flat = sources
+            nodes = [self._nodes.get(id(source)) for source in sources]
+        else:
+            flat = flat and all(isinstance(source, Tensor) for source in sources)
+            sources_flat = sources if flat else _flatten(sources)
+            nodes = [self._source_node(source) for source in sources_flat]
+        if type(target) is Tensor and output_gradients is None:
+            end = _node_in(target._value, self._trace_id)
+            seeds = {} if end is None else {end: _seed(target._value, None)}
+        else:
+            seeds = self._seeds(target, output_gradients)
         self._used = True
         wanted = {node: None for node in nodes if node is not None}
         if seeds and wanted:
@@ -399,7 +411,7 @@ def _backward(seeds, wanted, release=False):
         if node.parents:
             _pull_back(node, grad, outgrads)
             if release:
-                node.parents, node.vjp = [], None
+                node.parents, node.vjp = (), None
 
 
 def _pull_back(node, grad, outgrads):
@@ -414,7 +426,11 @@ def _pull_back(node, grad, outgrads):
         _overwritable = grad
     try:
         for parent, parent_grad in zip(node.parents, node.vjp(grad)):
-            outgrads[parent] = add_outgrads(outgrads.get(parent), parent_grad)
+            previous = outgrads.get(parent)
+            if previous is None and type(parent_grad) is np.ndarray:
+                outgrads[parent] = (parent_grad, False)  # as add_outgrads stores a first one
+            else:
+                outgrads[parent] = add_outgrads(previous, parent_grad)
     finally:
         _overwritable = None
 

@@ -652,9 +652,10 @@ def dense(x, kernel, bias=None, activation=None):
         or x_array.dtype != kernel_array.dtype
     ):
         x_value, kernel_value = promote(x_value, kernel_value)
-        x_array, kernel_array = getval(x_value), getval(kernel_value)
+        x_shape, kernel_shape = shape_of(x_value), shape_of(kernel_value)
+    else:
+        x_shape, kernel_shape = x_array.shape, kernel_array.shape
     bias_value = None if bias is None else value_of(bias)
-    x_shape, kernel_shape = np.shape(x_array), np.shape(kernel_array)
     if len(kernel_shape) != 2 or not x_shape or x_shape[-1] != kernel_shape[0]:
         raise op_error(
             "dense", "x's last axis must match kernel's first axis", x_value, kernel_value
