@@ -28,29 +28,30 @@ Usage (from the repo root):
 """
 
 import os
+import sys
 
-# BLAS must be pinned to one thread before numpy is first imported.
-THREAD_ENV_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-for _name in THREAD_ENV_VARS:
-    os.environ[_name] = "1"
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO_ROOT not in sys.path:
+    sys.path.insert(0, REPO_ROOT)
+
+from benchmarks.common import pin_threads  # noqa: E402  (imports no numpy)
+
+pin_threads(1)  # BLAS reads its thread count once, when numpy first loads it
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
-import json  # noqa: E402
-import math  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-BENCHMARKS_DIR = os.path.dirname(os.path.abspath(__file__))
-REPO_ROOT = os.path.dirname(BENCHMARKS_DIR)
-for _path in (REPO_ROOT, BENCHMARKS_DIR):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
-
-from bench_mlp_step import blas_thread_report, summarize, versions  # noqa: E402
-
+from benchmarks.common import (  # noqa: E402
+    blas_thread_report,
+    interleave,
+    summarize,
+    versions,
+    write_json,
+)
+from benchmarks.reference import BETA_1, BETA_2, EPSILON, Adam, NumpyMLP, dense_weights  # noqa: E402
 from minikeras import GradientTape, Sequential, layers, losses, optimizers  # noqa: E402
 
 LAYER_SIZES = (784, 256, 128, 10)
@@ -58,7 +59,6 @@ CLASSES = LAYER_SIZES[-1]
 BATCH = 128
 STEPS_PER_EPOCH = 40
 LEARNING_RATE = 1e-3
-BETA_1, BETA_2, EPSILON = 0.9, 0.999, 1e-7  # Keras's (and minikeras's) Adam defaults
 TARGET_RATIO = 1.2
 CHECK_STEPS = 5
 WEIGHT_NAMES = ("kernel1", "bias1", "kernel2", "bias2", "kernel3", "bias3")
@@ -72,12 +72,7 @@ def make_problem(samples, seed=0):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((samples, LAYER_SIZES[0]), dtype=np.float32)
     y = rng.integers(0, CLASSES, size=samples)
-    weights = []
-    for fan_in, fan_out in zip(LAYER_SIZES[:-1], LAYER_SIZES[1:]):
-        limit = math.sqrt(6.0 / (fan_in + fan_out))
-        weights.append(rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32))
-        weights.append(rng.uniform(-0.1, 0.1, fan_out).astype(np.float32))
-    return x, y, weights
+    return x, y, dense_weights(LAYER_SIZES, rng)
 
 
 def make_model(weights):
@@ -154,87 +149,25 @@ class MinikerasPieces:
 
 
 class NumpyTraining:
-    """The same training loop by hand: float32, in place where natural, Keras's Adam.
+    """The same training loop by hand: `reference.NumpyMLP` and `reference.Adam`.
 
     Adam, per weight, with t the step (1 on the first) and Python-float scalars:
         m += (g - m) * (1 - beta_1)
         v += (g * g - v) * (1 - beta_2)
         w -= lr * sqrt(1 - beta_2^t) / (1 - beta_1^t) * m / (sqrt(v) + epsilon)
-    in that order of operations, as minikeras's `Adam._update_step` does it.
+    in that order of operations, as minikeras's `Adam._update_step` does it,
+    in place, the update built in the gradient's own buffer.
     """
 
     def __init__(self, weights):
-        self.params = [np.array(value, copy=True) for value in weights]
-        self.momentums = [np.zeros_like(value) for value in self.params]
-        self.velocities = [np.zeros_like(value) for value in self.params]
-        self.scratch = [np.empty_like(value) for value in self.params]
-        self.iterations = 0
-        self._rows = {}
-
-    def forward(self, x, labels):
-        """Forward pass and mean loss; returns `(loss, saved)` for `backward`."""
-        kernel1, bias1, kernel2, bias2, kernel3, bias3 = self.params
-        batch = x.shape[0]
-        rows = self._rows.get(batch)
-        if rows is None:
-            rows = self._rows[batch] = np.arange(batch)
-        hidden1 = x @ kernel1
-        hidden1 += bias1
-        np.maximum(hidden1, 0, out=hidden1)
-        hidden2 = hidden1 @ kernel2
-        hidden2 += bias2
-        np.maximum(hidden2, 0, out=hidden2)
-        logits = hidden2 @ kernel3
-        logits += bias3
-        # Softmax cross-entropy, shifted in place for stability.
-        logits -= logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        sums = probs.sum(axis=1, keepdims=True)
-        loss = np.mean(np.log(sums[:, 0]) - logits[rows, labels])
-        return loss, (x, labels, rows, hidden1, hidden2, probs, sums)
-
-    def backward(self, saved):
-        """The six gradients of the mean loss, from what `forward` saved."""
-        x, labels, rows, hidden1, hidden2, probs, sums = saved
-        _, _, kernel2, _, kernel3, _ = self.params
-        # d(mean loss)/d(logits) = (softmax - one_hot) / batch, built in `probs`.
-        probs /= sums
-        probs[rows, labels] -= 1.0
-        probs *= 1.0 / x.shape[0]
-        grad_logits = probs
-        grad_kernel3 = hidden2.T @ grad_logits
-        grad_bias3 = grad_logits.sum(axis=0)
-        grad_hidden2 = grad_logits @ kernel3.T
-        grad_hidden2 *= hidden2 > 0  # fastest relu mask (boolean indexing is ~10x slower)
-        grad_kernel2 = hidden1.T @ grad_hidden2
-        grad_bias2 = grad_hidden2.sum(axis=0)
-        grad_hidden1 = grad_hidden2 @ kernel2.T
-        grad_hidden1 *= hidden1 > 0
-        grad_kernel1 = x.T @ grad_hidden1
-        grad_bias1 = grad_hidden1.sum(axis=0)
-        return [grad_kernel1, grad_bias1, grad_kernel2, grad_bias2, grad_kernel3, grad_bias3]
-
-    def adam(self, grads):
-        """One Adam update of all weights, in place; the gradients are ours to overwrite."""
-        self.iterations += 1
-        step = self.iterations
-        alpha = LEARNING_RATE * math.sqrt(1.0 - BETA_2**step) / (1.0 - BETA_1**step)
-        keep_1, keep_2 = 1.0 - BETA_1, 1.0 - BETA_2
-        for param, grad, momentum, velocity, scratch in zip(
-            self.params, grads, self.momentums, self.velocities, self.scratch
-        ):
-            np.subtract(grad, momentum, out=scratch)
-            scratch *= keep_1
-            momentum += scratch
-            np.square(grad, out=scratch)
-            scratch -= velocity
-            scratch *= keep_2
-            velocity += scratch
-            np.sqrt(velocity, out=scratch)
-            scratch += EPSILON
-            np.multiply(momentum, alpha, out=grad)  # the gradient's buffer is free now
-            grad /= scratch
-            param -= grad
+        self.mlp = NumpyMLP(weights)
+        self.params = self.mlp.params
+        self.optimizer = Adam(self.params, LEARNING_RATE)
+        self.momentums = self.optimizer.momentums
+        self.velocities = self.optimizer.velocities
+        self.forward = self.mlp.forward
+        self.backward = self.mlp.backward
+        self.adam = self.optimizer.apply
 
     def run(self, x, y, epochs, clock=time.perf_counter):
         """The whole loop, like fit; returns (seconds, steps)."""
@@ -380,10 +313,7 @@ def time_training(x, y, weights, epochs, repeats):
     whole_numpy.run(x, y, 1)
     pieces_numpy.run_pieces(x, y, 1, {key: [] for key in PIECES})
     gc.collect()
-    for round_index in range(repeats):
-        shift = round_index % len(contenders)
-        for contender in contenders[shift:] + contenders[:shift]:
-            contender()
+    interleave({index: (lambda _, run=run: run()) for index, run in enumerate(contenders)}, repeats)
     return samples
 
 
@@ -566,10 +496,7 @@ def main(argv=None):
             "ratios": ratios,
             "samples_us": {key: [v * 1e6 for v in values] for key, values in samples.items()},
         }
-        directory = os.path.dirname(os.path.abspath(args.json))
-        os.makedirs(directory, exist_ok=True)
-        with open(args.json, "w") as file:
-            json.dump(record, file, indent=1)
+        write_json(args.json, record)
         print(f"\nwrote {args.json}")
 
     if args.profile:

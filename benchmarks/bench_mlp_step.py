@@ -18,77 +18,39 @@ Usage (from the repo root):
 """
 
 import os
-
-# BLAS must be pinned to one thread before numpy is first imported.
-THREAD_ENV_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-for _name in THREAD_ENV_VARS:
-    os.environ[_name] = "1"
-
-import argparse  # noqa: E402
-import ctypes  # noqa: E402
-import gc  # noqa: E402
-import json  # noqa: E402
-import platform  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from importlib import metadata  # noqa: E402
-
-import numpy as np  # noqa: E402
+import sys
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if REPO_ROOT not in sys.path:
     sys.path.insert(0, REPO_ROOT)
 
-import minikeras  # noqa: E402
+from benchmarks.common import pin_threads  # noqa: E402  (imports no numpy)
+
+pin_threads(1)  # BLAS reads its thread count once, when numpy first loads it
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+# blas_thread_report, summarize and versions are imported from here by bench_cnn/bench_lstm.
+from benchmarks.common import (  # noqa: E402
+    blas_thread_report,
+    interleave,
+    per_call_us,
+    summarize,
+    versions,
+    write_json,
+)
+from benchmarks.problems import DISTINCT_BATCHES, mlp_problem  # noqa: E402
+from benchmarks.reference import NumpyMLP, mlp_floor, sgd_in_place  # noqa: E402
 from minikeras import GradientTape, Tensor, Variable, ops  # noqa: E402
 
 LAYER_SIZES = (784, 256, 128, 10)
 CLASSES = LAYER_SIZES[-1]
 LEARNING_RATE = 0.01
 TARGET_RATIO = 1.15
-# Several batches, cycled, so that the weights do not overfit one batch (and
-# drift towards denormal activations) over thousands of steps.
-DISTINCT_BATCHES = 8
-
-
-# ----------------------------------------------------------------- threads
-
-
-def blas_thread_report():
-    """How BLAS threads are pinned: env vars, threadpoolctl, or OpenBLAS itself."""
-    report = {"env": {name: os.environ.get(name) for name in THREAD_ENV_VARS}}
-    try:
-        import threadpoolctl
-    except ImportError:
-        report["threadpoolctl"] = "not importable"
-    else:
-        threadpoolctl.threadpool_limits(1)
-        report["threadpoolctl"] = [
-            {key: info.get(key) for key in ("internal_api", "version", "num_threads")}
-            for info in threadpoolctl.threadpool_info()
-        ]
-    report["openblas_num_threads"] = _openblas_threads()
-    return report
-
-
-def _openblas_threads():
-    """Asks the loaded OpenBLAS for its thread count (Linux only), or None."""
-    try:
-        with open("/proc/self/maps") as maps:
-            paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
-    except OSError:
-        return None
-    symbols = (
-        "scipy_openblas_get_num_threads64_",
-        "openblas_get_num_threads64_",
-        "openblas_get_num_threads",
-    )
-    for path in sorted(paths):
-        library = ctypes.CDLL(path)
-        for symbol in symbols:
-            if hasattr(library, symbol):
-                return int(getattr(library, symbol)())
-    return None
 
 
 # ----------------------------------------------------------------- problem
@@ -96,20 +58,7 @@ def _openblas_threads():
 
 def make_problem(batch, seed=0):
     """Random float32 inputs, int64 labels and Glorot-uniform weights (non-zero biases)."""
-    rng = np.random.default_rng(seed)
-    batches = [
-        (
-            rng.standard_normal((batch, LAYER_SIZES[0]), dtype=np.float32),
-            rng.integers(0, CLASSES, size=batch),
-        )
-        for _ in range(DISTINCT_BATCHES)
-    ]
-    weights = []
-    for fan_in, fan_out in zip(LAYER_SIZES[:-1], LAYER_SIZES[1:]):
-        limit = float(np.sqrt(6.0 / (fan_in + fan_out)))
-        weights.append(rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32))
-        weights.append(rng.uniform(-0.1, 0.1, fan_out).astype(np.float32))
-    return batches, weights
+    return mlp_problem(LAYER_SIZES, batch, seed)
 
 
 class MinikerasStep:
@@ -159,55 +108,18 @@ class MinikerasStep:
 
 
 class NumpyStep:
-    """The same step written by hand in numpy: float32, in place where natural."""
+    """The same step written by hand in numpy (`reference.NumpyMLP`), SGD in place."""
 
     def __init__(self, weights, learning_rate):
-        self.params = [np.array(value, copy=True) for value in weights]
+        self.mlp = NumpyMLP(weights)
+        self.params = self.mlp.params
         self.learning_rate = learning_rate
-        self._rows = {}
 
     def forward_backward(self, x, labels):
-        kernel1, bias1, kernel2, bias2, kernel3, bias3 = self.params
-        batch = x.shape[0]
-        rows = self._rows.get(batch)
-        if rows is None:
-            rows = self._rows[batch] = np.arange(batch)
-        hidden1 = x @ kernel1
-        hidden1 += bias1
-        np.maximum(hidden1, 0, out=hidden1)
-        hidden2 = hidden1 @ kernel2
-        hidden2 += bias2
-        np.maximum(hidden2, 0, out=hidden2)
-        logits = hidden2 @ kernel3
-        logits += bias3
-        # Softmax cross-entropy, shifted in place for stability.
-        logits -= logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        sums = probs.sum(axis=1, keepdims=True)
-        loss = np.mean(np.log(sums[:, 0]) - logits[rows, labels])
-        # d(mean loss)/d(logits) = (softmax - one_hot) / batch, built in `probs`.
-        probs /= sums
-        probs[rows, labels] -= 1.0
-        probs *= 1.0 / batch
-        grad_logits = probs
-        grad_kernel3 = hidden2.T @ grad_logits
-        grad_bias3 = grad_logits.sum(axis=0)
-        grad_hidden2 = grad_logits @ kernel3.T
-        grad_hidden2 *= hidden2 > 0  # fastest relu mask (boolean indexing is ~10x slower)
-        grad_kernel2 = hidden1.T @ grad_hidden2
-        grad_bias2 = grad_hidden2.sum(axis=0)
-        grad_hidden1 = grad_hidden2 @ kernel2.T
-        grad_hidden1 *= hidden1 > 0
-        grad_kernel1 = x.T @ grad_hidden1
-        grad_bias1 = grad_hidden1.sum(axis=0)
-        grads = [grad_kernel1, grad_bias1, grad_kernel2, grad_bias2, grad_kernel3, grad_bias3]
-        return loss, grads
+        return self.mlp.forward_backward(x, labels)
 
     def update(self, grads):
-        learning_rate = self.learning_rate
-        for param, grad in zip(self.params, grads):
-            grad *= learning_rate  # the gradients are ours: scale them in place
-            param -= grad
+        sgd_in_place(self.params, grads, self.learning_rate)
 
     def step(self, x, labels):
         loss, grads = self.forward_backward(x, labels)
@@ -223,51 +135,6 @@ class NumpyStep:
         del loss, grads
         t2 = clock()
         return {"forward_backward": t1 - t0, "update": t2 - t1, "step": t2 - t0}
-
-
-class GemmFloor:
-    """Only the step's matrix products (3 forward, 5 backward), into preallocated outputs."""
-
-    def __init__(self, weights, x, labels):
-        reference = NumpyStep(weights, 0.0)
-        _, grads = reference.forward_backward(x, labels)
-        kernel1, _, kernel2, _, kernel3, _ = reference.params
-        batch = x.shape[0]
-        hidden1 = np.maximum(x @ kernel1, 0)
-        hidden2 = np.maximum(hidden1 @ kernel2, 0)
-        grad_logits = np.ones((batch, CLASSES), dtype=np.float32)
-        grad_hidden2 = np.ones_like(hidden2)
-        grad_hidden1 = np.ones_like(hidden1)
-        # (left, right, out): same operand layouts (transposed views) as the numpy step.
-        self.forward = [
-            (x, kernel1, np.empty_like(hidden1)),
-            (hidden1, kernel2, np.empty_like(hidden2)),
-            (hidden2, kernel3, np.empty_like(grad_logits)),
-        ]
-        self.backward = [
-            (hidden2.T, grad_logits, np.empty_like(grads[4])),
-            (grad_logits, kernel3.T, np.empty_like(hidden2)),
-            (hidden1.T, grad_hidden2, np.empty_like(grads[2])),
-            (grad_hidden2, kernel2.T, np.empty_like(hidden1)),
-            (x.T, grad_hidden1, np.empty_like(grads[0])),
-        ]
-
-    def run_forward(self):
-        for left, right, out in self.forward:
-            np.matmul(left, right, out=out)
-
-    def run_backward(self):
-        for left, right, out in self.backward:
-            np.matmul(left, right, out=out)
-
-    def timed_step(self, x, labels, clock=time.perf_counter):
-        """The eight products (on its own operands); returns the seconds they took."""
-        t0 = clock()
-        self.run_forward()
-        t1 = clock()
-        self.run_backward()
-        t2 = clock()
-        return {"forward": t1 - t0, "backward": t2 - t1, "step": t2 - t0}
 
 
 # ----------------------------------------------------------------- checks
@@ -314,21 +181,6 @@ def minikeras_updates_in_place(weights, x, labels, learning_rate):
 # ----------------------------------------------------------------- timing
 
 
-def summarize(seconds):
-    """Median, quartiles and extremes of a list of durations, in microseconds."""
-    micros = np.asarray(seconds) * 1e6
-    p25, median, p75 = np.percentile(micros, [25, 50, 75])
-    return {
-        "median_us": float(median),
-        "p25_us": float(p25),
-        "p75_us": float(p75),
-        "iqr_us": float(p75 - p25),
-        "min_us": float(micros.min()),
-        "max_us": float(micros.max()),
-        "n": int(micros.size),
-    }
-
-
 def time_steps(weights, batches, repeats, warmup, learning_rate):
     """Runs minikeras, numpy and the GEMM floor interleaved; returns phase durations.
 
@@ -337,24 +189,24 @@ def time_steps(weights, batches, repeats, warmup, learning_rate):
     own fresh copy of the batch, as from a data pipeline: no contender finds
     the batch left warm in cache by another.
     """
-    contenders = [
-        ("minikeras", MinikerasStep(weights, learning_rate)),
-        ("numpy", NumpyStep(weights, learning_rate)),
-        ("gemm", GemmFloor(weights, *batches[0])),
-    ]
-    samples = {}
+    contenders = {
+        "minikeras": MinikerasStep(weights, learning_rate),
+        "numpy": NumpyStep(weights, learning_rate),
+        "gemm": mlp_floor(weights, batches[0][0]),
+    }
+
+    def timed(contender):
+        def step(round_index):
+            x, labels = batches[round_index % len(batches)]
+            return contender.timed_step(x.copy(), labels.copy())
+
+        return step
+
     gc.collect()
-    for round_index in range(warmup + repeats):
-        x, labels = batches[round_index % len(batches)]
-        shift = round_index % len(contenders)
-        for name, contender in contenders[shift:] + contenders[:shift]:
-            phases = contender.timed_step(x.copy(), labels.copy())
-            if round_index >= warmup:
-                for phase, seconds in phases.items():
-                    samples.setdefault(f"{name}_{phase}", []).append(seconds)
+    samples = interleave({name: timed(c) for name, c in contenders.items()}, repeats, warmup)
     final_losses = {
-        name: float(contender.forward_backward(*batches[0])[0])
-        for name, contender in contenders[:2]
+        name: float(contenders[name].forward_backward(*batches[0])[0])
+        for name in ("minikeras", "numpy")
     }
     return samples, final_losses
 
@@ -402,18 +254,6 @@ def time_update_variants(weights, x, labels, learning_rate, number=200):
     return {
         name: per_call_us(function, number=number, repeat=7) for name, function in variants.items()
     }
-
-
-def per_call_us(function, number, repeat):
-    """Median over `repeat` runs of `number` calls, in microseconds per call."""
-    function()
-    runs = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            function()
-        runs.append((time.perf_counter() - start) / number)
-    return float(np.median(runs) * 1e6)
 
 
 def time_small_op_overhead(number=20000, repeat=7):
@@ -477,24 +317,6 @@ def profile_minikeras(weights, batches, steps):
 
 
 # ----------------------------------------------------------------- report
-
-
-def versions():
-    def version_of(package):
-        try:
-            return metadata.version(package)
-        except metadata.PackageNotFoundError:
-            return None
-
-    return {
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "autograd": version_of("autograd"),
-        "minikeras": minikeras.__version__,
-        "machine": platform.machine(),
-        "processor": platform.processor() or None,
-        "cpu_count": os.cpu_count(),
-    }
 
 
 def print_report(args, info, threads, stats, ratios, update_variants, small_ops, losses, in_place):
@@ -634,10 +456,7 @@ def main(argv=None):
             "minikeras_updates_in_place": {"in_place": in_place[0], "variables": in_place[1]},
             "samples_us": {key: [v * 1e6 for v in values] for key, values in samples.items()},
         }
-        directory = os.path.dirname(os.path.abspath(args.json))
-        os.makedirs(directory, exist_ok=True)
-        with open(args.json, "w") as file:
-            json.dump(record, file, indent=1)
+        write_json(args.json, record)
         print(f"\nwrote {args.json}")
 
     if args.profile:

@@ -7,8 +7,8 @@ arithmetic in the same order by hand, in place, with one preallocated scratch
 pair per shape, the way a careful numpy programmer writes it. A third variant
 runs minikeras while a read of every weight is held across the step (as a
 Tensor taken before the update), which makes the optimizer write into its
-spare arrays instead of in place. All three run interleaved in one process
-(minikeras, numpy, minikeras with reads held, ...) with BLAS on one thread, so
+spare arrays instead of in place. All three run interleaved in one process,
+in an order that rotates every round, with BLAS on one thread, so
 that a noisy machine slows them alike.
 
 Before timing, the script checks that minikeras and numpy give the same
@@ -19,32 +19,34 @@ Usage (from the repo root):
 """
 
 import os
-
-# BLAS must be pinned to one thread before numpy is first imported.
-THREAD_ENV_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-for _name in THREAD_ENV_VARS:
-    os.environ[_name] = "1"
-
-import argparse  # noqa: E402
-import gc  # noqa: E402
-import json  # noqa: E402
-import math  # noqa: E402
-import platform  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
+import sys
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if REPO_ROOT not in sys.path:
     sys.path.insert(0, REPO_ROOT)
 
-import minikeras  # noqa: E402
+from benchmarks.common import pin_threads  # noqa: E402  (imports no numpy)
+
+pin_threads(1)  # BLAS reads its thread count once, when numpy first loads it
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from benchmarks.common import (  # noqa: E402
+    THREAD_ENV_VARS,
+    interleave,
+    summarize,
+    versions,
+    write_json,
+)
+from benchmarks.reference import BETA_1, BETA_2, EPSILON, Adam, dense_weights  # noqa: E402
 from minikeras import Tensor, Variable, optimizers  # noqa: E402
 
 LAYER_SIZES = (784, 256, 128, 10)
 LEARNING_RATE = 1e-3
-BETA_1, BETA_2, EPSILON = 0.9, 0.999, 1e-7
 # Several gradient sets, cycled, so that no step sees the same input twice in a row.
 DISTINCT_GRADIENTS = 4
 
@@ -52,11 +54,7 @@ DISTINCT_GRADIENTS = 4
 def make_problem(seed=0):
     """Glorot-uniform kernels, small biases, and gradient sets of their shapes (float32)."""
     rng = np.random.default_rng(seed)
-    weights = []
-    for fan_in, fan_out in zip(LAYER_SIZES[:-1], LAYER_SIZES[1:]):
-        limit = math.sqrt(6.0 / (fan_in + fan_out))
-        weights.append(rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32))
-        weights.append(rng.uniform(-0.1, 0.1, fan_out).astype(np.float32))
+    weights = dense_weights(LAYER_SIZES, rng)
     gradients = [
         [(rng.standard_normal(w.shape) * 0.01).astype(np.float32) for w in weights]
         for _ in range(DISTINCT_GRADIENTS)
@@ -90,39 +88,24 @@ class MinikerasAdam:
 
 
 class NumpyAdam:
-    """The same Adam by hand: in place, one scratch pair per shape, Python-float scalars."""
+    """The same Adam by hand (`reference.Adam`): in place, Python-float scalars.
+
+    The gradient sets are reused round after round, so the update is built in
+    a buffer of its own rather than in the gradient's.
+    """
 
     def __init__(self, weights):
         self.params = [np.array(w, copy=True) for w in weights]
-        self.momentums = [np.zeros_like(w) for w in weights]
-        self.velocities = [np.zeros_like(w) for w in weights]
-        self.scratch = {w.shape: (np.empty_like(w), np.empty_like(w)) for w in weights}
-        self.iterations = 0
+        self.optimizer = Adam(self.params, LEARNING_RATE, gradients_as_scratch=False)
 
     def step(self, grads):
-        t = self.iterations + 1
-        alpha = LEARNING_RATE * math.sqrt(1.0 - BETA_2**t) / (1.0 - BETA_1**t)
-        for param, grad, m, v in zip(self.params, grads, self.momentums, self.velocities):
-            scratch, update = self.scratch[param.shape]
-            np.subtract(grad, m, out=scratch)  # m += (g - m) * (1 - beta_1)
-            scratch *= 1.0 - BETA_1
-            m += scratch
-            np.square(grad, out=scratch)  # v += (g^2 - v) * (1 - beta_2)
-            scratch -= v
-            scratch *= 1.0 - BETA_2
-            v += scratch
-            np.sqrt(v, out=scratch)  # p -= alpha * m / (sqrt(v) + epsilon)
-            scratch += EPSILON
-            np.multiply(m, alpha, out=update)
-            update /= scratch
-            param -= update
-        self.iterations = t
+        self.optimizer.apply(grads)
 
     def weights(self):
         return self.params
 
     def moments(self):
-        return self.momentums + self.velocities
+        return self.optimizer.momentums + self.optimizer.velocities
 
 
 def check_same_values(minikeras_step, numpy_step, what):
@@ -135,23 +118,8 @@ def check_same_values(minikeras_step, numpy_step, what):
             np.testing.assert_array_equal(a, b, err_msg=f"{what}: {kind} {index}")
 
 
-def summarize(seconds):
-    """Median, quartiles and extremes of a list of durations, in microseconds."""
-    micros = np.asarray(seconds) * 1e6
-    p25, median, p75 = np.percentile(micros, [25, 50, 75])
-    return {
-        "median_us": float(median),
-        "p25_us": float(p25),
-        "p75_us": float(p75),
-        "iqr_us": float(p75 - p25),
-        "min_us": float(micros.min()),
-        "max_us": float(micros.max()),
-        "n": int(micros.size),
-    }
-
-
 def time_steps(weights, gradients, repeats, warmup):
-    """Runs the three variants round-robin on the same gradients; returns durations and steps."""
+    """Runs the three variants interleaved on the same gradients; returns durations and steps."""
     tensor_gradients = [[Tensor(g) for g in grads] for grads in gradients]
     variants = {
         "minikeras": MinikerasAdam(weights),
@@ -163,28 +131,19 @@ def time_steps(weights, gradients, repeats, warmup):
         "numpy": gradients,
         "minikeras_reads_held": tensor_gradients,
     }
-    samples = {name: [] for name in variants}
-    clock = time.perf_counter
-    gc.collect()
-    for round_index in range(warmup + repeats):
-        for name, variant in variants.items():
+
+    def timed(name, variant):
+        def step(round_index):
             grads = inputs[name][round_index % DISTINCT_GRADIENTS]
-            start = clock()
+            start = time.perf_counter()
             variant.step(grads)
-            elapsed = clock() - start
-            if round_index >= warmup:
-                samples[name].append(elapsed)
+            return time.perf_counter() - start
+
+        return step
+
+    gc.collect()
+    samples = interleave({name: timed(name, v) for name, v in variants.items()}, repeats, warmup)
     return samples, variants
-
-
-def versions():
-    return {
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "minikeras": minikeras.__version__,
-        "machine": platform.machine(),
-        "cpu_count": os.cpu_count(),
-    }
 
 
 def print_report(args, info, parameter_count, stats, ratios):
@@ -285,8 +244,7 @@ def main(argv=None):
             "stats": stats,
             "ratios": ratios,
         }
-        with open(args.json, "w") as handle:
-            json.dump(record, handle, indent=2)
+        write_json(args.json, record)
         print(f"wrote {args.json}")
 
 
