@@ -10,7 +10,9 @@ compute (recursing for outer traces), record a node with the VJP that
 `defvjp` registered, and box the result.
 """
 
+import numpy as np
 from autograd.core import VJPNode, primitive_vjps
+from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import box_types, new_box
 
 
@@ -29,7 +31,6 @@ def call_primitive(primitive, *args):
         The result, boxed for the innermost trace among the arguments, if any.
 
     Example:
-        >>> import numpy as np
         >>> from minikeras.ops.nn import _relu
         >>> call_primitive(_relu, np.array([-1.0, 2.0]))
         array([0., 2.])
@@ -62,6 +63,8 @@ def call_primitive(primitive, *args):
     node = VJPNode.__new__(VJPNode)
     node.parents = tuple(parents)
     node.vjp = primitive_vjps[primitive](tuple(argnums), ans, tuple(values), residuals)
+    if type(ans) is np.ndarray:
+        return ArrayBox(ans, top_trace, node)
     return new_box(ans, top_trace, node)
 
 

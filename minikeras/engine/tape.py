@@ -116,6 +116,18 @@ class GradientTape:
         array([2., 4.], dtype=float32)
     """
 
+    # No instance dict: a tape is made every training step.
+    __slots__ = (
+        "persistent",
+        "watch_accessed_variables",
+        "_trace_id",
+        "_nodes",
+        "_keep_alive",
+        "_watched_tensors",
+        "_used",
+        "__weakref__",
+    )
+
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self.persistent = persistent
         self.watch_accessed_variables = watch_accessed_variables

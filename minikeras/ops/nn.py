@@ -8,6 +8,7 @@ throughout, instead of autograd's generic chain of small ops.
 import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, defvjp_argnums, primitive
+from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
 from minikeras import config
@@ -353,7 +354,8 @@ def _sparse_xent_logits(logits, labels):
 def _sparse_xent_forward(logits, labels, keep_softmax=False):
     """The losses, and (for the gradient, if asked) the softmax, as residuals."""
     shifted = logits - _max_last_axis(logits)
-    picked = shifted[_label_index(labels)]  # a copy: `shifted` may change now
+    index = _label_index(labels)
+    picked = shifted[index]  # a copy: `shifted` may change now
     exps = np.exp(shifted, out=shifted)
     sums = exps.sum(axis=-1, keepdims=True)
     loss = np.log(sums[..., 0])
@@ -361,10 +363,10 @@ def _sparse_xent_forward(logits, labels, keep_softmax=False):
     if not keep_softmax:
         return loss, {}
     exps /= sums
-    return loss, {"softmax": exps}
+    return loss, {"softmax": exps, "index": index}
 
 
-def _sparse_xent_logits_vjp(ans, logits, labels, softmax=None):
+def _sparse_xent_logits_vjp(ans, logits, labels, softmax=None, index=None):
     def vjp(g):
         if isbox(g) or isbox(logits):
             # An outer tape records this gradient: build it from traced ops.
@@ -375,7 +377,7 @@ def _sparse_xent_logits_vjp(ans, logits, labels, softmax=None):
         g_column = np.asarray(g)[..., None]
         if softmax is not None:  # kept by the forward pass (see defresiduals below)
             grad = np.multiply(softmax, g_column, dtype=softmax.dtype)
-            grad[_label_index(labels)] -= g
+            grad[index] -= g
             return grad
         probs = logits - _max_last_axis(logits)
         np.exp(probs, out=probs)
@@ -573,28 +575,31 @@ def _dense(x, kernel, bias, use_relu):
 
 def _dense_vjp(argnums, ans, args, kwargs):
     x, kernel, bias, use_relu = args
+    traced_inputs = isbox(x) or isbox(kernel)
+    # The relu mask is a constant, even where an outer tape boxes `ans`.
+    outputs = getval(ans) if use_relu else None
 
     def vjp(g):
-        if isbox(g) or isbox(x) or isbox(kernel):
+        if traced_inputs or isbox(g):
             # An outer tape records this gradient: build it from traced ops.
             if use_relu:
-                g = g * (getval(ans) > 0)  # a constant mask, even if `ans` is boxed
+                g = g * (outputs > 0)
             return _traced_dense_grads(argnums, g, x, kernel)
         # Plain numpy otherwise: the products BLAS does anyway, without the
         # dozen autograd calls (and their checks) the traced version costs.
         if use_relu:
-            mask = getval(ans) > 0
             if may_overwrite(g):
-                g *= mask  # nobody else holds g: no new buffer, as numpy code does
+                g *= outputs > 0  # nobody else holds g: no new buffer, as numpy code does
             else:
-                g = g * mask
-        g_2d = g.reshape(-1, g.shape[-1])
+                g = g * (outputs > 0)
+        g_2d = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
         grads = []
         for argnum in argnums:
             if argnum == 0:
                 grads.append(g @ kernel.T)
             elif argnum == 1:
-                grads.append(x.reshape(-1, kernel.shape[0]).T @ g_2d)
+                x_2d = x if x.ndim == 2 else x.reshape(-1, kernel.shape[0])
+                grads.append(x_2d.T @ g_2d)
             else:
                 grads.append(g_2d.sum(axis=0))
         return grads
@@ -645,7 +650,9 @@ def dense(x, kernel, bias=None, activation=None):
     if activation not in (None, "linear", "relu"):
         raise ValueError(f"dense: activation must be None, 'linear' or 'relu', got {activation!r}")
     x_value, kernel_value = value_of(x), value_of(kernel)
-    x_array, kernel_array = getval(x_value), getval(kernel_value)
+    # One level of boxes: deeper ones (nested tapes) take the general path below.
+    x_array = x_value._value if type(x_value) is ArrayBox else x_value
+    kernel_array = kernel_value._value if type(kernel_value) is ArrayBox else kernel_value
     if (
         type(x_array) is not np.ndarray
         or type(kernel_array) is not np.ndarray
