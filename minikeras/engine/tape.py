@@ -386,25 +386,31 @@ def _as_gradient(source, grad, unconnected_gradients):
 
 
 def _reverse_topological(end_nodes):
-    """The graph's nodes from `end_nodes` back, each after all its users."""
+    """The inner nodes (those with parents) from `end_nodes` back, each after its users.
+
+    Roots (Variables, watched Tensors) need no place in the order: a root's
+    gradient is complete once every inner node has passed its share on.
+    """
     user_counts = {}
-    stack = list(end_nodes)
+    stack = [node for node in end_nodes if node.parents]
     seen = set(stack)
     while stack:
         for parent in stack.pop().parents:
-            user_counts[parent] = user_counts.get(parent, 0) + 1
-            if parent not in seen:
-                seen.add(parent)
-                stack.append(parent)
+            if parent.parents:
+                user_counts[parent] = user_counts.get(parent, 0) + 1
+                if parent not in seen:
+                    seen.add(parent)
+                    stack.append(parent)
     order = []
-    ready = [node for node in end_nodes if node not in user_counts]
+    ready = [node for node in end_nodes if node.parents and node not in user_counts]
     while ready:
         node = ready.pop()
         order.append(node)
         for parent in node.parents:
-            user_counts[parent] -= 1
-            if not user_counts[parent]:
-                ready.append(parent)
+            if parent.parents:
+                user_counts[parent] -= 1
+                if not user_counts[parent]:
+                    ready.append(parent)
     return order
 
 
@@ -420,10 +426,13 @@ def _backward(seeds, wanted, release=False):
         grad = outgrads.pop(node)[0]
         if node in wanted:
             wanted[node] = grad
-        if node.parents:
-            _pull_back(node, grad, outgrads)
-            if release:
-                node.parents, node.vjp = (), None
+        _pull_back(node, grad, outgrads)
+        if release:
+            node.parents, node.vjp = (), None
+    # What is left are the roots' gradients, complete now.
+    for node in wanted:
+        if node in outgrads:
+            wanted[node] = outgrads[node][0]
 
 
 def _pull_back(node, grad, outgrads):
