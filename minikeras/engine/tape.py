@@ -354,7 +354,10 @@ def _flatten_as(structure, values):
 def _seed(target_value, output_gradient):
     """The gradient of a target to pull back: ones (a sum), or `output_gradient`."""
     value = getval(target_value)
-    shape, dtype = np.shape(value), np.result_type(value)
+    if type(value) is np.ndarray or isinstance(value, np.generic):
+        shape, dtype = value.shape, value.dtype
+    else:
+        shape, dtype = np.shape(value), np.result_type(value)
     if output_gradient is None:
         # np.array, not np.ones, for the usual scalar loss: one C call.
         return np.ones(shape, dtype=dtype) if shape else np.array(1, dtype=dtype)
