@@ -10,6 +10,7 @@ numbers, times them interleaved, and summarizes.
 import gc
 import math
 import os
+import statistics
 import sys
 import time
 from datetime import datetime, timezone
@@ -27,10 +28,12 @@ WORKLOADS = {
     "accuracy": accuracy,
     "memory": memory,
 }
-# Peer name -> (module with version(), environment of its worker or None to run in-process).
+# Peer name -> (module with version(), extra environment of its worker process, or None to
+# run in the suite's process). torch gets a process of its own too: loaded beside minikeras it
+# would slow minikeras's garbage collection (a full collection goes from ~1 ms to ~35 ms).
 PEERS = {
     "autograd": ("benchmarks.peer_autograd", None),
-    "torch": ("benchmarks.peer_torch", None),
+    "torch": ("benchmarks.peer_torch", {}),
     "keras-jax": ("benchmarks.peer_keras", {"KERAS_BACKEND": "jax"}),
     "keras-torch": ("benchmarks.peer_keras", {"KERAS_BACKEND": "torch"}),
 }
@@ -169,6 +172,7 @@ class Suite:
                 continue
             entry = entries.setdefault(contender_name, {"status": "ok"})
             entry.update(common.summarize(values), calls_per_sample=calls[contender_name])
+            entry["samples_us"] = [value * 1e6 for value in values]
         self.add_ratios(record, targets or {})
         record["seconds"] = time.perf_counter() - started
         print(f" {record['seconds']:.1f} s", file=sys.stderr)
@@ -223,20 +227,31 @@ class Suite:
         return sample
 
     def add_ratios(self, record, targets):
+        """Each contender's median over numpy's, and the median of the per-round ratios.
+
+        The paired ratio divides samples of the same round, taken moments apart,
+        so that it cancels drift the ratio of medians still carries.
+        """
         entries = record["contenders"]
-        reference = entries.get(REFERENCE, {}).get("median_us")
-        record["ratios_to_numpy"] = {}
+        reference = entries.get(REFERENCE, {})
+        record["ratios_to_numpy"], record["paired_ratios_to_numpy"] = {}, {}
         record["targets"] = {}
-        if not reference:
+        if not reference.get("median_us"):
             return
         for name, entry in entries.items():
-            if "median_us" in entry:
-                record["ratios_to_numpy"][name] = entry["median_us"] / reference
+            if "median_us" not in entry:
+                continue
+            record["ratios_to_numpy"][name] = entry["median_us"] / reference["median_us"]
+            pairs = zip(entry.get("samples_us", ()), reference.get("samples_us", ()))
+            paired = [ours / theirs for ours, theirs in pairs if theirs > 0]
+            if paired:
+                record["paired_ratios_to_numpy"][name] = statistics.median(paired)
         for name, limit in targets.items():
             ratio = record["ratios_to_numpy"].get(name)
             record["targets"][name] = {
                 "limit": limit,
                 "ratio": ratio,
+                "paired_ratio": record["paired_ratios_to_numpy"].get(name),
                 "met": ratio is not None and ratio <= limit,
             }
 
@@ -274,10 +289,10 @@ class Suite:
                 continue
             seconds = [result["seconds"] for result in results]
             accuracies = [result["accuracy"] for result in results]
-            summary = common.summarize(seconds)
             entries[contender_name] = {
                 "status": "ok",
-                **summary,
+                **common.summarize(seconds),
+                "samples_us": [value * 1e6 for value in seconds],
                 "fit_seconds": seconds,
                 "accuracy_mean": float(np.mean(accuracies)),
                 "accuracy_min": float(np.min(accuracies)),
@@ -432,8 +447,10 @@ def target_lines(record):
                 ratio = target["ratio"]
                 verdict = "met" if target["met"] else "MISSED"
                 ratio_text = "n/a" if ratio is None else f"{ratio:.3f}"
+                paired = target.get("paired_ratio")
+                paired_text = "" if paired is None else f", paired rounds {paired:.3f}"
                 lines.append(
-                    f"{workload} {case['name']}: {contender} / numpy = {ratio_text} "
+                    f"{workload} {case['name']}: {contender} / numpy = {ratio_text}{paired_text} "
                     f"(target <= {target['limit']}): {verdict}"
                 )
     return lines
