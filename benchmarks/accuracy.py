@@ -59,7 +59,7 @@ class NumpyFit:
 
 
 class MinikerasFit:
-    """`model.fit` as a user calls it, then `evaluate` for the test accuracy."""
+    """`model.fit` as a user calls it, then `predict` for the test accuracy."""
 
     def __init__(self, config):
         self.config = config
@@ -74,8 +74,7 @@ class MinikerasFit:
         model.compile(
             optimizer=optimizers.Adam(learning_rate=problems.LEARNING_RATE),
             loss=losses.SparseCategoricalCrossentropy(from_logits=True),
-            metrics=["accuracy"],
-        )
+        )  # no metrics: the other loops compute none while they train
         start = time.perf_counter()
         model.fit(
             x_train,
@@ -86,8 +85,8 @@ class MinikerasFit:
             verbose=0,
         )
         seconds = time.perf_counter() - start
-        _, accuracy = model.evaluate(x_test, y_test, verbose=0)
-        return {"seconds": seconds, "accuracy": float(accuracy)}
+        logits = model.predict(x_test, verbose=0)
+        return {"seconds": seconds, "accuracy": float(np.mean(logits.argmax(axis=1) == y_test))}
 
 
 def run(suite):

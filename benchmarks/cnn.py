@@ -59,6 +59,7 @@ class FloorStep:
             ],
         )
         self.first_loss = None
+        self.flops = self.floor.flops
 
     def run(self, steps):
         return self.floor.run(steps)

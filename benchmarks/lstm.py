@@ -53,6 +53,7 @@ class FloorStep:
         backward += [(x.T, gates), (hidden.T, gates), (gates, kernel.T), (one_hot, grad_x)]
         self.floor = GemmFloor(forward, backward)
         self.first_loss = None
+        self.flops = self.floor.flops
 
     def run(self, steps):
         return self.floor.run(steps)

@@ -65,6 +65,7 @@ class FloorStep:
         batches, weights = problems.mlp_problem(layers, batch, seed)
         self.floor = mlp_floor(weights, batches[0][0])
         self.first_loss = None
+        self.flops = self.floor.flops
 
     def run(self, steps):
         return self.floor.run(steps)

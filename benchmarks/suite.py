@@ -173,6 +173,10 @@ class Suite:
             entry = entries.setdefault(contender_name, {"status": "ok"})
             entry.update(common.summarize(values), calls_per_sample=calls[contender_name])
             entry["samples_us"] = [value * 1e6 for value in values]
+            contender = built[contender_name]
+            flops = None if isinstance(contender, Remote) else getattr(contender, "flops", None)
+            if flops:  # the GEMM floor's speed, beside the machine's sgemm figure
+                entry["gflops"] = flops / entry["median_us"] / 1e3
         self.add_ratios(record, targets or {})
         record["seconds"] = time.perf_counter() - started
         print(f" {record['seconds']:.1f} s", file=sys.stderr)
@@ -346,7 +350,7 @@ def format_time(micros):
 
 
 def contender_note(entry, target):
-    notes = []
+    notes = [f"{entry['gflops']:.0f} GFLOP/s"] if "gflops" in entry else []
     if entry.get("matches_numpy") is False:
         notes.append("(!) computes other numbers than numpy")
     if target:
