@@ -1,6 +1,8 @@
 """`python -m benchmarks`: the whole suite, or the workloads and peers the flags select.
 
-Threads are pinned here, from the flags, before anything imports numpy.
+Threads are pinned here, from the flags, before anything imports numpy: the
+thread-count variables of BLAS, OpenMP and XLA, and the CPU affinity of this
+process and of the workers it starts.
 """
 
 import argparse
@@ -75,7 +77,10 @@ def parse_args(argv):
         help="seconds one repeat of one contender lasts (default 0.2; quick 0.03)",
     )
     parser.add_argument(
-        "--threads", type=int, default=1, help="BLAS / OpenMP / XLA / torch threads (default 1)"
+        "--threads",
+        type=int,
+        default=1,
+        help="threads for BLAS, OpenMP, XLA and torch, and CPUs in the affinity mask (default 1)",
     )
     parser.add_argument(
         "--seeds",
@@ -118,10 +123,11 @@ def parse_args(argv):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
-    from benchmarks.common import pin_threads
+    from benchmarks.common import pin_cpus, pin_threads
 
     if not pin_threads(args.threads):
         print("warning: numpy was imported before the threads were pinned", file=sys.stderr)
+    pin_cpus(args.threads)  # inherited by the peers' worker processes
     from benchmarks import suite  # imports numpy: only now
 
     return suite.main(args)

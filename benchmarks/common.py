@@ -20,6 +20,7 @@ import time
 from importlib import metadata
 
 THREAD_ENV_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+_cpus_before_pinning = None  # what `nproc` said before `pin_cpus`, for machine_info
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -48,6 +49,24 @@ def pin_threads(threads=1):
     return "numpy" not in sys.modules
 
 
+def pin_cpus(threads):
+    """Restricts this process, and the processes it starts, to `threads` of its CPUs.
+
+    Thread-count settings are requests that not every library honours (XLA's
+    CPU runtime runs its matrix products on two threads despite its flags);
+    an affinity mask holds every thread of every library. Returns the CPUs
+    kept, or None where the OS has no affinity call.
+    """
+    global _cpus_before_pinning
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    allowed = sorted(os.sched_getaffinity(0))
+    _cpus_before_pinning = _cpus_before_pinning or len(allowed)
+    kept = allowed[:threads]
+    os.sched_setaffinity(0, kept)
+    return kept
+
+
 def blas_thread_report(threads=1):
     """How BLAS threads are pinned: env vars, threadpoolctl if installed, OpenBLAS itself."""
     report = {"env": {name: os.environ.get(name) for name in THREAD_ENV_VARS}}
@@ -62,6 +81,8 @@ def blas_thread_report(threads=1):
             for info in threadpoolctl.threadpool_info()
         ]
     report["openblas_num_threads"] = openblas_threads()
+    if hasattr(os, "sched_getaffinity"):
+        report["cpu_affinity"] = sorted(os.sched_getaffinity(0))
     return report
 
 
@@ -222,7 +243,8 @@ def machine_info():
 
     info = {
         "cpu_model": None,
-        "nproc": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "nproc": _cpus_before_pinning
+        or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None),
         "cpu_count": os.cpu_count(),
         "memory_gib": None,
         "platform": platform.platform(),

@@ -427,7 +427,8 @@ def print_header(record, out=sys.stdout):
     threads = record["threads"]
     print(
         f"threads: {record['settings']['threads']} (OpenBLAS reports "
-        f"{threads['openblas_num_threads']}); sgemm {record['sgemm']['size']}^3: "
+        f"{threads['openblas_num_threads']}; CPUs {threads.get('cpu_affinity')}); "
+        f"sgemm {record['sgemm']['size']}^3: "
         f"{record['sgemm']['gflops']:.1f} GFLOP/s",
         file=out,
     )
