@@ -189,7 +189,7 @@ class Suite:
             return
         if compare_results:
             expected = np.asarray(reference.result(), np.float32)
-        for name, contender in built.items():
+        for name, contender in list(built.items()):  # a failing contender leaves `built`
             entry = entries.setdefault(name, {"status": "ok"})
             try:
                 if compare_results:
