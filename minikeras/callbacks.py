@@ -40,10 +40,9 @@ _HOOKS = (
 class Callback:
     """Base class of callbacks: every hook is a no-op until overridden.
 
-    `fit` calls the `on_train_*`, `on_epoch_*` and `on_batch_*` hooks. The
-    `on_test_*` and `on_predict_*` hooks are here so that callbacks written
-    for Keras work unchanged, but minikeras never calls them: `evaluate` and
-    `predict` take no callbacks, and validation in `fit` calls no test hooks.
+    `fit` calls the `on_train_*`, `on_epoch_*` and `on_batch_*` hooks, and the
+    `on_test_*` hooks while it validates; `evaluate` calls the `on_test_*`
+    hooks and `predict` the `on_predict_*` hooks, as in Keras.
 
     Attributes:
         model: the model being trained, set by `set_model`.
@@ -246,7 +245,7 @@ class Callback:
         """
 
     def on_test_begin(self, logs=None):
-        """In Keras, called when an evaluation starts; minikeras never calls it (see `Callback`).
+        """Called when an evaluation starts (`evaluate`, or validation in `fit`).
 
         Args:
             logs: a dict of floats, or None.
@@ -260,7 +259,7 @@ class Callback:
         """
 
     def on_test_end(self, logs=None):
-        """In Keras, called at the end of an evaluation; minikeras never calls it (see `Callback`).
+        """Called at the end of an evaluation, with its logs.
 
         Args:
             logs: a dict of floats, or None.
@@ -274,7 +273,7 @@ class Callback:
         """
 
     def on_test_batch_begin(self, batch, logs=None):
-        """In Keras, called before an evaluation batch; minikeras never calls it (see `Callback`).
+        """Called before each evaluation batch.
 
         Args:
             batch: the batch's index, counted from 0.
@@ -289,7 +288,7 @@ class Callback:
         """
 
     def on_test_batch_end(self, batch, logs=None):
-        """In Keras, called after an evaluation batch; minikeras never calls it (see `Callback`).
+        """Called after each evaluation batch, with the running logs.
 
         Args:
             batch: the batch's index, counted from 0.
@@ -304,7 +303,7 @@ class Callback:
         """
 
     def on_predict_begin(self, logs=None):
-        """In Keras, called at the start of a prediction; minikeras never calls it (see `Callback`).
+        """Called when `predict` starts.
 
         Args:
             logs: a dict of floats, or None.
@@ -318,7 +317,7 @@ class Callback:
         """
 
     def on_predict_end(self, logs=None):
-        """In Keras, called at the end of a prediction; minikeras never calls it (see `Callback`).
+        """Called when `predict` ends.
 
         Args:
             logs: a dict of floats, or None.
@@ -332,7 +331,7 @@ class Callback:
         """
 
     def on_predict_batch_begin(self, batch, logs=None):
-        """In Keras, called before a prediction batch; minikeras never calls it (see `Callback`).
+        """Called before each `predict` batch.
 
         Args:
             batch: the batch's index, counted from 0.
@@ -347,7 +346,7 @@ class Callback:
         """
 
     def on_predict_batch_end(self, batch, logs=None):
-        """In Keras, called after a prediction batch; minikeras never calls it (see `Callback`).
+        """Called after each `predict` batch; `logs["outputs"]` holds its outputs.
 
         Args:
             batch: the batch's index, counted from 0.

@@ -40,6 +40,7 @@ from minikeras import ops, random
 from minikeras import optimizers as optimizers_module
 from minikeras.engine.tape import GradientTape
 from minikeras.engine.tensor import Tensor
+from minikeras.layers import tracking
 from minikeras.layers.tracking import TrackingWarning
 from minikeras.progress import Progress
 
@@ -325,7 +326,9 @@ class Trainer:
                         break
                 epoch_logs = self._logs(loss_total, count)
                 if validation is not None and not interrupt.requested:
-                    epoch_logs.update(self._evaluate_batches(validation, prefix="val_"))
+                    epoch_logs.update(
+                        self._evaluate_batches(validation, "val_", callback_list=callback_list)
+                    )
                 progress.close(epoch_logs)
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training or interrupt.requested:
@@ -334,17 +337,21 @@ class Trainer:
         if interrupt.requested:
             print(f"fit: interrupted; model '{self.name}' keeps its last completed step's weights")
         if before is not None and steps_done:
-            _report_unchanged(weights, before)
+            _report_unchanged(self, weights, before)
         return callback_list.history
 
     # -------------------------------------------------------- evaluate, predict
 
-    def _evaluate_batches(self, batches, prefix="", progress=None):
+    def _evaluate_batches(self, batches, prefix="", progress=None, callback_list=None):
         for metric in self.metrics:
             metric.reset_state()
+        if callback_list is not None:
+            callback_list.on_test_begin()
         loss_total, count = 0.0, 0
         loss_sources = None
-        for bx, by, bw in batches:
+        for step, (bx, by, bw) in enumerate(batches):
+            if callback_list is not None:
+                callback_list.on_test_batch_begin(step)
             y_pred = self(bx, training=False)
             if loss_sources is None:  # found after the first call, which builds the model
                 loss_sources = self._loss_sources()
@@ -353,12 +360,19 @@ class Trainer:
             loss_total += float(loss) * size
             count += size
             self._update_metrics(by, y_pred)
-            if progress is not None:
-                progress.update(self._logs(loss_total, count, prefix))
-        return self._logs(loss_total, count, prefix)
+            if progress is not None or callback_list is not None:
+                logs = self._logs(loss_total, count, prefix)
+                if progress is not None:
+                    progress.update(logs)
+                if callback_list is not None:
+                    callback_list.on_test_batch_end(step, logs)
+        logs = self._logs(loss_total, count, prefix)
+        if callback_list is not None:
+            callback_list.on_test_end(logs)
+        return logs
 
     def evaluate(self, x=None, y=None, batch_size=32, verbose="auto", sample_weight=None,
-                 return_dict=False):  # fmt: skip
+                 callbacks=None, return_dict=False):  # fmt: skip
         """Computes the loss and metrics over data, in batches.
 
         Args:
@@ -367,6 +381,8 @@ class Trainer:
             batch_size: samples per batch.
             verbose: `"auto"` or 1 (a progress bar), 2 (one line), 0 (silent).
             sample_weight: optional per-sample weights.
+            callbacks: a list of `minikeras.callbacks.Callback`; their
+                `on_test_*` hooks are called.
             return_dict: return a dict instead of a list.
 
         Returns:
@@ -392,12 +408,17 @@ class Trainer:
             data = _Data(x, y, sample_weight, self.dtype, "evaluate")
             batches = _ArrayBatches(data, batch_size, shuffle=False)
         progress = Progress(batches.steps, verbose, "Evaluate") if verbose else None
-        logs = self._evaluate_batches(batches, progress=progress)
+        callback_list = None
+        if callbacks:
+            callback_list = callbacks_module.CallbackList(
+                callbacks, model=self, steps=batches.steps, verbose=verbose
+            )
+        logs = self._evaluate_batches(batches, progress=progress, callback_list=callback_list)
         if progress is not None:
             progress.close(logs)
         return _result(logs, return_dict)
 
-    def predict(self, x, batch_size=32, verbose=0):
+    def predict(self, x, batch_size=32, verbose=0, callbacks=None):
         """Runs the model on inputs in batches and returns numpy outputs.
 
         Args:
@@ -405,6 +426,8 @@ class Trainer:
                 input batches.
             batch_size: samples per batch.
             verbose: 1 shows a progress bar.
+            callbacks: a list of `minikeras.callbacks.Callback`; their
+                `on_predict_*` hooks are called (batch logs hold `"outputs"`).
 
         Returns:
             A numpy array (or a list of them for several outputs).
@@ -430,11 +453,18 @@ class Trainer:
         if not chunks:
             raise ValueError("predict: the input is empty (0 samples)")
         progress = Progress(len(chunks), verbose, "Predict")
+        callback_list = callbacks_module.CallbackList(
+            callbacks, model=self, steps=len(chunks), verbose=verbose
+        )
+        callback_list.on_predict_begin()
         outputs = []
-        for chunk in chunks:
+        for step, chunk in enumerate(chunks):
+            callback_list.on_predict_batch_begin(step)
             outputs.append(self(chunk, training=False))
+            callback_list.on_predict_batch_end(step, {"outputs": outputs[-1]})
             progress.update()
         progress.close()
+        callback_list.on_predict_end()
         if isinstance(outputs[0], (list, tuple)):
             return [
                 np.concatenate([np.asarray(o[i]) for o in outputs]) for i in range(len(outputs[0]))
@@ -489,16 +519,20 @@ def _weights_for_training(model):
     return weights
 
 
-def _report_unchanged(weights, before):
+def _report_unchanged(model, weights, before):
+    paths = {id(v): path for path, _, v in tracking.walk(model)}
     unchanged = [
-        w.path or w.name for w, old in zip(weights, before) if np.array_equal(w.numpy(), old)
+        paths.get(id(w), w.path or w.name)
+        for w, old in zip(weights, before)
+        if np.array_equal(w.numpy(), old)
     ]
     if unchanged:
+        several = len(unchanged) > 1
         warnings.warn(
-            f"fit: trainable weight{'s' if len(unchanged) > 1 else ''} "
+            f"fit: trainable weight{'s' if several else ''} "
             f"{', '.join(repr(n) for n in unchanged)} never changed during training: "
-            "check that they influence the loss (switch this check off with "
-            "compile(..., report_unchanged=False))",
+            f"check that {'they influence' if several else 'it influences'} the loss "
+            "(switch this check off with compile(..., report_unchanged=False))",
             TrackingWarning,
             stacklevel=3,
         )

@@ -617,3 +617,44 @@ def test_fit_stops_early_and_restores_the_best_weights():
     for restored, expected in zip(model.get_weights(), weights_per_epoch[2]):
         np.testing.assert_array_equal(restored, expected)
     assert not np.array_equal(weights_per_epoch[3][0], weights_per_epoch[2][0])
+
+
+def test_evaluate_predict_and_validation_call_the_test_and_predict_hooks():
+    import minikeras as mk
+    from minikeras import layers
+
+    calls = []
+
+    class Recorder(callbacks.Callback):
+        def on_test_begin(self, logs=None):
+            calls.append("test_begin")
+
+        def on_test_batch_end(self, batch, logs=None):
+            calls.append(f"test_batch_{batch}:{sorted(logs)}")
+
+        def on_test_end(self, logs=None):
+            calls.append(f"test_end:{sorted(logs)}")
+
+        def on_predict_begin(self, logs=None):
+            calls.append("predict_begin")
+
+        def on_predict_batch_end(self, batch, logs=None):
+            calls.append(f"predict_batch_{batch}:{logs['outputs'].shape}")
+
+        def on_predict_end(self, logs=None):
+            calls.append("predict_end")
+
+    model = mk.Sequential([mk.Input((2,)), layers.Dense(1)])
+    model.compile("sgd", "mse")
+    x, y = np.ones((6, 2), "float32"), np.ones((6, 1), "float32")
+    model.evaluate(x, y, batch_size=4, verbose=0, callbacks=[Recorder()])
+    assert calls == ["test_begin", "test_batch_0:['loss']", "test_batch_1:['loss']",
+                     "test_end:['loss']"]  # fmt: skip
+    calls.clear()
+    model.predict(x, batch_size=4, callbacks=[Recorder()])
+    assert calls == ["predict_begin", "predict_batch_0:(4, 1)", "predict_batch_1:(2, 1)",
+                     "predict_end"]  # fmt: skip
+    calls.clear()
+    model.fit(x, y, epochs=1, batch_size=6, validation_data=(x, y), verbose=0,
+              callbacks=[Recorder()])  # fmt: skip
+    assert calls == ["test_begin", "test_batch_0:['val_loss']", "test_end:['val_loss']"]
