@@ -65,21 +65,9 @@ class FloorStep:
         return self.floor.run(steps)
 
 
+CASE = "Conv32-Pool-Conv64-Pool-Dense128-Dense10, batch 64"
+TITLE = "small CNN training step on 28x28x1, Adam"
+
+
 def run(suite):
-    try:
-        scripted.load("bench_cnn")
-    except ImportError as error:
-        return suite.skipped_workload(f"benchmarks/bench_cnn.py is not importable ({error})")
-    case = suite.time_case(
-        "Conv32-Pool-Conv64-Pool-Dense128-Dense10, batch 64",
-        {"script": "bench_cnn"},
-        CONTENDERS,
-        targets={"minikeras": TARGET},
-        check=lambda: scripted.check_minikeras_matches_numpy("bench_cnn"),
-        not_run=NOT_RUN,
-    )
-    return {
-        "title": "small CNN training step on 28x28x1, Adam",
-        "unit": "µs per step",
-        "cases": [case],
-    }
+    return scripted.run_workload(suite, "bench_cnn", CASE, TITLE, CONTENDERS, NOT_RUN, TARGET)

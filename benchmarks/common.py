@@ -13,6 +13,7 @@ import ctypes
 import json
 import os
 import platform
+import random
 import resource
 import statistics
 import sys
@@ -134,18 +135,22 @@ def summarize(seconds):
     }
 
 
-def interleave(contenders, repeats, warmup=0):
-    """Runs each contender once per round, in an order that rotates every round.
+def interleave(contenders, repeats, warmup=0, shuffle_seed=None):
+    """Runs each contender once per round, in an order that changes every round.
 
-    Rotating (A B C, B C A, C A B, ...) lets each contender follow each other
-    equally often, so that drift on a shared machine and cache left warm by a
-    predecessor hit them all alike.
+    By default the order rotates (A B C, B C A, C A B, ...), so that each
+    contender runs first equally often and drift on a shared machine hits all
+    alike. Rotation keeps neighbours, though: B follows A in most rounds. With
+    `shuffle_seed`, each round is a fresh seeded permutation instead, so that
+    whatever one contender leaves behind (evicted caches, a process winding
+    down on the same CPU) falls on every other one by turns.
 
     Args:
         contenders: dict of name to a function of the round index returning
             seconds, or a dict of phase name to seconds.
         repeats: timed rounds.
         warmup: untimed rounds first.
+        shuffle_seed: None to rotate, or an int seeding the per-round shuffle.
 
     Returns:
         Dict of sample lists: `name` for plain seconds, `name_phase` for phases.
@@ -156,10 +161,15 @@ def interleave(contenders, repeats, warmup=0):
         ([1.0, 1.0, 1.0], [2.0, 2.0, 2.0])
     """
     names = list(contenders)
+    shuffler = None if shuffle_seed is None else random.Random(shuffle_seed)
     samples = {}
     for round_index in range(warmup + repeats):
-        shift = round_index % len(names)
-        for name in names[shift:] + names[:shift]:
+        if shuffler is None:
+            shift = round_index % len(names)
+            order = names[shift:] + names[:shift]
+        else:
+            order = shuffler.sample(names, len(names))
+        for name in order:
             result = contenders[name](round_index)
             if round_index < warmup:
                 continue

@@ -59,21 +59,9 @@ class FloorStep:
         return self.floor.run(steps)
 
 
+CASE = "Embedding64-LSTM128-Dense96, 50 steps, batch 32"
+TITLE = "character LSTM training step (vocabulary 96), Adam"
+
+
 def run(suite):
-    try:
-        scripted.load("bench_lstm")
-    except ImportError as error:
-        return suite.skipped_workload(f"benchmarks/bench_lstm.py is not importable ({error})")
-    case = suite.time_case(
-        "Embedding64-LSTM128-Dense96, 50 steps, batch 32",
-        {"script": "bench_lstm"},
-        CONTENDERS,
-        targets={"minikeras": TARGET},
-        check=lambda: scripted.check_minikeras_matches_numpy("bench_lstm"),
-        not_run=NOT_RUN,
-    )
-    return {
-        "title": "character LSTM training step (vocabulary 96), Adam",
-        "unit": "µs per step",
-        "cases": [case],
-    }
+    return scripted.run_workload(suite, "bench_lstm", CASE, TITLE, CONTENDERS, NOT_RUN, TARGET)

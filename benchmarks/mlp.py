@@ -11,8 +11,6 @@ input checks) is a second row. Before timing, minikeras and numpy take one
 step from the same weights and must agree on the loss and the updated weights.
 """
 
-import time
-
 from benchmarks import problems
 from benchmarks.reference import Adam, NumpyMLP, assert_same, mlp_floor
 
@@ -32,13 +30,6 @@ CONTENDERS = {
 }
 
 
-def timed_loop(step, batches, steps):
-    start = time.perf_counter()
-    for _ in range(steps):
-        step(*batches.next())
-    return time.perf_counter() - start
-
-
 class NumpyStep:
     """The step by hand: `reference.NumpyMLP` and Keras's Adam in place."""
 
@@ -55,7 +46,7 @@ class NumpyStep:
         return loss
 
     def run(self, steps):
-        return timed_loop(self.step, self.batches, steps)
+        return self.batches.time(self.step, steps)
 
 
 class FloorStep:
@@ -110,7 +101,7 @@ class MinikerasStep:
         return loss
 
     def run(self, steps):
-        return timed_loop(self.step, self.batches, steps)
+        return self.batches.time(self.step, steps)
 
 
 class MinikerasTrainOnBatch(MinikerasStep):

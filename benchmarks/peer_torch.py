@@ -67,10 +67,7 @@ class MLPStep:
         self.optimizer.step()
 
     def run(self, steps):
-        start = time.perf_counter()
-        for _ in range(steps):
-            self.step(*self.batches.next())
-        return time.perf_counter() - start
+        return self.batches.time(self.step, steps)
 
 
 class OpCall(Calls):

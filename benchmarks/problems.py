@@ -5,6 +5,8 @@ problem from the same seed with these functions, so that all of them start
 from the same weights and see the same batches in the same order.
 """
 
+import time
+
 import numpy as np
 
 from benchmarks.reference import dense_weights
@@ -45,6 +47,13 @@ class BatchCycle:
         batch = self.batches[self.index % len(self.batches)]
         self.index += 1
         return batch
+
+    def time(self, step, steps):
+        """Runs `step(*batch)` on the next `steps` batches; returns the seconds they took."""
+        start = time.perf_counter()
+        for _ in range(steps):
+            step(*self.next())
+        return time.perf_counter() - start
 
 
 # ----------------------------------------------------------------- small ops

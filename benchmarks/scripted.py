@@ -7,7 +7,6 @@ runs them as they are, so that there is one definition of each workload.
 """
 
 import importlib
-import time
 
 from benchmarks import problems
 
@@ -25,10 +24,7 @@ class Stepper:
         self.batches = problems.BatchCycle(batches)
 
     def run(self, steps):
-        start = time.perf_counter()
-        for _ in range(steps):
-            self.step.timed_step(*self.batches.next())
-        return time.perf_counter() - start
+        return self.batches.time(self.step.timed_step, steps)
 
 
 class NumpyStep(Stepper):
@@ -57,6 +53,23 @@ class TorchStep(Stepper):
         super().__init__(module.TorchStep(torch, weights), batches)
         with torch.no_grad():
             self.first_loss = float(self.step.loss_of(*batches[0]))
+
+
+def run_workload(suite, script, case_name, title, contenders, not_run, target):
+    """Times the script's step as one case of the suite, or reports it skipped."""
+    try:
+        load(script)
+    except ImportError as error:
+        return suite.skipped_workload(f"benchmarks/{script}.py is not importable ({error})")
+    case = suite.time_case(
+        case_name,
+        {"script": script},
+        contenders,
+        targets={"minikeras": target},
+        check=lambda: check_minikeras_matches_numpy(script),
+        not_run=not_run,
+    )
+    return {"title": title, "unit": "µs per step", "cases": [case]}
 
 
 def check_minikeras_matches_numpy(script):
