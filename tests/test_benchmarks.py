@@ -81,3 +81,16 @@ def test_interleave_rotates_the_order_every_round():
     order = []
     common.interleave({name: lambda _, name=name: order.append(name) or 0.0 for name in "abc"}, 3)
     assert order == list("abcbcacab")
+
+
+def test_interleave_with_a_seed_shuffles_each_round_reproducibly():
+    def orders(seed):
+        order = []
+        contenders = {name: lambda _, name=name: order.append(name) or 0.0 for name in "abcd"}
+        common.interleave(contenders, 6, shuffle_seed=seed)
+        return ["".join(order[index : index + 4]) for index in range(0, 24, 4)]
+
+    rounds = orders(0)
+    assert all(sorted(one_round) == list("abcd") for one_round in rounds)
+    assert len(set(rounds)) > 1
+    assert orders(0) == rounds
