@@ -8,7 +8,6 @@ input shape is known. It also watches the call: which Variables were read
 """
 
 import functools
-import inspect
 import re
 
 import numpy as np
@@ -16,8 +15,9 @@ import numpy as np
 from minikeras import config, constraints, initializers, regularizers
 from minikeras.engine import tensor as engine
 from minikeras.engine.tensor import Tensor, Variable
-from minikeras.layers import tracking
-from minikeras.layers.tracking import warn
+from minikeras.layers import call_checks, tracking
+from minikeras.layers.call_checks import call_stack as _call_stack
+from minikeras.layers.call_checks import reads as _reads
 
 _name_counts = {}
 
@@ -45,60 +45,11 @@ def _snake_case(name):
     return re.sub(r"(?<=.)(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z])", "_", name).lower()
 
 
-class _Frame:
-    """One layer's `__call__` in progress: in `build` or in `call`."""
-
-    __slots__ = ("layer", "phase", "watermark", "training")
-
-    def __init__(self, layer, phase, training):
-        self.layer, self.phase, self.training = layer, phase, training
-        self.watermark = Variable._uid
-
-
-_call_stack = []  # frames of the layers being called, outermost first
-_reads = []  # (variable, frame) pairs read during the outermost call
 # Numbers the outermost calls. A layer keeps the number of its latest call, and each
 # loss given to add_loss() the number current when it came; `losses` counts those
 # added during or after the latest call. That is Keras's "added losses are cleared
 # at the start of each outermost call", without walking every sub-layer at each call.
 _call_count = 0
-
-
-def _observe_read(variable):
-    _reads.append((variable, _call_stack[-1]))
-
-
-_accepts_cache = {}
-
-
-def _accepts(function, argument):
-    """Whether `function` takes `argument` (cached: __call__ asks on every call)."""
-    key = (getattr(function, "__func__", function), argument)
-    answer = _accepts_cache.get(key)
-    if answer is None:
-        try:
-            parameters = inspect.signature(function).parameters
-        except (TypeError, ValueError):
-            answer = False
-        else:
-            answer = argument in parameters or any(
-                p.kind is p.VAR_KEYWORD for p in parameters.values()
-            )
-        _accepts_cache[key] = answer
-    return answer
-
-
-def _names_argument(function, argument):
-    """Whether `function` names `argument` itself (`**kwargs` does not count); cached."""
-    key = (getattr(function, "__func__", function), argument, "named")
-    answer = _accepts_cache.get(key)
-    if answer is None:
-        try:
-            answer = argument in inspect.signature(function).parameters
-        except (TypeError, ValueError):
-            answer = False
-        _accepts_cache[key] = answer
-    return answer
 
 
 def _shape_of(inputs):
@@ -201,18 +152,7 @@ class Layer:
         self._last_axis = None
         self._output_shape = None
         self._first_call_done = False
-        if _call_stack and _call_stack[-1].phase == "call":
-            enclosing = _call_stack[-1].layer
-            self._created_in_call = True
-            key = ("layer-in-call", type(self).__name__)
-            if key not in enclosing._warned:
-                enclosing._warned.add(key)
-                warn(
-                    f"Layer '{self.name}' ({type(self).__name__}) was created inside call() "
-                    f"of '{enclosing.name}': it gets fresh, untrained weights on every call "
-                    "and will not be trained or saved. Create it in __init__() or build() "
-                    "and assign it to an attribute."
-                )
+        call_checks.warn_if_created_in_call(self)
 
     def __setattr__(self, name, value):
         if "_added_weights" not in self.__dict__:
@@ -352,24 +292,24 @@ class Layer:
             self._build_on_first_call(inputs)
         elif self._last_axis is not None:
             self._check_last_axis(inputs)
-        if training is not None and _accepts(self.call, "training"):
+        if training is not None and call_checks.accepts(self.call, "training"):
             kwargs["training"] = training
-        if mask is not None and _names_argument(self.call, "mask"):
+        if mask is not None and call_checks.names_argument(self.call, "mask"):
             kwargs["mask"] = mask
-        frame = _Frame(self, "call", training)
+        frame = call_checks.Frame(self, "call", training)
         outermost = not _call_stack
         if outermost:
             _reads.clear()
-            engine.add_read_observer(_observe_read)
+            engine.add_read_observer(call_checks.observe_read)
         _call_stack.append(frame)
         try:
             outputs = self.call(inputs, *args, **kwargs)
         finally:
             _call_stack.pop()
             if outermost:
-                engine.remove_read_observer(_observe_read)
+                engine.remove_read_observer(call_checks.observe_read)
         if outermost and _reads:
-            self._check_reads()
+            call_checks.check_reads(self)
         if self.activity_regularizer is not None:
             for output in _tensors_in(outputs):
                 self.add_loss(self.activity_regularizer(output))
@@ -409,13 +349,13 @@ class Layer:
     def _build_on_first_call(self, inputs):
         input_shape = _shape_of(inputs)
         before = dict(vars(self))
-        _call_stack.append(_Frame(self, "build", None))
+        _call_stack.append(call_checks.Frame(self, "build", None))
         try:
             self.build(input_shape)
         finally:
             _call_stack.pop()
         self.built = True
-        self._check_build_attributes(before)
+        call_checks.check_build_attributes(self, before)
 
     def _after_first_call(self, inputs):
         self._first_call_done = True
@@ -425,14 +365,7 @@ class Layer:
             if any(size in w.shape for w in tracking.tracked_weights(self)):
                 self._last_axis = size
         if not _call_stack:
-            for path, _owner, value, kind in tracking.find_untrackable(self):
-                what = "Variable" if isinstance(value, Variable) else "Layer"
-                label = value.name
-                warn(
-                    f"{what} '{label}' held at '{self.name}.{path}' (in a {kind}) is not "
-                    "tracked: it will not be trained or saved. Keep layers and weights in "
-                    "attributes, lists, dicts or tuples."
-                )
+            call_checks.warn_untrackable(self)
 
     def _check_last_axis(self, inputs):
         if isinstance(inputs, Tensor) and inputs.shape[-1:] != (self._last_axis,):
@@ -440,57 +373,6 @@ class Layer:
                 f"{type(self).__name__} '{self.name}' expected inputs with last axis "
                 f"{self._last_axis}, got shape {inputs.shape}"
             )
-
-    def _check_build_attributes(self, before):
-        """Flags float arrays that build() stored where a weight was probably meant."""
-        for name, value in vars(self).items():
-            if name in self._constants or before.get(name) is value:
-                continue
-            if isinstance(value, Variable) or not isinstance(value, (np.ndarray, Tensor)):
-                continue
-            array = np.asarray(value)
-            if array.dtype.kind != "f" or array.size < 2 or np.all(array == array.flat[0]):
-                continue
-            warn(
-                f"'{self.name}.{name}' is a plain {array.dtype} array of shape {array.shape} "
-                "made in build(), not a weight: it will not be trained or saved. If it should "
-                f"learn, create it with self.add_weight(); if it is a constant on purpose, "
-                f"store it with self.add_constant({name!r}, value)."
-            )
-
-    def _check_reads(self):
-        """Names the Variables read in this call that this layer does not track."""
-        reads = {}
-        for variable, frame in _reads:
-            reads.setdefault(id(variable), (variable, frame))
-        _reads.clear()
-        if self._tracked_ids is None or any(key not in self._tracked_ids for key in reads):
-            object.__setattr__(self, "_tracked_ids", {id(w) for w in self.weights})
-        for key, (variable, frame) in reads.items():
-            user = frame.layer
-            if frame.phase == "call" and variable._index > frame.watermark:
-                warn_key = ("variable-in-call", id(user), variable.name)
-                message = (
-                    f"Variable '{variable.name}' was created inside call() of '{user.name}': "
-                    "it is new on every call, so it will not be trained or saved. "
-                    "Create it with self.add_weight() in build() or __init__()."
-                )
-            elif key not in self._tracked_ids and not getattr(user, "_created_in_call", False):
-                self._untracked_seen[key] = (variable, user.name)
-                warn_key = ("untracked", key)
-                where = "" if user is self else f" of layer '{user.name}'"
-                message = (
-                    f"Variable '{variable.name}' (shape {variable.shape}) is used in call()"
-                    f"{where} but is not tracked by '{self.name}': it will not be trained "
-                    "or saved. Create it with self.add_weight() (or assign it to an "
-                    "attribute) of a layer that the model holds in an attribute, list, "
-                    "dict or tuple, not in a set, a plain object, a closure or a global."
-                )
-            else:
-                continue
-            if warn_key not in self._warned:
-                self._warned.add(warn_key)
-                warn(message)
 
     # ---------------------------------------------------------------- losses
 

@@ -1,0 +1,150 @@
+"""What `Layer.__call__` watches while a layer runs: registration you can see.
+
+`call_stack` holds a `Frame` for each layer being called (in `build` or in
+`call`). While the outermost call runs, every Variable read is recorded
+(through `read_variable`'s observers) with the frame that read it; when the
+call ends, `check_reads` names the Variables the called model does not track,
+or that were created inside `call()`. The other checks run once: layers
+created inside `call()`, float arrays that `build()` stored where a weight was
+probably meant, and layers or Variables held where tracking cannot look.
+"""
+
+import inspect
+
+import numpy as np
+
+from minikeras.engine.tensor import Tensor, Variable
+from minikeras.layers import tracking
+from minikeras.layers.tracking import warn
+
+
+class Frame:
+    """One layer's `__call__` in progress: in `build` or in `call`."""
+
+    __slots__ = ("layer", "phase", "watermark", "training")
+
+    def __init__(self, layer, phase, training):
+        self.layer, self.phase, self.training = layer, phase, training
+        self.watermark = Variable._uid
+
+
+call_stack = []  # frames of the layers being called, outermost first
+reads = []  # (variable, frame) pairs read during the outermost call
+
+
+def observe_read(variable):
+    """Records that `variable` was read by the layer whose call is innermost."""
+    reads.append((variable, call_stack[-1]))
+
+
+accepts_cache = {}
+
+
+def accepts(function, argument):
+    """Whether `function` takes `argument` (cached: __call__ asks on every call)."""
+    key = (getattr(function, "__func__", function), argument)
+    answer = accepts_cache.get(key)
+    if answer is None:
+        try:
+            parameters = inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            answer = False
+        else:
+            answer = argument in parameters or any(
+                p.kind is p.VAR_KEYWORD for p in parameters.values()
+            )
+        accepts_cache[key] = answer
+    return answer
+
+
+def names_argument(function, argument):
+    """Whether `function` names `argument` itself (`**kwargs` does not count); cached."""
+    key = (getattr(function, "__func__", function), argument, "named")
+    answer = accepts_cache.get(key)
+    if answer is None:
+        try:
+            answer = argument in inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            answer = False
+        accepts_cache[key] = answer
+    return answer
+
+
+def warn_if_created_in_call(layer):
+    """Flags a layer made inside another layer's call(): it would be new at every call."""
+    if call_stack and call_stack[-1].phase == "call":
+        enclosing = call_stack[-1].layer
+        object.__setattr__(layer, "_created_in_call", True)
+        key = ("layer-in-call", type(layer).__name__)
+        if key not in enclosing._warned:
+            enclosing._warned.add(key)
+            warn(
+                f"Layer '{layer.name}' ({type(layer).__name__}) was created inside call() "
+                f"of '{enclosing.name}': it gets fresh, untrained weights on every call "
+                "and will not be trained or saved. Create it in __init__() or build() "
+                "and assign it to an attribute."
+            )
+
+
+def warn_untrackable(layer):
+    """Flags layers and Variables held where tracking cannot look (after the first call)."""
+    for path, _owner, value, kind in tracking.find_untrackable(layer):
+        what = "Variable" if isinstance(value, Variable) else "Layer"
+        warn(
+            f"{what} '{value.name}' held at '{layer.name}.{path}' (in a {kind}) is not "
+            "tracked: it will not be trained or saved. Keep layers and weights in "
+            "attributes, lists, dicts or tuples."
+        )
+
+
+def check_build_attributes(layer, before):
+    """Flags float arrays that build() stored where a weight was probably meant."""
+    for name, value in vars(layer).items():
+        if name in layer._constants or before.get(name) is value:
+            continue
+        if isinstance(value, Variable) or not isinstance(value, (np.ndarray, Tensor)):
+            continue
+        array = np.asarray(value)
+        if array.dtype.kind != "f" or array.size < 2 or np.all(array == array.flat[0]):
+            continue
+        warn(
+            f"'{layer.name}.{name}' is a plain {array.dtype} array of shape {array.shape} "
+            "made in build(), not a weight: it will not be trained or saved. If it should "
+            f"learn, create it with self.add_weight(); if it is a constant on purpose, "
+            f"store it with self.add_constant({name!r}, value)."
+        )
+
+
+def check_reads(layer):
+    """Names the Variables read in this call that this layer does not track."""
+    seen = {}
+    for variable, frame in reads:
+        seen.setdefault(id(variable), (variable, frame))
+    reads.clear()
+    if layer._tracked_ids is None or any(key not in layer._tracked_ids for key in seen):
+        object.__setattr__(layer, "_tracked_ids", {id(w) for w in layer.weights})
+    for key, (variable, frame) in seen.items():
+        user = frame.layer
+        if frame.phase == "call" and variable._index > frame.watermark:
+            warn_key = ("variable-in-call", id(user), variable.name)
+            message = (
+                f"Variable '{variable.name}' was created inside call() of '{user.name}': "
+                "it is new on every call, so it will not be trained or saved. "
+                "Create it with self.add_weight() in build() or __init__()."
+            )
+        elif key not in layer._tracked_ids and not getattr(user, "_created_in_call", False):
+            layer._untracked_seen[key] = (variable, user.name)
+            warn_key = ("untracked", key)
+            where = "" if user is layer else f" of layer '{user.name}'"
+            message = (
+                f"Variable '{variable.name}' (shape {variable.shape}) is used in call()"
+                f"{where} but is not tracked by '{layer.name}': it will not be trained "
+                "or saved. Create it with self.add_weight() (or assign it to an "
+                "attribute) of a layer that the model holds in an attribute, list, "
+                "dict or tuple, not in a set, a plain object, a closure or a global."
+            )
+        else:
+            continue
+        if warn_key not in layer._warned:
+            layer._warned.add(warn_key)
+            warn(message)
