@@ -18,6 +18,7 @@ from minikeras.engine.tensor import Tensor, Variable
 from minikeras.layers import call_checks, tracking
 from minikeras.layers.call_checks import call_stack as _call_stack
 from minikeras.layers.call_checks import reads as _reads
+from minikeras.layers.input_layer import SymbolicTensor, symbolic_call
 
 _name_counts = {}
 
@@ -278,11 +279,12 @@ class Layer:
         return inputs
 
     def __call__(self, inputs, *args, **kwargs):
-        from minikeras.layers.input_layer import SymbolicTensor, symbolic_call
-
-        if _contains(inputs, SymbolicTensor):
-            return symbolic_call(self, inputs, args, kwargs)
-        inputs = self._convert_inputs(inputs)
+        if type(inputs) is not Tensor:  # the common case skips the structure checks
+            if _contains(inputs, SymbolicTensor):
+                return symbolic_call(self, inputs, args, kwargs)
+            inputs = self._convert_inputs(inputs)
+        elif inputs.dtype != self.dtype and inputs.dtype.kind == "f":
+            inputs = self._convert_inputs(inputs)
         training = kwargs.pop("training", None)
         mask = kwargs.pop("mask", None)
         if training is None and _call_stack:
@@ -316,7 +318,10 @@ class Layer:
         if not self._first_call_done:
             self._after_first_call(inputs)
         # For summary(), from the latest call: a Sequential's output changes with add/pop.
-        shape = _shape_of(outputs) if _is_tensor_tree(outputs) else None
+        if type(outputs) is Tensor:
+            shape = outputs.shape
+        else:
+            shape = _shape_of(outputs) if _is_tensor_tree(outputs) else None
         object.__setattr__(self, "_output_shape", shape)
         return outputs
 
