@@ -1,0 +1,225 @@
+"""Metrics: running summaries of how well a model does, for logs and callbacks.
+
+A metric is stateful: `update_state(y_true, y_pred, sample_weight=None)` adds
+a batch, `result()` gives the value so far as a Python float, and
+`reset_state()` starts over. Metrics are not differentiated, so they work on
+numpy arrays and keep float64 accumulators: the result over many batches does
+not depend on how the data was split into batches.
+
+Most metrics are a `Mean` of per-sample values (`MeanMetricWrapper`): values
+with more than one axis are averaged to one per sample, then weighted.
+`Precision`, `Recall` and `AUC` count weighted true/false positives/negatives
+at thresholds instead.
+
+`get("accuracy", loss=...)` picks the accuracy that fits the loss, as Keras
+does; see `get`.
+"""
+
+from minikeras.metrics.accuracies import (
+    Accuracy,
+    BinaryAccuracy,
+    CategoricalAccuracy,
+    SparseCategoricalAccuracy,
+    SparseTopKCategoricalAccuracy,
+    TopKCategoricalAccuracy,
+    _accuracy_for_loss,
+    _AutoAccuracy,
+    accuracy,
+    binary_accuracy,
+    categorical_accuracy,
+    sparse_categorical_accuracy,
+    sparse_top_k_categorical_accuracy,
+    top_k_categorical_accuracy,
+)
+from minikeras.metrics.base import Mean, MeanMetricWrapper, Metric
+from minikeras.metrics.confusion import AUC, Precision, Recall
+from minikeras.metrics.regression import MeanAbsoluteError, MeanSquaredError
+
+# In the order of the API reference.
+__all__ = [
+    "Metric",
+    "Mean",
+    "MeanMetricWrapper",
+    "accuracy",
+    "binary_accuracy",
+    "categorical_accuracy",
+    "sparse_categorical_accuracy",
+    "top_k_categorical_accuracy",
+    "sparse_top_k_categorical_accuracy",
+    "Accuracy",
+    "BinaryAccuracy",
+    "CategoricalAccuracy",
+    "SparseCategoricalAccuracy",
+    "TopKCategoricalAccuracy",
+    "SparseTopKCategoricalAccuracy",
+    "MeanSquaredError",
+    "MeanAbsoluteError",
+    "Precision",
+    "Recall",
+    "AUC",
+    "get",
+    "serialize",
+    "deserialize",
+]
+
+
+# ------------------------------------------------------------ lookup by name
+
+_CLASSES = {
+    cls.__name__: cls
+    for cls in (
+        Mean,
+        MeanMetricWrapper,
+        Accuracy,
+        BinaryAccuracy,
+        CategoricalAccuracy,
+        SparseCategoricalAccuracy,
+        TopKCategoricalAccuracy,
+        SparseTopKCategoricalAccuracy,
+        MeanSquaredError,
+        MeanAbsoluteError,
+        Precision,
+        Recall,
+        AUC,
+        _AutoAccuracy,
+    )
+}
+_FUNCTIONS = {
+    fn.__name__: fn
+    for fn in (
+        accuracy,
+        binary_accuracy,
+        categorical_accuracy,
+        sparse_categorical_accuracy,
+        top_k_categorical_accuracy,
+        sparse_top_k_categorical_accuracy,
+    )
+}
+# Names that make a metric instance named after them.
+_NAMES = {
+    "mse": MeanSquaredError,
+    "MSE": MeanSquaredError,
+    "mean_squared_error": MeanSquaredError,
+    "mae": MeanAbsoluteError,
+    "MAE": MeanAbsoluteError,
+    "mean_absolute_error": MeanAbsoluteError,
+    "binary_accuracy": BinaryAccuracy,
+    "categorical_accuracy": CategoricalAccuracy,
+    "sparse_categorical_accuracy": SparseCategoricalAccuracy,
+    "top_k_categorical_accuracy": TopKCategoricalAccuracy,
+    "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
+    "auc": AUC,
+    "precision": Precision,
+    "recall": Recall,
+    "mean": Mean,
+}
+
+
+def get(identifier, loss=None):
+    """Returns the metric `identifier` stands for, as a fresh stateful `Metric`.
+
+    `"accuracy"` and `"acc"` (any case) pick the accuracy that fits `loss`:
+    sparse categorical cross-entropy gives `SparseCategoricalAccuracy`,
+    categorical cross-entropy `CategoricalAccuracy`, binary cross-entropy
+    `BinaryAccuracy` (threshold 0 when it takes logits), other built-in
+    losses `Accuracy`. Without a loss, or with a custom one, the choice is
+    made from the shapes of the first batch (see `_AutoAccuracy`).
+
+    Args:
+        identifier: None; a name (`"accuracy"`, `"mse"`, `"mae"`, `"auc"`,
+            `"precision"`, `"recall"`, `"binary_accuracy"`, ..., or a class
+            name such as `"AUC"`); a `serialize` dict; a `Metric` class or
+            instance (returned as is); or a function `fn(y_true, y_pred)` of
+            per-sample values, wrapped in `MeanMetricWrapper`.
+        loss: the loss the model is compiled with (a name, function or `Loss`),
+            for `"accuracy"`.
+
+    Returns:
+        A `Metric` (None for None), named after a name identifier.
+
+    Raises:
+        ValueError: for an unknown name or anything that is not a metric.
+
+    Example:
+        >>> type(get("accuracy", loss="sparse_categorical_crossentropy")).__name__
+        'SparseCategoricalAccuracy'
+        >>> get("mse").name
+        'mse'
+    """
+    if identifier is None or isinstance(identifier, Metric):
+        return identifier
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str):
+        if identifier.lower() in ("accuracy", "acc"):
+            return _accuracy_for_loss(loss, name=identifier)
+        if identifier in _NAMES:
+            return _NAMES[identifier](name=identifier)
+        if identifier in _CLASSES:
+            return _CLASSES[identifier]()
+        known = ", ".join(sorted({"accuracy", "acc", *_NAMES, *_CLASSES} - {"_AutoAccuracy"}))
+        raise ValueError(f"Unknown metric {identifier!r}; known metrics: {known}")
+    if isinstance(identifier, type) and issubclass(identifier, Metric):
+        return identifier()
+    if callable(identifier):
+        return MeanMetricWrapper(identifier, name=getattr(identifier, "__name__", None))
+    raise ValueError(
+        "metrics.get: expected a metric name, config dict, Metric or function, "
+        f"got {identifier!r} of type {type(identifier).__name__}"
+    )
+
+
+def serialize(metric):
+    """Returns the dict that `deserialize` turns back into `metric` (without its state).
+
+    Args:
+        metric: a `Metric`.
+
+    Returns:
+        `{"class_name": ..., "config": ...}`.
+
+    Raises:
+        ValueError: if `metric` is not a `Metric`.
+
+    Example:
+        >>> serialize(AUC(curve="PR"))["config"]["curve"]
+        'PR'
+    """
+    if not isinstance(metric, Metric):
+        raise ValueError(f"metrics.serialize: expected a Metric, got {type(metric).__name__}")
+    return {"class_name": type(metric).__name__, "config": metric.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """Returns a fresh metric from `serialize`'s dict (or a name, see `get`).
+
+    Args:
+        config: a `{"class_name": ..., "config": ...}` dict, or a name.
+        custom_objects: optional dict of name -> `Metric` class, searched first.
+
+    Returns:
+        A `Metric`.
+
+    Raises:
+        ValueError: if the class is unknown or the dict malformed.
+
+    Example:
+        >>> deserialize(serialize(Precision(thresholds=0.3))).thresholds
+        [0.3]
+    """
+    if isinstance(config, str):
+        if custom_objects and config in custom_objects:
+            return get(custom_objects[config])
+        return get(config)
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(
+            f"metrics.deserialize: expected a dict with 'class_name' and 'config', got {config!r}"
+        )
+    known = {**_CLASSES, **(custom_objects or {})}
+    cls = known.get(config["class_name"])
+    if not (isinstance(cls, type) and issubclass(cls, Metric)):
+        raise ValueError(f"Unknown metric class {config['class_name']!r}")
+    arguments = dict(config.get("config", {}))
+    if custom_objects and arguments.get("fn") in custom_objects:
+        arguments["fn"] = custom_objects[arguments["fn"]]  # a wrapped custom function
+    return cls.from_config(arguments)

@@ -1,0 +1,405 @@
+"""Accuracy metrics: the per-sample functions and their `Mean` classes.
+
+Also the accuracy that `get("accuracy", loss=...)` picks for a loss, and
+`_AutoAccuracy`, which picks it from the first batch's shapes.
+"""
+
+import numpy as np
+
+from minikeras import config, losses
+from minikeras.metrics.base import MeanMetricWrapper, Metric, _aligned
+
+
+def _sparse_labels(name, y_true, y_pred):
+    """Labels of shape `y_pred.shape[:-1]`, from that shape or with a trailing 1."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    sample_shape = y_pred.shape[:-1]
+    if y_pred.ndim and y_true.shape == sample_shape:
+        return y_true
+    if y_pred.ndim and y_true.shape == sample_shape + (1,):
+        return y_true[..., 0]
+    hint = ""
+    if y_true.shape == y_pred.shape:
+        hint = "; for one-hot targets use the categorical version"
+    raise ValueError(
+        f"{name}: y_true must have shape {sample_shape} or {sample_shape + (1,)} "
+        f"(y_pred's shape without its class axis); got y_true shape {y_true.shape} "
+        f"and y_pred shape {y_pred.shape}{hint}"
+    )
+
+
+def _one_hot_shapes(name, y_true, y_pred):
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if y_true.shape != y_pred.shape or not y_pred.ndim:
+        hint = ""
+        if y_true.ndim == y_pred.ndim - 1 or (y_true.ndim and y_true.shape[-1] == 1):
+            hint = "; for integer class labels use the sparse version"
+        raise ValueError(
+            f"{name}: y_true and y_pred must have the same shape (batch, num_classes); got "
+            f"y_true shape {y_true.shape} and y_pred shape {y_pred.shape}{hint}"
+        )
+    return y_true, y_pred
+
+
+def _in_top_k(name, labels, y_pred, k):
+    """Whether each label's score is among the `k` largest (ties count as in)."""
+    num_classes = y_pred.shape[-1]
+    labels = np.asarray(labels).astype(np.int64)
+    if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
+        raise ValueError(
+            f"{name}: labels must lie in [0, {num_classes}), got {labels.min()} to {labels.max()}"
+        )
+    target = np.take_along_axis(y_pred, labels[..., None], axis=-1)
+    return np.sum(y_pred > target, axis=-1) < k
+
+
+# ------------------------------------------------------ per-sample functions
+
+
+def accuracy(y_true, y_pred):
+    """Whether predictions equal targets exactly: `y_true == y_pred`, as 0/1 floats.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions of `y_true`'s shape (a trailing axis of size 1 may differ).
+
+    Returns:
+        A float32 numpy array of `y_pred`'s shape.
+
+    Raises:
+        ValueError: if the shapes differ, naming both.
+
+    Example:
+        >>> accuracy([1, 2, 3], [1, 2, 0])
+        array([1., 1., 0.], dtype=float32)
+    """
+    y_true, y_pred = _aligned("accuracy", y_true, y_pred)
+    return (y_true == y_pred).astype(config.floatx())
+
+
+def binary_accuracy(y_true, y_pred, threshold=0.5):
+    """Whether thresholded predictions equal 0/1 targets: `y_true == (y_pred > threshold)`.
+
+    Args:
+        y_true: 0/1 targets.
+        y_pred: probabilities of `y_true`'s shape (a trailing axis of size 1 may differ).
+        threshold: predictions above it count as 1.
+
+    Returns:
+        A float32 numpy array of 0s and 1s.
+
+    Raises:
+        ValueError: if the shapes differ, naming both.
+
+    Example:
+        >>> binary_accuracy([[1], [0], [1]], [[0.9], [0.2], [0.4]])
+        array([[1.], [1.], [0.]], dtype=float32)
+    """
+    y_true, y_pred = _aligned("binary_accuracy", y_true, y_pred)
+    return (y_true == (y_pred > threshold)).astype(config.floatx())
+
+
+def categorical_accuracy(y_true, y_pred):
+    """Whether the top prediction is the one-hot target: `argmax(y_true) == argmax(y_pred)`.
+
+    Args:
+        y_true: one-hot targets of shape (batch, num_classes).
+        y_pred: scores of the same shape.
+
+    Returns:
+        A float32 numpy array of shape (batch,).
+
+    Raises:
+        ValueError: if the shapes differ, naming both.
+
+    Example:
+        >>> categorical_accuracy([[0, 1], [1, 0]], [[0.2, 0.8], [0.3, 0.7]])
+        array([1., 0.], dtype=float32)
+    """
+    y_true, y_pred = _one_hot_shapes("categorical_accuracy", y_true, y_pred)
+    return (np.argmax(y_true, -1) == np.argmax(y_pred, -1)).astype(config.floatx())
+
+
+def sparse_categorical_accuracy(y_true, y_pred):
+    """Whether the top prediction is the integer label: `y_true == argmax(y_pred)`.
+
+    Args:
+        y_true: integer labels of shape (batch,) or (batch, 1).
+        y_pred: scores of shape (batch, num_classes).
+
+    Returns:
+        A float32 numpy array of shape (batch,).
+
+    Raises:
+        ValueError: if the label shape does not fit, naming both shapes.
+
+    Example:
+        >>> sparse_categorical_accuracy([1, 0], [[0.2, 0.8], [0.3, 0.7]])
+        array([1., 0.], dtype=float32)
+    """
+    labels = _sparse_labels("sparse_categorical_accuracy", y_true, y_pred)
+    return (labels == np.argmax(y_pred, -1)).astype(config.floatx())
+
+
+def top_k_categorical_accuracy(y_true, y_pred, k=5):
+    """Whether the one-hot target is among the `k` highest-scored classes.
+
+    A class tied with the k-th score counts as in the top k (as TensorFlow's
+    `in_top_k`).
+
+    Args:
+        y_true: one-hot targets of shape (batch, num_classes).
+        y_pred: scores of the same shape.
+        k: how many top classes count.
+
+    Returns:
+        A float32 numpy array of shape (batch,).
+
+    Raises:
+        ValueError: if the shapes differ, naming both.
+
+    Example:
+        >>> scores = [[0.1, 0.5, 0.4], [0.1, 0.5, 0.4]]
+        >>> top_k_categorical_accuracy([[0, 0, 1], [1, 0, 0]], scores, k=2)
+        array([1., 0.], dtype=float32)
+    """
+    y_true, y_pred = _one_hot_shapes("top_k_categorical_accuracy", y_true, y_pred)
+    hits = _in_top_k("top_k_categorical_accuracy", np.argmax(y_true, -1), y_pred, k)
+    return hits.astype(config.floatx())
+
+
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+    """Whether the integer label is among the `k` highest-scored classes.
+
+    Args:
+        y_true: integer labels of shape (batch,) or (batch, 1).
+        y_pred: scores of shape (batch, num_classes).
+        k: how many top classes count.
+
+    Returns:
+        A float32 numpy array of shape (batch,).
+
+    Raises:
+        ValueError: if the label shape does not fit or a label is out of range.
+
+    Example:
+        >>> sparse_top_k_categorical_accuracy([2, 0], [[0.1, 0.5, 0.4], [0.1, 0.5, 0.4]], k=2)
+        array([1., 0.], dtype=float32)
+    """
+    name = "sparse_top_k_categorical_accuracy"
+    labels = _sparse_labels(name, y_true, y_pred)
+    return _in_top_k(name, labels, np.asarray(y_pred), k).astype(config.floatx())
+
+
+# ------------------------------------------------------------ mean metrics
+
+
+class Accuracy(MeanMetricWrapper):
+    """How often predictions equal targets exactly (see `accuracy`).
+
+    Args:
+        name: the metric's name.
+        dtype: as in `Metric`.
+
+    Example:
+        >>> Accuracy()([[1], [2], [3], [4]], [[0], [2], [3], [4]])
+        0.75
+    """
+
+    def __init__(self, name="accuracy", dtype=None):
+        super().__init__(accuracy, name=name, dtype=dtype)
+
+
+class BinaryAccuracy(MeanMetricWrapper):
+    """How often `y_pred > threshold` matches 0/1 targets (see `binary_accuracy`).
+
+    Args:
+        name: the metric's name.
+        dtype: as in `Metric`.
+        threshold: predictions above it count as 1; use 0.0 for logits.
+
+    Example:
+        >>> BinaryAccuracy()([[1], [1], [0], [0]], [[0.98], [1], [0], [0.6]])
+        0.75
+    """
+
+    def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
+        self.threshold = float(threshold)
+        super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=self.threshold)
+
+
+class CategoricalAccuracy(MeanMetricWrapper):
+    """How often the top prediction is the one-hot target (see `categorical_accuracy`).
+
+    Args:
+        name: the metric's name.
+        dtype: as in `Metric`.
+
+    Example:
+        >>> CategoricalAccuracy()([[0, 0, 1], [0, 1, 0]], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]])
+        0.5
+    """
+
+    def __init__(self, name="categorical_accuracy", dtype=None):
+        super().__init__(categorical_accuracy, name=name, dtype=dtype)
+
+
+class SparseCategoricalAccuracy(MeanMetricWrapper):
+    """How often the top prediction is the integer label (see `sparse_categorical_accuracy`).
+
+    Args:
+        name: the metric's name.
+        dtype: as in `Metric`.
+
+    Example:
+        >>> SparseCategoricalAccuracy()([[2], [1]], [[0.1, 0.6, 0.3], [0.05, 0.95, 0]])
+        0.5
+    """
+
+    def __init__(self, name="sparse_categorical_accuracy", dtype=None):
+        super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
+
+
+class TopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the one-hot target is among the `k` top predictions.
+
+    See `top_k_categorical_accuracy`.
+
+    Args:
+        k: how many top classes count.
+        name: the metric's name.
+        dtype: as in `Metric`.
+
+    Example:
+        >>> TopKCategoricalAccuracy(k=1)([[0, 0, 1], [0, 1, 0]], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]])
+        0.5
+    """
+
+    def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
+        self.k = int(k)
+        super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=self.k)
+
+
+class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the integer label is among the `k` top predictions.
+
+    See `sparse_top_k_categorical_accuracy`.
+
+    Args:
+        k: how many top classes count.
+        name: the metric's name.
+        dtype: as in `Metric`.
+
+    Example:
+        >>> SparseTopKCategoricalAccuracy(k=1)([2, 1], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]])
+        0.5
+    """
+
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
+        self.k = int(k)
+        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=self.k)
+
+
+# ---------------------------------------------------------- "accuracy" by loss
+
+
+def _accuracy_from_shapes(y_true, y_pred, name):
+    """The accuracy that fits a batch, by Keras 3's rule (compile_utils.get_metric)."""
+    true_shape, y_pred = np.shape(y_true), np.asarray(y_pred)
+    if y_pred.dtype.kind in "iub":  # predicted labels, not scores
+        return Accuracy(name=name)
+    if y_pred.ndim <= 1 or y_pred.shape[-1] == 1:
+        return BinaryAccuracy(name=name)
+    if len(true_shape) < y_pred.ndim or (true_shape and true_shape[-1] == 1):
+        return SparseCategoricalAccuracy(name=name)
+    return CategoricalAccuracy(name=name)
+
+
+class _AutoAccuracy(Metric):
+    """Accuracy for an unknown loss: picks its kind from the first batch's shapes.
+
+    Integer predictions: `Accuracy`. Predictions of shape (batch,) or
+    (..., 1): `BinaryAccuracy`. Labels with fewer axes than the predictions,
+    or a last axis of 1: `SparseCategoricalAccuracy`. Otherwise
+    `CategoricalAccuracy`. The choice survives `reset_state`.
+
+    Args:
+        name: the metric's name.
+        dtype: as in `Metric`.
+
+    Example:
+        >>> m = _AutoAccuracy()
+        >>> m([1, 0], [[0.2, 0.8], [0.6, 0.4]]), type(m.resolved).__name__
+        (1.0, 'SparseCategoricalAccuracy')
+    """
+
+    def __init__(self, name="accuracy", dtype=None):
+        super().__init__(dtype=dtype, name=name)
+        self.resolved = None
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        """Picks the accuracy on the first call, then updates it.
+
+        Args:
+            y_true: targets.
+            y_pred: predictions.
+            sample_weight: None, or weights of shape (batch,) or broadcastable.
+
+        Raises:
+            ValueError: if the shapes do not fit the chosen accuracy.
+
+        Example:
+            >>> m = _AutoAccuracy(); m.update_state([[1], [0]], [[0.9], [0.8]]); m.result()
+            0.5
+        """
+        if self.resolved is None:
+            self.resolved = _accuracy_from_shapes(y_true, y_pred, self.name)
+        self.resolved.name = self.name
+        self.resolved.update_state(y_true, y_pred, sample_weight=sample_weight)
+
+    def result(self):
+        """Returns the chosen accuracy's result (0.0 before the first batch).
+
+        Returns:
+            A Python float.
+
+        Example:
+            >>> _AutoAccuracy().result()
+            0.0
+        """
+        return self.resolved.result() if self.resolved is not None else 0.0
+
+    def reset_state(self):
+        """Resets the chosen accuracy (the choice stays).
+
+        Example:
+            >>> m = _AutoAccuracy(); m([1], [[0.0, 1.0]]); m.reset_state(); m.result()
+            1.0
+            0.0
+        """
+        if self.resolved is not None:
+            self.resolved.reset_state()
+
+
+def _accuracy_for_loss(loss, name):
+    """The accuracy a loss calls for: its kind of cross-entropy, else exact equality."""
+    if loss is None:
+        return _AutoAccuracy(name=name)
+    try:
+        loss = losses.get(loss)  # a name, config or class becomes a function or Loss
+    except ValueError:
+        return _AutoAccuracy(name=name)
+    fn, kwargs = loss, {}
+    if isinstance(loss, losses.LossFunctionWrapper):
+        fn, kwargs = loss.fn, loss._fn_kwargs
+    if fn is losses.sparse_categorical_crossentropy:
+        return SparseCategoricalAccuracy(name=name)
+    if fn is losses.categorical_crossentropy:
+        return CategoricalAccuracy(name=name)
+    if fn is losses.binary_crossentropy:
+        # sigmoid(logit) > 0.5 exactly when logit > 0.
+        return BinaryAccuracy(name=name, threshold=0.0 if kwargs.get("from_logits") else 0.5)
+    builtin = (losses.mse, losses.mae, losses.huber, losses.kld)
+    if fn in builtin:
+        return Accuracy(name=name)
+    return _AutoAccuracy(name=name)

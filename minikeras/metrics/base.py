@@ -1,0 +1,323 @@
+"""The metric base classes: `Metric`, and `Mean` with its wrapper `MeanMetricWrapper`."""
+
+import re
+
+import numpy as np
+
+from minikeras import config, losses
+
+
+def _snake_case(name):
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def _aligned(name, y_true, y_pred):
+    """numpy arrays of one shape, after Keras's trailing-axis alignment."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    aligned_true, aligned_pred = losses.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    if aligned_true.shape != aligned_pred.shape:
+        raise ValueError(
+            f"{name}: y_true and y_pred must have the same shape (up to a trailing axis "
+            f"of size 1); got y_true shape {y_true.shape} and y_pred shape {y_pred.shape}"
+        )
+    return np.asarray(aligned_true), np.asarray(aligned_pred)
+
+
+class Metric:
+    """Base class of metrics: state, `update_state`, `result`, `reset_state`.
+
+    Subclasses create their state in `reset_state` (called by their
+    `__init__`), add to it in `update_state` and summarize it in `result`.
+    Calling a metric updates it and returns the result.
+
+    Args:
+        dtype: kept for Keras compatibility and reported in `get_config`;
+            accumulators are float64.
+        name: the metric's name in logs; the class name in snake case by default.
+
+    Example:
+        >>> class Count(Metric):
+        ...     def __init__(self, name="count"):
+        ...         super().__init__(name=name)
+        ...         self.reset_state()
+        ...     def update_state(self, values):
+        ...         self.count += np.size(values)
+        ...     def result(self):
+        ...         return float(self.count)
+        ...     def reset_state(self):
+        ...         self.count = 0
+        >>> Count()([1, 2, 3])
+        3.0
+    """
+
+    def __init__(self, dtype=None, name=None):
+        self.name = name or _snake_case(type(self).__name__)
+        self.dtype = config.standardize_dtype(dtype)
+
+    def update_state(self, *args, **kwargs):
+        """Adds a batch to the state; subclasses implement it.
+
+        Args:
+            *args: the batch: `(y_true, y_pred)` for the metrics `fit` updates,
+                `(values,)` for `Mean`.
+            **kwargs: usually `sample_weight`, optional per-sample weights.
+
+        Raises:
+            NotImplementedError: in the base class.
+
+        Example:
+            >>> m = Mean(); m.update_state([1.0, 3.0]); m.result()
+            2.0
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement update_state()")
+
+    def result(self):
+        """Returns the value so far; subclasses implement it.
+
+        Returns:
+            A Python float.
+
+        Raises:
+            NotImplementedError: in the base class.
+
+        Example:
+            >>> Mean().result()
+            0.0
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement result()")
+
+    def reset_state(self):
+        """Forgets every batch seen; subclasses implement it.
+
+        Raises:
+            NotImplementedError: in the base class.
+
+        Example:
+            >>> m = Mean(); m.update_state([5.0]); m.reset_state(); m.result()
+            0.0
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement reset_state()")
+
+    def __call__(self, *args, **kwargs):
+        """Updates the state with one batch and returns `result()`.
+
+        Returns:
+            A Python float.
+
+        Example:
+            >>> Mean()([1.0, 2.0])
+            1.5
+        """
+        self.update_state(*args, **kwargs)
+        return self.result()
+
+    def get_config(self):
+        """Returns the constructor arguments, for `from_config`.
+
+        Returns:
+            A dict.
+
+        Example:
+            >>> Mean().get_config()
+            {'name': 'mean', 'dtype': 'float32'}
+        """
+        return {"name": self.name, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config):
+        """Makes a metric from `get_config()`'s dict.
+
+        Args:
+            config: a dict of constructor arguments.
+
+        Returns:
+            A new metric, with fresh state.
+
+        Example:
+            >>> from minikeras.metrics import AUC
+            >>> AUC.from_config(AUC(curve="PR").get_config()).curve
+            'PR'
+        """
+        return cls(**config)
+
+    def __repr__(self):
+        result = self.result()
+        shown = f"{result:.6g}" if isinstance(result, float) else repr(result)
+        return f"<{type(self).__name__} name={self.name!r} result={shown}>"
+
+
+def _samplewise(name, values, sample_weight):
+    """Weighted per-sample values and their weights, as Keras's Mean reduces them."""
+    values = np.asarray(values, dtype=np.float64)
+    weights = None
+    if sample_weight is not None:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+        given_shape = weights.shape
+        if weights.ndim == 0 and values.ndim:  # one weight for every sample
+            weights = np.full(values.shape[:1], float(weights))
+        values, weights = map(np.asarray, losses.squeeze_or_expand_to_same_rank(values, weights))
+        if values.ndim > weights.ndim:  # a weight per sample covers its trailing axes
+            values = values.mean(axis=tuple(range(weights.ndim, values.ndim)))
+        try:
+            weights = np.broadcast_to(weights, values.shape)
+        except ValueError:
+            raise ValueError(
+                f"Metric {name!r}: sample_weight of shape {given_shape} does not fit values "
+                f"of shape {values.shape}; expected shape {values.shape[:1]} or one that "
+                "broadcasts"
+            ) from None
+        values = values * weights
+        if weights.ndim > 1:
+            weights = weights.mean(axis=tuple(range(1, weights.ndim)))
+    if values.ndim > 1:
+        values = values.mean(axis=tuple(range(1, values.ndim)))
+    return values, weights
+
+
+class Mean(Metric):
+    """Weighted mean of all values seen: `sum(values * sample_weight) / sum(sample_weight)`.
+
+    Values with more than one axis are first averaged to one value per sample
+    (along axis 0); `sample_weight` then weighs the samples.
+
+    Args:
+        name: the metric's name.
+        dtype: as in `Metric`.
+
+    Example:
+        >>> m = Mean()
+        >>> m.update_state([1.0, 2.0])
+        >>> m.update_state([6.0], sample_weight=[2.0])
+        >>> m.result()
+        3.75
+    """
+
+    def __init__(self, name="mean", dtype=None):
+        super().__init__(dtype=dtype, name=name)
+        self.reset_state()
+
+    def update_state(self, values, sample_weight=None):
+        """Adds a batch of values.
+
+        Args:
+            values: array-like; axis 0 indexes samples.
+            sample_weight: None, or weights of shape (batch,) or broadcastable.
+
+        Raises:
+            ValueError: if `sample_weight` does not fit `values`.
+
+        Example:
+            >>> m = Mean(); m.update_state([[1.0, 3.0], [5.0, 7.0]], [1.0, 0.0]); m.result()
+            2.0
+        """
+        values, weights = _samplewise(self.name, values, sample_weight)
+        self.total += float(np.sum(values))
+        if weights is not None:
+            self.count += float(np.sum(weights))
+        else:
+            self.count += values.shape[0] if values.ndim else 1
+
+    def result(self):
+        """Returns the weighted mean so far (0.0 before any weight).
+
+        Returns:
+            A Python float.
+
+        Example:
+            >>> Mean()([2.0, 4.0])
+            3.0
+        """
+        return self.total / self.count if self.count else 0.0
+
+    def reset_state(self):
+        """Sets the total and the count to zero.
+
+        Example:
+            >>> m = Mean(); m([1.0]); m.reset_state(); m.count
+            1.0
+            0.0
+        """
+        self.total = 0.0
+        self.count = 0.0
+
+
+class MeanMetricWrapper(Mean):
+    """The `Mean` of a per-sample function `fn(y_true, y_pred, **kwargs)`.
+
+    Args:
+        fn: a function returning one value per sample (or per element).
+        name: the metric's name; `fn`'s name by default.
+        dtype: as in `Metric`.
+        **kwargs: further arguments for `fn`.
+
+    Example:
+        >>> from minikeras.metrics import binary_accuracy
+        >>> m = MeanMetricWrapper(binary_accuracy, threshold=0.7)
+        >>> m([1, 1], [0.8, 0.6])
+        0.5
+    """
+
+    def __init__(self, fn, name=None, dtype=None, **kwargs):
+        super().__init__(name=name or fn.__name__, dtype=dtype)
+        self._fn = fn
+        self._fn_kwargs = kwargs
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        """Adds `fn(y_true, y_pred)` for a batch to the mean.
+
+        Args:
+            y_true: targets.
+            y_pred: predictions.
+            sample_weight: None, or weights of shape (batch,) or broadcastable.
+
+        Raises:
+            ValueError: if the shapes do not fit, naming the metric and the shapes.
+
+        Example:
+            >>> from minikeras.metrics import Accuracy
+            >>> m = Accuracy(); m.update_state([1, 2], [1, 3]); m.result()
+            0.5
+        """
+        try:
+            values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        except ValueError as error:
+            raise ValueError(f"Metric {self.name!r}: {error}") from None
+        super().update_state(values, sample_weight=sample_weight)
+
+    def get_config(self):
+        """Returns the constructor arguments, `fn`'s arguments among them.
+
+        Returns:
+            A dict.
+
+        Example:
+            >>> from minikeras.metrics import BinaryAccuracy
+            >>> BinaryAccuracy(threshold=0.3).get_config()["threshold"]
+            0.3
+        """
+        config = {**super().get_config(), **self._fn_kwargs}
+        if type(self) is MeanMetricWrapper:
+            config["fn"] = self._fn.__name__
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        """Makes the metric from `get_config()`'s dict.
+
+        Args:
+            config: a dict of constructor arguments.
+
+        Returns:
+            A new metric.
+
+        Example:
+            >>> MeanMetricWrapper.from_config({"fn": "binary_accuracy"}).name
+            'binary_accuracy'
+        """
+        if cls is MeanMetricWrapper and isinstance(config.get("fn"), str):
+            from minikeras.metrics import _FUNCTIONS  # the package imports this module
+
+            name = config["fn"]
+            fn = _FUNCTIONS[name] if name in _FUNCTIONS else losses.get(name)
+            config = {**config, "fn": fn}
+        return cls(**config)
