@@ -1,0 +1,145 @@
+"""`CallbackList`: calls every hook on each callback of a list, in order, with a `History` last."""
+
+from minikeras.callbacks.base import Callback
+from minikeras.callbacks.history import History
+
+
+class CallbackList(Callback):
+    """Calls every hook on each of its callbacks, in order.
+
+    With `add_history=True` a `History` is appended, unless one was given; it
+    stays last (`append` inserts before it), so it records the keys other
+    callbacks add to the epoch logs.
+
+    Args:
+        callbacks: a list of `Callback`s, or None.
+        model: the model to give every callback, or None.
+        add_history: whether to add a `History` if none is present.
+        **params: `epochs`, `steps`, `verbose`, given to every callback.
+
+    Raises:
+        TypeError: if an entry is not a `Callback`.
+
+    Example:
+        >>> callbacks = CallbackList([], add_history=True, epochs=2)
+        >>> callbacks.on_train_begin()
+        >>> callbacks.on_epoch_end(0, {"loss": 0.5}); callbacks.on_epoch_end(1, {"loss": 0.25})
+        >>> callbacks.history.history, callbacks.history.params
+        ({'loss': [0.5, 0.25]}, {'epochs': 2})
+    """
+
+    def __init__(self, callbacks=None, model=None, add_history=False, **params):
+        super().__init__()
+        self.callbacks = []
+        self._history = None
+        self._history_added = False
+        for callback in callbacks or []:
+            self.append(callback)
+        if add_history and self._history is None:
+            self._history = History()
+            self._history_added = True
+            self.callbacks.append(self._history)
+        if model is not None:
+            self.set_model(model)
+        if params:
+            self.set_params(params)
+
+    @property
+    def history(self):
+        """The `History` among the callbacks, or None."""
+        return self._history
+
+    def append(self, callback):
+        """Adds a callback (before a `History` this list added itself).
+
+        Args:
+            callback: a `Callback`.
+
+        Returns:
+            None.
+
+        Raises:
+            TypeError: if `callback` is not a `Callback`.
+
+        Example:
+            >>> from minikeras.callbacks import TerminateOnNaN
+            >>> callbacks = CallbackList(add_history=True)
+            >>> callbacks.append(TerminateOnNaN())
+            >>> [type(c).__name__ for c in callbacks.callbacks]
+            ['TerminateOnNaN', 'History']
+        """
+        if not isinstance(callback, Callback):
+            raise TypeError(
+                f"CallbackList: expected a minikeras.callbacks.Callback, got {callback!r} "
+                f"of type {type(callback).__name__}"
+            )
+        if isinstance(callback, History) and self._history is None:
+            self._history = callback
+        if self._history_added:
+            self.callbacks.insert(len(self.callbacks) - 1, callback)
+        else:
+            self.callbacks.append(callback)
+        if self.model is not None:
+            callback.set_model(self.model)
+        if self.params:
+            callback.set_params(self.params)
+
+    def set_model(self, model):
+        """Gives `model` to every callback and sets `model.history` (as Keras does)."""
+        super().set_model(model)
+        if self._history is not None:
+            model.history = self._history
+        for callback in self.callbacks:
+            callback.set_model(model)
+
+    def set_params(self, params):
+        """Gives `params` to every callback."""
+        super().set_params(params)
+        for callback in self.callbacks:
+            callback.set_params(params)
+
+    def _call(self, hook, *args):
+        for callback in self.callbacks:
+            getattr(callback, hook)(*args)
+
+    def on_train_begin(self, logs=None):
+        self._call("on_train_begin", logs)
+
+    def on_train_end(self, logs=None):
+        self._call("on_train_end", logs)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._call("on_epoch_begin", epoch, logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._call("on_epoch_end", epoch, logs)
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._call("on_train_batch_begin", batch, logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._call("on_train_batch_end", batch, logs)
+
+    def on_test_begin(self, logs=None):
+        self._call("on_test_begin", logs)
+
+    def on_test_end(self, logs=None):
+        self._call("on_test_end", logs)
+
+    def on_test_batch_begin(self, batch, logs=None):
+        self._call("on_test_batch_begin", batch, logs)
+
+    def on_test_batch_end(self, batch, logs=None):
+        self._call("on_test_batch_end", batch, logs)
+
+    def on_predict_begin(self, logs=None):
+        self._call("on_predict_begin", logs)
+
+    def on_predict_end(self, logs=None):
+        self._call("on_predict_end", logs)
+
+    def on_predict_batch_begin(self, batch, logs=None):
+        self._call("on_predict_batch_begin", batch, logs)
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._call("on_predict_batch_end", batch, logs)
