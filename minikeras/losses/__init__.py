@@ -1,0 +1,222 @@
+"""Losses: how far predictions are from targets, as a differentiable number.
+
+A loss function (`mean_squared_error`, ...) maps `(y_true, y_pred)` to one
+loss per sample. A `Loss` object wraps one, and adds `sample_weight` and a
+reduction to a scalar. Everything is written in `minikeras.ops`, so
+`GradientTape` differentiates it; float32 predictions give float32 losses and
+gradients (integer labels are cast to the prediction's dtype).
+
+Shapes follow Keras: `y_true` and `y_pred` have the same shape, except that one
+may carry an extra trailing axis of size 1 ((32,) against (32, 1)); anything
+else is a ValueError naming the loss and both shapes, where Keras would often
+broadcast silently.
+
+One deliberate difference from Keras: given 1-D targets and predictions of
+shape (batch,), the element-wise `Loss` objects (mean squared/absolute error,
+Huber, binary cross-entropy) see one value per sample. Keras averages them into
+a single number before weighting, which makes `sample_weight` and
+`reduction="none"` meaningless. The loss functions themselves follow Keras
+(mean over the last axis).
+"""
+
+from minikeras import ops  # noqa: F401 (minikeras.losses.ops, as before the split)
+from minikeras.losses.base import (
+    Loss,
+    LossFunctionWrapper,
+)
+from minikeras.losses.classes import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    Huber,
+    KLDivergence,
+    MeanAbsoluteError,
+    MeanSquaredError,
+    SparseCategoricalCrossentropy,
+)
+from minikeras.losses.functions import (
+    BCE,
+    KLD,
+    MAE,
+    MSE,
+    bce,
+    binary_crossentropy,
+    categorical_crossentropy,
+    huber,
+    kl_divergence,
+    kld,
+    mae,
+    mean_absolute_error,
+    mean_squared_error,
+    mse,
+    sparse_categorical_crossentropy,
+    squeeze_or_expand_to_same_rank,
+)
+from minikeras.losses.reduction import (
+    reduce_weighted_values,
+    standardize_reduction,
+)
+
+# In the order of the API reference.
+__all__ = [
+    "standardize_reduction",
+    "squeeze_or_expand_to_same_rank",
+    "mean_squared_error",
+    "mean_absolute_error",
+    "huber",
+    "kl_divergence",
+    "binary_crossentropy",
+    "categorical_crossentropy",
+    "sparse_categorical_crossentropy",
+    "mse",
+    "MSE",
+    "mae",
+    "MAE",
+    "kld",
+    "KLD",
+    "bce",
+    "BCE",
+    "reduce_weighted_values",
+    "Loss",
+    "LossFunctionWrapper",
+    "MeanSquaredError",
+    "MeanAbsoluteError",
+    "Huber",
+    "KLDivergence",
+    "BinaryCrossentropy",
+    "CategoricalCrossentropy",
+    "SparseCategoricalCrossentropy",
+    "get",
+    "serialize",
+    "deserialize",
+]
+
+
+# ------------------------------------------------------------ lookup by name
+
+_CLASSES = {
+    cls.__name__: cls
+    for cls in (
+        Loss,
+        LossFunctionWrapper,
+        MeanSquaredError,
+        MeanAbsoluteError,
+        Huber,
+        KLDivergence,
+        BinaryCrossentropy,
+        CategoricalCrossentropy,
+        SparseCategoricalCrossentropy,
+    )
+}
+_FUNCTIONS = {
+    fn.__name__: fn
+    for fn in (
+        mean_squared_error,
+        mean_absolute_error,
+        huber,
+        kl_divergence,
+        binary_crossentropy,
+        categorical_crossentropy,
+        sparse_categorical_crossentropy,
+    )
+}
+_ALIASES = {"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "kld": kld, "KLD": kld}
+_ALIASES.update({"bce": bce, "BCE": bce})
+_ALL = {**_CLASSES, **_FUNCTIONS, **_ALIASES}
+
+
+def get(identifier):
+    """Returns the loss `identifier` stands for.
+
+    Args:
+        identifier: None; a name: a function's (`"mse"`,
+            `"categorical_crossentropy"`, which give the function) or a
+            class's (`"SparseCategoricalCrossentropy"`, which gives an
+            instance with default arguments); a `serialize` dict; a `Loss`
+            class or instance; or any callable `fn(y_true, y_pred)`.
+
+    Returns:
+        A callable: a loss function or a `Loss` instance (None for None).
+
+    Raises:
+        ValueError: for an unknown name or anything that is not a loss.
+
+    Example:
+        >>> get("mse") is mean_squared_error, type(get("BinaryCrossentropy")).__name__
+        (True, 'BinaryCrossentropy')
+    """
+    if identifier is None:
+        return None
+    if isinstance(identifier, (str, dict)):
+        return deserialize(identifier)
+    if isinstance(identifier, type) and issubclass(identifier, Loss):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(
+        "losses.get: expected a loss name, config dict, Loss or callable, "
+        f"got {identifier!r} of type {type(identifier).__name__}"
+    )
+
+
+def serialize(loss):
+    """Returns what `deserialize` turns back into `loss`.
+
+    Args:
+        loss: a `Loss` instance, or a named loss function.
+
+    Returns:
+        `{"class_name": ..., "config": ...}` for a `Loss`; the name for a function.
+
+    Raises:
+        ValueError: for a lambda or another callable without a usable name.
+
+    Example:
+        >>> serialize(mse), serialize(Huber(delta=2.0))["config"]["delta"]
+        ('mean_squared_error', 2.0)
+    """
+    if isinstance(loss, Loss):
+        return {"class_name": type(loss).__name__, "config": loss.get_config()}
+    name = getattr(loss, "__name__", None)
+    if not callable(loss) or name is None or name == "<lambda>":
+        raise ValueError(
+            f"losses.serialize: cannot name {loss!r}; use a Loss or a def-function with a name"
+        )
+    return name
+
+
+def deserialize(config, custom_objects=None):
+    """Returns the loss that `serialize` described.
+
+    Args:
+        config: a name (see `get`) or a `{"class_name": ..., "config": ...}` dict.
+        custom_objects: optional dict of name -> function or `Loss` class,
+            searched first.
+
+    Returns:
+        A loss function or a `Loss` instance.
+
+    Raises:
+        ValueError: if the name is unknown or the dict malformed.
+
+    Example:
+        >>> deserialize({"class_name": "Huber", "config": {"delta": 2.0}}).delta
+        2.0
+    """
+    known = {**_ALL, **(custom_objects or {})}
+    if isinstance(config, dict):
+        if "class_name" not in config:
+            raise ValueError(
+                "losses.deserialize: expected a dict with 'class_name' and 'config', "
+                f"got {config!r}"
+            )
+        cls = known.get(config["class_name"])
+        if not (isinstance(cls, type) and issubclass(cls, Loss)):
+            raise ValueError(f"Unknown loss class {config['class_name']!r}")
+        arguments = dict(config.get("config", {}))
+        if isinstance(arguments.get("fn"), str) and arguments["fn"] in known:
+            arguments["fn"] = known[arguments["fn"]]  # a wrapped custom function
+        return cls.from_config(arguments)
+    if isinstance(config, str) and config in known:
+        obj = known[config]
+        return obj() if isinstance(obj, type) else obj
+    raise ValueError(f"Unknown loss {config!r}; known losses: {', '.join(sorted(_ALL))}")

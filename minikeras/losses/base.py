@@ -1,0 +1,205 @@
+"""The loss base classes: `Loss`, and `LossFunctionWrapper`, which wraps a loss function."""
+
+import re
+
+from minikeras import config, ops
+from minikeras.losses.reduction import reduce_weighted_values, standardize_reduction
+
+
+def _snake_case(name):
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+class Loss:
+    """Base class of losses: per-sample `call`, then weighting and reduction.
+
+    Subclasses implement `call(y_true, y_pred)`, returning one loss per
+    sample; `__call__` converts the inputs, calls it, and applies
+    `sample_weight` and the reduction (see `reduce_weighted_values`).
+
+    Args:
+        name: the loss's name; the class name in snake case by default.
+        reduction: `"sum_over_batch_size"` (the default: the weighted sum
+            divided by the number of losses), `"sum"`, `"mean"`,
+            `"mean_with_sample_weight"` (divided by the sum of the weights),
+            or `"none"` / None for the per-sample losses.
+        dtype: the dtype to compute in; None keeps `y_pred`'s float dtype
+            (floatx for integer predictions). Keras uses floatx instead.
+
+    Raises:
+        ValueError: for an unknown reduction.
+
+    Example:
+        >>> class Squares(Loss):
+        ...     def call(self, y_true, y_pred):
+        ...         return ops.sum(ops.square(y_pred - y_true), axis=-1)
+        >>> float(Squares(reduction="sum")([[0.0], [0.0]], [[1.0], [2.0]]))
+        5.0
+    """
+
+    def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
+        self.name = name or _snake_case(type(self).__name__)
+        self.reduction = standardize_reduction(reduction, self.name)
+        self.dtype = None if dtype is None else config.standardize_dtype(dtype)
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        """Computes the weighted, reduced loss.
+
+        Args:
+            y_true: targets (labels for the sparse loss).
+            y_pred: predictions.
+            sample_weight: None, or weights of shape (batch,) or broadcastable.
+
+        Returns:
+            A scalar Tensor, or per-sample losses for reduction `"none"` / None.
+
+        Raises:
+            ValueError: if the shapes do not fit, naming the loss and the shapes.
+
+        Example:
+            >>> from minikeras.losses import MeanSquaredError
+            >>> float(MeanSquaredError()([[1.0], [1.0]], [[0.0], [2.0]], sample_weight=[1.0, 3.0]))
+            2.0
+        """
+        y_pred = ops.convert_to_tensor(y_pred)
+        dtype = self.dtype or (y_pred.dtype if y_pred.dtype.kind == "f" else config.floatx())
+        losses = self.call(y_true, ops.cast(y_pred, dtype))
+        return reduce_weighted_values(losses, sample_weight, self.reduction, self.name)
+
+    def call(self, y_true, y_pred):
+        """Returns the per-sample losses; subclasses implement it.
+
+        Args:
+            y_true: targets.
+            y_pred: predictions, a float Tensor.
+
+        Returns:
+            A Tensor of per-sample losses.
+
+        Raises:
+            NotImplementedError: in the base class.
+
+        Example:
+            >>> from minikeras.losses import MeanAbsoluteError
+            >>> MeanAbsoluteError().call([[1.0, 3.0]], ops.zeros((1, 2))).numpy()
+            array([2.], dtype=float32)
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement call(y_true, y_pred)")
+
+    def get_config(self):
+        """Returns the constructor arguments, for `from_config`.
+
+        Returns:
+            A dict.
+
+        Example:
+            >>> from minikeras.losses import MeanSquaredError
+            >>> MeanSquaredError().get_config()
+            {'name': 'mean_squared_error', 'reduction': 'sum_over_batch_size', 'dtype': None}
+        """
+        return {"name": self.name, "reduction": self.reduction, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config):
+        """Makes a loss from `get_config()`'s dict.
+
+        Args:
+            config: a dict of constructor arguments.
+
+        Returns:
+            A new loss.
+
+        Example:
+            >>> from minikeras.losses import Huber
+            >>> Huber.from_config(Huber(delta=2.0).get_config()).delta
+            2.0
+        """
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name!r} reduction={self.reduction!r}>"
+
+
+class LossFunctionWrapper(Loss):
+    """A `Loss` around a per-sample loss function `fn(y_true, y_pred, **kwargs)`.
+
+    Args:
+        fn: the loss function.
+        reduction: as in `Loss`.
+        name: the loss's name; `fn`'s name by default.
+        dtype: as in `Loss`.
+        **kwargs: further arguments for `fn`.
+
+    Example:
+        >>> from minikeras.losses import huber
+        >>> loss = LossFunctionWrapper(huber, delta=0.5)
+        >>> float(loss([[0.0]], [[2.0]]))
+        0.875
+    """
+
+    # Element-wise losses read 1-D (batch,) inputs as one value per sample.
+    _per_element = False
+
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, dtype=None, **kwargs):
+        super().__init__(name=name or fn.__name__, reduction=reduction, dtype=dtype)
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true, y_pred):
+        """Returns `fn(y_true, y_pred, **kwargs)`: the per-sample losses.
+
+        Args:
+            y_true: targets.
+            y_pred: predictions.
+
+        Returns:
+            A Tensor of per-sample losses.
+
+        Example:
+            >>> from minikeras.losses import MeanSquaredError
+            >>> MeanSquaredError().call([1.0, 2.0], [1.0, 4.0]).numpy()
+            array([0., 4.], dtype=float32)
+        """
+        y_true, y_pred = ops.convert_to_tensor(y_true), ops.convert_to_tensor(y_pred)
+        if self._per_element and y_true.ndim == 1 and y_pred.ndim == 1:
+            y_true, y_pred = ops.expand_dims(y_true, -1), ops.expand_dims(y_pred, -1)
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self):
+        """Returns the constructor arguments, the function's among them.
+
+        Returns:
+            A dict.
+
+        Example:
+            >>> from minikeras.losses import BinaryCrossentropy
+            >>> BinaryCrossentropy(from_logits=True).get_config()["from_logits"]
+            True
+        """
+        config = {**super().get_config(), **self._fn_kwargs}
+        if type(self) is LossFunctionWrapper:
+            from minikeras.losses import serialize  # the package imports this module
+
+            config["fn"] = serialize(self.fn)
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        """Makes the loss from `get_config()`'s dict.
+
+        Args:
+            config: a dict of constructor arguments.
+
+        Returns:
+            A new loss.
+
+        Example:
+            >>> from minikeras.losses import mae
+            >>> LossFunctionWrapper.from_config({"fn": "mae", "name": "l1"}).fn is mae
+            True
+        """
+        if cls is LossFunctionWrapper and isinstance(config.get("fn"), str):
+            from minikeras.losses import get  # the package imports this module
+
+            config = {**config, "fn": get(config["fn"])}
+        return cls(**config)

@@ -1,0 +1,218 @@
+"""The built-in `Loss` classes, each a `LossFunctionWrapper` of one loss function."""
+
+from minikeras.losses.base import LossFunctionWrapper
+from minikeras.losses.functions import (
+    _check_smoothing,
+    binary_crossentropy,
+    categorical_crossentropy,
+    huber,
+    kl_divergence,
+    mean_absolute_error,
+    mean_squared_error,
+    sparse_categorical_crossentropy,
+)
+
+
+class MeanSquaredError(LossFunctionWrapper):
+    """Mean of squared errors: `mean((y_true - y_pred) ** 2)` (see `mean_squared_error`).
+
+    Args:
+        reduction: as in `Loss`.
+        name: the loss's name.
+        dtype: as in `Loss`.
+
+    Example:
+        >>> float(MeanSquaredError()([[0.0, 1.0]], [[1.0, 1.0]]))
+        0.5
+    """
+
+    _per_element = True
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error", dtype=None):
+        super().__init__(mean_squared_error, reduction=reduction, name=name, dtype=dtype)
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    """Mean of absolute errors: `mean(abs(y_true - y_pred))` (see `mean_absolute_error`).
+
+    Args:
+        reduction: as in `Loss`.
+        name: the loss's name.
+        dtype: as in `Loss`.
+
+    Example:
+        >>> float(MeanAbsoluteError()([[0.0, 1.0]], [[2.0, 1.0]]))
+        1.0
+    """
+
+    _per_element = True
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error", dtype=None):
+        super().__init__(mean_absolute_error, reduction=reduction, name=name, dtype=dtype)
+
+
+class Huber(LossFunctionWrapper):
+    """Huber loss, quadratic below `delta` and linear above (see `huber`).
+
+    Args:
+        delta: positive float, where the loss turns linear.
+        reduction: as in `Loss`.
+        name: the loss's name.
+        dtype: as in `Loss`.
+
+    Raises:
+        ValueError: if `delta` is not positive.
+
+    Example:
+        >>> float(Huber(delta=1.0)([[0.0, 0.0]], [[0.5, 3.0]]))
+        1.3125
+    """
+
+    _per_element = True
+
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss", dtype=None):
+        self.delta = float(delta)
+        if not self.delta > 0:
+            raise ValueError(f"Huber: delta must be positive, got {delta}")
+        super().__init__(huber, reduction=reduction, name=name, dtype=dtype, delta=self.delta)
+
+
+class KLDivergence(LossFunctionWrapper):
+    """Kullback-Leibler divergence `sum(y_true * log(y_true / y_pred))` (see `kl_divergence`).
+
+    Args:
+        reduction: as in `Loss`.
+        name: the loss's name.
+        dtype: as in `Loss`.
+
+    Example:
+        >>> round(float(KLDivergence()([[1.0, 0.0]], [[0.5, 0.5]])), 4)
+        0.6931
+    """
+
+    def __init__(self, reduction="sum_over_batch_size", name="kl_divergence", dtype=None):
+        super().__init__(kl_divergence, reduction=reduction, name=name, dtype=dtype)
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    """Binary cross-entropy between 0/1 targets and probabilities or logits.
+
+    See `binary_crossentropy` for the formula and label smoothing.
+
+    Args:
+        from_logits: whether `y_pred` holds logits (stable for any magnitude).
+        label_smoothing: float in [0, 1]; targets become
+            `y_true * (1 - label_smoothing) + 0.5 * label_smoothing`.
+        axis: the axis to average over.
+        reduction: as in `Loss`.
+        name: the loss's name.
+        dtype: as in `Loss`.
+
+    Raises:
+        ValueError: if `label_smoothing` is outside [0, 1].
+
+    Example:
+        >>> float(BinaryCrossentropy(from_logits=True)([1, 0], [1000.0, -1000.0]))
+        0.0
+    """
+
+    _per_element = True
+
+    def __init__(
+        self,
+        from_logits=False,
+        label_smoothing=0.0,
+        axis=-1,
+        reduction="sum_over_batch_size",
+        name="binary_crossentropy",
+        dtype=None,
+    ):
+        self.from_logits = bool(from_logits)
+        self.label_smoothing = _check_smoothing(name, label_smoothing)
+        super().__init__(
+            binary_crossentropy,
+            reduction=reduction,
+            name=name,
+            dtype=dtype,
+            from_logits=self.from_logits,
+            label_smoothing=self.label_smoothing,
+            axis=axis,
+        )
+
+
+class CategoricalCrossentropy(LossFunctionWrapper):
+    """Cross-entropy between one-hot targets and probabilities or logits.
+
+    See `categorical_crossentropy` for the formula and label smoothing.
+
+    Args:
+        from_logits: whether `y_pred` holds logits (stable for any magnitude).
+        label_smoothing: float in [0, 1]; targets become
+            `y_true * (1 - label_smoothing) + label_smoothing / num_classes`.
+        axis: the class axis.
+        reduction: as in `Loss`.
+        name: the loss's name.
+        dtype: as in `Loss`.
+
+    Raises:
+        ValueError: if `label_smoothing` is outside [0, 1].
+
+    Example:
+        >>> round(float(CategoricalCrossentropy()([[0.0, 1.0]], [[0.5, 0.5]])), 4)
+        0.6931
+    """
+
+    def __init__(
+        self,
+        from_logits=False,
+        label_smoothing=0.0,
+        axis=-1,
+        reduction="sum_over_batch_size",
+        name="categorical_crossentropy",
+        dtype=None,
+    ):
+        self.from_logits = bool(from_logits)
+        self.label_smoothing = _check_smoothing(name, label_smoothing)
+        super().__init__(
+            categorical_crossentropy,
+            reduction=reduction,
+            name=name,
+            dtype=dtype,
+            from_logits=self.from_logits,
+            label_smoothing=self.label_smoothing,
+            axis=axis,
+        )
+
+
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    """Cross-entropy between integer labels and probabilities or logits.
+
+    See `sparse_categorical_crossentropy`; labels have shape (batch,) or
+    (batch, 1) for predictions of shape (batch, num_classes).
+
+    Args:
+        from_logits: whether `y_pred` holds logits (stable for any magnitude).
+        reduction: as in `Loss`.
+        name: the loss's name.
+        dtype: as in `Loss`.
+
+    Example:
+        >>> float(SparseCategoricalCrossentropy(from_logits=True)([1], [[-1000.0, 1000.0]]))
+        0.0
+    """
+
+    def __init__(
+        self,
+        from_logits=False,
+        reduction="sum_over_batch_size",
+        name="sparse_categorical_crossentropy",
+        dtype=None,
+    ):
+        self.from_logits = bool(from_logits)
+        super().__init__(
+            sparse_categorical_crossentropy,
+            reduction=reduction,
+            name=name,
+            dtype=dtype,
+            from_logits=self.from_logits,
+        )

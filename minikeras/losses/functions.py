@@ -1,0 +1,312 @@
+"""Loss functions: one loss per sample from `(y_true, y_pred)`, with their shape checks."""
+
+import warnings
+
+from minikeras import config, ops
+
+
+def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
+    """Aligns ranks that differ by a trailing axis of size 1, as Keras does.
+
+    If one operand has one more axis than the other and that last axis has
+    size 1, it is squeezed; except that a 1-D partner is expanded instead
+    (with `expand_rank_1`), so (32,) against (32, 1) gives two (32, 1)s.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+        expand_rank_1: expand a 1-D operand rather than squeeze its partner.
+
+    Returns:
+        The pair `(x1, x2)` as Tensors, possibly reshaped.
+
+    Example:
+        >>> a, b = squeeze_or_expand_to_same_rank(ops.ones((4,)), ops.ones((4, 1)))
+        >>> a.shape, b.shape
+        ((4, 1), (4, 1))
+    """
+    x1, x2 = ops.convert_to_tensor(x1), ops.convert_to_tensor(x2)
+    rank1, rank2 = x1.ndim, x2.ndim
+    if rank1 == rank2 + 1 and x1.shape[-1] == 1:
+        if rank2 == 1 and expand_rank_1:
+            x2 = ops.expand_dims(x2, -1)
+        else:
+            x1 = ops.squeeze(x1, -1)
+    elif rank2 == rank1 + 1 and x2.shape[-1] == 1:
+        if rank1 == 1 and expand_rank_1:
+            x1 = ops.expand_dims(x1, -1)
+        else:
+            x2 = ops.squeeze(x2, -1)
+    return x1, x2
+
+
+def _float_pair(y_true, y_pred):
+    """`y_pred` as a float Tensor (floatx if integer), `y_true` cast to its dtype."""
+    y_pred = ops.convert_to_tensor(y_pred)
+    if y_pred.dtype.kind != "f":
+        y_pred = ops.cast(y_pred, config.floatx())
+    y_true = ops.convert_to_tensor(y_true)
+    if y_true.dtype != y_pred.dtype:
+        y_true = ops.cast(y_true, y_pred.dtype)
+    return y_true, y_pred
+
+
+def _matched(name, y_true, y_pred):
+    """Float Tensors of one shape, after Keras's trailing-axis alignment."""
+    y_true, y_pred = _float_pair(y_true, y_pred)
+    aligned_true, aligned_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    if aligned_true.shape != aligned_pred.shape:
+        raise ValueError(
+            f"{name}: y_true and y_pred must have the same shape (up to a trailing axis "
+            f"of size 1); got y_true shape {y_true.shape} and y_pred shape {y_pred.shape}"
+        )
+    return aligned_true, aligned_pred
+
+
+def _check_smoothing(name, label_smoothing):
+    label_smoothing = float(label_smoothing)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{name}: label_smoothing must lie in [0, 1], got {label_smoothing}")
+    return label_smoothing
+
+
+# ---------------------------------------------------------------- functions
+
+
+def mean_squared_error(y_true, y_pred):
+    """Mean squared error over the last axis: `mean((y_true - y_pred) ** 2, axis=-1)`.
+
+    Args:
+        y_true: targets, of `y_pred`'s shape (a trailing axis of size 1 may differ).
+        y_pred: predictions.
+
+    Returns:
+        A Tensor of per-sample losses, of shape `y_pred.shape[:-1]`.
+
+    Raises:
+        ValueError: if the shapes differ, naming both.
+
+    Example:
+        >>> mean_squared_error([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
+        array([0.5], dtype=float32)
+    """
+    y_true, y_pred = _matched("mean_squared_error", y_true, y_pred)
+    return ops.mean(ops.square(y_true - y_pred), axis=-1)
+
+
+def mean_absolute_error(y_true, y_pred):
+    """Mean absolute error over the last axis: `mean(abs(y_true - y_pred), axis=-1)`.
+
+    Args:
+        y_true: targets, of `y_pred`'s shape (a trailing axis of size 1 may differ).
+        y_pred: predictions.
+
+    Returns:
+        A Tensor of per-sample losses, of shape `y_pred.shape[:-1]`.
+
+    Raises:
+        ValueError: if the shapes differ, naming both.
+
+    Example:
+        >>> mean_absolute_error([[0.0, 1.0]], [[2.0, 1.0]]).numpy()
+        array([1.], dtype=float32)
+    """
+    y_true, y_pred = _matched("mean_absolute_error", y_true, y_pred)
+    return ops.mean(ops.abs(y_true - y_pred), axis=-1)
+
+
+def huber(y_true, y_pred, delta=1.0):
+    """Huber loss: quadratic for small errors, linear for large ones.
+
+        error = y_pred - y_true
+        loss = 0.5 * error ** 2                      if |error| <= delta
+               delta * |error| - 0.5 * delta ** 2    otherwise
+        result = mean(loss, axis=-1)
+
+    Args:
+        y_true: targets, of `y_pred`'s shape (a trailing axis of size 1 may differ).
+        y_pred: predictions.
+        delta: positive float, where the loss turns from quadratic to linear.
+
+    Returns:
+        A Tensor of per-sample losses, of shape `y_pred.shape[:-1]`.
+
+    Raises:
+        ValueError: if the shapes differ, or `delta` is not positive.
+
+    Example:
+        >>> huber([[0.0, 0.0]], [[0.5, 3.0]]).numpy()
+        array([1.3125], dtype=float32)
+    """
+    delta = float(delta)
+    if not delta > 0:
+        raise ValueError(f"huber: delta must be positive, got {delta}")
+    y_true, y_pred = _matched("huber", y_true, y_pred)
+    error = y_pred - y_true
+    abs_error = ops.abs(error)
+    quadratic = 0.5 * ops.square(error)
+    linear = delta * abs_error - 0.5 * delta * delta
+    return ops.mean(ops.where(abs_error <= delta, quadratic, linear), axis=-1)
+
+
+def kl_divergence(y_true, y_pred):
+    """Kullback-Leibler divergence over the last axis.
+
+        y_true, y_pred = clip(y_true, eps, 1), clip(y_pred, eps, 1)
+        result = sum(y_true * log(y_true / y_pred), axis=-1)
+
+    Args:
+        y_true: target distributions, of `y_pred`'s shape.
+        y_pred: predicted distributions (probabilities).
+
+    Returns:
+        A Tensor of per-sample losses, of shape `y_pred.shape[:-1]`.
+
+    Raises:
+        ValueError: if the shapes differ, naming both.
+
+    Example:
+        >>> kl_divergence([[0.5, 0.5]], [[0.5, 0.5]]).numpy()
+        array([0.], dtype=float32)
+    """
+    y_true, y_pred = _matched("kl_divergence", y_true, y_pred)
+    y_true = ops.clip(y_true, config.epsilon(), 1.0)
+    y_pred = ops.clip(y_pred, config.epsilon(), 1.0)
+    return ops.sum(y_true * ops.log(y_true / y_pred), axis=-1)
+
+
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """Binary cross-entropy, averaged over `axis`.
+
+        y_true = y_true * (1 - label_smoothing) + 0.5 * label_smoothing
+        p = sigmoid(y_pred) if from_logits else clip(y_pred, eps, 1 - eps)
+        result = mean(-(y_true * log(p) + (1 - y_true) * log(1 - p)), axis)
+
+    With `from_logits=True` the sigmoid is fused in, so that any logit gives a
+    finite loss and gradient.
+
+    Args:
+        y_true: 0/1 targets, of `y_pred`'s shape (a trailing axis of size 1 may differ).
+        y_pred: probabilities, or logits with `from_logits=True`.
+        from_logits: whether `y_pred` holds logits.
+        label_smoothing: float in [0, 1]; pulls targets towards 0.5.
+        axis: the axis to average over.
+
+    Returns:
+        A Tensor of per-sample losses.
+
+    Raises:
+        ValueError: if the shapes differ or `label_smoothing` is outside [0, 1].
+
+    Example:
+        >>> binary_crossentropy([[1.0, 0.0]], [[1000.0, -1000.0]], from_logits=True).numpy()
+        array([0.], dtype=float32)
+    """
+    label_smoothing = _check_smoothing("binary_crossentropy", label_smoothing)
+    y_true, y_pred = _matched("binary_crossentropy", y_true, y_pred)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    losses = ops.binary_crossentropy(y_true, y_pred, from_logits=from_logits)
+    return ops.mean(losses, axis=axis)
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """Cross-entropy between one-hot (or soft) targets and predicted distributions.
+
+        y_true = y_true * (1 - label_smoothing) + label_smoothing / num_classes
+        p = softmax(y_pred) if from_logits else y_pred / sum(y_pred), clipped to [eps, 1 - eps]
+        result = -sum(y_true * log(p), axis)
+
+    With `from_logits=True` the softmax is fused in: large logits give finite
+    losses and gradients.
+
+    Args:
+        y_true: one-hot or soft targets, of `y_pred`'s shape.
+        y_pred: probabilities, or logits with `from_logits=True`.
+        from_logits: whether `y_pred` holds logits.
+        label_smoothing: float in [0, 1]; mixes the targets with the uniform
+            distribution over the `y_pred.shape[axis]` classes.
+        axis: the class axis.
+
+    Returns:
+        A Tensor of per-sample losses, of `y_pred`'s shape without `axis`.
+
+    Raises:
+        ValueError: if the shapes differ (integer labels belong to
+            `sparse_categorical_crossentropy`) or `label_smoothing` is outside [0, 1].
+
+    Example:
+        >>> categorical_crossentropy([[0.0, 1.0]], [[-1000.0, 1000.0]], from_logits=True).numpy()
+        array([0.], dtype=float32)
+    """
+    label_smoothing = _check_smoothing("categorical_crossentropy", label_smoothing)
+    y_true, y_pred = _float_pair(y_true, y_pred)
+    if y_true.shape != y_pred.shape:
+        hint = ""
+        if y_true.ndim == y_pred.ndim - 1 or (y_true.ndim and y_true.shape[-1] == 1):
+            hint = "; for integer class labels use sparse_categorical_crossentropy"
+        raise ValueError(
+            "categorical_crossentropy: y_true and y_pred must have the same shape; got "
+            f"y_true shape {y_true.shape} and y_pred shape {y_pred.shape}{hint}"
+        )
+    if y_pred.ndim and y_pred.shape[axis] == 1:
+        warnings.warn(
+            f"categorical_crossentropy: y_pred has one class (shape {y_pred.shape}), so the "
+            "loss is always 0; use binary_crossentropy for two classes",
+            UserWarning,
+            stacklevel=2,
+        )
+    if label_smoothing:
+        num_classes = y_pred.shape[axis]
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / num_classes
+    return ops.categorical_crossentropy(y_true, y_pred, from_logits=from_logits, axis=axis)
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
+    """Cross-entropy between integer class labels and predicted distributions.
+
+        p = softmax(y_pred) if from_logits else clip(y_pred, eps, 1 - eps)
+        result = -log(p[..., y_true])
+
+    Args:
+        y_true: integer labels of shape `y_pred.shape` without `axis`, or with
+            a trailing axis of size 1 (e.g. (batch,) or (batch, 1)).
+        y_pred: probabilities, or logits with `from_logits=True`.
+        from_logits: whether `y_pred` holds logits (the softmax is then fused
+            in: large logits give finite losses and gradients).
+        axis: the class axis.
+
+    Returns:
+        A Tensor of per-sample losses, of `y_pred`'s shape without `axis`.
+
+    Raises:
+        ValueError: if the label shape does not fit (one-hot targets belong to
+            `categorical_crossentropy`) or a label is out of range.
+
+    Example:
+        >>> sparse_categorical_crossentropy([1, 0], [[0.0, 1000.0], [0.0, 0.0]], True).numpy()
+        array([0.       , 0.6931472], dtype=float32)
+    """
+    y_pred = ops.convert_to_tensor(y_pred)
+    if y_pred.dtype.kind != "f":
+        y_pred = ops.cast(y_pred, config.floatx())
+    y_true = ops.convert_to_tensor(y_true)
+    if not y_pred.ndim:
+        raise ValueError("sparse_categorical_crossentropy: y_pred needs a class axis; got shape ()")
+    sample_shape = y_pred.shape[: axis % y_pred.ndim] + y_pred.shape[axis % y_pred.ndim + 1 :]
+    if y_true.shape not in (sample_shape, sample_shape + (1,)):
+        hint = ""
+        if y_true.shape == y_pred.shape:
+            hint = "; for one-hot targets use categorical_crossentropy"
+        raise ValueError(
+            f"sparse_categorical_crossentropy: y_true must have shape {sample_shape} or "
+            f"{sample_shape + (1,)} (y_pred's shape without its class axis); got y_true shape "
+            f"{y_true.shape} and y_pred shape {y_pred.shape}{hint}"
+        )
+    return ops.sparse_categorical_crossentropy(y_true, y_pred, from_logits=from_logits, axis=axis)
+
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+kld = KLD = kl_divergence
+bce = BCE = binary_crossentropy

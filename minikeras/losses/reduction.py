@@ -1,0 +1,100 @@
+"""Reductions: how per-sample losses and their weights become one number."""
+
+from minikeras import ops
+from minikeras.losses.functions import squeeze_or_expand_to_same_rank
+
+_REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", "none", None)
+
+
+def standardize_reduction(reduction, name="loss"):
+    """Checks a reduction name and returns it.
+
+    Args:
+        reduction: one of `"sum_over_batch_size"`, `"sum"`, `"mean"`,
+            `"mean_with_sample_weight"`, `"none"` or None.
+        name: the loss's name, for the error message.
+
+    Returns:
+        `reduction`, unchanged.
+
+    Raises:
+        ValueError: for any other value.
+
+    Example:
+        >>> standardize_reduction("sum")
+        'sum'
+    """
+    if reduction not in _REDUCTIONS:
+        raise ValueError(
+            f"Loss {name!r}: invalid reduction {reduction!r}; expected one of "
+            f"{', '.join(repr(r) for r in _REDUCTIONS)}"
+        )
+    return reduction
+
+
+def reduce_weighted_values(
+    values, sample_weight=None, reduction="sum_over_batch_size", name="loss"
+):
+    """Weights per-sample losses and reduces them as `reduction` says.
+
+        weighted = values * sample_weight
+        "sum":                     sum(weighted)
+        "sum_over_batch_size":     sum(weighted) / number of elements of values
+        "mean":                    the same as "sum_over_batch_size"
+        "mean_with_sample_weight": sum(weighted) / sum(sample_weight)
+        "none" or None:            weighted, unreduced
+
+    A zero divisor gives 0. A 0-d `values` is returned as it is.
+
+    Args:
+        values: Tensor of per-sample losses.
+        sample_weight: None, or weights of shape (batch,) or anything that
+            broadcasts to `values` once trailing axes are added (a weight per
+            sample, per time step, ...).
+        reduction: see above.
+        name: the loss's name, for error messages.
+
+    Returns:
+        A scalar Tensor, or a Tensor of `values`' shape for `"none"` / None.
+
+    Raises:
+        ValueError: for an unknown reduction, or weights that do not fit.
+
+    Example:
+        >>> float(reduce_weighted_values(ops.convert_to_tensor([1.0, 3.0]), [1.0, 0.0]))
+        0.5
+    """
+    reduction = standardize_reduction(reduction, name)
+    values = ops.convert_to_tensor(values)
+    if sample_weight is not None:
+        weights = ops.cast(sample_weight, values.dtype)
+        weight_shape = weights.shape
+        values, weights = squeeze_or_expand_to_same_rank(values, weights)
+        while weights.ndim < values.ndim:  # a weight per sample covers its trailing axes
+            weights = ops.expand_dims(weights, -1)
+        if not _broadcasts_to(weights.shape, values.shape):
+            raise ValueError(
+                f"Loss {name!r}: sample_weight of shape {weight_shape} does not fit "
+                f"losses of shape {values.shape}; expected shape "
+                f"{values.shape[:1]} or one that broadcasts"
+            )
+        values = values * weights
+    if reduction in ("none", None) or values.ndim == 0:
+        return values
+    if sample_weight is None and reduction in ("sum_over_batch_size", "mean") and values.size:
+        return ops.mean(values)  # one recorded op instead of a sum and a scaling: the hot path
+    total = ops.sum(values)
+    if reduction == "sum":
+        return total
+    if reduction == "mean_with_sample_weight" and sample_weight is not None:
+        divisor = ops.sum(weights * ops.ones_like(values))
+        # Dividing the losses, not their sum: ops.divide of two 0-d float64
+        # Tensors gives float32 (see the report on ops.divide).
+        return ops.sum(values / divisor) if float(divisor) else total * 0.0
+    return total * (1.0 / values.size) if values.size else total * 0.0
+
+
+def _broadcasts_to(shape, target):
+    if len(shape) > len(target):
+        return False
+    return all(a in (1, b) for a, b in zip(shape[::-1], target[::-1]))
