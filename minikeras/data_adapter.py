@@ -1,0 +1,244 @@
+"""How `fit`, `evaluate` and `predict` take their data: checked, then cut into batches.
+
+The data is either arrays (`x`, `y`, `sample_weight`: numpy arrays, tensors,
+or lists, tuples and dicts of them) or an iterable of batches (tuples
+`(x, y)` or `(x, y, sample_weight)`). `_Data` checks arrays once: numeric,
+finite targets and weights, one length, `class_weight` folded into the
+sample weights. `_ArrayBatches` cuts them into (shuffled) batches;
+`_Batches` checks each batch of an iterable as it comes. `_validation` turns
+`fit`'s `validation_data` into either.
+"""
+
+import numbers
+
+import numpy as np
+
+from minikeras import random
+from minikeras.engine.tensor import Tensor
+
+
+def _with_class_weight(sample_weight, y, class_weight, method="fit"):
+    if not class_weight:
+        return sample_weight
+    labels = np.asarray(y)
+    labels = (
+        labels.argmax(axis=-1) if labels.ndim > 1 and labels.shape[-1] > 1 else labels.reshape(-1)
+    )
+    try:
+        weights = np.array([class_weight[int(c)] for c in labels], dtype=np.float32)
+    except KeyError as error:
+        raise ValueError(f"{method}: class_weight has no entry for class {error.args[0]}") from None
+    return weights if sample_weight is None else weights * sample_weight
+
+
+def _is_batch_iterable(x):
+    """True for an iterable of batches, False for arrays (or a list of arrays)."""
+    if isinstance(x, list):
+        return bool(x) and all(isinstance(batch, tuple) for batch in x)
+    excluded = (np.ndarray, Tensor, tuple, dict, str, bytes)
+    return x is not None and not isinstance(x, excluded) and hasattr(x, "__iter__")
+
+
+def _check_no_arrays_with_batches(y, sample_weight, method):
+    if y is not None or sample_weight is not None:
+        raise ValueError(
+            f"{method}: x is an iterable of (x, y) batches, so y and sample_weight must be "
+            "None (put them in the batches: (x, y) or (x, y, sample_weight))"
+        )
+
+
+def _check_batch_size(batch_size):
+    if batch_size is None:
+        return 32  # Keras's default
+    if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral):
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    if batch_size <= 0:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    return int(batch_size)
+
+
+def _lengths(inputs):
+    if isinstance(inputs, (list, tuple)):
+        return [len(a) for a in inputs]
+    if isinstance(inputs, dict):
+        return [len(a) for a in inputs.values()]
+    return [len(inputs)]
+
+
+def _length(inputs):
+    return _lengths(inputs)[0]
+
+
+def _slice(inputs, index):
+    if isinstance(inputs, (list, tuple)):
+        return type(inputs)(a[index] for a in inputs)
+    if isinstance(inputs, dict):
+        return {key: a[index] for key, a in inputs.items()}
+    return inputs[index]
+
+
+def _check_numeric(array, what, method):
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"{method}: {what} must be numeric, got dtype {array.dtype}")
+    if array.ndim == 0:
+        raise ValueError(f"{method}: {what} must have a batch axis, got a scalar")
+
+
+def _as_input(x, dtype, method):
+    if x is None:
+        raise ValueError(f"{method}: x is missing")
+    if isinstance(x, (list, tuple)) and x and all(isinstance(a, (np.ndarray, Tensor)) for a in x):
+        return type(x)(_as_input(a, dtype, method) for a in x)
+    if isinstance(x, dict):
+        return {key: _as_input(a, dtype, method) for key, a in x.items()}
+    array = np.asarray(x)
+    _check_numeric(array, "x", method)
+    # Cast float data once to the model's dtype, not at every step.
+    return array.astype(dtype) if array.dtype.kind == "f" and array.dtype != dtype else array
+
+
+def _non_finite_rows(array, n):
+    """Indices of the samples holding NaN or infinity, for error messages."""
+    bad = np.flatnonzero(~np.isfinite(array.reshape(n, -1)).all(axis=1))
+    return f"{bad[:10].tolist()}{' ...' if len(bad) > 10 else ''}"
+
+
+class _Data:
+    """Checked arrays: inputs, targets and optional sample weights (times class weights)."""
+
+    def __init__(self, x, y, sample_weight, dtype, method, class_weight=None, check=True):
+        self.x = _as_input(x, dtype, method) if check else x
+        if y is None:
+            raise ValueError(f"{method}: y is missing (targets are needed)")
+        self.y = np.asarray(y) if check else y
+        self.sample_weight = sample_weight
+        if not check:
+            return
+        _check_numeric(self.y, "y", method)
+        lengths = _lengths(self.x)
+        n = lengths[0]
+        if n == 0:
+            raise ValueError(f"{method}: the data set is empty (x has 0 samples)")
+        if len(set(lengths)) > 1:
+            raise ValueError(f"{method}: the inputs in x have different lengths, {lengths}")
+        if len(self.y) != n:
+            raise ValueError(f"{method}: x has {n} samples but y has {len(self.y)}")
+        if self.y.dtype.kind == "f" and not np.all(np.isfinite(self.y)):
+            raise ValueError(
+                f"{method}: y holds NaN or infinite values, at sample indices "
+                f"{_non_finite_rows(self.y, n)}"
+            )
+        if sample_weight is not None:
+            weight = np.asarray(sample_weight)
+            _check_numeric(weight, "sample_weight", method)
+            if len(weight) != n:
+                raise ValueError(f"{method}: x has {n} samples but sample_weight has {len(weight)}")
+            weight = weight.astype("float32")
+            if not np.all(np.isfinite(weight)):
+                raise ValueError(
+                    f"{method}: sample_weight holds NaN or infinite values, at sample indices "
+                    f"{_non_finite_rows(weight, n)}"
+                )
+            self.sample_weight = weight
+        self.sample_weight = _with_class_weight(self.sample_weight, self.y, class_weight, method)
+
+    def split(self, fraction):
+        n = _length(self.x)
+        cut = n - int(round(n * fraction))
+        if cut <= 0 or cut >= n:
+            raise ValueError(
+                f"fit: validation_split={fraction} leaves no training or no validation "
+                f"samples out of {n}"
+            )
+        head, tail = slice(0, cut), slice(cut, n)
+        weight = self.sample_weight
+        train = _Data(_slice(self.x, head), self.y[head], None, None, "fit", check=False)
+        train.sample_weight = None if weight is None else weight[head]
+        held = (_slice(self.x, tail), self.y[tail]) + (() if weight is None else (weight[tail],))
+        return train, held
+
+
+class _ArrayBatches:
+    """Batches of arrays, reshuffled each epoch from the global generator."""
+
+    def __init__(self, data, batch_size, shuffle):
+        self.data, self.batch_size, self.shuffle = data, _check_batch_size(batch_size), shuffle
+        self.n = _length(data.x)
+        self.steps = -(-self.n // self.batch_size)
+
+    def first_inputs(self):
+        """The inputs of a first batch, without shuffling (to build the model)."""
+        return _slice(self.data.x, slice(0, self.batch_size))
+
+    def __iter__(self):
+        x, y, w = self.data.x, self.data.y, self.data.sample_weight
+        if self.shuffle:
+            # One gather per epoch, then contiguous slices (views) per step.
+            order = random.generator().permutation(self.n)
+            x, y = _slice(x, order), y[order]
+            w = None if w is None else w[order]
+        for start in range(0, self.n, self.batch_size):
+            index = slice(start, start + self.batch_size)
+            yield _slice(x, index), y[index], None if w is None else w[index]
+
+
+class _Batches:
+    """An iterable of `(x, y)` or `(x, y, sample_weight)` batches, checked.
+
+    A list (a generator is read into one) is checked whole, before training
+    starts; another iterable is checked batch by batch as it is read.
+    """
+
+    def __init__(self, source, dtype, method, class_weight=None):
+        if iter(source) is source:
+            source = list(source)  # a one-shot iterator: keep it for every epoch
+        self.source, self.dtype, self.method = source, dtype, method
+        self.class_weight = class_weight
+        self.steps = len(source) if hasattr(source, "__len__") else None
+        if self.steps == 0:
+            raise ValueError(f"{method}: the data set is empty (no batches)")
+        self.checked = None
+        if isinstance(source, (list, tuple)):
+            self.checked = [self._check(batch, index) for index, batch in enumerate(source)]
+
+    def _check(self, batch, index):
+        where = f"{self.method} (batch {index})"
+        if not isinstance(batch, tuple) or len(batch) not in (2, 3):
+            raise ValueError(
+                f"{where}: each batch must be a tuple (x, y) or (x, y, sample_weight), "
+                f"got {type(batch).__name__}"
+            )
+        weight = batch[2] if len(batch) == 3 else None
+        data = _Data(batch[0], batch[1], weight, self.dtype, where, self.class_weight)
+        return data.x, data.y, data.sample_weight
+
+    def first_inputs(self):
+        """The inputs of the first batch (to build the model)."""
+        for x, _, _ in self:
+            return x
+        raise ValueError(f"{self.method}: the data set is empty (no batches)")
+
+    def __iter__(self):
+        if self.checked is not None:
+            yield from self.checked
+            return
+        empty = True
+        for index, batch in enumerate(self.source):
+            empty = False
+            yield self._check(batch, index)
+        if empty:
+            raise ValueError(f"{self.method}: the data set is empty (no batches)")
+
+
+def _validation(validation_data, dtype, batch_size):
+    if validation_data is None:
+        return None
+    if _is_batch_iterable(validation_data):
+        return _Batches(validation_data, dtype, "fit (validation_data)")
+    if not isinstance(validation_data, tuple) or len(validation_data) not in (2, 3):
+        raise ValueError(
+            "fit: validation_data must be (x_val, y_val) or (x_val, y_val, sample_weight)"
+        )
+    weight = validation_data[2] if len(validation_data) == 3 else None
+    data = _Data(validation_data[0], validation_data[1], weight, dtype, "fit (validation_data)")
+    return _ArrayBatches(data, batch_size, shuffle=False)
