@@ -342,6 +342,11 @@ def write_chart(path, record):
     if not panels:
         return {"skipped": "no timed case to draw"}
     figure, axes = plt.subplots(len(panels), 1, figsize=(11, 3.2 * len(panels)), squeeze=False)
+    colours = {}  # one colour per contender in every panel
+    for _, _, cases in panels:
+        for case in cases:
+            for name in case["ratios_to_numpy"]:
+                colours.setdefault(name, plt.get_cmap("tab10")(len(colours) % 10))
     for axis, (workload, title, cases) in zip(axes[:, 0], panels):
         names = []
         for case in cases:
@@ -350,7 +355,7 @@ def write_chart(path, record):
         for index, name in enumerate(names):
             ratios = [case["ratios_to_numpy"].get(name, float("nan")) for case in cases]
             positions = [position + index * width for position in range(len(cases))]
-            axis.bar(positions, ratios, width, label=name)
+            axis.bar(positions, ratios, width, label=name, color=colours[name])
         for case_index, case in enumerate(cases):
             for target in case.get("targets", {}).values():
                 axis.hlines(
