@@ -255,7 +255,10 @@ class Tensor:
     @property
     def shape(self):
         """The shape, a tuple of ints."""
-        return np.shape(getval(self._value))
+        value = self._value
+        if type(value) is np.ndarray:  # layers ask on every call: skip the generic path
+            return value.shape
+        return np.shape(getval(value))
 
     @property
     def ndim(self):
@@ -265,7 +268,10 @@ class Tensor:
     @property
     def dtype(self):
         """The numpy dtype of the elements."""
-        return np.result_type(getval(self._value))
+        value = self._value
+        if type(value) is np.ndarray:
+            return value.dtype
+        return np.result_type(getval(value))
 
     @property
     def size(self):

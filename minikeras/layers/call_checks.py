@@ -117,6 +117,15 @@ def check_build_attributes(layer, before):
 
 def check_reads(layer):
     """Names the Variables read in this call that this layer does not track."""
+    tracked = layer._tracked_ids
+    if tracked is not None:
+        # The usual call: every Variable read is tracked and older than the call reading it.
+        for variable, frame in reads:
+            if id(variable) not in tracked or variable._index > frame.watermark:
+                break
+        else:
+            reads.clear()
+            return
     seen = {}
     for variable, frame in reads:
         seen.setdefault(id(variable), (variable, frame))
