@@ -8,10 +8,9 @@ arguments, defaults and formulas are Keras's, with `minikeras.config.epsilon()`
 (1e-7) keeping divisions by a norm finite.
 """
 
-import inspect
-
 from minikeras import ops
 from minikeras.config import epsilon
+from minikeras.serialization import deserialize_object, get_object, serialize_object
 
 
 def _axis(axis):
@@ -232,22 +231,7 @@ def serialize(constraint):
         >>> serialize(MaxNorm(3))
         {'class_name': 'MaxNorm', 'config': {'max_value': 3, 'axis': 0}}
     """
-    if constraint is None:
-        return None
-    if isinstance(constraint, Constraint):
-        return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
-    name = getattr(constraint, "__name__", None)
-    if not callable(constraint) or name is None or name == "<lambda>":
-        raise ValueError(
-            f"constraints.serialize: cannot save {constraint!r:.100}; use a Constraint subclass "
-            "with get_config(), or a def-function with a name"
-        )
-    if name in _CONSTRAINTS:
-        raise ValueError(
-            f"constraints.serialize: custom function {name!r} has the name of a built-in "
-            "and would come back as the built-in; rename it"
-        )
-    return name
+    return serialize_object(constraint, Constraint, _CONSTRAINTS, "constraints")
 
 
 def deserialize(config, custom_objects=None):
@@ -268,15 +252,7 @@ def deserialize(config, custom_objects=None):
         >>> deserialize({"class_name": "MaxNorm", "config": {"max_value": 1.5}})
         MaxNorm(max_value=1.5, axis=0)
     """
-    if isinstance(config, str):
-        return _lookup(config, custom_objects)()
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(
-            "constraints.deserialize: expected a name or a dict with 'class_name' and "
-            f"'config', got {config!r}"
-        )
-    cls = _lookup(config["class_name"], custom_objects)
-    return cls.from_config(config.get("config") or {})
+    return deserialize_object(config, lambda name: _lookup(name, custom_objects), "constraints")
 
 
 def get(identifier):
@@ -297,15 +273,4 @@ def get(identifier):
         >>> get("max_norm"), get(None)
         (MaxNorm(max_value=2, axis=0), None)
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if inspect.isclass(identifier):
-        return identifier()
-    if callable(identifier):
-        return identifier
-    raise ValueError(
-        "constraints.get: expected None, a name, a config dict or a callable, "
-        f"got {identifier!r} of type {type(identifier).__name__}"
-    )
+    return get_object(identifier, deserialize, "constraints")

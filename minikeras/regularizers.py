@@ -10,10 +10,10 @@ formulas are Keras's; the factors are Python floats, so a float32 weight
 gets a float32 penalty.
 """
 
-import inspect
 import math
 
 from minikeras import ops
+from minikeras.serialization import deserialize_object, get_object, serialize_object
 
 
 def _check_factor(owner, name, value):
@@ -223,22 +223,8 @@ def serialize(regularizer):
         >>> serialize(L2(0.1))
         {'class_name': 'L2', 'config': {'l2': 0.1}}
     """
-    if regularizer is None:
-        return None
-    if isinstance(regularizer, Regularizer):
-        return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
-    name = getattr(regularizer, "__name__", None)
-    if not callable(regularizer) or name is None or name == "<lambda>":
-        raise ValueError(
-            f"regularizers.serialize: cannot save {regularizer!r:.100}; use a Regularizer subclass "
-            "with get_config(), or a def-function with a name"
-        )
-    if name in _REGULARIZERS or name == "l1_l2":
-        raise ValueError(
-            f"regularizers.serialize: custom function {name!r} has the name of a built-in "
-            "and would come back as the built-in; rename it"
-        )
-    return name
+    builtin_names = set(_REGULARIZERS) | {"l1_l2"}
+    return serialize_object(regularizer, Regularizer, builtin_names, "regularizers")
 
 
 def deserialize(config, custom_objects=None):
@@ -261,18 +247,10 @@ def deserialize(config, custom_objects=None):
         >>> deserialize("l2")
         L2(l2=0.01)
     """
-    if isinstance(config, str):
-        if config == "l1_l2" and not (custom_objects and config in custom_objects):
-            # The name's defaults differ from the class's, as in Keras.
-            return L1L2(l1=0.01, l2=0.01)
-        return _lookup(config, custom_objects)()
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(
-            "regularizers.deserialize: expected a name or a dict with 'class_name' and "
-            f"'config', got {config!r}"
-        )
-    cls = _lookup(config["class_name"], custom_objects)
-    return cls.from_config(config.get("config") or {})
+    if config == "l1_l2" and not (custom_objects and config in custom_objects):
+        # The name's defaults differ from the class's, as in Keras.
+        return L1L2(l1=0.01, l2=0.01)
+    return deserialize_object(config, lambda name: _lookup(name, custom_objects), "regularizers")
 
 
 def get(identifier):
@@ -295,15 +273,4 @@ def get(identifier):
         >>> get({"class_name": "L2", "config": {"l2": 0.1}})
         L2(l2=0.1)
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if inspect.isclass(identifier):
-        return identifier()
-    if callable(identifier):
-        return identifier
-    raise ValueError(
-        "regularizers.get: expected None, a name, a config dict or a callable, "
-        f"got {identifier!r} of type {type(identifier).__name__}"
-    )
+    return get_object(identifier, deserialize, "regularizers")
