@@ -48,6 +48,7 @@ for _path in (REPO_ROOT, BENCHMARKS_DIR):
 
 from bench_mlp_step import blas_thread_report, summarize, versions  # noqa: E402
 
+from benchmarks.common import ADAM_STEP_ROWS, print_stats_table, print_step_ratios  # noqa: E402
 from minikeras import GradientTape, Sequential, layers, losses, optimizers  # noqa: E402
 
 BATCH, IMAGE, CLASSES = 64, 28, 10
@@ -467,39 +468,9 @@ def print_report(args, info, threads, stats, ratios, sections, checks, torch):
         f"loss ({checks['loss']:.5f}{torch_check}), gradients and Adam update (rtol 1e-4)"
     )
     print()
-    header = f"{'per step':<34}{'median ms':>10}{'p25':>8}{'p75':>8}{'IQR':>7}{'min':>8}"
-    print(header)
-    print("-" * len(header))
-    rows = [
-        ("minikeras step", "minikeras_step"),
-        ("  forward + loss (in tape)", "minikeras_forward"),
-        ("  tape.gradient", "minikeras_gradient"),
-        ("  Adam.apply", "minikeras_update"),
-        ("numpy step (hand-written)", "numpy_step"),
-        ("  forward + loss + backward", "numpy_forward_backward"),
-        ("  Adam (in place)", "numpy_update"),
-        ("torch step (1 thread)", "torch_step"),
-        ("  forward + loss", "torch_forward"),
-        ("  backward", "torch_gradient"),
-        ("  Adam", "torch_update"),
-    ]
-    for label, key in rows:
-        if key not in stats:
-            continue
-        s = stats[key]
-        print(
-            f"{label:<34}{s['median_us'] / 1e3:>10.2f}{s['p25_us'] / 1e3:>8.2f}"
-            f"{s['p75_us'] / 1e3:>8.2f}{s['iqr_us'] / 1e3:>7.2f}{s['min_us'] / 1e3:>8.2f}"
-        )
+    print_stats_table(ADAM_STEP_ROWS, stats)
     print()
-    verdict = "OK" if ratios["minikeras_over_numpy"] <= TARGET_RATIO else "OVER TARGET"
-    print(
-        f"ratio minikeras / numpy (medians): {ratios['minikeras_over_numpy']:.3f}  "
-        f"(target <= {TARGET_RATIO}: {verdict}); paired rounds, median "
-        f"{ratios['paired_median']:.3f}"
-    )
-    if "torch_over_numpy" in ratios:
-        print(f"ratio torch / numpy (medians):     {ratios['torch_over_numpy']:.3f}")
+    print_step_ratios(ratios, TARGET_RATIO)
     print()
     total = sum(sections.values())
     print(f"where the numpy step's time goes ({total:.2f} ms, sections timed apart):")

@@ -314,6 +314,65 @@ def current_rss_mib():
 # ----------------------------------------------------------------- output
 
 
+# The rows of a training step timed with Adam, for the standalone CNN and LSTM scripts.
+ADAM_STEP_ROWS = (
+    ("minikeras step", "minikeras_step"),
+    ("  forward + loss (in tape)", "minikeras_forward"),
+    ("  tape.gradient", "minikeras_gradient"),
+    ("  Adam.apply", "minikeras_update"),
+    ("numpy step (hand-written)", "numpy_step"),
+    ("  forward + loss + backward", "numpy_forward_backward"),
+    ("  Adam (in place)", "numpy_update"),
+    ("torch step (1 thread)", "torch_step"),
+    ("  forward + loss", "torch_forward"),
+    ("  backward", "torch_gradient"),
+    ("  Adam", "torch_update"),
+)
+
+
+def print_stats_table(rows, stats, unit="ms", label_width=34):
+    """Prints median, quartiles, IQR and minimum per row; rows missing from `stats` are left out.
+
+    Example:
+        >>> print_stats_table([("a", "a")], {"a": summarize([1e-3, 2e-3, 3e-3])})
+        per step                           median ms     p25     p75    IQR     min
+        ---------------------------------------------------------------------------
+        a                                       2.00    1.50    2.50   1.00    1.00
+    """
+    scale, digits = (1e3, 2) if unit == "ms" else (1.0, 1)
+    header = (
+        f"{'per step':<{label_width}}{'median ' + unit:>10}{'p25':>8}{'p75':>8}{'IQR':>7}{'min':>8}"
+    )
+    print(header)
+    print("-" * len(header))
+    for label, key in rows:
+        if key not in stats:
+            continue
+        s = stats[key]
+        print(
+            f"{label:<{label_width}}{s['median_us'] / scale:>10.{digits}f}"
+            f"{s['p25_us'] / scale:>8.{digits}f}{s['p75_us'] / scale:>8.{digits}f}"
+            f"{s['iqr_us'] / scale:>7.{digits}f}{s['min_us'] / scale:>8.{digits}f}"
+        )
+
+
+def print_step_ratios(ratios, target):
+    """Prints minikeras / numpy against its target, and torch / numpy when measured.
+
+    Example:
+        >>> print_step_ratios({"minikeras_over_numpy": 1.1, "paired_median": 1.1}, 1.3)
+        ratio minikeras / numpy (medians): 1.100  (target <= 1.3: OK); paired rounds, median 1.100
+    """
+    verdict = "OK" if ratios["minikeras_over_numpy"] <= target else "OVER TARGET"
+    print(
+        f"ratio minikeras / numpy (medians): {ratios['minikeras_over_numpy']:.3f}  "
+        f"(target <= {target}: {verdict}); paired rounds, median "
+        f"{ratios['paired_median']:.3f}"
+    )
+    if "torch_over_numpy" in ratios:
+        print(f"ratio torch / numpy (medians):     {ratios['torch_over_numpy']:.3f}")
+
+
 def write_json(path, record):
     """Writes `record` as indented JSON, creating the folder."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
