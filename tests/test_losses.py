@@ -562,3 +562,54 @@ def test_serialize_functions_and_custom_objects():
         losses.get(3)
     with pytest.raises(ValueError, match="Unknown loss class"):
         losses.deserialize({"class_name": "Nope", "config": {}})
+
+
+# ------------------------------------------- the fused sparse cross-entropy
+
+
+@pytest.mark.parametrize("reduction", ["sum_over_batch_size", "mean"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("label_shape", [(7,), (7, 1)])
+def test_sparse_crossentropy_from_logits_mean_matches_the_weighted_path(
+    reduction, dtype, label_shape
+):
+    """Logits, no weights, the batch mean: one fused op, the same value and gradient."""
+    rng = np.random.default_rng(11)
+    logits = rng.standard_normal((7, 4)).astype(dtype)
+    labels = rng.integers(0, 4, label_shape)
+    loss = losses.SparseCategoricalCrossentropy(from_logits=True, reduction=reduction)
+    prediction = Variable(logits, dtype=dtype)
+    with GradientTape(persistent=True) as tape:
+        fused = loss(labels, prediction)
+        weighted = loss(labels, prediction, sample_weight=np.ones(7))  # the general path
+    assert fused.dtype == np.dtype(dtype) and fused.shape == ()
+    expected = -log_softmax(logits.astype(np.float64))[np.arange(7), labels.reshape(-1)].mean()
+    np.testing.assert_allclose(float(fused), expected, rtol=1e-6 if dtype == "float32" else 1e-12)
+    np.testing.assert_allclose(float(fused), float(weighted), rtol=1e-6)
+    grad = tape.gradient(fused, prediction)
+    assert grad.dtype == np.dtype(dtype)
+    softmax = np.exp(log_softmax(logits.astype(np.float64)))
+    by_hand = (softmax - np.eye(4)[labels.reshape(-1)]) / 7
+    np.testing.assert_allclose(grad.numpy(), by_hand, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(
+        grad.numpy(), tape.gradient(weighted, prediction).numpy(), rtol=1e-5, atol=1e-7
+    )
+
+
+def test_sparse_crossentropy_from_logits_of_an_empty_batch_is_zero():
+    loss = losses.SparseCategoricalCrossentropy(from_logits=True)
+    assert float(loss(np.zeros(0, int), np.zeros((0, 3), np.float32))) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        (np.zeros((5, 3), int), r"y_true must have shape \(5,\).*\(5, 3\)"),
+        (np.array([0, 1, 2, 3, 4]), r"labels must lie in \[0, 3\).*0 to 4"),
+        (np.array([0, 1, -1, 0, 0]), r"labels must lie in \[0, 3\).*-1 to 1"),
+    ],
+)
+def test_sparse_crossentropy_from_logits_mean_checks_its_labels(labels, message):
+    loss = losses.SparseCategoricalCrossentropy(from_logits=True)
+    with pytest.raises(ValueError, match=message):
+        loss(labels, np.zeros((5, 3), np.float32))

@@ -11,6 +11,7 @@ import pytest
 from autograd.core import VJPNode
 
 from minikeras import GradientTape, Tensor, Variable, ops
+from minikeras.ops.nn import mean_sparse_categorical_crossentropy
 
 EPS = 1e-6
 
@@ -274,6 +275,18 @@ NN = [
         lambda y, x: ops.sparse_categorical_crossentropy(y, x),
         labels(5, 4),
         probabilities(4, 5),
+    ),
+    case(
+        "mean_sparse_cce",
+        lambda y, x: mean_sparse_categorical_crossentropy(y, x),
+        labels(5, 4),
+        normal(4, 5),
+    ),
+    case(
+        "mean_sparse_cce-3d-axis1",
+        lambda y, x: mean_sparse_categorical_crossentropy(y, x, axis=1),
+        labels(4, 2, 3),
+        normal(2, 4, 3),
     ),
     case(
         "sparse_cce-logits-3d",
@@ -558,6 +571,12 @@ SECOND_ORDER = [
         labels(4, 2, 3),
         normal(2, 4, 3),
     ),
+    case(
+        "mean_sparse_cce",
+        lambda y, x: mean_sparse_categorical_crossentropy(y, x),
+        labels(5, 4),
+        normal(4, 5),
+    ),
     case("mean", lambda x: ops.mean(x * x), normal(3, 4)),
     case("mean-axis", lambda x: ops.mean(ops.exp(x), axis=(0, 2), keepdims=True), normal(2, 3, 4)),
     case(
@@ -634,3 +653,35 @@ def test_sparse_crossentropy_gradient_without_the_kept_softmax():
     kept = tape.gradient(loss, x)
     assert recomputed.dtype == kept.dtype == np.float32
     np.testing.assert_allclose(recomputed, kept.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_mean_sparse_crossentropy_gradient_without_the_kept_softmax():
+    """autograd's own call of the fused mean keeps no softmax: the VJP recomputes it."""
+    import autograd
+
+    from minikeras.ops.nn import _mean_sparse_xent_logits
+
+    rng = np.random.default_rng(1)
+    logits = rng.standard_normal((6, 4)).astype(np.float32)
+    targets = rng.integers(0, 4, 6)
+    recomputed = autograd.grad(lambda x: _mean_sparse_xent_logits(x, targets) * 3.0)(logits)
+    x = Tensor(logits)
+    with GradientTape() as tape:
+        tape.watch(x)
+        loss = mean_sparse_categorical_crossentropy(targets, x) * 3.0
+    kept = tape.gradient(loss, x)
+    assert recomputed.dtype == kept.dtype == np.float32
+    np.testing.assert_allclose(recomputed, kept.numpy(), rtol=1e-6, atol=1e-7)
+    # By hand: (softmax - one_hot) * 3 / batch.
+    softmax = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    expected = (softmax - np.eye(4, dtype=np.float32)[targets]) * 3.0 / 6
+    np.testing.assert_allclose(kept.numpy(), expected, rtol=1e-5, atol=1e-7)
+
+
+def test_mean_sparse_crossentropy_persistent_tape_gives_the_same_gradient_twice():
+    x = Variable(np.random.default_rng(2).standard_normal((5, 3)))
+    targets = np.array([0, 2, 1, 1, 0])
+    with GradientTape(persistent=True) as tape:
+        loss = mean_sparse_categorical_crossentropy(targets, x)
+    first, second = tape.gradient(loss, x).numpy(), tape.gradient(loss, x).numpy()
+    np.testing.assert_array_equal(first, second)

@@ -256,6 +256,8 @@ class Tensor:
     def shape(self):
         """The shape, a tuple of ints."""
         value = self._value
+        if type(value) is ArrayBox:  # inside a tape: one level of box is the usual case
+            value = value._value
         if type(value) is np.ndarray:  # layers ask on every call: skip the generic path
             return value.shape
         return np.shape(getval(value))
@@ -263,12 +265,19 @@ class Tensor:
     @property
     def ndim(self):
         """The number of axes."""
-        return np.ndim(getval(self._value))
+        value = self._value
+        if type(value) is ArrayBox:
+            value = value._value
+        if type(value) is np.ndarray:
+            return value.ndim
+        return np.ndim(getval(value))
 
     @property
     def dtype(self):
         """The numpy dtype of the elements."""
         value = self._value
+        if type(value) is ArrayBox:
+            value = value._value
         if type(value) is np.ndarray:
             return value.dtype
         return np.result_type(getval(value))
@@ -276,7 +285,12 @@ class Tensor:
     @property
     def size(self):
         """The number of elements."""
-        return np.size(getval(self._value))
+        value = self._value
+        if type(value) is ArrayBox:
+            value = value._value
+        if type(value) is np.ndarray:
+            return value.size
+        return np.size(getval(value))
 
     def numpy(self):
         """Returns the value as a numpy array (without any trace).

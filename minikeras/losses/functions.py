@@ -287,6 +287,12 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
         >>> sparse_categorical_crossentropy([1, 0], [[0.0, 1000.0], [0.0, 0.0]], True).numpy()
         array([0.       , 0.6931472], dtype=float32)
     """
+    y_true, y_pred = _sparse_pair(y_true, y_pred, axis)
+    return ops.sparse_categorical_crossentropy(y_true, y_pred, from_logits=from_logits, axis=axis)
+
+
+def _sparse_pair(y_true, y_pred, axis):
+    """Tensors of labels and float predictions, after checking that their shapes fit."""
     y_pred = ops.convert_to_tensor(y_pred)
     if y_pred.dtype.kind != "f":
         y_pred = ops.cast(y_pred, config.floatx())
@@ -303,7 +309,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
             f"{sample_shape + (1,)} (y_pred's shape without its class axis); got y_true shape "
             f"{y_true.shape} and y_pred shape {y_pred.shape}{hint}"
         )
-    return ops.sparse_categorical_crossentropy(y_true, y_pred, from_logits=from_logits, axis=axis)
+    return y_true, y_pred
 
 
 mse = MSE = mean_squared_error

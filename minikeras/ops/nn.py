@@ -432,7 +432,21 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         >>> loss.numpy()
         array([0.], dtype=float32)
     """
-    name = "sparse_categorical_crossentropy"
+    scores, labels, output_value = _sparse_xent_operands(
+        "sparse_categorical_crossentropy", target, output, axis
+    )
+    if from_logits:
+        return wrap(call_primitive(_sparse_xent_logits, scores, labels))
+    # As Keras does: rescale to sum to one, then clip away from 0 and 1.
+    classes = shape_of(scores)[-1]
+    probs = scores / anp.sum(scores, axis=-1, keepdims=True)
+    probs = anp.clip(probs, config.epsilon(), 1.0 - config.epsilon())
+    picked = anp.reshape(probs, (-1, classes))[np.arange(labels.size), labels.reshape(-1)]
+    return wrap(-anp.reshape(anp.log(picked), labels.shape))
+
+
+def _sparse_xent_operands(name, target, output, axis):
+    """Checks labels against scores; returns `(scores with classes last, int labels, output)`."""
     output_value = as_float(value_of(output))
     labels = np.asarray(getval(value_of(target)))
     scores = _to_last(name, output_value, axis, labels, output_value)
@@ -453,13 +467,82 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         low, high = labels.min(), labels.max()
         problem = f"labels must lie in [0, {classes}), but range from {low} to {high}"
         raise op_error(name, problem, labels, output_value)
-    if from_logits:
-        return wrap(call_primitive(_sparse_xent_logits, scores, labels))
-    # As Keras does: rescale to sum to one, then clip away from 0 and 1.
-    probs = scores / anp.sum(scores, axis=-1, keepdims=True)
-    probs = anp.clip(probs, config.epsilon(), 1.0 - config.epsilon())
-    picked = anp.reshape(probs, (-1, classes))[np.arange(labels.size), labels.reshape(-1)]
-    return wrap(-anp.reshape(anp.log(picked), labels.shape))
+    return scores, labels, output_value
+
+
+@primitive
+def _mean_sparse_xent_logits(logits, labels):
+    return _mean_sparse_xent_forward(logits, labels)[0]
+
+
+def _mean_sparse_xent_forward(logits, labels, keep_softmax=False):
+    losses, residuals = _sparse_xent_forward(logits, labels, keep_softmax)
+    return losses.sum() * _inverse_count(losses.size), residuals
+
+
+def _inverse_count(count):
+    """`1 / count` as a Python float, or nan for no samples (the mean of nothing)."""
+    return 1.0 / count if count else float("nan")
+
+
+def _mean_sparse_xent_logits_vjp(ans, logits, labels, softmax=None, index=None):
+    inverse_count = _inverse_count(labels.size)
+
+    def vjp(g):
+        if isbox(g) or isbox(logits):
+            # An outer tape records this gradient: build it from traced ops.
+            probs = _softmax(logits, -1)
+            return (g * inverse_count) * (probs - _one_hot_like(labels, logits))
+        # (softmax - one_hot(labels)) * g / count, in one new buffer: the
+        # residual softmax stays intact for a persistent tape's next gradient.
+        scale = float(g) * inverse_count
+        if softmax is None:
+            grad = logits - _max_last_axis(logits)
+            np.exp(grad, out=grad)
+            grad *= scale / grad.sum(axis=-1, keepdims=True)
+            grad[_label_index(labels)] -= scale
+            return grad
+        grad = np.multiply(softmax, scale, dtype=softmax.dtype)
+        grad[index] -= scale
+        return grad
+
+    return vjp
+
+
+defvjp(_mean_sparse_xent_logits, _mean_sparse_xent_logits_vjp, None)
+defresiduals(
+    _mean_sparse_xent_logits,
+    lambda logits, labels: _mean_sparse_xent_forward(logits, labels, True),
+)
+
+
+def mean_sparse_categorical_crossentropy(target, output, axis=-1):
+    """The mean of `sparse_categorical_crossentropy(target, output, from_logits=True)`.
+
+    One fused op for the usual training loss: the losses and their mean in
+    one primitive, whose gradient is `(softmax - one_hot) / count`, built
+    in one buffer from the softmax the forward pass kept.
+
+    Args:
+        target: integer labels, of `output`'s shape without `axis`.
+        output: logits.
+        axis: the class axis of `output`.
+
+    Returns:
+        A scalar Tensor: the mean loss over every sample (nan for none).
+
+    Raises:
+        ValueError: as `sparse_categorical_crossentropy` does.
+
+    Example:
+        >>> loss = mean_sparse_categorical_crossentropy([0, 1], [[0.0, 0.0], [0.0, 1000.0]])
+        >>> round(float(loss), 6)  # (log 2 + 0) / 2
+        0.346574
+    """
+    scores, labels, _ = _sparse_xent_operands(
+        "sparse_categorical_crossentropy", target, output, axis
+    )
+    return wrap(call_primitive(_mean_sparse_xent_logits, scores, labels))
 
 
 @primitive
