@@ -42,6 +42,9 @@ _SOLE_OWNER_REFCOUNT = sys.getrefcount(_held[0])
 del _held
 
 
+_ONE = np.array(1, np.int64)  # the step `iterations` takes
+
+
 def _writable(variable):
     """`variable`'s array, to update in place; copied first if anything else holds it."""
     if sys.getrefcount(variable._value) > _SOLE_OWNER_REFCOUNT:
@@ -401,8 +404,11 @@ class Optimizer:
                     "influence the loss and was not updated"
                 )
                 continue
-            grad = np.asarray(grad, dtype=variable.dtype)
-            if grad.shape != variable.shape:
+            value = grad._value if type(grad) is Tensor else grad
+            if type(value) is not np.ndarray or value.dtype != variable._value.dtype:
+                value = np.asarray(grad, dtype=variable.dtype)
+            grad = value
+            if grad.shape != variable._value.shape:
                 raise ValueError(
                     f"Optimizer {self.name!r}: the gradient for variable {_label(variable)!r} "
                     f"has shape {grad.shape}, but the variable has shape {variable.shape}"
@@ -424,7 +430,7 @@ class Optimizer:
             if out is not variable._value:
                 self._spare_values[index] = variable._value
                 variable._value = out
-        self._iterations.assign_add(1)
+        self._iterations._update(np.add, _ONE, "assign_add")
         for _, _, variable in updates:
             if variable.constraint is not None:
                 variable.assign(variable.constraint(variable))
@@ -658,9 +664,14 @@ class Adam(_MomentEstimator):
         momentum = _writable(self._momentums[index])
         velocity = _writable(self._velocities[index])
         scratch, step = self._scratch(value, 2)
-        _update_moment(momentum, gradient, self.beta_1, scratch)
+        # m += (g - m) * (1 - beta_1); v += (g^2 - v) * (1 - beta_2), in place.
+        np.subtract(gradient, momentum, out=scratch)
+        scratch *= 1.0 - self.beta_1
+        momentum += scratch
         np.square(gradient, out=scratch)
-        _update_moment(velocity, scratch, self.beta_2, scratch)
+        scratch -= velocity
+        scratch *= 1.0 - self.beta_2
+        velocity += scratch
         if self.amsgrad:
             velocity_hat = _writable(self._velocity_hats[index])
             np.maximum(velocity_hat, velocity, out=velocity_hat)
