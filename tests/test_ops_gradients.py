@@ -685,3 +685,55 @@ def test_mean_sparse_crossentropy_persistent_tape_gives_the_same_gradient_twice(
         loss = mean_sparse_categorical_crossentropy(targets, x)
     first, second = tape.gradient(loss, x).numpy(), tape.gradient(loss, x).numpy()
     np.testing.assert_array_equal(first, second)
+
+
+# ------------------------------------------- ops.dense's one-tape fast path
+
+
+def _dense_reference_grads(x, kernel, bias, relu, weights):
+    """d/d(kernel, bias) of sum(dense(x) * weights), by hand in float64."""
+    out = x.astype(np.float64) @ kernel + bias
+    g = weights * (out > 0) if relu else weights
+    return x.T.astype(np.float64) @ g, g.sum(axis=0)
+
+
+@pytest.mark.parametrize("relu", [False, True])
+@pytest.mark.parametrize("x_dtype", ["float32", "float64"])
+def test_dense_of_data_with_variables_matches_hand_computed_gradients(relu, x_dtype):
+    """x is data (not watched), kernel and bias are Variables: the path every Dense layer takes."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((5, 3)).astype(x_dtype)
+    kernel, bias = Variable(rng.standard_normal((3, 4))), Variable(rng.standard_normal(4))
+    weights = rng.standard_normal((5, 4))
+    with GradientTape() as tape:
+        out = ops.dense(x, kernel, bias, "relu" if relu else None)
+        loss = ops.sum(out * weights)
+    expected_out = x.astype(np.float64) @ kernel.numpy() + bias.numpy()
+    if relu:
+        expected_out = np.maximum(expected_out, 0)
+    np.testing.assert_allclose(out.numpy(), expected_out, rtol=1e-5, atol=1e-6)
+    grad_kernel, grad_bias = tape.gradient(loss, [kernel, bias])
+    assert grad_kernel.dtype == grad_bias.dtype == np.float32
+    expected_kernel, expected_bias = _dense_reference_grads(
+        x, kernel.numpy(), bias.numpy(), relu, weights
+    )
+    np.testing.assert_allclose(grad_kernel.numpy(), expected_kernel, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grad_bias.numpy(), expected_bias, rtol=1e-5, atol=1e-5)
+
+
+def test_dense_with_x_from_an_outer_tape_gives_both_tapes_their_gradients():
+    rng = np.random.default_rng(5)
+    x = Variable(rng.standard_normal((2, 3)))
+    kernel, bias = Variable(rng.standard_normal((3, 4))), Variable(rng.standard_normal(4))
+    with GradientTape() as outer:
+        doubled = x * 2.0  # boxed for the outer tape only
+        with GradientTape() as inner:
+            inner.watch([kernel, bias])
+            loss = ops.sum(ops.dense(doubled, kernel, bias, "relu"))
+        inner_grads = inner.gradient(loss, [kernel, bias])
+    outer_grad = outer.gradient(loss, x)
+    xs = 2.0 * x.numpy()
+    mask = (xs @ kernel.numpy() + bias.numpy()) > 0
+    np.testing.assert_allclose(inner_grads[0].numpy(), xs.T @ mask, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(inner_grads[1].numpy(), mask.sum(axis=0), rtol=1e-6)
+    np.testing.assert_allclose(outer_grad.numpy(), 2.0 * mask @ kernel.numpy().T, rtol=1e-5)

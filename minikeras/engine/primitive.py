@@ -60,12 +60,37 @@ def call_primitive(primitive, *args):
         ans, residuals = _forwards_with_residuals[primitive](*values)
     else:
         ans = primitive.fun(*values)
+    vjp = primitive_vjps[primitive](tuple(argnums), ans, tuple(values), residuals)
+    return record(ans, top_trace, tuple(parents), vjp)
+
+
+def record(ans, trace, parents, vjp):
+    """Boxes `ans` for `trace`, with a node that pulls gradients back to `parents` by `vjp`.
+
+    The last step of `call_primitive`, for an op that unboxes its own
+    arguments on a path that cannot afford the general one (`ops.dense`).
+
+    Args:
+        ans: the op's result on unboxed values.
+        trace: the trace id of the boxes that were unboxed.
+        parents: a tuple of their nodes, in argument order.
+        vjp: `vjp(g)` returning one gradient per parent.
+
+    Returns:
+        The boxed result.
+
+    Example:
+        >>> from autograd.core import VJPNode
+        >>> box = record(np.ones(2), 7, (VJPNode.new_root(),), lambda g: (g,))
+        >>> box._trace, len(box._node.parents)
+        (7, 1)
+    """
     node = VJPNode.__new__(VJPNode)
-    node.parents = tuple(parents)
-    node.vjp = primitive_vjps[primitive](tuple(argnums), ans, tuple(values), residuals)
+    node.parents = parents
+    node.vjp = vjp
     if type(ans) is np.ndarray:
-        return ArrayBox(ans, top_trace, node)
-    return new_box(ans, top_trace, node)
+        return ArrayBox(ans, trace, node)
+    return new_box(ans, trace, node)
 
 
 # primitive -> forward(*args) returning (ans, residuals); see `defresiduals`.

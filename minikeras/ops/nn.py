@@ -12,7 +12,7 @@ from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
 from minikeras import config
-from minikeras.engine.primitive import call_primitive, defresiduals
+from minikeras.engine.primitive import call_primitive, defresiduals, record
 from minikeras.engine.tape import may_overwrite
 from minikeras.ops.core import (
     as_float,
@@ -658,9 +658,14 @@ def _dense(x, kernel, bias, use_relu):
 
 def _dense_vjp(argnums, ans, args, kwargs):
     x, kernel, bias, use_relu = args
-    traced_inputs = isbox(x) or isbox(kernel)
     # The relu mask is a constant, even where an outer tape boxes `ans`.
     outputs = getval(ans) if use_relu else None
+    return _dense_vjp_of(argnums, outputs, x, kernel, isbox(x) or isbox(kernel))
+
+
+def _dense_vjp_of(argnums, outputs, x, kernel, traced_inputs):
+    """The VJP of `_dense`, given its relu outputs (None for no relu)."""
+    use_relu = outputs is not None
 
     def vjp(g):
         if traced_inputs or isbox(g):
@@ -743,15 +748,41 @@ def dense(x, kernel, bias=None, activation=None):
     ):
         x_value, kernel_value = promote(x_value, kernel_value)
         x_shape, kernel_shape = shape_of(x_value), shape_of(kernel_value)
+        x_array = None  # not the arrays to compute with: the general path below
     else:
         x_shape, kernel_shape = x_array.shape, kernel_array.shape
     bias_value = None if bias is None else value_of(bias)
+    bias_array = bias_value._value if type(bias_value) is ArrayBox else bias_value
     if len(kernel_shape) != 2 or not x_shape or x_shape[-1] != kernel_shape[0]:
         raise op_error(
             "dense", "x's last axis must match kernel's first axis", x_value, kernel_value
         )
-    if bias_value is not None and shape_of(bias_value) != kernel_shape[1:]:
+    if (
+        bias_value is not None
+        and (bias_array.shape if type(bias_array) is np.ndarray else shape_of(bias_value))
+        != kernel_shape[1:]
+    ):
         raise op_error(
             "dense", f"bias must have shape ({kernel_shape[1]},)", kernel_value, bias_value
         )
-    return wrap(call_primitive(_dense, x_value, kernel_value, bias_value, activation == "relu"))
+    use_relu = activation == "relu"
+    if type(kernel_value) is ArrayBox and type(bias_value) is ArrayBox:
+        # A layer's step in one tape: kernel and bias are boxes of that tape's
+        # trace and x is data or a box of it. Record the node here, without
+        # call_primitive's general unboxing (this is the hottest op in training).
+        trace = kernel_value._trace
+        x_boxed = type(x_value) is ArrayBox
+        if (
+            bias_value._trace == trace
+            and type(bias_array) is np.ndarray
+            and type(x_array) is np.ndarray  # (None after a promotion)
+            and (not x_boxed or x_value._trace == trace)
+        ):
+            ans = _dense.fun(x_array, kernel_array, bias_array, use_relu)
+            if x_boxed:
+                argnums, parents = (0, 1, 2), (x_value._node, kernel_value._node, bias_value._node)
+            else:
+                argnums, parents = (1, 2), (kernel_value._node, bias_value._node)
+            vjp = _dense_vjp_of(argnums, ans if use_relu else None, x_array, kernel_array, False)
+            return wrap(record(ans, trace, parents, vjp))
+    return wrap(call_primitive(_dense, x_value, kernel_value, bias_value, use_relu))
