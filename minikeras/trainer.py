@@ -170,10 +170,12 @@ class Trainer:
         self._check_compiled("train_on_batch")
         data = _Data(x, y, sample_weight, self.dtype, "train_on_batch", class_weight)
         _build_on(self, data.x)
-        weights = _weights_for_training(self)
+        weights, loss_sources = _weights_for_training(self)
         for metric in self.metrics:
             metric.reset_state()
-        loss, y_pred = self._train_step(data.x, data.y, data.sample_weight, weights)
+        loss, y_pred = self._train_step(
+            data.x, data.y, data.sample_weight, weights, loss_sources=loss_sources
+        )
         self._update_metrics(data.y, y_pred)
         return _result(self._logs(loss, 1), return_dict)
 
@@ -292,8 +294,7 @@ class Trainer:
         validation = _validation(validation_data, self.dtype, batch_size)
 
         _build_on(self, train.first_inputs())
-        weights = _weights_for_training(self)
-        loss_sources = self._loss_sources()
+        weights, loss_sources = _weights_for_training(self)
         before = [w.numpy() for w in weights] if self.report_unchanged else None
         callback_list = callbacks_module.CallbackList(
             callbacks, model=self, add_history=True, epochs=epochs, steps=train.steps,
@@ -519,7 +520,8 @@ def _build_on(model, x):
 
 
 def _weights_for_training(model):
-    weights = model.trainable_weights
+    """`model.trainable_weights` and `model._loss_sources()` (one walk), warning if none."""
+    weights, loss_sources = model._training_sources()
     if not weights:
         warnings.warn(
             f"Model '{model.name}' has no trainable weights (all frozen, or none created): "
@@ -527,7 +529,7 @@ def _weights_for_training(model):
             TrackingWarning,
             stacklevel=3,
         )
-    return weights
+    return weights, loss_sources
 
 
 def _report_unchanged(model, weights, before):

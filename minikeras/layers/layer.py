@@ -455,14 +455,16 @@ class Layer:
 
         `fit` finds them once, not at every step: the walk costs tens of microseconds.
         """
-        layers, regularized = [self], []
+        return self._training_sources()[1]
+
+    def _training_sources(self):
+        """`(trainable_weights, _loss_sources())`, from one walk over what this layer tracks."""
+        layers, weights = [self], []
         for _, _, value in tracking.walk(self):
-            if not isinstance(value, Variable):
-                layers.append(value)
-            elif value.regularizer is not None:
-                regularized.append(value)
-        regularized.sort(key=lambda variable: variable._index)
-        return layers, regularized
+            (weights if isinstance(value, Variable) else layers).append(value)
+        weights.sort(key=lambda variable: variable._index)
+        regularized = [variable for variable in weights if variable.regularizer is not None]
+        return [w for w in weights if w.trainable], (layers, regularized)
 
     def _gather_losses(self, sources):
         """`losses`, from what `_loss_sources` found."""

@@ -61,10 +61,15 @@ def warn(message):
     warnings.warn(message, TrackingWarning, stacklevel=level)
 
 
-def _is_layer(value):
-    from minikeras.layers.layer import Layer
+_layer_class = []  # [Layer], once layer.py (which imports this module) has loaded
 
-    return isinstance(value, Layer)
+
+def _is_layer(value):
+    if not _layer_class:
+        from minikeras.layers.layer import Layer
+
+        _layer_class.append(Layer)
+    return isinstance(value, _layer_class[0])
 
 
 def _child_path(path, key):
@@ -95,13 +100,27 @@ def walk(layer):
     yield from _walk_layer(layer, "", seen)
 
 
+# Exact types that can hold no Variable or Layer: most of a layer's attributes
+# (names, sizes, flags, activations), skipped without a generator each.
+_LEAF_TYPES = frozenset(
+    {str, bytes, int, float, bool, type(None), np.ndarray, Tensor, type(len), type(lambda: 0)}
+)
+
+
 def _walk_layer(layer, prefix, seen):
     for name, value in _attributes(layer):
-        if name == "_layers" and isinstance(value, list):
+        kind = type(value)
+        if kind in _LEAF_TYPES:
+            continue
+        if kind is Variable:  # the usual weight, without a generator of its own
+            if id(value) not in seen:
+                seen.add(id(value))
+                yield prefix + name, layer, value
+        elif name == "_layers" and isinstance(value, list):
             # Sequential and functional models: a layer's path is its name.
             for sublayer in value:
                 yield from _walk_value(sublayer, prefix + sublayer.name, layer, seen)
-        else:
+        elif isinstance(value, (list, tuple, dict)) or _is_layer(value):
             yield from _walk_value(value, prefix + name, layer, seen)
 
 
