@@ -38,6 +38,11 @@ PEERS = {
     "keras-torch": ("benchmarks.peer_keras", {"KERAS_BACKEND": "torch"}),
 }
 REFERENCE = "numpy"
+# Untimed calls before each timed repeat, at most: after another contender ran
+# on the same CPU, a step takes a few steps to run at its steady pace again
+# (the MLP's first step after a switch is ~35% slower, the next ~20%, the
+# fourth still ~5%), which a training loop never sees.
+SETTLING_CALLS = 5
 LOSS_RTOL = 1e-4
 
 
@@ -221,16 +226,18 @@ class Suite:
     def guarded(self, name, contender, calls, built, entries):
         """`round -> seconds per call`, recording a failure once and returning NaN after it.
 
-        One untimed call comes first: the contender before this one (on the
-        same CPU) has just evicted this one's weights and code from the caches,
-        which a training loop, step after step, never sees.
+        Untimed calls come first (`SETTLING_CALLS`, or fewer if a repeat has
+        fewer): the contender before this one (on the same CPU) has just
+        evicted this one's weights and code from the caches, which a training
+        loop, step after step, never sees.
         """
+        settling = max(1, min(calls, SETTLING_CALLS))
 
         def sample(round_index):
             if entries.get(name, {}).get("status") == "failed":
                 return math.nan
             try:
-                contender.run(1)
+                contender.run(settling)
                 return contender.run(calls) / calls
             except Exception as error:
                 self.fail(name, error, dict(built), entries)
@@ -446,8 +453,9 @@ def print_header(record, out=sys.stdout):
     settings = record["settings"]
     print(
         f"{settings['repeats']} repeats of ~{settings['block_seconds']} s per contender, "
-        f"interleaved (a seeded shuffle every round), each repeat after one untimed step, "
-        f"after calibration and {settings['warmup']} warm-up round; median and IQR of the repeats",
+        "interleaved (a seeded shuffle every round), each repeat after up to "
+        f"{SETTLING_CALLS} untimed steps, after calibration and {settings['warmup']} "
+        "warm-up round; median and IQR of the repeats",
         file=out,
     )
 
@@ -486,6 +494,7 @@ def main(args):
             "threads": suite.threads,
             "repeats": suite.repeats,
             "warmup": suite.warmup,
+            "settling_calls": SETTLING_CALLS,
             "block_seconds": suite.block_seconds,
             "batch_sizes": suite.batch_sizes,
             "seeds": suite.seeds,
