@@ -211,6 +211,13 @@ def wrap(value):
     return tensor
 
 
+def _plain_array(value):
+    """The numpy array that `value` is or that one level of box holds, else None."""
+    if type(value) is ArrayBox:
+        value = value._value
+    return value if type(value) is np.ndarray else None
+
+
 def _format_values(value):
     return np.array2string(np.asarray(getval(value)), separator=", ", threshold=20, edgeitems=2)
 
@@ -252,45 +259,33 @@ class Tensor:
             value = _as_array(value, dtype)
         self._value = value
 
+    # Layers and ops ask these on every call, mostly of an array or of one
+    # level of box (inside a tape): `_plain_array` answers those without the
+    # generic numpy functions.
+
     @property
     def shape(self):
         """The shape, a tuple of ints."""
-        value = self._value
-        if type(value) is ArrayBox:  # inside a tape: one level of box is the usual case
-            value = value._value
-        if type(value) is np.ndarray:  # layers ask on every call: skip the generic path
-            return value.shape
-        return np.shape(getval(value))
+        array = _plain_array(self._value)
+        return np.shape(getval(self._value)) if array is None else array.shape
 
     @property
     def ndim(self):
         """The number of axes."""
-        value = self._value
-        if type(value) is ArrayBox:
-            value = value._value
-        if type(value) is np.ndarray:
-            return value.ndim
-        return np.ndim(getval(value))
+        array = _plain_array(self._value)
+        return np.ndim(getval(self._value)) if array is None else array.ndim
 
     @property
     def dtype(self):
         """The numpy dtype of the elements."""
-        value = self._value
-        if type(value) is ArrayBox:
-            value = value._value
-        if type(value) is np.ndarray:
-            return value.dtype
-        return np.result_type(getval(value))
+        array = _plain_array(self._value)
+        return np.result_type(getval(self._value)) if array is None else array.dtype
 
     @property
     def size(self):
         """The number of elements."""
-        value = self._value
-        if type(value) is ArrayBox:
-            value = value._value
-        if type(value) is np.ndarray:
-            return value.size
-        return np.size(getval(value))
+        array = _plain_array(self._value)
+        return np.size(getval(self._value)) if array is None else array.size
 
     def numpy(self):
         """Returns the value as a numpy array (without any trace).
