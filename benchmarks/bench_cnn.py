@@ -49,11 +49,11 @@ for _path in (REPO_ROOT, BENCHMARKS_DIR):
 from bench_mlp_step import blas_thread_report, summarize, versions  # noqa: E402
 
 from benchmarks.common import ADAM_STEP_ROWS, print_stats_table, print_step_ratios  # noqa: E402
+from benchmarks.reference import EPSILON, Adam  # noqa: E402
 from minikeras import GradientTape, Sequential, layers, losses, optimizers  # noqa: E402
 
 BATCH, IMAGE, CLASSES = 64, 28, 10
 LEARNING_RATE = 1e-3
-BETA_1, BETA_2, EPSILON = 0.9, 0.999, 1e-7  # Keras's (and minikeras's) Adam defaults
 TARGET_RATIO = 1.3
 DISTINCT_BATCHES = 8
 WEIGHT_NAMES = ("conv1/kernel", "conv1/bias", "conv2/kernel", "conv2/bias",
@@ -175,10 +175,7 @@ class NumpyStep:
 
     def __init__(self, weights):
         self.params = [np.array(w, copy=True) for w in weights]
-        self.momentums = [np.zeros_like(w) for w in weights]
-        self.velocities = [np.zeros_like(w) for w in weights]
-        self.scratch = [np.empty_like(w) for w in weights]
-        self.iterations = 0
+        self.optimizer = Adam(self.params, LEARNING_RATE)
         self.sections = None  # {name: seconds} when timing the sections
 
     def _mark(self, name, start):
@@ -262,27 +259,9 @@ class NumpyStep:
         return loss, grads
 
     def update(self, grads):
-        """Keras's Adam, in place; the gradients are ours to overwrite."""
+        """Keras's Adam, in place: `reference.Adam`, as in the suite and bench_fit."""
         start = time.perf_counter()
-        self.iterations += 1
-        step = self.iterations
-        alpha = LEARNING_RATE * math.sqrt(1.0 - BETA_2**step) / (1.0 - BETA_1**step)
-        keep_1, keep_2 = 1.0 - BETA_1, 1.0 - BETA_2
-        for param, grad, momentum, velocity, scratch in zip(
-            self.params, grads, self.momentums, self.velocities, self.scratch
-        ):
-            np.subtract(grad, momentum, out=scratch)
-            scratch *= keep_1
-            momentum += scratch
-            np.square(grad, out=scratch)
-            scratch -= velocity
-            scratch *= keep_2
-            velocity += scratch
-            np.sqrt(velocity, out=scratch)
-            scratch += EPSILON
-            np.multiply(momentum, alpha, out=grad)  # the gradient's buffer is free now
-            grad /= scratch
-            param -= grad
+        self.optimizer.apply(grads)
         self._mark("Adam", start)
 
     def timed_step(self, x, labels, clock=time.perf_counter):

@@ -50,11 +50,11 @@ for _path in (REPO_ROOT, BENCHMARKS_DIR):
 from bench_mlp_step import blas_thread_report, summarize, versions  # noqa: E402
 
 from benchmarks.common import ADAM_STEP_ROWS, print_stats_table, print_step_ratios  # noqa: E402
+from benchmarks.reference import EPSILON, Adam  # noqa: E402
 from minikeras import GradientTape, Sequential, layers, losses, optimizers  # noqa: E402
 
 VOCABULARY, EMBEDDING, UNITS, STEPS, BATCH = 96, 64, 128, 50, 32
 LEARNING_RATE = 1e-3
-BETA_1, BETA_2, EPSILON = 0.9, 0.999, 1e-7  # Keras's (and minikeras's) Adam defaults
 TARGET_RATIO = 1.3
 DISTINCT_BATCHES = 8
 WEIGHT_NAMES = ("embeddings", "lstm/kernel", "lstm/recurrent_kernel", "lstm/bias",
@@ -154,9 +154,7 @@ class NumpyStep:
 
     def __init__(self, weights):
         self.params = [np.array(value, copy=True) for value in weights]
-        self.moments = [np.zeros_like(p) for p in self.params]
-        self.velocities = [np.zeros_like(p) for p in self.params]
-        self.iterations = 0
+        self.optimizer = Adam(self.params, LEARNING_RATE)
         self.sections = None  # {name: seconds}, when timing sections
 
     def _mark(self, name, since):
@@ -252,22 +250,9 @@ class NumpyStep:
         return loss, grads
 
     def update(self, grads):
-        """Keras's Adam, in place: the rule written out in `minikeras.optimizers.Adam`."""
+        """Keras's Adam, in place: `reference.Adam`, as in the suite and bench_fit."""
         mark = time.perf_counter()
-        self.iterations += 1
-        step = self.iterations
-        alpha = LEARNING_RATE * math.sqrt(1.0 - BETA_2**step) / (1.0 - BETA_1**step)
-        for param, grad, moment, velocity in zip(self.params, grads, self.moments, self.velocities):
-            moment += (grad - moment) * (1.0 - BETA_1)
-            grad *= grad  # the gradients are ours: square them in place
-            grad -= velocity
-            grad *= 1.0 - BETA_2
-            velocity += grad
-            np.sqrt(velocity, out=grad)
-            grad += EPSILON
-            np.divide(moment, grad, out=grad)
-            grad *= alpha
-            param -= grad
+        self.optimizer.apply(grads)
         self._mark("Adam", mark)
 
     def timed_step(self, ids, targets, clock=time.perf_counter):

@@ -96,7 +96,7 @@ class NumpyAdam:
 
     def __init__(self, weights):
         self.params = [np.array(w, copy=True) for w in weights]
-        self.optimizer = Adam(self.params, LEARNING_RATE, gradients_as_scratch=False)
+        self.optimizer = Adam(self.params, LEARNING_RATE)
 
     def step(self, grads):
         self.optimizer.apply(grads)
