@@ -789,7 +789,7 @@ class RMSprop(Optimizer):
 
     def _update_step(self, index, gradient, value, out, learning_rate):
         velocity = _writable(self._velocities[index])
-        denominator, increment = self._scratch(value, 2)
+        denominator = self._scratch(value, 1)[0]
         np.multiply(velocity, self.rho, out=velocity)
         np.square(gradient, out=denominator)
         denominator *= 1.0 - self.rho
@@ -805,8 +805,9 @@ class RMSprop(Optimizer):
         else:
             np.add(velocity, self.epsilon, out=denominator)
         np.sqrt(denominator, out=denominator)
-        np.multiply(gradient, learning_rate, out=increment)
-        increment /= denominator
+        # g / denominator * learning_rate, in the one buffer (see Adam).
+        increment = np.divide(gradient, denominator, out=denominator)
+        increment *= learning_rate
         if self._momentums:
             moment = _writable(self._momentums[index])
             np.multiply(moment, self.momentum, out=moment)
@@ -861,14 +862,15 @@ class Adagrad(Optimizer):
 
     def _update_step(self, index, gradient, value, out, learning_rate):
         accumulator = _writable(self._accumulators[index])
-        denominator, increment = self._scratch(value, 2)
-        np.square(gradient, out=denominator)
-        accumulator += denominator
-        np.add(accumulator, self.epsilon, out=denominator)
-        np.sqrt(denominator, out=denominator)
-        np.multiply(gradient, learning_rate, out=increment)
-        increment /= denominator
-        np.subtract(value, increment, out=out)
+        scratch = self._scratch(value, 1)[0]
+        np.square(gradient, out=scratch)
+        accumulator += scratch
+        np.add(accumulator, self.epsilon, out=scratch)
+        np.sqrt(scratch, out=scratch)
+        # g / sqrt(accumulator + epsilon) * learning_rate, in the one buffer (see Adam).
+        np.divide(gradient, scratch, out=scratch)
+        scratch *= learning_rate
+        np.subtract(value, scratch, out=out)
 
     def get_config(self):
         return {
@@ -919,16 +921,17 @@ class Adamax(_MomentEstimator):
         learning_rate, bias_correction = constants
         momentum = _writable(self._momentums[index])
         norm = _writable(self._norms[index])
-        denominator, increment = self._scratch(value, 2)
-        _update_moment(momentum, gradient, self.beta_1, increment)
+        scratch = self._scratch(value, 1)[0]
+        _update_moment(momentum, gradient, self.beta_1, scratch)
         np.multiply(norm, self.beta_2, out=norm)
-        np.abs(gradient, out=denominator)
-        np.maximum(norm, denominator, out=norm)
-        np.add(norm, self.epsilon, out=denominator)
-        denominator *= bias_correction
-        np.multiply(momentum, learning_rate, out=increment)
-        increment /= denominator
-        np.subtract(value, increment, out=out)
+        np.abs(gradient, out=scratch)
+        np.maximum(norm, scratch, out=norm)
+        np.add(norm, self.epsilon, out=scratch)
+        scratch *= bias_correction
+        # m / denominator * learning_rate, in the one buffer (see Adam).
+        np.divide(momentum, scratch, out=scratch)
+        scratch *= learning_rate
+        np.subtract(value, scratch, out=out)
 
 
 class Nadam(_MomentEstimator):
