@@ -129,9 +129,16 @@ class MinikerasStep:
         grads = tape.gradient(loss, self.variables)
         t2 = clock()
         self.update(grads)
-        del tape, loss, grads
         t3 = clock()
-        return {"forward": t1 - t0, "gradient": t2 - t1, "update": t3 - t2, "step": t3 - t0}
+        del tape, loss, grads
+        t4 = clock()
+        return {
+            "forward": t1 - t0,
+            "gradient": t2 - t1,
+            "update": t3 - t2,
+            "free": t4 - t3,
+            "step": t4 - t0,
+        }
 
 
 # ----------------------------------------------------------- numpy by hand

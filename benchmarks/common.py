@@ -320,6 +320,7 @@ ADAM_STEP_ROWS = (
     ("  forward + loss (in tape)", "minikeras_forward"),
     ("  tape.gradient", "minikeras_gradient"),
     ("  Adam.apply", "minikeras_update"),
+    ("  freeing the step's graph", "minikeras_free"),
     ("numpy step (hand-written)", "numpy_step"),
     ("  forward + loss + backward", "numpy_forward_backward"),
     ("  Adam (in place)", "numpy_update"),

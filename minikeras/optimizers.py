@@ -460,7 +460,10 @@ class Optimizer:
         key = (like.shape, like.dtype)
         buffers = self._scratch_buffers.get(key)
         if buffers is None or len(buffers) < count:
-            buffers = self._scratch_buffers[key] = [np.empty_like(like) for _ in range(count)]
+            # C-ordered, as the Variables and gradients are (see `Variable`).
+            buffers = self._scratch_buffers[key] = [
+                np.empty(like.shape, like.dtype) for _ in range(count)
+            ]
         return buffers
 
     def _step_constants(self, learning_rate, step):

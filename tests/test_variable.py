@@ -264,3 +264,38 @@ def test_removed_observer_sees_nothing_and_removing_twice_raises():
 def test_read_variable_returns_the_value():
     v = Variable([1.0, 2.0])
     np.testing.assert_array_equal(minikeras.engine.read_variable(v), [1.0, 2.0])
+
+
+def test_a_variable_stores_a_c_ordered_copy_of_any_layout():
+    """Updates mix the value with C-ordered gradients and optimizer state."""
+    fortran = np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    variable = Variable(fortran)
+    assert variable._value.flags["C_CONTIGUOUS"]
+    np.testing.assert_array_equal(variable.numpy(), fortran)
+    variable.assign(np.asfortranarray(np.ones((2, 3))))
+    assert variable._value.flags["C_CONTIGUOUS"]
+
+
+def test_adam_on_a_variable_made_from_a_transposed_array_keeps_c_order_and_is_right():
+    from minikeras import optimizers
+
+    initial = np.arange(1.0, 7.0, dtype=np.float32).reshape(3, 2).T  # F-ordered
+    variable = Variable(initial)
+    optimizer = optimizers.Adam(learning_rate=0.1)
+    gradient = np.full((2, 3), 0.5, np.float32)
+    optimizer.apply([gradient], [variable])
+    optimizer.apply([gradient], [variable])
+    # A constant gradient: every Adam step is learning_rate * sign(g), up to epsilon.
+    np.testing.assert_allclose(variable.numpy(), initial - 0.2, rtol=1e-5)
+    assert variable._value.flags["C_CONTIGUOUS"]
+    scratch = next(iter(optimizer._scratch_buffers.values()))
+    assert all(buffer.flags["C_CONTIGUOUS"] for buffer in scratch)
+
+
+def test_recurrent_kernels_from_the_orthogonal_initializer_are_c_ordered():
+    """The orthogonal initializer returns a transposed array; the weight must not be."""
+    from minikeras import layers
+
+    layer = layers.LSTM(8)
+    layer(np.ones((2, 3, 4), np.float32))
+    assert all(weight._value.flags["C_CONTIGUOUS"] for weight in layer.weights)
