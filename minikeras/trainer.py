@@ -52,6 +52,7 @@ from minikeras.engine.tape import GradientTape
 from minikeras.engine.tensor import Tensor
 from minikeras.interrupt import _InterruptGuard
 from minikeras.layers import tracking
+from minikeras.layers.layer import Layer
 from minikeras.layers.tracking import TrackingWarning
 from minikeras.progress import Progress
 
@@ -520,8 +521,18 @@ def _build_on(model, x):
 
 
 def _weights_for_training(model):
-    """`model.trainable_weights` and `model._loss_sources()` (one walk), warning if none."""
-    weights, loss_sources = model._training_sources()
+    """`model.trainable_weights` and `model._loss_sources()`, warning if there are no weights.
+
+    One walk finds both, unless the model's class defines its own
+    `trainable_weights` or `weights`: then those are what training updates.
+    """
+    if (
+        type(model).trainable_weights is Layer.trainable_weights
+        and type(model).weights is Layer.weights
+    ):
+        weights, loss_sources = model._training_sources()
+    else:
+        weights, loss_sources = model.trainable_weights, model._loss_sources()
     if not weights:
         warnings.warn(
             f"Model '{model.name}' has no trainable weights (all frozen, or none created): "

@@ -613,3 +613,23 @@ def test_sparse_crossentropy_from_logits_mean_checks_its_labels(labels, message)
     loss = losses.SparseCategoricalCrossentropy(from_logits=True)
     with pytest.raises(ValueError, match=message):
         loss(labels, np.zeros((5, 3), np.float32))
+
+
+def test_a_subclass_that_overrides_call_is_not_bypassed_by_the_fused_path():
+    class Twice(losses.SparseCategoricalCrossentropy):
+        def call(self, y_true, y_pred):
+            return super().call(y_true, y_pred) * 2.0
+
+    logits = np.array([[0.0, 0.0], [0.0, 1.0]], np.float32)
+    once = float(losses.SparseCategoricalCrossentropy(from_logits=True)([0, 1], logits))
+    assert float(Twice(from_logits=True)([0, 1], logits)) == pytest.approx(2 * once)
+
+
+def test_a_float64_loss_on_float32_logits_computes_in_float64():
+    logits = np.random.default_rng(12).standard_normal((5, 3)).astype(np.float32)
+    labels = np.array([0, 2, 1, 1, 0])
+    loss = losses.SparseCategoricalCrossentropy(from_logits=True, dtype="float64")
+    value = loss(labels, logits)
+    assert value.dtype == np.float64
+    expected = -log_softmax(logits.astype(np.float64))[np.arange(5), labels].mean()
+    np.testing.assert_allclose(float(value), expected, rtol=1e-12)

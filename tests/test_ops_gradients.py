@@ -683,7 +683,8 @@ def test_mean_sparse_crossentropy_persistent_tape_gives_the_same_gradient_twice(
     targets = np.array([0, 2, 1, 1, 0])
     with GradientTape(persistent=True) as tape:
         loss = mean_sparse_categorical_crossentropy(targets, x)
-    first, second = tape.gradient(loss, x).numpy(), tape.gradient(loss, x).numpy()
+    first = np.array(tape.gradient(loss, x).numpy())  # a copy: numpy() hands out the buffer
+    second = tape.gradient(loss, x).numpy()
     np.testing.assert_array_equal(first, second)
 
 
@@ -725,10 +726,12 @@ def test_dense_with_x_from_an_outer_tape_gives_both_tapes_their_gradients():
     rng = np.random.default_rng(5)
     x = Variable(rng.standard_normal((2, 3)))
     kernel, bias = Variable(rng.standard_normal((3, 4))), Variable(rng.standard_normal(4))
-    with GradientTape() as outer:
-        doubled = x * 2.0  # boxed for the outer tape only
+    # The outer tape watches x only, so kernel and bias are boxes of the inner tape
+    # alone and x a box of the outer one: not the one-tape case dense records itself.
+    with GradientTape(watch_accessed_variables=False) as outer:
+        outer.watch(x)
+        doubled = x * 2.0
         with GradientTape() as inner:
-            inner.watch([kernel, bias])
             loss = ops.sum(ops.dense(doubled, kernel, bias, "relu"))
         inner_grads = inner.gradient(loss, [kernel, bias])
     outer_grad = outer.gradient(loss, x)
@@ -737,3 +740,19 @@ def test_dense_with_x_from_an_outer_tape_gives_both_tapes_their_gradients():
     np.testing.assert_allclose(inner_grads[0].numpy(), xs.T @ mask, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(inner_grads[1].numpy(), mask.sum(axis=0), rtol=1e-6)
     np.testing.assert_allclose(outer_grad.numpy(), 2.0 * mask @ kernel.numpy().T, rtol=1e-5)
+
+
+def test_dense_with_kernel_and_bias_on_different_tapes_gives_each_its_gradient():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    kernel, bias = Variable(rng.standard_normal((3, 4))), Variable(rng.standard_normal(4))
+    with GradientTape(watch_accessed_variables=False) as outer:
+        outer.watch(bias)
+        with GradientTape(watch_accessed_variables=False) as inner:
+            inner.watch(kernel)
+            loss = ops.sum(ops.dense(x, kernel, bias, "relu"))
+        grad_kernel = inner.gradient(loss, kernel)
+    grad_bias = outer.gradient(loss, bias)
+    mask = (x @ kernel.numpy() + bias.numpy()) > 0
+    np.testing.assert_allclose(grad_kernel.numpy(), x.T @ mask, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(grad_bias.numpy(), mask.sum(axis=0), rtol=1e-6)

@@ -599,3 +599,15 @@ def test_least_squares_converges(case):
             optimizer.apply(tape.gradient(value, [kernel, bias]), [kernel, bias])
     assert float(loss()) < 1e-3 * initial, f"{case}: loss {float(loss())} from {initial}"
     np.testing.assert_allclose(kernel.numpy().ravel(), [1.5, -2.0, 0.5], atol=0.05)
+
+
+def test_a_float64_tensor_gradient_is_cast_to_the_float32_variables_dtype_first():
+    from minikeras import Tensor
+
+    variable = Variable(np.zeros(2, np.float32))
+    # Values whose float32 step differs from the float64 step rounded to float32.
+    gradient = np.array([0.1257302210933933, -0.1321048632913019])
+    optimizers.SGD(learning_rate=0.1).apply([Tensor(gradient)], [variable])
+    assert variable.dtype == np.float32
+    np.testing.assert_array_equal(variable.numpy(), -(gradient.astype(np.float32) * 0.1))
+    assert not np.array_equal(variable.numpy(), -(gradient * 0.1).astype(np.float32))

@@ -617,3 +617,26 @@ def test_well_formed_models_emit_no_warning():
         model.summary(print_fn=lambda line: None)
 
     run_silently(build_and_run)
+
+
+def test_a_variable_subclass_held_in_an_attribute_is_tracked_and_trained():
+    class Scale(Variable):
+        pass
+
+    class Scaled(Model):
+        def __init__(self):
+            super().__init__()
+            self.scale = Scale(np.ones(1, np.float32), name="scale")
+
+        def call(self, x):
+            return x * self.scale
+
+    model = Scaled()
+    model.compile(minikeras.optimizers.SGD(0.1), "mse")
+    x = np.ones((4, 1), np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrackingWarning)
+        model.fit(x, 3 * x, epochs=1, verbose=0)
+    assert [w.name for w in model.weights] == ["scale"]
+    # One SGD step on mean((3 - s)^2) from s = 1: s + 0.1 * 2 * (3 - 1).
+    np.testing.assert_allclose(model.scale.numpy(), [1.4], rtol=1e-6)

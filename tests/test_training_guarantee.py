@@ -262,3 +262,25 @@ def test_a_clean_model_trains_without_any_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model.fit(*data(), epochs=2, validation_split=0.25, verbose=0)
+
+
+@pytest.mark.parametrize("step", ["fit", "train_on_batch"])
+def test_training_updates_a_models_own_trainable_weights_property(step):
+    """A model class may narrow what trains by overriding `trainable_weights`."""
+
+    class HeadOnly(Sequential):
+        @property
+        def trainable_weights(self):
+            return self.layers[-1].trainable_weights
+
+    model = HeadOnly([layers.Dense(3), layers.Dense(1)])
+    model.compile(mk.optimizers.SGD(0.1), "mse")
+    x = np.ones((4, 2), np.float32)
+    model(x)
+    body, head = model.layers[0].kernel.numpy(), model.layers[1].kernel.numpy()
+    if step == "fit":
+        model.fit(x, x[:, :1] * 5, epochs=1, verbose=0)
+    else:
+        model.train_on_batch(x, x[:, :1] * 5)
+    np.testing.assert_array_equal(model.layers[0].kernel.numpy(), body)
+    assert not np.array_equal(model.layers[1].kernel.numpy(), head)

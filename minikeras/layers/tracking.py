@@ -109,10 +109,9 @@ _LEAF_TYPES = frozenset(
 
 def _walk_layer(layer, prefix, seen):
     for name, value in _attributes(layer):
-        kind = type(value)
-        if kind in _LEAF_TYPES:
+        if type(value) in _LEAF_TYPES:
             continue
-        if kind is Variable:  # the usual weight, without a generator of its own
+        if isinstance(value, Variable):  # the usual weight, without a generator of its own
             if id(value) not in seen:
                 seen.add(id(value))
                 yield prefix + name, layer, value

@@ -244,8 +244,10 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         """
         if (
             sample_weight is None
-            and self.from_logits
+            and self._fn_kwargs["from_logits"]
             and self.reduction in ("sum_over_batch_size", "mean")
+            and type(self).call is LossFunctionWrapper.call  # a subclass's own call() counts
+            and self.fn is sparse_categorical_crossentropy
         ):
             y_pred = ops.convert_to_tensor(y_pred)
             dtype = y_pred.dtype
