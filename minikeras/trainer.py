@@ -51,7 +51,7 @@ from minikeras.data_adapter import (
 from minikeras.engine.tape import GradientTape
 from minikeras.engine.tensor import Tensor
 from minikeras.interrupt import _InterruptGuard
-from minikeras.layers import tracking
+from minikeras.layers import call_checks, tracking
 from minikeras.layers.layer import Layer
 from minikeras.layers.tracking import TrackingWarning
 from minikeras.progress import Progress
@@ -120,7 +120,7 @@ class Trainer:
     def _train_step(self, x, y, sample_weight, weights, first=True, loss_sources=None):
         with GradientTape() as tape:
             y_pred = self(x, training=True)
-            loss = self.loss(y, y_pred, sample_weight=sample_weight)
+            loss = _compiled_loss(self, y, y_pred, sample_weight)
             loss = _plus_added_losses(self, loss, loss_sources)
         grads = tape.gradient(loss, weights)
         if not first:
@@ -132,11 +132,16 @@ class Trainer:
         return float(loss), y_pred
 
     def _update_metrics(self, y, y_pred):
-        # As in Keras, compiled metrics are not weighted by sample or class weights.
+        # As in Keras, compiled metrics are not weighted by sample or class weights,
+        # but by the mask of the model's outputs (from the call that made y_pred).
         if self.metrics:
             predictions = y_pred.numpy() if isinstance(y_pred, Tensor) else y_pred
+            mask = _output_mask(self)
             for metric in self.metrics:
-                metric.update_state(y, predictions)
+                if mask is not None and call_checks.accepts(metric.update_state, "sample_weight"):
+                    metric.update_state(y, predictions, sample_weight=mask.astype(np.float64))
+                else:
+                    metric.update_state(y, predictions)
 
     def _logs(self, loss_total, count, prefix=""):
         logs = {prefix + "loss": loss_total / max(count, 1)}
@@ -207,7 +212,7 @@ class Trainer:
         for metric in self.metrics:
             metric.reset_state()
         y_pred = self(data.x, training=False)
-        loss = self.loss(data.y, y_pred, sample_weight=data.sample_weight)
+        loss = _compiled_loss(self, data.y, y_pred, data.sample_weight)
         loss = float(_plus_added_losses(self, loss))
         self._update_metrics(data.y, y_pred)
         return _result(self._logs(loss, 1), return_dict)
@@ -369,7 +374,8 @@ class Trainer:
             if loss_sources is None:  # found after the first call, which builds the model
                 loss_sources = self._loss_sources()
             size = len(by)
-            loss = _plus_added_losses(self, self.loss(by, y_pred, sample_weight=bw), loss_sources)
+            loss = _compiled_loss(self, by, y_pred, bw)
+            loss = _plus_added_losses(self, loss, loss_sources)
             loss_total += float(loss) * size
             count += size
             self._update_metrics(by, y_pred)
@@ -512,6 +518,26 @@ def _plus_added_losses(model, loss, loss_sources=None):
     for added in model._gather_losses(sources):
         loss = loss + ops.sum(added)
     return loss
+
+
+def _compiled_loss(model, y, y_pred, sample_weight):
+    """The compiled loss of a batch, its steps weighed by the model's output mask if any."""
+    mask = _output_mask(model)
+    if mask is None:  # (a custom Loss may not take `mask`)
+        return model.loss(y, y_pred, sample_weight=sample_weight)
+    return model.loss(y, y_pred, sample_weight=sample_weight, mask=mask)
+
+
+def _output_mask(model):
+    """The mask of the model's outputs from its latest call, as booleans; None if none.
+
+    Only a single output's mask counts (compile takes one loss); see
+    `Loss.__call__` and `losses.apply_mask` for how it weighs the losses.
+    """
+    mask = getattr(model, "_output_mask", None)
+    if mask is None or isinstance(mask, (list, tuple, dict)):
+        return None
+    return np.asarray(mask).astype(bool)
 
 
 def _build_on(model, x):

@@ -150,3 +150,134 @@ def test_a_masked_model_trains_with_fit():
     model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
     history = model.fit(IDS, np.array([0, 1, 0]), epochs=3, verbose=0)
     assert np.isfinite(history.history["loss"]).all()
+
+
+# ------------------------------------------ losses, metrics and pooling use the mask
+
+MASK = IDS != 0  # the kept steps: 4 + 2 + 5 of 15
+
+
+def _log_softmax(x):
+    shifted = x - x.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def _step_losses(logits, labels):
+    """Sparse softmax cross-entropy per step, in float64."""
+    picked = np.take_along_axis(_log_softmax(logits.astype(np.float64)), labels[..., None], -1)
+    return -picked[..., 0]
+
+
+def test_apply_mask_weighs_kept_entries_as_keras_does():
+    weights = mk.losses.apply_mask(None, MASK, "float32").numpy()
+    np.testing.assert_allclose(weights, np.where(MASK, 15 / 11, 0.0), rtol=1e-6)
+    assert weights.dtype == np.float32
+    summed = mk.losses.apply_mask(None, MASK, "float32", reduction="sum").numpy()
+    np.testing.assert_array_equal(summed, MASK.astype(np.float32))
+    per_sample = mk.losses.apply_mask([1.0, 2.0, 0.5], MASK, "float32", reduction="sum")
+    np.testing.assert_allclose(per_sample.numpy(), MASK * np.array([[1.0], [2.0], [0.5]]))
+    nothing_kept = mk.losses.apply_mask(None, np.zeros((2, 3), bool), "float32").numpy()
+    np.testing.assert_array_equal(nothing_kept, np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"sample_weight of shape \(2,\).*mask of shape \(3, 5\)"):
+        mk.losses.apply_mask([1.0, 2.0], MASK, "float32")
+
+
+@pytest.mark.parametrize("reduction", ["sum_over_batch_size", "mean", "sum", "none"])
+def test_a_loss_with_a_mask_counts_the_kept_steps_only(reduction):
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((3, 5, 4)).astype(np.float32)
+    labels = rng.integers(0, 4, (3, 5))
+    loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=reduction)
+    got = loss(labels, logits, mask=MASK).numpy()
+    per_step = _step_losses(logits, labels)
+    expected = {
+        "sum_over_batch_size": per_step[MASK].mean(),
+        "mean": per_step[MASK].mean(),
+        "sum": per_step[MASK].sum(),
+        "none": per_step * MASK,
+    }[reduction]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    weighted = loss(labels, logits, sample_weight=[1.0, 0.0, 2.0], mask=MASK).numpy()
+    weights = MASK * np.array([[1.0], [0.0], [2.0]])
+    scale = 15 / 11 if reduction in ("sum_over_batch_size", "mean") else 1.0
+    expected_weighted = {
+        "sum": (per_step * weights).sum(),
+        "none": per_step * weights,
+    }.get(reduction, (per_step * weights * scale).sum() / 15)
+    np.testing.assert_allclose(weighted, expected_weighted, rtol=1e-5, atol=1e-6)
+
+
+def test_a_mask_that_does_not_fit_the_losses_is_an_error():
+    loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    with pytest.raises(ValueError, match=r"mask has shape \(3, 4\).*losses have shape \(3, 5\)"):
+        loss(np.zeros((3, 5), int), np.zeros((3, 5, 4), np.float32), mask=np.ones((3, 4), bool))
+
+
+def test_global_average_pooling_1d_averages_the_kept_steps_only():
+    rng = np.random.default_rng(1)
+    x = mk.Tensor(rng.standard_normal((3, 5, 2)).astype(np.float32))
+    mask = MASK.copy()
+    mask[1] = False  # a sample with nothing kept pools to zeros
+    pooling = layers.GlobalAveragePooling1D()
+    with mk.GradientTape() as tape:
+        tape.watch(x)
+        pooled = pooling(x, mask=mask)
+    values = x.numpy()
+    for sample in (0, 2):
+        np.testing.assert_allclose(pooled.numpy()[sample], values[sample][mask[sample]].mean(0))
+    np.testing.assert_array_equal(pooled.numpy()[1], [0.0, 0.0])
+    # d(sum of outputs)/dx: 1 / kept at each kept step, 0 elsewhere.
+    kept = np.maximum(mask.sum(axis=1, keepdims=True), 1)
+    expected = np.broadcast_to((mask / kept)[..., None], values.shape)
+    np.testing.assert_allclose(tape.gradient(pooled, x).numpy(), expected, rtol=1e-6)
+    assert pooling.compute_mask(x, mask) is None
+    with pytest.raises(ValueError, match=r"mask must have shape \(batch, steps\) \(3, 5\)"):
+        pooling(x, mask=np.ones((3, 4), bool))
+
+
+def test_embedding_then_average_pooling_gives_each_sample_its_unpadded_result():
+    model = mk.Sequential(
+        [Embedding(VOCABULARY, WIDTH, mask_zero=True), layers.GlobalAveragePooling1D(), Dense(2)]
+    )
+    for got, expected in zip(model(IDS).numpy(), per_sample(model)):
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def _sequence_model():
+    mk.utils.set_random_seed(3)
+    model = mk.Sequential(
+        [
+            Input((5,), dtype="int64"),
+            Embedding(VOCABULARY, WIDTH, mask_zero=True),
+            LSTM(4, return_sequences=True),
+            Dense(VOCABULARY),
+        ]
+    )
+    model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True), ["accuracy"])
+    return model
+
+
+def test_evaluate_counts_the_kept_steps_only_in_the_loss_and_the_metrics():
+    model = _sequence_model()
+    labels = np.random.default_rng(2).integers(0, VOCABULARY, (3, 5))
+    loss, accuracy = model.evaluate(IDS, labels, verbose=0)
+    logits = model.predict(IDS, verbose=0)
+    per_step = _step_losses(logits, labels)
+    np.testing.assert_allclose(loss, per_step[MASK].mean(), rtol=1e-5)
+    hits = logits.argmax(-1) == labels
+    np.testing.assert_allclose(accuracy, hits[MASK].mean(), rtol=1e-6)
+    # Targets at padded steps change nothing.
+    relabelled = np.where(MASK, labels, (labels + 1) % VOCABULARY)
+    np.testing.assert_allclose(model.evaluate(IDS, relabelled, verbose=0), [loss, accuracy])
+
+
+def test_targets_at_padded_steps_do_not_move_the_weights():
+    labels = np.random.default_rng(4).integers(0, VOCABULARY, (3, 5))
+    relabelled = np.where(MASK, labels, (labels + 3) % VOCABULARY)
+    trained = []
+    for targets in (labels, relabelled):
+        model = _sequence_model()
+        model.fit(IDS, targets, epochs=2, batch_size=3, verbose=0)
+        trained.append(model.get_weights())
+    for first, second in zip(*trained):
+        np.testing.assert_array_equal(first, second)

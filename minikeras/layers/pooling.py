@@ -226,22 +226,64 @@ class GlobalPooling(Layer):
 class GlobalAveragePooling1D(GlobalPooling):
     """The mean over all steps, channel by channel: one value per channel.
 
+    With a mask (from `Embedding(mask_zero=True)`, say), the mean is over
+    the unmasked steps only, as in Keras: a padded sequence pools to what it
+    would alone. A sample whose every step is masked pools to zeros (Keras
+    gives nan, 0 / 0, which would then spread through the loss). The output
+    carries no mask.
+
     Args:
         data_format: None or `"channels_last"`.
         keepdims: keep the steps axis, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Raises:
-        ValueError: for inputs of the wrong rank.
+        ValueError: for inputs of the wrong rank, or a mask that is not
+            `(batch, steps)`.
 
     Example:
         >>> x = np.arange(6.0, dtype="float32").reshape(1, 3, 2)
         >>> GlobalAveragePooling1D()(x).numpy()
         array([[2., 3.]], dtype=float32)
+        >>> GlobalAveragePooling1D()(x, mask=np.array([[True, True, False]])).numpy()
+        array([[1., 2.]], dtype=float32)
     """
 
     rank = 1
     reduce = staticmethod(ops.mean)
+    supports_masking = True
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        _check_rank(self, inputs.shape)
+        mask = ops.convert_to_tensor(mask)
+        if mask.shape != inputs.shape[:2]:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}': the mask must have shape (batch, steps) "
+                f"{inputs.shape[:2]} for inputs of shape {inputs.shape}; got mask shape "
+                f"{mask.shape}"
+            )
+        kept = ops.expand_dims(ops.cast(mask, "bool"), -1)
+        # `where`, not a product: a masked step holding inf or nan must not leak.
+        total = ops.sum(ops.where(kept, inputs, 0.0), axis=1, keepdims=self.keepdims)
+        count = ops.sum(ops.cast(kept, inputs.dtype), axis=1, keepdims=self.keepdims)
+        return total / ops.maximum(count, 1.0)  # no step kept: 0 / 1
+
+    def compute_mask(self, inputs, mask=None):
+        """None: the steps are pooled away, and their mask with them.
+
+        Args:
+            inputs: the inputs the layer was called on.
+            mask: the inputs' mask, or None.
+
+        Returns:
+            None.
+
+        Example:
+            >>> GlobalAveragePooling1D().compute_mask(np.ones((1, 3, 2)), np.ones((1, 3), bool))
+        """
+        return None
 
 
 class GlobalAveragePooling2D(GlobalPooling):

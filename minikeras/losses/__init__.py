@@ -52,6 +52,7 @@ from minikeras.losses.functions import (
     squeeze_or_expand_to_same_rank,
 )
 from minikeras.losses.reduction import (
+    apply_mask,
     reduce_weighted_values,
     standardize_reduction,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "bce",
     "BCE",
     "reduce_weighted_values",
+    "apply_mask",
     "Loss",
     "LossFunctionWrapper",
     "MeanSquaredError",

@@ -2,8 +2,14 @@
 
 import re
 
+import numpy as np
+
 from minikeras import config, ops
-from minikeras.losses.reduction import reduce_weighted_values, standardize_reduction
+from minikeras.losses.reduction import (
+    apply_mask,
+    reduce_weighted_values,
+    standardize_reduction,
+)
 
 
 def _snake_case(name):
@@ -42,13 +48,18 @@ class Loss:
         self.reduction = standardize_reduction(reduction, self.name)
         self.dtype = None if dtype is None else config.standardize_dtype(dtype)
 
-    def __call__(self, y_true, y_pred, sample_weight=None):
+    def __call__(self, y_true, y_pred, sample_weight=None, mask=None):
         """Computes the weighted, reduced loss.
 
         Args:
             y_true: targets (labels for the sparse loss).
             y_pred: predictions.
             sample_weight: None, or weights of shape (batch,) or broadcastable.
+            mask: None, or booleans of the per-sample losses' shape (for a
+                sequence model, `model.compute_mask(x)`: (batch, steps)); the
+                masked entries do not count, and a mean is over the others
+                (see `apply_mask`). Keras reads it from `y_pred`; minikeras
+                takes it explicitly, and `fit` passes the model's output mask.
 
         Returns:
             A scalar Tensor, or per-sample losses for reduction `"none"` / None.
@@ -60,11 +71,28 @@ class Loss:
             >>> from minikeras.losses import MeanSquaredError
             >>> float(MeanSquaredError()([[1.0], [1.0]], [[0.0], [2.0]], sample_weight=[1.0, 3.0]))
             2.0
+            >>> float(MeanSquaredError()([[1.0], [1.0]], [[0.0], [9.0]], mask=[True, False]))
+            1.0
         """
         y_pred = ops.convert_to_tensor(y_pred)
         dtype = self.dtype or (y_pred.dtype if y_pred.dtype.kind == "f" else config.floatx())
         losses = self.call(y_true, ops.cast(y_pred, dtype))
+        if mask is not None:
+            sample_weight = self._masked_weights(losses, sample_weight, mask)
         return reduce_weighted_values(losses, sample_weight, self.reduction, self.name)
+
+    def _masked_weights(self, losses, sample_weight, mask):
+        """`apply_mask`'s weights, after checking the mask against the losses' shape."""
+        mask_shape, shape = np.shape(mask), ops.convert_to_tensor(losses).shape
+        if mask_shape != shape and mask_shape != (*shape, 1):
+            raise ValueError(
+                f"Loss {self.name!r}: the mask has shape {mask_shape}, but the per-sample "
+                f"losses have shape {shape}; a mask marks each loss (for a sequence "
+                "model, (batch, steps))"
+            )
+        if mask_shape != shape:
+            mask = np.reshape(mask, shape)
+        return apply_mask(sample_weight, mask, losses.dtype, self.reduction, self.name)
 
     def call(self, y_true, y_pred):
         """Returns the per-sample losses; subclasses implement it.

@@ -219,7 +219,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             from_logits=self.from_logits,
         )
 
-    def __call__(self, y_true, y_pred, sample_weight=None):
+    def __call__(self, y_true, y_pred, sample_weight=None, mask=None):
         """Computes the reduced loss; the usual training case is one fused op.
 
         Logits, no `sample_weight` and the mean over the batch (the default
@@ -230,6 +230,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             y_true: integer labels of shape (batch,) or (batch, 1).
             y_pred: probabilities, or logits with `from_logits=True`.
             sample_weight: None, or weights of shape (batch,) or broadcastable.
+            mask: None, or booleans of the labels' shape (see `Loss.__call__`).
 
         Returns:
             A scalar Tensor, or per-sample losses for reduction `"none"` / None.
@@ -244,6 +245,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         """
         if (
             sample_weight is None
+            and mask is None
             and self._fn_kwargs["from_logits"]
             and self.reduction in ("sum_over_batch_size", "mean")
             and type(self).call is LossFunctionWrapper.call  # a subclass's own call() counts
@@ -255,4 +257,4 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             if dtype.kind == "f" and self.dtype in (None, dtype) and y_pred.size:
                 y_true, y_pred = _sparse_pair(y_true, y_pred, -1)
                 return ops.nn.mean_sparse_categorical_crossentropy(y_true, y_pred)
-        return super().__call__(y_true, y_pred, sample_weight)
+        return super().__call__(y_true, y_pred, sample_weight, mask)

@@ -1,4 +1,6 @@
-"""Reductions: how per-sample losses and their weights become one number."""
+"""Reductions: how per-sample losses, their weights and their mask become one number."""
+
+import numpy as np
 
 from minikeras import ops
 from minikeras.losses.functions import squeeze_or_expand_to_same_rank
@@ -98,3 +100,58 @@ def _broadcasts_to(shape, target):
     if len(shape) > len(target):
         return False
     return all(a in (1, b) for a, b in zip(shape[::-1], target[::-1]))
+
+
+def apply_mask(sample_weight, mask, dtype, reduction="sum_over_batch_size", name="loss"):
+    """Folds a mask over the losses into their sample weights, as Keras does.
+
+    Masked entries get weight 0. For the mean reductions
+    (`"sum_over_batch_size"`, `"mean"`) the kept entries get
+    `mask.size / kept`, so that the reduced loss is the mean over the kept
+    entries only (and 0 if none is kept); other reductions keep weight 1.
+    `sample_weight`, if given, multiplies in: a weight per sample covers
+    that sample's steps.
+
+    Args:
+        sample_weight: None, or weights of shape (batch,) or broadcastable
+            to the mask.
+        mask: None, or booleans shaped like the per-sample losses (for a
+            sequence model, (batch, steps)): False marks what to ignore.
+        dtype: the losses' dtype.
+        reduction: the loss's reduction.
+        name: the loss's name, for error messages.
+
+    Returns:
+        A Tensor of the weights to reduce the losses with (`sample_weight`
+        itself if `mask` is None).
+
+    Raises:
+        ValueError: if `sample_weight` does not fit the mask.
+
+    Example:
+        >>> apply_mask(None, [[True, True, False, False]], "float32").numpy()
+        array([[2., 2., 0., 0.]], dtype=float32)
+        >>> apply_mask([3.0], [[True, False]], "float32", reduction="sum").numpy()
+        array([[3., 0.]], dtype=float32)
+    """
+    if mask is None:
+        return sample_weight
+    kept = np.asarray(mask).astype(bool)
+    if reduction in ("sum_over_batch_size", "mean"):
+        count = int(kept.sum())
+        scale = kept.size / count if count else 0.0
+        weights = np.where(kept, scale, 0.0).astype(dtype)
+    else:
+        weights = kept.astype(dtype)
+    if sample_weight is None:
+        return ops.convert_to_tensor(weights)
+    given = ops.cast(sample_weight, dtype)
+    mask_weights, sample_weights = squeeze_or_expand_to_same_rank(weights, given)
+    while sample_weights.ndim < mask_weights.ndim:  # a weight per sample covers its steps
+        sample_weights = ops.expand_dims(sample_weights, -1)
+    if not _broadcasts_to(sample_weights.shape, mask_weights.shape):
+        raise ValueError(
+            f"Loss {name!r}: sample_weight of shape {given.shape} does not fit the mask of "
+            f"shape {kept.shape}; expected shape {kept.shape[:1]} or one that broadcasts"
+        )
+    return mask_weights * sample_weights
