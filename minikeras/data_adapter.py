@@ -185,21 +185,38 @@ class _ArrayBatches:
 class _Batches:
     """An iterable of `(x, y)` or `(x, y, sample_weight)` batches, checked.
 
-    A list (a generator is read into one) is checked whole, before training
-    starts; another iterable is checked batch by batch as it is read.
+    Without `steps`, a list (a generator is read into one) is checked whole,
+    before training starts, and every epoch is one pass over it; another
+    iterable is checked batch by batch as it is read.
+
+    With `steps` (`fit`'s `steps_per_epoch`, `evaluate`'s `steps`), each pass
+    takes the next `steps` batches from one iterator that carries on from
+    pass to pass, as in Keras, so a generator that never ends can feed
+    training. When the data runs out inside a pass, the pass ends there and
+    `ran_out` says so: a one-shot iterator (a generator) is then exhausted
+    for good (`exhausted`), while a re-iterable (a list) starts over on the
+    next pass.
     """
 
-    def __init__(self, source, dtype, method, class_weight=None):
-        if iter(source) is source:
+    def __init__(self, source, dtype, method, class_weight=None, steps=None):
+        one_shot = iter(source) is source
+        if one_shot and steps is None:
             source = list(source)  # a one-shot iterator: keep it for every epoch
         self.source, self.dtype, self.method = source, dtype, method
         self.class_weight = class_weight
-        self.steps = len(source) if hasattr(source, "__len__") else None
-        if self.steps == 0:
+        self.by_steps = steps is not None
+        self.one_shot = one_shot and self.by_steps
+        if self.by_steps:
+            self.steps = _check_steps(steps, method)
+        else:
+            self.steps = len(source) if hasattr(source, "__len__") else None
+        if hasattr(source, "__len__") and not len(source):
             raise ValueError(f"{method}: the data set is empty (no batches)")
         self.checked = None
         if isinstance(source, (list, tuple)):
             self.checked = [self._check(batch, index) for index, batch in enumerate(source)]
+        self.ran_out = self.exhausted = False
+        self._iterator, self._pending, self._read = None, None, 0
 
     def _check(self, batch, index):
         where = f"{self.method} (batch {index})"
@@ -214,11 +231,42 @@ class _Batches:
 
     def first_inputs(self):
         """The inputs of the first batch (to build the model)."""
-        for x, _, _ in self:
-            return x
+        if self.by_steps:  # peek, and hand the batch to the first pass
+            if self._pending is None:
+                self._pending = self._next_batch()
+            if self._pending is not None:
+                return self._pending[0]
+        else:
+            for x, _, _ in self:
+                return x
         raise ValueError(f"{self.method}: the data set is empty (no batches)")
 
+    def _next_batch(self):
+        """The next checked batch of the carried-on iterator, or None when it runs out."""
+        if self._pending is not None:
+            batch, self._pending = self._pending, None
+            return batch
+        if self.exhausted:
+            return None
+        if self._iterator is None:
+            self._iterator = iter(self.checked if self.checked is not None else self.source)
+        for raw in self._iterator:
+            self._read += 1
+            return raw if self.checked is not None else self._check(raw, self._read - 1)
+        self._iterator = None  # a re-iterable starts over; a one-shot iterator stays empty
+        self.exhausted = self.one_shot
+        return None
+
     def __iter__(self):
+        if self.by_steps:
+            self.ran_out = False
+            for _ in range(self.steps):
+                batch = self._next_batch()
+                if batch is None:
+                    self.ran_out = True
+                    return
+                yield batch
+            return
         if self.checked is not None:
             yield from self.checked
             return
@@ -230,11 +278,28 @@ class _Batches:
             raise ValueError(f"{self.method}: the data set is empty (no batches)")
 
 
-def _validation(validation_data, dtype, batch_size):
+def _check_steps(steps, method, name="steps"):
+    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
+        raise ValueError(f"{method}: {name} must be a positive int or None, got {steps!r}")
+    return int(steps)
+
+
+def _no_steps_with_arrays(steps, method, name):
+    if steps is not None:
+        raise ValueError(
+            f"{method}: {name} is for an iterable of batches (a generator, say); with "
+            "arrays, a pass is every batch of the data (set batch_size instead)"
+        )
+
+
+def _validation(validation_data, dtype, batch_size, steps=None):
     if validation_data is None:
+        if steps is not None:
+            _check_steps(steps, "fit", "validation_steps")
         return None
     if _is_batch_iterable(validation_data):
-        return _Batches(validation_data, dtype, "fit (validation_data)")
+        return _Batches(validation_data, dtype, "fit (validation_data)", steps=steps)
+    _no_steps_with_arrays(steps, "fit", "validation_steps")
     if not isinstance(validation_data, tuple) or len(validation_data) not in (2, 3):
         raise ValueError(
             "fit: validation_data must be (x_val, y_val) or (x_val, y_val, sample_weight)"

@@ -25,6 +25,7 @@ tracked list, and nothing else, and says what is not trained:
     2
 """
 
+import itertools
 import math
 import warnings
 
@@ -41,9 +42,11 @@ from minikeras.data_adapter import (
     _Batches,
     _check_batch_size,
     _check_no_arrays_with_batches,
+    _check_steps,
     _Data,
     _is_batch_iterable,
     _length,
+    _no_steps_with_arrays,
     _slice,
     _validation,
     _with_class_weight,
@@ -233,11 +236,14 @@ class Trainer:
         class_weight=None,
         sample_weight=None,
         initial_epoch=0,
+        steps_per_epoch=None,
+        validation_steps=None,
     ):
         """Trains the model for `epochs` passes over the data.
 
         Input is checked before any training happens (an iterable of batches
-        that is not a list or a generator is checked as it is read). Ctrl-C
+        that is not a list or a generator, or any iterable given with
+        `steps_per_epoch`, is checked as it is read). Ctrl-C
         stops cleanly at the end of the current step: the model keeps the
         weights of its last completed step, and the History so far is
         returned (the interrupted epoch's logs without validation).
@@ -263,6 +269,15 @@ class Trainer:
                 training samples; compiled metrics stay unweighted, as in Keras).
             sample_weight: optional per-sample loss weights.
             initial_epoch: the epoch to start at (to resume training).
+            steps_per_epoch: for an iterable of batches: the batches of one
+                epoch, taken from one iterator that carries on from epoch to
+                epoch (as in Keras), so a generator that never ends can feed
+                training. If the data runs out, the epoch ends there with a
+                warning; a generator that runs out stops training, a list
+                starts over the next epoch. None: an epoch is one pass (a
+                generator is read whole first, so it must end).
+            validation_steps: likewise for an iterable of validation batches:
+                the batches of each validation pass.
 
         Returns:
             A `History` whose `history` dict holds the logs of every epoch.
@@ -271,7 +286,8 @@ class Trainer:
             RuntimeError: if the model is not compiled.
             ValueError: for mismatched lengths, NaN in the targets or sample
                 weights, non-numeric data, an empty data set, a class missing
-                from `class_weight`, or a bad `validation_split` or `batch_size`.
+                from `class_weight`, a bad `validation_split` or `batch_size`,
+                or `steps_per_epoch` / `validation_steps` with arrays.
 
         Example:
             >>> from minikeras import Sequential, layers
@@ -280,6 +296,12 @@ class Trainer:
             >>> history = model.fit(np.ones((16, 2)), np.ones((16, 1)), epochs=3, verbose=0)
             >>> len(history.history["loss"])
             3
+            >>> def batches():  # never ends
+            ...     while True:
+            ...         yield np.ones((4, 2)), np.ones((4, 1))
+            >>> history = model.fit(batches(), epochs=2, steps_per_epoch=5, verbose=0)
+            >>> len(history.history["loss"])
+            2
         """
         self._check_compiled("fit")
         verbose = 1 if verbose == "auto" else int(verbose)
@@ -289,15 +311,16 @@ class Trainer:
             _check_no_arrays_with_batches(y, sample_weight, "fit")
             if validation_split:
                 raise ValueError("fit: validation_split needs arrays, not an iterable of batches")
-            train = _Batches(x, self.dtype, "fit", class_weight)
+            train = _Batches(x, self.dtype, "fit", class_weight, steps=steps_per_epoch)
         else:
+            _no_steps_with_arrays(steps_per_epoch, "fit", "steps_per_epoch")
             data = _Data(x, y, sample_weight, self.dtype, "fit")
             if validation_split and validation_data is None:  # validation_data wins, as in Keras
                 data, validation_data = data.split(validation_split)
             # Class weights apply to the training samples only, checked before any step.
             data.sample_weight = _with_class_weight(data.sample_weight, data.y, class_weight)
             train = _ArrayBatches(data, batch_size, shuffle)
-        validation = _validation(validation_data, self.dtype, batch_size)
+        validation = _validation(validation_data, self.dtype, batch_size, validation_steps)
 
         _build_on(self, train.first_inputs())
         weights, loss_sources = _weights_for_training(self)
@@ -318,8 +341,9 @@ class Trainer:
                     metric.reset_state()
                 callback_list.on_epoch_begin(epoch)
                 progress = Progress(train.steps, verbose, f"Epoch {epoch + 1}/{epochs}")
-                loss_total, count = 0.0, 0
+                loss_total, count, epoch_steps = 0.0, 0, 0
                 for step, (bx, by, bw) in enumerate(train):
+                    epoch_steps = step + 1
                     callback_list.on_train_batch_begin(step)
                     loss, y_pred = self._train_step(
                         bx, by, bw, weights, first=steps_done == 0, loss_sources=loss_sources
@@ -342,6 +366,11 @@ class Trainer:
                         )
                     if self.stop_training or interrupt.requested:
                         break
+                epochs_asked = epochs - initial_epoch
+                out_of_data = _ran_out(train, epoch, epoch_steps, steps_done, epochs_asked)
+                if not epoch_steps:  # the data ran out before this epoch's first step
+                    progress.close()
+                    break
                 epoch_logs = self._logs(loss_total, count)
                 if validation is not None and not interrupt.requested:
                     epoch_logs.update(
@@ -349,7 +378,7 @@ class Trainer:
                     )
                 progress.close(epoch_logs)
                 callback_list.on_epoch_end(epoch, epoch_logs)
-                if self.stop_training or interrupt.requested:
+                if self.stop_training or interrupt.requested or out_of_data:
                     break
         callback_list.on_train_end(epoch_logs)
         if interrupt.requested:
@@ -367,6 +396,7 @@ class Trainer:
             callback_list.on_test_begin()
         loss_total, count = 0.0, 0
         loss_sources = None
+        step = -1
         for step, (bx, by, bw) in enumerate(batches):
             if callback_list is not None:
                 callback_list.on_test_batch_begin(step)
@@ -385,13 +415,23 @@ class Trainer:
                     progress.update(logs)
                 if callback_list is not None:
                     callback_list.on_test_batch_end(step, logs)
+        if step < 0:  # only an iterable given with steps can be empty here
+            if prefix:
+                warnings.warn(
+                    "fit: the validation data ran out (no batch for this epoch's validation); "
+                    "the epoch's logs have no validation figures",
+                    UserWarning,
+                    stacklevel=3,
+                )
+                return {}
+            raise ValueError(f"{batches.method}: the data set is empty (no batches)")
         logs = self._logs(loss_total, count, prefix)
         if callback_list is not None:
             callback_list.on_test_end(logs)
         return logs
 
     def evaluate(self, x=None, y=None, batch_size=32, verbose="auto", sample_weight=None,
-                 callbacks=None, return_dict=False):  # fmt: skip
+                 steps=None, callbacks=None, return_dict=False):  # fmt: skip
         """Computes the loss and metrics over data, in batches.
 
         Args:
@@ -400,6 +440,8 @@ class Trainer:
             batch_size: samples per batch.
             verbose: `"auto"` or 1 (a progress bar), 2 (one line), 0 (silent).
             sample_weight: optional per-sample weights.
+            steps: for an iterable of batches, evaluate its first `steps`
+                batches (fewer if it ends first); None: all of them.
             callbacks: a list of `minikeras.callbacks.Callback`; their
                 `on_test_*` hooks are called.
             return_dict: return a dict instead of a list.
@@ -422,8 +464,9 @@ class Trainer:
         verbose = 1 if verbose == "auto" else int(verbose)
         if _is_batch_iterable(x):
             _check_no_arrays_with_batches(y, sample_weight, "evaluate")
-            batches = _Batches(x, self.dtype, "evaluate")
+            batches = _Batches(x, self.dtype, "evaluate", steps=steps)
         else:
+            _no_steps_with_arrays(steps, "evaluate", "steps")
             data = _Data(x, y, sample_weight, self.dtype, "evaluate")
             batches = _ArrayBatches(data, batch_size, shuffle=False)
         progress = Progress(batches.steps, verbose, "Evaluate") if verbose else None
@@ -437,7 +480,7 @@ class Trainer:
             progress.close(logs)
         return _result(logs, return_dict)
 
-    def predict(self, x, batch_size=32, verbose=0, callbacks=None):
+    def predict(self, x, batch_size=32, verbose=0, steps=None, callbacks=None):
         """Runs the model on inputs in batches and returns numpy outputs.
 
         Args:
@@ -445,6 +488,9 @@ class Trainer:
                 input batches.
             batch_size: samples per batch.
             verbose: 1 shows a progress bar.
+            steps: for an iterable of batches, predict its first `steps`
+                batches (fewer if it ends first), so a generator that never
+                ends can be used; None: all of them.
             callbacks: a list of `minikeras.callbacks.Callback`; their
                 `on_predict_*` hooks are called (batch logs hold `"outputs"`).
 
@@ -462,9 +508,12 @@ class Trainer:
         """
         verbose = 0 if verbose == "auto" else int(verbose)
         if _is_batch_iterable(x):
+            if steps is not None:
+                x = itertools.islice(x, _check_steps(steps, "predict"))
             chunks = [_as_input(b[0] if isinstance(b, tuple) else b, self.dtype, "predict")
                       for b in x]  # fmt: skip
         else:
+            _no_steps_with_arrays(steps, "predict", "steps")
             inputs = _as_input(x, self.dtype, "predict")
             total = _length(inputs)
             batch_size = _check_batch_size(batch_size)
@@ -518,6 +567,28 @@ def _plus_added_losses(model, loss, loss_sources=None):
     for added in model._gather_losses(sources):
         loss = loss + ops.sum(added)
     return loss
+
+
+def _ran_out(batches, epoch, epoch_steps, total_steps, epochs):
+    """Warns if the data ran out inside an epoch; True if training must stop."""
+    if not getattr(batches, "ran_out", False):
+        return False
+    if batches.exhausted:
+        warnings.warn(
+            f"fit: the data ran out in epoch {epoch + 1} after {total_steps} steps in all; "
+            f"training stops. With steps_per_epoch={batches.steps}, a generator must give "
+            f"steps_per_epoch * epochs = {batches.steps * epochs} batches.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return True
+    warnings.warn(
+        f"fit: epoch {epoch + 1} ended after {epoch_steps} of steps_per_epoch="
+        f"{batches.steps} steps: the data ran out; the next epoch starts a new pass over it.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return False
 
 
 def _compiled_loss(model, y, y_pred, sample_weight):

@@ -87,6 +87,7 @@ def test_fit_signature_has_the_keras_arguments_and_defaults():
     expected = dict(
         batch_size=32, epochs=1, validation_split=0.0, validation_data=None, shuffle=True,
         callbacks=None, verbose="auto", sample_weight=None, class_weight=None, initial_epoch=0,
+        steps_per_epoch=None, validation_steps=None,
     )  # fmt: skip
     assert {name: parameters[name].default for name in expected} == expected
     assert list(parameters)[1:3] == ["x", "y"]
@@ -714,3 +715,116 @@ def test_the_main_job_reaches_96_percent_on_the_digits(capsys):
     accuracy = float(re.search(r"^test accuracy: (\d\.\d+)", out, re.MULTILINE).group(1))
     assert accuracy >= 0.96, out
     assert seconds < 30
+
+
+# ------------------------------------------- steps_per_epoch and friends: generators
+
+
+class CountingBatches:
+    """Yields the given batches, forever (`cycle`) or once, counting what was drawn."""
+
+    def __init__(self, batches, cycle=True):
+        self.batches, self.cycle, self.drawn = batches, cycle, 0
+
+    def generator(self):
+        while True:
+            for batch in self.batches:
+                self.drawn += 1
+                yield batch
+            if not self.cycle:
+                return
+
+
+def _distinct_batches(count, size=4, seed=1):
+    x, y = regression_data(n=count * size, seed=seed)
+    return batches_of(x, y, size)
+
+
+def test_steps_per_epoch_draws_from_a_generator_that_never_ends():
+    batches = _distinct_batches(6)
+    source = CountingBatches(batches)
+    carried, one_pass = linear_model(), linear_model()
+    one_pass.set_weights(carried.get_weights())
+    history = carried.fit(source.generator(), epochs=2, steps_per_epoch=3, verbose=0)
+    assert len(history.history["loss"]) == 2
+    assert source.drawn == 6  # epoch 2 carries on where epoch 1 stopped, as in Keras
+    one_pass.fit(batches, epochs=1, verbose=0)  # the same six SGD steps
+    for a, b in zip(carried.get_weights(), one_pass.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_generator_that_runs_out_stops_training_with_a_warning():
+    batches = _distinct_batches(5)
+    source = CountingBatches(batches, cycle=False)
+    model, reference = linear_model(), linear_model()
+    reference.set_weights(model.get_weights())
+    with pytest.warns(
+        UserWarning, match=r"ran out in epoch 3 after 5 steps.*steps_per_epoch \* epochs = 8"
+    ):
+        history = model.fit(source.generator(), epochs=4, steps_per_epoch=2, verbose=0)
+    assert len(history.history["loss"]) == 3  # 2 + 2 + 1 steps
+    reference.fit(batches, epochs=1, verbose=0)
+    for a, b in zip(model.get_weights(), reference.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_list_shorter_than_steps_per_epoch_ends_the_epoch_and_starts_over():
+    batches = _distinct_batches(3)
+    counter = StepCounter()
+    model = linear_model()
+    with pytest.warns(UserWarning) as caught:
+        history = model.fit(batches, epochs=2, steps_per_epoch=4, callbacks=[counter], verbose=0)
+    assert [str(w.message)[:45] for w in caught] == [
+        f"fit: epoch {epoch} ended after 3 of steps_per_epoch=4 steps"[:45] for epoch in (1, 2)
+    ]
+    assert len(history.history["loss"]) == 2
+    assert counter.steps == 6
+
+
+def test_validation_steps_and_evaluate_and_predict_steps_take_that_many_batches():
+    batches = _distinct_batches(4)
+    training, validation = CountingBatches(batches), CountingBatches(batches)
+    model = linear_model()
+    history = model.fit(
+        training.generator(),
+        epochs=3,
+        steps_per_epoch=2,
+        validation_data=validation.generator(),
+        validation_steps=2,
+        verbose=0,
+    )
+    assert validation.drawn == 6 and len(history.history["val_loss"]) == 3
+    evaluated = CountingBatches(batches)
+    loss = model.evaluate(evaluated.generator(), steps=3, verbose=0)
+    assert evaluated.drawn == 3
+    assert loss == pytest.approx(model.evaluate(batches[:3], verbose=0), rel=1e-6)
+    predicted = model.predict(CountingBatches(batches).generator(), steps=2)
+    np.testing.assert_allclose(
+        predicted, model.predict(np.concatenate([b[0] for b in batches[:2]])), rtol=1e-6
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda m, x, y: m.fit(x, y, steps_per_epoch=2, verbose=0), "fit: steps_per_epoch is for"),
+        (
+            lambda m, x, y: m.fit(x, y, validation_data=(x, y), validation_steps=2, verbose=0),
+            "fit: validation_steps is for",
+        ),
+        (lambda m, x, y: m.evaluate(x, y, steps=2, verbose=0), "evaluate: steps is for"),
+        (lambda m, x, y: m.predict(x, steps=2), "predict: steps is for"),
+        (
+            lambda m, x, y: m.fit(batches_of(x, y, 8), steps_per_epoch=0, verbose=0),
+            r"fit: steps must be a positive int or None, got 0",
+        ),
+        (
+            lambda m, x, y: m.predict(iter([x]), steps="2"),
+            r"predict: steps must be a positive int or None, got '2'",
+        ),
+    ],
+)
+def test_steps_arguments_are_checked(call, message):
+    x, y = regression_data(n=16)
+    with pytest.raises(ValueError, match=message):
+        call(linear_model(), x, y)
