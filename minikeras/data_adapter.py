@@ -241,27 +241,40 @@ class _Batches:
                 return x
         raise ValueError(f"{self.method}: the data set is empty (no batches)")
 
-    def _next_batch(self):
-        """The next checked batch of the carried-on iterator, or None when it runs out."""
+    def has_next(self):
+        """Whether another batch comes (read ahead, and kept for the next pass)."""
+        if self._pending is None:
+            self._pending = self._next_batch(restart=True)
+        return self._pending is not None
+
+    def _next_batch(self, restart=False):
+        """The next checked batch of the carried-on iterator, or None when it runs out.
+
+        A re-iterable that ran out starts over at once if `restart` (at the start
+        of a pass, so that data of exactly `steps` batches a pass never runs out).
+        """
         if self._pending is not None:
             batch, self._pending = self._pending, None
             return batch
-        if self.exhausted:
-            return None
-        if self._iterator is None:
-            self._iterator = iter(self.checked if self.checked is not None else self.source)
-        for raw in self._iterator:
-            self._read += 1
-            return raw if self.checked is not None else self._check(raw, self._read - 1)
-        self._iterator = None  # a re-iterable starts over; a one-shot iterator stays empty
-        self.exhausted = self.one_shot
+        for _attempt in range(2):
+            if self.exhausted:
+                return None
+            if self._iterator is None:
+                self._iterator = iter(self.checked if self.checked is not None else self.source)
+            for raw in self._iterator:
+                self._read += 1
+                return raw if self.checked is not None else self._check(raw, self._read - 1)
+            self._iterator = None  # a re-iterable starts over; a one-shot iterator stays empty
+            self.exhausted = self.one_shot
+            if not restart:
+                return None
         return None
 
     def __iter__(self):
         if self.by_steps:
             self.ran_out = False
-            for _ in range(self.steps):
-                batch = self._next_batch()
+            for index in range(self.steps):
+                batch = self._next_batch(restart=index == 0)
                 if batch is None:
                     self.ran_out = True
                     return

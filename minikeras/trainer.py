@@ -123,7 +123,8 @@ class Trainer:
     def _train_step(self, x, y, sample_weight, weights, first=True, loss_sources=None):
         with GradientTape() as tape:
             y_pred = self(x, training=True)
-            loss = _compiled_loss(self, y, y_pred, sample_weight)
+            mask = _output_mask(self, x, y_pred)
+            loss = _compiled_loss(self, y, y_pred, sample_weight, mask)
             loss = _plus_added_losses(self, loss, loss_sources)
         grads = tape.gradient(loss, weights)
         if not first:
@@ -132,16 +133,16 @@ class Trainer:
             pairs = [(grad, w) for grad, w in zip(grads, weights) if grad is not None]
             grads, weights = [grad for grad, _ in pairs], [w for _, w in pairs]
         self.optimizer.apply(grads, weights)
-        return float(loss), y_pred
+        return float(loss), y_pred, mask
 
-    def _update_metrics(self, y, y_pred):
-        # As in Keras, compiled metrics are not weighted by sample or class weights,
-        # but by the mask of the model's outputs (from the call that made y_pred).
+    def _update_metrics(self, y, y_pred, mask=None):
+        # As in Keras, compiled metrics are not weighted by sample or class weights;
+        # the metrics that average a value per entry (accuracies, errors: Keras's
+        # MeanMetricWrapper) are weighted by the mask of the model's outputs.
         if self.metrics:
             predictions = y_pred.numpy() if isinstance(y_pred, Tensor) else y_pred
-            mask = _output_mask(self)
             for metric in self.metrics:
-                if mask is not None and call_checks.accepts(metric.update_state, "sample_weight"):
+                if mask is not None and getattr(metric, "_uses_output_mask", False):
                     metric.update_state(y, predictions, sample_weight=mask.astype(np.float64))
                 else:
                     metric.update_state(y, predictions)
@@ -182,10 +183,10 @@ class Trainer:
         weights, loss_sources = _weights_for_training(self)
         for metric in self.metrics:
             metric.reset_state()
-        loss, y_pred = self._train_step(
+        loss, y_pred, mask = self._train_step(
             data.x, data.y, data.sample_weight, weights, loss_sources=loss_sources
         )
-        self._update_metrics(data.y, y_pred)
+        self._update_metrics(data.y, y_pred, mask)
         return _result(self._logs(loss, 1), return_dict)
 
     def test_on_batch(self, x, y, sample_weight=None, return_dict=False):
@@ -215,9 +216,10 @@ class Trainer:
         for metric in self.metrics:
             metric.reset_state()
         y_pred = self(data.x, training=False)
-        loss = _compiled_loss(self, data.y, y_pred, data.sample_weight)
+        mask = _output_mask(self, data.x, y_pred)
+        loss = _compiled_loss(self, data.y, y_pred, data.sample_weight, mask)
         loss = float(_plus_added_losses(self, loss))
-        self._update_metrics(data.y, y_pred)
+        self._update_metrics(data.y, y_pred, mask)
         return _result(self._logs(loss, 1), return_dict)
 
     # -------------------------------------------------------------------- fit
@@ -337,6 +339,9 @@ class Trainer:
         callback_list.on_train_begin()
         with interrupt:
             for epoch in range(initial_epoch, epochs):
+                if getattr(train, "by_steps", False) and not train.has_next():
+                    _warn_out_of_data(train, epoch, steps_done, epochs - initial_epoch)
+                    break
                 for metric in self.metrics:
                     metric.reset_state()
                 callback_list.on_epoch_begin(epoch)
@@ -345,13 +350,13 @@ class Trainer:
                 for step, (bx, by, bw) in enumerate(train):
                     epoch_steps = step + 1
                     callback_list.on_train_batch_begin(step)
-                    loss, y_pred = self._train_step(
+                    loss, y_pred, mask = self._train_step(
                         bx, by, bw, weights, first=steps_done == 0, loss_sources=loss_sources
                     )
                     steps_done += 1
                     size = len(by)
                     loss_total, count = loss_total + loss * size, count + size
-                    self._update_metrics(by, y_pred)
+                    self._update_metrics(by, y_pred, mask)
                     logs = self._logs(loss_total, count)
                     progress.update(logs)
                     callback_list.on_train_batch_end(step, logs)
@@ -404,11 +409,12 @@ class Trainer:
             if loss_sources is None:  # found after the first call, which builds the model
                 loss_sources = self._loss_sources()
             size = len(by)
-            loss = _compiled_loss(self, by, y_pred, bw)
+            mask = _output_mask(self, bx, y_pred)
+            loss = _compiled_loss(self, by, y_pred, bw, mask)
             loss = _plus_added_losses(self, loss, loss_sources)
             loss_total += float(loss) * size
             count += size
-            self._update_metrics(by, y_pred)
+            self._update_metrics(by, y_pred, mask)
             if progress is not None or callback_list is not None:
                 logs = self._logs(loss_total, count, prefix)
                 if progress is not None:
@@ -476,6 +482,13 @@ class Trainer:
                 callbacks, model=self, steps=batches.steps, verbose=verbose
             )
         logs = self._evaluate_batches(batches, progress=progress, callback_list=callback_list)
+        if getattr(batches, "ran_out", False):
+            warnings.warn(
+                f"evaluate: the data ran out before steps={batches.steps} batches; the figures "
+                "are over the batches it gave",
+                UserWarning,
+                stacklevel=2,
+            )
         if progress is not None:
             progress.close(logs)
         return _result(logs, return_dict)
@@ -569,18 +582,22 @@ def _plus_added_losses(model, loss, loss_sources=None):
     return loss
 
 
+def _warn_out_of_data(batches, epoch, total_steps, epochs):
+    warnings.warn(
+        f"fit: the data ran out in epoch {epoch + 1} after {total_steps} steps in all; "
+        f"training stops. With steps_per_epoch={batches.steps}, a generator must give "
+        f"steps_per_epoch * epochs = {batches.steps * epochs} batches.",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
 def _ran_out(batches, epoch, epoch_steps, total_steps, epochs):
     """Warns if the data ran out inside an epoch; True if training must stop."""
     if not getattr(batches, "ran_out", False):
         return False
     if batches.exhausted:
-        warnings.warn(
-            f"fit: the data ran out in epoch {epoch + 1} after {total_steps} steps in all; "
-            f"training stops. With steps_per_epoch={batches.steps}, a generator must give "
-            f"steps_per_epoch * epochs = {batches.steps * epochs} batches.",
-            UserWarning,
-            stacklevel=3,
-        )
+        _warn_out_of_data(batches, epoch, total_steps, epochs)
         return True
     warnings.warn(
         f"fit: epoch {epoch + 1} ended after {epoch_steps} of steps_per_epoch="
@@ -591,24 +608,30 @@ def _ran_out(batches, epoch, epoch_steps, total_steps, epochs):
     return False
 
 
-def _compiled_loss(model, y, y_pred, sample_weight):
-    """The compiled loss of a batch, its steps weighed by the model's output mask if any."""
-    mask = _output_mask(model)
-    if mask is None:  # (a custom Loss may not take `mask`)
+def _compiled_loss(model, y, y_pred, sample_weight, mask):
+    """The compiled loss of a batch, its entries weighed by the output mask if any."""
+    if mask is None or not call_checks.accepts(model.loss.__call__, "mask"):
+        # (a Loss whose own __call__ takes no mask drops it, as it would in Keras)
         return model.loss(y, y_pred, sample_weight=sample_weight)
     return model.loss(y, y_pred, sample_weight=sample_weight, mask=mask)
 
 
-def _output_mask(model):
-    """The mask of the model's outputs from its latest call, as booleans; None if none.
+def _output_mask(model, x, y_pred):
+    """`model.compute_mask(x)` for the call that gave `y_pred`, as booleans; None if none.
 
-    Only a single output's mask counts (compile takes one loss); see
-    `Loss.__call__` and `losses.apply_mask` for how it weighs the losses.
+    Only a single array counts (compile takes one loss), and only if it marks
+    the leading axes of `y_pred` ((batch, steps) for (batch, steps, classes)):
+    a subclass that reduces its graph's output leaves a mask that is not its
+    output's. See `Loss.__call__` and `losses.apply_mask` for how it weighs.
     """
-    mask = getattr(model, "_output_mask", None)
+    mask = model.compute_mask(x)
     if mask is None or isinstance(mask, (list, tuple, dict)):
         return None
-    return np.asarray(mask).astype(bool)
+    mask = np.asarray(mask).astype(bool)
+    shape = y_pred.shape if isinstance(y_pred, Tensor) else np.shape(y_pred)
+    if mask.ndim >= len(shape) or mask.shape != shape[: mask.ndim]:
+        return None
+    return mask
 
 
 def _build_on(model, x):

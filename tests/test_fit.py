@@ -758,11 +758,13 @@ def test_a_generator_that_runs_out_stops_training_with_a_warning():
     source = CountingBatches(batches, cycle=False)
     model, reference = linear_model(), linear_model()
     reference.set_weights(model.get_weights())
-    with pytest.warns(
-        UserWarning, match=r"ran out in epoch 3 after 5 steps.*steps_per_epoch \* epochs = 8"
-    ):
+    with pytest.warns(UserWarning) as caught:
         history = model.fit(source.generator(), epochs=4, steps_per_epoch=2, verbose=0)
-    assert len(history.history["loss"]) == 3  # 2 + 2 + 1 steps
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert re.search(r"ran out in epoch 3 after 5 steps.*steps_per_epoch \* epochs = 8", message)
+    assert len(history.history["loss"]) == 3  # 2 + 2 + 1 steps, and no fourth epoch
+    assert source.drawn == 5
     reference.fit(batches, epochs=1, verbose=0)
     for a, b in zip(model.get_weights(), reference.get_weights()):
         np.testing.assert_array_equal(a, b)
@@ -828,3 +830,55 @@ def test_steps_arguments_are_checked(call, message):
     x, y = regression_data(n=16)
     with pytest.raises(ValueError, match=message):
         call(linear_model(), x, y)
+
+
+class EpochCounter(callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.begun, self.ended = 0, 0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.begun += 1
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.ended += 1
+
+
+@pytest.mark.parametrize("steps", [2, 4])
+def test_a_list_of_a_multiple_of_steps_per_epoch_trains_every_epoch_without_warning(steps):
+    batches = _distinct_batches(4)
+    counter = StepCounter()
+    model = linear_model()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        history = model.fit(
+            batches,
+            epochs=3,
+            steps_per_epoch=steps,
+            validation_data=batches[:2],
+            validation_steps=2,
+            callbacks=[counter],
+            verbose=0,
+        )
+    assert counter.steps == 3 * steps
+    assert len(history.history["loss"]) == len(history.history["val_loss"]) == 3
+
+
+def test_a_generator_that_runs_out_at_an_epoch_boundary_ends_training_cleanly():
+    source = CountingBatches(_distinct_batches(4), cycle=False)
+    epochs = EpochCounter()
+    with pytest.warns(UserWarning) as caught:
+        history = linear_model().fit(
+            source.generator(), epochs=3, steps_per_epoch=2, callbacks=[epochs], verbose=0
+        )
+    assert [str(w.message)[:44] for w in caught] == [
+        "fit: the data ran out in epoch 3 after 4 steps"[:44]
+    ]
+    assert (epochs.begun, epochs.ended, len(history.history["loss"])) == (2, 2, 2)
+
+
+def test_evaluate_warns_when_the_data_ends_before_steps():
+    model = linear_model()
+    with pytest.warns(UserWarning, match=r"evaluate: the data ran out before steps=5"):
+        loss = model.evaluate(iter(_distinct_batches(2)), steps=5, verbose=0)
+    assert loss == pytest.approx(model.evaluate(_distinct_batches(2), verbose=0))

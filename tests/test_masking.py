@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minikeras as mk
-from minikeras import layers
+from minikeras import layers, ops
 from minikeras.layers import GRU, LSTM, Bidirectional, Dense, Embedding, Input, Layer, SimpleRNN
 
 VOCABULARY, WIDTH = 9, 3
@@ -281,3 +281,96 @@ def test_targets_at_padded_steps_do_not_move_the_weights():
         trained.append(model.get_weights())
     for first, second in zip(*trained):
         np.testing.assert_array_equal(first, second)
+
+
+def test_train_and_test_on_batch_use_the_mask_too():
+    labels = np.random.default_rng(5).integers(0, VOCABULARY, (3, 5))
+    relabelled = np.where(MASK, labels, (labels + 2) % VOCABULARY)
+    model = _sequence_model()
+    assert model.test_on_batch(IDS, labels) == pytest.approx(
+        model.test_on_batch(IDS, relabelled), rel=1e-6
+    )
+    twin = _sequence_model()
+    model.train_on_batch(IDS, labels)
+    twin.train_on_batch(IDS, relabelled)
+    for first, second in zip(model.get_weights(), twin.get_weights()):
+        np.testing.assert_array_equal(first, second)
+
+
+def test_custom_metrics_and_losses_without_mask_support_still_work_on_masked_models():
+    class WholeSequence(mk.metrics.Metric):  # one value per sample: no per-step weights
+        def __init__(self):
+            super().__init__(name="whole")
+            self.hits, self.count = 0.0, 0
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            hits = (np.argmax(y_pred, -1) == y_true).all(axis=1)
+            self.hits += float(hits.sum())
+            self.count += len(hits)
+
+        def result(self):
+            return self.hits / max(self.count, 1)
+
+        def reset_state(self):
+            self.hits, self.count = 0.0, 0
+
+    class Plain(mk.losses.Loss):  # a __call__ of its own, without mask=
+        def __call__(self, y_true, y_pred, sample_weight=None):
+            return ops.mean(ops.square(y_pred))
+
+    model = _sequence_model()
+    model.compile("adam", Plain(), [WholeSequence()])
+    labels = np.random.default_rng(6).integers(0, 2, (3, 5))
+    loss, whole = model.evaluate(IDS, labels, verbose=0)
+    np.testing.assert_allclose(loss, np.mean(np.square(model.predict(IDS, verbose=0))), rtol=1e-5)
+    assert 0.0 <= whole <= 1.0
+
+
+def test_a_mask_that_does_not_mark_the_output_is_not_used():
+    """A subclass that pools its graph's sequence output leaves that mask behind."""
+    ids = Input((5,), dtype="int64")
+    steps = Dense(4)(
+        LSTM(3, return_sequences=True)(Embedding(VOCABULARY, WIDTH, mask_zero=True)(ids))
+    )
+
+    class Pooled(mk.Model):
+        def call(self, x, training=None, mask=None):
+            return ops.mean(super().call(x, training=training, mask=mask), axis=1)
+
+    model = Pooled(ids, steps)
+    model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    labels = np.array([0, 1, 2])
+    expected = _step_losses(model.predict(IDS, verbose=0), labels).mean()
+    np.testing.assert_allclose(model.evaluate(IDS, labels, verbose=0), expected, rtol=1e-5)
+
+
+def test_a_subclassed_models_compute_mask_is_used():
+    class Tagger(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.embedding = Embedding(VOCABULARY, WIDTH)
+            self.out = Dense(VOCABULARY)
+
+        def call(self, x):
+            return self.out(self.embedding(x))
+
+        def compute_mask(self, inputs, mask=None):
+            return np.asarray(inputs) != 0
+
+    model = Tagger()
+    model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    labels = np.random.default_rng(7).integers(0, VOCABULARY, (3, 5))
+    per_step = _step_losses(model.predict(IDS, verbose=0), labels)
+    np.testing.assert_allclose(
+        model.evaluate(IDS, labels, verbose=0), per_step[MASK].mean(), rtol=1e-5
+    )
+
+
+def test_a_mask_with_a_trailing_axis_of_one_and_inf_at_masked_steps():
+    loss = mk.losses.MeanSquaredError()
+    y_pred = np.array([[[1.0], [2.0]], [[3.0], [4.0]]], np.float32)
+    value = loss(np.zeros((2, 2, 1)), y_pred, mask=np.array([[[True], [False]], [[True], [True]]]))
+    np.testing.assert_allclose(float(value), (1 + 9 + 16) / 3, rtol=1e-6)
+    steps = np.array([[[1.0], [np.inf]], [[2.0], [4.0]]], np.float32)
+    pooled = layers.GlobalAveragePooling1D()(steps, mask=np.array([[True, False], [True, True]]))
+    np.testing.assert_array_equal(pooled.numpy(), [[1.0], [3.0]])

@@ -333,6 +333,10 @@ class _AutoAccuracy(Metric):
         (1.0, 'SparseCategoricalAccuracy')
     """
 
+    # fit and evaluate weigh this metric by the model's output mask (as Keras's
+    # MeanMetricWrapper reads the mask of y_pred).
+    _uses_output_mask = True
+
     def __init__(self, name="accuracy", dtype=None):
         super().__init__(dtype=dtype, name=name)
         self.resolved = None

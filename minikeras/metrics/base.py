@@ -257,6 +257,10 @@ class MeanMetricWrapper(Mean):
         0.5
     """
 
+    # fit and evaluate weigh this metric by the model's output mask (as Keras's
+    # MeanMetricWrapper reads the mask of y_pred).
+    _uses_output_mask = True
+
     def __init__(self, fn, name=None, dtype=None, **kwargs):
         super().__init__(name=name or fn.__name__, dtype=dtype)
         self._fn = fn
