@@ -667,14 +667,9 @@ class Adam(_MomentEstimator):
         momentum = _writable(self._momentums[index])
         velocity = _writable(self._velocities[index])
         scratch = self._scratch(value, 1)[0]
-        # m += (g - m) * (1 - beta_1); v += (g^2 - v) * (1 - beta_2), in place.
-        np.subtract(gradient, momentum, out=scratch)
-        scratch *= 1.0 - self.beta_1
-        momentum += scratch
+        _update_moment(momentum, gradient, self.beta_1, scratch)
         np.square(gradient, out=scratch)
-        scratch -= velocity
-        scratch *= 1.0 - self.beta_2
-        velocity += scratch
+        _update_moment(velocity, scratch, self.beta_2, scratch)
         if self.amsgrad:
             velocity_hat = _writable(self._velocity_hats[index])
             np.maximum(velocity_hat, velocity, out=velocity_hat)
