@@ -486,25 +486,12 @@ def _inverse_count(count):
 
 
 def _mean_sparse_xent_logits_vjp(ans, logits, labels, softmax=None, index=None):
-    inverse_count = _inverse_count(labels.size)
+    """The per-sample losses' VJP, each sample's share of `g` being `g / count`."""
+    per_sample = _sparse_xent_logits_vjp(ans, logits, labels, softmax, index)
+    shares = np.full(labels.shape, _inverse_count(labels.size), dtype=getval(logits).dtype)
 
     def vjp(g):
-        if isbox(g) or isbox(logits):
-            # An outer tape records this gradient: build it from traced ops.
-            probs = _softmax(logits, -1)
-            return (g * inverse_count) * (probs - _one_hot_like(labels, logits))
-        # (softmax - one_hot(labels)) * g / count, in one new buffer: the
-        # residual softmax stays intact for a persistent tape's next gradient.
-        scale = float(g) * inverse_count
-        if softmax is None:
-            grad = logits - _max_last_axis(logits)
-            np.exp(grad, out=grad)
-            grad *= scale / grad.sum(axis=-1, keepdims=True)
-            grad[_label_index(labels)] -= scale
-            return grad
-        grad = np.multiply(softmax, scale, dtype=softmax.dtype)
-        grad[index] -= scale
-        return grad
+        return per_sample(g * shares)
 
     return vjp
 
