@@ -232,9 +232,7 @@ class _Batches:
     def first_inputs(self):
         """The inputs of the first batch (to build the model)."""
         if self.by_steps:  # peek, and hand the batch to the first pass
-            if self._pending is None:
-                self._pending = self._next_batch()
-            if self._pending is not None:
+            if self.has_next():
                 return self._pending[0]
         else:
             for x, _, _ in self:
