@@ -48,9 +48,14 @@ for _path in (REPO_ROOT, BENCHMARKS_DIR):
 
 from bench_mlp_step import blas_thread_report, summarize, versions  # noqa: E402
 
-from benchmarks.common import ADAM_STEP_ROWS, print_stats_table, print_step_ratios  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    ADAM_STEP_ROWS,
+    TapeStep,
+    print_stats_table,
+    print_step_ratios,
+)
 from benchmarks.reference import EPSILON, Adam  # noqa: E402
-from minikeras import GradientTape, Sequential, layers, losses, optimizers  # noqa: E402
+from minikeras import Sequential, layers  # noqa: E402
 
 BATCH, IMAGE, CLASSES = 64, 28, 10
 LEARNING_RATE = 1e-3
@@ -87,11 +92,11 @@ def make_problem(seed=0):
     return batches, weights
 
 
-class MinikerasStep:
-    """The step through minikeras's public API."""
+class MinikerasStep(TapeStep):
+    """The step through minikeras's public API (`common.TapeStep`)."""
 
     def __init__(self, weights):
-        self.model = Sequential(
+        model = Sequential(
             [
                 layers.Input((IMAGE, IMAGE, 1)),
                 layers.Conv2D(32, 3, activation="relu"),
@@ -103,42 +108,7 @@ class MinikerasStep:
                 layers.Dense(CLASSES),
             ]
         )
-        self.model.set_weights(weights)
-        self.loss = losses.SparseCategoricalCrossentropy(from_logits=True)
-        self.optimizer = optimizers.Adam(learning_rate=LEARNING_RATE)
-        self.variables = self.model.trainable_weights
-
-    def forward(self, x, labels):
-        with GradientTape() as tape:
-            logits = self.model(x, training=True)
-            loss = self.loss(labels, logits)
-        return tape, loss
-
-    def forward_backward(self, x, labels):
-        tape, loss = self.forward(x, labels)
-        return loss, tape.gradient(loss, self.variables)
-
-    def update(self, grads):
-        self.optimizer.apply(grads, self.variables)
-
-    def timed_step(self, x, labels, clock=time.perf_counter):
-        """One step; returns the seconds its phases took (freeing included)."""
-        t0 = clock()
-        tape, loss = self.forward(x, labels)
-        t1 = clock()
-        grads = tape.gradient(loss, self.variables)
-        t2 = clock()
-        self.update(grads)
-        t3 = clock()
-        del tape, loss, grads
-        t4 = clock()
-        return {
-            "forward": t1 - t0,
-            "gradient": t2 - t1,
-            "update": t3 - t2,
-            "free": t4 - t3,
-            "step": t4 - t0,
-        }
+        super().__init__(model, weights, LEARNING_RATE)
 
 
 # ----------------------------------------------------------- numpy by hand

@@ -49,9 +49,14 @@ for _path in (REPO_ROOT, BENCHMARKS_DIR):
 
 from bench_mlp_step import blas_thread_report, summarize, versions  # noqa: E402
 
-from benchmarks.common import ADAM_STEP_ROWS, print_stats_table, print_step_ratios  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    ADAM_STEP_ROWS,
+    TapeStep,
+    print_stats_table,
+    print_step_ratios,
+)
 from benchmarks.reference import EPSILON, Adam  # noqa: E402
-from minikeras import GradientTape, Sequential, layers, losses, optimizers  # noqa: E402
+from minikeras import Sequential, layers  # noqa: E402
 
 VOCABULARY, EMBEDDING, UNITS, STEPS, BATCH = 96, 64, 128, 50, 32
 LEARNING_RATE = 1e-3
@@ -90,11 +95,11 @@ def make_problem(seed=0):
     return batches, weights
 
 
-class MinikerasStep:
-    """The step through minikeras's public API."""
+class MinikerasStep(TapeStep):
+    """The step through minikeras's public API (`common.TapeStep`)."""
 
     def __init__(self, weights):
-        self.model = Sequential(
+        model = Sequential(
             [
                 layers.Input((STEPS,), dtype="int64"),
                 layers.Embedding(VOCABULARY, EMBEDDING),
@@ -102,42 +107,7 @@ class MinikerasStep:
                 layers.Dense(VOCABULARY),
             ]
         )
-        self.model.set_weights(weights)
-        self.loss = losses.SparseCategoricalCrossentropy(from_logits=True)
-        self.optimizer = optimizers.Adam(learning_rate=LEARNING_RATE)
-        self.variables = self.model.trainable_weights
-
-    def forward(self, ids, targets):
-        with GradientTape() as tape:
-            logits = self.model(ids, training=True)
-            loss = self.loss(targets, logits)
-        return tape, loss
-
-    def forward_backward(self, ids, targets):
-        tape, loss = self.forward(ids, targets)
-        return loss, tape.gradient(loss, self.variables)
-
-    def update(self, grads):
-        self.optimizer.apply(grads, self.variables)
-
-    def timed_step(self, ids, targets, clock=time.perf_counter):
-        """One step; returns the seconds its phases took (freeing included)."""
-        t0 = clock()
-        tape, loss = self.forward(ids, targets)
-        t1 = clock()
-        grads = tape.gradient(loss, self.variables)
-        t2 = clock()
-        self.update(grads)
-        t3 = clock()
-        del tape, loss, grads
-        t4 = clock()
-        return {
-            "forward": t1 - t0,
-            "gradient": t2 - t1,
-            "update": t3 - t2,
-            "free": t4 - t3,
-            "step": t4 - t0,
-        }
+        super().__init__(model, weights, LEARNING_RATE)
 
 
 # ----------------------------------------------------------- numpy by hand

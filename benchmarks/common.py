@@ -311,6 +311,60 @@ def current_rss_mib():
         return None
 
 
+# ------------------------------------------------------- a minikeras step
+
+
+class TapeStep:
+    """A custom training step through minikeras's public API, timed phase by phase.
+
+    The standalone CNN and LSTM scripts' minikeras contender: `model` (given
+    `weights`), sparse cross-entropy from logits, Adam, `GradientTape`.
+    """
+
+    def __init__(self, model, weights, learning_rate):
+        from minikeras import losses, optimizers
+
+        model.set_weights(weights)
+        self.model = model
+        self.loss = losses.SparseCategoricalCrossentropy(from_logits=True)
+        self.optimizer = optimizers.Adam(learning_rate=learning_rate)
+        self.variables = model.trainable_weights
+
+    def forward(self, x, labels):
+        from minikeras import GradientTape
+
+        with GradientTape() as tape:
+            logits = self.model(x, training=True)
+            loss = self.loss(labels, logits)
+        return tape, loss
+
+    def forward_backward(self, x, labels):
+        tape, loss = self.forward(x, labels)
+        return loss, tape.gradient(loss, self.variables)
+
+    def update(self, grads):
+        self.optimizer.apply(grads, self.variables)
+
+    def timed_step(self, x, labels, clock=time.perf_counter):
+        """One step; returns the seconds its phases took (freeing included)."""
+        t0 = clock()
+        tape, loss = self.forward(x, labels)
+        t1 = clock()
+        grads = tape.gradient(loss, self.variables)
+        t2 = clock()
+        self.update(grads)
+        t3 = clock()
+        del tape, loss, grads
+        t4 = clock()
+        return {
+            "forward": t1 - t0,
+            "gradient": t2 - t1,
+            "update": t3 - t2,
+            "free": t4 - t3,
+            "step": t4 - t0,
+        }
+
+
 # ----------------------------------------------------------------- output
 
 
