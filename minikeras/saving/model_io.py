@@ -51,6 +51,15 @@ def _random_states(model):
         for attribute, value in vars(layer).items()
         if isinstance(value, np.random.Generator)
     }
+    # A layer's SeedGenerator (Keras's per-layer stream) is saved by its numpy generator.
+    held.update(
+        {
+            prefix + attribute + "/generator": value.generator
+            for prefix, layer in layers
+            for attribute, value in vars(layer).items()
+            if isinstance(value, random.SeedGenerator)
+        }
+    )
     return {"global": random.generator(), "layers": held}
 
 

@@ -1,10 +1,12 @@
-"""Small helpers for users: reproducible runs with `set_random_seed`."""
+"""Reproducible runs: `set_random_seed` seeds every random source minikeras uses."""
 
 import random
 
 import numpy as np
 
 from minikeras import random as _random
+
+__all__ = ["set_random_seed"]
 
 
 def set_random_seed(seed):
@@ -23,11 +25,10 @@ def set_random_seed(seed):
         ValueError: if `seed` is not an int or lies outside `[0, 2**32)`.
 
     Example:
-        >>> from minikeras import initializers
-        >>> set_random_seed(1234)
-        >>> first = initializers.GlorotUniform()((3, 4))
-        >>> set_random_seed(1234)
-        >>> bool(np.array_equal(first, initializers.GlorotUniform()((3, 4))))
+        >>> mk.utils.set_random_seed(1234)
+        >>> first = mk.initializers.GlorotUniform()((3, 4))
+        >>> mk.utils.set_random_seed(1234)
+        >>> bool(np.array_equal(first, mk.initializers.GlorotUniform()((3, 4))))
         True
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):

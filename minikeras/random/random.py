@@ -1,0 +1,263 @@
+"""The draws of `minikeras.random`: normal, uniform, integers, dropout, shuffles, categories.
+
+Each returns a Tensor and takes `seed=` as None, an int or a `SeedGenerator`
+(see `minikeras.random`). Float draws are `config.floatx()` (float32) unless
+`dtype` says otherwise.
+"""
+
+import numpy as np
+
+from minikeras import config, ops
+from minikeras.engine.tensor import Tensor
+from minikeras.random.generators import rng_for
+
+__all__ = [
+    "categorical",
+    "dropout",
+    "normal",
+    "randint",
+    "shuffle",
+    "truncated_normal",
+    "uniform",
+]
+
+
+def _shape(shape, where):
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    try:
+        shape = tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise TypeError(f"{where}: `shape` must be a tuple of ints, got {shape!r:.80}") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"{where}: `shape` must not have negative sizes, got {shape}")
+    return shape
+
+
+def _float_dtype(dtype, where):
+    dtype = config.standardize_dtype(dtype)
+    if np.dtype(dtype).kind != "f":
+        raise ValueError(f"{where}: `dtype` must be a float dtype, got {dtype}")
+    return dtype
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Draws from a normal distribution.
+
+    Args:
+        shape: the shape of the result.
+        mean: the mean.
+        stddev: the standard deviation.
+        dtype: a float dtype; `config.floatx()` by default.
+        seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
+
+    Returns:
+        A Tensor of `shape`.
+
+    Raises:
+        TypeError: for a bad `shape` or `seed`.
+        ValueError: for a negative size or a non-float `dtype`.
+
+    Example:
+        >>> x = mk.random.normal((2, 3), mean=1.0, stddev=0.5, seed=0)
+        >>> x.shape, x.dtype
+        ((2, 3), dtype('float32'))
+        >>> bool(np.array_equal(x.numpy(), mk.random.normal((2, 3), 1.0, 0.5, seed=0).numpy()))
+        True
+    """
+    shape, dtype = _shape(shape, "normal"), _float_dtype(dtype, "normal")
+    values = rng_for(seed, "normal").standard_normal(shape) * stddev + mean
+    return Tensor(values.astype(dtype))
+
+
+def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    """Draws uniformly from `[minval, maxval)`.
+
+    Args:
+        shape: the shape of the result.
+        minval: the lower bound (included).
+        maxval: the upper bound (excluded).
+        dtype: a float dtype; `config.floatx()` by default.
+        seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
+
+    Returns:
+        A Tensor of `shape`.
+
+    Raises:
+        TypeError: for a bad `shape` or `seed`.
+        ValueError: for a negative size, a non-float `dtype`, or `maxval < minval`.
+
+    Example:
+        >>> x = mk.random.uniform((1000,), minval=-1.0, maxval=1.0, seed=1).numpy()
+        >>> bool(x.min() >= -1.0 and x.max() < 1.0)
+        True
+    """
+    shape, dtype = _shape(shape, "uniform"), _float_dtype(dtype, "uniform")
+    if maxval < minval:
+        raise ValueError(f"uniform: `maxval` ({maxval}) must not be below `minval` ({minval})")
+    values = rng_for(seed, "uniform").uniform(minval, maxval, shape)
+    return Tensor(values.astype(dtype))
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Draws from a normal distribution, redrawing values more than 2 stddev from the mean.
+
+    Args:
+        shape: the shape of the result.
+        mean: the mean of the untruncated distribution.
+        stddev: its standard deviation.
+        dtype: a float dtype; `config.floatx()` by default.
+        seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
+
+    Returns:
+        A Tensor of `shape`, every value within `mean +- 2 * stddev`.
+
+    Raises:
+        TypeError: for a bad `shape` or `seed`.
+        ValueError: for a negative size or a non-float `dtype`.
+
+    Example:
+        >>> x = mk.random.truncated_normal((10000,), stddev=2.0, seed=0).numpy()
+        >>> bool(np.abs(x).max() <= 4.0)
+        True
+    """
+    shape = _shape(shape, "truncated_normal")
+    dtype = _float_dtype(dtype, "truncated_normal")
+    rng = rng_for(seed, "truncated_normal")
+    values = rng.standard_normal(shape)
+    outside = np.abs(values) > 2
+    while outside.any():  # each pass keeps ~95% of what it redraws
+        values[outside] = rng.standard_normal(int(outside.sum()))
+        outside = np.abs(values) > 2
+    return Tensor((values * stddev + mean).astype(dtype))
+
+
+def randint(shape, minval, maxval, dtype="int32", seed=None):
+    """Draws integers uniformly from `[minval, maxval)`.
+
+    Args:
+        shape: the shape of the result.
+        minval: the lowest value (included).
+        maxval: the bound (excluded).
+        dtype: an integer dtype, `"int32"` by default.
+        seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
+
+    Returns:
+        A Tensor of `shape` and `dtype`.
+
+    Raises:
+        TypeError: for a bad `shape` or `seed`.
+        ValueError: for a non-integer `dtype` or `maxval <= minval`.
+
+    Example:
+        >>> x = mk.random.randint((1000,), 3, 6, seed=0).numpy()
+        >>> sorted(set(x.tolist())), x.dtype
+        ([3, 4, 5], dtype('int32'))
+    """
+    shape = _shape(shape, "randint")
+    if np.dtype(dtype).kind not in "iu":
+        raise ValueError(f"randint: `dtype` must be an integer dtype, got {dtype}")
+    if maxval <= minval:
+        raise ValueError(f"randint: `maxval` ({maxval}) must be above `minval` ({minval})")
+    values = rng_for(seed, "randint").integers(minval, maxval, shape)
+    return Tensor(values.astype(dtype))
+
+
+def dropout(inputs, rate, noise_shape=None, seed=None):
+    """Zeroes each entry with probability `rate` and scales the rest by `1 / (1 - rate)`.
+
+    Gradients flow to `inputs` through the kept entries.
+
+    Args:
+        inputs: a Tensor or array (float).
+        rate: the fraction to drop, in `[0, 1)`.
+        noise_shape: the shape of the keep mask, broadcast over `inputs`;
+            `None` entries take the inputs' size. By default the inputs' shape.
+        seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
+
+    Returns:
+        A Tensor of the inputs' shape and dtype.
+
+    Raises:
+        ValueError: if `rate` is not in `[0, 1)`, or `noise_shape` does not
+            have the inputs' rank.
+
+    Example:
+        >>> out = mk.random.dropout(np.ones((2, 4), "float32"), 0.5, seed=0).numpy()
+        >>> sorted(set(out.ravel().tolist()))
+        [0.0, 2.0]
+    """
+    if not 0 <= rate < 1:
+        raise ValueError(f"dropout: `rate` must be in [0, 1), got {rate!r}")
+    inputs = ops.convert_to_tensor(inputs)
+    shape = inputs.shape
+    if noise_shape is not None:
+        noise_shape = tuple(noise_shape)
+        if len(noise_shape) != len(shape):
+            raise ValueError(
+                f"dropout: `noise_shape` {noise_shape} must have the rank of the inputs' "
+                f"shape {shape}"
+            )
+        shape = tuple(s if n is None else int(n) for n, s in zip(noise_shape, shape))
+    keep = rng_for(seed, "dropout").random(shape, dtype=np.float32) >= rate
+    scale = keep.astype(inputs.dtype) * inputs.dtype.type(1.0 / (1.0 - rate))
+    return ops.multiply(inputs, scale)
+
+
+def shuffle(x, axis=0, seed=None):
+    """Shuffles `x` along one axis.
+
+    Args:
+        x: a Tensor or array.
+        axis: the axis to shuffle.
+        seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
+
+    Returns:
+        A Tensor with the slices along `axis` in a random order.
+
+    Raises:
+        ValueError: if `axis` is out of range.
+
+    Example:
+        >>> x = mk.random.shuffle(np.arange(6).reshape(3, 2), seed=0).numpy()
+        >>> sorted(x[:, 0].tolist()), bool(np.all(x[:, 1] == x[:, 0] + 1))
+        ([0, 2, 4], True)
+    """
+    x = ops.convert_to_tensor(x)
+    if not -x.ndim <= axis < max(x.ndim, 1):
+        raise ValueError(f"shuffle: `axis` {axis} is out of range for shape {x.shape}")
+    order = rng_for(seed, "shuffle").permutation(x.shape[axis])
+    return ops.take(x, order, axis=axis)
+
+
+def categorical(logits, num_samples, dtype="int32", seed=None):
+    """Draws class indices from the categorical distributions that `logits` give.
+
+    Args:
+        logits: a 2D array `(batch, num_classes)` of unnormalized log-probabilities.
+        num_samples: the number of draws per row.
+        dtype: an integer dtype, `"int32"` by default.
+        seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
+
+    Returns:
+        A Tensor `(batch, num_samples)` of class indices.
+
+    Raises:
+        ValueError: if `logits` is not 2D or `num_samples` is negative.
+
+    Example:
+        >>> logits = np.log(np.array([[0.0, 1.0], [1.0, 0.0]]) + 1e-30)
+        >>> mk.random.categorical(logits, 3, seed=0).numpy().tolist()
+        [[1, 1, 1], [0, 0, 0]]
+    """
+    logits = np.asarray(ops.convert_to_tensor(logits).numpy(), dtype=np.float64)
+    if logits.ndim != 2:
+        raise ValueError(
+            f"categorical: `logits` must be 2D (batch, num_classes), got shape {logits.shape}"
+        )
+    if int(num_samples) < 0:
+        raise ValueError(f"categorical: `num_samples` must be >= 0, got {num_samples}")
+    # The Gumbel-max trick: argmax(logits + Gumbel noise) is a draw from softmax(logits).
+    rng = rng_for(seed, "categorical")
+    gumbel = -np.log(-np.log(rng.uniform(size=(*logits.shape, int(num_samples))) + 1e-300))
+    draws = np.argmax(logits[:, :, None] + gumbel, axis=1)
+    return Tensor(draws.astype(dtype))
