@@ -184,7 +184,7 @@ def test_errors_name_the_layer_and_shapes():
     with pytest.raises(ValueError, match="only attention_axes=None"):
         MultiHeadAttention(2, 4, attention_axes=(1,))
     layer = MultiHeadAttention(2, 4, name="att")
-    with pytest.raises(ValueError, match="'att' needs a value"):
+    with pytest.raises(TypeError, match="'att'.*missing a required argument: 'value'"):
         layer(np.ones((1, 2, 3)))
     with pytest.raises(ValueError, match=r"'att' needs query of shape .* got shape \(2, 3\)"):
         layer(np.ones((2, 3)), np.ones((2, 3)))

@@ -243,7 +243,8 @@ class Tensor:
                [7., 9.]], dtype=float32)
     """
 
-    __slots__ = ("_value",)
+    # `_keras_mask`: the mask a layer attached to its output (unset for most tensors).
+    __slots__ = ("_value", "_keras_mask")
     # numpy defers to our reflected operators: `array + tensor` is a Tensor.
     __array_ufunc__ = None
 

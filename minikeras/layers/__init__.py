@@ -16,6 +16,7 @@ from minikeras.layers.dropout import Dropout
 from minikeras.layers.embedding import Embedding
 from minikeras.layers.gru import GRU
 from minikeras.layers.input_layer import Input, SymbolicTensor
+from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.lambda_layer import Lambda
 from minikeras.layers.layer import Layer
 from minikeras.layers.lstm import LSTM
@@ -80,6 +81,7 @@ __all__ = [
     "GlobalMaxPooling2D",
     "GRU",
     "Input",
+    "InputSpec",
     "Lambda",
     "Layer",
     "LayerNormalization",

@@ -7,7 +7,6 @@ import numpy as np
 from minikeras import initializers, ops
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
-from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 
 _PARTS = ("query", "value", "key", "attention_mask")
@@ -121,28 +120,6 @@ class MultiHeadAttention(Layer):
         self._dropout_layer = Dropout(self.dropout, seed=seed, dtype=self.dtype)
 
     # -------------------------------------------------------------- calling
-
-    def __call__(self, query, value=None, key=None, attention_mask=None, **kwargs):
-        if isinstance(query, dict) and value is None:  # a functional model replays a call
-            query, value, key, attention_mask = (query.get(part) for part in _PARTS)
-        if value is None:
-            raise ValueError(
-                f"MultiHeadAttention '{self.name}' needs a value: call it as "
-                "layer(query, value, key=None, attention_mask=None)"
-            )
-        given = zip(_PARTS, (query, value, key, attention_mask))
-        parts = {part: tensor for part, tensor in given if tensor is not None}
-        if any(isinstance(tensor, SymbolicTensor) for tensor in parts.values()):
-            # A functional model follows a call's first argument only: pass all the tensors
-            # in it, so that the value, key and mask are part of the graph too.
-            return super().__call__(parts, **kwargs)
-        query, value = self._convert_inputs(query), self._convert_inputs(value)
-        key = None if key is None else self._convert_inputs(key)
-        if not self.built:
-            # Layer.__call__ would build from the query alone; the projections need all three.
-            given = {"query": query, "value": value, "key": key}
-            self._build_on_first_call({part: x for part, x in given.items() if x is not None})
-        return super().__call__(query, value, key=key, attention_mask=attention_mask, **kwargs)
 
     def build(self, query_shape, value_shape=None, key_shape=None):
         """Creates the four projections for the shapes of query, value and key.

@@ -49,7 +49,6 @@ class BaseConv(Layer):
     rank = None
     _paddings = ("valid", "same")
     _window_must_fit = True  # a transposed convolution's window may exceed its input
-    _fixed_last_axis = False  # the channel check below names the layer and covers groups
 
     def __init__(
         self,

@@ -1,6 +1,7 @@
 """`Dense`: `activation(inputs @ kernel + bias)`."""
 
 from minikeras import activations, constraints, initializers, ops, regularizers
+from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
 
 
@@ -95,6 +96,8 @@ class Dense(Layer):
             raise ValueError(
                 f"Dense '{self.name}' needs inputs with a known last axis, got shape {input_shape}"
             )
+        # The kernel fixes the last axis: later calls are checked against it.
+        self.input_spec = InputSpec(min_ndim=1, axes={-1: input_shape[-1]})
         self.kernel = self.add_weight(
             "kernel",
             shape=(input_shape[-1], self.units),

@@ -40,7 +40,6 @@ class Embedding(Layer):
     """
 
     # The last input axis is the sequence, free to change from call to call.
-    _fixed_last_axis = False
 
     def __init__(
         self,

@@ -1,13 +1,17 @@
 """The functional API's placeholders: `Input(shape=...)` and the graph it records.
 
-Calling a layer on a `SymbolicTensor` builds the layer with a dry run on a
-zero batch, and returns a new `SymbolicTensor` that remembers the call. A
-functional `Model(inputs, outputs)` replays those calls on real data.
+Calling a layer on a `SymbolicTensor` builds the layer from the symbolic
+shapes and returns new `SymbolicTensor`s of the shapes its
+`compute_output_shape` gives (`minikeras.layers.symbolic`), each remembering
+the call (a `Node`). A functional `Model(inputs, outputs)` replays those
+calls on real data.
 """
 
 import numpy as np
 
 from minikeras import config
+
+__all__ = ["Input", "Node", "SymbolicTensor", "map_structure"]
 
 
 class SymbolicTensor:
@@ -67,30 +71,80 @@ class Node:
         self.layer, self.inputs, self.args, self.kwargs = layer, inputs, args, kwargs
         self.outputs = None
 
+    def input_tensors(self):
+        """The symbolic tensors the call takes, in its inputs, arguments and keywords.
 
-def Input(shape, batch_size=None, dtype=None, name=None):  # noqa: N802 (Keras's name)
+        Returns:
+            A list of `SymbolicTensor`s, each once, in order.
+
+        Example:
+            >>> a, b = mk.Input((2,)), mk.Input((2,))
+            >>> len(mk.layers.Add()([a, b]).node.input_tensors())
+            2
+        """
+        found = []
+        map_structure(found.append, (self.inputs, self.args, self.kwargs))
+        unique, seen = [], set()
+        for leaf in found:
+            if isinstance(leaf, SymbolicTensor) and id(leaf) not in seen:
+                seen.add(id(leaf))
+                unique.append(leaf)
+        return unique
+
+
+def Input(  # noqa: N802 (Keras's name)
+    shape=None, batch_size=None, dtype=None, name=None, batch_shape=None, **kwargs
+):
     """A symbolic input for the functional API.
+
+    Give the shape of one sample (`shape`, without the batch axis), or the
+    whole shape (`batch_shape`, Keras 3's spelling), with `None` for each
+    size that is not known yet: `Input((None, 8))` takes sequences of any
+    length, and every layer called on it keeps that `None`.
 
     Args:
         shape: the shape of one sample, without the batch axis.
         batch_size: a fixed batch size, or None.
         dtype: the dtype, float32 by default.
         name: an optional name.
+        batch_shape: the whole shape, batch axis first (instead of `shape`
+            and `batch_size`).
+        **kwargs: `sparse=False`, `tensor=None` and `optional=False` are
+            accepted for Keras's signature; other values are an error.
 
     Returns:
         A `SymbolicTensor` of shape `(batch_size, *shape)`.
 
     Raises:
-        ValueError: if `shape` is not a tuple of positive ints (or None).
+        ValueError: if neither or both of `shape` and `batch_shape` are given,
+            or a size is not a positive int or None.
 
     Example:
-        >>> Input(shape=(28, 28)).shape
+        >>> mk.Input(shape=(28, 28)).shape
         (None, 28, 28)
+        >>> mk.Input(batch_shape=(None, 10, 3)).shape
+        (None, 10, 3)
     """
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    if any(s is not None and (not isinstance(s, (int, np.integer)) or s <= 0) for s in shape):
-        raise ValueError(f"Input: shape must hold positive ints or None, got {shape}")
-    return SymbolicTensor((batch_size, *shape), config.standardize_dtype(dtype), name=name)
+    for key, default in (("sparse", False), ("tensor", None), ("optional", False)):
+        if kwargs.pop(key, default) not in (default, None):
+            raise ValueError(f"Input: `{key}` is not supported here")
+    if kwargs:
+        raise TypeError(f"Input: unexpected keyword arguments {sorted(kwargs)}")
+    if (shape is None) == (batch_shape is None):
+        raise ValueError(
+            "Input: give exactly one of `shape` (one sample's shape) and `batch_shape` "
+            f"(with the batch axis), got shape={shape!r}, batch_shape={batch_shape!r}"
+        )
+    if batch_shape is not None:
+        full = (batch_shape,) if isinstance(batch_shape, int) else tuple(batch_shape)
+        if not full:
+            raise ValueError("Input: `batch_shape` needs at least the batch axis, got ()")
+    else:
+        full = (batch_size, *((shape,) if isinstance(shape, int) else tuple(shape)))
+    if any(s is not None and (not isinstance(s, (int, np.integer)) or s <= 0) for s in full):
+        raise ValueError(f"Input: shape must hold positive ints or None, got {full}")
+    full = tuple(None if s is None else int(s) for s in full)
+    return SymbolicTensor(full, config.standardize_dtype(dtype), name=name)
 
 
 def map_structure(fn, structure):
@@ -112,51 +166,3 @@ def map_structure(fn, structure):
     if isinstance(structure, (list, tuple)):
         return type(structure)(map_structure(fn, value) for value in structure)
     return fn(structure)
-
-
-def symbolic_call(layer, inputs, args, kwargs):
-    """Calls `layer` on symbolic inputs: a dry run on zeros, then records it.
-
-    Args:
-        layer: the layer being called.
-        inputs: symbolic tensors (a structure of them).
-        args: further positional arguments.
-        kwargs: keyword arguments.
-
-    Returns:
-        Symbolic outputs of the shapes the dry run gave.
-
-    Example:
-        >>> from minikeras.layers import Dense
-        >>> Dense(4)(Input(shape=(3,))).shape
-        (None, 4)
-    """
-
-    def zeros(tensor):
-        concrete = tuple(1 if s is None else s for s in tensor.shape)
-        return np.zeros(concrete, dtype=tensor.dtype)
-
-    if not layer.built:
-        # Build from the symbolic shapes: build() sees None where a size is unknown
-        # (a Dense on an unknown last axis must fail here, not guess 1 from the dry run).
-        layer._build_on_first_call(inputs)
-    # The dry run must not change state: no moving-statistics updates, no random draws.
-    dry_kwargs = {**kwargs, "training": False}
-    outputs = layer(map_structure(zeros, inputs), *args, **dry_kwargs)
-    node = Node(layer, inputs, args, kwargs)
-
-    def symbolic(tensor):
-        shape = tuple(tensor.shape)
-        if shape and _batch_unknown(inputs):
-            shape = (None, *shape[1:])
-        return SymbolicTensor(shape, str(tensor.dtype), node=node)
-
-    node.outputs = map_structure(symbolic, outputs)
-    layer._output_shape = map_structure(lambda t: t.shape, node.outputs)
-    return node.outputs
-
-
-def _batch_unknown(inputs):
-    leaves = []
-    map_structure(leaves.append, inputs)
-    return any(t.shape and t.shape[0] is None for t in leaves)

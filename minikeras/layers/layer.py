@@ -15,10 +15,12 @@ import numpy as np
 from minikeras import config, constraints, initializers, regularizers
 from minikeras.engine import tensor as engine
 from minikeras.engine.tensor import Tensor, Variable
-from minikeras.layers import call_checks, tracking
+from minikeras.layers import call_checks, call_spec, tracking
 from minikeras.layers.call_checks import call_stack as _call_stack
 from minikeras.layers.call_checks import reads as _reads
-from minikeras.layers.input_layer import SymbolicTensor, symbolic_call
+from minikeras.layers.input_layer import SymbolicTensor, map_structure
+from minikeras.layers.input_spec import check_input_spec
+from minikeras.layers.symbolic import output_spec, symbolic_call
 
 _name_counts = {}
 
@@ -61,6 +63,26 @@ def _shape_of(inputs):
     return tuple(inputs.shape)
 
 
+class _NodeAttribute:
+    """`layer.input` / `layer.output`: the symbolic tensors of the layer's only call.
+
+    Only read (a non-data descriptor), so an attribute of that name that a
+    subclass sets on an instance takes precedence, as plain Python would have it.
+
+    Raises:
+        AttributeError: if the layer was never called on symbolic tensors, or
+            was called on them more than once.
+    """
+
+    def __init__(self, name, attribute):
+        self.name, self.attribute = name, attribute
+
+    def __get__(self, layer, owner=None):
+        if layer is None:
+            return self
+        return getattr(layer._only_node(self.name), self.attribute)
+
+
 class Layer:
     """The base class of layers and models.
 
@@ -98,12 +120,11 @@ class Layer:
     # Bookkeeping attributes that tracking never walks.
     _untracked_attributes = frozenset(
         {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen",
-         "_build_input_shape", "_losses", "_callable_losses"}
+         "_build_input_shape", "_losses", "_callable_losses", "_inbound_nodes"}
     )  # fmt: skip
-    # Check that later calls keep the first call's last axis when a weight's shape uses
-    # it (off for models and for layers whose last input axis may vary, such as an
-    # Embedding's sequence length).
-    _fixed_last_axis = True
+    # What the built layer's weights require of its inputs, checked at each call (set in
+    # build; see minikeras.layers.input_spec). None: nothing is checked.
+    input_spec = None
     # Whether the default compute_mask passes an incoming mask on unchanged.
     supports_masking = False
 
@@ -115,13 +136,14 @@ class Layer:
             user_build = cls.__dict__["build"]
 
             @functools.wraps(user_build)
-            def build(self, input_shape, *args, **kwargs):
-                user_build(self, input_shape, *args, **kwargs)
+            def build(self, *args, **kwargs):
+                user_build(self, *args, **kwargs)
                 self.built = True
                 # Saving records it, so that loading can build the layer the same way. A
                 # build of several shapes (Keras's MultiHeadAttention) records its own.
-                if not (args or kwargs):
-                    object.__setattr__(self, "_build_input_shape", input_shape)
+                if len(args) + len(kwargs) == 1:
+                    shape = args[0] if args else next(iter(kwargs.values()))
+                    object.__setattr__(self, "_build_input_shape", shape)
 
             cls.build = build
 
@@ -144,13 +166,13 @@ class Layer:
         setter(self, "_losses", [])  # (call number, loss) pairs given to add_loss()
         setter(self, "_callable_losses", [])  # callables given to add_loss() outside call()
         setter(self, "_latest_call", 0)  # the number of the outermost call it last took part in
+        setter(self, "_inbound_nodes", [])  # its calls on symbolic tensors (functional API)
         self.activity_regularizer = activity_regularizer
         self.name = name or unique_name(_snake_case(type(self).__name__))
         self.built = False
         self._trainable = bool(trainable)
         self.dtype = config.standardize_dtype(dtype)
         self._input_shape_arg = None if input_shape is None else (None, *input_shape)
-        self._last_axis = None
         self._output_shape = None
         self._first_call_done = False
         call_checks.warn_if_created_in_call(self)
@@ -278,22 +300,33 @@ class Layer:
         """
         return inputs
 
-    def __call__(self, inputs, *args, **kwargs):
+    def __call__(self, *args, **kwargs):
+        if args:
+            inputs, args = args[0], args[1:]
+        else:  # every argument by keyword: layer(query=q, value=v)
+            inputs = _pop_first_argument(self, kwargs)
         if type(inputs) is not Tensor:  # the common case skips the structure checks
-            if _contains(inputs, SymbolicTensor):
+            if _contains(inputs, SymbolicTensor) or _symbolic_among(args, kwargs):
                 return symbolic_call(self, inputs, args, kwargs)
             inputs = self._convert_inputs(inputs)
         elif inputs.dtype != self.dtype and inputs.dtype.kind == "f":
             inputs = self._convert_inputs(inputs)
+        if args:  # further tensor arguments are converted like the inputs, as in Keras
+            args = tuple(self._convert_inputs(a) if _is_array(a) else a for a in args)
+        for key, value in kwargs.items():
+            if key != "mask" and _is_array(value):
+                kwargs[key] = self._convert_inputs(value)
         training = kwargs.pop("training", None)
-        mask = kwargs.pop("mask", None)
+        mask = kwargs.pop("mask", _NOT_GIVEN)
+        if mask is _NOT_GIVEN:  # models pass masks explicitly; a direct call reads the inputs'
+            mask = _keras_mask_of(inputs)
         if training is None and _call_stack:
             training = _call_stack[-1].training
         self._start_call()
         if not self.built:
-            self._build_on_first_call(inputs)
-        elif self._last_axis is not None:
-            self._check_last_axis(inputs)
+            self._build_on_first_call(inputs, args, kwargs)
+        if self.input_spec is not None and type(inputs) is Tensor:
+            check_input_spec(self, inputs.shape)
         if training is not None and call_checks.accepts(self.call, "training"):
             kwargs["training"] = training
         if mask is not None and call_checks.names_argument(self.call, "mask"):
@@ -306,6 +339,9 @@ class Layer:
         _call_stack.append(frame)
         try:
             outputs = self.call(inputs, *args, **kwargs)
+        except (ValueError, TypeError, IndexError) as error:
+            _explain_mismatch(self, inputs, error)
+            raise
         finally:
             _call_stack.pop()
             if outermost:
@@ -317,6 +353,8 @@ class Layer:
                 self.add_loss(self.activity_regularizer(output))
         if not self._first_call_done:
             self._after_first_call(inputs)
+        if self._makes_masks():
+            _attach_keras_mask(outputs, self.compute_mask(inputs, mask))
         # For summary(), from the latest call: a Sequential's output changes with add/pop.
         if type(outputs) is Tensor:
             shape = outputs.shape
@@ -324,6 +362,16 @@ class Layer:
             shape = _shape_of(outputs) if _is_tensor_tree(outputs) else None
         object.__setattr__(self, "_output_shape", shape)
         return outputs
+
+    def _makes_masks(self):
+        """Whether calls attach `compute_mask`'s result to the outputs (cached per class)."""
+        cls = type(self)
+        answer = _mask_makers.get(cls)
+        if answer is None:
+            answer = _mask_makers[cls] = (
+                cls.supports_masking or cls.compute_mask is not Layer.compute_mask
+            )
+        return answer
 
     def _start_call(self):
         """Numbers this call (a new number if outermost); forgets losses of earlier calls."""
@@ -351,12 +399,14 @@ class Layer:
             value = ops.cast(value, self.dtype)
         return value
 
-    def _build_on_first_call(self, inputs):
-        input_shape = _shape_of(inputs)
+    def _build_on_first_call(self, inputs, args=(), kwargs=None):
+        """Calls `build` with the shapes of the call's tensor arguments (see `call_spec`)."""
+        tensors = call_spec.tensor_arguments(self, inputs, args, kwargs or {})
+        shapes = call_spec.shapes_for(self.build, self, tensors)
         before = dict(vars(self))
         _call_stack.append(call_checks.Frame(self, "build", None))
         try:
-            self.build(input_shape)
+            self.build(**shapes)
         finally:
             _call_stack.pop()
         self.built = True
@@ -364,20 +414,8 @@ class Layer:
 
     def _after_first_call(self, inputs):
         self._first_call_done = True
-        if self._fixed_last_axis and isinstance(inputs, Tensor) and inputs.ndim:
-            # Fixed only if a weight was shaped by it: a scalar gain fits any last axis.
-            size = inputs.shape[-1]
-            if any(size in w.shape for w in tracking.tracked_weights(self)):
-                self._last_axis = size
         if not _call_stack:
             call_checks.warn_untrackable(self)
-
-    def _check_last_axis(self, inputs):
-        if isinstance(inputs, Tensor) and inputs.shape[-1:] != (self._last_axis,):
-            raise ValueError(
-                f"{type(self).__name__} '{self.name}' expected inputs with last axis "
-                f"{self._last_axis}, got shape {inputs.shape}"
-            )
 
     # ---------------------------------------------------------------- losses
 
@@ -707,23 +745,76 @@ class Layer:
         return mask if self.supports_masking else None
 
     def compute_output_shape(self, input_shape):
-        """The output shape for `input_shape`, found by a dry call on zeros.
+        """The output shape for `input_shape`, `None` where a size is not known.
+
+        Built-in layers work it out from their arguments (no data flows).
+        This default, for a layer that defines none, builds the layer if
+        needed and traces it: it runs the layer twice on zeros, with each
+        unknown size replaced by two different placeholder sizes, and reports
+        as `None` each output size that differs between the runs.
 
         Args:
-            input_shape: a tuple; `None` (the batch axis) is taken as 1.
+            input_shape: a tuple with `None` for unknown sizes (a list of
+                tuples for a layer called on a list).
 
         Returns:
-            The output shape, with `None` for the batch axis.
+            The output shape (a tuple, or a structure of them).
 
         Example:
-            >>> Layer().compute_output_shape((None, 3))
+            >>> mk.layers.Layer().compute_output_shape((None, 3))
             (None, 3)
         """
-        concrete = tuple(1 if s is None else s for s in input_shape)
-        outputs = self(np.zeros(concrete, dtype=self.dtype))
-        return (
-            (None, *outputs.shape[1:]) if input_shape and input_shape[0] is None else outputs.shape
+        several = isinstance(input_shape, list) and all(
+            isinstance(s, (list, tuple)) for s in input_shape
         )
+        inputs = (
+            [SymbolicTensor(s, self.dtype) for s in input_shape]
+            if several
+            else SymbolicTensor(input_shape, self.dtype)
+        )
+        if not self.built:
+            self._build_on_first_call(inputs)
+        return map_structure(lambda spec: spec.shape, output_spec(self, inputs, (), {}))
+
+    def compute_output_spec(self, *args, **kwargs):
+        """The symbolic outputs (shapes and dtypes) of calling the built layer this way.
+
+        The functional API calls it; override it for a layer whose outputs'
+        dtypes differ from the layer's dtype. The default uses
+        `compute_output_shape` with the shapes of the tensor arguments (one
+        shape, or `<argument>_shape` per argument when it takes several), or
+        traces the layer when its class defines no `compute_output_shape`.
+
+        Args:
+            *args: the call's arguments (symbolic tensors and values).
+            **kwargs: its keyword arguments.
+
+        Returns:
+            A `SymbolicTensor` or a structure of them.
+
+        Example:
+            >>> dense = mk.layers.Dense(3)
+            >>> dense.build((None, 5))
+            >>> dense.compute_output_spec(mk.Input((None, 5))).shape
+            (None, None, 3)
+        """
+        return output_spec(self, args[0], args[1:], kwargs)
+
+    # `input` and `output` read the layer's symbolic call; as in Keras they are not
+    # settable properties, yet a subclass may still use the names for its own attributes.
+    input = _NodeAttribute("input", "inputs")
+    output = _NodeAttribute("output", "outputs")
+
+    def _only_node(self, what):
+        nodes = self.__dict__.get("_inbound_nodes", [])
+        if len(nodes) != 1:
+            raise AttributeError(
+                f"{type(self).__name__} '{self.name}' has "
+                f"{'no' if not nodes else len(nodes)} symbolic calls, so it has no single "
+                f"`{what}`: it has one when it was called once on minikeras.Input tensors "
+                "(or outputs of layers called on them)"
+            )
+        return nodes[0]
 
     def tracking_report(self, print_report=False):
         """One row per weight: attribute path, owner, shape, dtype, trainable.
@@ -751,6 +842,73 @@ class Layer:
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name!r} built={self.built}>"
+
+
+_mask_makers = {}  # layer class -> whether its calls attach output masks
+
+
+def _pop_first_argument(layer, kwargs):
+    name = call_spec.first_argument_name(layer)
+    if name is None or name not in kwargs:
+        raise TypeError(
+            f"{type(layer).__name__} '{layer.name}' was called without inputs: pass them "
+            f"first, or by the name its call() gives them ({name!r})"
+        )
+    return kwargs.pop(name)
+
+
+_NOT_GIVEN = object()
+
+
+def _is_array(value):
+    return isinstance(value, (np.ndarray, Tensor))
+
+
+def _symbolic_among(args, kwargs):
+    return any(_contains(value, SymbolicTensor) for value in (*args, *kwargs.values()))
+
+
+def _keras_mask_of(inputs):
+    """The masks the inputs carry (`_keras_mask`), in their structure; None if none does."""
+    if type(inputs) is Tensor:
+        return getattr(inputs, "_keras_mask", None)
+    if isinstance(inputs, (list, tuple)):
+        masks = [_keras_mask_of(x) for x in inputs]
+        return masks if any(m is not None for m in masks) else None
+    return None
+
+
+def _attach_keras_mask(outputs, mask):
+    """Sets `_keras_mask` on the outputs, as Keras does, for code that reads it."""
+    if mask is None:
+        return
+    if isinstance(outputs, Tensor):
+        if not isinstance(mask, (list, tuple)):
+            object.__setattr__(outputs, "_keras_mask", mask)
+    elif isinstance(outputs, (list, tuple)) and isinstance(mask, (list, tuple)):
+        for output, one in zip(outputs, mask):
+            _attach_keras_mask(output, one)
+
+
+def _explain_mismatch(layer, inputs, error):
+    """Re-raises a failed call of a built layer as an error naming it and both shapes.
+
+    Only when the inputs' known sizes differ from those the layer was built
+    for: then the failure is most likely that mismatch, and the original error
+    stays attached as the cause.
+    """
+    built_for = layer.__dict__.get("_build_input_shape")
+    if not isinstance(inputs, Tensor) or not isinstance(built_for, tuple):
+        return
+    shape = inputs.shape
+    differs = len(shape) != len(built_for) or any(
+        b is not None and b != s for b, s in zip(built_for[1:], shape[1:])
+    )
+    if differs:
+        raise ValueError(
+            f"{type(layer).__name__} '{layer.name}' was built for inputs of shape "
+            f"{tuple(built_for)} and cannot take shape {shape}: {error}"
+        ) from error
 
 
 def _contains(structure, kind):

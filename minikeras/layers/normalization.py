@@ -39,7 +39,6 @@ class _Normalization(Layer):
     """What both layers share: the normalized axes, fixed at build, checked on every call."""
 
     # The check is on the normalized axes (below), which need not be the last one.
-    _fixed_last_axis = False
 
     def _build_axes(self, input_shape, axes):
         self._axes = _normalize_axes(self, axes, input_shape)

@@ -11,6 +11,7 @@ import numpy as np
 
 from minikeras import activations, initializers, ops, random
 from minikeras.layers.dense import check_positive_int
+from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
 
 
@@ -156,6 +157,7 @@ class RNNBase(Layer):
                 f"{type(self).__name__} '{self.name}' needs inputs with a known last axis, "
                 f"got shape {tuple(sequences_shape)}"
             )
+        self.input_spec = InputSpec(ndim=3, axes={-1: sequences_shape[-1]})
         width = self._gates * self.units
         self.kernel = self.add_weight(
             "kernel", shape=(sequences_shape[-1], width), initializer=self.kernel_initializer

@@ -38,7 +38,6 @@ class Model(Trainer, Layer):
         ((5, 2), 4)
     """
 
-    _fixed_last_axis = False
     _output_mask = None  # the output mask of the latest call (see compute_mask)
     # What compile() and fit() attach is not part of the network: the optimizer's
     # state is not among the model's weights, as in Keras.
@@ -72,7 +71,8 @@ class Model(Trainer, Layer):
             if id(tensor.node) in seen:
                 return
             seen.add(id(tensor.node))
-            map_structure(visit, tensor.node.inputs)
+            for argument in tensor.node.input_tensors():
+                visit(argument)
             nodes.append(tensor.node)
 
         map_structure(visit, outputs)
@@ -95,16 +95,21 @@ class Model(Trainer, Layer):
             ) from None
         if mask is not None:
             _bind_masks(self, self._inputs, mask, masks)
+
+        def value(leaf):
+            return values[id(leaf)] if isinstance(leaf, SymbolicTensor) else leaf
+
         for node in self._nodes:
-            args = map_structure(lambda t: values[id(t)], node.inputs)
-            kwargs = dict(node.kwargs)
+            args = map_structure(value, node.inputs)
+            kwargs = map_structure(value, node.kwargs)
             if training is not None:
                 kwargs.setdefault("training", training)
             # Masks travel beside the values (see Layer.compute_mask).
             node_mask = _mask_of(node.inputs, masks)
-            if node_mask is not None:
-                kwargs.setdefault("mask", node_mask)
-            _bind(node.outputs, node.layer(args, *node.args, **kwargs), values)
+            kwargs.setdefault("mask", node_mask)  # None too: the graph's masks are the truth
+            _bind(
+                node.outputs, node.layer(args, *map_structure(value, node.args), **kwargs), values
+            )
             output_mask = node.layer.compute_mask(args, kwargs.get("mask"))
             if output_mask is not None:
                 _bind_masks(node.layer, node.outputs, output_mask, masks)

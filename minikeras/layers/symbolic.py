@@ -1,0 +1,190 @@
+"""Calling a layer on symbolic tensors: build from the shapes, then work out the outputs' shapes.
+
+No data flows. The layer is built with the symbolic shapes (`None` where a
+size is unknown), its known sizes are checked against its `input_spec`, and
+the outputs' shapes come from `compute_output_shape`. A layer that defines no
+`compute_output_shape` (a custom one) is traced instead: run twice on zeros,
+with each unknown size replaced by two different placeholder sizes, and each
+output size that differs between the runs is unknown (`None`). Nothing the
+runs do is kept: they run with `training=False`.
+"""
+
+import numpy as np
+
+from minikeras.layers import call_checks, call_spec
+from minikeras.layers.input_layer import Node, SymbolicTensor, map_structure
+from minikeras.layers.input_spec import check_input_spec
+
+__all__ = ["output_spec", "symbolic_call", "traced_output_spec"]
+
+# The sizes an unknown dimension takes in a traced run: small for the batch axis, and for
+# the other axes large enough for stacks of convolutions and poolings (as Keras's tracing).
+_BATCH_PLACEHOLDERS = (2, 3)
+_AXIS_PLACEHOLDERS = (83, 89)
+
+
+def _call_kwargs(layer, kwargs):
+    """The keyword arguments that bind to `call` (training and mask only if it names them)."""
+    return {
+        key: value
+        for key, value in kwargs.items()
+        if key not in ("training", "mask") or call_checks.names_argument(layer.call, key)
+    }
+
+
+def symbolic_call(layer, inputs, args, kwargs):
+    """Calls `layer` on symbolic inputs: builds it, checks the shapes, records the call.
+
+    Args:
+        layer: the layer being called.
+        inputs: its first argument (a symbolic tensor or a structure of them).
+        args: further positional arguments (may hold symbolic tensors).
+        kwargs: keyword arguments (may hold symbolic tensors).
+
+    Returns:
+        Symbolic outputs, each remembering this call as its `node`.
+
+    Raises:
+        ValueError: if a known size does not fit what the layer expects.
+
+    Example:
+        >>> x = mk.Input(shape=(None, 8))
+        >>> mk.layers.Conv1D(4, 3)(x).shape
+        (None, None, 4)
+    """
+    call_kwargs = _call_kwargs(layer, kwargs)
+    if not layer.built:
+        layer._build_on_first_call(inputs, args, call_kwargs)
+    if layer.input_spec is not None and isinstance(inputs, SymbolicTensor):
+        check_input_spec(layer, inputs.shape)
+    specs = layer.compute_output_spec(inputs, *args, **call_kwargs)
+    node = Node(layer, inputs, args, kwargs)
+    node.outputs = map_structure(
+        lambda spec: SymbolicTensor(spec.shape, spec.dtype, node=node), specs
+    )
+    layer._inbound_nodes.append(node)
+    object.__setattr__(layer, "_output_shape", map_structure(lambda t: t.shape, node.outputs))
+    return node.outputs
+
+
+def _as_shape_structure(shape):
+    """Lists of ints become tuples; lists of shapes stay lists (Keras's reading)."""
+    if isinstance(shape, (list, tuple)) and all(
+        s is None or isinstance(s, (int, np.integer)) for s in shape
+    ):
+        return tuple(None if s is None else int(s) for s in shape)
+    if isinstance(shape, (list, tuple)):
+        return [_as_shape_structure(s) for s in shape]
+    if isinstance(shape, dict):
+        return {key: _as_shape_structure(s) for key, s in shape.items()}
+    raise TypeError(f"not a shape: {shape!r}")
+
+
+def output_spec(layer, inputs, args, kwargs):
+    """The symbolic outputs (shapes and dtypes, no node) of calling `layer` this way.
+
+    Uses `compute_output_shape` when the layer's class defines one, with the
+    shapes its signature asks for (see `call_spec`); traces the layer
+    otherwise (see the module).
+
+    Args:
+        layer: a built layer.
+        inputs: the first argument.
+        args: further positional arguments.
+        kwargs: keyword arguments.
+
+    Returns:
+        A `SymbolicTensor` or a structure of them.
+
+    Raises:
+        TypeError: if `compute_output_shape` returns something that is not a shape.
+
+    Example:
+        >>> dense = mk.layers.Dense(3)
+        >>> x = mk.Input((None, 5))
+        >>> dense.build(x.shape)
+        >>> mk.layers.symbolic.output_spec(dense, x, (), {}).shape
+        (None, None, 3)
+    """
+    from minikeras.layers.layer import Layer
+
+    if type(layer).compute_output_shape is Layer.compute_output_shape:
+        return traced_output_spec(layer, inputs, args, kwargs)
+    tensors = call_spec.tensor_arguments(layer, inputs, args, kwargs)
+    shape = layer.compute_output_shape(
+        **call_spec.shapes_for(layer.compute_output_shape, layer, tensors)
+    )
+    try:
+        shape = _as_shape_structure(shape)
+    except TypeError:
+        raise TypeError(
+            f"{type(layer).__name__} '{layer.name}'.compute_output_shape returned "
+            f"{shape!r:.100}, which is not a shape (a tuple of ints and None, or a list of them)"
+        ) from None
+
+    def spec(one):
+        return SymbolicTensor(one, layer.dtype)
+
+    if isinstance(shape, tuple):
+        return spec(shape)
+    return _map_shapes(spec, shape)
+
+
+def _map_shapes(fn, shapes):
+    if isinstance(shapes, tuple):
+        return fn(shapes)
+    if isinstance(shapes, dict):
+        return {key: _map_shapes(fn, s) for key, s in shapes.items()}
+    return [_map_shapes(fn, s) for s in shapes]
+
+
+def traced_output_spec(layer, inputs, args, kwargs):
+    """The outputs' shapes and dtypes found by running the layer on zeros (see the module).
+
+    Args:
+        layer: a built layer.
+        inputs: the first argument (symbolic).
+        args: further positional arguments.
+        kwargs: keyword arguments.
+
+    Returns:
+        A `SymbolicTensor` or a structure of them, `None` for each size that
+        follows an unknown input size.
+
+    Example:
+        >>> class Twice(mk.layers.Layer):
+        ...     def call(self, inputs):
+        ...         return mk.ops.concatenate([inputs, inputs], axis=1)
+        >>> mk.layers.symbolic.traced_output_spec(Twice(), mk.Input((None, 3)), (), {}).shape
+        (None, None, 3)
+    """
+    leaves = []
+    map_structure(leaves.append, (inputs, args, kwargs))
+    unknown = any(
+        s is None for leaf in leaves if isinstance(leaf, SymbolicTensor) for s in leaf.shape
+    )
+    runs = []
+    for run in range(2 if unknown else 1):
+
+        def zeros(leaf, run=run):
+            if not isinstance(leaf, SymbolicTensor):
+                return leaf
+            placeholders = [_BATCH_PLACEHOLDERS[run]] + [_AXIS_PLACEHOLDERS[run]] * leaf.ndim
+            shape = tuple(p if s is None else s for p, s in zip(placeholders, leaf.shape))
+            return np.zeros(shape, dtype=leaf.dtype)
+
+        concrete = map_structure(zeros, (inputs, args, kwargs))
+        runs.append(layer(concrete[0], *concrete[1], **{**concrete[2], "training": False}))
+    first = runs[0]
+    last = runs[-1]
+    pairs = []
+    map_structure(pairs.append, first)
+    others = []
+    map_structure(others.append, last)
+    specs = iter(
+        SymbolicTensor(
+            tuple(a if a == b else None for a, b in zip(one.shape, two.shape)), str(one.dtype)
+        )
+        for one, two in zip(pairs, others)
+    )
+    return map_structure(lambda _: next(specs), first)
