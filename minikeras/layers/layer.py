@@ -63,24 +63,36 @@ def _shape_of(inputs):
     return tuple(inputs.shape)
 
 
-class _NodeAttribute:
-    """`layer.input` / `layer.output`: the symbolic tensors of the layer's only call.
+class computed_attribute:  # noqa: N801 (used like `property`)
+    """A read-only attribute computed by a method, which an instance may still shadow.
 
-    Only read (a non-data descriptor), so an attribute of that name that a
-    subclass sets on an instance takes precedence, as plain Python would have it.
+    Unlike `property`, it defines no setter (a non-data descriptor): a
+    subclass that assigns `self.output = Dense(10)` gets its own attribute,
+    as plain Python would have it, instead of an error. Keras's `input`,
+    `output`, `inputs`, `outputs` and their shapes use it.
 
-    Raises:
-        AttributeError: if the layer was never called on symbolic tensors, or
-            was called on them more than once.
+    Args:
+        method: the method that computes the value.
+
+    Example:
+        >>> class Point:
+        ...     @mk.layers.layer.computed_attribute
+        ...     def norm(self):
+        ...         return 5.0
+        >>> point = Point(); before = point.norm; point.norm = 1.0
+        >>> before, point.norm
+        (5.0, 1.0)
     """
 
-    def __init__(self, name, attribute):
-        self.name, self.attribute = name, attribute
+    def __init__(self, method):
+        self.method = method
+        self.__doc__ = method.__doc__
+        self.__name__ = method.__name__
 
-    def __get__(self, layer, owner=None):
-        if layer is None:
+    def __get__(self, instance, owner=None):
+        if instance is None:
             return self
-        return getattr(layer._only_node(self.name), self.attribute)
+        return self.method(instance)
 
 
 class Layer:
@@ -774,7 +786,7 @@ class Layer:
         )
         if not self.built:
             self._build_on_first_call(inputs)
-        return map_structure(lambda spec: spec.shape, output_spec(self, inputs, (), {}))
+        return map_structure(lambda spec: spec.shape, self.compute_output_spec(inputs))
 
     def compute_output_spec(self, *args, **kwargs):
         """The symbolic outputs (shapes and dtypes) of calling the built layer this way.
@@ -800,10 +812,25 @@ class Layer:
         """
         return output_spec(self, args[0], args[1:], kwargs)
 
-    # `input` and `output` read the layer's symbolic call; as in Keras they are not
-    # settable properties, yet a subclass may still use the names for its own attributes.
-    input = _NodeAttribute("input", "inputs")
-    output = _NodeAttribute("output", "outputs")
+    @computed_attribute
+    def input(self):
+        """The symbolic input of the layer's only call on symbolic tensors.
+
+        Raises:
+            AttributeError: if the layer was never called on symbolic tensors,
+                or was called on them more than once.
+        """
+        return self._only_node("input").inputs
+
+    @computed_attribute
+    def output(self):
+        """The symbolic output of the layer's only call on symbolic tensors.
+
+        Raises:
+            AttributeError: if the layer was never called on symbolic tensors,
+                or was called on them more than once.
+        """
+        return self._only_node("output").outputs
 
     def _only_node(self, what):
         nodes = self.__dict__.get("_inbound_nodes", [])

@@ -8,8 +8,9 @@ inputs and outputs of a functional graph: `Model(inputs, outputs)`. Training
 import numpy as np
 
 from minikeras.layers import tracking
-from minikeras.layers.input_layer import SymbolicTensor, map_structure
-from minikeras.layers.layer import Layer
+from minikeras.layers.input_layer import map_structure
+from minikeras.layers.layer import Layer, computed_attribute
+from minikeras.models import graph
 from minikeras.trainer import Trainer
 
 
@@ -39,6 +40,7 @@ class Model(Trainer, Layer):
     """
 
     _output_mask = None  # the output mask of the latest call (see compute_mask)
+    _summary_shows_inputs = True  # a functional summary lists its InputLayers, as Keras's
     # What compile() and fit() attach is not part of the network: the optimizer's
     # state is not among the model's weights, as in Keras.
     _untracked_attributes = Layer._untracked_attributes | {
@@ -54,67 +56,160 @@ class Model(Trainer, Layer):
     # ------------------------------------------------------------ functional
 
     def _init_functional(self, inputs, outputs):
-        if inputs is None or outputs is None:
-            raise ValueError("Model: a functional model needs both `inputs` and `outputs`")
-        input_ids = set()
-        map_structure(lambda t: input_ids.add(id(_symbolic(t, "inputs"))), inputs)
-        nodes, seen = [], set()
-
-        def visit(tensor):
-            tensor = _symbolic(tensor, "outputs")
-            if id(tensor) in input_ids:
-                return
-            if tensor.node is None:
-                raise ValueError(
-                    f"Model: output {tensor} depends on an Input that is not in `inputs`"
-                )
-            if id(tensor.node) in seen:
-                return
-            seen.add(id(tensor.node))
-            for argument in tensor.node.input_tensors():
-                visit(argument)
-            nodes.append(tensor.node)
-
-        map_structure(visit, outputs)
-        self._inputs, self._outputs, self._nodes = inputs, outputs, nodes
+        self._inputs, self._outputs, self._nodes = (
+            inputs,
+            outputs,
+            graph.nodes_between(inputs, outputs),
+        )
         self._layers = []
-        for node in nodes:
+        for node in self._nodes:
             if all(node.layer is not layer for layer in self._layers):
                 self._layers.append(node.layer)
         self.built = True
         self._output_shape = map_structure(lambda t: t.shape, outputs)
 
-    def _run_graph(self, inputs, training, mask=None):
-        values, masks = {}, {}  # id(symbolic tensor) -> its value; its mask, if any
-        try:
-            _bind(self._inputs, inputs, values)
-        except (KeyError, TypeError, ValueError):
-            raise ValueError(
-                f"Model '{self.name}' expects inputs structured like {self._inputs}, "
-                f"got {type(inputs).__name__}"
-            ) from None
-        if mask is not None:
-            _bind_masks(self, self._inputs, mask, masks)
+    # ------------------------------------------------------------- the graph
 
-        def value(leaf):
-            return values[id(leaf)] if isinstance(leaf, SymbolicTensor) else leaf
-
-        for node in self._nodes:
-            args = map_structure(value, node.inputs)
-            kwargs = map_structure(value, node.kwargs)
-            if training is not None:
-                kwargs.setdefault("training", training)
-            # Masks travel beside the values (see Layer.compute_mask).
-            node_mask = _mask_of(node.inputs, masks)
-            kwargs.setdefault("mask", node_mask)  # None too: the graph's masks are the truth
-            _bind(
-                node.outputs, node.layer(args, *map_structure(value, node.args), **kwargs), values
+    def _graph_part(self, what):
+        if self._inputs is None:
+            raise AttributeError(
+                f"{type(self).__name__} '{self.name}' has no `{what}`: a functional model has "
+                "them, and so has a Sequential once its input shape is known (an Input "
+                "first, or built); a subclassed model's inputs are whatever call() is given"
             )
-            output_mask = node.layer.compute_mask(args, kwargs.get("mask"))
-            if output_mask is not None:
-                _bind_masks(node.layer, node.outputs, output_mask, masks)
-        object.__setattr__(self, "_output_mask", _mask_of(self._outputs, masks))
-        return map_structure(lambda t: values[id(t)], self._outputs)
+        return self._inputs if what.startswith("input") else self._outputs
+
+    @computed_attribute
+    def inputs(self):
+        """The model's symbolic inputs, as a list (functional and Sequential models).
+
+        Raises:
+            AttributeError: for a subclassed model, or a Sequential not built yet.
+        """
+        leaves = []
+        map_structure(leaves.append, self._graph_part("inputs"))
+        return leaves
+
+    @computed_attribute
+    def outputs(self):
+        """The model's symbolic outputs, as a list (functional and Sequential models).
+
+        Raises:
+            AttributeError: for a subclassed model, or a Sequential not built yet.
+        """
+        leaves = []
+        map_structure(leaves.append, self._graph_part("outputs"))
+        return leaves
+
+    @computed_attribute
+    def input(self):
+        """The model's symbolic input: one tensor, or the structure it was given.
+
+        Raises:
+            AttributeError: for a subclassed model, or a Sequential not built yet.
+        """
+        return self._graph_part("input")
+
+    @computed_attribute
+    def output(self):
+        """The model's symbolic output: one tensor, or the structure it was given.
+
+        Raises:
+            AttributeError: for a subclassed model, or a Sequential not built yet.
+        """
+        return self._graph_part("output")
+
+    @computed_attribute
+    def input_shape(self):
+        """The input's shape (`None` where unknown); a list of shapes for several inputs.
+
+        Raises:
+            AttributeError: for a subclassed model, or a Sequential not built yet.
+        """
+        return map_structure(lambda t: t.shape, self._graph_part("input_shape"))
+
+    @computed_attribute
+    def output_shape(self):
+        """The output's shape (`None` where unknown); a list of shapes for several outputs.
+
+        Raises:
+            AttributeError: for a subclassed model, or a Sequential not built yet.
+        """
+        return map_structure(lambda t: t.shape, self._graph_part("output_shape"))
+
+    @property
+    def layers(self):
+        """The model's own layers, in order: a graph's calls, or a subclass's attributes.
+
+        Nested layers (inside a layer or a sub-model) are not listed, as in Keras.
+        """
+        if self._inputs is not None:
+            return list(self._layers)
+        return [
+            value
+            for _, owner, value in tracking.walk(self)
+            if owner is self and isinstance(value, Layer)
+        ]
+
+    def get_layer(self, name=None, index=None):
+        """Finds one of the model's layers by name or by position.
+
+        Args:
+            name: the layer's name.
+            index: its position in `layers` (negative counts from the end).
+
+        Returns:
+            The `Layer`.
+
+        Raises:
+            ValueError: if neither or both are given, or no layer matches (the
+                message lists the layers there are).
+
+        Example:
+            >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2, name="hidden")])
+            >>> model.get_layer("hidden") is model.get_layer(index=0)
+            True
+        """
+        layers = self.layers
+        if (name is None) == (index is None):
+            raise ValueError(
+                f"Model '{self.name}'.get_layer: give a layer name or an index, not "
+                f"{'both' if name is not None else 'neither'}"
+            )
+        if index is not None:
+            if not -len(layers) <= index < len(layers):
+                raise ValueError(
+                    f"Model '{self.name}'.get_layer: no layer at index {index}; the model "
+                    f"has {len(layers)} layers"
+                )
+            return layers[index]
+        for layer in layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(
+            f"Model '{self.name}' has no layer named {name!r}; its layers are "
+            f"{[layer.name for layer in layers]}"
+        )
+
+    def compute_output_spec(self, *args, **kwargs):
+        """The symbolic outputs for symbolic inputs: the graph replayed, or a trace.
+
+        Args:
+            *args: the inputs (symbolic), then further arguments.
+            **kwargs: keyword arguments.
+
+        Returns:
+            A `SymbolicTensor` or a structure of them.
+
+        Example:
+            >>> x = mk.Input((10, 8))
+            >>> model = mk.Model(x, mk.layers.Conv1D(4, 3)(x))
+            >>> model.compute_output_spec(mk.Input((None, 8))).shape
+            (None, None, 4)
+        """
+        if self._inputs is not None and not args[1:] and not kwargs:
+            return graph.output_spec(self, args[0])
+        return super().compute_output_spec(*args, **kwargs)
 
     def call(self, inputs, training=None, mask=None):
         """Runs the functional graph (subclasses override this).
@@ -141,7 +236,7 @@ class Model(Trainer, Layer):
             raise NotImplementedError(
                 f"{type(self).__name__}: a subclassed Model must define call(inputs)"
             )
-        return self._run_graph(inputs, training, mask)
+        return graph.run(self, inputs, training, mask)
 
     def compute_mask(self, inputs, mask=None):
         """The mask of the outputs of this model's latest call.
@@ -236,14 +331,28 @@ class Model(Trainer, Layer):
                 "model.build(input_shape), to see its layers and parameters."
             )
             return
-        children = [
-            value
-            for path, owner, value in tracking.walk(self)
-            if owner is self and isinstance(value, Layer)
-        ]
         rows = [("Layer (type)", "Output Shape", "Param #")]
-        for layer in children:
-            shape = _batch_none(layer._output_shape)
+        if self._inputs is not None:
+            # A graph's shapes are its symbolic ones, None where a size is not fixed.
+            if self._summary_shows_inputs:
+                for tensor in self.inputs:
+                    rows.append((f"{tensor.name or 'input'} (InputLayer)", str(tensor.shape), "0"))
+            shapes = {}  # a shared layer is one row, with each distinct shape it gives
+            for node in self._nodes:
+                found = shapes.setdefault(id(node.layer), (node.layer, []))[1]
+                shape = map_structure(lambda t: t.shape, node.outputs)
+                if shape not in found:
+                    found.append(shape)
+            entries = [
+                (layer, found[0] if len(found) == 1 else found) for layer, found in shapes.values()
+            ]
+        else:
+            entries = [
+                (value, _batch_none(value._output_shape))
+                for path, owner, value in tracking.walk(self)
+                if owner is self and isinstance(value, Layer)
+            ]
+        for layer, shape in entries:
             params = layer.count_params() if layer.built else 0
             rows.append((f"{layer.name} ({type(layer).__name__})", str(shape), f"{params:,}"))
         widths = [max(len(row[i]) for row in rows) + 2 for i in range(3)]
@@ -395,49 +504,6 @@ def _call_in_progress(model):
     from minikeras.layers.layer import _call_stack
 
     return any(frame.layer is model for frame in _call_stack)
-
-
-def _symbolic(tensor, argument):
-    if not isinstance(tensor, SymbolicTensor):
-        raise ValueError(
-            f"Model: `{argument}` must be minikeras.Input tensors or outputs of layers "
-            f"called on them, got {type(tensor).__name__}"
-        )
-    return tensor
-
-
-def _bind(symbolic, value, values):
-    """Records `values[id(placeholder)] = data` for matching structures."""
-    if isinstance(symbolic, dict):
-        for key in symbolic:
-            _bind(symbolic[key], value[key], values)
-    elif isinstance(symbolic, (list, tuple)):
-        if not isinstance(value, (list, tuple)) or len(value) != len(symbolic):
-            raise ValueError("structure mismatch")
-        for placeholder, item in zip(symbolic, value):
-            _bind(placeholder, item, values)
-    else:
-        values[id(symbolic)] = value
-
-
-def _mask_of(symbolic, masks):
-    """The masks of `symbolic` tensors, in their structure; None if none has one."""
-    if not masks:
-        return None
-    found = map_structure(lambda t: masks.get(id(t)), symbolic)
-    leaves = []
-    map_structure(leaves.append, found)
-    return found if any(leaf is not None for leaf in leaves) else None
-
-
-def _bind_masks(layer, symbolic, mask, masks):
-    try:
-        _bind(symbolic, mask, masks)
-    except (KeyError, TypeError, ValueError):
-        raise ValueError(
-            f"{type(layer).__name__} '{layer.name}': its mask must have the structure of "
-            f"{symbolic}, got {type(mask).__name__}"
-        ) from None
 
 
 def _batch_none(shape):

@@ -1,6 +1,6 @@
 """`Sequential`: a plain stack of layers, each feeding the next."""
 
-from minikeras.layers.input_layer import SymbolicTensor
+from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.layer import Layer
 from minikeras.models.model import Model
 
@@ -25,10 +25,12 @@ class Sequential(Model):
         (True, (5, 2))
     """
 
-    def __init__(self, layers=None, name=None, **kwargs):
-        super().__init__(name=name, **kwargs)
+    _summary_shows_inputs = False  # as in Keras
+
+    def __init__(self, layers=None, trainable=True, name=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
         self._layers = []
-        self._input_shape = None
+        self._nodes = []  # each layer's symbolic call, once the input shape is known
         for layer in layers or []:
             self.add(layer)
 
@@ -37,28 +39,37 @@ class Sequential(Model):
         """The layers in order (a copy: change the stack with `add` and `pop`)."""
         return list(self._layers)
 
-    def add(self, layer):
+    def add(self, layer, rebuild=True):
         """Appends a layer (or, first, an `Input` giving the input shape).
+
+        Once the input shape is known (an `Input` first, or a first layer
+        given `input_shape=`), each added layer is built at once and its
+        output shape worked out from its `compute_output_shape`: no data runs
+        through the stack.
 
         Args:
             layer: a `Layer`, or a `minikeras.Input(...)` before any layer.
+            rebuild: accepted for Keras's signature; the stack is always kept built.
 
         Returns:
             None.
 
         Raises:
             TypeError: if `layer` is not a layer.
-            ValueError: for an `Input` after layers, or a duplicate name.
+            ValueError: for an `Input` after layers, a duplicate name, or a
+                layer that does not fit the previous layer's output shape.
 
         Example:
-            >>> from minikeras.layers import Dense
-            >>> model = Sequential(); model.add(Dense(2)); len(model.layers)
-            1
+            >>> model = mk.Sequential([mk.Input((None, 8))])
+            >>> model.add(mk.layers.Conv1D(4, 3))
+            >>> model.output_shape
+            (None, None, 4)
         """
         if isinstance(layer, SymbolicTensor):
-            if self._layers:
+            if self._layers or self._inputs is not None:
                 raise ValueError(f"Sequential '{self.name}': an Input must come first")
-            self._input_shape = layer.shape
+            self._inputs = self._outputs = layer
+            self.built = False
             return
         if not isinstance(layer, Layer):
             raise TypeError(
@@ -69,15 +80,36 @@ class Sequential(Model):
                 f"Sequential '{self.name}' already has a layer named {layer.name!r}; "
                 "layer names must be unique"
             )
-        if not self._layers and self._input_shape is None:
-            self._input_shape = layer._input_shape_arg
+        if not self._layers and self._inputs is None and layer._input_shape_arg is not None:
+            self._inputs = self._outputs = Input(batch_shape=layer._input_shape_arg)
         self._layers.append(layer)
-        if self._input_shape is not None:
-            self.built = False
-            self.build(self._input_shape)
+        if self._inputs is not None:
+            try:
+                self._extend_graph(layer)
+            except BaseException:
+                self._layers.pop()
+                raise
 
-    def pop(self):
+    def _extend_graph(self, layer):
+        """Calls `layer` on the stack's symbolic output: builds it, records its output."""
+        outputs = layer(self._outputs)
+        if not isinstance(outputs, SymbolicTensor):
+            layer._inbound_nodes.remove(outputs[0].node)
+            raise ValueError(
+                f"Sequential '{self.name}': every layer must return one tensor, and "
+                f"{type(layer).__name__} '{layer.name}' returns {len(outputs)}; use the "
+                "functional API for layers with several outputs"
+            )
+        self._nodes.append(outputs.node)
+        self._outputs = outputs
+        self.built = True
+        object.__setattr__(self, "_output_shape", outputs.shape)
+
+    def pop(self, rebuild=True):
         """Removes the last layer and returns it.
+
+        Args:
+            rebuild: accepted for Keras's signature; the stack stays built.
 
         Returns:
             The removed `Layer`.
@@ -86,14 +118,58 @@ class Sequential(Model):
             IndexError: if there is no layer.
 
         Example:
-            >>> from minikeras.layers import Dense
-            >>> model = Sequential([Dense(2), Dense(3)])
-            >>> model.pop().units, len(model.layers)
-            (3, 1)
+            >>> model = mk.Sequential([mk.Input((4,)), mk.layers.Dense(2), mk.layers.Dense(3)])
+            >>> model.pop().units, model.output_shape
+            (3, (None, 2))
         """
         if not self._layers:
             raise IndexError(f"Sequential '{self.name}'.pop: there is no layer to pop")
-        return self._layers.pop()
+        layer = self._layers.pop()
+        if self._nodes:
+            node = self._nodes.pop()
+            if node in layer._inbound_nodes:
+                layer._inbound_nodes.remove(node)
+            self._outputs = self._nodes[-1].outputs if self._nodes else self._inputs
+            object.__setattr__(self, "_output_shape", self._outputs.shape)
+        return layer
+
+    def build(self, input_shape=None):
+        """Builds every layer for inputs of `input_shape`, from shapes alone (no data runs).
+
+        Args:
+            input_shape: a tuple, batch axis first (`None` for unknown sizes).
+
+        Returns:
+            None.
+
+        Raises:
+            ValueError: if a layer does not fit the shape coming to it, or the
+                model was given another input shape before.
+
+        Example:
+            >>> model = mk.Sequential([mk.layers.Dense(4), mk.layers.Dense(2)])
+            >>> model.build((None, 3))
+            >>> model.output_shape, model.count_params()
+            ((None, 2), 26)
+        """
+        if self._inputs is not None:
+            if input_shape is not None and not _compatible(self._inputs.shape, input_shape):
+                raise ValueError(
+                    f"Sequential '{self.name}' has input shape {self._inputs.shape}, and "
+                    f"cannot be built for {tuple(input_shape)}"
+                )
+            self.built = True
+            return
+        if input_shape is None:
+            raise ValueError(
+                f"Sequential '{self.name}'.build needs an input shape, or an Input first"
+            )
+        if isinstance(input_shape, list) and input_shape and isinstance(input_shape[0], tuple):
+            raise ValueError(f"Sequential '{self.name}' takes one input; got shapes {input_shape}")
+        self._inputs = self._outputs = Input(batch_shape=(None, *tuple(input_shape)[1:]))
+        for layer in self._layers:
+            self._extend_graph(layer)
+        self.built = True
 
     def call(self, inputs, training=None, mask=None):
         outputs = inputs
@@ -123,10 +199,10 @@ class Sequential(Model):
         from minikeras.saving import serialize_layer
 
         layers = [serialize_layer(layer) for layer in self._layers]
-        if self._input_shape is not None:
-            shape = {"batch_shape": list(self._input_shape), "dtype": self.dtype}
+        if self._inputs is not None:
+            shape = {"batch_shape": list(self._inputs.shape), "dtype": self._inputs.dtype}
             layers.insert(0, {"class_name": "InputLayer", "config": shape})
-        return {**super().get_config(), "layers": layers}
+        return {**Layer.get_config(self), "layers": layers}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
@@ -157,3 +233,10 @@ class Sequential(Model):
             else:
                 layers.append(deserialize_layer(entry, custom_objects))
         return cls(layers=layers, **config)
+
+
+def _compatible(known, shape):
+    shape = tuple(shape)
+    return len(known) == len(shape) and all(
+        a is None or b is None or a == b for a, b in zip(known[1:], shape[1:])
+    )
