@@ -12,6 +12,7 @@ from minikeras.layers.depthwise import (
     SeparableConv1D,
     SeparableConv2D,
 )
+from minikeras.layers.dot import Dot
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.embedding import Embedding
 from minikeras.layers.gru import GRU
@@ -28,6 +29,16 @@ from minikeras.layers.merging import (
     Minimum,
     Multiply,
     Subtract,
+)
+from minikeras.layers.merging_functions import (
+    add,
+    average,
+    concatenate,
+    dot,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
 )
 from minikeras.layers.normalization import BatchNormalization, LayerNormalization
 from minikeras.layers.pooling import (
@@ -71,6 +82,7 @@ __all__ = [
     "Dense",
     "DepthwiseConv1D",
     "DepthwiseConv2D",
+    "Dot",
     "Dropout",
     "Embedding",
     "Flatten",
@@ -105,4 +117,12 @@ __all__ = [
     "TrackingWarning",
     "UpSampling2D",
     "ZeroPadding2D",
+    "add",
+    "average",
+    "concatenate",
+    "dot",
+    "maximum",
+    "minimum",
+    "multiply",
+    "subtract",
 ]

@@ -1,0 +1,206 @@
+"""The model API Keras code touches: Dot and the lowercase merge helpers, inputs/outputs,
+get_layer, Sequential built from shapes alone."""
+
+import numpy as np
+import pytest
+from finite_differences import check_gradients
+
+import minikeras as mk
+from minikeras import layers
+
+# ---------------------------------------------------------------- Dot and helpers
+
+
+def test_dot_of_two_vectors_per_sample_by_hand():
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 1.0, 0.0]])
+    y = np.array([[4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+    out = layers.Dot(axes=1)([x, y]).numpy()
+    np.testing.assert_allclose(out, [[32.0], [8.0]])  # 4 + 10 + 18; 8
+    assert out.dtype == np.float32
+
+
+def test_dot_follows_batch_dot_shapes_against_numpy():
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((2, 20, 3)), rng.standard_normal((2, 30, 20))
+    out = layers.Dot(axes=(1, 2))([x, y]).numpy()
+    assert out.shape == (2, 3, 30)
+    np.testing.assert_allclose(out, np.einsum("bkc,bjk->bcj", x, y), rtol=1e-5)
+    assert layers.Dot(axes=(1, 2))([mk.Input((20, 3)), mk.Input((30, 20))]).shape == (
+        None,
+        3,
+        30,
+    )
+
+
+def test_dot_normalize_gives_the_cosine_similarity():
+    x = np.array([[3.0, 4.0], [1.0, 0.0]])
+    y = np.array([[4.0, 3.0], [0.0, 2.0]])
+    out = layers.Dot(axes=-1, normalize=True)([x, y]).numpy()
+    np.testing.assert_allclose(out, [[24.0 / 25.0], [0.0]], rtol=1e-6)
+
+
+def test_dot_gradients_match_finite_differences():
+    rng = np.random.default_rng(1)
+    check_gradients(
+        lambda x, y: layers.Dot(axes=(2, 1), dtype="float64")([x, y]),
+        [rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 4, 5))],
+    )
+    check_gradients(
+        lambda x, y: layers.Dot(axes=1, normalize=True, dtype="float64")([x, y]),
+        [rng.standard_normal((3, 4)), rng.standard_normal((3, 4))],
+    )
+
+
+def test_dot_errors_name_the_layer_and_shapes():
+    with pytest.raises(ValueError, match=r"Dot 'd'.*\(4\).*\(5\).*\(None, 4\) and \(None, 5\)"):
+        layers.Dot(1, name="d")([mk.Input((4,)), mk.Input((5,))])
+    with pytest.raises(ValueError, match="non-batch axis"):
+        layers.Dot(0)([np.ones((2, 3)), np.ones((2, 3))])
+    with pytest.raises(ValueError, match="exactly 2 inputs"):
+        layers.Dot(1)([np.ones((2, 3))] * 3)
+    with pytest.raises(ValueError, match="an int or a pair"):
+        layers.Dot((1, 2, 3))
+
+
+def test_dot_config_round_trips():
+    layer = layers.Dot((1, 2), normalize=True, name="cos")
+    copy = layers.Dot.from_config(layer.get_config())
+    assert (copy.axes, copy.normalize, copy.name) == ((1, 2), True, "cos")
+
+
+@pytest.mark.parametrize(
+    "helper, expected",
+    [
+        (layers.add, lambda a, b: a + b),
+        (layers.subtract, lambda a, b: a - b),
+        (layers.multiply, lambda a, b: a * b),
+        (layers.average, lambda a, b: (a + b) / 2),
+        (layers.maximum, np.maximum),
+        (layers.minimum, np.minimum),
+        (layers.concatenate, lambda a, b: np.concatenate([a, b], axis=-1)),
+    ],
+)
+def test_lowercase_helpers_match_their_layers_in_functional_models(helper, expected):
+    a, b = mk.Input((3,)), mk.Input((3,))
+    model = mk.Model([a, b], helper([a, b], name="merged"))
+    assert model.get_layer("merged").name == "merged"
+    x, y = np.array([[1.0, -2.0, 3.0]]), np.array([[0.5, 4.0, -1.0]])
+    np.testing.assert_allclose(model([x, y]).numpy(), expected(x, y), rtol=1e-6)
+
+
+def test_concatenate_helper_takes_the_axis():
+    out = layers.concatenate([np.ones((2, 1, 3)), np.zeros((2, 2, 3))], axis=1)
+    assert out.shape == (2, 3, 3)
+
+
+# ------------------------------------------------------------------- model API
+
+
+def test_functional_inputs_outputs_and_shapes():
+    a, b = mk.Input((3,), name="a"), mk.Input((None, 2), name="b")
+    x = layers.Dense(4, name="d")(a)
+    y = layers.GlobalAveragePooling1D()(b)
+    model = mk.Model(inputs=[a, b], outputs=[x, y])
+    assert model.inputs == [a, b] and model.outputs == [x, y]
+    assert model.input == [a, b] and model.output == [x, y]
+    assert model.input_shape == [(None, 3), (None, None, 2)]
+    assert model.output_shape == [(None, 4), (None, 2)]
+    single = mk.Model(a, x)
+    assert single.input is a and single.output is x and single.output_shape == (None, 4)
+    assert single.inputs == [a]
+
+
+def test_functional_model_takes_a_dict_keyed_by_input_name():
+    a, b = mk.Input((3,), name="first"), mk.Input((3,), name="second")
+    model = mk.Model([a, b], layers.subtract([a, b]))
+    out = model({"second": np.ones((1, 3)), "first": np.full((1, 3), 5.0)}).numpy()
+    np.testing.assert_allclose(out, np.full((1, 3), 4.0))
+
+
+def test_get_layer_by_name_and_index_with_clear_errors():
+    model = mk.Sequential(
+        [mk.Input((3,)), layers.Dense(4, name="hidden"), layers.Dense(2, name="out")]
+    )
+    assert model.get_layer("out") is model.layers[1]
+    assert model.get_layer(index=0).name == "hidden"
+    assert model.get_layer(index=-1).name == "out"
+    with pytest.raises(ValueError, match=r"no layer named 'missing'.*\['hidden', 'out'\]"):
+        model.get_layer("missing")
+    with pytest.raises(ValueError, match="no layer at index 5; the model has 2 layers"):
+        model.get_layer(index=5)
+    with pytest.raises(ValueError, match="not neither"):
+        model.get_layer()
+    with pytest.raises(ValueError, match="not both"):
+        model.get_layer("out", 1)
+
+
+def test_a_subclassed_model_has_no_graph_attributes_but_lists_its_layers():
+    class Net(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = layers.Dense(3, name="h")
+            self.head = layers.Dense(1, name="o")
+
+        def call(self, inputs):
+            return self.head(self.hidden(inputs))
+
+    net = Net()
+    net(np.ones((2, 4)))
+    assert [layer.name for layer in net.layers] == ["h", "o"]
+    assert net.get_layer("o") is net.head
+    with pytest.raises(AttributeError, match="has no `output_shape`"):
+        net.output_shape
+    assert not hasattr(net, "inputs")
+
+
+def test_sequential_add_builds_from_shapes_without_running_layers(monkeypatch):
+    calls = []
+    original = layers.Dense.call
+    monkeypatch.setattr(
+        layers.Dense, "call", lambda self, inputs: calls.append(self) or original(self, inputs)
+    )
+    model = mk.Sequential([mk.Input((8,))])
+    for _ in range(10):
+        model.add(layers.Dense(8))
+    assert calls == []  # Keras builds each added layer once, from shapes alone
+    assert model.built and model.count_params() == 10 * (8 * 8 + 8)
+    assert model.output_shape == (None, 8)
+    assert model(np.ones((2, 8))).shape == (2, 8) and len(calls) == 10
+
+
+def test_sequential_deferred_build_keeps_batch_none_and_the_layers_output():
+    model = mk.Sequential([layers.Dense(4), layers.Dense(2)])
+    assert not model.built
+    model(np.ones((5, 3)))
+    assert model.input_shape == (None, 3) and model.output_shape == (None, 2)
+    assert model.layers[0].output.shape == (None, 4)
+    explicit = mk.Sequential([layers.Dense(4)])
+    explicit.build((None, 3))
+    assert explicit.built and explicit.output_shape == (None, 4)
+
+
+def test_sequential_pop_and_add_keep_the_shapes():
+    model = mk.Sequential([mk.Input((4,)), layers.Dense(3), layers.Dense(2)])
+    popped = model.pop()
+    assert popped.units == 2 and model.output_shape == (None, 3)
+    model.add(layers.Dense(5))
+    assert model.output_shape == (None, 5) and model(np.ones((1, 4))).shape == (1, 5)
+    with pytest.raises(ValueError, match="an Input must come first"):
+        model.add(mk.Input((4,)))
+
+
+def test_sequential_add_of_a_misfit_layer_names_it_and_leaves_the_stack():
+    model = mk.Sequential([mk.Input((4, 4, 1)), layers.Flatten()])
+    with pytest.raises(ValueError, match="Conv2D"):
+        model.add(layers.Conv2D(2, 3))
+    assert len(model.layers) == 1 and model.output_shape == (None, 16)
+
+
+def test_nested_sequential_in_a_functional_model_reports_its_shape():
+    inner = mk.Sequential([mk.Input((None, 8)), layers.Conv1D(4, 3)])
+    x = mk.Input((10, 8))
+    y = inner(x)
+    assert y.shape == (None, 8, 4)  # the inner graph replayed for the known length
+    model = mk.Model(x, layers.Flatten()(y))
+    assert model.output_shape == (None, 32)
+    assert model(np.ones((2, 10, 8))).shape == (2, 32)
