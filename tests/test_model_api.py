@@ -149,7 +149,7 @@ def test_a_subclassed_model_has_no_graph_attributes_but_lists_its_layers():
     assert [layer.name for layer in net.layers] == ["h", "o"]
     assert net.get_layer("o") is net.head
     with pytest.raises(AttributeError, match="has no `output_shape`"):
-        net.output_shape
+        _ = net.output_shape
     assert not hasattr(net, "inputs")
 
 

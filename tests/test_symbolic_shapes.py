@@ -1,4 +1,4 @@
-"""Symbolic shapes keep None, as in Keras: Keras-style model code, checked against shapes by hand."""
+"""Symbolic shapes keep None, as in Keras: Keras-style model code, shapes checked by hand."""
 
 import numpy as np
 import pytest
@@ -195,9 +195,9 @@ def test_layer_input_and_output_of_a_single_call():
     assert dense.input is x and dense.output is y and dense.output.shape == (None, 2)
     dense(mk.Input((3,)))
     with pytest.raises(AttributeError, match="has 2 symbolic calls"):
-        dense.output
+        _ = dense.output
     with pytest.raises(AttributeError, match="has no symbolic calls"):
-        layers.Dense(2).input
+        _ = layers.Dense(2).input
 
 
 def test_a_subclass_may_still_name_an_attribute_output():
