@@ -374,3 +374,94 @@ def test_a_mask_with_a_trailing_axis_of_one_and_inf_at_masked_steps():
     steps = np.array([[[1.0], [np.inf]], [[2.0], [4.0]]], np.float32)
     pooled = layers.GlobalAveragePooling1D()(steps, mask=np.array([[True, False], [True, True]]))
     np.testing.assert_array_equal(pooled.numpy(), [[1.0], [3.0]])
+
+
+# --------------------------------------------- masks as Keras code meets them (issue #13)
+
+PADDED = np.array([[3, 5, 2, 0, 0], [7, 1, 0, 0, 0], [4, 4, 4, 4, 4]])
+
+
+@pytest.mark.parametrize(
+    "make_rnn",
+    [
+        lambda: layers.SimpleRNN(3),
+        lambda: layers.GRU(3),
+        lambda: layers.LSTM(3),
+        lambda: layers.Bidirectional(layers.LSTM(3)),
+        lambda: layers.LSTM(3, return_sequences=True),
+    ],
+)
+def test_a_padded_batch_gives_each_sequence_its_unpadded_result(make_rnn):
+    # Keras's masking guide: padding with mask_zero changes nothing for the real steps.
+    mk.utils.set_random_seed(0)
+    model = mk.Sequential([layers.Embedding(10, 4, mask_zero=True), make_rnn()])
+    padded = model(PADDED).numpy()
+    for row, ids in enumerate(PADDED):
+        length = int((ids != 0).sum())
+        alone = model(ids[None, :length]).numpy()
+        expected = alone[0] if alone.ndim == 2 else alone[0]
+        got = padded[row] if padded.ndim == 2 else padded[row, :length]
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_eager_outputs_carry_the_mask_and_the_next_layer_uses_it():
+    embedding = layers.Embedding(10, 4, mask_zero=True)
+    vectors = embedding(PADDED)
+    np.testing.assert_array_equal(np.asarray(vectors._keras_mask), PADDED != 0)
+    lstm = layers.LSTM(2)
+    automatic = lstm(vectors).numpy()
+    explicit = lstm(vectors, mask=PADDED != 0).numpy()
+    unmasked = lstm(vectors, mask=np.ones(PADDED.shape, bool)).numpy()
+    np.testing.assert_array_equal(automatic, explicit)
+    assert not np.allclose(automatic, unmasked)
+    # A layer that supports masking passes it on; the RNN's output has no time axis left.
+    dense_out = layers.Dense(3)(vectors)
+    np.testing.assert_array_equal(np.asarray(dense_out._keras_mask), PADDED != 0)
+    assert getattr(automatic, "_keras_mask", None) is None
+
+
+def test_masks_reach_layers_nested_in_a_subclassed_model():
+    class Encoder(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.embed = layers.Embedding(10, 4, mask_zero=True)
+            self.rnn = layers.GRU(3)
+
+        def call(self, ids):
+            return self.rnn(self.embed(ids))  # no mask= written: Keras passes it on
+
+    mk.utils.set_random_seed(1)
+    encoder = Encoder()
+    padded = encoder(PADDED).numpy()
+    alone = encoder(PADDED[1:2, :2]).numpy()
+    np.testing.assert_allclose(padded[1], alone[0], rtol=1e-5, atol=1e-6)
+
+
+def test_a_custom_layer_taking_mask_receives_it_from_its_inputs():
+    seen = []
+
+    class MaskedMean(layers.Layer):
+        def call(self, inputs, mask=None):
+            seen.append(mask)
+            weights = mk.ops.cast(mask, inputs.dtype)[..., None]
+            return mk.ops.sum(inputs * weights, axis=1) / mk.ops.sum(weights, axis=1)
+
+    vectors = layers.Embedding(10, 4, mask_zero=True)(PADDED)
+    out = MaskedMean()(vectors).numpy()
+    np.testing.assert_array_equal(np.asarray(seen[0]), PADDED != 0)
+    np.testing.assert_allclose(out[1], vectors.numpy()[1, :2].mean(axis=0), rtol=1e-6)
+
+
+def test_multi_head_attention_ignores_padded_value_steps_and_keeps_the_query_mask():
+    mk.utils.set_random_seed(2)
+    ids = mk.Input((None,), dtype="int32")
+    vectors = layers.Embedding(10, 4, mask_zero=True)(ids)
+    attended = layers.MultiHeadAttention(num_heads=2, key_dim=2)(vectors, vectors)
+    model = mk.Model(ids, attended)
+    padded = model(PADDED).numpy()
+    alone = model(PADDED[1:2, :2]).numpy()
+    # Real query steps see only real value steps: the same as without the padding.
+    np.testing.assert_allclose(padded[1, :2], alone[0], rtol=1e-5, atol=1e-6)
+    output = model(PADDED)
+    np.testing.assert_array_equal(np.asarray(output._keras_mask), PADDED != 0)
+    np.testing.assert_array_equal(np.asarray(model.compute_mask(PADDED)), PADDED != 0)

@@ -5,11 +5,28 @@ import math
 import numpy as np
 
 from minikeras import initializers, ops
+from minikeras.engine.tensor import Tensor
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.layer import Layer
 
-_PARTS = ("query", "value", "key", "attention_mask")
+
+def _with_padding_masks(attention_mask, query_mask, value_mask, key_mask):
+    """Folds the inputs' padding masks into `attention_mask`, as Keras does.
+
+    A query step that is padding attends to nothing (its row is masked), and
+    no query attends to a padded value or key step: `(B, T, 1) & (B, 1, S)`.
+    """
+    found = attention_mask if attention_mask is None else _boolean(attention_mask)
+    for mask, expand in ((query_mask, -1), (value_mask, 1), (key_mask, 1)):
+        if mask is not None:
+            mask = np.expand_dims(_boolean(mask), expand)
+            found = mask if found is None else found & mask
+    return found
+
+
+def _boolean(mask):
+    return (mask.numpy() if isinstance(mask, Tensor) else np.asarray(mask)).astype(bool)
 
 
 def _large_negative(dtype):
@@ -32,10 +49,16 @@ class MultiHeadAttention(Layer):
     `attention_mask` is false, or a later position under `use_causal_mask`)
     get a large negative score before the softmax, so they get ~0 weight.
 
-    Call it as `layer(query, value, key=None, attention_mask=None,
+    Call it as `layer(query, value, key=None, query_mask=None,
+    value_mask=None, key_mask=None, attention_mask=None,
     return_attention_scores=False, training=None, use_causal_mask=False)`:
     - query: `(batch, T, query_dim)`; value: `(batch, S, value_dim)`; key:
       `(batch, S, key_dim)`, the value by default.
+    - query_mask, value_mask, key_mask: padding masks `(batch, T)` /
+      `(batch, S)`, true for real steps. As in Keras they are taken from the
+      inputs' masks (an `Embedding(mask_zero=True)` before, say) when not
+      given: padded value steps get no attention, and padded query steps
+      attend to nothing. The output keeps the query's mask.
     - attention_mask: booleans `(batch, T, S)` (or broadcastable to it), true
       where a query position may attend to a key position.
     - use_causal_mask: query position i attends to key positions `<= i` only.
@@ -77,6 +100,8 @@ class MultiHeadAttention(Layer):
         >>> mha.query_kernel.shape, mha.value_kernel.shape, mha.output_kernel.shape
         ((8, 2, 4), (6, 2, 4), (2, 4, 8))
     """
+
+    supports_masking = True  # the output keeps the query's mask, as in Keras
 
     def __init__(
         self,
@@ -191,13 +216,18 @@ class MultiHeadAttention(Layer):
         query,
         value,
         key=None,
+        query_mask=None,
+        value_mask=None,
+        key_mask=None,
         attention_mask=None,
         return_attention_scores=False,
         training=None,
         use_causal_mask=False,
     ):
+        key_mask = None if key is None or key is value else key_mask
         key = value if key is None else key
         query_steps, key_steps = self._check_inputs(query, value, key)
+        attention_mask = _with_padding_masks(attention_mask, query_mask, value_mask, key_mask)
         mask = self._mask(query, key, attention_mask, use_causal_mask, query_steps, key_steps)
         batch, heads = query.shape[0], self.num_heads
         # Several middle axes attend jointly: flatten them into one.

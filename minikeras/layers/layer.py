@@ -343,6 +343,8 @@ class Layer:
             kwargs["training"] = training
         if mask is not None and call_checks.names_argument(self.call, "mask"):
             kwargs["mask"] = mask
+        if _argument_masks(self):  # `query_mask` for `query`, ...: from what the tensors carry
+            _fill_argument_masks(self, inputs, args, kwargs)
         frame = call_checks.Frame(self, "call", training)
         outermost = not _call_stack
         if outermost:
@@ -893,6 +895,31 @@ def _is_array(value):
 
 def _symbolic_among(args, kwargs):
     return any(_contains(value, SymbolicTensor) for value in (*args, *kwargs.values()))
+
+
+_argument_mask_names = {}  # layer class -> the call's `<argument>_mask` parameters
+
+
+def _argument_masks(layer):
+    cls = type(layer)
+    found = _argument_mask_names.get(cls)
+    if found is None:
+        names = list(call_spec._signature(layer.call).parameters)
+        found = _argument_mask_names[cls] = tuple(
+            name for name in names if name.endswith("_mask") and name[: -len("_mask")] in names
+        )
+    return found
+
+
+def _fill_argument_masks(layer, inputs, args, kwargs):
+    """Passes `<argument>_mask=` the mask each tensor argument carries, unless given (Keras)."""
+    tensors = call_spec.tensor_arguments(layer, inputs, args, kwargs)
+    for name in _argument_masks(layer):
+        argument = name[: -len("_mask")]
+        if kwargs.get(name) is None and argument in tensors:
+            mask = _keras_mask_of(tensors[argument])
+            if mask is not None:
+                kwargs[name] = mask
 
 
 def _keras_mask_of(inputs):
