@@ -269,7 +269,19 @@ def test_subclassed_model_save_says_to_save_weights_and_that_works(tmp_path):
 
 @register_serializable(package="Tests")
 class RegisteredMLP(MLP):
-    """Registered, but its constructor argument is not in its config."""
+    """Registered, with no get_config: Keras 3 captures its plain constructor arguments."""
+
+
+@register_serializable(package="Tests")
+class Wrapping(Layer):
+    """Registered, with no get_config, and a layer as a constructor argument."""
+
+    def __init__(self, inner, **kwargs):
+        super().__init__(**kwargs)
+        self.inner = inner
+
+    def call(self, inputs):
+        return self.inner(inputs)
 
 
 @register_serializable(package="Tests")
@@ -282,10 +294,23 @@ class FixedNet(Model):
         return self.body(inputs)
 
 
-def test_registered_subclass_with_unsaved_constructor_arguments_is_refused(tmp_path):
+def test_registered_subclass_without_get_config_saves_its_plain_arguments(tmp_path):
     model = RegisteredMLP(hidden=5)
     model.build((None, 3))
-    with pytest.raises(ValueError, match=r"constructor arguments \['hidden'\].*save_weights"):
+    randomize(model)
+    assert model.get_config()["hidden"] == 5
+    model.save(tmp_path / "m.minikeras")
+    loaded = load_model(tmp_path / "m.minikeras")
+    assert type(loaded) is RegisteredMLP and loaded.get_config()["hidden"] == 5
+    assert_same_weights(model, loaded)
+
+
+def test_a_layer_argument_cannot_be_captured_and_the_error_says_to_write_get_config(tmp_path):
+    layer = Wrapping(Dense(2), name="wrapping")
+    with pytest.raises(NotImplementedError, match=r"'wrapping'.*\['inner'\].*Write get_config"):
+        layer.get_config()
+    model = Sequential([Input((3,)), layer])
+    with pytest.raises(ValueError, match=r"'wrapping'.*Write get_config.*save_weights"):
         model.save(tmp_path / "m.minikeras")
 
 

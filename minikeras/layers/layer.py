@@ -15,7 +15,7 @@ import numpy as np
 from minikeras import config, constraints, initializers, regularizers
 from minikeras.engine import tensor as engine
 from minikeras.engine.tensor import Tensor, Variable
-from minikeras.layers import call_checks, call_spec, tracking
+from minikeras.layers import auto_config, call_checks, call_spec, tracking
 from minikeras.layers.call_checks import call_stack as _call_stack
 from minikeras.layers.call_checks import reads as _reads
 from minikeras.layers.input_layer import SymbolicTensor, map_structure
@@ -132,7 +132,8 @@ class Layer:
     # Bookkeeping attributes that tracking never walks.
     _untracked_attributes = frozenset(
         {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen",
-         "_build_input_shape", "_losses", "_callable_losses", "_inbound_nodes"}
+         "_build_input_shape", "_losses", "_callable_losses", "_inbound_nodes",
+         "_auto_config", "_auto_config_problem"}
     )  # fmt: skip
     # What the built layer's weights require of its inputs, checked at each call (set in
     # build; see minikeras.layers.input_spec). None: nothing is checked.
@@ -158,6 +159,15 @@ class Layer:
                     object.__setattr__(self, "_build_input_shape", shape)
 
             cls.build = build
+
+    def __new__(cls, *args, **kwargs):
+        layer = super().__new__(cls)
+        # Keras 3's default get_config: the constructor's plain arguments (see auto_config).
+        if cls.get_config is Layer.get_config or cls.get_config is _model_get_config(cls):
+            config, problem = auto_config.capture_arguments(cls, args, kwargs)
+            object.__setattr__(layer, "_auto_config", config)
+            object.__setattr__(layer, "_auto_config_problem", problem)
+        return layer
 
     def __init__(self, name=None, trainable=True, dtype=None, **kwargs):
         input_shape = kwargs.pop("input_shape", None)
@@ -719,6 +729,20 @@ class Layer:
         base = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
         if self.activity_regularizer is not None:
             base["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
+        if self.__dict__.get("_inputs") is not None:  # a graph model: its layers are its config
+            return base
+        captured = self.__dict__.get("_auto_config")
+        if captured:
+            return {**base, **{k: v for k, v in captured.items() if k not in base}}
+        if captured is None and self.__dict__.get("_auto_config_problem"):
+            extra = auto_config.extra_arguments(type(self))
+            if extra:
+                raise NotImplementedError(
+                    f"{type(self).__name__} '{self.name}' takes constructor arguments {extra} "
+                    f"that cannot be captured for its config: "
+                    f"{self.__dict__['_auto_config_problem']}. Write get_config() returning "
+                    "them (and from_config() if they are not plain values), as in Keras."
+                )
         return base
 
     @classmethod
@@ -874,6 +898,14 @@ class Layer:
 
 
 _mask_makers = {}  # layer class -> whether its calls attach output masks
+
+
+def _model_get_config(cls):
+    """`Model.get_config` if `cls` is a model (its base config for subclassed models)."""
+    for klass in cls.__mro__:
+        if klass.__name__ == "Model" and klass.__module__ == "minikeras.models.model":
+            return klass.get_config
+    return None
 
 
 def _pop_first_argument(layer, kwargs):

@@ -214,7 +214,15 @@ def _rebuild_problem(layer):
             "or decorate the class with @minikeras.saving.register_serializable()."
         )
     if _has_base_config(cls) and getattr(layer, "_inputs", None) is None:
-        extra = [name for name in _init_arguments(cls)[0] if name not in _BASE_ARGUMENTS]
+        try:
+            config = layer.get_config()
+        except NotImplementedError as error:
+            return f"{error} {save_weights}."
+        extra = [
+            name
+            for name in _init_arguments(cls)[0]
+            if name not in _BASE_ARGUMENTS and name not in config
+        ]
         if extra:
             return (
                 f"{label} takes constructor arguments {extra} that get_config() does not "
