@@ -204,3 +204,104 @@ def test_nested_sequential_in_a_functional_model_reports_its_shape():
     model = mk.Model(x, layers.Flatten()(y))
     assert model.output_shape == (None, 32)
     assert model(np.ones((2, 10, 8))).shape == (2, 32)
+
+
+# ------------------------------------------------------- to_json and clone_model
+
+
+def _mlp():
+    return mk.Sequential(
+        [mk.Input((4,)), layers.Dense(8, activation="relu", name="h"), layers.Dense(3, name="o")]
+    )
+
+
+def _functional():
+    a, b = mk.Input((4,), name="a"), mk.Input((None, 2), name="b")
+    shared = layers.Dense(3, name="shared")
+    pooled = layers.GlobalAveragePooling1D()(b)
+    merged = layers.concatenate([shared(a), shared(layers.Dense(4)(pooled))])
+    return mk.Model([a, b], layers.Dense(2, activation="softmax")(merged), name="two_inputs")
+
+
+@pytest.mark.parametrize("make", [_mlp, _functional])
+def test_to_json_and_model_from_json_give_the_architecture(make):
+    model = make()
+    copy = mk.models.model_from_json(model.to_json())
+    assert type(copy) is type(model) and copy.name == model.name
+    assert [type(layer).__name__ for layer in copy.layers] == [
+        type(layer).__name__ for layer in model.layers
+    ]
+    assert copy.output_shape == model.output_shape
+    assert [w.shape for w in copy.weights] == [w.shape for w in model.weights]
+    copy.set_weights(model.get_weights())
+    data = [np.ones((2, 4)), np.ones((2, 5, 2))] if len(model.inputs) == 2 else np.ones((2, 4))
+    np.testing.assert_allclose(copy(data).numpy(), model(data).numpy(), rtol=1e-6)
+
+
+def test_model_from_json_refuses_text_that_is_not_json():
+    with pytest.raises(ValueError, match="not JSON"):
+        mk.models.model_from_json("{not json")
+
+
+@pytest.mark.parametrize("make", [_mlp, _functional])
+def test_clone_model_has_the_architecture_and_new_weights(make):
+    mk.utils.set_random_seed(0)
+    model = make()
+    clone = mk.models.clone_model(model)
+    assert all(a is not b for a, b in zip(clone.layers, model.layers))
+    assert [layer.name for layer in clone.layers] == [layer.name for layer in model.layers]
+    assert [w.shape for w in clone.weights] == [w.shape for w in model.weights]
+    kernels = [w for w in model.weights if w.name == "kernel"]
+    new_kernels = [w for w in clone.weights if w.name == "kernel"]
+    assert not any(np.array_equal(a.numpy(), b.numpy()) for a, b in zip(kernels, new_kernels))
+    clone.set_weights(model.get_weights())
+    data = [np.ones((2, 4)), np.ones((2, 5, 2))] if len(model.inputs) == 2 else np.ones((2, 4))
+    np.testing.assert_allclose(clone(data).numpy(), model(data).numpy(), rtol=1e-6)
+
+
+def test_clone_model_keeps_a_shared_layer_shared():
+    clone = mk.models.clone_model(_functional())
+    shared = clone.get_layer("shared")
+    assert len(shared._inbound_nodes) == 2 and len(clone.weights) == len(_functional().weights)
+
+
+def test_clone_function_and_call_function_change_the_copy():
+    model = _mlp()
+
+    def wider(layer):
+        config = layer.get_config()
+        if layer.name == "h":
+            config["units"] = 16
+        return type(layer).from_config(config)
+
+    clone = mk.models.clone_model(model, clone_function=wider)
+    assert clone.get_layer("h").units == 16 and clone.output_shape == (None, 3)
+    x = mk.Input((4,))
+    functional = mk.Model(x, layers.Dense(2, name="d")(x))
+    calls = []
+
+    def recording(layer, *args, **kwargs):
+        calls.append(layer.name)
+        return layer(*args, **kwargs)
+
+    mk.models.clone_model(functional, call_function=recording)
+    assert calls == ["d"]
+    with pytest.raises(ValueError, match="functional models only"):
+        mk.models.clone_model(model, call_function=recording)
+
+
+def test_clone_model_of_a_registered_subclassed_model_uses_its_config():
+    @mk.saving.register_serializable(package="test_model_api")
+    class Head(mk.Model):
+        def __init__(self, units=2, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+            self.dense = layers.Dense(units)
+
+        def call(self, inputs):
+            return self.dense(inputs)
+
+    clone = mk.models.clone_model(Head(units=5))
+    assert isinstance(clone, Head) and clone.units == 5
+    with pytest.raises(ValueError, match="subclassed model"):
+        mk.models.clone_model(Head(), clone_function=lambda layer: layer)

@@ -1,9 +1,10 @@
 """Models: `Model` (subclassed or functional) and `Sequential`."""
 
+from minikeras.models.cloning import clone_model, model_from_json
 from minikeras.models.model import Model
 from minikeras.models.sequential import Sequential
 
-__all__ = ["Model", "Sequential", "load_model"]
+__all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_json"]
 
 
 def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 (Keras's name)

@@ -416,6 +416,29 @@ class Model(Trainer, Layer):
 
     # --------------------------------------------------------------- saving
 
+    def to_json(self, **kwargs):
+        """The model's architecture (no weights) as JSON, for `models.model_from_json`.
+
+        Args:
+            **kwargs: passed to `json.dumps` (`indent=2`, ...).
+
+        Returns:
+            A JSON string: `{"module", "class_name", "config", "registered_name", ...}`.
+
+        Raises:
+            ValueError: if a layer cannot be serialized (see `minikeras.saving`).
+
+        Example:
+            >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+            >>> import json; json.loads(model.to_json())["class_name"]
+            'Sequential'
+        """
+        import json
+
+        from minikeras.saving import serialize_layer
+
+        return json.dumps(serialize_layer(self), **kwargs)
+
     def save(self, filepath, overwrite=True):
         """Saves the architecture, the weights and the training state in one file.
 
