@@ -28,6 +28,22 @@ class Frame:
         self.watermark = Variable._uid
 
 
+class _Counter:
+    """Numbers the outermost calls (see `Layer._start_call` and `LayerLosses.add_loss`).
+
+    A layer keeps the number of its latest call, and each loss given to
+    add_loss() the number current when it came; `losses` counts those added
+    during or after the latest call. That is Keras's "added losses are cleared
+    at the start of each outermost call", without walking every sub-layer.
+    """
+
+    __slots__ = ("outermost_calls",)
+
+    def __init__(self):
+        self.outermost_calls = 0
+
+
+counter = _Counter()
 call_stack = []  # frames of the layers being called, outermost first
 reads = []  # (variable, frame) pairs read during the outermost call
 

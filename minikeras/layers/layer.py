@@ -12,14 +12,17 @@ import re
 
 import numpy as np
 
-from minikeras import config, constraints, initializers, regularizers
+from minikeras import config, regularizers
 from minikeras.engine import tensor as engine
 from minikeras.engine.tensor import Tensor, Variable
-from minikeras.layers import auto_config, call_checks, call_spec, tracking
+from minikeras.layers import auto_config, call_checks, call_helpers, call_spec, tracking
 from minikeras.layers.call_checks import call_stack as _call_stack
 from minikeras.layers.call_checks import reads as _reads
+from minikeras.layers.call_helpers import contains
 from minikeras.layers.input_layer import SymbolicTensor, map_structure
 from minikeras.layers.input_spec import check_input_spec
+from minikeras.layers.layer_losses import LayerLosses
+from minikeras.layers.layer_weights import LayerWeights
 from minikeras.layers.symbolic import output_spec, symbolic_call
 
 _name_counts = {}
@@ -46,13 +49,6 @@ def unique_name(base):
 def _snake_case(name):
     # Keras's rule: a digit does not start a word, so SpatialDropout2D -> spatial_dropout2d.
     return re.sub(r"(?<=.)(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z])", "_", name).lower()
-
-
-# Numbers the outermost calls. A layer keeps the number of its latest call, and each
-# loss given to add_loss() the number current when it came; `losses` counts those
-# added during or after the latest call. That is Keras's "added losses are cleared
-# at the start of each outermost call", without walking every sub-layer at each call.
-_call_count = 0
 
 
 def _shape_of(inputs):
@@ -95,7 +91,7 @@ class computed_attribute:  # noqa: N801 (used like `property`)
         return self.method(instance)
 
 
-class Layer:
+class Layer(LayerLosses, LayerWeights):
     """The base class of layers and models.
 
     Subclasses put configuration in `__init__`, create weights in
@@ -326,22 +322,22 @@ class Layer:
         if args:
             inputs, args = args[0], args[1:]
         else:  # every argument by keyword: layer(query=q, value=v)
-            inputs = _pop_first_argument(self, kwargs)
+            inputs = call_helpers.pop_first_argument(self, kwargs)
         if type(inputs) is not Tensor:  # the common case skips the structure checks
-            if _contains(inputs, SymbolicTensor) or _symbolic_among(args, kwargs):
+            if contains(inputs, SymbolicTensor) or call_helpers.symbolic_among(args, kwargs):
                 return symbolic_call(self, inputs, args, kwargs)
             inputs = self._convert_inputs(inputs)
         elif inputs.dtype != self.dtype and inputs.dtype.kind == "f":
             inputs = self._convert_inputs(inputs)
         if args:  # further tensor arguments are converted like the inputs, as in Keras
-            args = tuple(self._convert_inputs(a) if _is_array(a) else a for a in args)
+            args = tuple(self._convert_inputs(a) if call_helpers.is_array(a) else a for a in args)
         for key, value in kwargs.items():
-            if key != "mask" and _is_array(value):
+            if key != "mask" and call_helpers.is_array(value):
                 kwargs[key] = self._convert_inputs(value)
         training = kwargs.pop("training", None)
         mask = kwargs.pop("mask", _NOT_GIVEN)
         if mask is _NOT_GIVEN:  # models pass masks explicitly; a direct call reads the inputs'
-            mask = _keras_mask_of(inputs)
+            mask = call_helpers.keras_mask_of(inputs)
         if training is None and _call_stack:
             training = _call_stack[-1].training
         self._start_call()
@@ -353,8 +349,8 @@ class Layer:
             kwargs["training"] = training
         if mask is not None and call_checks.names_argument(self.call, "mask"):
             kwargs["mask"] = mask
-        if _argument_masks(self):  # `query_mask` for `query`, ...: from what the tensors carry
-            _fill_argument_masks(self, inputs, args, kwargs)
+        if call_helpers.argument_masks(self):  # `query_mask` for `query`...: what they carry
+            call_helpers.fill_argument_masks(self, inputs, args, kwargs)
         frame = call_checks.Frame(self, "call", training)
         outermost = not _call_stack
         if outermost:
@@ -364,7 +360,7 @@ class Layer:
         try:
             outputs = self.call(inputs, *args, **kwargs)
         except (ValueError, TypeError, IndexError) as error:
-            _explain_mismatch(self, inputs, error)
+            call_helpers.explain_mismatch(self, inputs, error)
             raise
         finally:
             _call_stack.pop()
@@ -378,7 +374,7 @@ class Layer:
         if not self._first_call_done:
             self._after_first_call(inputs)
         if self._makes_masks():
-            _attach_keras_mask(outputs, self.compute_mask(inputs, mask))
+            call_helpers.attach_keras_mask(outputs, self.compute_mask(inputs, mask))
         # For summary(), from the latest call: a Sequential's output changes with add/pop.
         if type(outputs) is Tensor:
             shape = outputs.shape
@@ -399,12 +395,13 @@ class Layer:
 
     def _start_call(self):
         """Numbers this call (a new number if outermost); forgets losses of earlier calls."""
-        global _call_count
+        counter = call_checks.counter
         if not _call_stack:
-            _call_count += 1
-        object.__setattr__(self, "_latest_call", _call_count)
-        if self._losses and self._losses[0][0] < _call_count:
-            self._losses[:] = [entry for entry in self._losses if entry[0] >= _call_count]
+            counter.outermost_calls += 1
+        number = counter.outermost_calls
+        object.__setattr__(self, "_latest_call", number)
+        if self._losses and self._losses[0][0] < number:
+            self._losses[:] = [entry for entry in self._losses if entry[0] >= number]
 
     def _convert_inputs(self, inputs):
         if isinstance(inputs, Tensor):
@@ -440,279 +437,6 @@ class Layer:
         self._first_call_done = True
         if not _call_stack:
             call_checks.warn_untrackable(self)
-
-    # ---------------------------------------------------------------- losses
-
-    @property
-    def losses(self):
-        """The losses training adds to the compiled loss: `add_loss`'s and the regularizers'.
-
-        Collected over this layer and every layer it tracks: the losses added
-        during (or since) this layer's latest call, the callables added outside
-        `call()` (evaluated now), then `regularizer(weight)` for every tracked
-        weight that has a regularizer, from its current value (so inside a
-        `GradientTape` the penalties are differentiable). A frozen weight's
-        penalty is included too (as in tf.keras; Keras 3 skips it): it adds to
-        the loss, but the weight does not move.
-
-        Returns:
-            A list of Tensors (scalars, unless a layer added another shape).
-
-        Example:
-            >>> from minikeras.layers import Dense
-            >>> layer = Dense(2, kernel_initializer="ones", kernel_regularizer="l2")
-            >>> _ = layer(np.ones((1, 3)))
-            >>> [round(float(loss), 6) for loss in layer.losses]  # 0.01 * sum(square(kernel))
-            [0.06]
-        """
-        return self._gather_losses(self._loss_sources())
-
-    def add_loss(self, loss):
-        """Adds a loss to `losses`, which `fit` adds to the compiled loss.
-
-        Inside `call()`, the usual place, give a Tensor computed from the
-        inputs or the weights. As in Keras, the losses added in `call()` are
-        forgotten at the start of each outermost call, so a training step
-        counts each once and nothing accumulates from step to step. Outside
-        `call()`, give a zero-argument callable such as
-        `lambda: ops.mean(layer.kernel)`: it is kept, and evaluated each time
-        `losses` is read (a callable given inside `call()` is evaluated lazily
-        too, but counts for that call only).
-
-        Args:
-            loss: a Tensor (`fit` sums it to a scalar), a number, or a
-                zero-argument callable returning one.
-
-        Returns:
-            None.
-
-        Raises:
-            ValueError: for anything else.
-
-        Example:
-            >>> class Penalized(Layer):
-            ...     def call(self, inputs):
-            ...         self.add_loss(0.5 * ops.sum(inputs))
-            ...         return inputs
-            >>> layer = Penalized()
-            >>> _ = layer(np.ones((2, 2))); _ = layer(np.ones((2, 2)))
-            >>> [float(loss) for loss in layer.losses]  # the latest call's only
-            [2.0]
-        """
-        if callable(loss):
-            if not _call_stack:
-                self._callable_losses.append(loss)
-                return
-        elif isinstance(loss, (np.ndarray, np.generic, int, float)) and not isinstance(loss, bool):
-            loss = Tensor(loss)
-        elif not isinstance(loss, Tensor):
-            raise ValueError(
-                f"{type(self).__name__} '{self.name}'.add_loss: expected a Tensor, a number or "
-                f"a zero-argument callable, got {loss!r:.100} of type {type(loss).__name__}"
-            )
-        self._losses.append((_call_count, loss))
-
-    def _loss_sources(self):
-        """The layers whose added losses count, and the tracked weights with a regularizer.
-
-        `fit` finds them once, not at every step: the walk costs tens of microseconds.
-        """
-        return self._training_sources()[1]
-
-    def _training_sources(self):
-        """`(trainable_weights, _loss_sources())`, from one walk over what this layer tracks."""
-        layers, weights = [self], []
-        for _, _, value in tracking.walk(self):
-            (weights if isinstance(value, Variable) else layers).append(value)
-        weights.sort(key=lambda variable: variable._index)
-        regularized = [variable for variable in weights if variable.regularizer is not None]
-        return [w for w in weights if w.trainable], (layers, regularized)
-
-    def _gather_losses(self, sources):
-        """`losses`, from what `_loss_sources` found."""
-        layers, regularized = sources
-        since = self._latest_call
-        losses = []
-        for layer in layers:
-            losses.extend(_as_loss(loss) for number, loss in layer._losses if number >= since)
-            losses.extend(_as_loss(loss) for loss in layer._callable_losses)
-        losses.extend(_as_loss(variable.regularizer(variable)) for variable in regularized)
-        return losses
-
-    # --------------------------------------------------------------- weights
-
-    def add_weight(self, *args, **kwargs):
-        """Creates a weight of this layer and tracks it.
-
-        Accepts the Keras 3 form and the TensorFlow 2 form (name first):
-        `add_weight(shape=(5, 3), initializer="random_normal", trainable=True)` or
-        `add_weight("kernel", shape=[5, 3], dtype="float32", initializer=...)`.
-
-        Args:
-            *args: `shape` first (Keras 3), or `name` then `shape` (TF 2).
-            **kwargs: `shape`, `initializer` (default `"glorot_uniform"`; pass
-                `"zeros"` for a bias), `dtype`, `trainable` (default True),
-                `regularizer`, `constraint` and `name`.
-
-        Returns:
-            The new `Variable`.
-
-        Raises:
-            TypeError: for unknown arguments.
-            ValueError: for a missing shape.
-
-        Example:
-            >>> layer = Layer()
-            >>> w = layer.add_weight("w", shape=(2, 3), initializer="zeros")
-            >>> w.shape, layer.weights[0] is w
-            ((2, 3), True)
-        """
-        # The positional orders of tf.keras (name first) and of Keras 3.
-        if args and isinstance(args[0], str):
-            names = ("name", "shape", "dtype", "initializer", "regularizer", "trainable")
-        else:
-            names = ("shape", "initializer", "dtype", "trainable", "autocast", "regularizer")
-        if len(args) > len(names):
-            raise TypeError(f"add_weight: too many positional arguments ({len(args)})")
-        for key, value in zip(names, args):
-            if key in kwargs:
-                raise TypeError(f"add_weight: got {key!r} twice")
-            kwargs[key] = value
-        known = {"name", "shape", "dtype", "initializer", "regularizer", "trainable", "constraint"}
-        known |= {"autocast", "aggregation", "synchronization", "use_resource"}
-        unknown = set(kwargs) - known
-        if unknown:
-            raise TypeError(f"add_weight: unexpected arguments {sorted(unknown)}")
-        shape = kwargs.get("shape")
-        if shape is None:
-            shape = ()
-        shape = tuple(int(s) for s in (shape if isinstance(shape, (list, tuple)) else (shape,)))
-        name = kwargs.get("name") or f"weight_{len(self._added_weights)}"
-        dtype = config.standardize_dtype(kwargs.get("dtype") or self.dtype)
-        initializer = initializers.get(kwargs.get("initializer") or "glorot_uniform")
-        trainable = kwargs.get("trainable")
-        trainable = True if trainable is None else bool(trainable)
-        variable = Variable(initializer, shape=shape, dtype=dtype, trainable=trainable, name=name)
-        variable.path = f"{self.name}/{name}"
-        variable.regularizer = regularizers.get(kwargs.get("regularizer"))
-        variable.constraint = constraints.get(kwargs.get("constraint"))
-        if not self._trainable and trainable:
-            variable.trainable = False
-            self._frozen.append(variable)
-        self._added_weights.append(variable)
-        object.__setattr__(self, "_tracked_ids", None)
-        return variable
-
-    add_variable = add_weight
-
-    def add_constant(self, name, value):
-        """Stores an array on the layer as a constant on purpose (not a weight).
-
-        `build()` storing a plain float array is flagged, since a weight was
-        probably meant; this declares that it is not.
-
-        Args:
-            name: the attribute name.
-            value: the array-like constant.
-
-        Returns:
-            The constant, as a Tensor.
-
-        Example:
-            >>> layer = Layer()
-            >>> layer.add_constant("table", [0.5, 1.5]).numpy()
-            array([0.5, 1.5], dtype=float32)
-        """
-        self._constants.add(name)
-        constant = value if isinstance(value, Tensor) else Tensor(value)
-        setattr(self, name, constant)
-        return constant
-
-    def count_params(self):
-        """The number of scalars in the layer's weights.
-
-        Returns:
-            An int.
-
-        Raises:
-            ValueError: if the layer is not built yet.
-
-        Example:
-            >>> from minikeras.layers import Dense
-            >>> d = Dense(4); d.build((None, 3)); d.count_params()
-            16
-        """
-        if not self.built:
-            raise ValueError(
-                f"{type(self).__name__} '{self.name}' is not built yet, so it has no weights "
-                "to count: call it on data or call build(input_shape) first"
-            )
-        return int(sum(int(np.prod(w.shape)) for w in self.weights))
-
-    def get_weights(self):
-        """The weights' values as numpy arrays, in `weights` order.
-
-        Returns:
-            A list of numpy arrays (copies).
-
-        Example:
-            >>> from minikeras.layers import Dense
-            >>> d = Dense(2); d.build((None, 3))
-            >>> [w.shape for w in d.get_weights()]
-            [(3, 2), (2,)]
-        """
-        return [w.numpy() for w in self.weights]
-
-    def set_weights(self, weights):
-        """Sets every weight from a list of arrays, in `weights` order.
-
-        Everything is checked before anything is assigned.
-
-        Args:
-            weights: a list of array-likes, one per weight, of matching shapes.
-
-        Returns:
-            None.
-
-        Raises:
-            ValueError: if the count or a shape does not match (all are listed).
-
-        Example:
-            >>> from minikeras.layers import Dense
-            >>> d = Dense(2); d.build((None, 3))
-            >>> d.set_weights([np.ones((3, 2)), np.zeros(2)])
-            >>> float(d.kernel.numpy().sum())
-            6.0
-        """
-        own = self.weights
-        weights = list(weights)
-        if len(weights) != len(own):
-            raise ValueError(
-                f"{type(self).__name__} '{self.name}'.set_weights: expected {len(own)} arrays "
-                f"({', '.join(w.name for w in own)}), got {len(weights)}"
-            )
-        arrays, problems = [], []
-        for variable, value in zip(own, weights):
-            array = np.asarray(value)
-            if array.shape != variable.shape:
-                problems.append(
-                    f"{variable.name}: expected shape {variable.shape}, got {array.shape}"
-                )
-                continue
-            # Convert now: a value that cannot become the weight's dtype must fail before
-            # any weight is assigned.
-            try:
-                arrays.append(array.astype(variable.dtype))
-            except (TypeError, ValueError):
-                problems.append(
-                    f"{variable.name}: cannot convert {array.dtype} values to {variable.dtype}"
-                )
-        if problems:
-            raise ValueError(
-                f"{type(self).__name__} '{self.name}'.set_weights: " + "; ".join(problems)
-            )
-        for variable, array in zip(own, arrays):
-            variable.assign(array)
 
     # ---------------------------------------------------------------- config
 
@@ -908,110 +632,7 @@ def _model_get_config(cls):
     return None
 
 
-def _pop_first_argument(layer, kwargs):
-    name = call_spec.first_argument_name(layer)
-    if name is None or name not in kwargs:
-        raise TypeError(
-            f"{type(layer).__name__} '{layer.name}' was called without inputs: pass them "
-            f"first, or by the name its call() gives them ({name!r})"
-        )
-    return kwargs.pop(name)
-
-
 _NOT_GIVEN = object()
-
-
-def _is_array(value):
-    return isinstance(value, (np.ndarray, Tensor))
-
-
-def _symbolic_among(args, kwargs):
-    return any(_contains(value, SymbolicTensor) for value in (*args, *kwargs.values()))
-
-
-_argument_mask_names = {}  # layer class -> the call's `<argument>_mask` parameters
-
-
-def _argument_masks(layer):
-    cls = type(layer)
-    found = _argument_mask_names.get(cls)
-    if found is None:
-        names = list(call_spec._signature(layer.call).parameters)
-        found = _argument_mask_names[cls] = tuple(
-            name for name in names if name.endswith("_mask") and name[: -len("_mask")] in names
-        )
-    return found
-
-
-def _fill_argument_masks(layer, inputs, args, kwargs):
-    """Passes `<argument>_mask=` the mask each tensor argument carries, unless given (Keras)."""
-    tensors = call_spec.tensor_arguments(layer, inputs, args, kwargs)
-    for name in _argument_masks(layer):
-        argument = name[: -len("_mask")]
-        if kwargs.get(name) is None and argument in tensors:
-            mask = _keras_mask_of(tensors[argument])
-            if mask is not None:
-                kwargs[name] = mask
-
-
-def _keras_mask_of(inputs):
-    """The masks the inputs carry (`_keras_mask`), in their structure; None if none does."""
-    if type(inputs) is Tensor:
-        return getattr(inputs, "_keras_mask", None)
-    if isinstance(inputs, (list, tuple)):
-        masks = [_keras_mask_of(x) for x in inputs]
-        return masks if any(m is not None for m in masks) else None
-    return None
-
-
-def _attach_keras_mask(outputs, mask):
-    """Sets `_keras_mask` on the outputs, as Keras does, for code that reads it."""
-    if mask is None:
-        return
-    if isinstance(outputs, Tensor):
-        if not isinstance(mask, (list, tuple)):
-            object.__setattr__(outputs, "_keras_mask", mask)
-    elif isinstance(outputs, (list, tuple)) and isinstance(mask, (list, tuple)):
-        for output, one in zip(outputs, mask):
-            _attach_keras_mask(output, one)
-
-
-def _explain_mismatch(layer, inputs, error):
-    """Re-raises a failed call of a built layer as an error naming it and both shapes.
-
-    Only when the inputs' known sizes differ from those the layer was built
-    for: then the failure is most likely that mismatch, and the original error
-    stays attached as the cause.
-    """
-    built_for = layer.__dict__.get("_build_input_shape")
-    if not isinstance(inputs, Tensor) or not isinstance(built_for, tuple):
-        return
-    shape = inputs.shape
-    differs = len(shape) != len(built_for) or any(
-        b is not None and b != s for b, s in zip(built_for[1:], shape[1:])
-    )
-    if differs:
-        raise ValueError(
-            f"{type(layer).__name__} '{layer.name}' was built for inputs of shape "
-            f"{tuple(built_for)} and cannot take shape {shape}: {error}"
-        ) from error
-
-
-def _contains(structure, kind):
-    if isinstance(structure, kind):
-        return True
-    if isinstance(structure, (list, tuple)):
-        return any(_contains(x, kind) for x in structure)
-    if isinstance(structure, dict):
-        return any(_contains(x, kind) for x in structure.values())
-    return False
-
-
-def _as_loss(loss):
-    """A loss as a Tensor: a callable is evaluated now, a number converted."""
-    if callable(loss):
-        loss = loss()
-    return loss if isinstance(loss, Tensor) else Tensor(loss)
 
 
 def _tensors_in(structure):
