@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import minikeras
+import minikeras as mk
 from minikeras import GradientTape, Layer, Tensor, Variable, initializers, ops
 from minikeras.initializers import RandomNormal
 from minikeras.layers import Activation, Dense, Dropout, Flatten, Reshape
@@ -506,3 +507,38 @@ def test_repr_names_the_class_the_layer_and_whether_it_is_built():
 
 def test_trackingwarning_is_a_userwarning():
     assert issubclass(minikeras.TrackingWarning, UserWarning)
+
+
+# ------------------------------------------------------------ input dtypes (#18)
+
+
+@pytest.mark.parametrize(
+    "data, dtype",
+    [
+        (np.ones((1, 2), complex), "complex128"),
+        (np.array([["a", "b"]]), "<U1"),
+        (np.array([[1, None]], object), "object"),
+    ],
+)
+def test_inputs_of_other_dtypes_are_refused_naming_the_layer_and_dtype(data, dtype):
+    model = mk.Sequential([mk.Input((2,)), Dense(1)], name="picky")
+    before = [w.copy() for w in model.get_weights()]
+    with pytest.raises(TypeError, match=rf"Sequential 'picky' takes numbers or booleans.*{dtype}"):
+        model(data)
+    dense = Dense(1, name="direct")
+    with pytest.raises(TypeError, match=rf"Dense 'direct'.*{dtype}"):
+        dense(data)
+    assert all(np.array_equal(a, b) for a, b in zip(before, model.get_weights()))
+
+
+def test_numbers_and_booleans_are_accepted():
+    model = mk.Sequential([mk.Input((2,)), Dense(1, kernel_initializer="ones")])
+    for data in ([[1, 2]], np.array([[1, 2]], "int8"), np.array([[True, False]])):
+        out = model(data).numpy()
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out, np.asarray(data, "float32").sum(axis=1, keepdims=True))
+
+
+def test_ragged_python_lists_are_a_clear_error():
+    with pytest.raises(TypeError, match="Dense 'ragged' cannot take list inputs"):
+        Dense(1, name="ragged")([[1.0, 2.0], [3.0]])

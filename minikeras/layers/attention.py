@@ -243,7 +243,8 @@ class MultiHeadAttention(Layer):
         scores = ops.softmax(scores, axis=-1)
         attended = ops.matmul(self._dropout_layer(scores, training=training), v)
         attended = ops.reshape(
-            ops.transpose(attended, (0, 2, 1, 3)), (batch, -1, heads * self.value_dim)
+            ops.transpose(attended, (0, 2, 1, 3)),
+            (batch, math.prod(query_steps), heads * self.value_dim),
         )
         kernel = ops.reshape(self.output_kernel, (heads * self.value_dim, -1))
         bias = None if self.output_bias is None else ops.reshape(self.output_bias, (-1,))
@@ -258,7 +259,8 @@ class MultiHeadAttention(Layer):
         flat_kernel = ops.reshape(kernel, (kernel.shape[0], -1))
         flat_bias = None if bias is None else ops.reshape(bias, (-1,))
         projected = ops.dense(inputs, flat_kernel, flat_bias)
-        return ops.reshape(projected, (inputs.shape[0], -1, *kernel.shape[1:]))
+        steps = math.prod(inputs.shape[1:-1])  # written out: -1 is ambiguous for 0 samples
+        return ops.reshape(projected, (inputs.shape[0], steps, *kernel.shape[1:]))
 
     def _check_inputs(self, query, value, key):
         """Checks ranks, batch and step sizes, and last axes; returns the steps of query and key."""

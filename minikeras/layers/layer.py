@@ -136,6 +136,8 @@ class Layer(LayerLosses, LayerWeights):
     input_spec = None
     # Whether the default compute_mask passes an incoming mask on unchanged.
     supports_masking = False
+    # Whether call() takes string (or object) arrays: the string preprocessing layers do.
+    _accepts_strings = False
 
     def __init_subclass__(cls, **kwargs):
         # A user's build() need not call super().build(): calling it, directly or
@@ -413,12 +415,33 @@ class Layer(LayerLosses, LayerWeights):
         elif isinstance(inputs, dict):
             return {key: self._convert_inputs(x) for key, x in inputs.items()}
         else:
-            value = Tensor(inputs)
-        if value.dtype.kind == "f" and value.dtype != self.dtype:
-            from minikeras import ops
+            value = self._as_tensor(inputs)
+        kind = value.dtype.kind
+        if kind == "f":
+            if value.dtype != self.dtype:
+                from minikeras import ops
 
-            value = ops.cast(value, self.dtype)
+                value = ops.cast(value, self.dtype)
+        elif kind not in "biu" and not (kind in "USO" and self._accepts_strings):
+            raise TypeError(
+                f"{type(self).__name__} '{self.name}' takes numbers or booleans, got an input "
+                f"of dtype {value.dtype} and shape {value.shape}"
+                + (
+                    " (strings go to string preprocessing layers such as StringLookup)"
+                    if kind in "USO"
+                    else ""
+                )
+            )
         return value
+
+    def _as_tensor(self, inputs):
+        try:
+            return Tensor(inputs)
+        except (TypeError, ValueError) as error:
+            raise TypeError(
+                f"{type(self).__name__} '{self.name}' cannot take {type(inputs).__name__} "
+                f"inputs as an array: {error}"
+            ) from None
 
     def _build_on_first_call(self, inputs, args=(), kwargs=None):
         """Calls `build` with the shapes of the call's tensor arguments (see `call_spec`)."""

@@ -18,7 +18,8 @@ class Flatten(Layer):
     """
 
     def call(self, inputs):
-        return ops.reshape(inputs, (inputs.shape[0], -1))
+        # The size is written out: with 0 samples, -1 would be ambiguous.
+        return ops.reshape(inputs, (inputs.shape[0], int(np.prod(inputs.shape[1:]))))
 
     def compute_output_shape(self, input_shape):
         rest = input_shape[1:]
@@ -56,8 +57,8 @@ class Reshape(Layer):
         self.compute_output_shape(input_shape)
 
     def call(self, inputs):
-        self.compute_output_shape(inputs.shape)
-        return ops.reshape(inputs, (inputs.shape[0], *self.target_shape))
+        # The -1 resolved from the sample's size: with 0 samples numpy cannot infer it.
+        return ops.reshape(inputs, self.compute_output_shape(inputs.shape))
 
     def compute_output_shape(self, input_shape):
         rest = input_shape[1:]

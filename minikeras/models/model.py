@@ -151,6 +151,12 @@ class Model(Trainer, Layer):
             if owner is self and isinstance(value, Layer)
         ]
 
+    @property
+    def _accepts_strings(self):
+        # A model takes strings when one of its layers does (a StringLookup first, say);
+        # each layer still checks what reaches it.
+        return any(layer._accepts_strings for layer in self.layers)
+
     def get_layer(self, name=None, index=None):
         """Finds one of the model's layers by name or by position.
 
