@@ -129,7 +129,7 @@ class Layer(LayerLosses, LayerWeights):
     _untracked_attributes = frozenset(
         {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen",
          "_build_input_shape", "_losses", "_callable_losses", "_inbound_nodes",
-         "_auto_config", "_auto_config_problem"}
+         "_auto_config", "_auto_config_problem", "_spec_checked"}
     )  # fmt: skip
     # What the built layer's weights require of its inputs, checked at each call (set in
     # build; see minikeras.layers.input_spec). None: nothing is checked.
@@ -336,22 +336,31 @@ class Layer(LayerLosses, LayerWeights):
         for key, value in kwargs.items():
             if key != "mask" and call_helpers.is_array(value):
                 kwargs[key] = self._convert_inputs(value)
+        profile = _profiles.get(type(self).call) or _profile(self)
         training = kwargs.pop("training", None)
         mask = kwargs.pop("mask", _NOT_GIVEN)
         if mask is _NOT_GIVEN:  # models pass masks explicitly; a direct call reads the inputs'
-            mask = call_helpers.keras_mask_of(inputs)
+            if not profile.reads_masks:
+                mask = None
+            elif type(inputs) is Tensor:
+                mask = getattr(inputs, "_keras_mask", None)
+            else:
+                mask = call_helpers.keras_mask_of(inputs)
         if training is None and _call_stack:
             training = _call_stack[-1].training
         self._start_call()
         if not self.built:
             self._build_on_first_call(inputs, args, kwargs)
         if self.input_spec is not None and type(inputs) is Tensor:
-            check_input_spec(self, inputs.shape)
-        if training is not None and call_checks.accepts(self.call, "training"):
+            shape = inputs.shape
+            if shape != self.__dict__.get("_spec_checked"):  # each new shape is checked once
+                check_input_spec(self, shape)
+                object.__setattr__(self, "_spec_checked", shape)
+        if training is not None and profile.takes_training:
             kwargs["training"] = training
-        if mask is not None and call_checks.names_argument(self.call, "mask"):
+        if mask is not None and profile.takes_mask:
             kwargs["mask"] = mask
-        if call_helpers.argument_masks(self):  # `query_mask` for `query`...: what they carry
+        if profile.argument_masks:  # `query_mask` for `query`...: what they carry
             call_helpers.fill_argument_masks(self, inputs, args, kwargs)
         frame = call_checks.Frame(self, "call", training)
         outermost = not _call_stack
@@ -375,7 +384,7 @@ class Layer(LayerLosses, LayerWeights):
                 self.add_loss(self.activity_regularizer(output))
         if not self._first_call_done:
             self._after_first_call(inputs)
-        if self._makes_masks():
+        if profile.makes_masks or (mask is not None and profile.passes_masks):
             call_helpers.attach_keras_mask(outputs, self.compute_mask(inputs, mask))
         # For summary(), from the latest call: a Sequential's output changes with add/pop.
         if type(outputs) is Tensor:
@@ -384,16 +393,6 @@ class Layer(LayerLosses, LayerWeights):
             shape = _shape_of(outputs) if _is_tensor_tree(outputs) else None
         object.__setattr__(self, "_output_shape", shape)
         return outputs
-
-    def _makes_masks(self):
-        """Whether calls attach `compute_mask`'s result to the outputs (cached per class)."""
-        cls = type(self)
-        answer = _mask_makers.get(cls)
-        if answer is None:
-            answer = _mask_makers[cls] = (
-                cls.supports_masking or cls.compute_mask is not Layer.compute_mask
-            )
-        return answer
 
     def _start_call(self):
         """Numbers this call (a new number if outermost); forgets losses of earlier calls."""
@@ -644,7 +643,33 @@ class Layer(LayerLosses, LayerWeights):
         return f"<{type(self).__name__} name={self.name!r} built={self.built}>"
 
 
-_mask_makers = {}  # layer class -> whether its calls attach output masks
+class _CallProfile:
+    """What `__call__` needs to know of a layer class's `call` and masks, found once."""
+
+    __slots__ = (
+        "takes_training", "takes_mask", "argument_masks", "makes_masks", "passes_masks",
+        "reads_masks",
+    )  # fmt: skip
+
+    def __init__(self, layer):
+        cls = type(layer)
+        self.takes_training = call_checks.accepts(layer.call, "training")
+        self.takes_mask = call_checks.names_argument(layer.call, "mask")
+        self.argument_masks = call_helpers.argument_masks(layer)
+        # compute_mask overridden: called at every call; supports_masking with the default
+        # compute_mask: the incoming mask is passed on, when there is one.
+        self.makes_masks = cls.compute_mask is not Layer.compute_mask
+        self.passes_masks = bool(cls.supports_masking)
+        # Whether the inputs' own masks matter to this call.
+        self.reads_masks = self.takes_mask or self.makes_masks or self.passes_masks
+
+
+_profiles = {}  # a class's call function -> its _CallProfile
+
+
+def _profile(layer):
+    found = _profiles[type(layer).call] = _CallProfile(layer)
+    return found
 
 
 def _model_get_config(cls):
