@@ -6,7 +6,7 @@ accept (`Dense(4, activation="relu")`) and the `get` / `serialize` /
 `deserialize` round trip that saving relies on.
 """
 
-from minikeras import ops
+from minikeras import ops, serialization_lib
 
 
 def relu(x):
@@ -201,7 +201,8 @@ def get(identifier):
     """Returns the activation function `identifier` stands for.
 
     Args:
-        identifier: None (meaning `linear`), a name such as `"relu"`, or a
+        identifier: None (meaning `linear`), a name such as `"relu"` (or a
+            registered `"package>name"`), an entry `serialize` wrote, or a
             callable, which is returned as it is.
 
     Returns:
@@ -211,12 +212,14 @@ def get(identifier):
         ValueError: for an unknown name or anything that is not a callable.
 
     Example:
-        >>> get("relu") is relu, get(None) is linear
-        (True, True)
+        >>> mk.activations.get("relu") is mk.activations.relu
+        True
+        >>> mk.activations.get(None) is mk.activations.linear
+        True
     """
     if identifier is None:
         return linear
-    if isinstance(identifier, str):
+    if isinstance(identifier, (str, dict)):
         return deserialize(identifier)
     if callable(identifier):
         return identifier
@@ -227,22 +230,28 @@ def get(identifier):
 
 
 def serialize(activation):
-    """Returns the name that `deserialize` turns back into `activation`.
+    """What a config holds for `activation`: a built-in's name, or a function entry.
+
+    As in Keras: a built-in activation is its name; a registered function (see
+    `minikeras.saving.register_keras_serializable`) an entry naming it, which
+    `deserialize` finds in the registry; another named function its name,
+    which `deserialize` then finds in `custom_objects`.
 
     Args:
-        activation: one of this module's functions, or a named custom function
-            (which `deserialize` then needs in `custom_objects`).
+        activation: an activation function.
 
     Returns:
-        The name, a string.
+        The name (a string), or a dict.
 
     Raises:
         ValueError: for a lambda or other callable without a name, or a custom
             function that has the name of a built-in activation.
 
     Example:
-        >>> serialize(relu), serialize(silu)
-        ('relu', 'swish')
+        >>> mk.activations.serialize(mk.activations.relu)
+        'relu'
+        >>> mk.activations.serialize(mk.activations.silu)
+        'swish'
     """
     for name, function in _ACTIVATIONS.items():
         if function is activation:
@@ -253,19 +262,22 @@ def serialize(activation):
             f"activations.serialize: cannot name {activation!r}; "
             "use a built-in activation or a def-function with a name"
         )
-    if name in _ACTIVATIONS:
+    if name in _ACTIVATIONS and not serialization_lib.is_registered(activation):
         raise ValueError(
             f"activations.serialize: custom function {name!r} has the name of a built-in "
             "activation and would come back as the built-in; rename it"
         )
-    return name
+    if not serialization_lib.is_registered(activation):
+        return name  # found again in custom_objects when loading
+    return serialization_lib.serialize_keras_object(activation)
 
 
-def deserialize(name, custom_objects=None):
-    """Returns the activation function called `name`.
+def deserialize(config, custom_objects=None):
+    """Returns the activation function a name or an entry stands for.
 
     Args:
-        name: an activation name, as `serialize` gives.
+        config: an activation name (or a registered `"package>name"`), or an
+            entry that `serialize` wrote.
         custom_objects: optional dict of name -> function, searched first.
 
     Returns:
@@ -275,12 +287,15 @@ def deserialize(name, custom_objects=None):
         ValueError: if no activation has that name.
 
     Example:
-        >>> deserialize("silu") is swish
+        >>> mk.activations.deserialize("silu") is mk.activations.swish
         True
     """
-    if custom_objects and name in custom_objects:
-        return custom_objects[name]
-    if isinstance(name, str) and name in _ACTIVATIONS:
-        return _ACTIVATIONS[name]
-    known = ", ".join(sorted(_ACTIVATIONS))
-    raise ValueError(f"Unknown activation {name!r}; known activations: {known}")
+    if isinstance(config, str):
+        found = serialization_lib.get_registered_object(config, custom_objects, _ACTIVATIONS)
+        if found is None:
+            known = ", ".join(sorted(_ACTIVATIONS))
+            raise ValueError(f"Unknown activation {config!r}; known activations: {known}")
+        return found
+    return serialization_lib.deserialize_keras_object(
+        config, custom_objects=custom_objects, module_objects=_ACTIVATIONS
+    )

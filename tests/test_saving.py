@@ -17,7 +17,7 @@ from minikeras import Input, Model, Sequential, layers, ops
 from minikeras.callbacks import ModelCheckpoint
 from minikeras.layers import Dense, Dropout, Layer
 from minikeras.models import load_model
-from minikeras.saving import LoadError, archive, register_serializable, registry
+from minikeras.saving import LoadError, archive, register_serializable
 
 rng = np.random.default_rng(3)
 
@@ -363,7 +363,7 @@ def test_custom_objects_stand_in_for_a_registration_missing_at_load(tmp_path, mo
     model = Sequential([Input((3,)), Scale(2.0, name="scale")])
     model.save(tmp_path / "custom.minikeras")
     # As in a process that never imported the class.
-    monkeypatch.delitem(registry._REGISTERED, "Tests>Scale")
+    monkeypatch.delitem(mk.saving.get_custom_objects(), "Tests>Scale")
     with pytest.raises(LoadError, match=r"unknown layer class 'Tests>Scale'.*custom_objects"):
         load_model(tmp_path / "custom.minikeras")
     loaded = load_model(tmp_path / "custom.minikeras", custom_objects={"Scale": Scale})
@@ -375,7 +375,7 @@ def test_unregistered_custom_layer_is_refused_at_save_not_at_load(tmp_path):
         pass
 
     model = Sequential([Input((3,)), Local()])
-    with pytest.raises(ValueError, match="Local.*register_serializable"):
+    with pytest.raises(ValueError, match="Local.*register_keras_serializable"):
         model.save(tmp_path / "m.minikeras")
 
 

@@ -63,6 +63,7 @@ from minikeras.layers.reshaping import (
     UpSampling2D,
     ZeroPadding2D,
 )
+from minikeras.layers.serialization import deserialize, serialize
 from minikeras.layers.tracking import TrackingWarning
 
 __all__ = [
@@ -125,4 +126,6 @@ __all__ = [
     "minimum",
     "multiply",
     "subtract",
+    "deserialize",
+    "serialize",
 ]

@@ -193,8 +193,14 @@ class Bidirectional(Layer):
     def from_config(cls, config, custom_objects=None):
         from minikeras.saving import deserialize_layer
 
+        def unbuilt(entry):
+            # Built later by this layer's build, forward first, so that the weights come
+            # in the order get_weights gives them (the constructor copies `layer` anyway).
+            entry = {key: value for key, value in entry.items() if key != "build_config"}
+            return deserialize_layer(entry, custom_objects)
+
         config = dict(config)
-        config["layer"] = deserialize_layer(config["layer"], custom_objects)
+        config["layer"] = unbuilt(config["layer"])
         if config.get("backward_layer") is not None:
-            config["backward_layer"] = deserialize_layer(config["backward_layer"], custom_objects)
+            config["backward_layer"] = unbuilt(config["backward_layer"])
         return cls(**config)

@@ -129,7 +129,7 @@ class Layer(LayerLosses, LayerWeights):
     _untracked_attributes = frozenset(
         {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen",
          "_build_input_shape", "_losses", "_callable_losses", "_inbound_nodes",
-         "_auto_config", "_auto_config_problem", "_spec_checked"}
+         "_auto_config", "_auto_config_problem", "_spec_checked", "_build_shapes_dict"}
     )  # fmt: skip
     # What the built layer's weights require of its inputs, checked at each call (set in
     # build; see minikeras.layers.input_spec). None: nothing is checked.
@@ -155,6 +155,8 @@ class Layer(LayerLosses, LayerWeights):
                 if len(args) + len(kwargs) == 1:
                     shape = args[0] if args else next(iter(kwargs.values()))
                     object.__setattr__(self, "_build_input_shape", shape)
+                elif kwargs and not args:
+                    object.__setattr__(self, "_build_shapes_dict", dict(kwargs))
 
             cls.build = build
 
@@ -491,6 +493,60 @@ class Layer(LayerLosses, LayerWeights):
                 )
         return base
 
+    def get_build_config(self):
+        """How the layer was built, for `build_from_config` (Keras 3's entry).
+
+        Returns:
+            `{"input_shape": shape}` for a build of one shape,
+            `{"shapes_dict": {"<argument>_shape": shape, ...}}` for several, or
+            None if the layer is not built or was built by hand without a shape.
+
+        Example:
+            >>> dense = mk.layers.Dense(2)
+            >>> dense.build((None, 3))
+            >>> dense.get_build_config()
+            {'input_shape': (None, 3)}
+        """
+        if not self.built:
+            return None
+        shapes = self.__dict__.get("_build_shapes_dict")
+        if shapes is not None:
+            return {"shapes_dict": dict(shapes)}
+        shape = self.__dict__.get("_build_input_shape")
+        return None if shape is None else {"input_shape": shape}
+
+    def build_from_config(self, config):
+        """Builds the layer as `get_build_config` describes.
+
+        Args:
+            config: the dict `get_build_config` returned (shapes as tuples or lists).
+
+        Returns:
+            None.
+
+        Raises:
+            ValueError: for a dict with neither `input_shape` nor `shapes_dict`.
+
+        Example:
+            >>> dense = mk.layers.Dense(2)
+            >>> dense.build_from_config({"input_shape": [None, 3]})
+            >>> dense.kernel.shape
+            (3, 2)
+        """
+        if not config:
+            return
+        if "shapes_dict" in config:
+            shapes = {key: _as_shape(value) for key, value in config["shapes_dict"].items()}
+            self.build(**shapes)
+        elif "input_shape" in config:
+            self.build(_as_shape(config["input_shape"]))
+        else:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}'.build_from_config: expected "
+                f"'input_shape' or 'shapes_dict', got {sorted(config)}"
+            )
+        self.built = True
+
     @classmethod
     def from_config(cls, config):
         """Makes a layer from the dict `get_config` returned.
@@ -681,6 +737,17 @@ def _model_get_config(cls):
 
 
 _NOT_GIVEN = object()
+
+
+def _as_shape(value):
+    """A shape from a config: lists of sizes become tuples; lists of shapes stay lists."""
+    if isinstance(value, (list, tuple)) and all(s is None or isinstance(s, int) for s in value):
+        return tuple(value)
+    if isinstance(value, (list, tuple)):
+        return [_as_shape(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_shape(item) for key, item in value.items()}
+    return value
 
 
 def _tensors_in(structure):

@@ -2,7 +2,11 @@
 
 - `archive`: the format (a zip of JSON and numpy `.npz`), atomic writes and
   checked reads that never unpickle;
-- `registry`: `register_serializable`, and layer configs in and out;
+- `minikeras.serialization_lib` (re-exported here, Keras's names): the one
+  registry (`register_keras_serializable`, `get_custom_objects`,
+  `custom_object_scope`) and `serialize_keras_object` /
+  `deserialize_keras_object` for every family;
+- `registry`: layer entries in and out, checked for saving;
 - `functional`: a functional model's config (layers and inbound nodes);
 - `weights`: `save_weights`, `load_weights`: weights keyed by tracked path;
 - `model_io`: `save_model`, `load_model`, with the training state.
@@ -10,26 +14,34 @@
 
 from minikeras.saving.archive import LoadError
 from minikeras.saving.model_io import load_model, save_model
-from minikeras.saving.registry import (
+from minikeras.saving.registry import deserialize_layer, register_serializable, serialize_layer
+from minikeras.saving.weights import load_weights, save_weights
+from minikeras.serialization_lib import (
+    CustomObjectScope,
     custom_object_scope,
-    deserialize_layer,
+    deserialize_keras_object,
+    get_custom_objects,
     get_registered_name,
     get_registered_object,
-    register_serializable,
-    serialize_layer,
+    register_keras_serializable,
+    serialize_keras_object,
 )
-from minikeras.saving.weights import load_weights, save_weights
 
 __all__ = [
+    "CustomObjectScope",
     "LoadError",
     "custom_object_scope",
+    "deserialize_keras_object",
+    "get_custom_objects",
     "deserialize_layer",
     "get_registered_name",
     "get_registered_object",
     "load_model",
     "load_weights",
+    "register_keras_serializable",
     "register_serializable",
     "save_model",
     "save_weights",
+    "serialize_keras_object",
     "serialize_layer",
 ]

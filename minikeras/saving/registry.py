@@ -1,129 +1,51 @@
-"""Naming classes in files: the registry, and layer configs in and out.
+"""Layers in files: a layer's entry written and read, on the one serialization library.
 
-A file names each layer's class; loading looks the name up among the
-built-in layers and models, the registered classes and the `custom_objects`
-given to `load_model`. It never imports a module named in a file (that would
-run its code): a custom class must be registered, which its own module does
-when the user imports it.
+`minikeras.serialization_lib` holds the registry and the generic entry
+format; this module adds what saving needs of layers and models on top: the
+check that a layer can be rebuilt from its entry (its class built in or
+registered, its constructor arguments in its config), the reading of
+function references (`Lambda`'s) and of custom objects named in configs, and
+the building of a layer from its `build_config`.
 
 Design note: `models` call into this module lazily (`Sequential.get_config`),
 as Keras's models call `keras.saving`; nothing here is imported at import
 time by layers or models.
 """
 
-import contextlib
 import inspect
 
+from minikeras import serialization_lib
 from minikeras.layers.layer import Layer
 from minikeras.saving.archive import to_json
+from minikeras.serialization_lib import (
+    CustomObjectScope,
+    custom_object_scope,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+)
 
-_REGISTERED = {}  # "Package>Name" -> class or function
-_NAMES = {}  # class or function -> "Package>Name"
-_scopes = []  # custom_objects dicts of the deserializations in progress
+__all__ = [
+    "CustomObjectScope",
+    "custom_object_scope",
+    "custom_objects_by_name",
+    "deserialize_layer",
+    "get_registered_name",
+    "get_registered_object",
+    "register_keras_serializable",
+    "register_serializable",
+    "serialize_layer",
+]
+
 # Constructor arguments that every layer's base config holds.
 _BASE_ARGUMENTS = {"self", "name", "trainable", "dtype"}
 
-
-def register_serializable(package="Custom", name=None):
-    """Registers a class (or function) under `"package>name"`, so files can name it.
-
-    A custom layer or model must be registered to be saved with
-    `Model.save`: the file holds the registered name, and `load_model` finds
-    the class by it, once the module that defines it has been imported.
-    Registering again under the same name replaces the entry (re-running a
-    notebook cell is fine).
-
-    Args:
-        package: a namespace, to keep names of different projects apart.
-        name: the name within the package; the class's `__name__` by default.
-
-    Returns:
-        A decorator that registers its argument and returns it unchanged.
-
-    Raises:
-        ValueError: if `package` or `name` is empty, or holds `">"`.
-
-    Example:
-        >>> @register_serializable(package="Docs")
-        ... class Scale(minikeras.layers.Layer):
-        ...     def call(self, inputs):
-        ...         return inputs * 2.0
-        >>> get_registered_name(Scale)
-        'Docs>Scale'
-    """
-
-    def decorator(obj):
-        registered = f"{package}>{name or obj.__name__}"
-        for part in (package, name or obj.__name__):
-            if not isinstance(part, str) or not part or ">" in part:
-                raise ValueError(
-                    f"register_serializable: package and name must be non-empty strings "
-                    f"without '>', got {registered!r}"
-                )
-        previous = _REGISTERED.get(registered)
-        if previous is not None:
-            _NAMES.pop(previous, None)
-        _REGISTERED[registered] = obj
-        _NAMES[obj] = registered
-        return obj
-
-    return decorator
+# The name of earlier versions, kept: `@register_serializable(package=...)`.
+register_serializable = register_keras_serializable
 
 
-def _builtin_classes():
-    from minikeras import layers, models
-
-    found = {}
-    for module in (layers, models):
-        for value in vars(module).values():
-            if inspect.isclass(value) and issubclass(value, Layer):
-                found[value.__name__] = value
-    return found
-
-
-def get_registered_name(obj):
-    """The name a file uses for `obj`: `"Package>Name"`, or a built-in class's name.
-
-    Args:
-        obj: a class or function.
-
-    Returns:
-        The name, or None if `obj` is neither registered nor built in.
-
-    Example:
-        >>> from minikeras.layers import Dense
-        >>> get_registered_name(Dense), get_registered_name(len)
-        ('Dense', None)
-    """
-    if obj in _NAMES:
-        return _NAMES[obj]
-    name = getattr(obj, "__name__", None)
-    return name if _builtin_classes().get(name) is obj else None
-
-
-def get_registered_object(name, custom_objects=None):
-    """The class or function a file's name stands for, or None.
-
-    Looks in `custom_objects`, then among the registered objects, then among
-    the built-in layers and models.
-
-    Args:
-        name: `"Package>Name"`, or a class name.
-        custom_objects: optional dict of name -> class or function.
-
-    Returns:
-        The object, or None.
-
-    Example:
-        >>> get_registered_object("Dense").__name__
-        'Dense'
-    """
-    for objects in (custom_objects or {}, *reversed(_scopes)):
-        if name in objects:
-            return objects[name]
-    if name in _REGISTERED:
-        return _REGISTERED[name]
-    return _builtin_classes().get(name)
+def _scopes():
+    return serialization_lib._scopes
 
 
 def custom_objects_by_name(custom_objects=None):
@@ -134,42 +56,30 @@ def custom_objects_by_name(custom_objects=None):
 
     Returns:
         A dict: registered objects under `"Package>Name"` and their own
-        `__name__`, then `custom_objects` (which win).
+        `__name__`, then the open scopes' and `custom_objects` (which win).
 
     Example:
         >>> custom_objects_by_name({"f": len})["f"] is len
         True
     """
     found = {}
-    for registered, obj in _REGISTERED.items():
+    for registered, obj in serialization_lib.get_custom_objects().items():
         found[registered] = obj
         found.setdefault(getattr(obj, "__name__", registered), obj)
-    for scope in _scopes:
+    for scope in _scopes():
         found.update(scope)
     found.update(custom_objects or {})
     return found
 
 
-@contextlib.contextmanager
-def custom_object_scope(custom_objects):
-    """Makes `custom_objects` visible to the deserializations inside the block.
-
-    Args:
-        custom_objects: a dict of name -> class or function, or None.
-
-    Returns:
-        A context manager.
-
-    Example:
-        >>> with custom_object_scope({"Twice": len}):
-        ...     get_registered_object("Twice") is len
-        True
-    """
-    _scopes.append(dict(custom_objects or {}))
-    try:
-        yield
-    finally:
-        _scopes.pop()
+def _layer_class(name, custom_objects=None):
+    """The layer class a file's name stands for: registered, custom or built in."""
+    found = get_registered_object(name, custom_objects)
+    if found is None:
+        found = serialization_lib._builtin("keras.layers", name) or serialization_lib._builtin(
+            "keras.models", name
+        )
+    return found
 
 
 # -------------------------------------------------------------------- layers
@@ -207,11 +117,11 @@ def _rebuild_problem(layer):
         "Save its weights instead with model.save_weights(path), and load them with "
         "load_weights(path) into a model built by your code"
     )
-    if get_registered_name(cls) is None:
+    if not (serialization_lib.is_registered(cls) or serialization_lib.public_module(cls)):
         return (
             f"{label} is not a built-in {kind.lower()} and its class is not registered, so a "
             f"file cannot name it (loading never imports code named in a file). {save_weights}; "
-            "or decorate the class with @minikeras.saving.register_serializable()."
+            "or decorate the class with @minikeras.saving.register_keras_serializable()."
         )
     if _has_base_config(cls) and getattr(layer, "_inputs", None) is None:
         try:
@@ -301,7 +211,7 @@ def serialize_layer(layer):
         "class_name": cls.__name__,
         "config": config,
         "registered_name": get_registered_name(cls),
-    }
+    }  # the older minikeras entry; the Keras-format work replaces it
     shape = layer.__dict__.get("_build_input_shape")
     if layer.built and shape is not None:
         entry["build_config"] = {"input_shape": _batchless(shape)}
@@ -346,13 +256,13 @@ def _deserialize(entry):
     registered = entry.get("registered_name") or class_name
     if not isinstance(registered, str):
         raise ValueError(f"layer {class_name!r} has an invalid registered_name {registered!r}")
-    cls = get_registered_object(registered)
+    cls = _layer_class(registered)
     if cls is None and registered != class_name:
-        cls = get_registered_object(class_name) if _in_scopes(class_name) else None
+        cls = _layer_class(class_name) if _in_scopes(class_name) else None
     if not (inspect.isclass(cls) and issubclass(cls, Layer)):
         raise ValueError(
             f"unknown layer class {registered!r}: import the module that defines it (with "
-            "@minikeras.saving.register_serializable()), or pass "
+            "@minikeras.saving.register_keras_serializable()), or pass "
             f"custom_objects={{{class_name!r}: {class_name}}}"
         )
     config = _resolve(entry["config"])
@@ -376,7 +286,7 @@ def _deserialize(entry):
 
 
 def _in_scopes(name):
-    return any(name in scope for scope in _scopes)
+    return any(name in scope for scope in _scopes())
 
 
 def _resolve(config):
@@ -421,7 +331,7 @@ def _function(reference, objects):
     raise ValueError(
         f"the config names the function {module}.{name}, which is not registered; loading "
         "never imports code named in a file. Decorate the function with "
-        "@minikeras.saving.register_serializable(), or pass "
+        "@minikeras.saving.register_keras_serializable(), or pass "
         f"custom_objects={{{name!r}: {name}}} to load_model"
     )
 

@@ -1,0 +1,509 @@
+"""One registry and one way to write and read every saved object, in Keras 3's shape.
+
+Every object a file holds (a layer, a model, a loss, a metric, an
+optimizer, a schedule, an activation, an initializer, a regularizer, a
+constraint) is written by `serialize_keras_object` as
+
+    {"module": "keras.layers", "class_name": "Dense", "config": {...},
+     "registered_name": None, "build_config": {...}}
+
+and read back by `deserialize_keras_object`. Built-in objects are named by
+their public module (`keras.<family>`, as Keras writes them, so that Keras can
+read them too) and found again among minikeras's own public names; a custom
+class or function is registered once with `register_keras_serializable` and
+found by its `"package>Name"` in every family alike. Configs may hold other
+objects (a layer inside a layer's config), tuples and numpy arrays; they
+round-trip.
+
+Loading never imports a module named in a file, and never runs code a file
+holds: a Python lambda in a file is refused.
+
+The family modules (`activations`, `losses`, ...) keep their Keras-named
+`serialize` / `deserialize` / `get`, written on this module. It imports none of
+them at import time: it sits below them in the package.
+"""
+
+import importlib
+import types
+
+import numpy as np
+
+__all__ = [
+    "CustomObjectScope",
+    "custom_object_scope",
+    "deserialize_keras_object",
+    "get_custom_objects",
+    "get_registered_name",
+    "get_registered_object",
+    "is_registered",
+    "public_module",
+    "register_keras_serializable",
+    "serialize_keras_object",
+]
+
+_GLOBAL_CUSTOM_OBJECTS = {}  # "package>Name" -> class or function
+_GLOBAL_CUSTOM_NAMES = {}  # class or function -> "package>Name"
+_scopes = []  # the custom_objects dicts of the custom_object_scope blocks open now
+
+# Where built-in objects are found: the public module's family -> minikeras package.
+_FAMILIES = {
+    "layers": "minikeras.layers",
+    "models": "minikeras.models",
+    "losses": "minikeras.losses",
+    "metrics": "minikeras.metrics",
+    "optimizers": "minikeras.optimizers",
+    "optimizers.schedules": "minikeras.schedules",
+    "activations": "minikeras.activations",
+    "initializers": "minikeras.initializers",
+    "regularizers": "minikeras.regularizers",
+    "constraints": "minikeras.constraints",
+    "random": "minikeras.random",
+}
+# Keras's names for classes that minikeras spells otherwise.
+_ALIASES = {"Functional": ("models", "Model")}
+_PLAIN = (str, int, float, bool, type(None))
+
+
+# ------------------------------------------------------------------ registry
+
+
+def register_keras_serializable(package="Custom", name=None):
+    """Registers a class or function under `"package>name"`, so files can name it.
+
+    A custom layer, model, loss, metric, optimizer, schedule or function is
+    registered once, and every family finds it: `load_model`,
+    `deserialize_keras_object` and each family's `deserialize` / `get`.
+    Registering again under the same name replaces the entry (re-running a
+    notebook cell is fine).
+
+    Args:
+        package: a namespace, to keep names of different projects apart.
+        name: the name within the package; the object's `__name__` by default.
+
+    Returns:
+        A decorator that registers its argument and returns it unchanged.
+
+    Raises:
+        ValueError: if `package` or `name` is empty or holds `">"`, or the
+            object has no name.
+
+    Example:
+        >>> @mk.saving.register_keras_serializable(package="Docs")
+        ... class Scale(mk.layers.Layer):
+        ...     def call(self, inputs):
+        ...         return inputs * 2.0
+        >>> mk.saving.get_registered_name(Scale)
+        'Docs>Scale'
+    """
+
+    def decorator(obj):
+        own = name or getattr(obj, "__name__", None)
+        registered = f"{package}>{own}"
+        for part in (package, own):
+            if not isinstance(part, str) or not part or ">" in part:
+                raise ValueError(
+                    "register_keras_serializable: package and name must be non-empty strings "
+                    f"without '>', got {registered!r}"
+                )
+        previous = _GLOBAL_CUSTOM_OBJECTS.get(registered)
+        if previous is not None:
+            _GLOBAL_CUSTOM_NAMES.pop(previous, None)
+        _GLOBAL_CUSTOM_OBJECTS[registered] = obj
+        _GLOBAL_CUSTOM_NAMES[obj] = registered
+        return obj
+
+    return decorator
+
+
+def get_custom_objects():
+    """The global dict of registered objects, by `"package>Name"` (Keras's).
+
+    Adding to it registers an object under that key, as Keras allows.
+
+    Returns:
+        The registry's dict itself (not a copy).
+
+    Example:
+        >>> @mk.saving.register_keras_serializable(package="Docs")
+        ... def double(x):
+        ...     return 2 * x
+        >>> mk.saving.get_custom_objects()["Docs>double"] is double
+        True
+    """
+    return _GLOBAL_CUSTOM_OBJECTS
+
+
+def is_registered(obj):
+    """Whether `obj` was registered (by the decorator or through `get_custom_objects`).
+
+    Args:
+        obj: a class or function.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> mk.serialization_lib.is_registered(mk.layers.Dense)
+        False
+    """
+    return obj in _GLOBAL_CUSTOM_NAMES or any(
+        value is obj for value in _GLOBAL_CUSTOM_OBJECTS.values()
+    )
+
+
+def get_registered_name(obj):
+    """The name a file uses for `obj`: its `"package>Name"` if registered, else its `__name__`.
+
+    Args:
+        obj: a class or function.
+
+    Returns:
+        A string.
+
+    Example:
+        >>> mk.saving.get_registered_name(mk.layers.Dense)
+        'Dense'
+    """
+    if obj in _GLOBAL_CUSTOM_NAMES:
+        return _GLOBAL_CUSTOM_NAMES[obj]
+    for key, value in _GLOBAL_CUSTOM_OBJECTS.items():
+        if value is obj:
+            return key
+    return getattr(obj, "__name__", None)
+
+
+def _scoped_objects(custom_objects=None):
+    found = {}
+    for scope in _scopes:
+        found.update(scope)
+    found.update(custom_objects or {})
+    return found
+
+
+def get_registered_object(name, custom_objects=None, module_objects=None):
+    """The class or function `name` stands for, or None.
+
+    Looks in `custom_objects`, then in the open `custom_object_scope`s, then
+    among the registered objects, then in `module_objects`.
+
+    Args:
+        name: `"package>Name"`, or a plain name.
+        custom_objects: optional dict of name -> object.
+        module_objects: optional dict of name -> object (a family's built-ins).
+
+    Returns:
+        The object, or None.
+
+    Example:
+        >>> @mk.saving.register_keras_serializable(package="Docs")
+        ... def triple(x):
+        ...     return 3 * x
+        >>> mk.saving.get_registered_object("Docs>triple") is triple
+        True
+    """
+    scoped = _scoped_objects(custom_objects)
+    if name in scoped:
+        return scoped[name]
+    if name in _GLOBAL_CUSTOM_OBJECTS:
+        return _GLOBAL_CUSTOM_OBJECTS[name]
+    if module_objects and name in module_objects:
+        return module_objects[name]
+    return None
+
+
+class CustomObjectScope:
+    """Makes `custom_objects` visible to every deserialization inside a `with` block.
+
+    Args:
+        *custom_objects: dicts of name -> class or function (None is skipped).
+
+    Example:
+        >>> with mk.saving.custom_object_scope({"Twice": len}):
+        ...     mk.saving.get_registered_object("Twice") is len
+        True
+    """
+
+    def __init__(self, *custom_objects):
+        self.custom_objects = {}
+        for objects in custom_objects:
+            self.custom_objects.update(objects or {})
+
+    def __enter__(self):
+        _scopes.append(self.custom_objects)
+        return self
+
+    def __exit__(self, *exc_info):
+        _scopes.remove(self.custom_objects)
+        return False
+
+
+custom_object_scope = CustomObjectScope
+
+
+# -------------------------------------------------------------- public names
+
+
+def _family_package(family):
+    return importlib.import_module(_FAMILIES[family])
+
+
+def _family_of(obj):
+    """The family whose package exports `obj` under its own name, or None."""
+    module = getattr(obj, "__module__", None) or ""
+    name = getattr(obj, "__name__", None)
+    for family, package_name in _FAMILIES.items():
+        if module == package_name or module.startswith(package_name + "."):
+            package = _family_package(family)
+            if getattr(package, name, None) is obj:
+                return family
+    return None
+
+
+def public_module(obj):
+    """The public module a built-in class or function is written under (`keras.layers`, ...).
+
+    Args:
+        obj: a class or function.
+
+    Returns:
+        `"keras.<family>"`, or None if `obj` is not a minikeras built-in.
+
+    Example:
+        >>> mk.serialization_lib.public_module(mk.layers.Dense)
+        'keras.layers'
+        >>> mk.serialization_lib.public_module(mk.activations.relu)
+        'keras.activations'
+    """
+    family = _family_of(obj)
+    return None if family is None else f"keras.{family}"
+
+
+def _builtin(module, name):
+    """The minikeras built-in that `module` and `name` (as a file writes them) stand for."""
+    if name in _ALIASES:
+        family, name = _ALIASES[name]
+        return getattr(_family_package(family), name)
+    if not isinstance(module, str):
+        return None
+    for prefix in ("keras.src.", "minikeras.", "keras."):
+        if module.startswith(prefix):
+            module = module[len(prefix) :]
+            break
+    candidates = [family for family in _FAMILIES if module == family]
+    candidates += [f for f in _FAMILIES if module.startswith(f + ".") and f not in candidates]
+    if module == "keras":
+        candidates = ["models", "layers"]
+    for family in sorted(candidates, key=len, reverse=True):
+        package = _family_package(family)
+        found = getattr(package, name, None)
+        public = getattr(package, "__all__", None)
+        if found is not None and (name in public if public is not None else name[:1] != "_"):
+            return found
+    return None
+
+
+# --------------------------------------------------------------- serialize
+
+
+def serialize_keras_object(obj):
+    """An object as JSON-friendly data, in Keras 3's shape (see the module).
+
+    Plain values stay as they are; lists, tuples and dicts are written item
+    by item (a tuple is a list once in JSON, as in Keras); a numpy array
+    becomes `{"class_name": "__numpy__", ...}`; a function its name and module; any
+    object with `get_config` its class, module and config (a layer also its
+    `build_config`).
+
+    Args:
+        obj: the object.
+
+    Returns:
+        JSON-friendly data.
+
+    Raises:
+        ValueError: for a lambda, or an object that is neither built in,
+            registered, nor has `get_config`.
+
+    Example:
+        >>> entry = mk.saving.serialize_keras_object(mk.layers.Dense(3, name="d"))
+        >>> entry["module"], entry["class_name"], entry["config"]["units"]
+        ('keras.layers', 'Dense', 3)
+    """
+    if isinstance(obj, _PLAIN):
+        return obj
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.dtype):
+        return str(obj)
+    if isinstance(obj, np.ndarray):
+        value = obj.tolist()
+        return {"class_name": "__numpy__", "config": {"value": value, "dtype": str(obj.dtype)}}
+    if isinstance(obj, (list, tuple)):  # as Keras: a tuple stays one (a list in JSON)
+        return type(obj)(serialize_keras_object(item) for item in obj)
+    if isinstance(obj, dict):
+        return {key: serialize_keras_object(value) for key, value in obj.items()}
+    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
+        return _serialize_function(obj)
+    if hasattr(obj, "get_config"):
+        return _serialize_instance(obj)
+    raise ValueError(
+        f"serialize_keras_object: cannot write {obj!r:.100} of type {type(obj).__name__}: "
+        "give it get_config() (and register its class), or use a plain value"
+    )
+
+
+def _serialize_function(function):
+    name = getattr(function, "__name__", None)
+    if name is None or name == "<lambda>":
+        raise ValueError(
+            "serialize_keras_object: a lambda cannot be saved (loading never runs code from "
+            "a file); use a def-function, registered with register_keras_serializable"
+        )
+    module = public_module(function)
+    if module is not None:
+        return {"module": module, "class_name": "function", "config": name,
+                "registered_name": "function"}  # fmt: skip
+    registered = get_registered_name(function) if is_registered(function) else None
+    return {
+        "module": function.__module__,
+        "class_name": "function",
+        "config": name,
+        "registered_name": registered,
+    }
+
+
+def _serialize_instance(obj):
+    cls = type(obj)
+    module = public_module(cls)
+    entry = {
+        "module": module or cls.__module__,
+        "class_name": cls.__name__,
+        "config": serialize_keras_object(obj.get_config()),
+        "registered_name": None if module else get_registered_name(cls),
+    }
+    build_config = getattr(obj, "get_build_config", None)
+    if callable(build_config):
+        found = build_config()
+        if found is not None:
+            entry["build_config"] = serialize_keras_object(found)
+    return entry
+
+
+# ------------------------------------------------------------- deserialize
+
+
+def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwargs):
+    """Makes the object that `serialize_keras_object` wrote (see the module).
+
+    Also reads the shorter `{"class_name", "config"}` entries of older files,
+    and, given `module_objects`, a bare name.
+
+    Args:
+        config: what `serialize_keras_object` returned (or a name).
+        custom_objects: optional dict of name -> class or function, searched
+            before the registered objects.
+        safe_mode: kept for Keras's signature: lambdas are always refused.
+        **kwargs: `module_objects`, a dict of the family's built-ins by name,
+            for names and entries without a module.
+
+    Returns:
+        The object.
+
+    Raises:
+        ValueError: for an unknown class or function (the message says how to
+            register it), a lambda, or a malformed entry.
+
+    Example:
+        >>> entry = mk.saving.serialize_keras_object(mk.layers.Dense(3, activation="relu"))
+        >>> layer = mk.saving.deserialize_keras_object(entry)
+        >>> type(layer).__name__, layer.units, layer.activation.__name__
+        ('Dense', 3, 'relu')
+    """
+    module_objects = kwargs.pop("module_objects", None)
+    if kwargs:
+        raise TypeError(f"deserialize_keras_object: unexpected arguments {sorted(kwargs)}")
+
+    def again(value):
+        return deserialize_keras_object(value, custom_objects, safe_mode)
+
+    if isinstance(config, str):
+        found = get_registered_object(config, custom_objects, module_objects)
+        if found is not None or module_objects is not None:
+            return _require(found, config, None, "object")
+        return config
+    if isinstance(config, _PLAIN):
+        return config
+    if isinstance(config, (list, tuple)):
+        return [again(item) for item in config]
+    if not isinstance(config, dict):
+        raise ValueError(f"deserialize_keras_object: cannot read {config!r:.100}")
+    class_name = config.get("class_name")
+    if not isinstance(class_name, str) or "config" not in config:
+        return {key: again(value) for key, value in config.items()}
+    inner = config["config"]
+    if class_name == "__tuple__":
+        return tuple(again(item) for item in _field(inner, "value", list))
+    if class_name == "__numpy__":
+        return np.array(_field(inner, "value", (list, int, float, bool)), dtype=inner["dtype"])
+    if class_name == "__lambda__":
+        raise ValueError(
+            "deserialize_keras_object: the file holds a Python lambda, and loading never "
+            "runs code from a file; rebuild the object in your code"
+        )
+    module = config.get("module")
+    registered = config.get("registered_name")
+    if class_name == "function":
+        if not isinstance(inner, str):
+            raise ValueError(f"a function entry needs its name as 'config', got {inner!r:.100}")
+        found = _lookup(registered, inner, module, custom_objects, module_objects)
+        return _require(found, inner, module, "function")
+    cls = _lookup(registered, class_name, module, custom_objects, module_objects)
+    cls = _require(cls, class_name, module, "class", registered)
+    if isinstance(cls, types.FunctionType):
+        return cls
+    if not hasattr(cls, "from_config"):
+        raise ValueError(f"{class_name} has no from_config(), so it cannot be rebuilt")
+    if not isinstance(inner, dict):
+        raise ValueError(f"the entry of {class_name} needs a dict 'config', got {inner!r:.100}")
+    with CustomObjectScope(custom_objects):
+        instance = cls.from_config(inner)
+        build_config = config.get("build_config")
+        if build_config and hasattr(instance, "build_from_config") and not instance.built:
+            instance.build_from_config(again(build_config))
+    return instance
+
+
+def _field(inner, key, kinds):
+    if not isinstance(inner, dict) or not isinstance(inner.get(key), kinds):
+        raise ValueError(f"a malformed entry: expected {key!r} in {inner!r:.100}")
+    return inner[key]
+
+
+def _lookup(registered, name, module, custom_objects, module_objects):
+    for key in (registered, name):
+        if isinstance(key, str):
+            found = get_registered_object(key, custom_objects)
+            if found is not None:
+                return found
+    found = _builtin(module, name)
+    if found is None and module_objects is not None:
+        found = module_objects.get(name)
+    if found is None and module is None:  # an older entry without a module: any family
+        for family in _FAMILIES:
+            found = _builtin(family, name)
+            if found is not None:
+                break
+    return found
+
+
+def _require(found, name, module, kind, registered=None):
+    if found is not None:
+        return found
+    where = f" from {module}" if module else ""
+    key = registered if isinstance(registered, str) and registered else name
+    raise ValueError(
+        f"unknown {kind} {key!r}{where}: minikeras has no built-in of that name. If it is "
+        "your own, import the module that defines it (decorated with "
+        "@minikeras.saving.register_keras_serializable()), or pass "
+        f"custom_objects={{{name!r}: ...}}; loading never imports code named in a file"
+    )
