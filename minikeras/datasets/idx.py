@@ -2,6 +2,7 @@
 
 import gzip
 import os
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -37,8 +38,11 @@ def read_idx(path):
     """
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as file:
-        raw = file.read()
+    try:
+        with opener(path, "rb") as file:
+            raw = file.read()
+    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+        raise ValueError(f"{path} is not a readable gzip file: {error}") from None
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_TYPES:
         raise ValueError(f"{path} is not an IDX file (bad magic number {raw[:4]!r})")
     ndim = raw[3]
