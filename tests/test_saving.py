@@ -240,7 +240,7 @@ def test_functional_config_has_keras_layers_and_inbound_nodes():
     assert [entry["class_name"] for entry in config["layers"]] == ["InputLayer", "Dense"]
     node = config["layers"][1]["inbound_nodes"][0]
     assert node["args"][0]["config"]["keras_history"] == ["x", 0, 0]
-    assert config["output_layers"]["config"]["keras_history"] == ["out", 0, 0]
+    assert config["output_layers"] == ["out", 0, 0]  # Keras writes [layer, node, tensor]
 
 
 class MLP(Model):

@@ -46,7 +46,7 @@ def functional_config(model):
         >>> from minikeras.layers import Dense
         >>> x = Input((3,), name="x")
         >>> config = functional_config(Model(x, Dense(2, name="out")(x)))
-        >>> [entry["name"] for entry in config["layers"]], config["output_layers"]["config"]["keras_history"]
+        >>> [entry["name"] for entry in config["layers"]], config["output_layers"]
         (['x', 'out'], ['out', 0, 0])
     """  # noqa: E501
     history = {}  # id(SymbolicTensor) -> [layer name, node index, tensor index]
@@ -82,9 +82,16 @@ def functional_config(model):
     return {
         **Layer.get_config(model),
         "layers": entries,
-        "input_layers": _encode(model._inputs, history, model.name),
-        "output_layers": _encode(model._outputs, history, model.name),
+        "input_layers": _triples(model._inputs, history),
+        "output_layers": _triples(model._outputs, history),
     }
+
+
+def _triples(structure, history):
+    """A model's inputs or outputs as Keras writes them: `[layer name, node, tensor]` each."""
+    leaves = _leaves(structure)
+    triples = [history[id(tensor)] for tensor in leaves]
+    return triples[0] if isinstance(structure, SymbolicTensor) else triples
 
 
 def _unique(name, taken):
@@ -113,6 +120,24 @@ def _encode(value, history, where):
     raise ValueError(
         f"save: {where} has an argument of type {type(value).__name__}, which a file cannot hold"
     )
+
+
+def _is_triple(value):
+    return (
+        isinstance(value, list)
+        and len(value) == 3
+        and isinstance(value[0], str)
+        and all(type(v) is int for v in value[1:])
+    )
+
+
+def _keras_triples(value):
+    """Keras writes a model's inputs and outputs as `[layer name, node, tensor]` triples."""
+    if _is_triple(value):
+        return {"class_name": _TENSOR, "config": {"keras_history": value}}
+    if isinstance(value, list) and value and all(_is_triple(item) for item in value):
+        return [_keras_triples(item) for item in value]
+    return value
 
 
 def _decode(value, tensors):
@@ -196,8 +221,8 @@ def _rebuild(cls, config):
             stuck = [name for _, name, nodes, done in pending if done < len(nodes)]
             raise ValueError(f"the calls of layers {stuck} use tensors that no call makes")
     try:
-        inputs = _decode(config.get("input_layers"), tensors)
-        outputs = _decode(config.get("output_layers"), tensors)
+        inputs = _decode(_keras_triples(config.get("input_layers")), tensors)
+        outputs = _decode(_keras_triples(config.get("output_layers")), tensors)
     except KeyError as error:
         raise ValueError(f"the model's inputs or outputs name an unknown tensor {error}") from None
     base = {key: config[key] for key in ("name", "trainable", "dtype") if key in config}

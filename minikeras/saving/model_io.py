@@ -8,6 +8,9 @@ and drops out, and those that layers hold). See `weights` for how weights
 are matched and checked.
 """
 
+import os
+import zipfile
+
 import numpy as np
 
 from minikeras import losses, metrics, optimizers, random
@@ -109,6 +112,21 @@ def _training_payload(model, table):
         return None, None, None
 
 
+def _is_keras_file(filepath):
+    """Whether the file is a Keras-format zip (its weights are model.weights.*), not read whole."""
+    try:
+        if not os.path.isfile(filepath) or not zipfile.is_zipfile(filepath):
+            return False
+        with zipfile.ZipFile(filepath) as archive:
+            names = archive.namelist()[:MAX_NAMES_TO_LOOK_AT]
+            return "model.weights.h5" in names or "model.weights.npz" in names
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+MAX_NAMES_TO_LOOK_AT = 64
+
+
 def save_model(model, filepath, overwrite=True):
     """Saves a model: its architecture, its weights and its training state, atomically.
 
@@ -141,6 +159,10 @@ def save_model(model, filepath, overwrite=True):
         >>> np.array_equal(loaded.predict(np.ones((1, 3))), model.predict(np.ones((1, 3))))
         True
     """
+    if os.fspath(filepath).endswith(".keras"):  # Keras 3's format, which Keras loads too
+        from minikeras.saving.keras_file import save_keras_model
+
+        return save_keras_model(model, filepath, overwrite=overwrite)
     _check_built(model, "save")
     entry = serialize_layer(model)
     table = weight_table(model)
@@ -191,6 +213,10 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 (Kera
         >>> int(load_model(path).optimizer.iterations.numpy())
         1
     """
+    if _is_keras_file(filepath):  # a .keras zip, from Keras or from minikeras
+        from minikeras.saving.keras_file import load_keras_model
+
+        return load_keras_model(filepath, custom_objects=custom_objects, compile=compile)
     contents = archive.read_archive(filepath)
     if contents.kind != "model":
         raise LoadError(

@@ -190,8 +190,8 @@ def serialize_layer(layer):
     Example:
         >>> from minikeras.layers import Dense
         >>> entry = serialize_layer(Dense(3, name="d"))
-        >>> entry["class_name"], entry["registered_name"], entry["config"]["units"]
-        ('Dense', 'Dense', 3)
+        >>> entry["module"], entry["class_name"], entry["registered_name"], entry["config"]["units"]
+        ('keras.layers', 'Dense', None, 3)
     """
     problem = _rebuild_problem(layer)
     if problem:
@@ -206,12 +206,13 @@ def serialize_layer(layer):
                 _function(value, objects)
             except ValueError as error:
                 raise ValueError(f"save: {cls.__name__} '{layer.name}', {key!r}: {error}") from None
-    entry = {
-        "module": cls.__module__,
+    public = serialization_lib.public_module(cls)
+    entry = {  # Keras 3's entry: a built-in is named by its public module, without a registry name
+        "module": public or cls.__module__,
         "class_name": cls.__name__,
         "config": config,
-        "registered_name": get_registered_name(cls),
-    }  # the older minikeras entry; the Keras-format work replaces it
+        "registered_name": None if public else get_registered_name(cls),
+    }
     shape = layer.__dict__.get("_build_input_shape")
     if layer.built and shape is not None:
         entry["build_config"] = {"input_shape": _batchless(shape)}

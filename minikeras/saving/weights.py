@@ -220,6 +220,10 @@ def save_weights(layer, filepath, overwrite=True):
         True
     """
     _check_built(layer, "save_weights")
+    if os.fspath(filepath).endswith(".weights.h5"):  # Keras's layout: keras load_weights reads it
+        from minikeras.saving.keras_file import save_keras_weights
+
+        return save_keras_weights(layer, filepath, overwrite=overwrite)
     index, arrays = _weights_payload(weight_table(layer))
     archive.write_archive(
         filepath, "weights", {"weights.json": index}, {"weights.npz": arrays}, overwrite
@@ -262,6 +266,13 @@ def load_weights(layer, filepath, skip_mismatch=False):
         ...
     """
     _check_built(layer, "load_weights")
+    if os.fspath(filepath).endswith(".h5"):  # Keras's .weights.h5 layout
+        from minikeras.saving.keras_file import load_keras_weights
+
+        with open(filepath, "rb") as stream:
+            data = stream.read()
+        load_keras_weights(layer, data, filepath)()
+        return
     contents = archive.read_archive(filepath)
     pairs, problems = _match(weight_table(layer), _read_weights(contents, filepath))
     if problems and not skip_mismatch:

@@ -1,0 +1,510 @@
+"""Keras 3's `.keras` files and `.weights.h5` files, read and written by minikeras.
+
+A `.keras` file is a zip of `metadata.json`, `config.json` (the model's
+entry, its `build_config` and `compile_config`) and `model.weights.h5` (every
+variable at the path `keras_layout` gives). Reading one checks everything
+before it changes anything: the JSON (duplicate keys refused), every class
+and option (`keras_config`), every weight's path, shape and dtype, and that
+float64 values fit a float32 weight. Loading never unpickles: a file whose
+weights come as `model.weights.npz` is read only if it holds plain arrays.
+
+HDF5 is read and written with h5py, a run-time dependency of minikeras.
+"""
+
+import io
+import json
+import os
+import stat
+import zipfile
+
+import numpy as np
+
+from minikeras.saving import keras_config, keras_layout
+from minikeras.saving.archive import LoadError
+
+__all__ = [
+    "KERAS_FORMAT_VERSION",
+    "keras_weights_bytes",
+    "load_keras_model",
+    "load_keras_weights",
+    "read_keras_archive",
+    "save_keras_model",
+    "save_keras_weights",
+]
+
+# The Keras release whose `.keras` layout minikeras writes (metadata.json's keras_version).
+KERAS_FORMAT_VERSION = "3.5.0"
+# The member that holds minikeras's own record (see `save_keras_model`); Keras ignores it.
+MINIKERAS_MEMBER = "minikeras/model.minikeras"
+
+MAX_ENTRIES = 1000  # a .keras zip holds three members (and assets): anything past this is not one
+MAX_JSON_BYTES = 64 * 2**20
+
+
+def _h5py():
+    try:
+        import h5py
+    except ImportError:
+        raise ImportError(
+            "reading and writing Keras files needs h5py: pip install h5py (minikeras lists "
+            "it as a dependency; it is missing from this environment)"
+        ) from None
+    return h5py
+
+
+def _unique_keys(pairs):
+    found = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"duplicate key {key!r}")
+        found[key] = value
+    return found
+
+
+def _regular_file(path):
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        raise OSError(f"load: cannot open {os.fspath(path)!r}: {error.strerror}") from None
+    if not stat.S_ISREG(mode):
+        raise LoadError(path, ["it is not a regular file (a directory, a device or a pipe)"])
+
+
+def read_keras_archive(path):
+    """The members of a `.keras` zip: its JSON documents parsed, its weights file's bytes.
+
+    Args:
+        path: the file.
+
+    Returns:
+        `(config, metadata, weights, members)`: the parsed `config.json` and
+        `metadata.json`, the bytes of `model.weights.h5` (or of
+        `model.weights.npz`, or None), and the dict of the other members' bytes.
+
+    Raises:
+        OSError: if the file cannot be opened.
+        LoadError: for a file that is not a `.keras` zip, an oversized or
+            malformed member, or invalid JSON.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "x.keras"
+        >>> _ = path.write_bytes(b"not a zip")
+        >>> mk.saving.keras_file.read_keras_archive(path)
+        Traceback (most recent call last):
+        ...
+        minikeras.saving.archive.LoadError: Cannot load '...x.keras': 1 problem; nothing was changed.
+          - it is not a zip archive, so not a .keras file
+    """  # noqa: E501
+    _regular_file(path)
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError):
+        raise LoadError(path, ["it is not a zip archive, so not a .keras file"]) from None
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > MAX_ENTRIES:
+            raise LoadError(path, [f"it holds {len(infos)} members; a .keras file has a few"])
+        members = {}
+        for info in infos:
+            if info.filename in members:
+                raise LoadError(path, [f"the member {info.filename!r} appears twice"])
+            limit = MAX_JSON_BYTES if info.filename.endswith(".json") else None
+            if limit is not None and info.file_size > limit:
+                raise LoadError(path, [f"{info.filename} claims {info.file_size} bytes"])
+            try:
+                with archive.open(info) as stream:
+                    data = stream.read(limit + 1) if limit else stream.read()
+            except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+                raise LoadError(path, [f"{info.filename} is corrupted: {error}"]) from None
+            if limit is not None and len(data) > limit:
+                raise LoadError(path, [f"{info.filename} is larger than it claims"])
+            members[info.filename] = data
+    documents = {}
+    for name in ("config.json", "metadata.json"):
+        if name not in members:
+            raise LoadError(path, [f"it has no {name}, so it is not a .keras file"])
+        try:
+            documents[name] = json.loads(members.pop(name), object_pairs_hook=_unique_keys)
+        except ValueError as error:
+            raise LoadError(path, [f"{name} is not valid JSON: {error}"]) from None
+        if not isinstance(documents[name], dict):
+            raise LoadError(path, [f"{name} must hold a JSON object"])
+    weights = members.pop("model.weights.h5", None)
+    if weights is None:
+        weights = members.pop("model.weights.npz", None)
+    return documents["config.json"], documents["metadata.json"], weights, members
+
+
+def _weights_reader(path, data):
+    """`read(group_path)` -> list of arrays of that group, for an .h5 or a plain .npz."""
+    if data[:4] == b"PK\x03\x04":  # an .npz: plain arrays only, never pickles
+        try:
+            npz = np.load(io.BytesIO(data), allow_pickle=False)
+            arrays = {key: npz[key] for key in npz.files}
+        except ValueError as error:
+            raise LoadError(path, [f"model.weights.npz holds objects, refused: {error}"]) from None
+
+        def read_npz(group):
+            found, index = [], 0
+            while f"{group}/{index}" in arrays:
+                found.append(arrays[f"{group}/{index}"])
+                index += 1
+            return found
+
+        return read_npz
+    h5py = _h5py()
+    try:
+        file = h5py.File(io.BytesIO(data), "r")
+    except OSError as error:
+        raise LoadError(path, [f"the weights are not a readable HDF5 file: {error}"]) from None
+
+    def read_h5(group):
+        if group not in file:
+            return None
+        node = file[group]
+        if not isinstance(node, h5py.Group):
+            return None
+        return [node[str(index)] for index in range(len(node)) if str(index) in node]
+
+    return read_h5
+
+
+def _check_value(variable, dataset, where, problems):
+    """The dataset's values for `variable`, or None with the problem recorded."""
+    shape = tuple(dataset.shape)
+    if shape != tuple(variable.shape):
+        problems.append(
+            f"{where}: the file's weight has shape {shape}, '{variable.path}' needs "
+            f"{tuple(variable.shape)}"
+        )
+        return None
+    dtype = np.dtype(dataset.dtype)
+    if dtype.kind not in "biuf":
+        problems.append(f"{where}: the file's weight has dtype {dtype}, not numbers")
+        return None
+    array = np.asarray(dataset[()])
+    target = np.dtype(variable.dtype)
+    if target.kind == "f" and array.dtype.kind == "f":
+        finite = np.isfinite(array)
+        if (np.abs(array[finite]) > np.finfo(target).max).any():
+            problems.append(f"{where}: values do not fit '{variable.path}' ({target})")
+            return None
+    return array.astype(target)
+
+
+def load_keras_weights(model, data, path, optimizer=None):
+    """Checks every weight of a Keras weights file against `model`; returns the assigner.
+
+    Args:
+        model: the built model.
+        data: the bytes of `model.weights.h5` (or `.npz`).
+        path: the file, for messages.
+        optimizer: the model's built optimizer, to restore its variables too.
+
+    Returns:
+        A function that assigns everything (called only once all is checked).
+
+    Raises:
+        LoadError: listing every problem; nothing has been assigned.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> data = mk.saving.keras_file.keras_weights_bytes(model)
+        >>> callable(mk.saving.keras_file.load_keras_weights(model, data, "m"))
+        True
+    """
+    read = _weights_reader(path, data)
+    problems, assignments = [], []
+    for group, variables in keras_layout.variable_groups(model):
+        datasets = read(group)
+        if datasets is None:
+            if variables:
+                problems.append(f"{group}: missing (the model needs {len(variables)} weights)")
+            continue
+        if len(datasets) != len(variables):
+            problems.append(
+                f"{group}: the file has {len(datasets)} weights, the model needs {len(variables)}"
+            )
+            continue
+        for index, (variable, dataset) in enumerate(zip(variables, datasets)):
+            array = _check_value(variable, dataset, f"{group}/{index}", problems)
+            if array is not None:
+                assignments.append((variable, array))
+    if optimizer is not None:
+        slots = keras_layout.optimizer_variables(optimizer)
+        datasets = read("optimizer/vars")
+        if datasets is not None and len(datasets) == len(slots):
+            for index, (variable, dataset) in enumerate(zip(slots, datasets)):
+                array = _check_value(variable, dataset, f"optimizer/vars/{index}", problems)
+                if array is not None:
+                    assignments.append((variable, array))
+        elif datasets is not None:
+            problems.append(
+                f"optimizer/vars: the file has {len(datasets)} variables, the "
+                f"{type(optimizer).__name__} needs {len(slots)}"
+            )
+    if problems:
+        raise LoadError(path, problems)
+
+    def assign():
+        for variable, array in assignments:
+            variable.assign(array)
+
+    return assign
+
+
+def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Keras's name)
+    """Reads a `.keras` file that Keras 3 (any backend) or minikeras wrote.
+
+    Args:
+        path: the file.
+        custom_objects: optional dict of name -> class or function, for
+            classes and functions that are not registered.
+        compile: compile the model as the file says, and restore the
+            optimizer's state where minikeras has the same optimizer.
+
+    Returns:
+        The model, built, with the file's weights.
+
+    Raises:
+        OSError: if the file cannot be opened.
+        LoadError: listing every problem (a class or option minikeras lacks,
+            a weight that does not fit); nothing is half-loaded.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "empty.keras"
+        >>> mk.saving.keras_file.load_keras_model(path)
+        Traceback (most recent call last):
+        ...
+        OSError: load: cannot open '...empty.keras': No such file or directory
+    """
+    from minikeras import losses, metrics, optimizers
+    from minikeras.saving.registry import deserialize_layer
+
+    config, _, weights, members = read_keras_archive(path)
+    if MINIKERAS_MEMBER in members:  # minikeras's own record of the same model: exact
+        return _load_own_record(path, members[MINIKERAS_MEMBER], custom_objects, compile)
+    where = os.path.basename(os.fspath(path))
+    try:
+        entry = keras_config.clean_entry(config, where)
+        model = deserialize_layer(entry, custom_objects)
+        build_config = config.get("build_config")
+        if not model.built and build_config:
+            model.build_from_config(keras_config.clean_entry(build_config))
+        arguments = None
+        if compile and config.get("compile_config"):
+            arguments = keras_config.compile_arguments(config["compile_config"], where)
+    except ValueError as error:
+        if isinstance(error, LoadError):
+            raise
+        raise LoadError(path, [str(error)]) from error
+    optimizer = None
+    if arguments is not None:
+        optimizer = optimizers.get(arguments["optimizer"])
+        loss = _loss(arguments["loss"], losses)
+        metric_list = [_metric(m, metrics) for m in arguments["metrics"] or []]
+        model.compile(optimizer=optimizer, loss=loss, metrics=metric_list or None)
+        optimizer.build(model.trainable_weights)
+    if weights is None:
+        raise LoadError(path, ["it has no model.weights.h5"])
+    assign = load_keras_weights(model, weights, path, optimizer)
+    assign()
+    return model
+
+
+def _load_own_record(path, record, custom_objects, compile):
+    import tempfile
+
+    from minikeras.saving.model_io import load_model
+
+    with tempfile.TemporaryDirectory() as folder:
+        own = os.path.join(folder, "model.minikeras")
+        with open(own, "wb") as stream:
+            stream.write(record)
+        try:
+            return load_model(own, custom_objects=custom_objects, compile=compile)
+        except LoadError as error:
+            raise LoadError(path, [f"{MINIKERAS_MEMBER}: {p}" for p in error.problems]) from None
+
+
+def _loss(entry, losses):
+    if entry is None or isinstance(entry, str):
+        return entry
+    return losses.deserialize(entry)
+
+
+def _metric(entry, metrics):
+    if isinstance(entry, str):
+        return entry
+    return metrics.deserialize(entry)
+
+
+# ------------------------------------------------------------------- writing
+
+
+def keras_weights_bytes(model, optimizer=None):
+    """The bytes of a `model.weights.h5` holding `model`'s weights in Keras's layout.
+
+    Args:
+        model: a built model.
+        optimizer: a built optimizer whose variables go to `optimizer/vars`.
+
+    Returns:
+        The HDF5 file's bytes.
+
+    Raises:
+        ValueError: if a weight has no place in Keras's layout, or the
+            optimizer is of a kind whose Keras layout is not known.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> mk.saving.keras_file.keras_weights_bytes(model)[:4]
+        b'\\x89HDF'
+    """
+    h5py = _h5py()
+    buffer = io.BytesIO()
+    with h5py.File(buffer, "w") as file:
+        for path, variables in keras_layout.variable_groups(model):
+            group = file.require_group(path)
+            for index, variable in enumerate(variables):
+                group.create_dataset(str(index), data=variable.numpy())
+        if optimizer is not None:
+            group = file.require_group("optimizer/vars")
+            for index, variable in enumerate(keras_layout.optimizer_variables(optimizer)):
+                group.create_dataset(str(index), data=np.asarray(variable.numpy()))
+    return buffer.getvalue()
+
+
+def save_keras_weights(model, path, overwrite=True):
+    """Writes `model`'s weights as Keras's `.weights.h5` (what `keras.Model.load_weights` reads).
+
+    Args:
+        model: a built model.
+        path: the file, ending in `.weights.h5`.
+        overwrite: if False, an existing file is an error.
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: if the model is not built, or a weight has no place in Keras's layout.
+        FileExistsError: if the file exists and `overwrite` is False.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> mk.saving.keras_file.save_keras_weights(model, pathlib.Path(tempfile.mkdtemp()) / "w.weights.h5")
+    """  # noqa: E501
+    from minikeras.saving.archive import atomic_write
+
+    if not model.built:
+        raise ValueError(f"save_weights: '{model.name}' is not built yet, so it has no weights")
+    data = keras_weights_bytes(model)
+    atomic_write(path, lambda stream: stream.write(data), overwrite=overwrite)
+
+
+def _compile_config(model):
+    from minikeras import losses, metrics, optimizers
+
+    if not getattr(model, "compiled", False):
+        return None
+    identifier = model._loss_identifier
+    loss = identifier if isinstance(identifier, str) else losses.serialize(identifier)
+    metric_entries = []
+    for metric in model.metrics:
+        entry = metrics.serialize(metric)
+        # The metric that "accuracy" became is written as the name Keras reads.
+        if isinstance(entry, dict) and entry.get("config", {}).get("name") == "accuracy":
+            entry = "accuracy"
+        metric_entries.append(_keras_entry(entry, "keras.metrics"))
+    return {
+        "optimizer": _keras_entry(optimizers.serialize(model.optimizer), "keras.optimizers"),
+        "loss": _keras_entry(loss, "keras.losses"),
+        "loss_weights": None,
+        "metrics": metric_entries or None,
+        "weighted_metrics": None,
+        "run_eagerly": False,
+        "steps_per_execution": 1,
+        "jit_compile": False,
+    }
+
+
+def _keras_entry(entry, module):
+    """A family's older `{"class_name", "config"}` entry with Keras's module and registry keys."""
+    if isinstance(entry, dict) and "class_name" in entry and "module" not in entry:
+        return {"module": module, **entry, "registered_name": entry.get("registered_name")}
+    return entry
+
+
+def save_keras_model(model, path, overwrite=True):
+    """Writes a model as a Keras 3 `.keras` file, which `keras.saving.load_model` reads.
+
+    The zip holds what Keras reads (`metadata.json`, `config.json` with the
+    model's entry, `build_config` and `compile_config`, and
+    `model.weights.h5` with the optimizer's state too), and, in the member
+    `minikeras/model.minikeras`, minikeras's own record of the same model
+    (its weights by tracked path, the training state and the random
+    generators' states), from which minikeras resumes training bit-exactly.
+    Keras ignores that member. The write is atomic.
+
+    Args:
+        model: a built functional, Sequential or registered model.
+        path: the file, ending in `.keras`.
+        overwrite: if False, an existing file is an error.
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: if the model is not built or cannot be rebuilt from its config.
+        FileExistsError: if the file exists and `overwrite` is False.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> mk.saving.keras_file.save_keras_model(model, pathlib.Path(tempfile.mkdtemp()) / "m.keras")
+    """  # noqa: E501
+    import datetime
+    import tempfile
+
+    from minikeras import __version__
+    from minikeras.saving.archive import atomic_write
+    from minikeras.saving.model_io import save_model
+    from minikeras.saving.registry import serialize_layer
+
+    if not model.built:
+        raise ValueError(f"save: model '{model.name}' is not built yet; call it on data first")
+    entry = serialize_layer(model)
+    if entry.get("class_name") == "Sequential":
+        entry["module"], entry["registered_name"] = "keras", None
+    elif entry.get("class_name") == "Model" and "layers" in entry.get("config", {}):
+        entry.update(module="keras.src.models.functional", class_name="Functional",
+                     registered_name="Functional")  # fmt: skip
+    compile_config = _compile_config(model)
+    if compile_config is not None:
+        entry["compile_config"] = compile_config
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is not None and not optimizer.built:
+        optimizer = None
+    weights = keras_weights_bytes(model, optimizer)
+    with tempfile.TemporaryDirectory() as folder:
+        own = os.path.join(folder, "model.minikeras")
+        save_model(model, own)
+        with open(own, "rb") as stream:
+            record = stream.read()
+    metadata = {
+        "keras_version": KERAS_FORMAT_VERSION,
+        "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
+        "minikeras_version": __version__,
+    }
+
+    def write(stream):
+        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("metadata.json", json.dumps(metadata))
+            archive.writestr("config.json", json.dumps(entry))
+            archive.writestr("model.weights.h5", weights)
+            archive.writestr(MINIKERAS_MEMBER, record)
+
+    atomic_write(path, write, overwrite=overwrite)

@@ -1,0 +1,336 @@
+"""Where Keras 3 keeps each variable in `model.weights.h5`, for minikeras models.
+
+Keras addresses a variable by the path of objects that reach it, never by
+its name: a model's own variables are in `vars/0`, `vars/1`...; a Sequential
+or functional model's layers are in the container `layers`, each named after
+its class (`dense`, `dense_1`, ...) in the order of the model's `layers`; a
+layer's sub-layers are under the attribute that holds them (`lstm/cell`),
+private attributes last; the optimizer's variables are `optimizer/vars/<i>`.
+This module gives those paths for a minikeras model, so that a file written
+here is read by Keras and a file written by Keras is read here.
+
+Where a built-in minikeras layer keeps in one object what Keras splits into
+sub-layers (an LSTM's cell, MultiHeadAttention's four projections), the
+table `_SPLITS` says which variables go where.
+"""
+
+import re
+
+import numpy as np
+
+from minikeras.engine.tensor import Variable
+from minikeras.layers import tracking
+from minikeras.layers.input_layer import SymbolicTensor, map_structure
+from minikeras.layers.layer import Layer
+
+__all__ = [
+    "functional_order",
+    "optimizer_variables",
+    "snake_case",
+    "unique_name",
+    "variable_groups",
+]
+
+
+def snake_case(name):
+    """Keras's `to_snake_case`: the container name of a layer class.
+
+    Args:
+        name: a class name.
+
+    Returns:
+        The snake_case name (`"MaxPooling2D"` -> `"max_pooling2d"`).
+
+    Example:
+        >>> snake_case("MaxPooling2D"), snake_case("LSTM")
+        ('max_pooling2d', 'lstm')
+    """
+    name = re.sub(r"\W+", "", name)
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def unique_name(name, used):
+    """`name`, then `name_1`, `name_2`... within one container (Keras's rule).
+
+    Args:
+        name: the wanted name.
+        used: a dict of the names handed out so far in this container.
+
+    Returns:
+        The name to use.
+
+    Example:
+        >>> used = {}
+        >>> unique_name("dense", used), unique_name("dense", used)
+        ('dense', 'dense_1')
+    """
+    if name in used:
+        used[name] += 1
+        return f"{name}_{used[name]}"
+    used[name] = 0
+    return name
+
+
+def functional_order(model):
+    """A functional model's layers and Inputs in the order Keras's `model.layers` gives.
+
+    Keras sorts the graph's operations by decreasing depth (Inputs deepest),
+    and within one depth by the order a depth-first walk from the outputs
+    first reaches them. Config entries and weight containers follow it.
+
+    Args:
+        model: a functional minikeras model.
+
+    Returns:
+        A list whose items are layers, or `SymbolicTensor`s for the Inputs.
+
+    Example:
+        >>> a, b = mk.Input((4,), name="a"), mk.Input((3,), name="b")
+        >>> dense = mk.layers.Dense(5, name="d")
+        >>> model = mk.Model([a, b], mk.layers.concatenate([dense(a), b], name="c"))
+        >>> [getattr(item, "name", None) for item in functional_order(model)]
+        ['a', 'd', 'b', 'c']
+    """
+    inputs = []
+    map_structure(inputs.append, model._inputs)
+    input_ids = {id(t) for t in inputs}
+    index = {}  # id(operation) -> (first-reached order, operation): an Input stands for its own
+    post_order, finished = [], set()  # the calls (and Inputs) from the inputs to the outputs
+
+    def visit(tensor):
+        if id(tensor) in input_ids:
+            if id(tensor) not in finished:
+                index.setdefault(id(tensor), (len(index), tensor))
+                finished.add(id(tensor))
+                post_order.append((tensor, tensor, []))
+            return
+        node = tensor.node
+        if id(node) in finished:
+            return
+        index.setdefault(id(node.layer), (len(index), node.layer))
+        parents = node.input_tensors()
+        for parent in parents:
+            visit(parent)
+        finished.add(id(node))
+        post_order.append((node, node.layer, parents))
+
+    outputs = []
+    map_structure(outputs.append, model._outputs)
+    for tensor in outputs:
+        visit(tensor)
+    # A call's depth: 0 at the outputs, one more than the deepest call it feeds.
+    node_depth, operation_depth = {}, {}
+    for node, operation, parents in reversed(post_order):
+        depth = max(node_depth.setdefault(id(node), 0), operation_depth.get(id(operation), 0))
+        operation_depth[id(operation)] = node_depth[id(node)] = depth
+        for parent in parents:
+            key = id(parent) if id(parent) in input_ids else id(parent.node)
+            node_depth[key] = max(depth + 1, node_depth.get(key, 0))
+    ordered = sorted(index.values(), key=lambda pair: (-operation_depth[id(pair[1])], pair[0]))
+    return [operation for _, operation in ordered]
+
+
+def _own_and_children(layer):
+    """The layer's own variables (creation order) and its direct sub-layers by attribute."""
+    children, sub_weights = [], set()
+    for path, owner, value in tracking.walk(layer):
+        if owner is layer and isinstance(value, Layer):
+            children.append((path, value))
+            sub_weights.update(id(w) for w in value.weights)
+    own = [w for w in layer.weights if id(w) not in sub_weights]
+    return own, children
+
+
+def _rnn_cell(layer, own):
+    return [("cell/vars", own)]
+
+
+def _attention(layer, own):
+    parts = ("query", "key", "value", "output")
+    groups = []
+    for part in parts:
+        prefix = "attention_output" if part == "output" else part
+        found = [w for w in own if w.name in (f"{prefix}_kernel", f"{prefix}_bias")]
+        found += [
+            w for w in own if w.path.endswith(f"/{part}_kernel") or w.path.endswith(f"/{part}_bias")
+        ]
+        unique = list({id(w): w for w in found}.values())
+        groups.append((f"_{part}_dense/vars", unique))
+    return groups
+
+
+# Built-in layers that hold in one object what Keras splits into sub-layers.
+_SPLITS = {
+    "SimpleRNN": _rnn_cell,
+    "LSTM": _rnn_cell,
+    "GRU": _rnn_cell,
+    "MultiHeadAttention": _attention,
+}
+
+
+def _layer_groups(layer, path, groups, visited):
+    if id(layer) in visited:
+        return
+    visited.add(id(layer))
+    own, children = _own_and_children(layer)
+    split = _SPLITS.get(type(layer).__name__)
+    if split is not None and not any(name == "cell" for name, _ in children):
+        groups.append((_join(path, "vars"), []))
+        for subpath, variables in split(layer, own):
+            groups.append((_join(path, subpath), variables))
+    else:
+        groups.append((_join(path, "vars"), own))
+    graph_layers = _graph_layers(layer)
+    if graph_layers is not None:
+        used = {}
+        for item in graph_layers:
+            if isinstance(item, SymbolicTensor):
+                name = unique_name("input_layer", used)
+                groups.append((_join(path, f"layers/{name}/vars"), []))
+            else:
+                name = unique_name(snake_case(type(item).__name__), used)
+                _layer_groups(item, _join(path, f"layers/{name}"), groups, visited)
+        return
+    containers = {}
+    for attribute, child in sorted(children, key=lambda pair: _name_key(pair[0])):
+        if "[" in attribute:  # inside a list, tuple or dict: named by class in that container
+            container = attribute.split("[")[0]
+            used = containers.setdefault(container, {})
+            name = unique_name(snake_case(type(child).__name__), used)
+            _layer_groups(child, _join(path, f"{container}/{name}"), groups, visited)
+        else:
+            _layer_groups(child, _join(path, attribute), groups, visited)
+
+
+def _graph_layers(layer):
+    """A Sequential's layers, a functional model's layers and Inputs; None otherwise."""
+    if getattr(layer, "_inputs", None) is None or not hasattr(layer, "_nodes"):
+        return None
+    if getattr(layer, "_summary_shows_inputs", True) is False:  # Sequential
+        return list(layer.layers)
+    return functional_order(layer)
+
+
+def _name_key(name):
+    return f"~{name}" if name.startswith("_") else name
+
+
+def _join(path, part):
+    return f"{path}/{part}" if path else part
+
+
+def variable_groups(model):
+    """Every group of variables in `model.weights.h5`, with its path, in Keras's layout.
+
+    Args:
+        model: a built minikeras model (or layer).
+
+    Returns:
+        A list of `(path, variables)`: `path` like `"layers/dense/vars"`, the
+        variables in the order of their datasets `0`, `1`, ... (empty groups too).
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2), mk.layers.Dense(1)])
+        >>> [(path, [w.name for w in ws]) for path, ws in variable_groups(model)]
+        [('vars', []), ('layers/dense/vars', ['kernel', 'bias']), ('layers/dense_1/vars', ['kernel', 'bias'])]
+    """  # noqa: E501
+    groups = []
+    _layer_groups(model, "", groups, set())
+    claimed = {id(w) for _, ws in groups for w in ws}
+    missing = [w for w in model.weights if id(w) not in claimed]
+    if missing:
+        raise ValueError(
+            f"the Keras layout does not place the weights {[w.path for w in missing]} of "
+            f"'{model.name}'"
+        )
+    return groups
+
+
+def is_variable(value):
+    """Whether `value` is a minikeras Variable (for the file code's checks).
+
+    Args:
+        value: anything.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> is_variable(mk.Variable(np.zeros(2))), is_variable(np.zeros(2))
+        (True, False)
+    """
+    return isinstance(value, Variable)
+
+
+# Keras creates an optimizer's slots in calls of `add_optimizer_variables`: within one
+# call they are interleaved variable by variable, calls follow one another.
+_SLOT_CALLS = {
+    "Adam": [("momentum", "velocity"), ("velocity_hat",)],
+    "AdamW": [("momentum", "velocity"), ("velocity_hat",)],
+    "SGD": [("momentum",)],
+    "RMSprop": [("velocity",), ("momentum",), ("average_gradient",)],
+    "Adagrad": [("accumulator",)],
+    "Adamax": [("momentum", "norm")],
+}
+
+
+class _LearningRate:
+    """Keras keeps a float learning rate as a variable (`optimizer/vars/1`); this stands for it."""
+
+    path = name = "learning_rate"
+    shape = ()
+    dtype = np.dtype("float32")
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+
+    def numpy(self):
+        return np.asarray(self.optimizer.learning_rate, dtype=np.float32)
+
+    def assign(self, value):
+        self.optimizer.learning_rate = float(np.asarray(value))
+
+
+def optimizer_variables(optimizer):
+    """A built optimizer's variables in the order of Keras's `optimizer/vars/<i>`.
+
+    `iterations`, then the learning rate (unless it is a schedule, which
+    Keras keeps in the config), then the slots as Keras creates them.
+
+    Args:
+        optimizer: a built minikeras optimizer of a kind Keras has.
+
+    Returns:
+        A list of Variables (the learning rate as a stand-in with `assign`).
+
+    Raises:
+        ValueError: for an optimizer whose Keras layout minikeras does not know.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2, name="d")])
+        >>> optimizer = mk.optimizers.Adam()
+        >>> optimizer.build(model.trainable_weights)
+        >>> [v.name for v in optimizer_variables(optimizer)][:4]
+        ['iterations', 'learning_rate', 'd_kernel_momentum', 'd_kernel_velocity']
+    """
+    kind = type(optimizer).__name__
+    if kind not in _SLOT_CALLS:
+        raise ValueError(
+            f"the Keras layout of {kind}'s state is not known to minikeras; known: "
+            f"{sorted(_SLOT_CALLS)}"
+        )
+    variables = list(optimizer.variables)
+    found = [variables[0]]
+    if isinstance(optimizer.learning_rate, (int, float, np.floating)):
+        found.append(_LearningRate(optimizer))
+    by_slot = {}
+    for slots in _SLOT_CALLS[kind]:
+        for slot in slots:
+            by_slot[slot] = [v for v in variables[1:] if v.name.endswith("_" + slot)]
+    count = len(optimizer._trainable_variables)
+    for slots in _SLOT_CALLS[kind]:
+        present = [slot for slot in slots if len(by_slot[slot]) == count and count]
+        for index in range(count):
+            found.extend(by_slot[slot][index] for slot in present)
+    return found

@@ -1,0 +1,281 @@
+"""Keras 3 files both ways: Keras's fixtures load without Keras; minikeras's files load in Keras.
+
+The fixtures in tests/fixtures/keras3 were made by `make_fixtures.py` there
+(Keras and JAX versions in `versions.json`); the tests that need Keras itself
+skip when it is not importable.
+"""
+
+import io
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minikeras as mk
+from minikeras.saving import LoadError
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "keras3"
+NAMES = ["mlp", "two_inputs", "cnn", "embedding_lstm", "batchnorm_adam", "custom_layer"]
+
+
+@mk.saving.register_keras_serializable(package="fixtures")
+class Scale(mk.layers.Layer):
+    """The minikeras twin of the fixtures' registered Keras layer."""
+
+    def __init__(self, initial=2.0, **kwargs):
+        super().__init__(**kwargs)
+        self.initial = initial
+
+    def build(self, input_shape):
+        self.scale = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="scale")
+
+    def call(self, inputs):
+        return inputs * self.scale
+
+    def get_config(self):
+        return {**super().get_config(), "initial": self.initial}
+
+
+def _inputs(name):
+    data = np.load(FIXTURES / f"{name}.npz")
+    inputs = [data[key] for key in sorted(data.files) if key.startswith("input_")]
+    return (inputs if len(inputs) > 1 else inputs[0]), data["predictions"]
+
+
+def _rewrite(source, target, change_config=None, members=None):
+    """Copies a .keras zip, changing its config.json or its members."""
+    with zipfile.ZipFile(source) as archive:
+        contents = {name: archive.read(name) for name in archive.namelist()}
+    if change_config is not None:
+        config = json.loads(contents["config.json"])
+        change_config(config)
+        contents["config.json"] = json.dumps(config).encode()
+    contents.update(members or {})
+    with zipfile.ZipFile(target, "w") as archive:
+        for name, data in contents.items():
+            if data is not None:
+                archive.writestr(name, data)
+    return target
+
+
+# --------------------------------------------------------- Keras 3 -> minikeras
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_keras_files_load_and_predict_as_keras_did(name):
+    model = mk.models.load_model(FIXTURES / f"{name}.keras")
+    inputs, expected = _inputs(name)
+    np.testing.assert_allclose(model.predict(inputs, verbose=0), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_compiled_keras_file_brings_its_optimizer_state():
+    model = mk.models.load_model(FIXTURES / "batchnorm_adam.keras")
+    assert isinstance(model.optimizer, mk.optimizers.Adam)
+    assert model.optimizer.learning_rate == pytest.approx(0.01)
+    assert int(model.optimizer.iterations.numpy()) == 4  # Keras fit 32 samples in batches of 8
+    import h5py
+
+    with zipfile.ZipFile(FIXTURES / "batchnorm_adam.keras") as archive:
+        weights = h5py.File(io.BytesIO(archive.read("model.weights.h5")), "r")
+        first_kernel_momentum = weights["optimizer/vars/2"][()]
+    momentum = next(v for v in model.optimizer.variables if v.name.endswith("kernel_momentum"))
+    np.testing.assert_array_equal(momentum.numpy(), first_kernel_momentum)
+    x = np.random.default_rng(0).standard_normal((16, 6)).astype("float32")
+    model.fit(x, np.arange(16) % 3, epochs=1, batch_size=8, verbose=0)
+    assert int(model.optimizer.iterations.numpy()) == 6
+
+
+def test_an_unregistered_custom_class_is_named_with_the_fix(tmp_path):
+    target = _rewrite(
+        FIXTURES / "custom_layer.keras",
+        tmp_path / "renamed.keras",
+        lambda c: c["config"]["layers"][1].update(registered_name="elsewhere>Scale"),
+    )
+    with pytest.raises(LoadError, match=r"unknown layer class 'elsewhere>Scale'.*custom_objects"):
+        mk.models.load_model(target)
+    model = mk.models.load_model(target, custom_objects={"elsewhere>Scale": Scale})
+    inputs, expected = _inputs("custom_layer")
+    np.testing.assert_allclose(model.predict(inputs, verbose=0), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_layer_or_option_minikeras_lacks_is_named(tmp_path):
+    lacking = _rewrite(
+        FIXTURES / "mlp.keras",
+        tmp_path / "lacking.keras",
+        lambda c: c["config"]["layers"][1].update(class_name="ConvLSTM3D"),
+    )
+    with pytest.raises(LoadError, match="keras.layers.ConvLSTM3D, which minikeras does not have"):
+        mk.models.load_model(lacking)
+    quantized = _rewrite(
+        FIXTURES / "mlp.keras",
+        tmp_path / "quantized.keras",
+        lambda c: c["config"]["layers"][1]["config"].update(quantization_config={"mode": "int8"}),
+    )
+    with pytest.raises(LoadError, match="Dense 'dense.*quantization_config"):
+        mk.models.load_model(quantized)
+
+
+def test_duplicate_json_keys_are_refused(tmp_path):
+    with zipfile.ZipFile(FIXTURES / "mlp.keras") as archive:
+        text = archive.read("config.json").decode()
+    doubled = text.replace(
+        '"class_name": "Sequential"', '"class_name": "Sequential", "class_name": "X"', 1
+    )
+    target = _rewrite(
+        FIXTURES / "mlp.keras", tmp_path / "d.keras", members={"config.json": doubled.encode()}
+    )
+    with pytest.raises(LoadError, match="duplicate key 'class_name'"):
+        mk.models.load_model(target)
+
+
+def _npz_members(arrays):
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return {"model.weights.h5": None, "model.weights.npz": buffer.getvalue()}
+
+
+def test_npz_weights_are_read_when_plain_and_refused_when_they_hold_objects(tmp_path):
+    reference = mk.models.load_model(FIXTURES / "mlp.keras")
+    plain = {"layers/dense/vars/0": reference.layers[0].kernel.numpy(),
+             "layers/dense/vars/1": reference.layers[0].bias.numpy(),
+             "layers/dense_1/vars/0": reference.layers[1].kernel.numpy(),
+             "layers/dense_1/vars/1": reference.layers[1].bias.numpy()}  # fmt: skip
+    target = _rewrite(FIXTURES / "mlp.keras", tmp_path / "npz.keras", members=_npz_members(plain))
+    loaded = mk.models.load_model(target)
+    np.testing.assert_array_equal(loaded.layers[1].bias.numpy(), plain["layers/dense_1/vars/1"])
+    hostile = dict(plain, **{"layers/dense/vars/1": np.array([object()] * 16, dtype=object)})
+    target = _rewrite(FIXTURES / "mlp.keras", tmp_path / "obj.keras", members=_npz_members(hostile))
+    with pytest.raises(LoadError, match="holds objects, refused"):
+        mk.models.load_model(target)
+
+
+def test_a_weight_of_the_wrong_shape_is_refused_naming_it(tmp_path):
+    import h5py
+
+    with zipfile.ZipFile(FIXTURES / "mlp.keras") as archive:
+        original = archive.read("model.weights.h5")
+    buffer = io.BytesIO(original)
+    with h5py.File(buffer, "r+") as file:
+        kernel = file["layers/dense_1/vars/0"][()]
+        del file["layers/dense_1/vars/0"]
+        file["layers/dense_1/vars/0"] = kernel.reshape(kernel.shape[::-1])
+    target = _rewrite(FIXTURES / "mlp.keras", tmp_path / "bad.keras",
+                      members={"model.weights.h5": buffer.getvalue()})  # fmt: skip
+    with pytest.raises(LoadError, match=r"layers/dense_1/vars/0.*shape \(3, 16\).*needs \(16, 3\)"):
+        mk.models.load_model(target)
+
+
+def test_keras_weights_h5_load_into_a_model_built_by_code(tmp_path):
+    with zipfile.ZipFile(FIXTURES / "mlp.keras") as archive:
+        (tmp_path / "mlp.weights.h5").write_bytes(archive.read("model.weights.h5"))
+    model = mk.Sequential(
+        [mk.Input((8,)), mk.layers.Dense(16, activation="relu"),
+         mk.layers.Dense(3, activation="softmax")]
+    )  # fmt: skip
+    model.load_weights(tmp_path / "mlp.weights.h5")
+    inputs, expected = _inputs("mlp")
+    np.testing.assert_allclose(model.predict(inputs, verbose=0), expected, rtol=1e-5, atol=1e-6)
+
+
+# --------------------------------------------------------- minikeras -> Keras 3
+
+
+def _trained_mlp():
+    mk.utils.set_random_seed(0)
+    model = mk.Sequential(
+        [mk.Input((6,)), mk.layers.Dense(8, activation="relu"), mk.layers.Dense(3)], name="mlp"
+    )
+    loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    model.compile(mk.optimizers.Adam(0.01), loss, metrics=["accuracy"])
+    x = np.random.default_rng(0).standard_normal((16, 6)).astype("float32")
+    model.fit(x, np.arange(16) % 3, epochs=1, batch_size=8, verbose=0)
+    return model, x
+
+
+def test_minikeras_writes_keras_files_layout(tmp_path):
+    model, _ = _trained_mlp()
+    model.save(tmp_path / "m.keras")
+    with zipfile.ZipFile(tmp_path / "m.keras") as archive:
+        names = set(archive.namelist())
+        config = json.loads(archive.read("config.json"))
+        import h5py
+
+        weights = h5py.File(io.BytesIO(archive.read("model.weights.h5")), "r")
+        paths = []
+        weights.visititems(lambda name, node: paths.append(name))
+    assert {"metadata.json", "config.json", "model.weights.h5"} <= names
+    assert (config["module"], config["class_name"]) == ("keras", "Sequential")
+    dense = config["config"]["layers"][1]
+    assert (dense["module"], dense["class_name"], dense["registered_name"]) == (
+        "keras.layers", "Dense", None)  # fmt: skip
+    assert config["compile_config"]["optimizer"]["class_name"] == "Adam"
+    assert {"layers/dense/vars/0", "layers/dense_1/vars/1", "optimizer/vars/0"} <= set(paths)
+    np.testing.assert_array_equal(
+        weights["layers/dense_1/vars/0"][()], model.layers[1].kernel.numpy()
+    )
+    assert int(weights["optimizer/vars/0"][()]) == 2
+
+
+def test_a_minikeras_keras_file_resumes_bit_exactly(tmp_path):
+    model, x = _trained_mlp()
+    model.save(tmp_path / "m.keras")
+    restored = mk.models.load_model(tmp_path / "m.keras")
+    for each in (model, restored):
+        mk.utils.set_random_seed(5)
+        each.fit(x, np.arange(16) % 3, epochs=1, batch_size=8, verbose=0)
+    for a, b in zip(model.get_weights(), restored.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_weights_h5_round_trip(tmp_path):
+    model, x = _trained_mlp()
+    model.save_weights(tmp_path / "w.weights.h5")
+    copy = mk.Sequential(
+        [mk.Input((6,)), mk.layers.Dense(8, activation="relu"), mk.layers.Dense(3)]
+    )
+    copy.load_weights(tmp_path / "w.weights.h5")
+    np.testing.assert_array_equal(copy.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
+def _keras():
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    return pytest.importorskip("keras")
+
+
+def test_keras_loads_minikeras_files_and_continues_training(tmp_path):
+    keras = _keras()
+    model, x = _trained_mlp()
+    model.save(tmp_path / "m.keras")
+    loaded = keras.saving.load_model(tmp_path / "m.keras")
+    expected = model.predict(x, verbose=0)
+    np.testing.assert_allclose(
+        np.asarray(loaded.predict(x, verbose=0)), expected, rtol=1e-5, atol=1e-6
+    )
+    assert int(loaded.optimizer.iterations) == 2
+    keras_moments = [np.asarray(v) for v in loaded.optimizer.variables[2:]]
+    from minikeras.saving.keras_layout import optimizer_variables
+
+    ours = [np.asarray(v.numpy()) for v in optimizer_variables(model.optimizer)[2:]]
+    for a, b in zip(keras_moments, ours):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    # One more step each, on the same batch: the same weights (float32 tolerance).
+    y = np.arange(16) % 3
+    loaded.train_on_batch(x[:8], y[:8])
+    model.train_on_batch(x[:8], y[:8])
+    for a, b in zip(loaded.get_weights(), model.get_weights()):
+        np.testing.assert_allclose(np.asarray(a), b, rtol=1e-4, atol=1e-6)
+
+
+def test_keras_files_saved_now_load_in_minikeras(tmp_path):
+    keras = _keras()
+    a, b = keras.Input((4,), name="a"), keras.Input((3,), name="b")
+    merged = keras.layers.concatenate([keras.layers.Dense(5, activation="tanh")(a), b])
+    model = keras.Model([a, b], keras.layers.Dense(2)(merged))
+    model.save(tmp_path / "k.keras")
+    data = [np.ones((2, 4), "float32"), np.ones((2, 3), "float32")]
+    ours = mk.models.load_model(tmp_path / "k.keras")
+    expected = np.asarray(model.predict(data, verbose=0))
+    np.testing.assert_allclose(ours.predict(data, verbose=0), expected, rtol=1e-5, atol=1e-6)
