@@ -39,6 +39,35 @@ MINIKERAS_MEMBER = "minikeras/model.minikeras"
 
 MAX_ENTRIES = 1000  # a .keras zip holds three members (and assets): anything past this is not one
 MAX_JSON_BYTES = 64 * 2**20
+MAX_OTHER_BYTES = 64 * 2**20  # assets and minikeras's own record of the model's config
+_WEIGHT_MEMBERS = ("model.weights.h5", "model.weights.npz")
+
+
+class _LazyMember:
+    """A weights member, read only up to the size the built model says it can need.
+
+    A decompression bomb (a few kB that inflate to gigabytes) is refused
+    after reading at most that many bytes, never allocated whole.
+    """
+
+    def __init__(self, path, filename, info):
+        self.path, self.filename, self.info = path, filename, info
+
+    def read(self, limit):
+        """The member's bytes, or a LoadError if it claims or inflates past `limit`."""
+        name = self.info.filename
+        if self.info.file_size > limit:
+            raise LoadError(
+                self.path, [f"{name} claims {self.info.file_size} bytes; the model needs ~{limit}"]
+            )
+        try:
+            with zipfile.ZipFile(self.filename) as archive, archive.open(self.info) as stream:
+                data = stream.read(limit + 1)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+            raise LoadError(self.path, [f"{name} is corrupted: {error}"]) from None
+        if len(data) > limit:
+            raise LoadError(self.path, [f"{name} inflates past the ~{limit} bytes the model needs"])
+        return data
 
 
 def _h5py():
@@ -78,8 +107,9 @@ def read_keras_archive(path):
 
     Returns:
         `(config, metadata, weights, members)`: the parsed `config.json` and
-        `metadata.json`, the bytes of `model.weights.h5` (or of
-        `model.weights.npz`, or None), and the dict of the other members' bytes.
+        `metadata.json`, the weights member (`model.weights.h5` or `.npz`, or
+        None) to be read with `weights.read(limit)` once the model says how
+        large it may be, and the dict of the other members' bytes.
 
     Raises:
         OSError: if the file cannot be opened.
@@ -109,15 +139,20 @@ def read_keras_archive(path):
         for info in infos:
             if info.filename in members:
                 raise LoadError(path, [f"the member {info.filename!r} appears twice"])
-            limit = MAX_JSON_BYTES if info.filename.endswith(".json") else None
-            if limit is not None and info.file_size > limit:
+            if info.filename in _WEIGHT_MEMBERS:  # read once the model says how large it is
+                members[info.filename] = _LazyMember(path, archive.filename, info)
+                continue
+            limit = MAX_JSON_BYTES if info.filename.endswith(".json") else MAX_OTHER_BYTES
+            if info.compress_type == zipfile.ZIP_STORED:  # cannot inflate: as large as it is
+                limit = max(limit, info.compress_size)
+            if info.file_size > limit:
                 raise LoadError(path, [f"{info.filename} claims {info.file_size} bytes"])
             try:
                 with archive.open(info) as stream:
-                    data = stream.read(limit + 1) if limit else stream.read()
+                    data = stream.read(limit + 1)
             except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
                 raise LoadError(path, [f"{info.filename} is corrupted: {error}"]) from None
-            if limit is not None and len(data) > limit:
+            if len(data) > limit:
                 raise LoadError(path, [f"{info.filename} is larger than it claims"])
             members[info.filename] = data
     documents = {}
@@ -309,6 +344,10 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
         optimizer.build(model.trainable_weights)
     if weights is None:
         raise LoadError(path, ["it has no model.weights.h5"])
+    slots = model.weights + (list(optimizer.variables) if optimizer is not None else [])
+    needed = sum(int(np.prod(w.shape)) * np.dtype(w.dtype).itemsize for w in slots)
+    # HDF5's own bookkeeping: a few kB a dataset and group, and the file's header.
+    weights = weights.read(2 * needed + 64 * len(slots) * 1024 + 2**20)
     assign = load_keras_weights(model, weights, path, optimizer)
     assign()
     return model
@@ -505,6 +544,7 @@ def save_keras_model(model, path, overwrite=True):
             archive.writestr("metadata.json", json.dumps(metadata))
             archive.writestr("config.json", json.dumps(entry))
             archive.writestr("model.weights.h5", weights)
-            archive.writestr(MINIKERAS_MEMBER, record)
+            # Stored, not deflated: it is a zip already, and a stored member cannot inflate.
+            archive.writestr(MINIKERAS_MEMBER, record, compress_type=zipfile.ZIP_STORED)
 
     atomic_write(path, write, overwrite=overwrite)
