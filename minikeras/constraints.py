@@ -8,7 +8,7 @@ arguments, defaults and formulas are Keras's, with `minikeras.config.epsilon()`
 (1e-7) keeping divisions by a norm finite.
 """
 
-from minikeras import ops
+from minikeras import ops, serialization_lib
 from minikeras.config import epsilon
 from minikeras.serialization import deserialize_object, get_object, serialize_object
 
@@ -203,8 +203,10 @@ _CONSTRAINTS.update({cls.__name__: cls for cls in (Constraint, *_CONSTRAINTS.val
 
 
 def _lookup(name, custom_objects):
-    if custom_objects and name in custom_objects:
-        return custom_objects[name]
+    # Custom objects, open scopes and the one registry first (see minikeras.serialization_lib).
+    found = serialization_lib.get_registered_object(name, custom_objects)
+    if found is not None:
+        return found
     if name in _CONSTRAINTS:
         return _CONSTRAINTS[name]
     known = ", ".join(name for name in _CONSTRAINTS if name.islower())

@@ -16,6 +16,7 @@ import inspect
 import numpy as np
 
 from minikeras import random as _random
+from minikeras import serialization_lib
 from minikeras.config import standardize_dtype
 
 # The standard deviation of a standard normal truncated to [-2, 2]; dividing
@@ -622,8 +623,10 @@ _INITIALIZERS.update({cls.__name__: cls for cls in list(_INITIALIZERS.values())}
 
 
 def _lookup(name, custom_objects):
-    if custom_objects and name in custom_objects:
-        return custom_objects[name]
+    # Custom objects, open scopes and the one registry first (see minikeras.serialization_lib).
+    found = serialization_lib.get_registered_object(name, custom_objects)
+    if found is not None:
+        return found
     if name in _INITIALIZERS:
         return _INITIALIZERS[name]
     known = ", ".join(name for name in _INITIALIZERS if name.islower())
@@ -651,7 +654,10 @@ def serialize(initializer):
             "initializers.serialize: expected an Initializer, got "
             f"{initializer!r} of type {type(initializer).__name__}"
         )
-    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+    entry = {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+    if serialization_lib.is_registered(type(initializer)):  # found again by its registered name
+        entry["registered_name"] = serialization_lib.get_registered_name(type(initializer))
+    return entry
 
 
 def deserialize(config, custom_objects=None):
@@ -679,7 +685,7 @@ def deserialize(config, custom_objects=None):
             "initializers.deserialize: expected a name or a dict with 'class_name' and "
             f"'config', got {config!r}"
         )
-    cls = _lookup(config["class_name"], custom_objects)
+    cls = _lookup(config.get("registered_name") or config["class_name"], custom_objects)
     return cls.from_config(config.get("config") or {})
 
 

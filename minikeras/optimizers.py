@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-from minikeras import initializers, schedules
+from minikeras import initializers, schedules, serialization_lib
 from minikeras.engine.tensor import Tensor, Variable
 from minikeras.layers import tracking
 from minikeras.schedules import NON_NEGATIVE, POSITIVE, check_number
@@ -1057,9 +1057,11 @@ def deserialize(config, custom_objects=None):
             "optimizers.deserialize: expected a name or a dict with 'class_name' and 'config', "
             f"got {config!r}"
         )
-    name = config["class_name"]
+    name = config.get("registered_name") or config["class_name"]
+    cls = serialization_lib.get_registered_object(name, custom_objects) or _OPTIMIZERS.get(
+        str(name).lower()
+    )
     custom_objects = custom_objects or {}
-    cls = custom_objects.get(name) or _OPTIMIZERS.get(str(name).lower())
     if cls is None:
         raise ValueError(f"Unknown optimizer {name!r}; known optimizers: {', '.join(_OPTIMIZERS)}")
     return cls.from_config(config.get("config") or {}, custom_objects)

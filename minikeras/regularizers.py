@@ -12,7 +12,7 @@ gets a float32 penalty.
 
 import math
 
-from minikeras import ops
+from minikeras import ops, serialization_lib
 from minikeras.serialization import deserialize_object, get_object, serialize_object
 
 
@@ -194,8 +194,10 @@ _REGULARIZERS.update({cls.__name__: cls for cls in (Regularizer, L1, L2, L1L2)})
 
 
 def _lookup(name, custom_objects):
-    if custom_objects and name in custom_objects:
-        return custom_objects[name]
+    # Custom objects, open scopes and the one registry first (see minikeras.serialization_lib).
+    found = serialization_lib.get_registered_object(name, custom_objects)
+    if found is not None:
+        return found
     if name in _REGULARIZERS or name == "l1_l2":
         return _REGULARIZERS[name]
     raise ValueError(

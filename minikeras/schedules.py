@@ -9,6 +9,8 @@ import bisect
 import math
 import numbers
 
+from minikeras import serialization_lib
+
 # Rules for `check_number`: (test of the float value, what the message says was expected).
 ANY = (lambda value: True, "a number")
 POSITIVE = (lambda value: value > 0.0, "a number > 0")
@@ -432,10 +434,10 @@ def deserialize(config, custom_objects=None):
         raise ValueError(
             f"schedules.deserialize: expected a dict with 'class_name' and 'config', got {config!r}"
         )
-    name = config["class_name"]
-    classes = {**_SCHEDULES, **(custom_objects or {})}
-    if name not in classes:
+    name = config.get("registered_name") or config["class_name"]
+    cls = serialization_lib.get_registered_object(name, custom_objects, _SCHEDULES)
+    if cls is None:
         raise ValueError(
             f"Unknown learning rate schedule {name!r}; known schedules: {', '.join(_SCHEDULES)}"
         )
-    return classes[name].from_config(config.get("config") or {})
+    return cls.from_config(config.get("config") or {})

@@ -7,6 +7,10 @@ holds the rules once: how such an object is written, read back and looked up.
 
 import inspect
 
+from minikeras import serialization_lib
+
+__all__ = ["deserialize_object", "get_object", "serialize_object"]
+
 
 def serialize_object(obj, base_class, builtin_names, module):
     """Writes an object as `{"class_name", "config"}`, or a named function as its name.
@@ -32,7 +36,10 @@ def serialize_object(obj, base_class, builtin_names, module):
     if obj is None:
         return None
     if isinstance(obj, base_class):
-        return {"class_name": type(obj).__name__, "config": obj.get_config()}
+        entry = {"class_name": type(obj).__name__, "config": obj.get_config()}
+        if serialization_lib.is_registered(type(obj)):  # found again by its registered name
+            entry["registered_name"] = serialization_lib.get_registered_name(type(obj))
+        return entry
     name = getattr(obj, "__name__", None)
     if not callable(obj) or name is None or name == "<lambda>":
         raise ValueError(
@@ -74,7 +81,8 @@ def deserialize_object(config, lookup, module):
             f"{module}.deserialize: expected a name or a dict with 'class_name' and "
             f"'config', got {config!r}"
         )
-    return lookup(config["class_name"]).from_config(config.get("config") or {})
+    name = config.get("registered_name") or config["class_name"]
+    return lookup(name).from_config(config.get("config") or {})
 
 
 def get_object(identifier, deserialize, module):

@@ -154,3 +154,83 @@ def test_malformed_entries_are_clear_errors():
                                   "config": {}})  # fmt: skip
     with pytest.raises(ValueError, match="malformed entry"):
         deserialize_keras_object({"class_name": "__numpy__", "config": {"dtype": "float32"}})
+
+
+@register_keras_serializable(package="test_lib")
+class HalfInit(mk.initializers.Initializer):
+    def __call__(self, shape, dtype=None):
+        return np.full(shape, 0.5, dtype=dtype or "float32")
+
+    def get_config(self):
+        return {}
+
+
+@register_keras_serializable(package="test_lib")
+class Doubled(mk.regularizers.Regularizer):
+    def __call__(self, x):
+        return 2.0 * mk.ops.sum(x)
+
+    def get_config(self):
+        return {}
+
+
+@register_keras_serializable(package="test_lib")
+class Clipped(mk.constraints.Constraint):
+    def __call__(self, w):
+        return mk.ops.clip(w, -1.0, 1.0)
+
+    def get_config(self):
+        return {}
+
+
+@register_keras_serializable(package="test_lib")
+class ScaledMSE(mk.losses.Loss):
+    def __init__(self, scale=2.0, **kwargs):
+        super().__init__(**kwargs)
+        self.scale = scale
+
+    def call(self, y_true, y_pred):
+        return self.scale * mk.ops.mean(mk.ops.square(y_true - y_pred), axis=-1)
+
+    def get_config(self):
+        return {**super().get_config(), "scale": self.scale}
+
+
+@pytest.mark.parametrize(
+    "family, obj, check",
+    [
+        (mk.initializers, HalfInit(), lambda o: isinstance(o, HalfInit)),
+        (mk.regularizers, Doubled(), lambda o: isinstance(o, Doubled)),
+        (mk.constraints, Clipped(), lambda o: isinstance(o, Clipped)),
+        (mk.losses, ScaledMSE(scale=3.0), lambda o: isinstance(o, ScaledMSE) and o.scale == 3.0),
+    ],
+)
+def test_every_family_finds_registered_classes_by_their_registered_name(family, obj, check):
+    entry = family.serialize(obj)
+    assert entry["registered_name"] == f"test_lib>{type(obj).__name__}"
+    assert check(family.deserialize(json.loads(json.dumps(entry))))
+    assert check(family.get(entry))
+
+
+def test_a_model_of_custom_pieces_saves_and_loads_in_both_formats(tmp_path):
+    def make():
+        model = mk.Sequential([
+            mk.Input((3,)),
+            layers.Dense(2, kernel_initializer=HalfInit(), kernel_regularizer=Doubled(),
+                         kernel_constraint=Clipped(), activation=halved),
+        ])  # fmt: skip
+        model.compile("sgd", ScaledMSE(scale=3.0))
+        return model
+
+    model = make()
+    model.fit(np.ones((4, 3), "float32"), np.zeros((4, 2), "float32"), epochs=1, verbose=0)
+    for name in ("m.minikeras", "m.keras"):
+        model.save(tmp_path / name)
+        loaded = mk.models.load_model(tmp_path / name)
+        dense = loaded.layers[0]
+        assert isinstance(dense.kernel_initializer, HalfInit)
+        assert isinstance(dense.kernel_regularizer, Doubled)
+        assert isinstance(dense.kernel_constraint, Clipped)
+        assert dense.activation is halved
+        assert isinstance(loaded.loss, ScaledMSE) and loaded.loss.scale == 3.0
+        np.testing.assert_array_equal(dense.kernel.numpy(), model.layers[0].kernel.numpy())

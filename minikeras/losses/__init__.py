@@ -19,7 +19,10 @@ a single number before weighting, which makes `sample_weight` and
 (mean over the last axis).
 """
 
-from minikeras import ops  # noqa: F401 (minikeras.losses.ops, as before the split)
+from minikeras import (
+    ops,  # noqa: F401 (minikeras.losses.ops, as before the split)
+    serialization_lib,
+)
 from minikeras.losses.base import (
     Loss,
     LossFunctionWrapper,
@@ -177,7 +180,10 @@ def serialize(loss):
         ('mean_squared_error', 2.0)
     """
     if isinstance(loss, Loss):
-        return {"class_name": type(loss).__name__, "config": loss.get_config()}
+        entry = {"class_name": type(loss).__name__, "config": loss.get_config()}
+        if serialization_lib.is_registered(type(loss)):  # found again by its registered name
+            entry["registered_name"] = serialization_lib.get_registered_name(type(loss))
+        return entry
     name = getattr(loss, "__name__", None)
     if not callable(loss) or name is None or name == "<lambda>":
         raise ValueError(
@@ -204,21 +210,22 @@ def deserialize(config, custom_objects=None):
         >>> deserialize({"class_name": "Huber", "config": {"delta": 2.0}}).delta
         2.0
     """
-    known = {**_ALL, **(custom_objects or {})}
+    known = {**_ALL, **serialization_lib._scoped_objects(custom_objects)}
     if isinstance(config, dict):
         if "class_name" not in config:
             raise ValueError(
                 "losses.deserialize: expected a dict with 'class_name' and 'config', "
                 f"got {config!r}"
             )
-        cls = known.get(config["class_name"])
+        name = config.get("registered_name") or config["class_name"]
+        cls = serialization_lib.get_registered_object(name, custom_objects, known)
         if not (isinstance(cls, type) and issubclass(cls, Loss)):
             raise ValueError(f"Unknown loss class {config['class_name']!r}")
         arguments = dict(config.get("config", {}))
         if isinstance(arguments.get("fn"), str) and arguments["fn"] in known:
             arguments["fn"] = known[arguments["fn"]]  # a wrapped custom function
         return cls.from_config(arguments)
-    if isinstance(config, str) and config in known:
-        obj = known[config]
-        return obj() if isinstance(obj, type) else obj
+    found = serialization_lib.get_registered_object(config, custom_objects, known)
+    if isinstance(config, str) and found is not None:
+        return found() if isinstance(found, type) else found
     raise ValueError(f"Unknown loss {config!r}; known losses: {', '.join(sorted(_ALL))}")

@@ -15,6 +15,7 @@ at thresholds instead.
 does; see `get`.
 """
 
+from minikeras import serialization_lib
 from minikeras.metrics.accuracies import (
     Accuracy,
     BinaryAccuracy,
@@ -215,8 +216,9 @@ def deserialize(config, custom_objects=None):
         raise ValueError(
             f"metrics.deserialize: expected a dict with 'class_name' and 'config', got {config!r}"
         )
-    known = {**_CLASSES, **(custom_objects or {})}
-    cls = known.get(config["class_name"])
+    known = {**_CLASSES, **serialization_lib._scoped_objects(custom_objects)}
+    name = config.get("registered_name") or config["class_name"]
+    cls = serialization_lib.get_registered_object(name, custom_objects, known)
     if not (isinstance(cls, type) and issubclass(cls, Metric)):
         raise ValueError(f"Unknown metric class {config['class_name']!r}")
     arguments = dict(config.get("config", {}))
