@@ -413,3 +413,34 @@ def test_a_registered_subclassed_keras_model_loads_in_minikeras(tmp_path):
     ours = mk.models.load_model(tmp_path / "sub.keras")
     assert isinstance(ours, OurTwoLayers) and ours.units == 5
     np.testing.assert_allclose(ours.predict(x, verbose=0), expected, rtol=1e-5, atol=1e-6)
+
+
+@mk.saving.register_keras_serializable(package="interop")
+class Vocabulary(mk.layers.Layer):
+    """Keeps a lookup table that is not a variable, saved through the layer's own hooks."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.table = np.zeros(3, "float32")
+
+    def call(self, inputs):
+        return inputs + self.table
+
+    def save_own_variables(self, store):
+        store["table"] = self.table
+
+    def load_own_variables(self, store):
+        self.table = np.asarray(store["table"], "float32")
+
+
+def test_a_layer_saves_and_loads_its_own_state_through_the_hooks(tmp_path):
+    model = mk.Sequential([mk.Input((3,)), Vocabulary(name="vocabulary")])
+    model.layers[0].table = np.array([1.0, 2.0, 3.0], "float32")
+    model.save(tmp_path / "m.keras")
+    loaded = mk.models.load_model(tmp_path / "m.keras")
+    np.testing.assert_array_equal(loaded.layers[0].table, [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(loaded(np.zeros((1, 3), "float32")).numpy(), [[1.0, 2.0, 3.0]])
+    model.save_weights(tmp_path / "w.weights.h5")
+    twin = mk.Sequential([mk.Input((3,)), Vocabulary()])
+    twin.load_weights(tmp_path / "w.weights.h5")
+    np.testing.assert_array_equal(twin.layers[0].table, [1.0, 2.0, 3.0])

@@ -188,3 +188,85 @@ class LayerWeights:
             )
         for variable, array in zip(own, arrays):
             variable.assign(array)
+
+    def _own_variables(self):
+        """The layer's own weights, in creation order: not those of the layers it holds."""
+        from minikeras.layers import tracking
+
+        held = set()
+        for _, owner, value in tracking.walk(self):
+            if owner is self and not isinstance(value, Variable):
+                held.update(id(w) for w in value.weights)
+        return [w for w in self.weights if id(w) not in held]
+
+    def save_own_variables(self, store):
+        """Writes the layer's own state into `store` (Keras's saving hook).
+
+        Saving calls it for each layer, with the store of that layer's place
+        in the file (`layers/dense/vars` in a `.keras` file). The default
+        writes the layer's own variables (not those of the layers it holds)
+        under `"0"`, `"1"`, ... Override it, together with
+        `load_own_variables`, to save state that is not a variable.
+
+        Args:
+            store: a dict-like object taking arrays by string key.
+
+        Returns:
+            None.
+
+        Example:
+            >>> dense = mk.layers.Dense(2)
+            >>> dense.build((None, 3))
+            >>> store = {}
+            >>> dense.save_own_variables(store)
+            >>> sorted(store), store["0"].shape
+            (['0', '1'], (3, 2))
+        """
+        for index, variable in enumerate(self._own_variables()):
+            store[str(index)] = variable.numpy()
+
+    def load_own_variables(self, store):
+        """Reads the layer's own state from `store` (Keras's loading hook).
+
+        The default checks every array (count, shapes, a dtype that converts)
+        before it assigns any.
+
+        Args:
+            store: a dict-like object with the arrays `save_own_variables` wrote.
+
+        Returns:
+            None.
+
+        Raises:
+            ValueError: naming the layer, if the count or a shape does not match.
+
+        Example:
+            >>> dense = mk.layers.Dense(2)
+            >>> dense.build((None, 3))
+            >>> dense.load_own_variables({"0": np.ones((3, 2)), "1": np.zeros(2)})
+            >>> float(dense.kernel.numpy().sum())
+            6.0
+        """
+        own = self._own_variables()
+        keys = [str(index) for index in range(len(store))]
+        if len(store) != len(own) or any(key not in store for key in keys):
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}'.load_own_variables: expected "
+                f"{len(own)} arrays ({', '.join(w.name for w in own)}), got keys {sorted(store)}"
+            )
+        arrays, problems = [], []
+        for key, variable in zip(keys, own):
+            array = np.asarray(store[key])
+            if array.shape != variable.shape or array.dtype.kind not in "biuf":
+                problems.append(
+                    f"{variable.name}: expected shape {variable.shape}, got {array.shape} "
+                    f"of dtype {array.dtype}"
+                )
+            else:
+                arrays.append(array.astype(variable.dtype))
+        if problems:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}'.load_own_variables: " + "; ".join(problems)
+            )
+        for variable, array in zip(own, arrays):
+            variable.assign(array)

@@ -180,7 +180,10 @@ def _weights_reader(path, data):
         except ValueError as error:
             raise LoadError(path, [f"model.weights.npz holds objects, refused: {error}"]) from None
 
-        def read_npz(group):
+        def read_npz(group, by_key=False):
+            if by_key:
+                prefix = group + "/"
+                return {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
             found, index = [], 0
             while f"{group}/{index}" in arrays:
                 found.append(arrays[f"{group}/{index}"])
@@ -194,12 +197,14 @@ def _weights_reader(path, data):
     except OSError as error:
         raise LoadError(path, [f"the weights are not a readable HDF5 file: {error}"]) from None
 
-    def read_h5(group):
+    def read_h5(group, by_key=False):
         if group not in file:
             return None
         node = file[group]
         if not isinstance(node, h5py.Group):
             return None
+        if by_key:  # what a layer's own save_own_variables wrote, by its keys
+            return {key: node[key] for key in node if isinstance(node[key], h5py.Dataset)}
         return [node[str(index)] for index in range(len(node)) if str(index) in node]
 
     return read_h5
@@ -250,8 +255,12 @@ def load_keras_weights(model, data, path, optimizer=None):
         True
     """
     read = _weights_reader(path, data)
-    problems, assignments = [], []
-    for group, variables in keras_layout.variable_groups(model):
+    problems, assignments, hooks = [], [], []
+    for group, variables, layer in keras_layout.layer_groups(model):
+        if _overrides(layer, "load_own_variables"):  # the layer's own hook reads its group
+            stored = read(group, by_key=True) or {}
+            hooks.append((layer, {key: np.asarray(value[()]) for key, value in stored.items()}))
+            continue
         datasets = read(group)
         if datasets is None:
             if variables:
@@ -285,8 +294,26 @@ def load_keras_weights(model, data, path, optimizer=None):
     def assign():
         for variable, array in assignments:
             variable.assign(array)
+        for layer, store in hooks:
+            layer.load_own_variables(store)
 
     return assign
+
+
+def _overrides(layer, hook):
+    """Whether a layer's class writes its own `save_own_variables` / `load_own_variables`."""
+    from minikeras.layers.layer_weights import LayerWeights
+
+    return layer is not None and getattr(type(layer), hook) is not getattr(LayerWeights, hook)
+
+
+def _apply_hooks(model, data, path):
+    """Runs the `load_own_variables` hooks that a layer overrides, from a Keras weights file."""
+    read = _weights_reader(path, data)
+    for group, _, layer in keras_layout.layer_groups(model):
+        if _overrides(layer, "load_own_variables"):
+            stored = read(group, by_key=True) or {}
+            layer.load_own_variables({key: np.asarray(v[()]) for key, v in stored.items()})
 
 
 def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Keras's name)
@@ -320,7 +347,11 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
 
     config, _, weights, members = read_keras_archive(path)
     if MINIKERAS_MEMBER in members:  # minikeras's own record of the same model: exact
-        return _load_own_record(path, members[MINIKERAS_MEMBER], custom_objects, compile)
+        model = _load_own_record(path, members[MINIKERAS_MEMBER], custom_objects, compile)
+        if weights is not None:  # state that layers keep outside variables, through their hooks
+            sizes = sum(int(np.prod(w.shape)) * np.dtype(w.dtype).itemsize for w in model.weights)
+            _apply_hooks(model, weights.read(2 * sizes + 2**24), path)
+        return model
     where = os.path.basename(os.fspath(path))
     try:
         entry = keras_config.clean_entry(config, where)
@@ -405,8 +436,14 @@ def keras_weights_bytes(model, optimizer=None):
     h5py = _h5py()
     buffer = io.BytesIO()
     with h5py.File(buffer, "w") as file:
-        for path, variables in keras_layout.variable_groups(model):
+        for path, variables, layer in keras_layout.layer_groups(model):
             group = file.require_group(path)
+            if _overrides(layer, "save_own_variables"):  # the layer's own hook writes its group
+                store = {}
+                layer.save_own_variables(store)
+                for key, value in store.items():
+                    group.create_dataset(str(key), data=np.asarray(value))
+                continue
             for index, variable in enumerate(variables):
                 group.create_dataset(str(index), data=variable.numpy())
         if optimizer is not None:

@@ -25,6 +25,7 @@ from minikeras.layers.layer import Layer
 
 __all__ = [
     "functional_order",
+    "layer_groups",
     "optimizer_variables",
     "snake_case",
     "unique_name",
@@ -176,18 +177,18 @@ def _layer_groups(layer, path, groups, visited):
     own, children = _own_and_children(layer)
     split = _SPLITS.get(type(layer).__name__)
     if split is not None and not any(name == "cell" for name, _ in children):
-        groups.append((_join(path, "vars"), []))
+        groups.append((_join(path, "vars"), [], None))
         for subpath, variables in split(layer, own):
-            groups.append((_join(path, subpath), variables))
+            groups.append((_join(path, subpath), variables, None))
     else:
-        groups.append((_join(path, "vars"), own))
+        groups.append((_join(path, "vars"), own, layer))
     graph_layers = _graph_layers(layer)
     if graph_layers is not None:
         used = {}
         for item in graph_layers:
             if isinstance(item, SymbolicTensor):
                 name = unique_name("input_layer", used)
-                groups.append((_join(path, f"layers/{name}/vars"), []))
+                groups.append((_join(path, f"layers/{name}/vars"), [], None))
             else:
                 name = unique_name(snake_case(type(item).__name__), used)
                 _layer_groups(item, _join(path, f"layers/{name}"), groups, visited)
@@ -235,9 +236,33 @@ def variable_groups(model):
         >>> [(path, [w.name for w in ws]) for path, ws in variable_groups(model)]
         [('vars', []), ('layers/dense/vars', ['kernel', 'bias']), ('layers/dense_1/vars', ['kernel', 'bias'])]
     """  # noqa: E501
+    return [(path, variables) for path, variables, _ in layer_groups(model)]
+
+
+def layer_groups(model):
+    """`variable_groups`, with the layer whose own variables each group holds.
+
+    The layer is None for a group that is a part of a layer minikeras keeps
+    whole (an LSTM's `cell`) and for an Input's empty group; a layer's
+    `save_own_variables` / `load_own_variables` hooks write and read its group.
+
+    Args:
+        model: a built minikeras model (or layer).
+
+    Returns:
+        A list of `(path, variables, layer)`.
+
+    Raises:
+        ValueError: if a weight of the model has no place in the layout.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2, name="d")])
+        >>> [(path, getattr(layer, "name", None)) for path, _, layer in layer_groups(model)][1:]
+        [('layers/dense/vars', 'd')]
+    """
     groups = []
     _layer_groups(model, "", groups, set())
-    claimed = {id(w) for _, ws in groups for w in ws}
+    claimed = {id(w) for _, ws, _ in groups for w in ws}
     missing = [w for w in model.weights if id(w) not in claimed]
     if missing:
         raise ValueError(
