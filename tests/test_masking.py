@@ -465,3 +465,32 @@ def test_multi_head_attention_ignores_padded_value_steps_and_keeps_the_query_mas
     output = model(PADDED)
     np.testing.assert_array_equal(np.asarray(output._keras_mask), PADDED != 0)
     np.testing.assert_array_equal(np.asarray(model.compute_mask(PADDED)), PADDED != 0)
+
+
+def test_masking_marks_and_zeroes_the_steps_equal_to_mask_value():
+    x = np.array([[[1.0, 2.0], [-1.0, -1.0], [3.0, -1.0]]], "float32")
+    layer = layers.Masking(mask_value=-1.0)
+    out = layer(x)
+    np.testing.assert_array_equal(out.numpy(), [[[1.0, 2.0], [0.0, 0.0], [3.0, -1.0]]])
+    np.testing.assert_array_equal(np.asarray(out._keras_mask), [[True, False, True]])
+    assert layer.compute_output_shape((None, None, 2)) == (None, None, 2)
+    assert layers.Masking.from_config(layer.get_config()).mask_value == -1.0
+
+
+def test_masking_before_an_lstm_skips_the_masked_steps_as_keras_guide_says():
+    mk.utils.set_random_seed(0)
+    x = np.random.default_rng(0).standard_normal((2, 6, 3)).astype("float32")
+    x[0, 4:] = 0.0  # the first sequence has 4 real steps
+    model = mk.Sequential([mk.Input((None, 3)), layers.Masking(), layers.LSTM(4)])
+    padded = model(x).numpy()
+    alone = model(x[:1, :4]).numpy()
+    np.testing.assert_allclose(padded[0], alone[0], rtol=1e-5, atol=1e-6)
+    assert model.layers[0].output.shape == (None, None, 3)
+
+
+def test_masking_gradient_flows_to_kept_steps_only():
+    x = mk.Tensor(np.array([[[1.0], [0.0], [2.0]]], "float32"))
+    with mk.GradientTape() as tape:
+        tape.watch(x)
+        y = mk.ops.sum(layers.Masking()(x) * 3.0)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [[[3.0], [0.0], [3.0]]])

@@ -21,6 +21,7 @@ from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.lambda_layer import Lambda
 from minikeras.layers.layer import Layer
 from minikeras.layers.lstm import LSTM
+from minikeras.layers.masking import Masking
 from minikeras.layers.merging import (
     Add,
     Average,
@@ -101,6 +102,7 @@ __all__ = [
     "LSTM",
     "MaxPooling1D",
     "MaxPooling2D",
+    "Masking",
     "Maximum",
     "Minimum",
     "MultiHeadAttention",
