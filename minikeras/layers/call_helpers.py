@@ -12,6 +12,8 @@ from minikeras.engine.tensor import Tensor
 from minikeras.layers import call_spec
 from minikeras.layers.input_layer import SymbolicTensor
 
+_PLAIN = (bool, int, float, str, type(None))
+
 __all__ = [
     "argument_masks",
     "attach_keras_mask",
@@ -40,7 +42,14 @@ def is_array(value):
 
 
 def symbolic_among(args, kwargs):
-    return any(contains(value, SymbolicTensor) for value in (*args, *kwargs.values()))
+    """Whether a symbolic tensor is among a call's further arguments (plain flags skipped fast)."""
+    for value in args:
+        if contains(value, SymbolicTensor):
+            return True
+    for value in kwargs.values():
+        if type(value) not in _PLAIN and contains(value, SymbolicTensor):
+            return True
+    return False
 
 
 _argument_mask_names = {}  # layer class -> the call's `<argument>_mask` parameters

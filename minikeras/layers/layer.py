@@ -328,19 +328,22 @@ class Layer(LayerLosses, LayerWeights):
         else:  # every argument by keyword: layer(query=q, value=v)
             inputs = call_helpers.pop_first_argument(self, kwargs)
         if type(inputs) is not Tensor:  # the common case skips the structure checks
-            if contains(inputs, SymbolicTensor) or call_helpers.symbolic_among(args, kwargs):
+            if contains(inputs, SymbolicTensor) or (
+                (args or kwargs) and call_helpers.symbolic_among(args, kwargs)
+            ):
                 return symbolic_call(self, inputs, args, kwargs)
             inputs = self._convert_inputs(inputs)
         elif inputs.dtype != self.dtype and inputs.dtype.kind == "f":
             inputs = self._convert_inputs(inputs)
-        if args:  # further tensor arguments are converted like the inputs, as in Keras
-            args = tuple(self._convert_inputs(a) if call_helpers.is_array(a) else a for a in args)
-        for key, value in kwargs.items():
-            if key != "mask" and call_helpers.is_array(value):
-                kwargs[key] = self._convert_inputs(value)
-        profile = _profiles.get(type(self).call) or _profile(self)
         training = kwargs.pop("training", None)
         mask = kwargs.pop("mask", _NOT_GIVEN)
+        if args:  # further tensor arguments are converted like the inputs, as in Keras
+            args = tuple(self._convert_inputs(a) if call_helpers.is_array(a) else a for a in args)
+        if kwargs:
+            for key, value in kwargs.items():
+                if call_helpers.is_array(value):
+                    kwargs[key] = self._convert_inputs(value)
+        profile = _profiles.get(type(self).call) or _profile(self)
         if mask is _NOT_GIVEN:  # models pass masks explicitly; a direct call reads the inputs'
             if not profile.reads_masks:
                 mask = None
@@ -388,6 +391,8 @@ class Layer(LayerLosses, LayerWeights):
             self._after_first_call(inputs)
         if profile.makes_masks or (mask is not None and profile.passes_masks):
             call_helpers.attach_keras_mask(outputs, self.compute_mask(inputs, mask))
+        elif profile.mask_of_call and self._output_mask is not None:  # a model's, if any
+            call_helpers.attach_keras_mask(outputs, self._output_mask)
         # For summary(), from the latest call: a Sequential's output changes with add/pop.
         if type(outputs) is Tensor:
             shape = outputs.shape
@@ -704,7 +709,7 @@ class _CallProfile:
 
     __slots__ = (
         "takes_training", "takes_mask", "argument_masks", "makes_masks", "passes_masks",
-        "reads_masks",
+        "reads_masks", "mask_of_call",
     )  # fmt: skip
 
     def __init__(self, layer):
@@ -714,7 +719,11 @@ class _CallProfile:
         self.argument_masks = call_helpers.argument_masks(layer)
         # compute_mask overridden: called at every call; supports_masking with the default
         # compute_mask: the incoming mask is passed on, when there is one.
-        self.makes_masks = cls.compute_mask is not Layer.compute_mask
+        # A model keeps the mask its call ended with: attached only when there is one.
+        self.mask_of_call = getattr(cls, "_mask_is_of_call", False) and (
+            cls.compute_mask is getattr(cls, "_call_mask_method", None)
+        )
+        self.makes_masks = cls.compute_mask is not Layer.compute_mask and not self.mask_of_call
         self.passes_masks = bool(cls.supports_masking)
         # Whether the inputs' own masks matter to this call.
         self.reads_masks = self.takes_mask or self.makes_masks or self.passes_masks

@@ -1,5 +1,7 @@
 """`Flatten` and `Reshape`: change the shape of each sample, keep the batch axis."""
 
+import math
+
 import numpy as np
 
 from minikeras import ops
@@ -19,11 +21,11 @@ class Flatten(Layer):
 
     def call(self, inputs):
         # The size is written out: with 0 samples, -1 would be ambiguous.
-        return ops.reshape(inputs, (inputs.shape[0], int(np.prod(inputs.shape[1:]))))
+        return ops.reshape(inputs, (inputs.shape[0], math.prod(inputs.shape[1:])))
 
     def compute_output_shape(self, input_shape):
         rest = input_shape[1:]
-        size = None if any(s is None for s in rest) else int(np.prod(rest))
+        size = None if any(s is None for s in rest) else math.prod(rest)
         return (input_shape[0], size)
 
 
@@ -64,8 +66,8 @@ class Reshape(Layer):
         rest = input_shape[1:]
         if any(s is None for s in rest):
             return (input_shape[0], *self.target_shape)
-        size = int(np.prod(rest))
-        known = int(np.prod([s for s in self.target_shape if s != -1]))
+        size = math.prod(rest)
+        known = math.prod(s for s in self.target_shape if s != -1)
         fits = size % known == 0 if -1 in self.target_shape else size == known
         if not fits:
             raise ValueError(

@@ -268,6 +268,8 @@ class Model(Trainer, Layer):
         """
         return self._output_mask
 
+    # Layer.__call__ attaches the mask a call ended with only when there is one (see above).
+    _mask_is_of_call = True
     # ---------------------------------------------------------------- build
 
     def build(self, input_shape):
@@ -541,3 +543,6 @@ def _batch_none(shape):
     if isinstance(shape, list):
         return [_batch_none(s) for s in shape]
     return shape if shape is not None else "?"
+
+
+Model._call_mask_method = Model.compute_mask
