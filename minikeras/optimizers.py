@@ -31,8 +31,8 @@ from minikeras.schedules import NON_NEGATIVE, POSITIVE, check_number
 _FRACTION = (lambda value: 0.0 <= value < 1.0, "a number in [0, 1)")
 _UNIT_INTERVAL = (lambda value: 0.0 <= value <= 1.0, "a number in [0, 1]")
 _LEARNING_RATE = (
-    math.isfinite,
-    "a finite number, a LearningRateSchedule or a callable of the step",
+    lambda value: math.isfinite(value) and value >= 0,
+    "a finite number >= 0, a LearningRateSchedule or a callable of the step",
 )
 
 # sys.getrefcount of an array that exactly one object (a Variable, a list) holds,

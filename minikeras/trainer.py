@@ -36,6 +36,7 @@ from minikeras import losses as losses_module
 from minikeras import metrics as metrics_module
 from minikeras import ops
 from minikeras import optimizers as optimizers_module
+from minikeras.argument_checks import check_arguments
 from minikeras.data_adapter import (
     _ArrayBatches,
     _as_input,
@@ -305,10 +306,13 @@ class Trainer:
             >>> len(history.history["loss"])
             2
         """
+        check_arguments(
+            "fit", epochs=epochs, initial_epoch=initial_epoch, batch_size=batch_size,
+            steps_per_epoch=steps_per_epoch, validation_steps=validation_steps,
+            validation_split=validation_split, verbose=verbose, shuffle=shuffle,
+        )  # fmt: skip
         self._check_compiled("fit")
         verbose = 1 if verbose == "auto" else int(verbose)
-        if not 0 <= validation_split < 1:
-            raise ValueError(f"fit: validation_split must be in [0, 1), got {validation_split}")
         if _is_batch_iterable(x):
             _check_no_arrays_with_batches(y, sample_weight, "fit")
             if validation_split:
@@ -466,6 +470,7 @@ class Trainer:
             >>> model.evaluate(np.ones((8, 2)), np.full((8, 1), 2.0), verbose=0)
             [4.0, 2.0]
         """
+        check_arguments("evaluate", batch_size=batch_size, steps=steps, verbose=verbose)
         self._check_compiled("evaluate")
         verbose = 1 if verbose == "auto" else int(verbose)
         if _is_batch_iterable(x):
@@ -519,6 +524,7 @@ class Trainer:
             >>> model.predict(np.ones((70, 2)), batch_size=32).shape
             (70, 3)
         """
+        check_arguments("predict", batch_size=batch_size, steps=steps, verbose=verbose)
         verbose = 0 if verbose == "auto" else int(verbose)
         if _is_batch_iterable(x):
             if steps is not None:

@@ -277,7 +277,7 @@ BAD_INPUTS = {
         ),
         "class_weight has no entry for class 1",
     ),
-    "batch_size 0": (lambda x, y: ((x, y), {"batch_size": 0}), "batch_size must be a positive"),
+    "batch_size 0": (lambda x, y: ((x, y), {"batch_size": 0}), "batch_size must be an int >= 1"),
     "labels shaped unlike the predictions": (
         lambda x, y: ((x, np.hstack([y, y])), {}),
         r"y_true and y_pred must have the same shape.*\(32, 2\).*\(32, 1\)",
@@ -818,17 +818,17 @@ def test_validation_steps_and_evaluate_and_predict_steps_take_that_many_batches(
         (lambda m, x, y: m.predict(x, steps=2), "predict: steps is for"),
         (
             lambda m, x, y: m.fit(batches_of(x, y, 8), steps_per_epoch=0, verbose=0),
-            r"fit: steps must be a positive int or None, got 0",
+            r"fit: steps_per_epoch must be an int >= 1 or None, got 0",
         ),
         (
             lambda m, x, y: m.predict(iter([x]), steps="2"),
-            r"predict: steps must be a positive int or None, got '2'",
+            r"predict: steps must be an int >= 1 or None, got '2' \(str\)",
         ),
     ],
 )
 def test_steps_arguments_are_checked(call, message):
     x, y = regression_data(n=16)
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises((TypeError, ValueError), match=message):
         call(linear_model(), x, y)
 
 
@@ -882,3 +882,46 @@ def test_evaluate_warns_when_the_data_ends_before_steps():
     with pytest.warns(UserWarning, match=r"evaluate: the data ran out before steps=5"):
         loss = model.evaluate(iter(_distinct_batches(2)), steps=5, verbose=0)
     assert loss == pytest.approx(model.evaluate(_distinct_batches(2), verbose=0))
+
+
+@pytest.mark.parametrize(
+    "arguments, error, message",
+    [
+        ({"epochs": 1.5}, TypeError, r"fit: epochs must be an int >= 0, got 1.5 \(float\)"),
+        ({"epochs": "2"}, TypeError, r"fit: epochs must be an int >= 0, got '2' \(str\)"),
+        ({"epochs": None}, TypeError, r"fit: epochs must be an int >= 0, got None"),
+        ({"epochs": -1}, ValueError, r"fit: epochs must be an int >= 0, got -1"),
+        ({"validation_split": "0.2"}, TypeError, r"fit: validation_split must be a number"),
+        ({"validation_split": 1.0}, ValueError, r"fit: validation_split must be in \[0, 1\)"),
+        ({"batch_size": -3}, ValueError, r"fit: batch_size must be an int >= 1 or None, got -3"),
+        ({"batch_size": 2.0}, TypeError, r"fit: batch_size must be an int"),
+        ({"verbose": 3}, ValueError, r"fit: verbose must be 'auto', 0, 1 or 2, got 3"),
+        ({"shuffle": "yes"}, TypeError, r"fit: shuffle must be True or False"),
+        ({"initial_epoch": -2}, ValueError, r"fit: initial_epoch must be an int >= 0"),
+    ],
+)
+def test_fit_arguments_are_named_before_anything_trains(arguments, error, message):
+    x, y = regression_data(n=16)
+    model = linear_model()
+    before = [w.copy() for w in model.get_weights()]
+    with pytest.raises(error, match=message):
+        model.fit(x, y, **{"verbose": 0, **arguments})
+    assert all(np.array_equal(a, b) for a, b in zip(before, model.get_weights()))
+
+
+def test_zero_epochs_stays_valid_as_in_keras():
+    x, y = regression_data(n=16)
+    model = linear_model()
+    before = [w.copy() for w in model.get_weights()]
+    history = model.fit(x, y, epochs=0, verbose=0)
+    assert history.history == {} or all(len(v) == 0 for v in history.history.values())
+    assert all(np.array_equal(a, b) for a, b in zip(before, model.get_weights()))
+
+
+def test_evaluate_and_predict_arguments_are_named():
+    x, y = regression_data(n=16)
+    model = linear_model()
+    with pytest.raises(ValueError, match="evaluate: batch_size must be an int >= 1"):
+        model.evaluate(x, y, batch_size=0, verbose=0)
+    with pytest.raises(ValueError, match="predict: verbose must be"):
+        model.predict(x, verbose=5)

@@ -542,3 +542,25 @@ def test_numbers_and_booleans_are_accepted():
 def test_ragged_python_lists_are_a_clear_error():
     with pytest.raises(TypeError, match="Dense 'ragged' cannot take list inputs"):
         Dense(1, name="ragged")([[1.0, 2.0], [3.0]])
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (
+            np.ones((3, 2), complex),
+            "expected numbers for a float32 weight, got an array of dtype complex128",
+        ),
+        (np.ones((3, 2), object), "dtype object"),
+        (np.full((3, 2), "a"), "dtype <U1"),
+        (np.full((3, 2), 1e300), "values up to 1e\\+300 do not fit its dtype float32"),
+    ],
+)
+def test_set_weights_refuses_what_is_not_a_number_and_changes_nothing(bad, message):
+    dense = Dense(2, name="target")
+    dense.build((None, 3))
+    before = dense.get_weights()
+    with pytest.raises(ValueError, match=rf"Dense 'target'\.set_weights: kernel: .*{message}"):
+        dense.set_weights([bad, np.ones(2)])  # the bias alone is fine: nothing is assigned
+    for old, new in zip(before, dense.get_weights()):
+        np.testing.assert_array_equal(old, new)

@@ -11,6 +11,8 @@ import warnings
 import numpy as np
 import pytest
 
+import minikeras
+
 from minikeras import GradientTape, TrackingWarning, Variable, ops, optimizers
 from minikeras.optimizers import schedules
 
@@ -611,3 +613,13 @@ def test_a_float64_tensor_gradient_is_cast_to_the_float32_variables_dtype_first(
     assert variable.dtype == np.float32
     np.testing.assert_array_equal(variable.numpy(), -(gradient.astype(np.float32) * 0.1))
     assert not np.array_equal(variable.numpy(), -(gradient * 0.1).astype(np.float32))
+
+
+@pytest.mark.parametrize("rate", [-0.1, float("nan"), float("inf")])
+def test_a_negative_or_non_finite_learning_rate_is_refused(rate):
+    with pytest.raises(ValueError, match=r"Adam: `learning_rate` must be a finite number >= 0"):
+        minikeras.optimizers.Adam(learning_rate=rate)
+    optimizer = minikeras.optimizers.SGD(0.1)
+    with pytest.raises(ValueError, match="SGD: `learning_rate` must be"):
+        optimizer.learning_rate = rate
+    assert optimizer.learning_rate == 0.1

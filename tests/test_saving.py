@@ -700,11 +700,23 @@ def test_a_plain_npz_or_a_keras_file_is_named(tmp_path):
         load_model(tmp_path / "model.keras")
 
 
-def test_a_missing_file_or_a_directory_is_an_os_error(tmp_path):
+def test_a_missing_file_is_an_os_error_and_what_is_not_a_file_is_refused_unread(tmp_path):
     with pytest.raises(FileNotFoundError):
         load_model(tmp_path / "nothing.minikeras")
-    with pytest.raises(IsADirectoryError):
+    with pytest.raises(LoadError, match="it is a directory, not a regular file"):
         load_model(tmp_path)
+    os.mkfifo(tmp_path / "pipe.minikeras")  # reading it would wait forever
+    with pytest.raises(LoadError, match="it is a FIFO"):
+        load_model(tmp_path / "pipe.minikeras")
+    (tmp_path / "zero.minikeras").symlink_to("/dev/zero")  # reading it would never end
+    with pytest.raises(LoadError, match="it is a device"):
+        load_model(tmp_path / "zero.minikeras")
+    model = Sequential([Input((3,)), Dense(2)])
+    with pytest.raises(LoadError, match="it is a device"):
+        model.load_weights(tmp_path / "zero.minikeras")
+    (tmp_path / "zero.keras").symlink_to("/dev/zero")
+    with pytest.raises(LoadError, match="it is a device"):
+        load_model(tmp_path / "zero.keras")
 
 
 def test_a_newer_format_version_asks_for_an_upgrade(tmp_path):

@@ -174,14 +174,24 @@ class LayerWeights:
                     f"{variable.name}: expected shape {variable.shape}, got {array.shape}"
                 )
                 continue
-            # Convert now: a value that cannot become the weight's dtype must fail before
-            # any weight is assigned.
-            try:
-                arrays.append(array.astype(variable.dtype))
-            except (TypeError, ValueError):
+            # Numbers and booleans only: complex values would lose their imaginary part, and
+            # object or string arrays are not weights. Checked before any weight is assigned.
+            if array.dtype.kind not in "biuf":
                 problems.append(
-                    f"{variable.name}: cannot convert {array.dtype} values to {variable.dtype}"
+                    f"{variable.name}: expected numbers for a {variable.dtype} weight, got an "
+                    f"array of dtype {array.dtype}"
                 )
+                continue
+            target = np.dtype(variable.dtype)
+            if array.dtype.kind == "f" and target.kind == "f" and array.size:
+                finite = array[np.isfinite(array)]
+                if finite.size and np.abs(finite).max() > np.finfo(target).max:
+                    problems.append(
+                        f"{variable.name}: values up to {np.abs(finite).max():.3g} do not fit "
+                        f"its dtype {target}"
+                    )
+                    continue
+            arrays.append(array.astype(target))
         if problems:
             raise ValueError(
                 f"{type(self).__name__} '{self.name}'.set_weights: " + "; ".join(problems)

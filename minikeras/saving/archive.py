@@ -26,6 +26,7 @@ import io
 import json
 import math
 import os
+import stat
 import tempfile
 import zipfile
 
@@ -286,6 +287,46 @@ class Archive:
         self.kind, self.documents, self.arrays = kind, documents, arrays
 
 
+MAX_FILE_BYTES = 2**31  # a file past 2 GB is not a model this library trains
+
+
+def check_regular_file(filepath):
+    """Refuses, before reading a byte, a path that is not a regular file.
+
+    A directory, a FIFO, a device (`/dev/zero`, reached through a symlink,
+    would be read forever) or a socket is an error that says so.
+
+    Args:
+        filepath: the path (a symlink is followed to what it names).
+
+    Returns:
+        None.
+
+    Raises:
+        OSError: if the path does not exist or cannot be examined.
+        LoadError: if it is not a regular file.
+
+    Example:
+        >>> import tempfile
+        >>> check_regular_file(tempfile.mkdtemp())
+        Traceback (most recent call last):
+        ...
+        minikeras.saving.archive.LoadError: Cannot load '...': 1 problem; nothing was changed.
+          - it is a directory, not a regular file
+    """
+    mode = os.stat(filepath).st_mode
+    if stat.S_ISREG(mode):
+        return
+    kind = (
+        "a directory" if stat.S_ISDIR(mode)
+        else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+        else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a socket" if stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )  # fmt: skip
+    raise LoadError(filepath, [f"it is {kind}, not a regular file"])
+
+
 def read_archive(filepath):
     """Reads and checks a whole minikeras file; never unpickles, never runs code.
 
@@ -311,8 +352,11 @@ def read_archive(filepath):
         minikeras.saving.archive.LoadError: Cannot load '...not-a-model.txt': 1 problem; nothing was changed.
           - it is not a zip archive, so not a minikeras file (it starts with b'hello')
     """  # noqa: E501
+    check_regular_file(filepath)
     with open(filepath, "rb") as stream:
-        data = stream.read()
+        data = stream.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise LoadError(filepath, [f"it is larger than {MAX_FILE_BYTES} bytes, the most read"])
     try:
         return _read(data)
     except LoadError as error:

@@ -14,13 +14,12 @@ HDF5 is read and written with h5py, a run-time dependency of minikeras.
 import io
 import json
 import os
-import stat
 import zipfile
 
 import numpy as np
 
 from minikeras.saving import keras_config, keras_layout
-from minikeras.saving.archive import LoadError
+from minikeras.saving.archive import LoadError, check_regular_file
 
 __all__ = [
     "KERAS_FORMAT_VERSION",
@@ -90,15 +89,6 @@ def _unique_keys(pairs):
     return found
 
 
-def _regular_file(path):
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as error:
-        raise OSError(f"load: cannot open {os.fspath(path)!r}: {error.strerror}") from None
-    if not stat.S_ISREG(mode):
-        raise LoadError(path, ["it is not a regular file (a directory, a device or a pipe)"])
-
-
 def read_keras_archive(path):
     """The members of a `.keras` zip: its JSON documents parsed, its weights file's bytes.
 
@@ -126,7 +116,7 @@ def read_keras_archive(path):
         minikeras.saving.archive.LoadError: Cannot load '...x.keras': 1 problem; nothing was changed.
           - it is not a zip archive, so not a .keras file
     """  # noqa: E501
-    _regular_file(path)
+    check_regular_file(path)
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError):
@@ -340,7 +330,7 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
         >>> mk.saving.keras_file.load_keras_model(path)
         Traceback (most recent call last):
         ...
-        OSError: load: cannot open '...empty.keras': No such file or directory
+        FileNotFoundError: [Errno 2] No such file or directory: '...empty.keras'
     """
     from minikeras import losses, metrics, optimizers
     from minikeras.saving.registry import deserialize_layer

@@ -115,10 +115,11 @@ def _training_payload(model, table):
 def _is_keras_file(filepath):
     """Whether the file is a Keras-format zip (its weights are model.weights.*), not read whole."""
     try:
-        if not os.path.isfile(filepath) or not zipfile.is_zipfile(filepath):
+        archive.check_regular_file(filepath)
+        if not zipfile.is_zipfile(filepath):
             return False
-        with zipfile.ZipFile(filepath) as archive:
-            names = archive.namelist()[:MAX_NAMES_TO_LOOK_AT]
+        with zipfile.ZipFile(filepath) as zipped:
+            names = zipped.namelist()[:MAX_NAMES_TO_LOOK_AT]
             return "model.weights.h5" in names or "model.weights.npz" in names
     except (OSError, zipfile.BadZipFile):
         return False
