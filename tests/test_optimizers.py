@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import minikeras
-
 from minikeras import GradientTape, TrackingWarning, Variable, ops, optimizers
 from minikeras.optimizers import schedules
 
