@@ -121,7 +121,7 @@ def project(x_tm, kernel, bias):
     out = np.matmul(x_tm.reshape(steps * batch, features), kernel)
     if bias is not None:
         out += bias
-    return out.reshape(steps, batch, -1)
+    return out.reshape(steps, batch, kernel.shape[1])  # not -1: ambiguous for 0 samples
 
 
 def project_backward(d_gates, x_tm, kernel, go_backwards, want_inputs):
@@ -146,11 +146,11 @@ def project_backward(d_gates, x_tm, kernel, go_backwards, want_inputs):
         ((1, 2, 3), np.float64(2.0), np.float64(2.0))
     """
     flat = d_gates.reshape(-1, d_gates.shape[-1])
-    d_kernel = np.matmul(x_tm.reshape(flat.shape[0], -1).T, flat)
+    d_kernel = np.matmul(x_tm.reshape(flat.shape[0], x_tm.shape[-1]).T, flat)
     d_bias = flat.sum(axis=0)
     d_inputs = None
     if want_inputs:
-        d_tm = np.matmul(flat, kernel.T).reshape(*d_gates.shape[:2], -1)
+        d_tm = np.matmul(flat, kernel.T).reshape(*d_gates.shape[:2], kernel.shape[0])
         d_inputs = np.swapaxes(d_tm[::-1] if go_backwards else d_tm, 0, 1)
     return d_inputs, d_kernel, d_bias
 

@@ -308,6 +308,7 @@ def columns(x, windows, groups=1):
     batch, channels, rank = x.shape[0], x.shape[-1], len(windows.kernel)
     rows = batch * math.prod(windows.outputs)
     group_channels = channels // groups
+    width = math.prod(windows.kernel) * group_channels  # written out: -1 fails for 0 samples
     pointwise = set(windows.kernel) == set(windows.strides) == {1}
     if groups == 1 and pointwise and not any(any(p) for p in windows.pads):
         return x.reshape(1, rows, channels)
@@ -318,7 +319,7 @@ def columns(x, windows, groups=1):
         cols = np.empty((groups, batch, *windows.outputs, *windows.kernel, 1), x.dtype)
         for tap, index in windows.taps():
             cols[(Ellipsis, *tap, 0)] = np.moveaxis(padded[index], -1, 0)
-        return cols.reshape(groups, rows, -1)
+        return cols.reshape(groups, rows, width)
     spans = [(k - 1) * d + 1 for k, d in zip(windows.kernel, windows.dilation)]
     view = sliding_window_view(pad(x, windows), spans, axis=tuple(range(1, rank + 1)))
     # (batch, *starts, channels, *spans): keep every stride-th start, every dilation-th tap.
@@ -331,7 +332,7 @@ def columns(x, windows, groups=1):
     view = np.moveaxis(view, rank + 1, -1)  # (batch, *outputs, *kernel, channels)
     view = view.reshape(*view.shape[:-1], groups, group_channels)
     view = np.moveaxis(view, -2, 0)  # (groups, batch, *outputs, *kernel, group_channels)
-    return np.ascontiguousarray(view).reshape(groups, rows, -1)
+    return np.ascontiguousarray(view).reshape(groups, rows, width)
 
 
 _saved = []  # [(output, values)] of the latest traced forward, until its VJP maker takes it

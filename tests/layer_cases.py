@@ -1,0 +1,103 @@
+"""One example call for every exported layer: how to make it and what to call it on.
+
+Shared by the tests that must cover every layer (`test_empty_batches.py`);
+not collected by pytest. A new layer gets a line here, or the coverage test
+fails and names it.
+"""
+
+import numpy as np
+
+import minikeras as mk
+from minikeras import layers
+
+# name -> (factory, sample shapes without the batch axis, dtype, call style)
+# call style: "single" (layer(x)), "list" (layer([a, b])) or "args" (layer(a, b)).
+CASES = {
+    "Activation": (lambda: layers.Activation("relu"), [(4,)], "float32", "single"),
+    "Add": (layers.Add, [(4,), (4,)], "float32", "list"),
+    "Average": (layers.Average, [(4,), (4,)], "float32", "list"),
+    "AveragePooling1D": (layers.AveragePooling1D, [(6, 2)], "float32", "single"),
+    "AveragePooling2D": (layers.AveragePooling2D, [(6, 6, 2)], "float32", "single"),
+    "BatchNormalization": (layers.BatchNormalization, [(4,)], "float32", "single"),
+    "Bidirectional": (lambda: layers.Bidirectional(layers.LSTM(3)), [(5, 4)], "float32", "single"),
+    "Concatenate": (layers.Concatenate, [(4,), (3,)], "float32", "list"),
+    "Conv1D": (lambda: layers.Conv1D(2, 3), [(6, 3)], "float32", "single"),
+    "Conv1DTranspose": (lambda: layers.Conv1DTranspose(2, 3), [(6, 3)], "float32", "single"),
+    "Conv2D": (lambda: layers.Conv2D(2, 3), [(6, 6, 2)], "float32", "single"),
+    "Conv2DTranspose": (lambda: layers.Conv2DTranspose(2, 3), [(6, 6, 2)], "float32", "single"),
+    "Cropping2D": (lambda: layers.Cropping2D(1), [(5, 5, 2)], "float32", "single"),
+    "Dense": (lambda: layers.Dense(3), [(4,)], "float32", "single"),
+    "DepthwiseConv1D": (lambda: layers.DepthwiseConv1D(3), [(6, 2)], "float32", "single"),
+    "DepthwiseConv2D": (lambda: layers.DepthwiseConv2D(3), [(6, 6, 2)], "float32", "single"),
+    "Dot": (lambda: layers.Dot(axes=1), [(4,), (4,)], "float32", "list"),
+    "Dropout": (lambda: layers.Dropout(0.5), [(4,)], "float32", "single"),
+    "Embedding": (lambda: layers.Embedding(10, 3), [(5,)], "int64", "single"),
+    "Flatten": (layers.Flatten, [(2, 3)], "float32", "single"),
+    "GaussianNoise": (lambda: layers.GaussianNoise(0.1), [(4,)], "float32", "single"),
+    "GlobalAveragePooling1D": (layers.GlobalAveragePooling1D, [(6, 2)], "float32", "single"),
+    "GlobalAveragePooling2D": (layers.GlobalAveragePooling2D, [(6, 6, 2)], "float32", "single"),
+    "GlobalMaxPooling1D": (layers.GlobalMaxPooling1D, [(6, 2)], "float32", "single"),
+    "GlobalMaxPooling2D": (layers.GlobalMaxPooling2D, [(6, 6, 2)], "float32", "single"),
+    "GRU": (lambda: layers.GRU(3), [(5, 4)], "float32", "single"),
+    "Lambda": (lambda: layers.Lambda(mk.ops.negative), [(4,)], "float32", "single"),
+    "Layer": (layers.Layer, [(4,)], "float32", "single"),
+    "LayerNormalization": (layers.LayerNormalization, [(4,)], "float32", "single"),
+    "LSTM": (lambda: layers.LSTM(3), [(5, 4)], "float32", "single"),
+    "Masking": (layers.Masking, [(5, 4)], "float32", "single"),
+    "MaxPooling1D": (layers.MaxPooling1D, [(6, 2)], "float32", "single"),
+    "MaxPooling2D": (layers.MaxPooling2D, [(6, 6, 2)], "float32", "single"),
+    "Maximum": (layers.Maximum, [(4,), (4,)], "float32", "list"),
+    "Minimum": (layers.Minimum, [(4,), (4,)], "float32", "list"),
+    "MultiHeadAttention": (
+        lambda: layers.MultiHeadAttention(num_heads=2, key_dim=3),
+        [(4, 6), (5, 6)],
+        "float32",
+        "args",
+    ),
+    "Multiply": (layers.Multiply, [(4,), (4,)], "float32", "list"),
+    "Permute": (lambda: layers.Permute((2, 1)), [(3, 4)], "float32", "single"),
+    "RepeatVector": (lambda: layers.RepeatVector(2), [(4,)], "float32", "single"),
+    "Reshape": (lambda: layers.Reshape((2, 2)), [(4,)], "float32", "single"),
+    "SeparableConv1D": (lambda: layers.SeparableConv1D(2, 3), [(6, 2)], "float32", "single"),
+    "SeparableConv2D": (lambda: layers.SeparableConv2D(2, 3), [(6, 6, 2)], "float32", "single"),
+    "SimpleRNN": (lambda: layers.SimpleRNN(3), [(5, 4)], "float32", "single"),
+    "SpatialDropout2D": (lambda: layers.SpatialDropout2D(0.5), [(4, 4, 2)], "float32", "single"),
+    "Subtract": (layers.Subtract, [(4,), (4,)], "float32", "list"),
+    "UpSampling2D": (layers.UpSampling2D, [(3, 3, 2)], "float32", "single"),
+    "ZeroPadding2D": (lambda: layers.ZeroPadding2D(1), [(3, 3, 2)], "float32", "single"),
+}
+
+
+def exported_layers():
+    """The names of every Layer class `minikeras.layers` exports."""
+    import inspect
+
+    return sorted(
+        name
+        for name in layers.__all__
+        if inspect.isclass(getattr(layers, name))
+        and issubclass(getattr(layers, name), layers.Layer)
+    )
+
+
+def sample(name, batch, rng):
+    """A layer of `name` and inputs of `batch` samples for it (ints for ids, floats else)."""
+    factory, shapes, dtype, style = CASES[name]
+    if dtype.startswith("int"):
+        data = [rng.integers(0, 10, (batch, *shape)).astype(dtype) for shape in shapes]
+    else:
+        data = [rng.standard_normal((batch, *shape)).astype(dtype) for shape in shapes]
+    return factory(), data, style
+
+
+def call(layer, data, style, **kwargs):
+    """Calls the layer on `data` in its call style."""
+    if style == "single":
+        return layer(data[0], **kwargs)
+    if style == "list":
+        return layer(data, **kwargs)
+    return layer(*data, **kwargs)
+
+
+__all__ = ["CASES", "call", "exported_layers", "sample"]
+_ = np
