@@ -6,6 +6,7 @@ import json
 import os
 import pickle
 import sys
+import time
 import warnings
 import zipfile
 
@@ -999,3 +1000,128 @@ def test_warnings_are_clean_for_ordinary_saves(tmp_path):
         warnings.simplefilter("error")
         model.save(tmp_path / "m.minikeras")
         load_model(tmp_path / "m.minikeras")
+
+
+# ------------------------------------------------- weights that must be refused (#18)
+
+
+def _weights_file_with(tmp_path, change):
+    """A weights file of a Dense(2) on 3 features, with `change(arrays)` applied to its arrays."""
+    import io as _io
+
+    source = Dense(2, name="dense_src")
+    source.build((None, 3))
+    path = tmp_path / "w.weights.minikeras"
+    mk.saving.save_weights(source, path)
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    arrays = dict(np.load(_io.BytesIO(members["weights.npz"])))
+    index = json.loads(members["weights.json"])
+    change(arrays, index)
+    buffer = _io.BytesIO()
+    np.savez(buffer, **arrays)
+    members["weights.npz"], members["weights.json"] = buffer.getvalue(), json.dumps(index)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def test_a_weight_of_the_same_size_but_another_shape_is_refused_and_nothing_changes(tmp_path):
+    def transpose(arrays, index):
+        arrays["kernel"] = arrays["kernel"].T.copy()  # (2, 3) where (3, 2) is expected
+        index["weights"][0]["shape"] = [2, 3]
+
+    path = _weights_file_with(tmp_path, transpose)
+    target = Dense(2)
+    target.build((None, 3))
+    before = target.get_weights()
+    with pytest.raises(
+        LoadError, match=r"shape mismatch: 'kernel': the model's is \(3, 2\), the file's \(2, 3\)"
+    ):
+        mk.saving.load_weights(target, path)
+    for old, new in zip(before, target.get_weights()):
+        np.testing.assert_array_equal(old, new)
+
+
+def test_float64_values_that_do_not_fit_float32_are_refused_naming_the_weight(tmp_path):
+    def huge(arrays, index):
+        arrays["bias"] = np.array([1e300, 0.0])
+        index["weights"][1]["dtype"] = "float64"
+
+    path = _weights_file_with(tmp_path, huge)
+    target = Dense(2)
+    target.build((None, 3))
+    with pytest.raises(LoadError, match=r"out of range: 'bias'.*1e\+300.*float32"):
+        mk.saving.load_weights(target, path)
+    assert np.isfinite(target.bias.numpy()).all()
+
+
+def test_a_zip_of_many_entries_is_refused_at_once(tmp_path):
+    import time
+
+    path = tmp_path / "many.minikeras"
+    with zipfile.ZipFile(path, "w") as archive:
+        for number in range(30_000):
+            archive.writestr(f"e{number}", b"")
+    start = time.perf_counter()
+    with pytest.raises(LoadError, match="30000 entries"):
+        load_model(path)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_a_deflated_bomb_is_refused_before_it_is_inflated(tmp_path):
+    import tracemalloc
+
+    model = Sequential([Input((3,)), Dense(2)])
+    model.save(tmp_path / "m.minikeras")
+    with zipfile.ZipFile(tmp_path / "m.minikeras") as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    bomb = tmp_path / "bomb.minikeras"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            if name != "weights.npz":
+                archive.writestr(name, data)
+        with archive.open("weights.npz", "w", force_zip64=True) as stream:
+            block = bytes(2**20)
+            for _ in range(128):  # 128 MB of zeros, ~130 kB in the file
+                stream.write(block)
+    assert bomb.stat().st_size < 2**20
+    tracemalloc.start()
+    try:
+        with pytest.raises(LoadError, match="weights.npz (claims|inflates)"):
+            load_model(bomb)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
+
+
+def test_duplicate_json_keys_are_refused(tmp_path):
+    model = Sequential([Input((3,)), Dense(2)])
+    model.save(tmp_path / "m.minikeras")
+    with zipfile.ZipFile(tmp_path / "m.minikeras") as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    text = members["metadata.json"].decode()
+    members["metadata.json"] = text.replace("{", '{"kind": "weights", ', 1).encode()
+    with zipfile.ZipFile(tmp_path / "d.minikeras", "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    with pytest.raises(LoadError, match="the key 'kind' appears twice"):
+        load_model(tmp_path / "d.minikeras")
+
+
+def test_a_killed_saves_temporary_file_is_removed_by_the_next_save(tmp_path):
+    path = tmp_path / "m.minikeras"
+    stale = tmp_path / ".m.minikeras.abc123.tmp"  # what a save killed mid-write leaves
+    stale.write_bytes(b"half a model")
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    young = tmp_path / ".m.minikeras.def456.tmp"  # maybe another process saving right now
+    young.write_bytes(b"being written")
+    other = tmp_path / ".other.minikeras.abc.tmp"
+    other.write_bytes(b"another file's")
+    os.utime(other, (old, old))
+    Sequential([Input((3,)), Dense(2)]).save(path)
+    assert not stale.exists() and young.exists() and other.exists()
+    assert load_model(path).count_params() == 8

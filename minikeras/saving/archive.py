@@ -21,6 +21,7 @@ directory, which is flushed, fsynced and then renamed over the target, so an
 error or a crash mid-save leaves the previous file as it was.
 """
 
+import collections
 import contextlib
 import io
 import json
@@ -28,6 +29,7 @@ import math
 import os
 import stat
 import tempfile
+import time
 import zipfile
 
 import numpy as np
@@ -131,6 +133,25 @@ def atomic_write(filepath, write, overwrite=True):
             os.unlink(temporary)
         raise
     _fsync_directory(directory)
+    _remove_stale_temporaries(directory, os.path.basename(filepath))
+
+
+STALE_TEMPORARY_SECONDS = 60
+
+
+def _remove_stale_temporaries(directory, basename):
+    """Removes what a killed save to the same path left: its `.NAME.*.tmp` files.
+
+    Only files older than `STALE_TEMPORARY_SECONDS`: a younger one may belong
+    to a save still running in another process.
+    """
+    prefix, now = f".{basename}.", time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            if entry.name.startswith(prefix) and entry.name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat().st_mtime > STALE_TEMPORARY_SECONDS:
+                        os.unlink(entry.path)
 
 
 def _file_mode(filepath):
@@ -288,6 +309,11 @@ class Archive:
 
 
 MAX_FILE_BYTES = 2**31  # a file past 2 GB is not a model this library trains
+MAX_ENTRIES = 64  # a minikeras file has at most six entries
+MAX_JSON_BYTES = 16 * 2**20  # a config or an index: a few kB for the models here
+MAX_ARRAYS = 100_000  # arrays in one .npz: far more weights than a model here has
+MAX_UNDECLARED_BYTES = 2**20  # what an .npz may hold when no index says more
+NPY_SLACK_BYTES = 4096  # an .npy header and the zip records around it, per array
 
 
 def check_regular_file(filepath):
@@ -353,10 +379,10 @@ def read_archive(filepath):
           - it is not a zip archive, so not a minikeras file (it starts with b'hello')
     """  # noqa: E501
     check_regular_file(filepath)
-    with open(filepath, "rb") as stream:
-        data = stream.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
+    if os.path.getsize(filepath) > MAX_FILE_BYTES:
         raise LoadError(filepath, [f"it is larger than {MAX_FILE_BYTES} bytes, the most read"])
+    with open(filepath, "rb") as stream:
+        data = stream.read()
     try:
         return _read(data)
     except LoadError as error:
@@ -372,7 +398,10 @@ def _read(data):
         raise LoadError("", [_not_a_zip(data)])
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         names = archive.namelist()
-        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if len(names) > MAX_ENTRIES:  # a minikeras file has at most six
+            raise LoadError("", [f"it holds {len(names)} entries; a minikeras file has a few"])
+        counts = collections.Counter(names)
+        duplicates = sorted(name for name, count in counts.items() if count > 1)
         if duplicates:
             raise LoadError("", [f"the archive holds several entries named {duplicates}"])
         if "metadata.json" not in names:
@@ -391,15 +420,18 @@ def _read(data):
         if problems:
             raise LoadError("", problems)
         documents, arrays = {}, {}
-        for name in names:
+        for name in names:  # the JSON documents first: they say how large the arrays are
             if name.endswith(".json"):
                 documents[name] = _json_member(archive, name)
                 if not isinstance(documents[name], dict):
                     problems.append(
                         f"{name} holds a {type(documents[name]).__name__}, not an object"
                     )
-            elif name.endswith(".npz"):
-                arrays[name], found = _read_npz(archive.read(name), name)
+        for name in names:
+            if name.endswith(".npz"):
+                limit = _npz_limit(name, documents)
+                raw = _bounded_read(archive, name, limit)
+                arrays[name], found = _read_npz(raw, name, limit)
                 problems += found
         if problems:
             raise LoadError("", problems)
@@ -423,10 +455,20 @@ def _not_a_zip(data):
     return f"it is {what}"
 
 
+def _unique_keys(pairs):
+    found = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"the key {key!r} appears twice")
+        found[key] = value
+    return found
+
+
 def _json_member(archive, name):
+    raw = _bounded_read(archive, name, MAX_JSON_BYTES)
     try:
-        return json.loads(archive.read(name).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        return json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise LoadError("", [f"{name} is not valid JSON: {error}"]) from None
 
 
@@ -454,18 +496,70 @@ def _check_metadata(metadata):
     return kind
 
 
-def _read_npz(data, member):
+def _declared_bytes(entries):
+    """The bytes that `[{"shape", "dtype"}, ...]` entries need, or None if malformed."""
+    total = 0
+    try:
+        for entry in entries:
+            shape, dtype = entry["shape"], np.dtype(entry["dtype"])
+            if not (isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape)):
+                return None
+            total += math.prod(shape) * dtype.itemsize
+    except (TypeError, KeyError, ValueError):
+        return None
+    return total
+
+
+def _npz_limit(name, documents):
+    """How many bytes an .npz entry may inflate to: what its JSON index declares, plus room.
+
+    A decompression bomb (a few kB that inflate to gigabytes) is refused after
+    reading at most this many bytes: each array's `.npy` header and the zip's
+    own records take less than the slack allowed per array.
+    """
+    if name == "weights.npz":
+        entries = (documents.get("weights.json") or {}).get("weights")
+    else:
+        optimizer = (documents.get("training.json") or {}).get("optimizer")
+        entries = optimizer.get("variables") if isinstance(optimizer, dict) else None
+    declared = _declared_bytes(entries) if isinstance(entries, list) else None
+    if declared is None:
+        return MAX_UNDECLARED_BYTES
+    return declared + (len(entries) + 1) * NPY_SLACK_BYTES
+
+
+def _bounded_read(archive, name, limit):
+    """An entry's bytes, refused (not allocated) past `limit` whatever its header claims."""
+    info = archive.getinfo(name)
+    if info.file_size > limit:
+        raise LoadError("", [f"{name} claims {info.file_size} bytes, more than the {limit} "
+                             "its index declares"])  # fmt: skip
+    with archive.open(info) as stream:
+        raw = stream.read(limit + 1)
+    if len(raw) > limit:
+        raise LoadError("", [f"{name} inflates past the {limit} bytes its index declares"])
+    return raw
+
+
+def _read_npz(data, member, limit=None):
     """Parses an `.npz` archive: numeric arrays only, each checked against its header."""
     arrays, problems = {}, []
+    limit = MAX_UNDECLARED_BYTES if limit is None else limit
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         names = archive.namelist()
+        if len(names) > MAX_ARRAYS:
+            return {}, [f"{member} holds {len(names)} arrays; a model has fewer"]
         if len(set(names)) != len(names):
             return {}, [f"{member} holds several entries with the same name"]
         for name in names:
             if not name.endswith(".npy"):
                 problems.append(f"{member}: entry {name!r} is not an .npy array")
                 continue
-            array = _parse_npy(archive.read(name), f"{member}: {name[:-4]!r}", problems)
+            try:
+                raw = _bounded_read(archive, name, limit)
+            except LoadError as error:
+                return {}, [f"{member}: {problem}" for problem in error.problems]
+            array = _parse_npy(raw, f"{member}: {name[:-4]!r}", problems)
             if array is not None:
                 arrays[name[:-4]] = array
     return arrays, problems

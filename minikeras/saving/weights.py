@@ -156,6 +156,15 @@ def _read_weights(contents, source):
     return entries
 
 
+def _out_of_range(array, dtype):
+    """Whether finite float values would become inf in `dtype` (1e300 into float32)."""
+    target = np.dtype(dtype)
+    if array.dtype.kind != "f" or target.kind != "f" or array.dtype.itemsize <= target.itemsize:
+        return False
+    finite = array[np.isfinite(array)]
+    return bool(finite.size) and bool(np.abs(finite).max() > np.finfo(target).max)
+
+
 def _match(table, entries):
     """Pairs each weight with its array; lists what is missing, unexpected or mismatched."""
     by_path = sum(path in {p for p, _, _ in entries} for path, _, _ in table)
@@ -181,6 +190,11 @@ def _match(table, entries):
             problems.append(
                 f"dtype mismatch: {label}: the model's is {variable.dtype}, the file's "
                 f"{array.dtype}, which does not convert safely"
+            )
+        elif _out_of_range(array, variable.dtype):
+            problems.append(
+                f"out of range: {label}: the file's values (up to "
+                f"{np.abs(array[np.isfinite(array)]).max():.3g}) do not fit {variable.dtype}"
             )
         else:
             pairs.append((variable, array.astype(variable.dtype, copy=False)))
