@@ -15,6 +15,7 @@ import io
 import json
 import os
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -39,6 +40,8 @@ MINIKERAS_MEMBER = "minikeras/model.minikeras"
 MAX_ENTRIES = 1000  # a .keras zip holds three members (and assets): anything past this is not one
 MAX_JSON_BYTES = 64 * 2**20
 MAX_OTHER_BYTES = 64 * 2**20  # assets and minikeras's own record of the model's config
+# What a corrupted zip member makes the readers raise.
+_CORRUPT = (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error, NotImplementedError)
 _WEIGHT_MEMBERS = ("model.weights.h5", "model.weights.npz")
 
 
@@ -62,7 +65,7 @@ class _LazyMember:
         try:
             with zipfile.ZipFile(self.filename) as archive, archive.open(self.info) as stream:
                 data = stream.read(limit + 1)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+        except _CORRUPT as error:
             raise LoadError(self.path, [f"{name} is corrupted: {error}"]) from None
         if len(data) > limit:
             raise LoadError(self.path, [f"{name} inflates past the ~{limit} bytes the model needs"])
@@ -140,7 +143,7 @@ def read_keras_archive(path):
             try:
                 with archive.open(info) as stream:
                     data = stream.read(limit + 1)
-            except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+            except _CORRUPT as error:
                 raise LoadError(path, [f"{info.filename} is corrupted: {error}"]) from None
             if len(data) > limit:
                 raise LoadError(path, [f"{info.filename} is larger than it claims"])

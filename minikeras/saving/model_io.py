@@ -121,8 +121,8 @@ def _is_keras_file(filepath):
         with zipfile.ZipFile(filepath) as zipped:
             names = zipped.namelist()[:MAX_NAMES_TO_LOOK_AT]
             return "model.weights.h5" in names or "model.weights.npz" in names
-    except (OSError, zipfile.BadZipFile):
-        return False
+    except (OSError, zipfile.BadZipFile, NotImplementedError, ValueError, EOFError):
+        return False  # not a zip this can open: the minikeras reader says what is wrong
 
 
 MAX_NAMES_TO_LOOK_AT = 64
@@ -287,6 +287,11 @@ def _check_training(model, table, training, arrays, source):
         and isinstance(document.get("variables"), list)
     ):
         raise LoadError(source, ["training.json: the optimizer entry is malformed"])
+    odd = [p for p in document["weight_paths"] if not isinstance(p, str)]
+    if odd:
+        raise LoadError(
+            source, [f"training.json: the field optimizer.weight_paths holds non-paths {odd!r:.80}"]
+        )
     optimizer = model.optimizer
     variables_by_path = {path: variable for path, _, variable in table}
     if document["built"]:
@@ -308,13 +313,23 @@ def _check_training(model, table, training, arrays, source):
             f"{len(document['variables'])} variables, but the optimizer has {len(variables)}"
         )
     else:
-        for number, variable in enumerate(variables):
+        for number, (variable, entry) in enumerate(zip(variables, document["variables"])):
             array = arrays[str(number)]
             if array.shape != variable.shape or array.dtype != variable.dtype:
                 problems.append(
                     f"optimizer variable {number} ('{variable.name}'): expected shape "
                     f"{variable.shape} and dtype {variable.dtype}, the file has {array.shape} "
                     f"and {array.dtype}"
+                )
+            elif not (
+                isinstance(entry, dict)
+                and entry.get("shape") == list(variable.shape)
+                and entry.get("dtype") == str(variable.dtype)
+            ):
+                problems.append(
+                    f"training.json: the field variables[{number}] is {entry!r:.100}, but "
+                    f"optimizer.npz and the optimizer have shape {list(variable.shape)} and "
+                    f"dtype {variable.dtype}"
                 )
     generators = _checked_random_states(model, training.get("random"), problems)
     if problems:
