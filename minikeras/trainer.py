@@ -27,6 +27,8 @@ tracked list, and nothing else, and says what is not trained:
 
 import itertools
 import math
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -36,6 +38,7 @@ from minikeras import losses as losses_module
 from minikeras import metrics as metrics_module
 from minikeras import ops
 from minikeras import optimizers as optimizers_module
+from minikeras import random as random_module
 from minikeras.argument_checks import check_arguments
 from minikeras.data_adapter import (
     _ArrayBatches,
@@ -52,6 +55,7 @@ from minikeras.data_adapter import (
     _validation,
     _with_class_weight,
 )
+from minikeras.data_checks import check_before_training
 from minikeras.engine.tape import GradientTape
 from minikeras.engine.tensor import Tensor
 from minikeras.interrupt import _InterruptGuard
@@ -312,6 +316,24 @@ class Trainer:
             validation_split=validation_split, verbose=verbose, shuffle=shuffle,
         )  # fmt: skip
         self._check_compiled("fit")
+        # A fit that fails before its first step leaves the global random stream as it was.
+        random_state = random_module.generator().bit_generator.state
+        progress_made = [0]
+        try:
+            return self._fit(
+                x, y, batch_size, epochs, verbose, callbacks, validation_split, validation_data,
+                shuffle, class_weight, sample_weight, initial_epoch, steps_per_epoch,
+                validation_steps, progress_made,
+            )  # fmt: skip
+        except BaseException:
+            if not progress_made[0]:
+                random_module.generator().bit_generator.state = random_state
+            raise
+
+    def _fit(self, x, y, batch_size, epochs, verbose, callbacks, validation_split,
+             validation_data, shuffle, class_weight, sample_weight, initial_epoch,
+             steps_per_epoch, validation_steps, progress_made):  # fmt: skip
+        """The body of `fit`, after its arguments are checked (`progress_made[0]`: steps done)."""
         verbose = 1 if verbose == "auto" else int(verbose)
         if _is_batch_iterable(x):
             _check_no_arrays_with_batches(y, sample_weight, "fit")
@@ -326,6 +348,10 @@ class Trainer:
             # Class weights apply to the training samples only, checked before any step.
             data.sample_weight = _with_class_weight(data.sample_weight, data.y, class_weight)
             train = _ArrayBatches(data, batch_size, shuffle)
+            build_now = data.x[:1] if not isinstance(data.x, (list, dict)) else None
+            if build_now is not None and not self.built:
+                _build_on(self, build_now)  # to know its output shape for the label check
+            check_before_training(self, data.x, data.y, data.sample_weight)
         validation = _validation(validation_data, self.dtype, batch_size, validation_steps)
 
         _build_on(self, train.first_inputs())
@@ -351,13 +377,27 @@ class Trainer:
                 callback_list.on_epoch_begin(epoch)
                 progress = Progress(train.steps, verbose, f"Epoch {epoch + 1}/{epochs}")
                 loss_total, count, epoch_steps = 0.0, 0, 0
+                streamed = isinstance(train, _Batches)
+                # Streamed data is checked batch by batch: a bad batch restores this point.
+                saved = _training_state(self, weights) if streamed and steps_done else None
                 for step, (bx, by, bw) in enumerate(train):
                     epoch_steps = step + 1
                     callback_list.on_train_batch_begin(step)
-                    loss, y_pred, mask = self._train_step(
-                        bx, by, bw, weights, first=steps_done == 0, loss_sources=loss_sources
-                    )
+                    try:
+                        loss, y_pred, mask = self._train_step(
+                            bx, by, bw, weights, first=steps_done == 0, loss_sources=loss_sources
+                        )
+                    except (ValueError, TypeError) as error:
+                        if not streamed:
+                            raise
+                        _restore_training_state(saved)
+                        raise type(error)(
+                            f"fit: batch {step} of epoch {epoch + 1} failed: {error}. The "
+                            + ("weights and optimizer state are those of the last completed "
+                               "epoch" if saved else "model is unchanged (no epoch completed)")
+                        ) from error  # fmt: skip
                     steps_done += 1
+                    progress_made[0] = steps_done
                     size = len(by)
                     loss_total, count = loss_total + loss * size, count + size
                     self._update_metrics(by, y_pred, mask)
@@ -371,7 +411,7 @@ class Trainer:
                             f"fit: the loss became {loss} at epoch {epoch + 1}, step {step + 1}; "
                             "training goes on. Add callbacks.TerminateOnNaN() to stop instead.",
                             RuntimeWarning,
-                            stacklevel=2,
+                            stacklevel=_user_stacklevel(),
                         )
                     if self.stop_training or interrupt.requested:
                         break
@@ -431,7 +471,7 @@ class Trainer:
                     "fit: the validation data ran out (no batch for this epoch's validation); "
                     "the epoch's logs have no validation figures",
                     UserWarning,
-                    stacklevel=3,
+                    stacklevel=_user_stacklevel(),
                 )
                 return {}
             raise ValueError(f"{batches.method}: the data set is empty (no batches)")
@@ -492,7 +532,7 @@ class Trainer:
                 f"evaluate: the data ran out before steps={batches.steps} batches; the figures "
                 "are over the batches it gave",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=_user_stacklevel(),
             )
         if progress is not None:
             progress.close(logs)
@@ -594,7 +634,7 @@ def _warn_out_of_data(batches, epoch, total_steps, epochs):
         f"training stops. With steps_per_epoch={batches.steps}, a generator must give "
         f"steps_per_epoch * epochs = {batches.steps * epochs} batches.",
         UserWarning,
-        stacklevel=4,
+        stacklevel=_user_stacklevel(),
     )
 
 
@@ -609,7 +649,7 @@ def _ran_out(batches, epoch, epoch_steps, total_steps, epochs):
         f"fit: epoch {epoch + 1} ended after {epoch_steps} of steps_per_epoch="
         f"{batches.steps} steps: the data ran out; the next epoch starts a new pass over it.",
         UserWarning,
-        stacklevel=3,
+        stacklevel=_user_stacklevel(),
     )
     return False
 
@@ -664,7 +704,7 @@ def _weights_for_training(model):
             f"Model '{model.name}' has no trainable weights (all frozen, or none created): "
             "training will not change it",
             TrackingWarning,
-            stacklevel=3,
+            stacklevel=_user_stacklevel(),
         )
     return weights, loss_sources
 
@@ -684,5 +724,28 @@ def _report_unchanged(model, weights, before):
             f"check that {'they influence' if several else 'it influences'} the loss "
             "(switch this check off with compile(..., report_unchanged=False))",
             TrackingWarning,
-            stacklevel=3,
+            stacklevel=_user_stacklevel(),
         )
+
+
+def _training_state(model, weights):
+    """Copies of the trained weights and the optimizer's variables, to restore on failure."""
+    optimizer = model.optimizer
+    variables = list(weights) + (list(optimizer.variables) if optimizer.built else [])
+    return [(variable, variable.numpy().copy()) for variable in variables]
+
+
+def _restore_training_state(saved):
+    for variable, value in saved or []:
+        variable.assign(value)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _user_stacklevel():
+    """The `stacklevel` that points a warning at the user's line, however deep it was raised."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        level, frame = level + 1, frame.f_back
+    return level
