@@ -105,6 +105,15 @@ class Trainer:
         """
         if loss is None:
             raise ValueError(f"compile: model '{self.name}' needs a loss, e.g. loss='mse'")
+        if metrics is not None and not isinstance(metrics, (list, tuple, dict)):
+            raise TypeError(
+                f"compile: metrics must be a list (or a dict by output), got {metrics!r:.60} of "
+                f"type {type(metrics).__name__}; write metrics=[{metrics!r:.40}]"
+            )
+        if not isinstance(report_unchanged, bool):
+            raise TypeError(
+                f"compile: report_unchanged must be True or False, got {report_unchanged!r:.60}"
+            )
         self.optimizer = optimizers_module.get(optimizer)
         self.loss = losses_module.get(loss)
         if not isinstance(self.loss, losses_module.Loss):

@@ -199,3 +199,19 @@ def test_two_hundred_save_load_cycles_leave_no_stray_files_and_load_exactly(tmp_
         if cycle % 50 == 0:
             model.train_on_batch(x, y)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.keras", "model.minikeras"]
+
+
+@pytest.mark.parametrize(
+    "arguments, error, message",
+    [
+        ({"metrics": "accuracy"}, TypeError, r"metrics must be a list.*metrics=\['accuracy'\]"),
+        ({"report_unchanged": "yes"}, TypeError, "report_unchanged must be True or False"),
+        ({"optimizer": 5}, ValueError, "optimizers.get: expected a name"),
+        ({"loss": 3}, ValueError, "losses.get: expected a loss name"),
+    ],
+)
+def test_compile_arguments_are_named(arguments, error, message):
+    model = mk.Sequential([mk.Input((3,)), layers.Dense(2)])
+    with pytest.raises(error, match=message):
+        model.compile(**{"optimizer": "sgd", "loss": "mse", **arguments})
+    assert not getattr(model, "compiled", False)
