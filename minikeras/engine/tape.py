@@ -33,6 +33,8 @@ from minikeras.engine.tensor import (
     wrap,
 )
 
+__all__ = ["GradientTape", "may_overwrite"]
+
 # Start above the ids autograd's own `grad` uses, so that our tapes nest inside them.
 _trace_ids = itertools.count(_tensor.FIRST_TAPE_TRACE)
 

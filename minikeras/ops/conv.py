@@ -34,6 +34,8 @@ from minikeras.ops.windows import (
     normalize_tuple,
 )
 
+__all__ = ["conv", "conv_transpose", "depthwise_conv", "separable_conv", "transpose_output_length"]
+
 
 def _kernel_matrix(kernel, groups):
     """The kernel `(*taps, in, filters)` as `(groups, taps * in, filters / groups)`."""

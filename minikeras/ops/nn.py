@@ -25,6 +25,24 @@ from minikeras.ops.core import (
 )
 from minikeras.ops.math import _tanh, _where
 
+__all__ = [
+    "binary_crossentropy",
+    "categorical_crossentropy",
+    "dense",
+    "elu",
+    "erf",
+    "gelu",
+    "leaky_relu",
+    "log_softmax",
+    "mean_sparse_categorical_crossentropy",
+    "relu",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "softplus",
+    "sparse_categorical_crossentropy",
+]
+
 # ---------------------------------------------------------------- activations
 
 

@@ -28,6 +28,8 @@ from minikeras.ops.windows import (
     pad,
 )
 
+__all__ = ["average_pool", "max_pool"]
+
 
 def _crop(padded, windows):
     if windows.padded == windows.inputs:

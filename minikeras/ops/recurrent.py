@@ -27,6 +27,8 @@ from minikeras.ops.math import tanh, where
 from minikeras.ops.nn import relu, sigmoid
 from minikeras.ops.shape import stack
 
+__all__ = ["gru", "lstm", "simple_rnn"]
+
 FUSED_ACTIVATIONS = tuple(kernels.ACTIVATIONS)
 _UNFUSED = {"tanh": tanh, "sigmoid": sigmoid, "relu": relu, "linear": lambda x: x}
 

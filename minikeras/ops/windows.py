@@ -23,6 +23,16 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from minikeras.ops.core import op_error
 
+__all__ = [
+    "Windows",
+    "check_data_format",
+    "columns",
+    "normalize_padding",
+    "normalize_tuple",
+    "output_length",
+    "pad",
+]
+
 DATA_FORMATS = (None, "channels_last")
 
 
