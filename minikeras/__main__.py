@@ -5,6 +5,8 @@ import time
 
 from minikeras import Sequential, datasets, layers, losses, optimizers, utils
 
+__all__ = ["build_model", "main"]
+
 MODELS = {
     "mlp": lambda: [
         layers.Dense(128, activation="relu"),

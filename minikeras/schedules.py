@@ -9,6 +9,18 @@ import bisect
 import math
 import numbers
 
+__all__ = [
+    "CosineDecay",
+    "ExponentialDecay",
+    "InverseTimeDecay",
+    "LearningRateSchedule",
+    "PiecewiseConstantDecay",
+    "PolynomialDecay",
+    "check_number",
+    "deserialize",
+    "serialize",
+]
+
 # Rules for `check_number`: (test of the float value, what the message says was expected).
 ANY = (lambda value: True, "a number")
 POSITIVE = (lambda value: value > 0.0, "a number > 0")

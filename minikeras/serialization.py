@@ -7,6 +7,8 @@ holds the rules once: how such an object is written, read back and looked up.
 
 import inspect
 
+__all__ = ["deserialize_object", "get_object", "serialize_object"]
+
 
 def serialize_object(obj, base_class, builtin_names, module):
     """Writes an object as `{"class_name", "config"}`, or a named function as its name.

@@ -10,6 +10,8 @@ from minikeras.layers.dropout import Dropout
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 
+__all__ = ["MultiHeadAttention"]
+
 _PARTS = ("query", "value", "key", "attention_mask")
 
 

@@ -9,6 +9,8 @@ import numpy as np
 
 from minikeras import config
 
+__all__ = ["Input", "Node", "SymbolicTensor", "map_structure", "symbolic_call"]
+
 
 class SymbolicTensor:
     """A placeholder for data in the functional API: a shape and a dtype.

@@ -20,6 +20,8 @@ from minikeras.layers.call_checks import call_stack as _call_stack
 from minikeras.layers.call_checks import reads as _reads
 from minikeras.layers.input_layer import SymbolicTensor, symbolic_call
 
+__all__ = ["Layer", "unique_name"]
+
 _name_counts = {}
 
 

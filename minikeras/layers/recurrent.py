@@ -13,6 +13,8 @@ from minikeras import activations, initializers, ops, random
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.layer import Layer
 
+__all__ = ["RNNBase", "SimpleRNN", "for_kernel", "split_initial_state", "with_initial_state"]
+
 
 def _first(structure):
     """The first leaf of a list/tuple (a mask given per input), or the value itself."""

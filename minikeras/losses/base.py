@@ -11,6 +11,8 @@ from minikeras.losses.reduction import (
     standardize_reduction,
 )
 
+__all__ = ["Loss", "LossFunctionWrapper"]
+
 
 def _snake_case(name):
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()

@@ -6,6 +6,8 @@ import numpy as np
 
 from minikeras import config, losses
 
+__all__ = ["Mean", "MeanMetricWrapper", "Metric"]
+
 
 def _snake_case(name):
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()

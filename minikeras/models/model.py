@@ -12,6 +12,8 @@ from minikeras.layers.input_layer import SymbolicTensor, map_structure
 from minikeras.layers.layer import Layer
 from minikeras.trainer import Trainer
 
+__all__ = ["Model"]
+
 
 class Model(Trainer, Layer):
     """A network of layers, trained and saved as one.

@@ -17,6 +17,16 @@ import inspect
 from minikeras.layers.layer import Layer
 from minikeras.saving.archive import to_json
 
+__all__ = [
+    "custom_object_scope",
+    "custom_objects_by_name",
+    "deserialize_layer",
+    "get_registered_name",
+    "get_registered_object",
+    "register_serializable",
+    "serialize_layer",
+]
+
 _REGISTERED = {}  # "Package>Name" -> class or function
 _NAMES = {}  # class or function -> "Package>Name"
 _scopes = []  # custom_objects dicts of the deserializations in progress
