@@ -8,7 +8,6 @@ input shape is known. It also watches the call: which Variables were read
 """
 
 import functools
-import re
 
 import numpy as np
 
@@ -19,6 +18,7 @@ from minikeras.layers import call_checks, tracking
 from minikeras.layers.call_checks import call_stack as _call_stack
 from minikeras.layers.call_checks import reads as _reads
 from minikeras.layers.input_layer import SymbolicTensor, symbolic_call
+from minikeras.utils.naming import to_snake_case as _snake_case
 
 __all__ = ["Layer", "unique_name"]
 
@@ -41,11 +41,6 @@ def unique_name(base):
     count = _name_counts.get(base, 0)
     _name_counts[base] = count + 1
     return base if count == 0 else f"{base}_{count}"
-
-
-def _snake_case(name):
-    # Keras's rule: a digit does not start a word, so SpatialDropout2D -> spatial_dropout2d.
-    return re.sub(r"(?<=.)(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z])", "_", name).lower()
 
 
 # Numbers the outermost calls. A layer keeps the number of its latest call, and each
