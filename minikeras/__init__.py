@@ -16,6 +16,7 @@ from minikeras import (
     random,
     regularizers,
     saving,
+    tree,
     utils,
 )
 from minikeras.engine import GradientTape, Tensor, Variable
@@ -48,5 +49,6 @@ __all__ = [
     "random",
     "regularizers",
     "saving",
+    "tree",
     "utils",
 ]

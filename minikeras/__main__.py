@@ -9,6 +9,8 @@ from minikeras.datasets.idx import load_folder
 
 __all__ = ["build_model", "load_images", "main", "plot_history"]
 
+__all__ = ["build_model", "main"]
+
 MODELS = {
     "mlp": lambda shape: [
         layers.Flatten(),

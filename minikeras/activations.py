@@ -8,6 +8,23 @@ accept (`Dense(4, activation="relu")`) and the `get` / `serialize` /
 
 from minikeras import ops, serialization_lib
 
+__all__ = [
+    "deserialize",
+    "elu",
+    "gelu",
+    "get",
+    "leaky_relu",
+    "linear",
+    "relu",
+    "serialize",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "softplus",
+    "swish",
+    "tanh",
+]
+
 
 def relu(x):
     """Rectified linear unit: `relu(x) = max(x, 0)`.

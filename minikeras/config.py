@@ -2,6 +2,8 @@
 
 import numpy as np
 
+__all__ = ["epsilon", "floatx", "set_floatx", "standardize_dtype"]
+
 _FLOATX = "float32"
 _EPSILON = 1e-7
 

@@ -12,6 +12,17 @@ from minikeras import ops, serialization_lib
 from minikeras.config import epsilon
 from minikeras.serialization import deserialize_object, get_object, serialize_object
 
+__all__ = [
+    "Constraint",
+    "MaxNorm",
+    "MinMaxNorm",
+    "NonNeg",
+    "UnitNorm",
+    "deserialize",
+    "get",
+    "serialize",
+]
+
 
 def _axis(axis):
     # A config read back from JSON holds a list.

@@ -16,6 +16,8 @@ import numpy as np
 from minikeras import random
 from minikeras.engine.tensor import Tensor
 
+__all__ = []
+
 
 def _with_class_weight(sample_weight, y, class_weight, method="fit"):
     if not class_weight:

@@ -19,6 +19,29 @@ from minikeras import random as _random
 from minikeras import serialization_lib
 from minikeras.config import standardize_dtype
 
+__all__ = [
+    "Constant",
+    "GlorotNormal",
+    "GlorotUniform",
+    "HeNormal",
+    "HeUniform",
+    "Identity",
+    "Initializer",
+    "LecunNormal",
+    "LecunUniform",
+    "Ones",
+    "Orthogonal",
+    "RandomNormal",
+    "RandomUniform",
+    "TruncatedNormal",
+    "VarianceScaling",
+    "Zeros",
+    "compute_fans",
+    "deserialize",
+    "get",
+    "serialize",
+]
+
 # The standard deviation of a standard normal truncated to [-2, 2]; dividing
 # by it gives truncated draws the variance that was asked for.
 _TRUNCATED_STDDEV = 0.87962566103423978

@@ -3,6 +3,8 @@
 import signal
 import threading
 
+__all__ = []
+
 
 class _InterruptGuard:
     """Turns Ctrl-C during `fit` into a clean stop after the current step.

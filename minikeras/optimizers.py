@@ -27,6 +27,20 @@ from minikeras.engine.tensor import Tensor, Variable
 from minikeras.layers import tracking
 from minikeras.schedules import NON_NEGATIVE, POSITIVE, check_number
 
+__all__ = [
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "Nadam",
+    "Optimizer",
+    "RMSprop",
+    "SGD",
+    "deserialize",
+    "get",
+    "serialize",
+]
+
 # Rules for `check_number`, besides the ones in `schedules`.
 _FRACTION = (lambda value: 0.0 <= value < 1.0, "a number in [0, 1)")
 _UNIT_INTERVAL = (lambda value: 0.0 <= value <= 1.0, "a number in [0, 1]")

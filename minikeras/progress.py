@@ -9,6 +9,8 @@ With `verbose=2`, one line per epoch; with `verbose=0`, nothing.
 import sys
 import time
 
+__all__ = ["Progress", "format_logs"]
+
 try:
     from tqdm.auto import tqdm
 except ImportError:  # the optional extra is not installed

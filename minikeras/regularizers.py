@@ -15,6 +15,8 @@ import math
 from minikeras import ops, serialization_lib
 from minikeras.serialization import deserialize_object, get_object, serialize_object
 
+__all__ = ["L1", "L1L2", "L2", "Regularizer", "deserialize", "get", "serialize"]
+
 
 def _check_factor(owner, name, value):
     """`value` as a Python float if it is a finite number >= 0, else raises naming it."""

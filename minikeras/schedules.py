@@ -11,6 +11,18 @@ import numbers
 
 from minikeras import serialization_lib
 
+__all__ = [
+    "CosineDecay",
+    "ExponentialDecay",
+    "InverseTimeDecay",
+    "LearningRateSchedule",
+    "PiecewiseConstantDecay",
+    "PolynomialDecay",
+    "check_number",
+    "deserialize",
+    "serialize",
+]
+
 # Rules for `check_number`: (test of the float value, what the message says was expected).
 ANY = (lambda value: True, "a number")
 POSITIVE = (lambda value: value > 0.0, "a number > 0")

@@ -64,6 +64,8 @@ from minikeras.layers.layer import Layer
 from minikeras.layers.tracking import TrackingWarning
 from minikeras.progress import Progress
 
+__all__ = ["Trainer"]
+
 
 class Trainer:
     """Training methods for `Model`: compile, fit, evaluate, predict.

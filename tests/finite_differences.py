@@ -13,6 +13,7 @@ import numpy as np
 from autograd.core import VJPNode
 
 from minikeras import GradientTape, Tensor, ops
+from minikeras.engine import primitive
 
 EPS = 1e-6
 
@@ -87,34 +88,51 @@ def check_second_order(fn, arrays, seed=0):
         )
 
 
+def _checked_vjp(name, vjp, leaks):
+    def checked_vjp(g):
+        grads = tuple(vjp(g))
+        leaks.extend(
+            f"{name} gradient {i}"
+            for i, grad in enumerate(grads)
+            if getattr(grad, "dtype", None) == np.float64
+        )
+        return grads
+
+    return checked_vjp
+
+
 @contextlib.contextmanager
 def float64_leaks():
-    """Collects the names of traced primitives whose value or gradient came out float64."""
-    leaks, original_init = [], VJPNode.__init__
+    """Collects where a traced value or gradient came out float64, on every node.
+
+    A leak in an intermediate gradient can hide: adding it into a float32
+    gradient in place casts it back, and `tape.gradient` casts each result to
+    its source's dtype. So every node is watched on its own: those autograd's
+    wrapper makes (`VJPNode.__init__`) and those our engine makes for fused and
+    hot ops (`minikeras.engine.primitive.record`, the one place that makes them).
+    """
+    leaks, original_init, original_record = [], VJPNode.__init__, primitive.record
 
     def checked_init(node, value, fun, args, kwargs, parent_argnums, parents):
         original_init(node, value, fun, args, kwargs, parent_argnums, parents)
         name = getattr(fun, "__name__", repr(fun))
         if getattr(value, "dtype", None) == np.float64:
             leaks.append(f"{name} forward")
-        vjp = node.vjp
+        node.vjp = _checked_vjp(name, node.vjp, leaks)
 
-        def checked_vjp(g):
-            grads = tuple(vjp(g))
-            leaks.extend(
-                f"{name} gradient {i}"
-                for i, grad in enumerate(grads)
-                if getattr(grad, "dtype", None) == np.float64
-            )
-            return grads
-
-        node.vjp = checked_vjp
+    def checked_record(ans, trace, parents, vjp):
+        name = getattr(vjp, "__qualname__", repr(vjp)).split(".")[0]
+        if getattr(ans, "dtype", None) == np.float64:
+            leaks.append(f"{name} forward")
+        return original_record(ans, trace, parents, _checked_vjp(name, vjp, leaks))
 
     VJPNode.__init__ = checked_init
+    primitive.record = checked_record
     try:
         yield leaks
     finally:
         VJPNode.__init__ = original_init
+        primitive.record = original_record
 
 
 def check_float32(fn, arrays, seed=0):

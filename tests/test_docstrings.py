@@ -52,6 +52,7 @@ MODULES = [
     "minikeras.regularizers",
     "minikeras.saving",
     "minikeras.schedules",
+    "minikeras.tree",
     "minikeras.utils",
 ]
 

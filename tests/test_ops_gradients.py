@@ -6,9 +6,9 @@ central differences of the same expression; the same case run in float32 must
 keep its result and every gradient in float32.
 """
 
+import finite_differences
 import numpy as np
 import pytest
-from autograd.core import VJPNode
 
 from minikeras import GradientTape, Tensor, Variable, ops
 from minikeras.ops.nn import mean_sparse_categorical_crossentropy
@@ -442,36 +442,10 @@ def test_gradient_matches_central_differences(fn, samplers):
 
 
 @pytest.fixture
-def float64_leaks(monkeypatch):
-    """Records every float64 value and gradient of each traced primitive.
-
-    A leak in an intermediate gradient can hide: adding it into a float32
-    gradient in place casts it back. Wrapping autograd's node constructor sees
-    each primitive's result and each VJP's output on its own.
-    """
-    leaks = []
-    original_init = VJPNode.__init__
-
-    def checked_init(node, value, fun, args, kwargs, parent_argnums, parents):
-        original_init(node, value, fun, args, kwargs, parent_argnums, parents)
-        name = getattr(fun, "__name__", repr(fun))
-        if getattr(value, "dtype", None) == np.float64:
-            leaks.append(f"{name} forward")
-        vjp = node.vjp
-
-        def checked_vjp(g):
-            grads = tuple(vjp(g))
-            leaks.extend(
-                f"{name} gradient {i}"
-                for i, grad in enumerate(grads)
-                if getattr(grad, "dtype", None) == np.float64
-            )
-            return grads
-
-        node.vjp = checked_vjp
-
-    monkeypatch.setattr(VJPNode, "__init__", checked_init)
-    return leaks
+def float64_leaks():
+    """Every float64 value and gradient of each traced node (see finite_differences)."""
+    with finite_differences.float64_leaks() as leaks:
+        yield leaks
 
 
 @pytest.mark.parametrize("fn, samplers", CASES)
@@ -756,3 +730,75 @@ def test_dense_with_kernel_and_bias_on_different_tapes_gives_each_its_gradient()
     mask = (x @ kernel.numpy() + bias.numpy()) > 0
     np.testing.assert_allclose(grad_kernel.numpy(), x.T @ mask, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(grad_bias.numpy(), mask.sum(axis=0), rtol=1e-6)
+
+
+# ------------------------------------------ the float32 guard sees fused ops too
+
+
+def _inject_float64_vjp(monkeypatch, op):
+    """Makes the fused primitive `op`'s VJP return float64 gradients."""
+    from minikeras.engine import primitive
+
+    forward, vjp_maker = primitive._fused[op]
+
+    def float64_maker(*args):
+        vjp = vjp_maker(*args)
+        return lambda g: [np.asarray(grad, dtype=np.float64) for grad in vjp(g)]
+
+    monkeypatch.setitem(primitive._fused, op, (forward, float64_maker))
+
+
+def _float32(*shape):
+    return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+
+
+FUSED_CASES = {
+    # name: (the primitive, a loss of Variables that runs it inside a tape)
+    "dense": (
+        "minikeras.ops.nn._dense",
+        lambda v: ops.sum(ops.dense(_float32(2, 3), v[0], v[1], activation="relu")),
+        [(3, 4), (4,)],
+    ),
+    "conv": (
+        "minikeras.ops.conv._conv",
+        lambda v: ops.sum(ops.conv(v[0], v[1])),
+        [(1, 5, 2), (3, 2, 2)],
+    ),
+    "max_pool": (
+        "minikeras.ops.pooling._max_pool",
+        lambda v: ops.sum(ops.max_pool(v[0], 2)),
+        [(1, 4, 2)],
+    ),
+    "lstm": (
+        "minikeras.ops.recurrent._lstm",
+        lambda v: ops.sum(ops.lstm(v[0], v[1], v[2], v[3])[0]),
+        [(2, 3, 2), (2, 8), (2, 8), (8,)],
+    ),
+    "mean_sparse_cce": (
+        "minikeras.ops.nn._mean_sparse_xent_logits",
+        lambda v: mean_sparse_categorical_crossentropy(np.array([0, 2]), v[0]),
+        [(2, 3)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(FUSED_CASES))
+def test_the_float32_guard_catches_a_float64_vjp_in_a_fused_op(name, monkeypatch):
+    import importlib
+
+    path, loss_fn, shapes = FUSED_CASES[name]
+    module_name, _, op_name = path.rpartition(".")
+    variables = [Variable(_float32(*shape)) for shape in shapes]
+
+    def float64_inside():
+        with finite_differences.float64_leaks() as leaks:
+            with GradientTape() as tape:
+                loss = loss_fn(variables)
+            grads = tape.gradient(loss, variables)
+        # The tape casts results to the sources' dtype: the leak is invisible there.
+        assert all(grad.dtype == np.float32 for grad in grads)
+        return leaks
+
+    assert float64_inside() == []
+    _inject_float64_vjp(monkeypatch, getattr(importlib.import_module(module_name), op_name))
+    assert float64_inside(), f"the guard missed a float64 VJP in {name}"

@@ -537,3 +537,61 @@ def test_gradient_with_respect_to_a_relu_output_is_not_masked():
     # [3, 5] @ kernel2.T; hidden's own relu mask must not touch it.
     np.testing.assert_allclose(grad_hidden.numpy(), [[8.0, 5.0]])
     np.testing.assert_allclose(grad_kernel.numpy(), [[8.0, 0.0], [-16.0, 0.0]])
+
+
+# ------------------------------------------------------------ the fused-op contract
+
+
+def _make_cube(log):
+    """x ** 3 as a fused primitive whose VJP logs the residuals it was given."""
+    from autograd.tracer import getval
+
+    from minikeras.engine.primitive import defvjp_fused, fused_primitive
+
+    @fused_primitive
+    def cube(x):
+        square = x * x
+        return square * x, square
+
+    def cube_vjp(argnums, ans, args, square):
+        log.append(square is not None)
+        if square is None:
+            square = getval(args[0]) * getval(args[0])
+        return lambda g: [3.0 * g * square]
+
+    defvjp_fused(cube, cube_vjp)
+    return cube
+
+
+def test_a_fused_primitive_hands_its_residuals_to_its_vjp_inside_a_tape():
+    from minikeras.engine.primitive import call_primitive
+    from minikeras.engine.tensor import value_of, wrap
+
+    log = []
+    cube = _make_cube(log)
+    x = Variable([1.0, -2.0])
+    with GradientTape() as tape:
+        y = wrap(call_primitive(cube, value_of(x)))
+    np.testing.assert_allclose(y.numpy(), [1.0, -8.0])
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [3.0, 12.0])
+    assert log == [True]
+
+
+def test_a_fused_primitive_called_through_autograds_wrapper_gets_no_residuals():
+    from autograd import grad
+
+    from minikeras.engine.primitive import call_primitive
+
+    log = []
+    cube = _make_cube(log)
+    assert grad(lambda x: call_primitive(cube, x))(2.0) == 12.0  # our path: residuals
+    assert grad(cube)(2.0) == 12.0  # autograd's own wrapper: none
+    assert log == [True, False]
+
+
+def test_defvjp_fused_rejects_a_plain_primitive():
+    from minikeras.engine.primitive import defvjp_fused
+    from minikeras.ops.nn import _relu
+
+    with pytest.raises(TypeError, match="fused_primitive"):
+        defvjp_fused(_relu, lambda *args: None)

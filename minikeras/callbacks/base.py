@@ -1,5 +1,7 @@
 """The `Callback` base class: the hooks `fit`, `evaluate` and `predict` call."""
 
+__all__ = ["Callback"]
+
 # Names of the hooks, in the order of Keras's `Callback`; LambdaCallback accepts these.
 _HOOKS = (
     "on_train_begin", "on_train_end", "on_epoch_begin", "on_epoch_end",

@@ -3,6 +3,8 @@
 from minikeras.callbacks.base import Callback
 from minikeras.callbacks.history import History
 
+__all__ = ["CallbackList"]
+
 
 class CallbackList(Callback):
     """Calls every hook on each of its callbacks, in order.

@@ -5,6 +5,8 @@ import os
 from minikeras.callbacks.base import Callback
 from minikeras.callbacks.monitoring import _check_mode, _metric_direction, _monitored_value
 
+__all__ = ["ModelCheckpoint"]
+
 
 class ModelCheckpoint(Callback):
     """Saves the model (or its weights) during training, every epoch or every few batches.

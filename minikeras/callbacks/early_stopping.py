@@ -3,6 +3,8 @@
 from minikeras.callbacks.base import Callback
 from minikeras.callbacks.monitoring import _check_mode, _metric_direction, _monitored_value
 
+__all__ = ["EarlyStopping"]
+
 
 class EarlyStopping(Callback):
     """Stops training when a monitored quantity has stopped improving.

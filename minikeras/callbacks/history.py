@@ -2,6 +2,8 @@
 
 from minikeras.callbacks.base import Callback
 
+__all__ = ["History"]
+
 
 class History(Callback):
     """Records the epoch logs; `fit` returns it and sets it as `model.history`.

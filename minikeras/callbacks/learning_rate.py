@@ -8,6 +8,8 @@ import numpy as np
 from minikeras.callbacks.base import Callback
 from minikeras.callbacks.monitoring import _check_mode, _metric_direction, _monitored_value
 
+__all__ = ["LearningRateScheduler", "ReduceLROnPlateau"]
+
 
 def _learning_rate(owner, model):
     optimizer = getattr(model, "optimizer", None)

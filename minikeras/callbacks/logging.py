@@ -6,6 +6,8 @@ import os
 
 from minikeras.callbacks.base import _HOOKS, Callback
 
+__all__ = ["CSVLogger", "LambdaCallback", "TerminateOnNaN"]
+
 
 class TerminateOnNaN(Callback):
     """Stops training as soon as a batch's loss is NaN or infinite.

@@ -2,6 +2,8 @@
 
 import warnings
 
+__all__ = []
+
 
 def _metric_direction(monitor, model):
     """Returns "min" or "max" for a monitored quantity, or None when it cannot be told.

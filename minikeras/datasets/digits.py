@@ -4,6 +4,8 @@ from importlib import resources
 
 import numpy as np
 
+__all__ = ["load_data"]
+
 
 def load_data():
     """Loads the UCI optical-digits set: 1,797 8x8 images of digits 0-9.

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+__all__ = ["load_folder", "read_idx"]
+
 _IDX_TYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 
 FILES = {

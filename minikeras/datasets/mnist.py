@@ -2,6 +2,8 @@
 
 from minikeras.datasets.idx import load_folder
 
+__all__ = ["load_data"]
+
 
 def load_data(path=None):
     """Loads MNIST from the four IDX files in a local folder.

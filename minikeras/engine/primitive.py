@@ -1,30 +1,145 @@
-"""`call_primitive`: autograd's primitive call, minus what our hot ops never need.
+"""Fused primitives: the one way to define an op whose VJP reuses its forward's work.
 
-autograd's wrapper around a primitive is general: keyword arguments, ufunc
-dispatch to foreign array types, primitives that are not traced. It costs
-about 5 µs per call, which for a small model is as much as the arithmetic.
-The fused ops (`dense`, `mean`, sparse cross-entropy) take positional arrays
-only, so they call their primitive through `call_primitive`, which does the
-same tracing in a fraction of the time: unbox the innermost trace's boxes,
-compute (recursing for outer traces), record a node with the VJP that
-`defvjp` registered, and box the result.
+An ordinary op is an autograd primitive with its VJP registered beside it
+(`@primitive` + `defvjp`). A *fused* op (dense, conv, pooling, the recurrent
+loops, the fused cross-entropies) does more work per call, and its gradient
+wants what the forward pass computed on the way: a softmax, the winners of a
+max pool, a recurrent loop's states. Such an op is written in two pieces, next
+to each other:
+
+    @fused_primitive
+    def _op(x, kernel, flag):
+        ...
+        return ans, residuals          # anything the VJP will want
+
+    def _op_vjp(argnums, ans, args, residuals):
+        x, kernel, flag = args
+        def vjp(g):
+            return [grad_for(argnum, g, residuals) for argnum in argnums]
+        return vjp
+
+    defvjp_fused(_op, _op_vjp)
+
+and is called with `call_primitive(_op, x, kernel, flag)` (positional
+arguments only; boxed ones are differentiated).
+
+The contract, in full:
+
+- The forward takes plain values and returns `(ans, residuals)`; only `ans`
+  is the op's result. It may write into the arrays it created.
+- The VJP maker receives the differentiated argument numbers, the result, all
+  arguments and the residuals, and returns `vjp(g)` giving one gradient per
+  argument number, in order.
+- `residuals` is None when the forward did not run on plain arrays: when an
+  outer tape traces the arguments (a gradient of a gradient), or when
+  autograd's own `grad` calls the op. The VJP must then compute what it needs
+  itself, from differentiable ops if it supports higher order.
+
+`call_primitive` unboxes the innermost trace's arguments, runs the forward
+(recursing for outer traces), asks the VJP maker for the VJP, and records the
+node with `record`. A hot op that has already unboxed its arguments (`dense`)
+calls `record_fused` directly. Every node the fused ops add goes through
+`record`, so a tool that watches the graph (the tests' float32 guard) patches
+that one function.
+
+Why not autograd's own wrapper: it is general (keyword arguments, ufunc
+dispatch, untraced primitives) and costs about 5 µs a call, as much as the
+arithmetic of a small model's layer; and it has no place for residuals.
 """
 
 import numpy as np
-from autograd.core import VJPNode, primitive_vjps
+from autograd.core import VJPNode
+from autograd.core import primitive_vjps as _primitive_vjps
+from autograd.extend import defvjp_argnums, primitive
 from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import box_types, new_box
 
+__all__ = ["call_primitive", "defvjp_fused", "fused_primitive", "record", "record_fused"]
 
-def call_primitive(primitive, *args):
-    """Calls an autograd primitive on positional arguments, recording it if traced.
+# fused primitive -> (forward returning (ans, residuals), VJP maker)
+_fused = {}
 
-    The same as `primitive(*args)`, only faster: the result and the recorded
-    node (parents, VJP) are the ones autograd would make.
+
+def fused_primitive(forward):
+    """Makes a primitive of `forward(*args) -> (ans, residuals)` (see the module docstring).
 
     Args:
-        primitive: a function made with `autograd.extend.primitive`, with a
-            VJP registered by `defvjp` or `defvjp_argnums`.
+        forward: a function of positional arguments returning the result and
+            whatever its VJP will reuse.
+
+    Returns:
+        An autograd primitive returning only `ans`; give it a VJP with
+        `defvjp_fused` and call it with `call_primitive`. Its `forward`
+        attribute is `forward` itself.
+
+    Example:
+        >>> @fused_primitive
+        ... def _cube(x):
+        ...     square = x * x
+        ...     return square * x, square
+        >>> _cube(np.array([2.0]))
+        array([8.])
+    """
+
+    def plain(*args):
+        return forward(*args)[0]
+
+    plain.__name__ = forward.__name__
+    plain.__qualname__ = forward.__qualname__
+    plain.__doc__ = forward.__doc__
+    op = primitive(plain)
+    op.forward = forward  # for a fused op built on another one
+    _fused[op] = (forward, None)
+    return op
+
+
+def defvjp_fused(op, vjp_maker):
+    """Registers the VJP of a `fused_primitive`.
+
+    Args:
+        op: what `fused_primitive` returned.
+        vjp_maker: `vjp_maker(argnums, ans, args, residuals)` returning
+            `vjp(g)`, which gives one gradient per argument number in
+            `argnums`. `residuals` is None when the forward did not run on
+            plain arrays.
+
+    Returns:
+        None.
+
+    Raises:
+        TypeError: if `op` was not made by `fused_primitive`.
+
+    Example:
+        >>> @fused_primitive
+        ... def _cube(x):
+        ...     square = x * x
+        ...     return square * x, square
+        >>> def _cube_vjp(argnums, ans, args, square):
+        ...     square = args[0] * args[0] if square is None else square
+        ...     return lambda g: [3 * g * square]
+        >>> defvjp_fused(_cube, _cube_vjp)
+        >>> from autograd import grad
+        >>> float(grad(lambda x: call_primitive(_cube, x))(2.0))
+        12.0
+    """
+    if op not in _fused:
+        raise TypeError(f"defvjp_fused: {op!r} was not made with fused_primitive")
+    _fused[op] = (_fused[op][0], vjp_maker)
+    # autograd's own calls (its `grad`, the nodes of outer traces) get no residuals.
+    defvjp_argnums(
+        op, lambda argnums, ans, args, kwargs: vjp_maker(tuple(argnums), ans, args, None)
+    )
+
+
+def call_primitive(op, *args):
+    """Calls a primitive on positional arguments, recording it if traced.
+
+    The same as `op(*args)`, only faster; for a `fused_primitive` it also
+    hands the forward's residuals to the VJP maker.
+
+    Args:
+        op: a `fused_primitive` with its VJP, or any autograd primitive with
+            a VJP registered by `defvjp` or `defvjp_argnums`.
         *args: its positional arguments; boxed ones are differentiated.
 
     Returns:
@@ -43,7 +158,7 @@ def call_primitive(primitive, *args):
             if arg._trace > top_trace:
                 top_trace = arg._trace
     if top_trace < 0:
-        return primitive.fun(*args)
+        return op.fun(*args)
     argnums, parents, values = [], [], list(args)
     for argnum, arg in enumerate(args):
         if type(arg) in box_types and arg._trace == top_trace:
@@ -52,23 +167,52 @@ def call_primitive(primitive, *args):
             value = values[argnum] = arg._value
             if type(value) in box_types:
                 traces += 1
-    residuals = {}
     if traces > len(argnums):
         # Boxes of outer traces are left in `values`: the recursion records those.
-        ans = call_primitive(primitive, *values)
-    elif primitive in _forwards_with_residuals:
-        ans, residuals = _forwards_with_residuals[primitive](*values)
-    else:
-        ans = primitive.fun(*values)
-    vjp = primitive_vjps[primitive](tuple(argnums), ans, tuple(values), residuals)
+        ans = call_primitive(op, *values)
+        vjp = _primitive_vjps[op](tuple(argnums), ans, tuple(values), {})
+        return record(ans, top_trace, tuple(parents), vjp)
+    if op in _fused:
+        return record_fused(op, top_trace, tuple(argnums), tuple(parents), tuple(values))
+    ans = op.fun(*values)
+    vjp = _primitive_vjps[op](tuple(argnums), ans, tuple(values), {})
     return record(ans, top_trace, tuple(parents), vjp)
+
+
+def record_fused(op, trace, argnums, parents, values):
+    """Runs a `fused_primitive` on plain `values` and records it for `trace`.
+
+    The part of `call_primitive` after unboxing, for a hot op that unboxed
+    its own arguments (`ops.dense`).
+
+    Args:
+        op: a `fused_primitive` with its VJP.
+        trace: the trace id of the boxes that were unboxed.
+        argnums: the tuple of argument numbers that were boxed.
+        parents: their nodes, a tuple in the same order.
+        values: all arguments, unboxed, as a tuple.
+
+    Returns:
+        The boxed result.
+
+    Example:
+        >>> from autograd.core import VJPNode
+        >>> from minikeras.ops.nn import _dense
+        >>> x = np.ones((1, 2))
+        >>> box = record_fused(_dense, 7, (1,), (VJPNode.new_root(),), (x, x.T, None, False))
+        >>> box._node.vjp(np.ones((1, 1)))
+        [array([[1.],
+               [1.]])]
+    """
+    forward, vjp_maker = _fused[op]
+    ans, residuals = forward(*values)
+    return record(ans, trace, parents, vjp_maker(argnums, ans, values, residuals))
 
 
 def record(ans, trace, parents, vjp):
     """Boxes `ans` for `trace`, with a node that pulls gradients back to `parents` by `vjp`.
 
-    The last step of `call_primitive`, for an op that unboxes its own
-    arguments on a path that cannot afford the general one (`ops.dense`).
+    Every node `call_primitive` and `record_fused` add is made here.
 
     Args:
         ans: the op's result on unboxed values.
@@ -91,32 +235,3 @@ def record(ans, trace, parents, vjp):
     if type(ans) is np.ndarray:
         return ArrayBox(ans, trace, node)
     return new_box(ans, trace, node)
-
-
-# primitive -> forward(*args) returning (ans, residuals); see `defresiduals`.
-_forwards_with_residuals = {}
-
-
-def defresiduals(primitive, forward):
-    """Lets a primitive's VJP reuse what its forward pass computed.
-
-    When `call_primitive` records `primitive` on plain arrays, it runs
-    `forward(*args)` instead, which returns `(ans, residuals)`: the result and
-    a dict that the VJP maker receives as keyword arguments (a softmax, say,
-    that the gradient would otherwise recompute). autograd's own calls, and
-    the nodes of outer traces, pass no keywords: the VJP maker must then
-    compute what it needs itself.
-
-    Args:
-        primitive: a function made with `autograd.extend.primitive`.
-        forward: a function of the same arguments returning `(ans, residuals)`.
-
-    Returns:
-        None.
-
-    Example:
-        >>> from minikeras.ops.nn import _sparse_xent_logits
-        >>> _sparse_xent_logits in _forwards_with_residuals
-        True
-    """
-    _forwards_with_residuals[primitive] = forward

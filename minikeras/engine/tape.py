@@ -23,6 +23,7 @@ from autograd.core import VJPNode, add_outgrads
 from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox, new_box
 
+from minikeras import tree
 from minikeras.engine import tensor as _tensor
 from minikeras.engine.tensor import (
     Tensor,
@@ -32,6 +33,8 @@ from minikeras.engine.tensor import (
     value_of,
     wrap,
 )
+
+__all__ = ["GradientTape", "may_overwrite"]
 
 # Start above the ids autograd's own `grad` uses, so that our tapes nest inside them.
 _trace_ids = itertools.count(_tensor.FIRST_TAPE_TRACE)
@@ -72,25 +75,6 @@ def _unbox_level(value, trace_id):
 def _root_vjp(g):
     """A root node has no parents to pass gradients to."""
     return ()
-
-
-def _flatten(structure):
-    """The leaves of a (nested) list, tuple or dict, in order."""
-    if isinstance(structure, dict):
-        return [leaf for key in structure for leaf in _flatten(structure[key])]
-    if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in _flatten(item)]
-    return [structure]
-
-
-def _pack(structure, leaves):
-    """Rebuilds `structure` with its leaves taken in order from iterator `leaves`."""
-    if isinstance(structure, dict):
-        return {key: _pack(structure[key], leaves) for key in structure}
-    if isinstance(structure, (list, tuple)):
-        items = [_pack(item, leaves) for item in structure]
-        return type(structure)(*items) if hasattr(structure, "_fields") else type(structure)(items)
-    return next(leaves)
 
 
 class GradientTape:
@@ -216,7 +200,7 @@ class GradientTape:
                 item._value = _box_at_level(value, self._trace_id, self._root(item))
                 self._watched_tensors.append((item, value, original))
 
-        for item in _flatten(tensor):
+        for item in tree.flatten(tensor):
             watch_one(item)
 
     def gradient(self, target, sources, output_gradients=None, unconnected_gradients="none"):
@@ -278,7 +262,7 @@ class GradientTape:
             nodes = [self._nodes.get(id(source)) for source in sources]
         else:
             flat = flat and all(isinstance(source, Tensor) for source in sources)
-            sources_flat = sources if flat else _flatten(sources)
+            sources_flat = sources if flat else tree.flatten(sources)
             nodes = [self._source_node(source) for source in sources_flat]
         if type(target) is Tensor and output_gradients is None:
             end = _node_in(target._value, self._trace_id)
@@ -299,7 +283,7 @@ class GradientTape:
             self._nodes, self._keep_alive = {}, []
         if flat:
             return grads if type(sources) is list else tuple(grads)
-        return _pack(sources, iter(grads))
+        return tree.pack_sequence_as(sources, grads)
 
     def _source_node(self, source):
         if not isinstance(source, Tensor):
@@ -318,7 +302,7 @@ class GradientTape:
         if isinstance(target, Tensor):
             pairs = [(target, output_gradients)]
         else:
-            pairs = zip(_flatten(target), _flatten_as(target, output_gradients))
+            pairs = zip(tree.flatten(target), _flatten_as(target, output_gradients))
         for item, output_gradient in pairs:
             if isinstance(item, Variable):
                 node = self._nodes.get(id(item))
@@ -333,9 +317,18 @@ class GradientTape:
 
 
 def _flatten_as(structure, values):
-    """The parts of `values` where `structure` has its leaves (all None if None)."""
+    """The parts of `values` where `structure` has its leaves (all None if None).
+
+    In the order of `tree.flatten(structure)` (a dict's by sorted key); unlike
+    it, a leaf of `values` may itself be a list (an output gradient).
+    """
     if isinstance(structure, (dict, list, tuple)):
-        keys = list(structure) if isinstance(structure, dict) else range(len(structure))
+        keys = range(len(structure))
+        if isinstance(structure, dict):
+            try:
+                keys = sorted(structure)
+            except TypeError:
+                keys = list(structure)
         if values is not None and (
             not isinstance(values, (dict, list, tuple)) or len(values) != len(structure)
         ):

@@ -14,6 +14,19 @@ from autograd.tracer import getval, isbox
 
 from minikeras import config
 
+__all__ = [
+    "Tensor",
+    "Variable",
+    "add_read_observer",
+    "bind_operators",
+    "drop_stale_boxes",
+    "dtype_of",
+    "read_variable",
+    "remove_read_observer",
+    "value_of",
+    "wrap",
+]
+
 # Recording tapes, outermost first. Each has `_record_read(variable, value)`.
 _active_tapes = []
 # Their trace ids. Tapes take ids from FIRST_TAPE_TRACE up (lower ids belong to
@@ -23,6 +36,34 @@ _recording_traces = set()
 # Callables `observer(variable)`, told of every Variable read (layers use this
 # to find Variables that a forward pass used but nobody tracked).
 _read_observers = []
+# The ops Tensor's operators call: `minikeras.ops`, which binds itself here on
+# import (see `bind_operators`), so that imports flow one way, engine <- ops.
+_ops = None
+
+
+def bind_operators(ops):
+    """Makes Tensor's operators (`+`, `@`, `[]`, `.T`, ...) call the functions of `ops`.
+
+    `minikeras.ops` calls it once, on import: the engine cannot import ops,
+    which are built on it.
+
+    Args:
+        ops: a module (or object) with `add`, `subtract`, `multiply`,
+            `divide`, `floor_divide`, `mod`, `power`, `matmul`, `negative`,
+            `abs`, the comparisons, `getitem`, `transpose`, `reshape` and
+            `cast`.
+
+    Returns:
+        None.
+
+    Example:
+        >>> from minikeras import ops
+        >>> bind_operators(ops)  # what importing minikeras.ops did already
+        >>> (Tensor([1.0]) + 1).numpy()
+        array([2.], dtype=float32)
+    """
+    global _ops
+    _ops = ops
 
 
 def read_variable(variable):
@@ -337,7 +378,7 @@ class Tensor:
     # Identity hashing, so Tensors can be dict keys although `==` is element-wise.
     __hash__ = object.__hash__
 
-    # Operators delegate to minikeras.ops (bound below, after ops is importable).
+    # Operators delegate to minikeras.ops (see `bind_operators`).
     def __add__(self, other):
         return _ops.add(self, other)
 
@@ -683,6 +724,3 @@ def _unshared_refs():
 
 # Measured rather than assumed: the count differs between Python versions.
 _UNSHARED_REFS = _unshared_refs()
-
-
-from minikeras import ops as _ops  # noqa: E402  (ops needs Tensor; Tensor's operators need ops)

@@ -3,6 +3,8 @@
 from minikeras import activations
 from minikeras.layers.layer import Layer
 
+__all__ = ["Activation"]
+
 
 class Activation(Layer):
     """Applies `activation` to its inputs.

@@ -10,6 +10,8 @@ from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.layer import Layer
 
+__all__ = ["MultiHeadAttention"]
+
 
 def _with_padding_masks(attention_mask, query_mask, value_mask, key_mask):
     """Folds the inputs' padding masks into `attention_mask`, as Keras does.

@@ -4,6 +4,8 @@ from minikeras import ops
 from minikeras.layers.layer import Layer
 from minikeras.layers.recurrent import split_initial_state, with_initial_state
 
+__all__ = ["Bidirectional"]
+
 _MERGE_MODES = ("concat", "sum", "ave", "mul", None)
 
 

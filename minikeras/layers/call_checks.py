@@ -17,6 +17,17 @@ from minikeras.engine.tensor import Tensor, Variable
 from minikeras.layers import tracking
 from minikeras.layers.tracking import warn
 
+__all__ = [
+    "Frame",
+    "accepts",
+    "check_build_attributes",
+    "check_reads",
+    "names_argument",
+    "observe_read",
+    "warn_if_created_in_call",
+    "warn_untrackable",
+]
+
 
 class Frame:
     """One layer's `__call__` in progress: in `build` or in `call`."""

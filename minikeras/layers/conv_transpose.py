@@ -9,6 +9,8 @@ from minikeras.layers.convolutional import BaseConv
 from minikeras.layers.dense import check_positive_int
 from minikeras.ops.conv import transpose_output_length
 
+__all__ = ["Conv1DTranspose", "Conv2DTranspose", "ConvTranspose"]
+
 
 class ConvTranspose(BaseConv):
     """Transposed convolution layer (the base of `Conv1DTranspose`, `Conv2DTranspose`).

@@ -15,6 +15,8 @@ from minikeras.ops.windows import (
     output_length,
 )
 
+__all__ = ["BaseConv", "Conv", "Conv1D", "Conv2D"]
+
 
 class BaseConv(Layer):
     """What every convolution layer shares: arguments, input checks, output shapes.

@@ -4,6 +4,8 @@ from minikeras import activations, constraints, initializers, ops, regularizers
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
 
+__all__ = ["Dense", "check_positive_int"]
+
 
 def check_positive_int(layer, argument, value):
     """Returns `value` if it is a positive int, else raises naming the argument.

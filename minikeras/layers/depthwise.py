@@ -10,6 +10,15 @@ from minikeras import activations, constraints, initializers, ops, regularizers
 from minikeras.layers.convolutional import BaseConv
 from minikeras.layers.dense import check_positive_int
 
+__all__ = [
+    "DepthwiseConv",
+    "DepthwiseConv1D",
+    "DepthwiseConv2D",
+    "SeparableConv",
+    "SeparableConv1D",
+    "SeparableConv2D",
+]
+
 
 class DepthwiseConv(BaseConv):
     """Depthwise convolution layer (the base of `DepthwiseConv1D`, `DepthwiseConv2D`).

@@ -5,6 +5,8 @@ import numpy as np
 from minikeras import ops, random
 from minikeras.layers.layer import Layer
 
+__all__ = ["Dropout"]
+
 
 class Dropout(Layer):
     """Sets each input to 0 with probability `rate` while training.

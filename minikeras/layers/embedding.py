@@ -4,6 +4,8 @@ from minikeras import initializers, ops
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.layer import Layer
 
+__all__ = ["Embedding"]
+
 
 class Embedding(Layer):
     """Turns integer ids into dense vectors: id `i` becomes row `i` of `embeddings`.

@@ -3,6 +3,8 @@
 from minikeras import activations, ops
 from minikeras.layers.recurrent import RNNBase, for_kernel
 
+__all__ = ["GRU"]
+
 
 class GRU(RNNBase):
     """Gated recurrent unit (Cho et al., 2014), Keras's variant.

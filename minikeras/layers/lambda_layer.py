@@ -8,6 +8,8 @@ import numpy as np
 from minikeras.layers.input_layer import map_structure
 from minikeras.layers.layer import Layer
 
+__all__ = ["Lambda"]
+
 
 def _accepts(function, argument):
     try:

@@ -8,7 +8,6 @@ input shape is known. It also watches the call: which Variables were read
 """
 
 import functools
-import re
 
 import numpy as np
 
@@ -24,6 +23,9 @@ from minikeras.layers.input_spec import check_input_spec
 from minikeras.layers.layer_losses import LayerLosses
 from minikeras.layers.layer_weights import LayerWeights
 from minikeras.layers.symbolic import output_spec, symbolic_call
+from minikeras.utils.naming import to_snake_case as _snake_case
+
+__all__ = ["Layer", "computed_attribute", "unique_name"]
 
 _name_counts = {}
 
@@ -44,11 +46,6 @@ def unique_name(base):
     count = _name_counts.get(base, 0)
     _name_counts[base] = count + 1
     return base if count == 0 else f"{base}_{count}"
-
-
-def _snake_case(name):
-    # Keras's rule: a digit does not start a word, so SpatialDropout2D -> spatial_dropout2d.
-    return re.sub(r"(?<=.)(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z])", "_", name).lower()
 
 
 def _shape_of(inputs):

@@ -5,6 +5,8 @@ import numpy as np
 from minikeras import activations, ops
 from minikeras.layers.recurrent import RNNBase, for_kernel
 
+__all__ = ["LSTM"]
+
 
 class _ForgetBiasOne:
     """LSTM bias initializer for `unit_forget_bias`: the forget gate's quarter is ones."""

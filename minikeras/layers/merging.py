@@ -10,6 +10,8 @@ import functools
 from minikeras import ops
 from minikeras.layers.layer import Layer
 
+__all__ = ["Add", "Average", "Concatenate", "Maximum", "Minimum", "Multiply", "Subtract"]
+
 
 def _describe(shapes):
     return ", ".join(str(tuple(s)) for s in shapes)

@@ -7,6 +7,8 @@ flow to the inputs, `gamma` and `beta` through the batch statistics too.
 from minikeras import initializers, ops
 from minikeras.layers.layer import Layer
 
+__all__ = ["BatchNormalization", "LayerNormalization"]
+
 
 def _normalize_axes(layer, axes, input_shape):
     """Returns `axes` as sorted non-negative ints, checked against `input_shape`."""

@@ -13,6 +13,19 @@ from minikeras.ops.windows import (
     output_length,
 )
 
+__all__ = [
+    "AveragePooling1D",
+    "AveragePooling2D",
+    "GlobalAveragePooling1D",
+    "GlobalAveragePooling2D",
+    "GlobalMaxPooling1D",
+    "GlobalMaxPooling2D",
+    "GlobalPooling",
+    "MaxPooling1D",
+    "MaxPooling2D",
+    "Pooling",
+]
+
 _AXES = {1: "batch, steps, channels", 2: "batch, height, width, channels"}
 
 

@@ -14,6 +14,8 @@ from minikeras.layers.dense import check_positive_int
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
 
+__all__ = ["RNNBase", "SimpleRNN", "for_kernel", "split_initial_state", "with_initial_state"]
+
 
 def _first(structure):
     """The first leaf of a list/tuple (a mask given per input), or the value itself."""

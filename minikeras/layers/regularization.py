@@ -9,6 +9,8 @@ from minikeras.layers.dropout import Dropout
 from minikeras.layers.layer import Layer
 from minikeras.layers.reshaping import _spatial_axes
 
+__all__ = ["GaussianNoise", "SpatialDropout2D"]
+
 
 class SpatialDropout2D(Dropout):
     """Drops whole feature maps (channels) of images while training.

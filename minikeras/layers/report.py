@@ -5,6 +5,8 @@ from typing import NamedTuple
 from minikeras.engine.tensor import Variable
 from minikeras.layers import tracking
 
+__all__ = ["Row", "TrackingReport"]
+
 
 class Row(NamedTuple):
     """One tracked weight: where it lives and what it is."""

@@ -7,6 +7,16 @@ import numpy as np
 from minikeras import ops
 from minikeras.layers.layer import Layer
 
+__all__ = [
+    "Cropping2D",
+    "Flatten",
+    "Permute",
+    "RepeatVector",
+    "Reshape",
+    "UpSampling2D",
+    "ZeroPadding2D",
+]
+
 
 class Flatten(Layer):
     """Flattens each sample: `(batch, d1, d2, ...)` becomes `(batch, d1 * d2 * ...)`.

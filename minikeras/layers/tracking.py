@@ -21,6 +21,15 @@ import numpy as np
 
 from minikeras.engine.tensor import Tensor, Variable
 
+__all__ = [
+    "TrackingWarning",
+    "find_untrackable",
+    "tracked_layers",
+    "tracked_weights",
+    "walk",
+    "warn",
+]
+
 # Warnings point at the first frame whose file is not under this directory.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 

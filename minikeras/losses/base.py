@@ -1,7 +1,5 @@
 """The loss base classes: `Loss`, and `LossFunctionWrapper`, which wraps a loss function."""
 
-import re
-
 import numpy as np
 
 from minikeras import config, ops
@@ -10,10 +8,9 @@ from minikeras.losses.reduction import (
     reduce_weighted_values,
     standardize_reduction,
 )
+from minikeras.utils.naming import to_snake_case as _snake_case
 
-
-def _snake_case(name):
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+__all__ = ["Loss", "LossFunctionWrapper"]
 
 
 class Loss:

@@ -14,6 +14,16 @@ from minikeras.losses.functions import (
     sparse_categorical_crossentropy,
 )
 
+__all__ = [
+    "BinaryCrossentropy",
+    "CategoricalCrossentropy",
+    "Huber",
+    "KLDivergence",
+    "MeanAbsoluteError",
+    "MeanSquaredError",
+    "SparseCategoricalCrossentropy",
+]
+
 
 class MeanSquaredError(LossFunctionWrapper):
     """Mean of squared errors: `mean((y_true - y_pred) ** 2)` (see `mean_squared_error`).

@@ -4,6 +4,25 @@ import warnings
 
 from minikeras import config, ops
 
+__all__ = [
+    "BCE",
+    "KLD",
+    "MAE",
+    "MSE",
+    "bce",
+    "binary_crossentropy",
+    "categorical_crossentropy",
+    "huber",
+    "kl_divergence",
+    "kld",
+    "mae",
+    "mean_absolute_error",
+    "mean_squared_error",
+    "mse",
+    "sparse_categorical_crossentropy",
+    "squeeze_or_expand_to_same_rank",
+]
+
 
 def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
     """Aligns ranks that differ by a trailing axis of size 1, as Keras does.

@@ -5,6 +5,8 @@ import numpy as np
 from minikeras import ops
 from minikeras.losses.functions import squeeze_or_expand_to_same_rank
 
+__all__ = ["apply_mask", "reduce_weighted_values", "standardize_reduction"]
+
 _REDUCTIONS = ("sum_over_batch_size", "sum", "mean", "mean_with_sample_weight", "none", None)
 
 

@@ -9,6 +9,21 @@ import numpy as np
 from minikeras import config, losses
 from minikeras.metrics.base import MeanMetricWrapper, Metric, _aligned
 
+__all__ = [
+    "Accuracy",
+    "BinaryAccuracy",
+    "CategoricalAccuracy",
+    "SparseCategoricalAccuracy",
+    "SparseTopKCategoricalAccuracy",
+    "TopKCategoricalAccuracy",
+    "accuracy",
+    "binary_accuracy",
+    "categorical_accuracy",
+    "sparse_categorical_accuracy",
+    "sparse_top_k_categorical_accuracy",
+    "top_k_categorical_accuracy",
+]
+
 
 def _sparse_labels(name, y_true, y_pred):
     """Labels of shape `y_pred.shape[:-1]`, from that shape or with a trailing 1."""

@@ -1,14 +1,11 @@
 """The metric base classes: `Metric`, and `Mean` with its wrapper `MeanMetricWrapper`."""
 
-import re
-
 import numpy as np
 
 from minikeras import config, losses
+from minikeras.utils.naming import to_snake_case as _snake_case
 
-
-def _snake_case(name):
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+__all__ = ["Mean", "MeanMetricWrapper", "Metric"]
 
 
 def _aligned(name, y_true, y_pred):

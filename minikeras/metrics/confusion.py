@@ -9,6 +9,8 @@ import numpy as np
 from minikeras import config
 from minikeras.metrics.base import Metric, _aligned, _snake_case
 
+__all__ = ["AUC", "Precision", "Recall"]
+
 
 def _parse_thresholds(name, thresholds, default):
     values = [default] if thresholds is None else np.ravel(thresholds).tolist()

@@ -4,6 +4,8 @@ import numpy as np
 
 from minikeras.metrics.base import MeanMetricWrapper, _aligned
 
+__all__ = ["MeanAbsoluteError", "MeanSquaredError"]
+
 
 def _squared_error(y_true, y_pred):
     y_true, y_pred = _aligned("mean_squared_error", y_true, y_pred)

@@ -13,6 +13,8 @@ from minikeras.layers.layer import Layer, computed_attribute
 from minikeras.models import graph
 from minikeras.trainer import Trainer
 
+__all__ = ["Model"]
+
 
 class Model(Trainer, Layer):
     """A network of layers, trained and saved as one.

@@ -4,6 +4,8 @@ from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.layer import Layer
 from minikeras.models.model import Model
 
+__all__ = ["Sequential"]
+
 
 class Sequential(Model):
     """A linear stack of layers.

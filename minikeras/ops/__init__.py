@@ -1,9 +1,13 @@
 """The functional namespace layers are written in: `minikeras.ops`.
 
 Every op takes Tensors, numpy arrays or Python numbers, returns a Tensor, and
-is differentiable by `GradientTape` where that makes sense.
+is differentiable by `GradientTape` where that makes sense. Importing it binds
+Tensor's operators to these functions (`engine.tensor.bind_operators`).
 """
 
+import sys
+
+from minikeras.engine.tensor import bind_operators
 from minikeras.ops.conv import conv, conv_transpose, depthwise_conv, separable_conv
 from minikeras.ops.creation import (
     arange,
@@ -95,3 +99,5 @@ __all__ = [
     "zeros", "zeros_like",
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
 ]  # fmt: skip
+
+bind_operators(sys.modules[__name__])

@@ -24,6 +24,7 @@ import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp_argnums, primitive
 
+from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
 from minikeras.ops.core import as_float, op_error, promote, value_of, wrap
 from minikeras.ops.windows import (
     Windows,
@@ -32,6 +33,8 @@ from minikeras.ops.windows import (
     normalize_padding,
     normalize_tuple,
 )
+
+__all__ = ["conv", "conv_transpose", "depthwise_conv", "separable_conv", "transpose_output_length"]
 
 
 def _kernel_matrix(kernel, groups):
@@ -46,8 +49,9 @@ def _groups_first(g, groups):
     return g.reshape(-1, groups, g.shape[-1] // groups).transpose(1, 0, 2)
 
 
-@primitive
+@fused_primitive
 def _conv(x, kernel, bias, windows, groups, use_relu):
+    """The convolution; no residuals (the relu mask is the output itself)."""
     cols = columns(x, windows, groups)
     matrix = _kernel_matrix(kernel, groups)
     if groups == 1:
@@ -59,10 +63,10 @@ def _conv(x, kernel, bias, windows, groups, use_relu):
         out += bias
     if use_relu:
         np.maximum(out, 0, out=out)
-    return out
+    return out, None
 
 
-def _conv_vjp(argnums, ans, args, kwargs):
+def _conv_vjp(argnums, ans, args, residuals):
     x, kernel, bias, windows, groups, use_relu = args
 
     def vjp(g):
@@ -81,7 +85,7 @@ def _conv_vjp(argnums, ans, args, kwargs):
     return vjp
 
 
-defvjp_argnums(_conv, _conv_vjp)
+defvjp_fused(_conv, _conv_vjp)
 
 
 @primitive
@@ -236,7 +240,7 @@ def conv(
         raise ValueError(f"conv: activation must be None, 'linear' or 'relu', got {activation!r}")
     groups = channels // kernel_channels
     use_relu = activation == "relu"
-    return wrap(_conv(x, k, bias_value, windows, groups, use_relu))
+    return wrap(call_primitive(_conv, x, k, bias_value, windows, groups, use_relu))
 
 
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
@@ -273,7 +277,7 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
     shape = np.shape(k)
     grouped = anp.reshape(k, (*shape[:-2], 1, shape[-2] * shape[-1]))
     windows = _windows("depthwise_conv", x, k, rank, strides, padding, dilation_rate)
-    return wrap(_conv(x, grouped, None, windows, shape[-2], False))
+    return wrap(call_primitive(_conv, x, grouped, None, windows, shape[-2], False))
 
 
 def separable_conv(

@@ -7,10 +7,15 @@ meeting a Python float becomes floatx. A lone Python float becomes floatx too.
 """
 
 import numpy as np
-from autograd.tracer import getval
 
 from minikeras import config
-from minikeras.engine.tensor import Tensor, dtype_of, value_of, wrap
+from minikeras.engine.tensor import (
+    Tensor,
+    dtype_of,
+    getval,  # autograd's, through the engine
+    value_of,
+    wrap,
+)
 
 __all__ = [
     "Tensor", "value_of", "wrap", "promote", "shape_of", "dtype_of", "op_error", "array_of",

@@ -1,11 +1,27 @@
 """Making Tensors: constants, ranges, conversions and casts."""
 
 import numpy as np
-from autograd.tracer import getval
 
 from minikeras import config
-from minikeras.engine.tensor import Tensor
+from minikeras.engine.tensor import (
+    Tensor,
+    getval,  # autograd's, through the engine
+)
 from minikeras.ops.core import value_of, wrap
+
+__all__ = [
+    "arange",
+    "cast",
+    "convert_to_tensor",
+    "eye",
+    "full",
+    "full_like",
+    "ones",
+    "ones_like",
+    "stop_gradient",
+    "zeros",
+    "zeros_like",
+]
 
 
 def convert_to_tensor(x, dtype=None):

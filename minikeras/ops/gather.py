@@ -15,6 +15,8 @@ from autograd.tracer import getval, isbox
 
 from minikeras.ops.core import array_of, normalize_axis, op_error, value_of, wrap
 
+__all__ = ["check_ids", "embedding_lookup", "flip", "scatter_rows"]
+
 # Padding, in elements, of the rows `reduceat` sums: its inner loop walks down a
 # column, and a row stride of a power-of-two size (128 float32 = 512 bytes) maps
 # every few rows to the same cache set, which makes it ten times slower.

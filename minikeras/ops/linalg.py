@@ -9,6 +9,8 @@ from autograd.tracer import getval
 
 from minikeras.ops.core import op_error, promote, same_float, value_of, wrap
 
+__all__ = ["dot", "einsum", "matmul", "tensordot"]
+
 
 def matmul(x1, x2):
     """Matrix product `x1 @ x2`, batched over leading axes as in numpy.

@@ -17,6 +17,35 @@ from minikeras.ops.core import (
     wrap,
 )
 
+__all__ = [
+    "abs",
+    "add",
+    "clip",
+    "divide",
+    "equal",
+    "exp",
+    "floor_divide",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "negative",
+    "not_equal",
+    "power",
+    "sign",
+    "sqrt",
+    "square",
+    "subtract",
+    "tanh",
+    "where",
+]
+
 
 def add(x1, x2):
     """Element-wise `x1 + x2`.

@@ -7,12 +7,12 @@ throughout, instead of autograd's generic chain of small ops.
 
 import autograd.numpy as anp
 import numpy as np
-from autograd.extend import defvjp, defvjp_argnums, primitive
+from autograd.extend import defvjp, primitive
 from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
 from minikeras import config
-from minikeras.engine.primitive import call_primitive, defresiduals, record
+from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive, record_fused
 from minikeras.engine.tape import may_overwrite
 from minikeras.ops.core import (
     as_float,
@@ -24,6 +24,24 @@ from minikeras.ops.core import (
     wrap,
 )
 from minikeras.ops.math import _tanh, _where
+
+__all__ = [
+    "binary_crossentropy",
+    "categorical_crossentropy",
+    "dense",
+    "elu",
+    "erf",
+    "gelu",
+    "leaky_relu",
+    "log_softmax",
+    "mean_sparse_categorical_crossentropy",
+    "relu",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "softplus",
+    "sparse_categorical_crossentropy",
+]
 
 # ---------------------------------------------------------------- activations
 
@@ -346,13 +364,9 @@ def _max_last_axis(x):
     return x.T.copy().max(axis=0)[:, None]
 
 
-@primitive
+@fused_primitive
 def _sparse_xent_logits(logits, labels):
-    return _sparse_xent_forward(logits, labels)[0]
-
-
-def _sparse_xent_forward(logits, labels, keep_softmax=False):
-    """The losses, and (for the gradient, if asked) the softmax, as residuals."""
+    """The losses, and for the gradient the softmax and the labels' index."""
     shifted = logits - _max_last_axis(logits)
     index = _label_index(labels)
     picked = shifted[index]  # a copy: `shifted` may change now
@@ -360,43 +374,35 @@ def _sparse_xent_forward(logits, labels, keep_softmax=False):
     sums = exps.sum(axis=-1, keepdims=True)
     loss = np.log(sums[..., 0])
     loss -= picked
-    if not keep_softmax:
-        return loss, {}
     exps /= sums
-    return loss, {"softmax": exps, "index": index}
+    return loss, (exps, index)
 
 
-def _sparse_xent_logits_vjp(ans, logits, labels, softmax=None, index=None):
+def _sparse_xent_logits_vjp(argnums, ans, args, residuals):
+    logits, labels = args
+
     def vjp(g):
-        if isbox(g) or isbox(logits):
+        if residuals is None or isbox(g):
             # An outer tape records this gradient: build it from traced ops.
             probs = _softmax(logits, -1)
-            return anp.expand_dims(g, -1) * (probs - _one_hot_like(labels, logits))
+            return [anp.expand_dims(g, -1) * (probs - _one_hot_like(labels, logits))]
         # Plain numpy otherwise, where the traced version costs a dozen autograd
         # calls: (softmax - one_hot(labels)) * g, in one buffer.
-        g_column = np.asarray(g)[..., None]
-        if softmax is not None:  # kept by the forward pass (see defresiduals below)
-            grad = np.multiply(softmax, g_column, dtype=softmax.dtype)
-            grad[index] -= g
-            return grad
-        probs = logits - _max_last_axis(logits)
-        np.exp(probs, out=probs)
-        probs /= probs.sum(axis=-1, keepdims=True)
-        probs[_label_index(labels)] -= 1
-        probs *= g_column
-        return probs
+        softmax, index = residuals
+        grad = np.multiply(softmax, np.asarray(g)[..., None], dtype=softmax.dtype)
+        grad[index] -= g
+        return [grad]
 
     return vjp
+
+
+defvjp_fused(_sparse_xent_logits, _sparse_xent_logits_vjp)
 
 
 def _one_hot_like(labels, logits):
     out = np.zeros(np.shape(logits), dtype=logits.dtype)
     np.put_along_axis(out, labels[..., None], 1, axis=-1)
     return out
-
-
-defvjp(_sparse_xent_logits, _sparse_xent_logits_vjp, None)
-defresiduals(_sparse_xent_logits, lambda logits, labels: _sparse_xent_forward(logits, labels, True))
 
 
 def _to_last(op, value, axis, *operands):
@@ -470,13 +476,10 @@ def _sparse_xent_operands(name, target, output, axis):
     return scores, labels, output_value
 
 
-@primitive
+@fused_primitive
 def _mean_sparse_xent_logits(logits, labels):
-    return _mean_sparse_xent_forward(logits, labels)[0]
-
-
-def _mean_sparse_xent_forward(logits, labels, keep_softmax=False):
-    losses, residuals = _sparse_xent_forward(logits, labels, keep_softmax)
+    """The mean of `_sparse_xent_logits`, keeping its residuals."""
+    losses, residuals = _sparse_xent_logits.forward(logits, labels)
     return losses.sum() * _inverse_count(losses.size), residuals
 
 
@@ -485,9 +488,10 @@ def _inverse_count(count):
     return 1.0 / count if count else float("nan")
 
 
-def _mean_sparse_xent_logits_vjp(ans, logits, labels, softmax=None, index=None):
+def _mean_sparse_xent_logits_vjp(argnums, ans, args, residuals):
     """The per-sample losses' VJP, each sample's share of `g` being `g / count`."""
-    per_sample = _sparse_xent_logits_vjp(ans, logits, labels, softmax, index)
+    logits, labels = args
+    per_sample = _sparse_xent_logits_vjp(argnums, ans, args, residuals)
     shares = np.full(labels.shape, _inverse_count(labels.size), dtype=getval(logits).dtype)
 
     def vjp(g):
@@ -496,11 +500,7 @@ def _mean_sparse_xent_logits_vjp(ans, logits, labels, softmax=None, index=None):
     return vjp
 
 
-defvjp(_mean_sparse_xent_logits, _mean_sparse_xent_logits_vjp, None)
-defresiduals(
-    _mean_sparse_xent_logits,
-    lambda logits, labels: _mean_sparse_xent_forward(logits, labels, True),
-)
+defvjp_fused(_mean_sparse_xent_logits, _mean_sparse_xent_logits_vjp)
 
 
 def mean_sparse_categorical_crossentropy(target, output, axis=-1):
@@ -633,26 +633,23 @@ def binary_crossentropy(target, output, from_logits=False):
 # --------------------------------------------------------------- fused dense
 
 
-@primitive
+@fused_primitive
 def _dense(x, kernel, bias, use_relu):
+    """`x @ kernel + bias`, relu'd in place if asked; the residual is the relu's output."""
     out = np.matmul(x, kernel)
     if bias is not None:
         out += bias
     if use_relu:
         np.maximum(out, 0, out=out)
-    return out
+        return out, out
+    return out, None
 
 
-def _dense_vjp(argnums, ans, args, kwargs):
+def _dense_vjp(argnums, ans, args, residuals):
     x, kernel, bias, use_relu = args
     # The relu mask is a constant, even where an outer tape boxes `ans`.
     outputs = getval(ans) if use_relu else None
-    return _dense_vjp_of(argnums, outputs, x, kernel, isbox(x) or isbox(kernel))
-
-
-def _dense_vjp_of(argnums, outputs, x, kernel, traced_inputs):
-    """The VJP of `_dense`, given its relu outputs (None for no relu)."""
-    use_relu = outputs is not None
+    traced_inputs = residuals is None and (isbox(x) or isbox(kernel))
 
     def vjp(g):
         if traced_inputs or isbox(g):
@@ -696,7 +693,7 @@ def _traced_dense_grads(argnums, g, x, kernel):
     return grads
 
 
-defvjp_argnums(_dense, _dense_vjp)
+defvjp_fused(_dense, _dense_vjp)
 
 
 def dense(x, kernel, bias=None, activation=None):
@@ -765,11 +762,10 @@ def dense(x, kernel, bias=None, activation=None):
             and type(x_array) is np.ndarray  # (None after a promotion)
             and (not x_boxed or x_value._trace == trace)
         ):
-            ans = _dense.fun(x_array, kernel_array, bias_array, use_relu)
+            values = (x_array, kernel_array, bias_array, use_relu)
             if x_boxed:
                 argnums, parents = (0, 1, 2), (x_value._node, kernel_value._node, bias_value._node)
             else:
                 argnums, parents = (1, 2), (kernel_value._node, bias_value._node)
-            vjp = _dense_vjp_of(argnums, ans if use_relu else None, x_array, kernel_array, False)
-            return wrap(record(ans, trace, parents, vjp))
+            return wrap(record_fused(_dense, trace, argnums, parents, values))
     return wrap(call_primitive(_dense, x_value, kernel_value, bias_value, use_relu))

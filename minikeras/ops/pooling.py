@@ -18,6 +18,7 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 from autograd.tracer import getval, isbox
 
+from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
 from minikeras.ops.core import as_float, op_error, value_of, wrap
 from minikeras.ops.windows import (
     Windows,
@@ -25,9 +26,9 @@ from minikeras.ops.windows import (
     normalize_padding,
     normalize_tuple,
     pad,
-    save_for_backward,
-    take_saved,
 )
+
+__all__ = ["average_pool", "max_pool"]
 
 
 def _crop(padded, windows):
@@ -62,21 +63,20 @@ def _max_and_winners(x, windows, want_winners):
     return out, winners
 
 
-@primitive
-def _max_pool(x, windows, save):
-    out, winners = _max_and_winners(x, windows, save)
-    if save:
-        save_for_backward(out, winners)
-    return out
+@fused_primitive
+def _max_pool(x, windows, want_winners):
+    """The maxima; the winners are the residual (if wanted: only a tape needs them)."""
+    return _max_and_winners(x, windows, want_winners)
 
 
-def _max_pool_vjp(ans, x, windows, save):
-    saved = take_saved(ans)
-    winners = saved[0] if saved else _max_and_winners(getval(x), windows, True)[1]
-    return lambda g: _max_pool_backprop(g, winners, windows)
+def _max_pool_vjp(argnums, ans, args, winners):
+    x, windows, _ = args
+    if winners is None:
+        winners = _max_and_winners(getval(x), windows, True)[1]
+    return lambda g: [_max_pool_backprop(g, winners, windows)]
 
 
-defvjp(_max_pool, _max_pool_vjp)
+defvjp_fused(_max_pool, _max_pool_vjp)
 
 
 @primitive
@@ -196,7 +196,7 @@ def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None)
         array([3., 5., 4.], dtype=float32)
     """
     x, windows = _pool_operands("max_pool", inputs, pool_size, strides, padding, data_format)
-    return wrap(_max_pool(x, windows, isbox(x)))
+    return wrap(call_primitive(_max_pool, x, windows, isbox(x)))
 
 
 def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):

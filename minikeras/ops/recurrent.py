@@ -6,9 +6,9 @@ over 50 steps that is slower than the arithmetic itself. So each op is ONE
 primitive for the whole sequence: the forward pass and a hand-written
 backpropagation through time live in `recurrent_kernels` (plain numpy, all
 gate products of a step in one matrix product, the input projection of all
-steps in one product before the loop). The primitives return a tuple
-(outputs, final states, and a cache of what the backward pass needs), so a
-tape records the sequence as one node.
+steps in one product before the loop). Each is a `fused_primitive`
+returning (outputs, final states), with the states of every step as the
+residuals its VJP reuses, so a tape records the sequence as one node.
 
 The fused kernels know the activations `tanh`, `sigmoid`, `relu` and
 `linear` (their derivatives follow from their outputs). Any other activation
@@ -17,15 +17,17 @@ autograd differentiates: correct, and much slower.
 """
 
 import numpy as np
-from autograd.extend import defvjp_argnums, primitive
 from autograd.tracer import getval, isbox
 
+from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
 from minikeras.ops import recurrent_kernels as kernels
 from minikeras.ops.core import op_error, value_of, wrap
 from minikeras.ops.linalg import matmul
 from minikeras.ops.math import tanh, where
 from minikeras.ops.nn import relu, sigmoid
 from minikeras.ops.shape import stack
+
+__all__ = ["gru", "lstm", "simple_rnn"]
 
 FUSED_ACTIVATIONS = tuple(kernels.ACTIVATIONS)
 _UNFUSED = {"tanh": tanh, "sigmoid": sigmoid, "relu": relu, "linear": lambda x: x}
@@ -41,17 +43,24 @@ def _no_second_order(op, values):
 # ------------------------------------------------------------- primitives
 
 
-@primitive
+def _residuals(op, args, residuals):
+    """The forward's residuals, computed again if the forward did not keep them."""
+    if residuals is None:
+        residuals = op.forward(*[getval(arg) for arg in args])[1]
+    return residuals
+
+
+@fused_primitive
 def _simple_rnn(x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, activation):
     x_tm = kernels.time_major(x, go_backwards, kernel.dtype)
     keep = kernels.mask_time_major(mask, go_backwards)
     h, new = kernels.simple_rnn_forward(x_tm, kernel, recurrent_kernel, bias, h0, keep, activation)
-    return np.swapaxes(h[1:], 0, 1), h[-1], (h, new, x_tm)
+    return (np.swapaxes(h[1:], 0, 1), h[-1]), (h, new, x_tm)
 
 
-def _simple_rnn_vjp(argnums, ans, args, kwargs):
+def _simple_rnn_vjp(argnums, ans, args, residuals):
     x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, activation = args
-    h, new, x_tm = ans[2]
+    h, new, x_tm = _residuals(_simple_rnn, args, residuals)
 
     def vjp(g):
         d_outputs, d_h = g[0], g[1]
@@ -69,10 +78,10 @@ def _simple_rnn_vjp(argnums, ans, args, kwargs):
     return vjp
 
 
-defvjp_argnums(_simple_rnn, _simple_rnn_vjp)
+defvjp_fused(_simple_rnn, _simple_rnn_vjp)
 
 
-@primitive
+@fused_primitive
 def _lstm(x, kernel, recurrent_kernel, bias, h0, c0, mask, go_backwards, activation, gate):
     x_tm = kernels.time_major(x, go_backwards, kernel.dtype)
     keep = kernels.mask_time_major(mask, go_backwards)
@@ -80,12 +89,12 @@ def _lstm(x, kernel, recurrent_kernel, bias, h0, c0, mask, go_backwards, activat
         x_tm, kernel, recurrent_kernel, bias, h0, c0, keep, activation, gate
     )
     h, c = cache[0], cache[1]
-    return np.swapaxes(h[1:], 0, 1), h[-1], c[-1], (*cache, x_tm)
+    return (np.swapaxes(h[1:], 0, 1), h[-1], c[-1]), (*cache, x_tm)
 
 
-def _lstm_vjp(argnums, ans, args, kwargs):
+def _lstm_vjp(argnums, ans, args, residuals):
     x, kernel, recurrent_kernel, bias, h0, c0, mask, go_backwards, activation, gate = args
-    *cache, x_tm = ans[3]
+    *cache, x_tm = _residuals(_lstm, args, residuals)
 
     def vjp(g):
         d_outputs, d_h, d_c = g[0], g[1], g[2]
@@ -103,10 +112,10 @@ def _lstm_vjp(argnums, ans, args, kwargs):
     return vjp
 
 
-defvjp_argnums(_lstm, _lstm_vjp)
+defvjp_fused(_lstm, _lstm_vjp)
 
 
-@primitive
+@fused_primitive
 def _gru(x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, reset_after, activation, gate):
     x_tm = kernels.time_major(x, go_backwards, kernel.dtype)
     keep = kernels.mask_time_major(mask, go_backwards)
@@ -114,12 +123,12 @@ def _gru(x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, reset_after,
         x_tm, kernel, recurrent_kernel, bias, h0, keep, reset_after, activation, gate
     )
     h = cache[0]
-    return np.swapaxes(h[1:], 0, 1), h[-1], (*cache, x_tm)
+    return (np.swapaxes(h[1:], 0, 1), h[-1]), (*cache, x_tm)
 
 
-def _gru_vjp(argnums, ans, args, kwargs):
+def _gru_vjp(argnums, ans, args, residuals):
     x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, reset_after, activation, gate = args
-    *cache, x_tm = ans[2]
+    *cache, x_tm = _residuals(_gru, args, residuals)
 
     def vjp(g):
         d_outputs, d_h = g[0], g[1]
@@ -139,7 +148,7 @@ def _gru_vjp(argnums, ans, args, kwargs):
     return vjp
 
 
-defvjp_argnums(_gru, _gru_vjp)
+defvjp_fused(_gru, _gru_vjp)
 
 
 # ------------------------------------------------------------- unfused path
@@ -275,7 +284,9 @@ def simple_rnn(
         "simple_rnn", inputs, kernel, recurrent_kernel, bias, states, mask, 1, [lambda n: (n,)]
     )
     if _fused(activation):
-        outputs, h, _ = _simple_rnn(x, w, u, b, h0, mask, bool(go_backwards), activation)
+        outputs, h = call_primitive(
+            _simple_rnn, x, w, u, b, h0, mask, bool(go_backwards), activation
+        )
         return wrap(outputs), wrap(h)
     act = _activation(activation)
 
@@ -337,7 +348,7 @@ def lstm(
     )
     if _fused(activation, recurrent_activation):
         args = (mask, bool(go_backwards), activation, recurrent_activation)
-        outputs, h, c, _ = _lstm(x, w, u, b, h0, c0, *args)
+        outputs, h, c = call_primitive(_lstm, x, w, u, b, h0, c0, *args)
         return wrap(outputs), wrap(h), wrap(c)
     act, gate = _activation(activation), _activation(recurrent_activation)
     units = np.shape(u)[0]
@@ -410,7 +421,7 @@ def gru(
     )
     if _fused(activation, recurrent_activation):
         args = (mask, bool(go_backwards), bool(reset_after), activation, recurrent_activation)
-        outputs, h, _ = _gru(x, w, u, b, h0, *args)
+        outputs, h = call_primitive(_gru, x, w, u, b, h0, *args)
         return wrap(outputs), wrap(h)
     act, gate = _activation(activation), _activation(recurrent_activation)
     units = np.shape(u)[0]

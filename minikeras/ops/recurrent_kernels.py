@@ -21,6 +21,19 @@ Conventions:
 
 import numpy as np
 
+__all__ = [
+    "gru_backward",
+    "gru_forward",
+    "lstm_backward",
+    "lstm_forward",
+    "mask_time_major",
+    "project",
+    "project_backward",
+    "simple_rnn_backward",
+    "simple_rnn_forward",
+    "time_major",
+]
+
 # ------------------------------------------------------------- activations
 
 

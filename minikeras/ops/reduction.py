@@ -16,6 +16,8 @@ from autograd.tracer import getval, isbox
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.core import apply_unary, array_of, as_float, op_error, shape_of, value_of, wrap
 
+__all__ = ["argmax", "argmin", "logsumexp", "max", "mean", "min", "std", "sum", "var"]
+
 
 def _norm_axis(op, value, axis):
     """Checks `axis` against the rank; returns it as None, int or tuple of ints."""

@@ -17,6 +17,20 @@ from minikeras.ops.core import (
     wrap,
 )
 
+__all__ = [
+    "concatenate",
+    "expand_dims",
+    "getitem",
+    "one_hot",
+    "pad",
+    "reshape",
+    "split",
+    "squeeze",
+    "stack",
+    "take",
+    "transpose",
+]
+
 
 def reshape(x, new_shape):
     """Gives `x` a new shape with the same number of elements; -1 is inferred.

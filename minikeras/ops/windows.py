@@ -10,12 +10,9 @@ Keras's padding rules (TensorFlow's): `"valid"` keeps only whole windows,
 `"same"` gives `output = ceil(length / stride)` and pads
 `max((output - 1) * stride + span - length, 0)` zeros, the odd one after.
 
-A primitive may hand an intermediate (the winners of a max pool) to its own
-VJP: autograd calls the VJP maker right after the forward function returns,
-with that very output, so `save_for_backward` and `take_saved` pass it along
-without computing it twice. (Convolutions do not keep their im2col columns:
-on the CNN benchmark, building them again in the backward pass is faster
-than holding them.)
+Convolutions do not keep their im2col columns for the backward pass: on the
+CNN benchmark, building them again is faster than holding them. (Max pooling
+keeps its winners, as residuals of a `fused_primitive`.)
 """
 
 import math
@@ -25,6 +22,16 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from minikeras.ops.core import op_error
+
+__all__ = [
+    "Windows",
+    "check_data_format",
+    "columns",
+    "normalize_padding",
+    "normalize_tuple",
+    "output_length",
+    "pad",
+]
 
 DATA_FORMATS = (None, "channels_last")
 
@@ -333,47 +340,3 @@ def columns(x, windows, groups=1):
     view = view.reshape(*view.shape[:-1], groups, group_channels)
     view = np.moveaxis(view, -2, 0)  # (groups, batch, *outputs, *kernel, group_channels)
     return np.ascontiguousarray(view).reshape(groups, rows, width)
-
-
-_saved = []  # [(output, values)] of the latest traced forward, until its VJP maker takes it
-
-
-def save_for_backward(output, *values):
-    """Keeps `values` for the VJP maker of the primitive that returns `output`.
-
-    Call it only when the primitive is traced (some argument is a box): the
-    VJP maker, called next, takes them back with `take_saved(output)`.
-
-    Args:
-        output: the array the primitive is about to return.
-        *values: the intermediates its VJP will need.
-
-    Returns:
-        None.
-
-    Example:
-        >>> out = np.zeros(2)
-        >>> save_for_backward(out, "columns"); take_saved(out)
-        ('columns',)
-    """
-    _saved[:] = [(output, values)]
-
-
-def take_saved(output):
-    """The values saved for `output`, once; None if there are none.
-
-    Args:
-        output: the value the VJP maker was given (`ans`).
-
-    Returns:
-        The tuple of saved values, or None (for instance for the outer trace
-        of a nested tape, whose forward ran on boxes).
-
-    Example:
-        >>> take_saved(np.zeros(2)) is None
-        True
-    """
-    if _saved and _saved[0][0] is output:
-        return _saved.pop()[1]
-    _saved.clear()
-    return None

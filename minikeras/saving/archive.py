@@ -34,6 +34,16 @@ import zipfile
 
 import numpy as np
 
+__all__ = [
+    "Archive",
+    "LoadError",
+    "atomic_write",
+    "read_archive",
+    "to_json",
+    "write_archive",
+    "write_array",
+]
+
 FORMAT = "minikeras"
 FORMAT_VERSION = 1
 # kind -> (members every file of that kind has, members it may have)

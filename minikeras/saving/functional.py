@@ -19,6 +19,8 @@ from minikeras.layers.input_layer import Input, SymbolicTensor, map_structure
 from minikeras.layers.layer import Layer
 from minikeras.saving.registry import custom_object_scope, deserialize_layer, serialize_layer
 
+__all__ = ["functional_config", "functional_from_config"]
+
 _TENSOR = "__keras_tensor__"
 
 

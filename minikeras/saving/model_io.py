@@ -28,6 +28,8 @@ from minikeras.saving.weights import (
     weight_table,
 )
 
+__all__ = ["load_model", "save_model"]
+
 # ---------------------------------------------------------------- the model
 
 

@@ -24,6 +24,8 @@ from minikeras.layers.layer import Layer, _snake_case
 from minikeras.saving import archive
 from minikeras.saving.archive import LoadError, to_json
 
+__all__ = ["load_weights", "save_weights", "weight_table"]
+
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _MATCHING_HINT = (
     "Weights are matched by their tracked paths (see model.tracking_report()), or, when "
