@@ -65,6 +65,18 @@ CASES = {
     "Subtract": (layers.Subtract, [(4,), (4,)], "float32", "list"),
     "UpSampling2D": (layers.UpSampling2D, [(3, 3, 2)], "float32", "single"),
     "ZeroPadding2D": (lambda: layers.ZeroPadding2D(1), [(3, 3, 2)], "float32", "single"),
+    "Conv3D": (lambda: layers.Conv3D(2, 2), [(4, 4, 4, 2)], "float32", "single"),
+    "Conv3DTranspose": (lambda: layers.Conv3DTranspose(2, 2), [(3, 3, 3, 2)], "float32", "single"),
+    "MaxPooling3D": (layers.MaxPooling3D, [(4, 4, 4, 2)], "float32", "single"),
+    "AveragePooling3D": (layers.AveragePooling3D, [(4, 4, 4, 2)], "float32", "single"),
+    "GlobalMaxPooling3D": (layers.GlobalMaxPooling3D, [(3, 3, 3, 2)], "float32", "single"),
+    "GlobalAveragePooling3D": (layers.GlobalAveragePooling3D, [(3, 3, 3, 2)], "float32", "single"),
+    "Cropping1D": (layers.Cropping1D, [(5, 2)], "float32", "single"),
+    "Cropping3D": (layers.Cropping3D, [(4, 4, 4, 2)], "float32", "single"),
+    "ZeroPadding1D": (layers.ZeroPadding1D, [(3, 2)], "float32", "single"),
+    "ZeroPadding3D": (layers.ZeroPadding3D, [(2, 2, 2, 1)], "float32", "single"),
+    "UpSampling1D": (layers.UpSampling1D, [(3, 2)], "float32", "single"),
+    "UpSampling3D": (layers.UpSampling3D, [(2, 2, 2, 1)], "float32", "single"),
 }
 
 

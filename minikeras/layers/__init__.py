@@ -5,6 +5,7 @@ from minikeras.layers.attention import MultiHeadAttention
 from minikeras.layers.bidirectional import Bidirectional
 from minikeras.layers.conv_transpose import Conv1DTranspose, Conv2DTranspose
 from minikeras.layers.convolutional import Conv1D, Conv2D
+from minikeras.layers.convolutional_3d import Conv3D, Conv3DTranspose
 from minikeras.layers.dense import Dense
 from minikeras.layers.depthwise import (
     DepthwiseConv1D,
@@ -52,6 +53,12 @@ from minikeras.layers.pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from minikeras.layers.pooling_3d import (
+    AveragePooling3D,
+    GlobalAveragePooling3D,
+    GlobalMaxPooling3D,
+    MaxPooling3D,
+)
 from minikeras.layers.recurrent import SimpleRNN
 from minikeras.layers.regularization import GaussianNoise, SpatialDropout2D
 from minikeras.layers.report import TrackingReport
@@ -64,6 +71,14 @@ from minikeras.layers.reshaping import (
     UpSampling2D,
     ZeroPadding2D,
 )
+from minikeras.layers.reshaping_nd import (
+    Cropping1D,
+    Cropping3D,
+    UpSampling1D,
+    UpSampling3D,
+    ZeroPadding1D,
+    ZeroPadding3D,
+)
 from minikeras.layers.serialization import deserialize, serialize
 from minikeras.layers.tracking import TrackingWarning
 
@@ -73,6 +88,7 @@ __all__ = [
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
+    "AveragePooling3D",
     "BatchNormalization",
     "Bidirectional",
     "Concatenate",
@@ -80,7 +96,11 @@ __all__ = [
     "Conv1DTranspose",
     "Conv2D",
     "Conv2DTranspose",
+    "Conv3D",
+    "Conv3DTranspose",
+    "Cropping1D",
     "Cropping2D",
+    "Cropping3D",
     "Dense",
     "DepthwiseConv1D",
     "DepthwiseConv2D",
@@ -88,21 +108,24 @@ __all__ = [
     "Dropout",
     "Embedding",
     "Flatten",
+    "GRU",
     "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
+    "GlobalAveragePooling3D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
-    "GRU",
+    "GlobalMaxPooling3D",
     "Input",
     "InputSpec",
+    "LSTM",
     "Lambda",
     "Layer",
     "LayerNormalization",
-    "LSTM",
+    "Masking",
     "MaxPooling1D",
     "MaxPooling2D",
-    "Masking",
+    "MaxPooling3D",
     "Maximum",
     "Minimum",
     "MultiHeadAttention",
@@ -118,16 +141,20 @@ __all__ = [
     "SymbolicTensor",
     "TrackingReport",
     "TrackingWarning",
+    "UpSampling1D",
     "UpSampling2D",
+    "UpSampling3D",
+    "ZeroPadding1D",
     "ZeroPadding2D",
+    "ZeroPadding3D",
     "add",
     "average",
     "concatenate",
+    "deserialize",
     "dot",
     "maximum",
     "minimum",
     "multiply",
-    "subtract",
-    "deserialize",
     "serialize",
+    "subtract",
 ]
