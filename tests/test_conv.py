@@ -390,7 +390,10 @@ LAYER_ARGUMENT_ERRORS = [
     (lambda: layers.Conv2D(4, (3, 3, 3)), r"Conv2D: `kernel_size` must be .* 2 positive ints"),
     (lambda: layers.Conv2D(4, 3, padding="causal"), r"Conv2D: `padding` must be one of"),
     (lambda: layers.Conv2D(5, 3, groups=2), r"Conv2D: filters \(5\) must be a multiple of groups"),
-    (lambda: layers.Conv1D(4, 3, data_format="channels_first"), r"Conv1D: only .*channels_last"),
+    (
+        lambda: layers.Conv1D(4, 3, data_format="NHWC"),
+        r"Conv1D: `data_format` must be .channels_last. or .channels_first.",
+    ),
     (lambda: layers.Conv2DTranspose(4, 3, strides=2, output_padding=2), r"output_padding"),
     (lambda: layers.DepthwiseConv2D(3, depth_multiplier=0), r"`depth_multiplier`"),
     (lambda: layers.SeparableConv1D(4, 3, strides=(1, 1)), r"SeparableConv1D: `strides`"),

@@ -133,3 +133,65 @@ def test_configs_round_trip(make):
     layer = make()
     copy = type(layer).from_config(layer.get_config())
     assert copy.get_config() == layer.get_config()
+
+
+@pytest.mark.parametrize(
+    "make, shape",
+    [
+        (lambda f: layers.Conv1D(3, 2, data_format=f), (2, 7, 4)),
+        (lambda f: layers.Conv2D(3, 2, strides=2, padding="same", data_format=f), (2, 6, 5, 4)),
+        (lambda f: layers.Conv3D(3, 2, data_format=f), (1, 4, 4, 3, 2)),
+        (lambda f: layers.Conv2DTranspose(3, 2, strides=2, data_format=f), (1, 3, 3, 2)),
+        (lambda f: layers.DepthwiseConv2D(2, data_format=f), (1, 4, 4, 3)),
+        (lambda f: layers.SeparableConv1D(3, 2, data_format=f), (2, 5, 2)),
+        (lambda f: layers.MaxPooling2D(2, data_format=f), (1, 4, 6, 2)),
+        (lambda f: layers.AveragePooling3D(2, data_format=f), (1, 4, 4, 4, 2)),
+        (lambda f: layers.GlobalAveragePooling2D(data_format=f), (2, 3, 3, 4)),
+        (lambda f: layers.GlobalMaxPooling1D(keepdims=True, data_format=f), (2, 5, 3)),
+    ],
+)
+def test_channels_first_equals_channels_last_transposed(make, shape):
+    x = rng.standard_normal(shape).astype("float32")
+    last, first = make("channels_last"), make("channels_first")
+    expected = last(x).numpy()
+    first.build(_to_first(x).shape)
+    first.set_weights(last.get_weights())  # the same weights in either layout
+    out = first(_to_first(x)).numpy()
+    np.testing.assert_allclose(out, _to_first(expected) if expected.ndim == x.ndim else expected,
+                               rtol=1e-5, atol=1e-6)  # fmt: skip
+    symbolic = first.compute_output_shape((None, *_to_first(x).shape[1:]))
+    assert symbolic == (None, *out.shape[1:])
+    copy = type(first).from_config(first.get_config())
+    assert copy.data_format == "channels_first"
+
+
+def _to_first(x):
+    return np.moveaxis(x, -1, 1) if x.ndim > 2 else x
+
+
+def test_strides_and_dilation_together_are_refused_as_in_keras():
+    with pytest.raises(
+        ValueError, match=r"Conv2D: strides > 1 cannot be combined with dilation_rate > 1"
+    ):
+        layers.Conv2D(2, 3, strides=2, dilation_rate=2)
+
+
+@pytest.mark.parametrize(
+    "make, shape",
+    [
+        (lambda: layers.Conv1D(2, 3, dilation_rate=2), (1, 9, 2)),
+        (lambda: layers.DepthwiseConv2D(3, dilation_rate=(2, 1)), (1, 9, 9, 2)),
+        (lambda: layers.SeparableConv2D(2, 3, dilation_rate=2), (1, 9, 9, 2)),
+        (lambda: layers.Conv3D(2, 2, dilation_rate=(1, 2, 1)), (1, 5, 5, 5, 1)),
+    ],
+)
+def test_dilation_spreads_the_taps(make, shape):
+    layer = make()
+    x = rng.standard_normal(shape).astype("float32")
+    out = layer(x).numpy()
+    span = [(k - 1) * d + 1 for k, d in zip(layer.kernel_size, layer.dilation_rate)]
+    assert out.shape[1:-1] == tuple(n - s + 1 for n, s in zip(shape[1:-1], span))
+    if isinstance(layer, layers.Conv1D):  # one output by hand: taps 0, 2 and 4
+        kernel, bias = layer.kernel.numpy(), layer.bias.numpy()
+        expected = sum(x[0, 2 * t] @ kernel[t] for t in range(3)) + bias
+        np.testing.assert_allclose(out[0, 0], expected, rtol=1e-5)

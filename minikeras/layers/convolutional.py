@@ -6,10 +6,10 @@ is in `minikeras.ops.conv`.
 """
 
 from minikeras import activations, constraints, initializers, ops, regularizers
+from minikeras.layers.data_format import ChannelsFirst, check_layer_data_format
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.layer import Layer
 from minikeras.ops.windows import (
-    check_data_format,
     normalize_padding,
     normalize_tuple,
     output_length,
@@ -18,7 +18,7 @@ from minikeras.ops.windows import (
 __all__ = ["BaseConv", "Conv", "Conv1D", "Conv2D"]
 
 
-class BaseConv(Layer):
+class BaseConv(ChannelsFirst, Layer):
     """What every convolution layer shares: arguments, input checks, output shapes.
 
     Subclasses set the class attribute `rank` (the number of spatial axes) and
@@ -30,7 +30,8 @@ class BaseConv(Layer):
         kernel_size: an int or `rank` ints.
         strides: an int or `rank` ints.
         padding: `"valid"` or `"same"` (and `"causal"` where a subclass allows it).
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         dilation_rate: an int or `rank` ints.
         activation: name or callable; None means linear.
         use_bias: whether to add a bias.
@@ -71,8 +72,13 @@ class BaseConv(Layer):
         self.kernel_size = normalize_tuple(layer, "kernel_size", kernel_size, rank)
         self.strides = normalize_tuple(layer, "strides", strides, rank)
         self.padding = normalize_padding(layer, padding, self._paddings)
-        self.data_format = check_data_format(layer, data_format)
+        self.data_format = check_layer_data_format(layer, data_format)
         self.dilation_rate = normalize_tuple(layer, "dilation_rate", dilation_rate, rank)
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise ValueError(
+                f"{layer}: strides > 1 cannot be combined with dilation_rate > 1 (as in Keras); "
+                f"got strides={self.strides} and dilation_rate={self.dilation_rate}"
+            )
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.bias_initializer = initializers.get(bias_initializer)
@@ -172,7 +178,8 @@ class Conv(BaseConv):
         kernel_size: an int or `rank` ints.
         strides: an int or `rank` ints.
         padding: `"valid"` or `"same"` (`Conv1D` also `"causal"`).
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         dilation_rate: an int or `rank` ints.
         groups: positive int dividing both the input channels and `filters`:
             each group of channels is convolved with its own filters.

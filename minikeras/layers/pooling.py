@@ -5,9 +5,9 @@ max or mean over every spatial axis.
 """
 
 from minikeras import ops
+from minikeras.layers.data_format import ChannelsFirst, check_layer_data_format
 from minikeras.layers.layer import Layer
 from minikeras.ops.windows import (
-    check_data_format,
     normalize_padding,
     normalize_tuple,
     output_length,
@@ -37,7 +37,7 @@ def _check_rank(layer, shape):
         )
 
 
-class Pooling(Layer):
+class Pooling(ChannelsFirst, Layer):
     """Windowed pooling (the base of the max and average pooling layers).
 
     Args:
@@ -45,7 +45,8 @@ class Pooling(Layer):
         strides: an int, `rank` ints, or None (then `pool_size`).
         padding: `"valid"` (whole windows only) or `"same"` (output
             `ceil(input / strides)`; padding is ignored by the reduction).
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Raises:
@@ -70,7 +71,7 @@ class Pooling(Layer):
             else normalize_tuple(layer, "strides", strides, self.rank)
         )
         self.padding = normalize_padding(layer, padding)
-        self.data_format = check_data_format(layer, data_format)
+        self.data_format = check_layer_data_format(layer, data_format)
 
     def build(self, input_shape):
         self.compute_output_shape(input_shape)
@@ -110,7 +111,8 @@ class MaxPooling1D(Pooling):
         pool_size: an int, the window length.
         strides: an int, or None (then `pool_size`).
         padding: `"valid"` or `"same"`.
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Raises:
@@ -133,7 +135,8 @@ class MaxPooling2D(Pooling):
         pool_size: an int or two ints, the window size.
         strides: an int, two ints, or None (then `pool_size`).
         padding: `"valid"` or `"same"`.
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Raises:
@@ -155,7 +158,8 @@ class AveragePooling1D(Pooling):
         pool_size: an int, the window length.
         strides: an int, or None (then `pool_size`).
         padding: `"valid"` or `"same"` (a window's mean is over its real inputs).
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Raises:
@@ -178,7 +182,8 @@ class AveragePooling2D(Pooling):
         pool_size: an int or two ints, the window size.
         strides: an int, two ints, or None (then `pool_size`).
         padding: `"valid"` or `"same"` (a window's mean is over its real inputs).
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Raises:
@@ -194,11 +199,12 @@ class AveragePooling2D(Pooling):
     reduce = staticmethod(ops.average_pool)
 
 
-class GlobalPooling(Layer):
+class GlobalPooling(ChannelsFirst, Layer):
     """Pools every spatial position into one (the base of the global pooling layers).
 
     Args:
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         keepdims: keep the spatial axes, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
@@ -215,7 +221,7 @@ class GlobalPooling(Layer):
 
     def __init__(self, data_format=None, keepdims=False, **kwargs):
         super().__init__(**kwargs)
-        self.data_format = check_data_format(type(self).__name__, data_format)
+        self.data_format = check_layer_data_format(type(self).__name__, data_format)
         self.keepdims = bool(keepdims)
 
     def build(self, input_shape):
@@ -246,7 +252,8 @@ class GlobalAveragePooling1D(GlobalPooling):
     carries no mask.
 
     Args:
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         keepdims: keep the steps axis, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
@@ -303,7 +310,8 @@ class GlobalAveragePooling2D(GlobalPooling):
     """The mean over all pixels, channel by channel: one value per channel.
 
     Args:
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         keepdims: keep the spatial axes, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
@@ -323,7 +331,8 @@ class GlobalMaxPooling1D(GlobalPooling):
     """The largest value over all steps, channel by channel.
 
     Args:
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         keepdims: keep the steps axis, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
@@ -344,7 +353,8 @@ class GlobalMaxPooling2D(GlobalPooling):
     """The largest value over all pixels, channel by channel.
 
     Args:
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         keepdims: keep the spatial axes, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
