@@ -397,18 +397,9 @@ def loss_value(fn, arrays, weights):
 
 def numeric_gradient(fn, arrays, index, weights, eps=EPS):
     """Central differences of `loss_value` with respect to `arrays[index]`."""
-    arrays = [array.copy() for array in arrays]
-    x = arrays[index]
-    grad = np.zeros_like(x)
-    for position in np.ndindex(x.shape):
-        original = x[position]
-        x[position] = original + eps
-        plus = loss_value(fn, arrays, weights)
-        x[position] = original - eps
-        minus = loss_value(fn, arrays, weights)
-        x[position] = original
-        grad[position] = (plus - minus) / (2 * eps)
-    return grad
+    return finite_differences.numeric_gradient(
+        lambda xs: loss_value(fn, xs, weights), arrays, index, eps
+    )
 
 
 def tape_gradients(fn, arrays, weights_for):
