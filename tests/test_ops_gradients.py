@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from minikeras import GradientTape, Tensor, Variable, ops
-from minikeras.ops.nn import mean_sparse_categorical_crossentropy
+from minikeras.ops.cross_entropy import mean_sparse_categorical_crossentropy
 
 EPS = 1e-6
 
@@ -604,7 +604,7 @@ def test_sparse_crossentropy_gradient_without_the_kept_softmax():
     import autograd
     import autograd.numpy as anp
 
-    from minikeras.ops.nn import _sparse_xent_logits
+    from minikeras.ops.cross_entropy import _sparse_xent_logits
 
     rng = np.random.default_rng(0)
     logits = rng.standard_normal((4, 5)).astype(np.float32)
@@ -624,7 +624,7 @@ def test_mean_sparse_crossentropy_gradient_without_the_kept_softmax():
     """autograd's own call of the fused mean keeps no softmax: the VJP recomputes it."""
     import autograd
 
-    from minikeras.ops.nn import _mean_sparse_xent_logits
+    from minikeras.ops.cross_entropy import _mean_sparse_xent_logits
 
     rng = np.random.default_rng(1)
     logits = rng.standard_normal((6, 4)).astype(np.float32)
@@ -746,7 +746,7 @@ def _float32(*shape):
 FUSED_CASES = {
     # name: (the primitive, a loss of Variables that runs it inside a tape)
     "dense": (
-        "minikeras.ops.nn._dense",
+        "minikeras.ops.fused_dense._dense",
         lambda v: ops.sum(ops.dense(_float32(2, 3), v[0], v[1], activation="relu")),
         [(3, 4), (4,)],
     ),
@@ -766,7 +766,7 @@ FUSED_CASES = {
         [(2, 3, 2), (2, 8), (2, 8), (8,)],
     ),
     "mean_sparse_cce": (
-        "minikeras.ops.nn._mean_sparse_xent_logits",
+        "minikeras.ops.cross_entropy._mean_sparse_xent_logits",
         lambda v: mean_sparse_categorical_crossentropy(np.array([0, 2]), v[0]),
         [(2, 3)],
     ),
