@@ -7,7 +7,7 @@ Tensor's operators to these functions (`engine.tensor.bind_operators`).
 
 import sys
 
-from minikeras.engine.tensor import bind_operators
+from minikeras.engine.operators import bind_operators
 from minikeras.ops.conv import conv, conv_transpose, depthwise_conv, separable_conv
 from minikeras.ops.creation import (
     arange,
