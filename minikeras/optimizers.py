@@ -23,7 +23,8 @@ import sys
 import numpy as np
 
 from minikeras import initializers, schedules, serialization_lib
-from minikeras.engine.tensor import Tensor, Variable
+from minikeras.engine.tensor import Tensor
+from minikeras.engine.variable import Variable
 from minikeras.layers import tracking
 from minikeras.schedules import NON_NEGATIVE, POSITIVE, check_number
 

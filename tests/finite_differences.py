@@ -1,5 +1,6 @@
 """Gradient checks shared by the convolution and pooling tests (not collected by pytest).
 
+`central_differences(f, x)` is the one finite-difference loop of the tests;
 `check_gradients(fn, arrays)` compares the tape's gradient of
 `sum(fn(*inputs) * weights)` with central differences in float64;
 `check_second_order` does the same for the gradient of the gradient;
@@ -23,19 +24,47 @@ def _loss(fn, arrays, weights):
     return float(np.sum(np.asarray(out, dtype=np.float64) * weights))
 
 
-def numeric_gradient(loss, arrays, index, eps=EPS):
-    """Central differences of `loss(arrays)` with respect to `arrays[index]`."""
-    arrays = [array.copy() for array in arrays]
-    x, grad = arrays[index], np.zeros_like(arrays[index])
+def central_differences(f, x, eps=EPS):
+    """The gradient of scalar `f` at array `x` by central differences: the one copy.
+
+    Every gradient check in the tests comes down to this loop; `x` is left as
+    it was.
+    """
+    x = np.array(x, dtype=np.float64)
+    grad = np.zeros_like(x)
     for position in np.ndindex(x.shape):
         original = x[position]
         x[position] = original + eps
-        plus = loss(arrays)
+        plus = float(f(x))
         x[position] = original - eps
-        minus = loss(arrays)
+        minus = float(f(x))
         x[position] = original
         grad[position] = (plus - minus) / (2 * eps)
     return grad
+
+
+def numeric_gradient(loss, arrays, index, eps=EPS):
+    """Central differences of `loss(arrays)` with respect to `arrays[index]`."""
+    arrays = list(arrays)
+
+    def at(x):
+        return loss(arrays[:index] + [x] + arrays[index + 1 :])
+
+    return central_differences(at, arrays[index], eps)
+
+
+def variable_gradient(loss, variable, eps=EPS):
+    """Central differences of `loss()` with respect to `variable` (assigned, then restored)."""
+    original = variable.numpy()
+
+    def at(value):
+        variable.assign(value)
+        return loss()
+
+    try:
+        return central_differences(at, original, eps)
+    finally:
+        variable.assign(original)
 
 
 def tape_gradients(fn, arrays, weights, tensors=None):

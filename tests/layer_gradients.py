@@ -7,6 +7,7 @@ every entry with `(loss(x + h) - loss(x - h)) / 2h`.
 """
 
 import numpy as np
+from finite_differences import numeric_gradient, variable_gradient
 
 from minikeras import GradientTape, Tensor, ops
 
@@ -30,21 +31,6 @@ def projection_loss(outputs, seed=0):
     return total
 
 
-def _numeric(loss, get, put, shape, step):
-    original = get()
-    numeric = np.zeros(shape)
-    for index in np.ndindex(*shape):
-        values = []
-        for sign in (1, -1):
-            changed = original.copy()
-            changed[index] += sign * step
-            put(changed)
-            values.append(float(loss()))
-        numeric[index] = (values[0] - values[1]) / (2 * step)
-    put(original)
-    return numeric
-
-
 def assert_gradients_match(loss_fn, inputs, variables=(), step=1e-6, rtol=1e-5, atol=1e-8):
     """Asserts that tape gradients of `loss_fn(*inputs)` equal central differences.
 
@@ -66,18 +52,9 @@ def assert_gradients_match(loss_fn, inputs, variables=(), step=1e-6, rtol=1e-5, 
         loss = loss_fn(*tensors)
     analytic = tape.gradient(loss, [*tensors, *variables])
     results = []
-    for position, x in enumerate(inputs):
-        current = list(inputs)
-
-        def put(value, position=position, current=current):
-            current[position] = value
-
-        expected = _numeric(
-            lambda current=current: loss_fn(*[Tensor(v) for v in current]),
-            lambda x=x: x.copy(),
-            put,
-            x.shape,
-            step,
+    for position in range(len(inputs)):
+        expected = numeric_gradient(
+            lambda current: loss_fn(*[Tensor(v) for v in current]), inputs, position, step
         )
         got = analytic[position]
         assert got is not None, f"no gradient for input {position}"
@@ -85,13 +62,7 @@ def assert_gradients_match(loss_fn, inputs, variables=(), step=1e-6, rtol=1e-5, 
         results.append(got.numpy())
     for variable, got in zip(variables, analytic[len(inputs) :]):
         assert got is not None, f"no gradient for {variable.name}"
-        expected = _numeric(
-            lambda: loss_fn(*[Tensor(x) for x in inputs]),
-            variable.numpy,
-            variable.assign,
-            variable.shape,
-            step,
-        )
+        expected = variable_gradient(lambda: loss_fn(*[Tensor(x) for x in inputs]), variable, step)
         np.testing.assert_allclose(
             got.numpy(), expected, rtol=rtol, atol=atol, err_msg=variable.name
         )

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from finite_differences import central_differences
 
 import minikeras
 from minikeras import activations
@@ -74,17 +75,6 @@ def test_float32_in_float32_out(name, activation, reference):
     np.testing.assert_allclose(result.numpy(), reference(X), rtol=1e-5, atol=1e-6)
 
 
-def _central_differences(function, x, step=1e-6):
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        shifted = x.copy()
-        shifted[index] += step
-        up = function(shifted)
-        shifted[index] -= 2 * step
-        grad[index] = (up - function(shifted)) / (2 * step)
-    return grad
-
-
 @pytest.mark.parametrize("name, activation, reference", CASES, ids=IDS)
 def test_gradients_match_finite_differences(name, activation, reference):
     # A weighted sum, so that softmax's gradient is not trivially zero.
@@ -97,7 +87,7 @@ def test_gradients_match_finite_differences(name, activation, reference):
     def loss_of(values):
         return float(np.sum(activation(values).numpy() * weights))
 
-    expected = _central_differences(loss_of, X.copy())
+    expected = central_differences(loss_of, X.copy())
     # Exact gelu: the gradient is exact erf's, the value a 1.5e-7 approximation of it.
     atol = 2e-6 if name == "gelu" else 1e-7
     np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=atol)

@@ -8,6 +8,7 @@ logits of +-1000 must give finite losses and gradients.
 
 import numpy as np
 import pytest
+from finite_differences import central_differences
 
 from minikeras import GradientTape, Variable, config, losses
 
@@ -297,16 +298,6 @@ def test_custom_loss_subclass_gets_weighting_and_reduction():
 
 
 # ---------------------------------------------------------------- gradients
-
-
-def central_differences(f, x, step=1e-6):
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[index] += step
-        down[index] -= step
-        grad[index] = (f(up) - f(down)) / (2 * step)
-    return grad
 
 
 @pytest.mark.parametrize(("make_loss", "function", "reference", "data"), CASE_PARAMS)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from minikeras import GradientTape, Tensor, Variable, ops
-from minikeras.ops.nn import mean_sparse_categorical_crossentropy
+from minikeras.ops.cross_entropy import mean_sparse_categorical_crossentropy
 
 EPS = 1e-6
 
@@ -397,18 +397,9 @@ def loss_value(fn, arrays, weights):
 
 def numeric_gradient(fn, arrays, index, weights, eps=EPS):
     """Central differences of `loss_value` with respect to `arrays[index]`."""
-    arrays = [array.copy() for array in arrays]
-    x = arrays[index]
-    grad = np.zeros_like(x)
-    for position in np.ndindex(x.shape):
-        original = x[position]
-        x[position] = original + eps
-        plus = loss_value(fn, arrays, weights)
-        x[position] = original - eps
-        minus = loss_value(fn, arrays, weights)
-        x[position] = original
-        grad[position] = (plus - minus) / (2 * eps)
-    return grad
+    return finite_differences.numeric_gradient(
+        lambda xs: loss_value(fn, xs, weights), arrays, index, eps
+    )
 
 
 def tape_gradients(fn, arrays, weights_for):
@@ -613,7 +604,7 @@ def test_sparse_crossentropy_gradient_without_the_kept_softmax():
     import autograd
     import autograd.numpy as anp
 
-    from minikeras.ops.nn import _sparse_xent_logits
+    from minikeras.ops.cross_entropy import _sparse_xent_logits
 
     rng = np.random.default_rng(0)
     logits = rng.standard_normal((4, 5)).astype(np.float32)
@@ -633,7 +624,7 @@ def test_mean_sparse_crossentropy_gradient_without_the_kept_softmax():
     """autograd's own call of the fused mean keeps no softmax: the VJP recomputes it."""
     import autograd
 
-    from minikeras.ops.nn import _mean_sparse_xent_logits
+    from minikeras.ops.cross_entropy import _mean_sparse_xent_logits
 
     rng = np.random.default_rng(1)
     logits = rng.standard_normal((6, 4)).astype(np.float32)
@@ -755,7 +746,7 @@ def _float32(*shape):
 FUSED_CASES = {
     # name: (the primitive, a loss of Variables that runs it inside a tape)
     "dense": (
-        "minikeras.ops.nn._dense",
+        "minikeras.ops.fused_dense._dense",
         lambda v: ops.sum(ops.dense(_float32(2, 3), v[0], v[1], activation="relu")),
         [(3, 4), (4,)],
     ),
@@ -775,7 +766,7 @@ FUSED_CASES = {
         [(2, 3, 2), (2, 8), (2, 8), (8,)],
     ),
     "mean_sparse_cce": (
-        "minikeras.ops.nn._mean_sparse_xent_logits",
+        "minikeras.ops.cross_entropy._mean_sparse_xent_logits",
         lambda v: mean_sparse_categorical_crossentropy(np.array([0, 2]), v[0]),
         [(2, 3)],
     ),

@@ -197,7 +197,7 @@ def record_fused(op, trace, argnums, parents, values):
 
     Example:
         >>> from autograd.core import VJPNode
-        >>> from minikeras.ops.nn import _dense
+        >>> from minikeras.ops.fused_dense import _dense
         >>> x = np.ones((1, 2))
         >>> box = record_fused(_dense, 7, (1,), (VJPNode.new_root(),), (x, x.T, None, False))
         >>> box._node.vjp(np.ones((1, 1)))

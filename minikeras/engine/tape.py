@@ -27,12 +27,12 @@ from minikeras import tree
 from minikeras.engine import tensor as _tensor
 from minikeras.engine.tensor import (
     Tensor,
-    Variable,
     drop_stale_boxes,
     dtype_of,
     value_of,
     wrap,
 )
+from minikeras.engine.variable import Variable
 
 __all__ = ["GradientTape", "may_overwrite"]
 

@@ -1,24 +1,22 @@
-"""`Tensor`, `Variable`, and the one place where a Variable's value is read.
+"""`Tensor`, the values ops compute with, and the one place where a Variable's value is read.
 
 A `Tensor` wraps a numpy array, or, inside a `GradientTape`, an autograd box
-that carries the trace. A `Variable` is a Tensor whose value can change in
-place; every read of it goes through `read_variable`, which is where tapes
-start recording and where layers observe which Variables a forward pass used.
+that carries the trace. A `Variable` (in `engine.variable`) is a Tensor whose
+value can change in place; every read of it goes through `read_variable`,
+which is where tapes start recording and where layers observe which Variables
+a forward pass used.
 """
-
-import sys
 
 import numpy as np
 from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
 from minikeras import config
+from minikeras.engine.operators import Operators
 
 __all__ = [
     "Tensor",
-    "Variable",
     "add_read_observer",
-    "bind_operators",
     "drop_stale_boxes",
     "dtype_of",
     "read_variable",
@@ -36,34 +34,6 @@ _recording_traces = set()
 # Callables `observer(variable)`, told of every Variable read (layers use this
 # to find Variables that a forward pass used but nobody tracked).
 _read_observers = []
-# The ops Tensor's operators call: `minikeras.ops`, which binds itself here on
-# import (see `bind_operators`), so that imports flow one way, engine <- ops.
-_ops = None
-
-
-def bind_operators(ops):
-    """Makes Tensor's operators (`+`, `@`, `[]`, `.T`, ...) call the functions of `ops`.
-
-    `minikeras.ops` calls it once, on import: the engine cannot import ops,
-    which are built on it.
-
-    Args:
-        ops: a module (or object) with `add`, `subtract`, `multiply`,
-            `divide`, `floor_divide`, `mod`, `power`, `matmul`, `negative`,
-            `abs`, the comparisons, `getitem`, `transpose`, `reshape` and
-            `cast`.
-
-    Returns:
-        None.
-
-    Example:
-        >>> from minikeras import ops
-        >>> bind_operators(ops)  # what importing minikeras.ops did already
-        >>> (Tensor([1.0]) + 1).numpy()
-        array([2.], dtype=float32)
-    """
-    global _ops
-    _ops = ops
 
 
 def read_variable(variable):
@@ -195,16 +165,12 @@ def value_of(x):
         if type(value) is ArrayBox and value._trace not in _recording_traces:
             return drop_stale_boxes(value)
         return value
-    if kind is Variable:
-        return read_variable(x)
     if kind is np.ndarray or kind is float or kind is int:
         return x
     if kind is ArrayBox:
         return x if x._trace in _recording_traces else drop_stale_boxes(x)
-    if isinstance(x, Variable):
-        return read_variable(x)
     if isinstance(x, Tensor):
-        return drop_stale_boxes(x._value)
+        return x._read()  # a Variable reads through `read_variable`
     if isinstance(x, np.generic):
         # A numpy float64 scalar is not "weak" under numpy 2 promotion and would
         # turn float32 work into float64; treat it like the Python number it is.
@@ -263,7 +229,7 @@ def _format_values(value):
     return np.array2string(np.asarray(getval(value)), separator=", ", threshold=20, edgeitems=2)
 
 
-class Tensor:
+class Tensor(Operators):
     """An n-dimensional array whose operations can be differentiated.
 
     Tensors behave like numpy arrays with `+ - * / // ** @`, comparisons,
@@ -300,6 +266,10 @@ class Tensor:
         else:
             value = _as_array(value, dtype)
         self._value = value
+
+    def _read(self):
+        """The value for an op: a Variable overrides this with `read_variable`."""
+        return drop_stale_boxes(self._value)
 
     # Layers and ops ask these on every call, mostly of an array or of one
     # level of box (inside a tape): `_plain_array` answers those without the
@@ -378,349 +348,6 @@ class Tensor:
     # Identity hashing, so Tensors can be dict keys although `==` is element-wise.
     __hash__ = object.__hash__
 
-    # Operators delegate to minikeras.ops (see `bind_operators`).
-    def __add__(self, other):
-        return _ops.add(self, other)
-
-    def __radd__(self, other):
-        return _ops.add(other, self)
-
-    def __sub__(self, other):
-        return _ops.subtract(self, other)
-
-    def __rsub__(self, other):
-        return _ops.subtract(other, self)
-
-    def __mul__(self, other):
-        return _ops.multiply(self, other)
-
-    def __rmul__(self, other):
-        return _ops.multiply(other, self)
-
-    def __truediv__(self, other):
-        return _ops.divide(self, other)
-
-    def __rtruediv__(self, other):
-        return _ops.divide(other, self)
-
-    def __floordiv__(self, other):
-        return _ops.floor_divide(self, other)
-
-    def __rfloordiv__(self, other):
-        return _ops.floor_divide(other, self)
-
-    def __mod__(self, other):
-        return _ops.mod(self, other)
-
-    def __rmod__(self, other):
-        return _ops.mod(other, self)
-
-    def __pow__(self, other):
-        return _ops.power(self, other)
-
-    def __rpow__(self, other):
-        return _ops.power(other, self)
-
-    def __matmul__(self, other):
-        return _ops.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return _ops.matmul(other, self)
-
-    def __neg__(self):
-        return _ops.negative(self)
-
     def __pos__(self):
         # A new Tensor: `+variable` is a read, not the Variable itself.
         return wrap(value_of(self))
-
-    def __abs__(self):
-        return _ops.abs(self)
-
-    def __eq__(self, other):
-        return _ops.equal(self, other)
-
-    def __ne__(self, other):
-        return _ops.not_equal(self, other)
-
-    def __lt__(self, other):
-        return _ops.less(self, other)
-
-    def __le__(self, other):
-        return _ops.less_equal(self, other)
-
-    def __gt__(self, other):
-        return _ops.greater(self, other)
-
-    def __ge__(self, other):
-        return _ops.greater_equal(self, other)
-
-    def __getitem__(self, index):
-        return _ops.getitem(self, index)
-
-    @property
-    def T(self):  # noqa: N802 (numpy's name)
-        """The transpose (axes reversed)."""
-        return _ops.transpose(self)
-
-    def reshape(self, *shape):
-        """Same as `ops.reshape(self, shape)`.
-
-        Args:
-            *shape: the new shape, as one tuple or as separate ints; one entry
-                may be -1.
-
-        Returns:
-            A Tensor with the same values in the new shape.
-
-        Example:
-            >>> t = Tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-            >>> t.reshape(3, 2).shape, t.reshape((-1,)).shape
-            ((3, 2), (6,))
-        """
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = shape[0]
-        return _ops.reshape(self, shape)
-
-    def astype(self, dtype):
-        """Same as `ops.cast(self, dtype)`.
-
-        Args:
-            dtype: the new dtype, such as `"int32"` or `np.float64`.
-
-        Returns:
-            A Tensor of the values cast to `dtype`.
-
-        Example:
-            >>> Tensor([1.5, 2.5]).astype("int32").numpy()
-            array([1, 2], dtype=int32)
-        """
-        return _ops.cast(self, dtype)
-
-
-def _untraced_array(value):
-    """`value` as a plain numpy array, for a Variable to store.
-
-    Python floats stay float64 here (the Variable casts to its own dtype), so
-    that a float64 Variable gets all the digits of `[0.1, 0.2]`.
-    """
-    if isinstance(value, Tensor):
-        value = value_of(value)
-    return np.asarray(getval(value))
-
-
-def _shape_str(shape):
-    return str(tuple(shape))
-
-
-class Variable(Tensor):
-    """A Tensor whose value can change: the weights of a model.
-
-    Reading a Variable inside a `GradientTape` records it (if `trainable`);
-    `assign`, `assign_add` and `assign_sub` change the Variable in place. Reads
-    are snapshots: a Tensor computed from the Variable, and what a tape
-    recorded, keep the value they saw.
-    Layers create Variables with `add_weight`, which also tracks them.
-
-    Args:
-        initializer: the initial value (array-like), or a callable
-            `initializer(shape, dtype)` together with `shape`.
-        shape: the shape, needed when `initializer` is a callable.
-        dtype: the dtype; floating values default to float32 (`config.floatx()`).
-        trainable: whether optimizers and tapes should train it.
-        name: a name for messages and reports.
-
-    Raises:
-        ValueError: if a callable initializer comes without a shape, or the
-            initial value does not have the given shape.
-
-    Example:
-        >>> v = Variable([1.0, 2.0], name="w")
-        >>> v.assign_add([0.5, 0.5]).numpy()
-        array([1.5, 2.5], dtype=float32)
-    """
-
-    __slots__ = ("name", "trainable", "path", "regularizer", "constraint", "_index", "__weakref__")
-    _uid = 0
-
-    def __init__(self, initializer, shape=None, dtype=None, trainable=True, name=None):
-        if callable(initializer):
-            if shape is None:
-                raise ValueError(
-                    f"Variable {name!r}: a callable initializer needs `shape=`, got shape=None"
-                )
-            dtype = config.standardize_dtype(dtype or config.floatx())
-            value = np.asarray(getval(value_of(initializer(tuple(shape), dtype=dtype))))
-        else:
-            value = _untraced_array(initializer)
-            if dtype is None and value.dtype.kind == "f":
-                dtype = config.floatx()
-        if shape is not None and tuple(shape) != value.shape:
-            raise ValueError(
-                f"Variable {name!r}: initial value has shape {value.shape}, "
-                f"but shape={_shape_str(shape)} was given"
-            )
-        if dtype is not None:
-            value = value.astype(config.standardize_dtype(dtype), copy=False)
-        # The Variable owns its buffer (see `_buffer_for_update`), C-ordered whatever
-        # the initial value's layout: updates mix it with C-ordered gradients and
-        # optimizer state, and a transposed operand makes each ufunc pass ~10x slower.
-        self._value = np.array(value, copy=True, order="C")
-        Variable._uid += 1
-        # Creation order: layers list weights in it, and use it to spot creation inside call().
-        self._index = Variable._uid
-        self.name = name if name is not None else f"variable_{Variable._uid}"
-        self.trainable = bool(trainable)
-        # Set by `Layer.add_weight`: "layer_name/weight_name", and the Keras extras.
-        self.path = None
-        self.regularizer = None
-        self.constraint = None
-
-    @property
-    def value(self):
-        """The current value, read through `read_variable` (so tapes see it)."""
-        return wrap(read_variable(self))
-
-    @property
-    def shape(self):
-        return self._value.shape
-
-    @property
-    def dtype(self):
-        return self._value.dtype
-
-    @property
-    def ndim(self):
-        return self._value.ndim
-
-    def numpy(self):
-        """Returns a copy of the current value as a numpy array.
-
-        Returns:
-            A numpy array that later updates do not change.
-
-        Example:
-            >>> Variable([1.0]).numpy()
-            array([1.], dtype=float32)
-        """
-        return self._value.copy()
-
-    def __array__(self, dtype=None, copy=None):
-        if dtype is not None and np.dtype(dtype) != self._value.dtype:
-            return self._value.astype(dtype)
-        # A copy unless told otherwise: writing into it must not change the Variable.
-        return self._value.copy() if copy is not False else self._value
-
-    def __repr__(self):
-        return (
-            f"<Variable {self.name!r} shape={self.shape} dtype={self.dtype} "
-            f"trainable={self.trainable}\n{_format_values(self._value)}>"
-        )
-
-    def _checked(self, value, what):
-        if type(value) is not np.ndarray:
-            value = _untraced_array(value)
-        # Only a scalar broadcasts: a (3,) row silently filling a (2, 3) weight is a bug.
-        if value.shape != self._value.shape and value.ndim:
-            raise ValueError(
-                f"Variable {self.name!r}: cannot {what} a value of shape "
-                f"{value.shape} to a variable of shape {self._value.shape}"
-            )
-        return value
-
-    def _buffer_for_update(self):
-        """Where an update may write: the buffer itself if nothing else holds it.
-
-        Reads hand out the buffer without copying; a slice of it, a Tensor made
-        from it or a tape's record of it must keep the value it saw, so while
-        anything holds the buffer an update writes into a new one.
-        """
-        if _buffer_refs(self) <= _UNSHARED_REFS:
-            return self._value
-        return np.empty_like(self._value)
-
-    def _update(self, ufunc, value, what):
-        value = self._checked(value, what)
-        new_value = self._buffer_for_update()
-        ufunc(self._value, value, out=new_value, casting="unsafe")
-        self._value = new_value
-        return self
-
-    def assign(self, value):
-        """Sets the value (the Variable changes; earlier reads do not).
-
-        Args:
-            value: array-like of the variable's shape (a scalar broadcasts);
-                it is cast to the variable's dtype.
-
-        Returns:
-            The Variable itself.
-
-        Raises:
-            ValueError: if the shape does not match, naming the variable and
-                both shapes.
-
-        Example:
-            >>> Variable([0.0, 0.0]).assign([1.0, 2.0]).numpy()
-            array([1., 2.], dtype=float32)
-        """
-        value = self._checked(value, "assign")
-        new_value = self._buffer_for_update()
-        np.copyto(new_value, value, casting="unsafe")
-        self._value = new_value
-        return self
-
-    def assign_add(self, delta):
-        """Adds `delta` to the value.
-
-        Args:
-            delta: array-like of the variable's shape (a scalar broadcasts).
-
-        Returns:
-            The Variable itself.
-
-        Raises:
-            ValueError: if the shape does not match.
-
-        Example:
-            >>> Variable([1.0]).assign_add([2.0]).numpy()
-            array([3.], dtype=float32)
-        """
-        return self._update(np.add, delta, "assign_add")
-
-    def assign_sub(self, delta):
-        """Subtracts `delta` from the value.
-
-        Args:
-            delta: array-like of the variable's shape (a scalar broadcasts).
-
-        Returns:
-            The Variable itself.
-
-        Raises:
-            ValueError: if the shape does not match.
-
-        Example:
-            >>> Variable([1.0]).assign_sub([2.0]).numpy()
-            array([-1.], dtype=float32)
-        """
-        return self._update(np.subtract, delta, "assign_sub")
-
-
-def _buffer_refs(holder):
-    return sys.getrefcount(holder._value)
-
-
-class _BufferHolder:
-    __slots__ = ("_value",)
-
-
-def _unshared_refs():
-    """How many references `_buffer_refs` counts for a buffer held only by its owner."""
-    holder = _BufferHolder()
-    holder._value = np.empty(1)
-    return _buffer_refs(holder)
-
-
-# Measured rather than assumed: the count differs between Python versions.
-_UNSHARED_REFS = _unshared_refs()

@@ -13,7 +13,8 @@ import inspect
 
 import numpy as np
 
-from minikeras.engine.tensor import Tensor, Variable
+from minikeras.engine.tensor import Tensor
+from minikeras.engine.variable import Variable
 from minikeras.layers import tracking
 from minikeras.layers.tracking import warn
 

@@ -13,7 +13,8 @@ import numpy as np
 
 from minikeras import config, regularizers
 from minikeras.engine import tensor as engine
-from minikeras.engine.tensor import Tensor, Variable
+from minikeras.engine.tensor import Tensor
+from minikeras.engine.variable import Variable
 from minikeras.layers import auto_config, call_checks, call_helpers, call_spec, tracking
 from minikeras.layers.call_checks import call_stack as _call_stack
 from minikeras.layers.call_checks import reads as _reads

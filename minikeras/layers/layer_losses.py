@@ -8,7 +8,8 @@ whenever `losses` is read; every tracked weight's regularizer adds its penalty.
 
 import numpy as np
 
-from minikeras.engine.tensor import Tensor, Variable
+from minikeras.engine.tensor import Tensor
+from minikeras.engine.variable import Variable
 from minikeras.layers import call_checks, tracking
 
 __all__ = ["LayerLosses"]

@@ -8,7 +8,8 @@ before it assigns any.
 import numpy as np
 
 from minikeras import config, constraints, initializers, regularizers
-from minikeras.engine.tensor import Tensor, Variable
+from minikeras.engine.tensor import Tensor
+from minikeras.engine.variable import Variable
 
 __all__ = ["LayerWeights"]
 

@@ -2,7 +2,7 @@
 
 from typing import NamedTuple
 
-from minikeras.engine.tensor import Variable
+from minikeras.engine.variable import Variable
 from minikeras.layers import tracking
 
 __all__ = ["Row", "TrackingReport"]

@@ -19,7 +19,8 @@ import warnings
 
 import numpy as np
 
-from minikeras.engine.tensor import Tensor, Variable
+from minikeras.engine.tensor import Tensor
+from minikeras.engine.variable import Variable
 
 __all__ = [
     "TrackingWarning",

@@ -233,7 +233,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         """Computes the reduced loss; the usual training case is one fused op.
 
         Logits, no `sample_weight` and the mean over the batch (the default
-        reduction) take `ops.nn.mean_sparse_categorical_crossentropy`: the
+        reduction) take `ops.cross_entropy.mean_sparse_categorical_crossentropy`: the
         same number as the general path, with fewer recorded ops.
 
         Args:
@@ -266,5 +266,5 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             # (The mean of no losses is 0 in the general path, nan in the fused op.)
             if dtype.kind == "f" and self.dtype in (None, dtype) and y_pred.size:
                 y_true, y_pred = _sparse_pair(y_true, y_pred, -1)
-                return ops.nn.mean_sparse_categorical_crossentropy(y_true, y_pred)
+                return ops.cross_entropy.mean_sparse_categorical_crossentropy(y_true, y_pred)
         return super().__call__(y_true, y_pred, sample_weight, mask)

@@ -7,7 +7,7 @@ Tensor's operators to these functions (`engine.tensor.bind_operators`).
 
 import sys
 
-from minikeras.engine.tensor import bind_operators
+from minikeras.engine.operators import bind_operators
 from minikeras.ops.conv import conv, conv_transpose, depthwise_conv, separable_conv
 from minikeras.ops.creation import (
     arange,
@@ -22,6 +22,12 @@ from minikeras.ops.creation import (
     zeros,
     zeros_like,
 )
+from minikeras.ops.cross_entropy import (
+    binary_crossentropy,
+    categorical_crossentropy,
+    sparse_categorical_crossentropy,
+)
+from minikeras.ops.fused_dense import dense
 from minikeras.ops.gather import embedding_lookup, flip
 from minikeras.ops.linalg import dot, einsum, matmul, tensordot
 from minikeras.ops.math import (
@@ -53,9 +59,6 @@ from minikeras.ops.math import (
     where,
 )
 from minikeras.ops.nn import (
-    binary_crossentropy,
-    categorical_crossentropy,
-    dense,
     elu,
     erf,
     gelu,
@@ -66,7 +69,6 @@ from minikeras.ops.nn import (
     silu,
     softmax,
     softplus,
-    sparse_categorical_crossentropy,
 )
 from minikeras.ops.pooling import average_pool, max_pool
 from minikeras.ops.recurrent import gru, lstm, simple_rnn

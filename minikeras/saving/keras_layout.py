@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from minikeras.engine.tensor import Variable
+from minikeras.engine.variable import Variable
 from minikeras.layers import tracking
 from minikeras.layers.input_layer import SymbolicTensor, map_structure
 from minikeras.layers.layer import Layer

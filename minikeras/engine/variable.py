@@ -1,0 +1,247 @@
+"""`Variable`: a Tensor whose value changes in place, the weights of a model.
+
+Every read goes through `engine.tensor.read_variable` (where tapes box the
+value). Updates write into the Variable's own buffer when nothing else holds
+it, and into a new one otherwise, so that earlier reads keep what they saw.
+"""
+
+import sys
+
+import numpy as np
+from autograd.tracer import getval
+
+from minikeras import config
+from minikeras.engine.tensor import Tensor, _format_values, read_variable, value_of, wrap
+
+__all__ = ["Variable"]
+
+
+def _untraced_array(value):
+    """`value` as a plain numpy array, for a Variable to store.
+
+    Python floats stay float64 here (the Variable casts to its own dtype), so
+    that a float64 Variable gets all the digits of `[0.1, 0.2]`.
+    """
+    if isinstance(value, Tensor):
+        value = value_of(value)
+    return np.asarray(getval(value))
+
+
+def _shape_str(shape):
+    return str(tuple(shape))
+
+
+class Variable(Tensor):
+    """A Tensor whose value can change: the weights of a model.
+
+    Reading a Variable inside a `GradientTape` records it (if `trainable`);
+    `assign`, `assign_add` and `assign_sub` change the Variable in place. Reads
+    are snapshots: a Tensor computed from the Variable, and what a tape
+    recorded, keep the value they saw.
+    Layers create Variables with `add_weight`, which also tracks them.
+
+    Args:
+        initializer: the initial value (array-like), or a callable
+            `initializer(shape, dtype)` together with `shape`.
+        shape: the shape, needed when `initializer` is a callable.
+        dtype: the dtype; floating values default to float32 (`config.floatx()`).
+        trainable: whether optimizers and tapes should train it.
+        name: a name for messages and reports.
+
+    Raises:
+        ValueError: if a callable initializer comes without a shape, or the
+            initial value does not have the given shape.
+
+    Example:
+        >>> v = Variable([1.0, 2.0], name="w")
+        >>> v.assign_add([0.5, 0.5]).numpy()
+        array([1.5, 2.5], dtype=float32)
+    """
+
+    __slots__ = ("name", "trainable", "path", "regularizer", "constraint", "_index", "__weakref__")
+    _uid = 0
+
+    def __init__(self, initializer, shape=None, dtype=None, trainable=True, name=None):
+        if callable(initializer):
+            if shape is None:
+                raise ValueError(
+                    f"Variable {name!r}: a callable initializer needs `shape=`, got shape=None"
+                )
+            dtype = config.standardize_dtype(dtype or config.floatx())
+            value = np.asarray(getval(value_of(initializer(tuple(shape), dtype=dtype))))
+        else:
+            value = _untraced_array(initializer)
+            if dtype is None and value.dtype.kind == "f":
+                dtype = config.floatx()
+        if shape is not None and tuple(shape) != value.shape:
+            raise ValueError(
+                f"Variable {name!r}: initial value has shape {value.shape}, "
+                f"but shape={_shape_str(shape)} was given"
+            )
+        if dtype is not None:
+            value = value.astype(config.standardize_dtype(dtype), copy=False)
+        # The Variable owns its buffer (see `_buffer_for_update`), C-ordered whatever
+        # the initial value's layout: updates mix it with C-ordered gradients and
+        # optimizer state, and a transposed operand makes each ufunc pass ~10x slower.
+        self._value = np.array(value, copy=True, order="C")
+        Variable._uid += 1
+        # Creation order: layers list weights in it, and use it to spot creation inside call().
+        self._index = Variable._uid
+        self.name = name if name is not None else f"variable_{Variable._uid}"
+        self.trainable = bool(trainable)
+        # Set by `Layer.add_weight`: "layer_name/weight_name", and the Keras extras.
+        self.path = None
+        self.regularizer = None
+        self.constraint = None
+
+    def _read(self):
+        return read_variable(self)
+
+    @property
+    def value(self):
+        """The current value, read through `read_variable` (so tapes see it)."""
+        return wrap(read_variable(self))
+
+    @property
+    def shape(self):
+        return self._value.shape
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    def numpy(self):
+        """Returns a copy of the current value as a numpy array.
+
+        Returns:
+            A numpy array that later updates do not change.
+
+        Example:
+            >>> Variable([1.0]).numpy()
+            array([1.], dtype=float32)
+        """
+        return self._value.copy()
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None and np.dtype(dtype) != self._value.dtype:
+            return self._value.astype(dtype)
+        # A copy unless told otherwise: writing into it must not change the Variable.
+        return self._value.copy() if copy is not False else self._value
+
+    def __repr__(self):
+        return (
+            f"<Variable {self.name!r} shape={self.shape} dtype={self.dtype} "
+            f"trainable={self.trainable}\n{_format_values(self._value)}>"
+        )
+
+    def _checked(self, value, what):
+        if type(value) is not np.ndarray:
+            value = _untraced_array(value)
+        # Only a scalar broadcasts: a (3,) row silently filling a (2, 3) weight is a bug.
+        if value.shape != self._value.shape and value.ndim:
+            raise ValueError(
+                f"Variable {self.name!r}: cannot {what} a value of shape "
+                f"{value.shape} to a variable of shape {self._value.shape}"
+            )
+        return value
+
+    def _buffer_for_update(self):
+        """Where an update may write: the buffer itself if nothing else holds it.
+
+        Reads hand out the buffer without copying; a slice of it, a Tensor made
+        from it or a tape's record of it must keep the value it saw, so while
+        anything holds the buffer an update writes into a new one.
+        """
+        if _buffer_refs(self) <= _UNSHARED_REFS:
+            return self._value
+        return np.empty_like(self._value)
+
+    def _update(self, ufunc, value, what):
+        value = self._checked(value, what)
+        new_value = self._buffer_for_update()
+        ufunc(self._value, value, out=new_value, casting="unsafe")
+        self._value = new_value
+        return self
+
+    def assign(self, value):
+        """Sets the value (the Variable changes; earlier reads do not).
+
+        Args:
+            value: array-like of the variable's shape (a scalar broadcasts);
+                it is cast to the variable's dtype.
+
+        Returns:
+            The Variable itself.
+
+        Raises:
+            ValueError: if the shape does not match, naming the variable and
+                both shapes.
+
+        Example:
+            >>> Variable([0.0, 0.0]).assign([1.0, 2.0]).numpy()
+            array([1., 2.], dtype=float32)
+        """
+        value = self._checked(value, "assign")
+        new_value = self._buffer_for_update()
+        np.copyto(new_value, value, casting="unsafe")
+        self._value = new_value
+        return self
+
+    def assign_add(self, delta):
+        """Adds `delta` to the value.
+
+        Args:
+            delta: array-like of the variable's shape (a scalar broadcasts).
+
+        Returns:
+            The Variable itself.
+
+        Raises:
+            ValueError: if the shape does not match.
+
+        Example:
+            >>> Variable([1.0]).assign_add([2.0]).numpy()
+            array([3.], dtype=float32)
+        """
+        return self._update(np.add, delta, "assign_add")
+
+    def assign_sub(self, delta):
+        """Subtracts `delta` from the value.
+
+        Args:
+            delta: array-like of the variable's shape (a scalar broadcasts).
+
+        Returns:
+            The Variable itself.
+
+        Raises:
+            ValueError: if the shape does not match.
+
+        Example:
+            >>> Variable([1.0]).assign_sub([2.0]).numpy()
+            array([-1.], dtype=float32)
+        """
+        return self._update(np.subtract, delta, "assign_sub")
+
+
+def _buffer_refs(holder):
+    return sys.getrefcount(holder._value)
+
+
+class _BufferHolder:
+    __slots__ = ("_value",)
+
+
+def _unshared_refs():
+    """How many references `_buffer_refs` counts for a buffer held only by its owner."""
+    holder = _BufferHolder()
+    holder._value = np.empty(1)
+    return _buffer_refs(holder)
+
+
+# Measured rather than assumed: the count differs between Python versions.
+_UNSHARED_REFS = _unshared_refs()

@@ -1,0 +1,162 @@
+"""`dense`: the fused `activation(x @ kernel + bias)` of a Dense layer, the hottest op.
+
+One fused primitive: the bias add and the relu happen in place in the
+forward pass, and the backward pass applies the relu mask once for all three
+gradients. Inside a tape, `dense` unboxes its own arguments and records its
+node with `record_fused`, skipping `call_primitive`'s general unboxing.
+"""
+
+import autograd.numpy as anp
+import numpy as np
+from autograd.numpy.numpy_boxes import ArrayBox
+from autograd.tracer import getval, isbox
+
+from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive, record_fused
+from minikeras.engine.tape import may_overwrite
+from minikeras.ops.core import (
+    op_error,
+    promote,
+    shape_of,
+    value_of,
+    wrap,
+)
+
+__all__ = ["dense"]
+
+
+@fused_primitive
+def _dense(x, kernel, bias, use_relu):
+    """`x @ kernel + bias`, relu'd in place if asked; the residual is the relu's output."""
+    out = np.matmul(x, kernel)
+    if bias is not None:
+        out += bias
+    if use_relu:
+        np.maximum(out, 0, out=out)
+        return out, out
+    return out, None
+
+
+def _dense_vjp(argnums, ans, args, residuals):
+    x, kernel, bias, use_relu = args
+    # The relu mask is a constant, even where an outer tape boxes `ans`.
+    outputs = getval(ans) if use_relu else None
+    traced_inputs = residuals is None and (isbox(x) or isbox(kernel))
+
+    def vjp(g):
+        if traced_inputs or isbox(g):
+            # An outer tape records this gradient: build it from traced ops.
+            if use_relu:
+                g = g * (outputs > 0)
+            return _traced_dense_grads(argnums, g, x, kernel)
+        # Plain numpy otherwise: the products BLAS does anyway, without the
+        # dozen autograd calls (and their checks) the traced version costs.
+        if use_relu:
+            if may_overwrite(g):
+                g *= outputs > 0  # nobody else holds g: no new buffer, as numpy code does
+            else:
+                g = g * (outputs > 0)
+        g_2d = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
+        grads = []
+        for argnum in argnums:
+            if argnum == 0:
+                grads.append(g @ kernel.T)
+            elif argnum == 1:
+                x_2d = x if x.ndim == 2 else x.reshape(-1, kernel.shape[0])
+                grads.append(x_2d.T @ g_2d)
+            else:
+                grads.append(g_2d.sum(axis=0))
+        return grads
+
+    return vjp
+
+
+def _traced_dense_grads(argnums, g, x, kernel):
+    """The gradients of `_dense` from autograd ops, differentiable again."""
+    grads = []
+    for argnum in argnums:
+        if argnum == 0:
+            grads.append(anp.matmul(g, anp.transpose(kernel)))
+        elif argnum == 1:
+            flat_x = anp.reshape(x, (-1, np.shape(kernel)[0]))
+            grads.append(anp.matmul(anp.transpose(flat_x), anp.reshape(g, (-1, np.shape(g)[-1]))))
+        else:
+            grads.append(anp.sum(anp.reshape(g, (-1, np.shape(g)[-1])), axis=0))
+    return grads
+
+
+defvjp_fused(_dense, _dense_vjp)
+
+
+def dense(x, kernel, bias=None, activation=None):
+    """Fused `activation(x @ kernel + bias)`, the body of a Dense layer.
+
+    One primitive with a hand-written gradient: the bias add and the relu
+    happen in place in the forward pass, and the backward pass applies the
+    relu mask once for all three gradients.
+
+    Args:
+        x: Tensor of shape `(..., in_features)`.
+        kernel: Tensor of shape `(in_features, units)`.
+        bias: optional Tensor of shape `(units,)`.
+        activation: None (linear) or `"relu"`.
+
+    Returns:
+        A Tensor of shape `(..., units)`.
+
+    Raises:
+        ValueError: if the shapes do not fit or the activation is not supported.
+
+    Example:
+        >>> dense(ops.ones((2, 3)), ops.ones((3, 4)), ops.zeros(4), "relu").numpy()[0]
+        array([3., 3., 3., 3.], dtype=float32)
+    """
+    if activation not in (None, "linear", "relu"):
+        raise ValueError(f"dense: activation must be None, 'linear' or 'relu', got {activation!r}")
+    x_value, kernel_value = value_of(x), value_of(kernel)
+    # One level of boxes: deeper ones (nested tapes) take the general path below.
+    x_array = x_value._value if type(x_value) is ArrayBox else x_value
+    kernel_array = kernel_value._value if type(kernel_value) is ArrayBox else kernel_value
+    if (
+        type(x_array) is not np.ndarray
+        or type(kernel_array) is not np.ndarray
+        or x_array.dtype != kernel_array.dtype
+    ):
+        x_value, kernel_value = promote(x_value, kernel_value)
+        x_shape, kernel_shape = shape_of(x_value), shape_of(kernel_value)
+        x_array = None  # not the arrays to compute with: the general path below
+    else:
+        x_shape, kernel_shape = x_array.shape, kernel_array.shape
+    bias_value = None if bias is None else value_of(bias)
+    bias_array = bias_value._value if type(bias_value) is ArrayBox else bias_value
+    if len(kernel_shape) != 2 or not x_shape or x_shape[-1] != kernel_shape[0]:
+        raise op_error(
+            "dense", "x's last axis must match kernel's first axis", x_value, kernel_value
+        )
+    if (
+        bias_value is not None
+        and (bias_array.shape if type(bias_array) is np.ndarray else shape_of(bias_value))
+        != kernel_shape[1:]
+    ):
+        raise op_error(
+            "dense", f"bias must have shape ({kernel_shape[1]},)", kernel_value, bias_value
+        )
+    use_relu = activation == "relu"
+    if type(kernel_value) is ArrayBox and type(bias_value) is ArrayBox:
+        # A layer's step in one tape: kernel and bias are boxes of that tape's
+        # trace and x is data or a box of it. Record the node here, without
+        # call_primitive's general unboxing (this is the hottest op in training).
+        trace = kernel_value._trace
+        x_boxed = type(x_value) is ArrayBox
+        if (
+            bias_value._trace == trace
+            and type(bias_array) is np.ndarray
+            and type(x_array) is np.ndarray  # (None after a promotion)
+            and (not x_boxed or x_value._trace == trace)
+        ):
+            values = (x_array, kernel_array, bias_array, use_relu)
+            if x_boxed:
+                argnums, parents = (0, 1, 2), (x_value._node, kernel_value._node, bias_value._node)
+            else:
+                argnums, parents = (1, 2), (kernel_value._node, bias_value._node)
+            return wrap(record_fused(_dense, trace, argnums, parents, values))
+    return wrap(call_primitive(_dense, x_value, kernel_value, bias_value, use_relu))
