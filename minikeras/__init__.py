@@ -23,7 +23,7 @@ from minikeras.engine import GradientTape, Tensor, Variable
 from minikeras.layers import Input, Layer, TrackingWarning
 from minikeras.models import Model, Sequential
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "GradientTape",
