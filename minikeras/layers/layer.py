@@ -19,11 +19,13 @@ from minikeras.layers import auto_config, call_checks, call_helpers, call_spec, 
 from minikeras.layers.call_checks import call_stack as _call_stack
 from minikeras.layers.call_checks import reads as _reads
 from minikeras.layers.call_helpers import contains
-from minikeras.layers.input_layer import SymbolicTensor, map_structure
+from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.input_spec import check_input_spec
+from minikeras.layers.layer_config import LayerConfig
 from minikeras.layers.layer_losses import LayerLosses
+from minikeras.layers.layer_shapes import LayerShapes, computed_attribute
 from minikeras.layers.layer_weights import LayerWeights
-from minikeras.layers.symbolic import output_spec, symbolic_call
+from minikeras.layers.symbolic import symbolic_call
 from minikeras.utils.naming import to_snake_case as _snake_case
 
 __all__ = ["Layer", "computed_attribute", "unique_name"]
@@ -57,39 +59,7 @@ def _shape_of(inputs):
     return tuple(inputs.shape)
 
 
-class computed_attribute:  # noqa: N801 (used like `property`)
-    """A read-only attribute computed by a method, which an instance may still shadow.
-
-    Unlike `property`, it defines no setter (a non-data descriptor): a
-    subclass that assigns `self.output = Dense(10)` gets its own attribute,
-    as plain Python would have it, instead of an error. Keras's `input`,
-    `output`, `inputs`, `outputs` and their shapes use it.
-
-    Args:
-        method: the method that computes the value.
-
-    Example:
-        >>> class Point:
-        ...     @mk.layers.layer.computed_attribute
-        ...     def norm(self):
-        ...         return 5.0
-        >>> point = Point(); before = point.norm; point.norm = 1.0
-        >>> before, point.norm
-        (5.0, 1.0)
-    """
-
-    def __init__(self, method):
-        self.method = method
-        self.__doc__ = method.__doc__
-        self.__name__ = method.__name__
-
-    def __get__(self, instance, owner=None):
-        if instance is None:
-            return self
-        return self.method(instance)
-
-
-class Layer(LayerLosses, LayerWeights):
+class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     """The base class of layers and models.
 
     Subclasses put configuration in `__init__`, create weights in
@@ -465,215 +435,6 @@ class Layer(LayerLosses, LayerWeights):
         if not _call_stack:
             call_checks.warn_untrackable(self)
 
-    # ---------------------------------------------------------------- config
-
-    def get_config(self):
-        """The arguments that rebuild this layer with `from_config`.
-
-        Returns:
-            A JSON-friendly dict (with `activity_regularizer` only if one is set).
-
-        Example:
-            >>> Layer(name="x").get_config()
-            {'name': 'x', 'trainable': True, 'dtype': 'float32'}
-        """
-        base = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
-        if self.activity_regularizer is not None:
-            base["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
-        if self.__dict__.get("_inputs") is not None:  # a graph model: its layers are its config
-            return base
-        captured = self.__dict__.get("_auto_config")
-        if captured:
-            return {**base, **{k: v for k, v in captured.items() if k not in base}}
-        if captured is None and self.__dict__.get("_auto_config_problem"):
-            extra = auto_config.extra_arguments(type(self))
-            if extra:
-                raise NotImplementedError(
-                    f"{type(self).__name__} '{self.name}' takes constructor arguments {extra} "
-                    f"that cannot be captured for its config: "
-                    f"{self.__dict__['_auto_config_problem']}. Write get_config() returning "
-                    "them (and from_config() if they are not plain values), as in Keras."
-                )
-        return base
-
-    def get_build_config(self):
-        """How the layer was built, for `build_from_config` (Keras 3's entry).
-
-        Returns:
-            `{"input_shape": shape}` for a build of one shape,
-            `{"shapes_dict": {"<argument>_shape": shape, ...}}` for several, or
-            None if the layer is not built or was built by hand without a shape.
-
-        Example:
-            >>> dense = mk.layers.Dense(2)
-            >>> dense.build((None, 3))
-            >>> dense.get_build_config()
-            {'input_shape': (None, 3)}
-        """
-        if not self.built:
-            return None
-        shapes = self.__dict__.get("_build_shapes_dict")
-        if shapes is not None:
-            return {"shapes_dict": dict(shapes)}
-        shape = self.__dict__.get("_build_input_shape")
-        return None if shape is None else {"input_shape": shape}
-
-    def build_from_config(self, config):
-        """Builds the layer as `get_build_config` describes.
-
-        Args:
-            config: the dict `get_build_config` returned (shapes as tuples or lists).
-
-        Returns:
-            None.
-
-        Raises:
-            ValueError: for a dict with neither `input_shape` nor `shapes_dict`.
-
-        Example:
-            >>> dense = mk.layers.Dense(2)
-            >>> dense.build_from_config({"input_shape": [None, 3]})
-            >>> dense.kernel.shape
-            (3, 2)
-        """
-        if not config:
-            return
-        if "shapes_dict" in config:
-            shapes = {key: _as_shape(value) for key, value in config["shapes_dict"].items()}
-            self.build(**shapes)
-        elif "input_shape" in config:
-            self.build(_as_shape(config["input_shape"]))
-        else:
-            raise ValueError(
-                f"{type(self).__name__} '{self.name}'.build_from_config: expected "
-                f"'input_shape' or 'shapes_dict', got {sorted(config)}"
-            )
-        self.built = True
-
-    @classmethod
-    def from_config(cls, config):
-        """Makes a layer from the dict `get_config` returned.
-
-        Args:
-            config: the dict.
-
-        Returns:
-            A new, unbuilt layer.
-
-        Example:
-            >>> Layer.from_config({"name": "y"}).name
-            'y'
-        """
-        return cls(**config)
-
-    def compute_mask(self, inputs, mask=None):
-        """The mask of this layer's outputs, given its inputs and their mask.
-
-        Models call it after each layer, to give the next layer `mask=`. The
-        default passes `mask` on if `supports_masking` is True, else returns
-        None; layers that make masks (`Embedding`) or change them (an RNN
-        without `return_sequences`) override it.
-
-        Args:
-            inputs: the inputs the layer was called on.
-            mask: the inputs' mask, or None.
-
-        Returns:
-            A boolean mask (array or Tensor), a structure of them, or None.
-
-        Example:
-            >>> Layer().compute_mask(np.ones((2, 3)), np.array([[True, False, True]] * 2)) is None
-            True
-        """
-        return mask if self.supports_masking else None
-
-    def compute_output_shape(self, input_shape):
-        """The output shape for `input_shape`, `None` where a size is not known.
-
-        Built-in layers work it out from their arguments (no data flows).
-        This default, for a layer that defines none, builds the layer if
-        needed and traces it: it runs the layer twice on zeros, with each
-        unknown size replaced by two different placeholder sizes, and reports
-        as `None` each output size that differs between the runs.
-
-        Args:
-            input_shape: a tuple with `None` for unknown sizes (a list of
-                tuples for a layer called on a list).
-
-        Returns:
-            The output shape (a tuple, or a structure of them).
-
-        Example:
-            >>> mk.layers.Layer().compute_output_shape((None, 3))
-            (None, 3)
-        """
-        several = isinstance(input_shape, list) and all(
-            isinstance(s, (list, tuple)) for s in input_shape
-        )
-        inputs = (
-            [SymbolicTensor(s, self.dtype) for s in input_shape]
-            if several
-            else SymbolicTensor(input_shape, self.dtype)
-        )
-        if not self.built:
-            self._build_on_first_call(inputs)
-        return map_structure(lambda spec: spec.shape, self.compute_output_spec(inputs))
-
-    def compute_output_spec(self, *args, **kwargs):
-        """The symbolic outputs (shapes and dtypes) of calling the built layer this way.
-
-        The functional API calls it; override it for a layer whose outputs'
-        dtypes differ from the layer's dtype. The default uses
-        `compute_output_shape` with the shapes of the tensor arguments (one
-        shape, or `<argument>_shape` per argument when it takes several), or
-        traces the layer when its class defines no `compute_output_shape`.
-
-        Args:
-            *args: the call's arguments (symbolic tensors and values).
-            **kwargs: its keyword arguments.
-
-        Returns:
-            A `SymbolicTensor` or a structure of them.
-
-        Example:
-            >>> dense = mk.layers.Dense(3)
-            >>> dense.build((None, 5))
-            >>> dense.compute_output_spec(mk.Input((None, 5))).shape
-            (None, None, 3)
-        """
-        return output_spec(self, args[0], args[1:], kwargs)
-
-    @computed_attribute
-    def input(self):
-        """The symbolic input of the layer's only call on symbolic tensors.
-
-        Raises:
-            AttributeError: if the layer was never called on symbolic tensors,
-                or was called on them more than once.
-        """
-        return self._only_node("input").inputs
-
-    @computed_attribute
-    def output(self):
-        """The symbolic output of the layer's only call on symbolic tensors.
-
-        Raises:
-            AttributeError: if the layer was never called on symbolic tensors,
-                or was called on them more than once.
-        """
-        return self._only_node("output").outputs
-
-    def _only_node(self, what):
-        nodes = self.__dict__.get("_inbound_nodes", [])
-        if len(nodes) != 1:
-            raise AttributeError(
-                f"{type(self).__name__} '{self.name}' has "
-                f"{'no' if not nodes else len(nodes)} symbolic calls, so it has no single "
-                f"`{what}`: it has one when it was called once on minikeras.Input tensors "
-                "(or outputs of layers called on them)"
-            )
-        return nodes[0]
-
     def tracking_report(self, print_report=False):
         """One row per weight: attribute path, owner, shape, dtype, trainable.
 
@@ -744,17 +505,6 @@ def _model_get_config(cls):
 
 
 _NOT_GIVEN = object()
-
-
-def _as_shape(value):
-    """A shape from a config: lists of sizes become tuples; lists of shapes stay lists."""
-    if isinstance(value, (list, tuple)) and all(s is None or isinstance(s, int) for s in value):
-        return tuple(value)
-    if isinstance(value, (list, tuple)):
-        return [_as_shape(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _as_shape(item) for key, item in value.items()}
-    return value
 
 
 def _tensors_in(structure):
