@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from benchmarks import accuracy, cnn, common, lstm, memory, mlp, ops
+from benchmarks import accuracy, cnn, common, lstm, memory, mlp, ops, report
 from benchmarks.worker import Remote, Worker, WorkerError, resolve
 
 WORKLOADS = {
@@ -488,6 +488,7 @@ def main(args):
         "suite": "minikeras benchmarks",
         "command": "python -m benchmarks " + " ".join(args.argv),
         "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "commit": report.git_commit(),
         "settings": {
             "workloads": args.workloads,
             "peers": args.peers,

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from benchmarks import common
+from benchmarks import common, report
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HIDDEN_PEERS = ("torch", "jax", "keras")
@@ -65,6 +65,23 @@ def test_quick_ops_run_writes_every_figure_and_reports_missing_peers_as_skipped(
         for peer in ("torch", "keras-jax", "keras-torch"):
             assert contenders[peer]["status"] == "skipped"
     assert "peer torch: skipped: not installed or not importable" in run.stdout
+    assert record["commit"] == report.git_commit()
+
+    # The docs' results page is this run, rendered: its figures are the JSON's.
+    markdown = tmp_path / "results.md"
+    command = [sys.executable, "-m", "benchmarks.report", "--json", str(output / "benchmarks.json")]
+    command += ["--markdown", str(markdown), "--chart", str(tmp_path / "chart.png")]
+    rendered = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    assert rendered.returncode == 0, rendered.stdout + rendered.stderr
+    text = markdown.read_text()
+    assert f"| date | {record['started_at']} |" in text
+    assert f"| commit | {record['commit'] or 'not recorded'} |" in text
+    assert "OPENBLAS_NUM_THREADS=1" in text
+    add = cases[0]
+    ratio = add["ratios_to_numpy"]["minikeras"]
+    assert f"| minikeras | {report._time(add['contenders']['minikeras']['median_us'])} " in text
+    assert f"| {ratio:.2f}x |" in text
+    assert "- torch: not installed or not importable" in text
 
 
 def test_summaries_match_numpy_percentiles():
