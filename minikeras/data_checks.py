@@ -14,15 +14,9 @@ go back to the end of the last completed epoch.
 
 import numpy as np
 
+from minikeras.tree import flatten
+
 __all__ = ["check_before_training"]
-
-
-def _leaves(structure):
-    if isinstance(structure, dict):
-        return [leaf for value in structure.values() for leaf in _leaves(value)]
-    if isinstance(structure, (list, tuple)):
-        return [leaf for value in structure for leaf in _leaves(value)]
-    return [structure]
 
 
 def _first_bad(mask):
@@ -66,8 +60,8 @@ def _embedding_inputs(model, x):
     found = []
     if getattr(model, "_inputs", None) is None or not hasattr(model, "_nodes"):
         return found
-    inputs = _leaves(model._inputs)
-    arrays = _leaves(x)
+    inputs = flatten(model._inputs)
+    arrays = flatten(x)
     if len(inputs) != len(arrays):
         return found
     by_input = {id(tensor): array for tensor, array in zip(inputs, arrays)}
@@ -100,16 +94,16 @@ def check_before_training(model, x, y, sample_weight):
         ...
         ValueError: fit: y holds the label 3 at sample 2; the model's 3 outputs take labels in [0, 3)
     """  # noqa: E501
-    for index, array in enumerate(_leaves(x)):
+    for index, array in enumerate(flatten(x)):
         _check_finite(
             "x" if index == 0 and not isinstance(x, (list, dict)) else f"x[{index}]", array
         )
-    for array in _leaves(y):
+    for array in flatten(y):
         _check_finite("y", array)
     if sample_weight is not None:
         _check_finite("sample_weight", sample_weight)
     classes = _sparse_classes(model)
-    labels = _leaves(y)
+    labels = flatten(y)
     if classes is not None and len(labels) == 1 and np.asarray(labels[0]).size:
         values = np.asarray(labels[0]).reshape(len(labels[0]), -1)
         ignore = getattr(model.loss, "ignore_class", None)

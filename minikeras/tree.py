@@ -131,6 +131,8 @@ def map_structure(fn, *structures):
     """
     if not structures:
         raise ValueError("map_structure: give at least one structure")
+    if len(structures) == 1:  # the common case, walked once without flattening
+        return _map_one(fn, structures[0])
     flats = [flatten(structure) for structure in structures]
     if any(len(flat) != len(flats[0]) for flat in flats):
         raise ValueError(
@@ -138,3 +140,13 @@ def map_structure(fn, *structures):
             f"{[len(flat) for flat in flats]}"
         )
     return pack_sequence_as(structures[0], [fn(*leaves) for leaves in zip(*flats)])
+
+
+def _map_one(fn, structure):
+    """`map_structure(fn, structure)` for one structure: `fn` sees leaves in `flatten` order."""
+    if isinstance(structure, dict):
+        mapped = {key: _map_one(fn, structure[key]) for key in _keys(structure)}
+        return {key: mapped[key] for key in structure}
+    if isinstance(structure, (list, tuple)):
+        return _rebuild(structure, [_map_one(fn, item) for item in structure])
+    return fn(structure)

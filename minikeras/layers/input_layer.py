@@ -10,8 +10,9 @@ calls on real data.
 import numpy as np
 
 from minikeras import config
+from minikeras.tree import flatten
 
-__all__ = ["Input", "Node", "SymbolicTensor", "map_structure"]
+__all__ = ["Input", "Node", "SymbolicTensor"]
 
 
 class SymbolicTensor:
@@ -82,8 +83,7 @@ class Node:
             >>> len(mk.layers.Add()([a, b]).node.input_tensors())
             2
         """
-        found = []
-        map_structure(found.append, (self.inputs, self.args, self.kwargs))
+        found = flatten((self.inputs, self.args, self.kwargs))
         unique, seen = [], set()
         for leaf in found:
             if isinstance(leaf, SymbolicTensor) and id(leaf) not in seen:
@@ -145,24 +145,3 @@ def Input(  # noqa: N802 (Keras's name)
         raise ValueError(f"Input: shape must hold positive ints or None, got {full}")
     full = tuple(None if s is None else int(s) for s in full)
     return SymbolicTensor(full, config.standardize_dtype(dtype), name=name)
-
-
-def map_structure(fn, structure):
-    """Applies `fn` to each leaf of a list/tuple/dict structure.
-
-    Args:
-        fn: a function of one leaf.
-        structure: a leaf, or a list, tuple or dict of structures.
-
-    Returns:
-        The same structure with `fn` applied to the leaves.
-
-    Example:
-        >>> map_structure(lambda x: x * 2, [1, (2, 3)])
-        [2, (4, 6)]
-    """
-    if isinstance(structure, dict):
-        return {key: map_structure(fn, value) for key, value in structure.items()}
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(map_structure(fn, value) for value in structure)
-    return fn(structure)

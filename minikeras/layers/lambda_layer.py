@@ -5,8 +5,8 @@ import sys
 
 import numpy as np
 
-from minikeras.layers.input_layer import map_structure
 from minikeras.layers.layer import Layer
+from minikeras.tree import map_structure
 
 __all__ = ["Lambda"]
 

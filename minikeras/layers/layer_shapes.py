@@ -5,8 +5,9 @@ symbolic `input` / `output` of a layer called once in a functional graph.
 `Layer` inherits it; it is not used on its own.
 """
 
-from minikeras.layers.input_layer import SymbolicTensor, map_structure
+from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.symbolic import output_spec
+from minikeras.tree import map_structure
 
 __all__ = ["LayerShapes", "computed_attribute"]
 

@@ -12,8 +12,9 @@ runs do is kept: they run with `training=False`.
 import numpy as np
 
 from minikeras.layers import call_checks, call_spec
-from minikeras.layers.input_layer import Node, SymbolicTensor, map_structure
+from minikeras.layers.input_layer import Node, SymbolicTensor
 from minikeras.layers.input_spec import check_input_spec
+from minikeras.tree import map_structure
 
 __all__ = ["output_spec", "symbolic_call", "traced_output_spec"]
 

@@ -2,9 +2,10 @@
 
 import json
 
-from minikeras.layers.input_layer import Input, SymbolicTensor, map_structure
+from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.models.model import Model
 from minikeras.models.sequential import Sequential
+from minikeras.tree import flatten, map_structure
 
 __all__ = ["clone_model", "model_from_json"]
 
@@ -86,13 +87,11 @@ def clone_model(
 
 
 def _clone_functional(model, input_tensors, clone, call_function):
-    old_inputs = []
-    map_structure(old_inputs.append, model._inputs)
+    old_inputs = flatten(model._inputs)
     if input_tensors is None:
         new_inputs = [_new_input(tensor) for tensor in old_inputs]
     else:
-        new_inputs = []
-        map_structure(new_inputs.append, input_tensors)
+        new_inputs = flatten(input_tensors)
         if len(new_inputs) != len(old_inputs):
             raise ValueError(
                 f"clone_model: '{model.name}' has {len(old_inputs)} inputs, "
@@ -111,9 +110,7 @@ def _clone_functional(model, input_tensors, clone, call_function):
         args = [map_structure(mapped, node.inputs), *map_structure(mapped, node.args)]
         kwargs = map_structure(mapped, node.kwargs)
         outputs = call_function(layer, *args, **kwargs) if call_function else layer(*args, **kwargs)
-        old, new = [], []
-        map_structure(old.append, node.outputs)
-        map_structure(new.append, outputs)
+        old, new = flatten(node.outputs), flatten(outputs)
         tensors.update({id(a): b for a, b in zip(old, new)})
     structure = iter(new_inputs)
     inputs = map_structure(lambda _: next(structure), model._inputs)

@@ -7,7 +7,8 @@ them on symbolic tensors, to give the outputs' shapes for other inputs'
 shapes without running any layer.
 """
 
-from minikeras.layers.input_layer import SymbolicTensor, map_structure
+from minikeras.layers.input_layer import SymbolicTensor
+from minikeras.tree import flatten, map_structure
 
 __all__ = ["bind", "input_names", "nodes_between", "output_spec", "run"]
 
@@ -77,8 +78,7 @@ def input_names(inputs):
         >>> mk.models.graph.input_names([mk.Input((2,), name="a"), mk.Input((3,), name="b")])
         ['a', 'b']
     """
-    leaves = []
-    map_structure(leaves.append, inputs)
+    leaves = flatten(inputs)
     return [leaf.name for leaf in leaves]
 
 
@@ -131,8 +131,7 @@ def _mask_of(symbolic, masks):
     if not masks:
         return None
     found = map_structure(lambda t: masks.get(id(t)), symbolic)
-    leaves = []
-    map_structure(leaves.append, found)
+    leaves = flatten(found)
     return found if any(leaf is not None for leaf in leaves) else None
 
 

@@ -8,10 +8,10 @@ inputs and outputs of a functional graph: `Model(inputs, outputs)`. Training
 import numpy as np
 
 from minikeras.layers import tracking
-from minikeras.layers.input_layer import map_structure
 from minikeras.layers.layer import Layer, computed_attribute
 from minikeras.models import graph
 from minikeras.trainer import Trainer
+from minikeras.tree import flatten, map_structure
 
 __all__ = ["Model"]
 
@@ -88,8 +88,7 @@ class Model(Trainer, Layer):
         Raises:
             AttributeError: for a subclassed model, or a Sequential not built yet.
         """
-        leaves = []
-        map_structure(leaves.append, self._graph_part("inputs"))
+        leaves = flatten(self._graph_part("inputs"))
         return leaves
 
     @computed_attribute
@@ -99,8 +98,7 @@ class Model(Trainer, Layer):
         Raises:
             AttributeError: for a subclassed model, or a Sequential not built yet.
         """
-        leaves = []
-        map_structure(leaves.append, self._graph_part("outputs"))
+        leaves = flatten(self._graph_part("outputs"))
         return leaves
 
     @computed_attribute

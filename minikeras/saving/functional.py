@@ -15,19 +15,14 @@ index]}}`: the `tensor index`-th leaf of the outputs of that layer's
 where each call's inputs exist.
 """
 
-from minikeras.layers.input_layer import Input, SymbolicTensor, map_structure
+from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.layer import Layer
 from minikeras.saving.registry import custom_object_scope, deserialize_layer, serialize_layer
+from minikeras.tree import flatten
 
 __all__ = ["functional_config", "functional_from_config"]
 
 _TENSOR = "__keras_tensor__"
-
-
-def _leaves(structure):
-    found = []
-    map_structure(found.append, structure)
-    return found
 
 
 def functional_config(model):
@@ -54,7 +49,7 @@ def functional_config(model):
     history = {}  # id(SymbolicTensor) -> [layer name, node index, tensor index]
     taken = {layer.name for layer in model._layers}
     entries = []
-    for tensor in _leaves(model._inputs):
+    for tensor in flatten(model._inputs):
         name = _unique(tensor.name or "input_layer", taken)
         history[id(tensor)] = [name, 0, 0]
         config = {"batch_shape": list(tensor.shape), "dtype": tensor.dtype, "name": name}
@@ -79,7 +74,7 @@ def functional_config(model):
             }
         )
         index = len(entry["inbound_nodes"]) - 1
-        for position, tensor in enumerate(_leaves(node.outputs)):
+        for position, tensor in enumerate(flatten(node.outputs)):
             history[id(tensor)] = [node.layer.name, index, position]
     return {
         **Layer.get_config(model),
@@ -91,7 +86,7 @@ def functional_config(model):
 
 def _triples(structure, history):
     """A model's inputs or outputs as Keras writes them: `[layer name, node, tensor]` each."""
-    leaves = _leaves(structure)
+    leaves = flatten(structure)
     triples = [history[id(tensor)] for tensor in leaves]
     return triples[0] if isinstance(structure, SymbolicTensor) else triples
 
@@ -215,7 +210,7 @@ def _rebuild(cls, config):
                 if not isinstance(args, list) or not args or not isinstance(kwargs, dict):
                     raise ValueError(f"layer {name!r} has an invalid inbound node")
                 outputs = layer(*args, **kwargs)
-                for position, tensor in enumerate(_leaves(outputs)):
+                for position, tensor in enumerate(flatten(outputs)):
                     tensors[(name, done, position)] = tensor
                 done = item[3] = done + 1
                 progress = True

@@ -20,8 +20,9 @@ import numpy as np
 
 from minikeras.engine.variable import Variable
 from minikeras.layers import tracking
-from minikeras.layers.input_layer import SymbolicTensor, map_structure
+from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
+from minikeras.tree import flatten
 
 __all__ = [
     "functional_order",
@@ -93,8 +94,7 @@ def functional_order(model):
         >>> [getattr(item, "name", None) for item in functional_order(model)]
         ['a', 'd', 'b', 'c']
     """
-    inputs = []
-    map_structure(inputs.append, model._inputs)
+    inputs = flatten(model._inputs)
     input_ids = {id(t) for t in inputs}
     index = {}  # id(operation) -> (first-reached order, operation): an Input stands for its own
     post_order, finished = [], set()  # the calls (and Inputs) from the inputs to the outputs
@@ -116,9 +116,7 @@ def functional_order(model):
         finished.add(id(node))
         post_order.append((node, node.layer, parents))
 
-    outputs = []
-    map_structure(outputs.append, model._outputs)
-    for tensor in outputs:
+    for tensor in flatten(model._outputs):
         visit(tensor)
     # A call's depth: 0 at the outputs, one more than the deepest call it feeds.
     node_depth, operation_depth = {}, {}
