@@ -77,6 +77,11 @@ CASES = {
     "ZeroPadding3D": (layers.ZeroPadding3D, [(2, 2, 2, 1)], "float32", "single"),
     "UpSampling1D": (layers.UpSampling1D, [(3, 2)], "float32", "single"),
     "UpSampling3D": (layers.UpSampling3D, [(2, 2, 2, 1)], "float32", "single"),
+    "ReLU": (lambda: layers.ReLU(max_value=6.0), [(4,)], "float32", "single"),
+    "LeakyReLU": (layers.LeakyReLU, [(4,)], "float32", "single"),
+    "PReLU": (lambda: layers.PReLU(shared_axes=[1]), [(3, 4)], "float32", "single"),
+    "ELU": (layers.ELU, [(4,)], "float32", "single"),
+    "Softmax": (layers.Softmax, [(4,)], "float32", "single"),
 }
 
 

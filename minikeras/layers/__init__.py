@@ -1,6 +1,7 @@
 """Layers: the `Layer` base class and the built-in layers."""
 
 from minikeras.layers.activation import Activation
+from minikeras.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from minikeras.layers.attention import MultiHeadAttention
 from minikeras.layers.bidirectional import Bidirectional
 from minikeras.layers.conv_transpose import Conv1DTranspose, Conv2DTranspose
@@ -106,6 +107,7 @@ __all__ = [
     "DepthwiseConv2D",
     "Dot",
     "Dropout",
+    "ELU",
     "Embedding",
     "Flatten",
     "GRU",
@@ -122,6 +124,7 @@ __all__ = [
     "Lambda",
     "Layer",
     "LayerNormalization",
+    "LeakyReLU",
     "Masking",
     "MaxPooling1D",
     "MaxPooling2D",
@@ -130,12 +133,15 @@ __all__ = [
     "Minimum",
     "MultiHeadAttention",
     "Multiply",
+    "PReLU",
     "Permute",
+    "ReLU",
     "RepeatVector",
     "Reshape",
     "SeparableConv1D",
     "SeparableConv2D",
     "SimpleRNN",
+    "Softmax",
     "SpatialDropout2D",
     "Subtract",
     "SymbolicTensor",
