@@ -82,6 +82,17 @@ CASES = {
     "PReLU": (lambda: layers.PReLU(shared_axes=[1]), [(3, 4)], "float32", "single"),
     "ELU": (layers.ELU, [(4,)], "float32", "single"),
     "Softmax": (layers.Softmax, [(4,)], "float32", "single"),
+    "AlphaDropout": (lambda: layers.AlphaDropout(0.2), [(4,)], "float32", "single"),
+    "GaussianDropout": (lambda: layers.GaussianDropout(0.2), [(4,)], "float32", "single"),
+    "SpatialDropout1D": (lambda: layers.SpatialDropout1D(0.5), [(4, 2)], "float32", "single"),
+    "SpatialDropout3D": (lambda: layers.SpatialDropout3D(0.5), [(2, 2, 2, 2)], "float32", "single"),
+    "Identity": (layers.Identity, [(4,)], "float32", "single"),
+    "ActivityRegularization": (
+        lambda: layers.ActivityRegularization(l1=0.01),
+        [(4,)],
+        "float32",
+        "single",
+    ),
 }
 
 

@@ -18,6 +18,7 @@ from minikeras.layers.dot import Dot
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.embedding import Embedding
 from minikeras.layers.gru import GRU
+from minikeras.layers.identity import ActivityRegularization, Identity
 from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.lambda_layer import Lambda
@@ -43,6 +44,7 @@ from minikeras.layers.merging_functions import (
     multiply,
     subtract,
 )
+from minikeras.layers.noise import AlphaDropout, GaussianDropout, SpatialDropout1D, SpatialDropout3D
 from minikeras.layers.normalization import BatchNormalization, LayerNormalization
 from minikeras.layers.pooling import (
     AveragePooling1D,
@@ -85,7 +87,9 @@ from minikeras.layers.tracking import TrackingWarning
 
 __all__ = [
     "Activation",
+    "ActivityRegularization",
     "Add",
+    "AlphaDropout",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
@@ -111,6 +115,7 @@ __all__ = [
     "Embedding",
     "Flatten",
     "GRU",
+    "GaussianDropout",
     "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
@@ -118,6 +123,7 @@ __all__ = [
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
+    "Identity",
     "Input",
     "InputSpec",
     "LSTM",
@@ -142,7 +148,9 @@ __all__ = [
     "SeparableConv2D",
     "SimpleRNN",
     "Softmax",
+    "SpatialDropout1D",
     "SpatialDropout2D",
+    "SpatialDropout3D",
     "Subtract",
     "SymbolicTensor",
     "TrackingReport",

@@ -1,0 +1,81 @@
+"""Layers that pass their inputs on: `Identity`, and `ActivityRegularization` (adding a penalty)."""
+
+from minikeras import regularizers
+from minikeras.layers.layer import Layer
+
+__all__ = ["ActivityRegularization", "Identity"]
+
+
+class Identity(Layer):
+    """Returns its inputs unchanged: a placeholder, for example where a block is switched off.
+
+    Args:
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        Any shape, or a structure of tensors.
+
+    Output shape:
+        The inputs' shape; a mask passes through.
+
+    Example:
+        >>> Identity()(np.array([[1.0, 2.0]])).numpy()
+        array([[1., 2.]], dtype=float32)
+    """
+
+    supports_masking = True
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+class ActivityRegularization(Layer):
+    """Returns its inputs unchanged and adds `l1 * sum(|x|) + l2 * sum(x^2)` to `losses`.
+
+    The penalty is added at every call, as an activity regularizer would be
+    (it is one: `L1L2(l1, l2)`).
+
+    Args:
+        l1: the L1 factor, a number `>= 0`.
+        l2: the L2 factor, a number `>= 0`.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        Any shape.
+
+    Output shape:
+        The inputs' shape; a mask passes through.
+
+    Raises:
+        ValueError: if a factor is negative or not a number.
+
+    Example:
+        >>> layer = ActivityRegularization(l1=0.1, l2=0.5)
+        >>> layer(np.array([[1.0, -2.0]])).numpy()
+        array([[ 1., -2.]], dtype=float32)
+        >>> [round(float(loss), 4) for loss in layer.losses]
+        [2.8]
+    """
+
+    supports_masking = True
+
+    def __init__(self, l1=0.0, l2=0.0, **kwargs):
+        kwargs.pop("activity_regularizer", None)  # the config of older files may hold it
+        penalty = regularizers.L1L2(l1=l1, l2=l2)
+        super().__init__(activity_regularizer=penalty, **kwargs)
+        self.l1 = penalty.l1
+        self.l2 = penalty.l2
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("activity_regularizer", None)
+        return {**config, "l1": self.l1, "l2": self.l2}
