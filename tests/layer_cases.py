@@ -93,6 +93,12 @@ CASES = {
         "float32",
         "single",
     ),
+    "EinsumDense": (
+        lambda: layers.EinsumDense("abc,cd->abd", (None, 3), bias_axes="d"),
+        [(5, 4)],
+        "float32",
+        "single",
+    ),
 }
 
 

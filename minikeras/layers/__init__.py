@@ -16,6 +16,7 @@ from minikeras.layers.depthwise import (
 )
 from minikeras.layers.dot import Dot
 from minikeras.layers.dropout import Dropout
+from minikeras.layers.einsum_dense import EinsumDense
 from minikeras.layers.embedding import Embedding
 from minikeras.layers.gru import GRU
 from minikeras.layers.identity import ActivityRegularization, Identity
@@ -112,6 +113,7 @@ __all__ = [
     "Dot",
     "Dropout",
     "ELU",
+    "EinsumDense",
     "Embedding",
     "Flatten",
     "GRU",
