@@ -99,6 +99,8 @@ CASES = {
         "float32",
         "single",
     ),
+    "GroupNormalization": (lambda: layers.GroupNormalization(2), [(3, 4)], "float32", "single"),
+    "UnitNormalization": (layers.UnitNormalization, [(4,)], "float32", "single"),
 }
 
 

@@ -18,6 +18,7 @@ from minikeras.layers.dot import Dot
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.einsum_dense import EinsumDense
 from minikeras.layers.embedding import Embedding
+from minikeras.layers.group_normalization import GroupNormalization, UnitNormalization
 from minikeras.layers.gru import GRU
 from minikeras.layers.identity import ActivityRegularization, Identity
 from minikeras.layers.input_layer import Input, SymbolicTensor
@@ -125,6 +126,7 @@ __all__ = [
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
+    "GroupNormalization",
     "Identity",
     "Input",
     "InputSpec",
@@ -157,6 +159,7 @@ __all__ = [
     "SymbolicTensor",
     "TrackingReport",
     "TrackingWarning",
+    "UnitNormalization",
     "UpSampling1D",
     "UpSampling2D",
     "UpSampling3D",
