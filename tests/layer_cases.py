@@ -101,6 +101,12 @@ CASES = {
     ),
     "GroupNormalization": (lambda: layers.GroupNormalization(2), [(3, 4)], "float32", "single"),
     "UnitNormalization": (layers.UnitNormalization, [(4,)], "float32", "single"),
+    "TimeDistributed": (
+        lambda: layers.TimeDistributed(layers.Dense(3)),
+        [(5, 4)],
+        "float32",
+        "single",
+    ),
 }
 
 

@@ -85,6 +85,7 @@ from minikeras.layers.reshaping_nd import (
     ZeroPadding3D,
 )
 from minikeras.layers.serialization import deserialize, serialize
+from minikeras.layers.time_distributed import TimeDistributed
 from minikeras.layers.tracking import TrackingWarning
 
 __all__ = [
@@ -157,6 +158,7 @@ __all__ = [
     "SpatialDropout3D",
     "Subtract",
     "SymbolicTensor",
+    "TimeDistributed",
     "TrackingReport",
     "TrackingWarning",
     "UnitNormalization",
