@@ -107,6 +107,8 @@ CASES = {
         "float32",
         "single",
     ),
+    "Attention": (layers.Attention, [(3, 4), (5, 2), (5, 4)], "float32", "list"),
+    "AdditiveAttention": (layers.AdditiveAttention, [(3, 4), (5, 4)], "float32", "list"),
 }
 
 

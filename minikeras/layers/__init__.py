@@ -15,6 +15,7 @@ from minikeras.layers.depthwise import (
     SeparableConv2D,
 )
 from minikeras.layers.dot import Dot
+from minikeras.layers.dot_attention import AdditiveAttention, Attention
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.einsum_dense import EinsumDense
 from minikeras.layers.embedding import Embedding
@@ -92,7 +93,9 @@ __all__ = [
     "Activation",
     "ActivityRegularization",
     "Add",
+    "AdditiveAttention",
     "AlphaDropout",
+    "Attention",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
