@@ -109,6 +109,18 @@ CASES = {
     ),
     "Attention": (layers.Attention, [(3, 4), (5, 2), (5, 4)], "float32", "list"),
     "AdditiveAttention": (layers.AdditiveAttention, [(3, 4), (5, 4)], "float32", "list"),
+    "GroupQueryAttention": (
+        lambda: layers.GroupQueryAttention(2, 4, 2),
+        [(4, 6), (5, 6)],
+        "float32",
+        "args",
+    ),
+    "GroupedQueryAttention": (
+        lambda: layers.GroupedQueryAttention(2, 2, 1, use_gate=True),
+        [(4, 6), (5, 6)],
+        "float32",
+        "args",
+    ),
 }
 
 

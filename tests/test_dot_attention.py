@@ -212,7 +212,7 @@ def test_errors_name_the_layer():
     with pytest.raises(
         ValueError,
         match=r"query and key with the same last axis, got shapes \(2, 3, 5\) and \(2, 4, 2\)",
-    ):  # noqa: E501
+    ):
         layers.Attention()([query, value])
     with pytest.raises(ValueError, match="value and key with the same steps"):
         layers.Attention()([query, value, key[:, :3]])

@@ -25,8 +25,12 @@ CASES = [
 IDS = [f"{c[0]}-{c[2]}" for c in CASES]
 
 
-@pytest.mark.parametrize("equation, output_shape, bias_axes, x_shape, k_shape, b_shape, y_shape", CASES, ids=IDS)  # fmt: skip  # noqa: E501
-def test_matches_numpy_einsum(equation, output_shape, bias_axes, x_shape, k_shape, b_shape, y_shape):  # fmt: skip  # noqa: E501
+@pytest.mark.parametrize(
+    "equation, output_shape, bias_axes, x_shape, k_shape, b_shape, y_shape", CASES, ids=IDS
+)
+def test_matches_numpy_einsum(
+    equation, output_shape, bias_axes, x_shape, k_shape, b_shape, y_shape
+):
     layer = layers.EinsumDense(
         equation, output_shape, bias_axes=bias_axes, bias_initializer="random_normal"
     )

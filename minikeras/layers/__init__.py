@@ -20,6 +20,7 @@ from minikeras.layers.dropout import Dropout
 from minikeras.layers.einsum_dense import EinsumDense
 from minikeras.layers.embedding import Embedding
 from minikeras.layers.group_normalization import GroupNormalization, UnitNormalization
+from minikeras.layers.grouped_query_attention import GroupedQueryAttention, GroupQueryAttention
 from minikeras.layers.gru import GRU
 from minikeras.layers.identity import ActivityRegularization, Identity
 from minikeras.layers.input_layer import Input, SymbolicTensor
@@ -131,6 +132,8 @@ __all__ = [
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
     "GroupNormalization",
+    "GroupQueryAttention",
+    "GroupedQueryAttention",
     "Identity",
     "Input",
     "InputSpec",
