@@ -204,3 +204,15 @@ def test_errors_name_the_layer_and_shapes():
         layer(x, x, attention_mask=np.ones((2, 2), bool))
     with pytest.raises(ValueError, match="use_causal_mask needs inputs with one steps axis"):
         layer(np.ones((2, 3, 3, 4)), np.ones((2, 3, 3, 4)), use_causal_mask=True)
+
+
+def test_return_attention_scores_in_a_masked_functional_model():
+    ids = Input((3,), dtype="int32")
+    embedded = minikeras.layers.Embedding(10, 4, mask_zero=True)(ids)
+    out, scores = minikeras.layers.MultiHeadAttention(2, 2)(
+        embedded, embedded, return_attention_scores=True
+    )
+    assert out.shape == (None, 3, 4) and scores.shape == (None, 2, 3, 3)
+    model = Model(ids, [out, scores])
+    out, scores = model.predict(np.array([[1, 2, 0]]), verbose=0)
+    assert out.shape == (1, 3, 4) and np.all(scores[0, :, :2, 2] < 1e-6)

@@ -8,6 +8,7 @@ from minikeras import initializers, ops
 from minikeras.engine.tensor import Tensor
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
+from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 
 __all__ = ["MultiHeadAttention"]
@@ -252,6 +253,8 @@ class MultiHeadAttention(Layer):
         bias = None if self.output_bias is None else ops.reshape(self.output_bias, (-1,))
         output_shape = self.output_kernel.shape[2:]
         outputs = ops.reshape(ops.dense(attended, kernel, bias), (*query.shape[:-1], *output_shape))
+        # compute_mask, called next, gives the scores no mask (a model needs one per output).
+        object.__setattr__(self, "_returns_scores", bool(return_attention_scores))
         if not return_attention_scores:
             return outputs
         return outputs, ops.reshape(scores, (batch, heads, *query_steps, *key_steps))
@@ -317,6 +320,33 @@ class MultiHeadAttention(Layer):
             causal = np.tril(np.ones((1, query_size, key_size), dtype=bool))
             mask = causal if mask is None else mask & causal
         return mask
+
+    def compute_mask(self, inputs, mask=None):
+        """The query's mask, kept for the outputs; `[mask, None]` after returning scores.
+
+        Args:
+            inputs: the query.
+            mask: its mask, or None.
+
+        Returns:
+            The mask, `[mask, None]`, or None.
+
+        Example:
+            >>> mask = np.array([[True, False]])
+            >>> MultiHeadAttention(1, 2).compute_mask(np.ones((1, 2, 3)), mask)
+            array([[ True, False]])
+        """
+        if mask is not None and self.__dict__.get("_returns_scores"):
+            return [mask, None]
+        return mask
+
+    def compute_output_spec(self, query, value, key=None, return_attention_scores=False, **kwargs):
+        key = value if key is None else key
+        outputs = SymbolicTensor(self.compute_output_shape(query.shape), self.dtype)
+        if not return_attention_scores:
+            return outputs
+        scores = (query.shape[0], self.num_heads, *query.shape[1:-1], *key.shape[1:-1])
+        return outputs, SymbolicTensor(scores, self.dtype)
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
         """The output shape: the query's, with the last axis `output_shape`.
