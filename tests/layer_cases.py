@@ -77,6 +77,24 @@ CASES = {
     "ZeroPadding3D": (layers.ZeroPadding3D, [(2, 2, 2, 1)], "float32", "single"),
     "UpSampling1D": (layers.UpSampling1D, [(3, 2)], "float32", "single"),
     "UpSampling3D": (layers.UpSampling3D, [(2, 2, 2, 1)], "float32", "single"),
+    # Preprocessing (minikeras.layers.preprocessing); "str" inputs are digit strings.
+    "CategoryEncoding": (lambda: layers.CategoryEncoding(10), [(3,)], "int64", "single"),
+    "CenterCrop": (lambda: layers.CenterCrop(2, 3), [(4, 5, 2)], "float32", "single"),
+    "Discretization": (
+        lambda: layers.Discretization(bin_boundaries=[-1.0, 0.0, 1.0]),
+        [(4,)],
+        "float32",
+        "single",
+    ),
+    "Hashing": (lambda: layers.Hashing(5), [(3,)], "int64", "single"),
+    "Normalization": (
+        lambda: layers.Normalization(mean=1.0, variance=4.0),
+        [(4,)],
+        "float32",
+        "single",
+    ),
+    "Rescaling": (lambda: layers.Rescaling(0.5, offset=1.0), [(4,)], "float32", "single"),
+    "Resizing": (lambda: layers.Resizing(3, 2), [(4, 5, 2)], "float32", "single"),
 }
 
 
@@ -95,7 +113,9 @@ def exported_layers():
 def sample(name, batch, rng):
     """A layer of `name` and inputs of `batch` samples for it (ints for ids, floats else)."""
     factory, shapes, dtype, style = CASES[name]
-    if dtype.startswith("int"):
+    if dtype == "str":
+        data = [rng.integers(0, 10, (batch, *shape)).astype(str) for shape in shapes]
+    elif dtype.startswith("int"):
         data = [rng.integers(0, 10, (batch, *shape)).astype(dtype) for shape in shapes]
     else:
         data = [rng.standard_normal((batch, *shape)).astype(dtype) for shape in shapes]

@@ -59,6 +59,15 @@ from minikeras.layers.pooling_3d import (
     GlobalMaxPooling3D,
     MaxPooling3D,
 )
+from minikeras.layers.preprocessing import (
+    CategoryEncoding,
+    CenterCrop,
+    Discretization,
+    Hashing,
+    Normalization,
+    Rescaling,
+    Resizing,
+)
 from minikeras.layers.recurrent import SimpleRNN
 from minikeras.layers.regularization import GaussianNoise, SpatialDropout2D
 from minikeras.layers.report import TrackingReport
@@ -91,6 +100,8 @@ __all__ = [
     "AveragePooling3D",
     "BatchNormalization",
     "Bidirectional",
+    "CategoryEncoding",
+    "CenterCrop",
     "Concatenate",
     "Conv1D",
     "Conv1DTranspose",
@@ -104,6 +115,7 @@ __all__ = [
     "Dense",
     "DepthwiseConv1D",
     "DepthwiseConv2D",
+    "Discretization",
     "Dot",
     "Dropout",
     "Embedding",
@@ -116,6 +128,7 @@ __all__ = [
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "GlobalMaxPooling3D",
+    "Hashing",
     "Input",
     "InputSpec",
     "LSTM",
@@ -130,9 +143,12 @@ __all__ = [
     "Minimum",
     "MultiHeadAttention",
     "Multiply",
+    "Normalization",
     "Permute",
     "RepeatVector",
+    "Rescaling",
     "Reshape",
+    "Resizing",
     "SeparableConv1D",
     "SeparableConv2D",
     "SimpleRNN",

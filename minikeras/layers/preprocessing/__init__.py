@@ -1,0 +1,19 @@
+"""Preprocessing layers on numpy arrays: numbers, images, categories, strings and text.
+
+One module per family: `numerical` (Rescaling, Normalization, Discretization),
+`image` (Resizing, CenterCrop), `categorical` (CategoryEncoding, Hashing).
+"""
+
+from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
+from minikeras.layers.preprocessing.image import CenterCrop, Resizing
+from minikeras.layers.preprocessing.numerical import Discretization, Normalization, Rescaling
+
+__all__ = [
+    "CategoryEncoding",
+    "CenterCrop",
+    "Discretization",
+    "Hashing",
+    "Normalization",
+    "Rescaling",
+    "Resizing",
+]
