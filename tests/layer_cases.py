@@ -87,6 +87,18 @@ CASES = {
         "single",
     ),
     "Hashing": (lambda: layers.Hashing(5), [(3,)], "int64", "single"),
+    "IntegerLookup": (
+        lambda: layers.IntegerLookup(vocabulary=[1, 2, 3]),
+        [(4,)],
+        "int64",
+        "single",
+    ),
+    "StringLookup": (
+        lambda: layers.StringLookup(vocabulary=["1", "2"], output_mode="multi_hot"),
+        [(4,)],
+        "str",
+        "single",
+    ),
     "Normalization": (
         lambda: layers.Normalization(mean=1.0, variance=4.0),
         [(4,)],

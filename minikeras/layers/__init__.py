@@ -64,9 +64,11 @@ from minikeras.layers.preprocessing import (
     CenterCrop,
     Discretization,
     Hashing,
+    IntegerLookup,
     Normalization,
     Rescaling,
     Resizing,
+    StringLookup,
 )
 from minikeras.layers.recurrent import SimpleRNN
 from minikeras.layers.regularization import GaussianNoise, SpatialDropout2D
@@ -131,6 +133,7 @@ __all__ = [
     "Hashing",
     "Input",
     "InputSpec",
+    "IntegerLookup",
     "LSTM",
     "Lambda",
     "Layer",
@@ -153,6 +156,7 @@ __all__ = [
     "SeparableConv2D",
     "SimpleRNN",
     "SpatialDropout2D",
+    "StringLookup",
     "Subtract",
     "SymbolicTensor",
     "TrackingReport",

@@ -1,11 +1,16 @@
 """Preprocessing layers on numpy arrays: numbers, images, categories, strings and text.
 
-One module per family: `numerical` (Rescaling, Normalization, Discretization),
-`image` (Resizing, CenterCrop), `categorical` (CategoryEncoding, Hashing).
+One module per family:
+
+- `numerical`: Rescaling, Normalization, Discretization;
+- `image`: Resizing, CenterCrop;
+- `categorical`: CategoryEncoding, Hashing;
+- `index_lookup` and `lookups`: StringLookup, IntegerLookup.
 """
 
 from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
 from minikeras.layers.preprocessing.image import CenterCrop, Resizing
+from minikeras.layers.preprocessing.lookups import IntegerLookup, StringLookup
 from minikeras.layers.preprocessing.numerical import Discretization, Normalization, Rescaling
 
 __all__ = [
@@ -13,7 +18,9 @@ __all__ = [
     "CenterCrop",
     "Discretization",
     "Hashing",
+    "IntegerLookup",
     "Normalization",
     "Rescaling",
     "Resizing",
+    "StringLookup",
 ]
