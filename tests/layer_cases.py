@@ -99,6 +99,12 @@ CASES = {
         "str",
         "single",
     ),
+    "TextVectorization": (
+        lambda: layers.TextVectorization(vocabulary=["1", "2"], output_sequence_length=3),
+        [()],
+        "str",
+        "single",
+    ),
     "Normalization": (
         lambda: layers.Normalization(mean=1.0, variance=4.0),
         [(4,)],

@@ -69,6 +69,7 @@ from minikeras.layers.preprocessing import (
     Rescaling,
     Resizing,
     StringLookup,
+    TextVectorization,
 )
 from minikeras.layers.recurrent import SimpleRNN
 from minikeras.layers.regularization import GaussianNoise, SpatialDropout2D
@@ -159,6 +160,7 @@ __all__ = [
     "StringLookup",
     "Subtract",
     "SymbolicTensor",
+    "TextVectorization",
     "TrackingReport",
     "TrackingWarning",
     "UpSampling1D",

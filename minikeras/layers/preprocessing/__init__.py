@@ -5,13 +5,15 @@ One module per family:
 - `numerical`: Rescaling, Normalization, Discretization;
 - `image`: Resizing, CenterCrop;
 - `categorical`: CategoryEncoding, Hashing;
-- `index_lookup` and `lookups`: StringLookup, IntegerLookup.
+- `index_lookup` and `lookups`: StringLookup, IntegerLookup;
+- `text_vectorization`: TextVectorization.
 """
 
 from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
 from minikeras.layers.preprocessing.image import CenterCrop, Resizing
 from minikeras.layers.preprocessing.lookups import IntegerLookup, StringLookup
 from minikeras.layers.preprocessing.numerical import Discretization, Normalization, Rescaling
+from minikeras.layers.preprocessing.text_vectorization import TextVectorization
 
 __all__ = [
     "CategoryEncoding",
@@ -23,4 +25,5 @@ __all__ = [
     "Rescaling",
     "Resizing",
     "StringLookup",
+    "TextVectorization",
 ]
