@@ -111,6 +111,33 @@ CASES = {
         "float32",
         "single",
     ),
+    "RandomBrightness": (
+        lambda: layers.RandomBrightness(0.2, seed=1),
+        [(4, 4, 2)],
+        "float32",
+        "single",
+    ),
+    "RandomContrast": (
+        lambda: layers.RandomContrast(0.2, seed=1),
+        [(4, 4, 2)],
+        "float32",
+        "single",
+    ),
+    "RandomCrop": (lambda: layers.RandomCrop(2, 3, seed=1), [(4, 5, 2)], "float32", "single"),
+    "RandomFlip": (lambda: layers.RandomFlip(seed=1), [(4, 4, 2)], "float32", "single"),
+    "RandomRotation": (
+        lambda: layers.RandomRotation(0.2, seed=1),
+        [(4, 4, 2)],
+        "float32",
+        "single",
+    ),
+    "RandomTranslation": (
+        lambda: layers.RandomTranslation(0.2, 0.2, seed=1),
+        [(4, 4, 2)],
+        "float32",
+        "single",
+    ),
+    "RandomZoom": (lambda: layers.RandomZoom(0.2, seed=1), [(4, 4, 2)], "float32", "single"),
     "Rescaling": (lambda: layers.Rescaling(0.5, offset=1.0), [(4,)], "float32", "single"),
     "Resizing": (lambda: layers.Resizing(3, 2), [(4, 5, 2)], "float32", "single"),
 }

@@ -6,13 +6,27 @@ One module per family:
 - `image`: Resizing, CenterCrop;
 - `categorical`: CategoryEncoding, Hashing;
 - `index_lookup` and `lookups`: StringLookup, IntegerLookup;
-- `text_vectorization`: TextVectorization.
+- `text_vectorization`: TextVectorization;
+- `augmentation` (the base and the affine resampling), `random_affine` (RandomRotation,
+  RandomTranslation, RandomZoom) and `random_image` (RandomFlip, RandomCrop,
+  RandomContrast, RandomBrightness): active only when training.
 """
 
 from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
 from minikeras.layers.preprocessing.image import CenterCrop, Resizing
 from minikeras.layers.preprocessing.lookups import IntegerLookup, StringLookup
 from minikeras.layers.preprocessing.numerical import Discretization, Normalization, Rescaling
+from minikeras.layers.preprocessing.random_affine import (
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
+from minikeras.layers.preprocessing.random_image import (
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+)
 from minikeras.layers.preprocessing.text_vectorization import TextVectorization
 
 __all__ = [
@@ -22,6 +36,13 @@ __all__ = [
     "Hashing",
     "IntegerLookup",
     "Normalization",
+    "RandomBrightness",
+    "RandomContrast",
+    "RandomCrop",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
     "Rescaling",
     "Resizing",
     "StringLookup",
