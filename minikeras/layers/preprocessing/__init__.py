@@ -2,7 +2,7 @@
 
 One module per family:
 
-- `numerical`: Rescaling, Normalization, Discretization;
+- `numerical`: Rescaling, Normalization; `discretization`: Discretization;
 - `image`: Resizing, CenterCrop;
 - `categorical`: CategoryEncoding, Hashing;
 - `index_lookup` and `lookups`: StringLookup, IntegerLookup;
@@ -13,9 +13,10 @@ One module per family:
 """
 
 from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
+from minikeras.layers.preprocessing.discretization import Discretization
 from minikeras.layers.preprocessing.image import CenterCrop, Resizing
 from minikeras.layers.preprocessing.lookups import IntegerLookup, StringLookup
-from minikeras.layers.preprocessing.numerical import Discretization, Normalization, Rescaling
+from minikeras.layers.preprocessing.numerical import Normalization, Rescaling
 from minikeras.layers.preprocessing.random_affine import (
     RandomRotation,
     RandomTranslation,
