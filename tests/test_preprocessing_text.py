@@ -104,3 +104,17 @@ def test_errors_name_the_layer_and_argument():
         TextVectorization(vocabulary=["a"])(np.array([["a", "b"]]))
     with pytest.raises(TypeError, match="takes strings"):
         TextVectorization(vocabulary=["a"])(np.array([1, 2]))
+
+
+def test_a_model_holding_it_saves_and_loads(tmp_path):
+    from minikeras import Sequential, layers, saving
+
+    vectorize = TextVectorization(output_mode="multi_hot")
+    vectorize.adapt(["red green", "green blue"])
+    model = Sequential([vectorize, layers.Dense(2)])
+    text = np.array(["green red", "blue"])
+    expected = model(text).numpy()
+    model.save(tmp_path / "text.keras")
+    loaded = saving.load_model(tmp_path / "text.keras")
+    assert loaded.layers[0].get_vocabulary() == vectorize.get_vocabulary()
+    np.testing.assert_allclose(loaded(text).numpy(), expected, rtol=1e-6)
