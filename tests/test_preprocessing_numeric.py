@@ -223,6 +223,32 @@ def test_hashing_salt_changes_bins_and_output_modes():
     assert Hashing.from_config(layer.get_config()).get_config() == layer.get_config()
 
 
+def test_hashing_equals_keras_documented_bins():
+    # The examples of Keras's Hashing docstring (FarmHash64, mask, SipHash with two and one salt).
+    words = np.array([["A"], ["B"], ["C"], ["D"], ["E"]])
+    np.testing.assert_array_equal(Hashing(3)(words).numpy().ravel(), [1, 0, 1, 1, 2])
+    masked = Hashing(3, mask_value="")(np.array([["A"], ["B"], [""], ["C"], ["D"]]))
+    np.testing.assert_array_equal(masked.numpy().ravel(), [1, 1, 0, 2, 2])
+    salted = Hashing(3, salt=[133, 137])(words).numpy().ravel()
+    np.testing.assert_array_equal(salted, [1, 2, 1, 0, 2])
+    np.testing.assert_array_equal(Hashing(3, salt=133)(words).numpy().ravel(), [0, 0, 2, 1, 0])
+
+
+def test_fingerprints_match_reference_values():
+    from minikeras.layers.preprocessing.fingerprints import fingerprint64, siphash24
+
+    # TensorFlow's frozen Fingerprint64 values, and SipHash-2-4's published vectors.
+    assert fingerprint64(b"Hello") == 15404698994557526151
+    assert fingerprint64(b"World") == 18308117990299812472
+    key = (0x0706050403020100, 0x0F0E0D0C0B0A0908)
+    assert siphash24(b"", *key) == 0x726FDB47DD0E0E31
+    assert siphash24(bytes(range(15)), *key) == 0xA129CA6149BE45E5
+    assert siphash24(bytes(range(63)), *key) == 0x958A324CEB064572
+    # Every length branch (0-16, 17-32, 33-64, longer) gives a 64-bit value.
+    for n in (0, 3, 7, 12, 20, 40, 64, 65, 200):
+        assert 0 <= fingerprint64(bytes(range(n))) < 2**64
+
+
 def test_hashing_errors():
     with pytest.raises(ValueError, match="Hashing: `num_bins` must be an int >= 1"):
         Hashing(0)

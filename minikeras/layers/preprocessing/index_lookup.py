@@ -50,8 +50,8 @@ class IndexLookup(Layer):
     of several OOV indices (`_oov_buckets`). See `StringLookup` for the
     arguments; their meanings are Keras 3's. Differences from Keras:
     `get_config` holds the vocabulary (and idf weights) whether given or
-    learnt by `adapt` (Keras saves a learnt one as a file asset), and tokens
-    spread over several OOV indices by BLAKE2b, not FarmHash.
+    learnt by `adapt` (Keras saves a learnt one as a file asset). Several OOV
+    indices are chosen by Keras's hash (see `Hashing`), so they match Keras's.
 
     Args:
         max_tokens: the largest vocabulary size, mask and OOV indices included.

@@ -19,8 +19,8 @@ class StringLookup(IndexLookup):
     the idf weights. `invert=True` maps indices back to strings.
 
     Differences from Keras: `get_config` holds the vocabulary (and idf
-    weights) even when learnt by `adapt`; the OOV hash is BLAKE2b, not
-    FarmHash; `sparse=True` is not supported.
+    weights) even when learnt by `adapt`; `sparse=True` is not supported.
+    The OOV hash is Keras's (FarmHash, or SipHash with `salt`).
 
     Args:
         max_tokens: the largest vocabulary size, mask and OOV indices
@@ -118,8 +118,8 @@ class IntegerLookup(IndexLookup):
 
     The index layout and output modes are those of `StringLookup`. Several OOV
     indices are chosen by `token % num_oov_indices` (`oov_method="floormod"`,
-    the default) or by a hash of the token's decimal text (`"farmhash"`, which
-    minikeras computes with BLAKE2b).
+    the default) or by a hash of the token's decimal text (`"farmhash"`, as
+    `Hashing` does).
 
     Args:
         max_tokens: the largest vocabulary size, mask and OOV indices included.
