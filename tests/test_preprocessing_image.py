@@ -81,3 +81,20 @@ def test_errors_name_the_layer_and_argument():
         CenterCrop(2, 2)(np.ones((2, 3)))
     with pytest.raises(ValueError, match="CenterCrop: `data_format` must be one of"):
         CenterCrop(2, 2, data_format="nhwc")
+
+
+@pytest.mark.parametrize(
+    "layer",
+    [
+        lambda: Resizing(3, 5, dtype="float64"),
+        lambda: Resizing(2, 2, crop_to_aspect_ratio=True, dtype="float64"),
+        lambda: CenterCrop(2, 3, dtype="float64"),
+        lambda: CenterCrop(6, 6, dtype="float64"),  # smaller input: crop and resize
+    ],
+)
+def test_gradients_match_finite_differences(layer):
+    from layer_gradients import assert_gradients_match, projection_loss
+
+    made = layer()
+    x = np.random.default_rng(1).standard_normal((2, 4, 5, 2))
+    assert_gradients_match(lambda t: projection_loss(made(t)), [x])

@@ -256,3 +256,12 @@ def test_hashing_errors():
         Hashing(3)(np.array([1.5]))
     with pytest.raises(ValueError, match="`output_mode` must be one of"):
         Hashing(3, output_mode="tf_idf")
+
+
+def test_normalization_gradient_matches_finite_differences():
+    from layer_gradients import assert_gradients_match, projection_loss
+
+    layer = Normalization(mean=[1.0, 2.0, 3.0], variance=[4.0, 0.25, 1.0], dtype="float64")
+    x = np.random.default_rng(2).standard_normal((4, 3))
+    (grad,) = assert_gradients_match(lambda t: projection_loss(layer(t)), [x])
+    assert grad.shape == (4, 3)
