@@ -121,6 +121,69 @@ CASES = {
         "float32",
         "args",
     ),
+    # Preprocessing (minikeras.layers.preprocessing); "str" inputs are digit strings.
+    "CategoryEncoding": (lambda: layers.CategoryEncoding(10), [(3,)], "int64", "single"),
+    "CenterCrop": (lambda: layers.CenterCrop(2, 3), [(4, 5, 2)], "float32", "single"),
+    "Discretization": (
+        lambda: layers.Discretization(bin_boundaries=[-1.0, 0.0, 1.0]),
+        [(4,)],
+        "float32",
+        "single",
+    ),
+    "Hashing": (lambda: layers.Hashing(5), [(3,)], "int64", "single"),
+    "IntegerLookup": (
+        lambda: layers.IntegerLookup(vocabulary=[1, 2, 3]),
+        [(4,)],
+        "int64",
+        "single",
+    ),
+    "StringLookup": (
+        lambda: layers.StringLookup(vocabulary=["1", "2"], output_mode="multi_hot"),
+        [(4,)],
+        "str",
+        "single",
+    ),
+    "TextVectorization": (
+        lambda: layers.TextVectorization(vocabulary=["1", "2"], output_sequence_length=3),
+        [()],
+        "str",
+        "single",
+    ),
+    "Normalization": (
+        lambda: layers.Normalization(mean=1.0, variance=4.0),
+        [(4,)],
+        "float32",
+        "single",
+    ),
+    "RandomBrightness": (
+        lambda: layers.RandomBrightness(0.2, seed=1),
+        [(4, 4, 2)],
+        "float32",
+        "single",
+    ),
+    "RandomContrast": (
+        lambda: layers.RandomContrast(0.2, seed=1),
+        [(4, 4, 2)],
+        "float32",
+        "single",
+    ),
+    "RandomCrop": (lambda: layers.RandomCrop(2, 3, seed=1), [(4, 5, 2)], "float32", "single"),
+    "RandomFlip": (lambda: layers.RandomFlip(seed=1), [(4, 4, 2)], "float32", "single"),
+    "RandomRotation": (
+        lambda: layers.RandomRotation(0.2, seed=1),
+        [(4, 4, 2)],
+        "float32",
+        "single",
+    ),
+    "RandomTranslation": (
+        lambda: layers.RandomTranslation(0.2, 0.2, seed=1),
+        [(4, 4, 2)],
+        "float32",
+        "single",
+    ),
+    "RandomZoom": (lambda: layers.RandomZoom(0.2, seed=1), [(4, 4, 2)], "float32", "single"),
+    "Rescaling": (lambda: layers.Rescaling(0.5, offset=1.0), [(4,)], "float32", "single"),
+    "Resizing": (lambda: layers.Resizing(3, 2), [(4, 5, 2)], "float32", "single"),
 }
 
 
@@ -139,7 +202,9 @@ def exported_layers():
 def sample(name, batch, rng):
     """A layer of `name` and inputs of `batch` samples for it (ints for ids, floats else)."""
     factory, shapes, dtype, style = CASES[name]
-    if dtype.startswith("int"):
+    if dtype == "str":
+        data = [rng.integers(0, 10, (batch, *shape)).astype(str) for shape in shapes]
+    elif dtype.startswith("int"):
         data = [rng.integers(0, 10, (batch, *shape)).astype(dtype) for shape in shapes]
     else:
         data = [rng.standard_normal((batch, *shape)).astype(dtype) for shape in shapes]

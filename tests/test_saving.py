@@ -87,6 +87,63 @@ LAYER_SPECS = {
     "Bidirectional": (lambda: layers.Bidirectional(layers.LSTM(3)), [(5, 4)], "single", "float32"),
     "TimeDistributed": (lambda: layers.TimeDistributed(Dense(2)), [(5, 4)], "single", "float32"),
 }
+# Preprocessing layers; string inputs cannot come through Input (it has no string dtype).
+LAYER_SPECS.update(
+    {
+        "CategoryEncoding": (lambda: layers.CategoryEncoding(10), [(3,)], "single", "int64"),
+        "CenterCrop": (lambda: layers.CenterCrop(2, 3), [(4, 5, 2)], "single", "float32"),
+        "Discretization": (
+            lambda: layers.Discretization(bin_boundaries=[-1.0, 0.0, 1.0]),
+            [(4,)],
+            "single",
+            "float32",
+        ),
+        "Hashing": (lambda: layers.Hashing(5), [(3,)], "single", "int64"),
+        "IntegerLookup": (
+            lambda: layers.IntegerLookup(vocabulary=[1, 2, 3], output_mode="count"),
+            [(4,)],
+            "single",
+            "int64",
+        ),
+        "Normalization": (
+            lambda: layers.Normalization(mean=[1.0, 2.0], variance=[4.0, 9.0]),
+            [(2,)],
+            "single",
+            "float32",
+        ),
+        "Rescaling": (lambda: layers.Rescaling(0.5, offset=1.0), [(4,)], "single", "float32"),
+        "Resizing": (lambda: layers.Resizing(3, 2), [(4, 5, 2)], "single", "float32"),
+        "RandomBrightness": (
+            lambda: layers.RandomBrightness(0.2),
+            [(4, 4, 2)],
+            "single",
+            "float32",
+        ),
+        "RandomContrast": (lambda: layers.RandomContrast(0.2), [(4, 4, 2)], "single", "float32"),
+        "RandomCrop": (lambda: layers.RandomCrop(2, 3), [(4, 5, 2)], "single", "float32"),
+        "RandomFlip": (lambda: layers.RandomFlip(), [(4, 4, 2)], "single", "float32"),
+        "RandomRotation": (lambda: layers.RandomRotation(0.2), [(4, 4, 2)], "single", "float32"),
+        "RandomTranslation": (
+            lambda: layers.RandomTranslation(0.2, 0.2),
+            [(4, 4, 2)],
+            "single",
+            "float32",
+        ),
+        "RandomZoom": (lambda: layers.RandomZoom(0.2), [(4, 4, 2)], "single", "float32"),
+        "StringLookup": (
+            lambda: pytest.skip("StringLookup takes strings, which Input cannot declare"),
+            None,
+            "single",
+            "float32",
+        ),
+        "TextVectorization": (
+            lambda: pytest.skip("TextVectorization takes strings, which Input cannot declare"),
+            None,
+            "single",
+            "float32",
+        ),
+    }
+)
 for _name in ("Add", "Average", "Maximum", "Minimum", "Multiply", "Subtract", "Concatenate", "Dot"):
     LAYER_SPECS[_name] = (getattr(layers, _name, None), [(4,), (4,)], "list", "float32")
 for _name in ("SimpleRNN", "LSTM", "GRU"):

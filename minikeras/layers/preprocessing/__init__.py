@@ -1,0 +1,51 @@
+"""Preprocessing layers on numpy arrays: numbers, images, categories, strings and text.
+
+One module per family:
+
+- `numerical`: Rescaling, Normalization; `discretization`: Discretization;
+- `image`: Resizing, CenterCrop;
+- `categorical`: CategoryEncoding, Hashing;
+- `index_lookup` and `lookups`: StringLookup, IntegerLookup;
+- `text_vectorization`: TextVectorization;
+- `augmentation` (the base and the affine resampling), `random_affine` (RandomRotation,
+  RandomTranslation, RandomZoom) and `random_image` (RandomFlip, RandomCrop,
+  RandomContrast, RandomBrightness): active only when training.
+"""
+
+from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
+from minikeras.layers.preprocessing.discretization import Discretization
+from minikeras.layers.preprocessing.image import CenterCrop, Resizing
+from minikeras.layers.preprocessing.lookups import IntegerLookup, StringLookup
+from minikeras.layers.preprocessing.numerical import Normalization, Rescaling
+from minikeras.layers.preprocessing.random_affine import (
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
+from minikeras.layers.preprocessing.random_image import (
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+)
+from minikeras.layers.preprocessing.text_vectorization import TextVectorization
+
+__all__ = [
+    "CategoryEncoding",
+    "CenterCrop",
+    "Discretization",
+    "Hashing",
+    "IntegerLookup",
+    "Normalization",
+    "RandomBrightness",
+    "RandomContrast",
+    "RandomCrop",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
+    "Rescaling",
+    "Resizing",
+    "StringLookup",
+    "TextVectorization",
+]

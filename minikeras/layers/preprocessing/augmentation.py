@@ -1,0 +1,161 @@
+"""The base of the random image augmentation layers, and the affine resampling they share.
+
+An augmentation layer changes images only when called with `training=True`;
+otherwise it returns them unchanged (RandomCrop excepted: it must still give
+its output size). Its draws come from its own `SeedGenerator`: two layers
+made with the same `seed` give the same sequence of outputs; without a seed,
+the generator is seeded from the global one, so
+`minikeras.utils.set_random_seed` makes runs reproducible.
+
+`affine_transform` follows `keras.ops.image.affine_transform`: each output
+pixel `(x, y)` samples the input at `(a0 x + a1 y + a2, b0 x + b1 y + b2)`,
+with `fill_mode` saying what lies outside the image: `"reflect"`
+(d c b a | a b c d | d c b a), `"wrap"` (a b c d | a b c d), `"nearest"`
+(a a | a b c d | d d) or `"constant"` (`fill_value`).
+"""
+
+import numpy as np
+
+from minikeras.engine.tensor import Tensor
+from minikeras.layers.preprocessing.encoding import check_choice
+from minikeras.layers.preprocessing.image import ImageLayer
+from minikeras.random import SeedGenerator, rng_for
+
+__all__ = ["FILL_MODES", "RandomImageLayer", "affine_transform", "factor_range"]
+
+FILL_MODES = ("reflect", "wrap", "constant", "nearest")
+
+
+def factor_range(layer_class, argument, factor, low=-1.0, high=1.0):
+    """`(lower, upper)` from a number `f` (meaning `(-f, f)`) or a pair, each in `[low, high]`."""
+    if isinstance(factor, (int, float, np.number)) and not isinstance(factor, bool):
+        pair = (-abs(float(factor)), abs(float(factor)))
+    elif isinstance(factor, (list, tuple)) and len(factor) == 2:
+        pair = (float(factor[0]), float(factor[1]))
+    else:
+        raise ValueError(
+            f"{layer_class}: `{argument}` must be a number or a pair (lower, upper), got {factor!r}"
+        )
+    if not (low <= pair[0] <= pair[1] <= high):
+        raise ValueError(
+            f"{layer_class}: `{argument}` must give lower <= upper within [{low}, {high}], got "
+            f"{factor!r}"
+        )
+    return pair
+
+
+def _fill_index(index, size, fill_mode):
+    """Integer indices brought inside `[0, size)` by `fill_mode` (constant: clipped)."""
+    if fill_mode == "wrap":
+        return np.mod(index, size)
+    if fill_mode == "reflect":
+        index = np.mod(index, 2 * size)
+        return np.where(index >= size, 2 * size - 1 - index, index)
+    return np.clip(index, 0, size - 1)
+
+
+def affine_transform(images, matrices, interpolation="bilinear", fill_mode="reflect",
+                     fill_value=0.0):  # fmt: skip
+    """Resamples channels-last images through one affine map per image (see the module).
+
+    Args:
+        images: a float array `(batch, height, width, channels)`.
+        matrices: `(batch, 6)` or `(batch, 8)` rows `[a0, a1, a2, b0, b1, b2, ...]`
+            (the projective terms of an 8-entry row must be 0).
+        interpolation: `"bilinear"` or `"nearest"`.
+        fill_mode: `"reflect"`, `"wrap"`, `"constant"` or `"nearest"`.
+        fill_value: the value outside the image with `"constant"`.
+
+    Returns:
+        A float array of the images' shape and dtype.
+
+    Example:
+        >>> from minikeras.layers.preprocessing.augmentation import affine_transform
+        >>> image = np.arange(3.0).reshape(1, 1, 3, 1)
+        >>> shift = np.array([[1.0, 0, 1, 0, 1, 0]])  # samples x + 1: moves content left
+        >>> affine_transform(image, shift, fill_mode="constant")[0, 0, :, 0]
+        array([1., 2., 0.])
+    """
+    images = np.asarray(images)
+    batch, height, width, _ = images.shape
+    m = np.asarray(matrices, dtype=np.float64)[:, :6, None, None]
+    ys, xs = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
+    source_x = m[:, 0] * xs + m[:, 1] * ys + m[:, 2]  # (batch, height, width)
+    source_y = m[:, 3] * xs + m[:, 4] * ys + m[:, 5]
+    which = np.arange(batch)[:, None, None]
+
+    def gather(rows, cols):
+        values = images[which, _fill_index(rows, height, fill_mode),
+                        _fill_index(cols, width, fill_mode)]  # fmt: skip
+        if fill_mode == "constant":
+            outside = (rows < 0) | (rows >= height) | (cols < 0) | (cols >= width)
+            values = np.where(outside[..., None], images.dtype.type(fill_value), values)
+        return values
+
+    if interpolation == "nearest":
+        return gather(np.round(source_y).astype(int), np.round(source_x).astype(int))
+    top, left = np.floor(source_y), np.floor(source_x)
+    dy, dx = (source_y - top)[..., None], (source_x - left)[..., None]
+    top, left = top.astype(int), left.astype(int)
+    out = (
+        gather(top, left) * (1 - dy) * (1 - dx)
+        + gather(top, left + 1) * (1 - dy) * dx
+        + gather(top + 1, left) * dy * (1 - dx)
+        + gather(top + 1, left + 1) * dy * dx
+    )
+    return out.astype(images.dtype)
+
+
+class RandomImageLayer(ImageLayer):
+    """Base of the random augmentation layers: active only when training, seedable.
+
+    Subclasses write `augment(images, rng)` on channels-last 4-D float numpy
+    arrays, drawing from the numpy generator `rng`.
+
+    Args:
+        seed: an int for a reproducible stream of draws, or None.
+        data_format: `"channels_last"` (default) or `"channels_first"`.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Example:
+        >>> layer = mk.layers.RandomFlip(seed=0)
+        >>> image = np.arange(4.0).reshape(1, 2, 2, 1)
+        >>> bool(np.array_equal(layer(image).numpy(), image))  # not training: unchanged
+        True
+    """
+
+    def __init__(self, seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.seed = seed
+        self.generator = SeedGenerator(seed, name=f"{self.name}_seed_generator")
+
+    def transform(self, images, training):
+        if not training:
+            return images
+        augmented = self.augment(images.numpy(), rng_for(self.generator))
+        return Tensor(np.asarray(augmented, dtype=images.dtype))
+
+    def augment(self, images, rng):
+        """The random change, on channels-last 4-D numpy images (the base: none).
+
+        Args:
+            images: a float array `(batch, rows, cols, channels)`.
+            rng: the `numpy.random.Generator` to draw from.
+
+        Returns:
+            The changed images, an array.
+
+        Example:
+            >>> layer = mk.layers.RandomFlip("horizontal")
+            >>> layer.augment(np.zeros((1, 2, 2, 1)), np.random.default_rng(0)).shape
+            (1, 2, 2, 1)
+        """
+        return images
+
+    def get_config(self):
+        return {**super().get_config(), "seed": self.seed}
+
+
+def check_fill(layer_class, fill_mode, interpolation):
+    check_choice(layer_class, "fill_mode", fill_mode, FILL_MODES)
+    check_choice(layer_class, "interpolation", interpolation, ("nearest", "bilinear"))

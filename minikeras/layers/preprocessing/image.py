@@ -1,0 +1,330 @@
+"""Preprocessing of images: `Resizing` and `CenterCrop`, and the resize they share.
+
+Images are channels-last `(batch, height, width, channels)` or one image
+`(height, width, channels)`; `data_format="channels_first"` is handled by
+transposing to channels last and back. Resizing follows `keras.ops.image.resize`
+without antialiasing: output pixel `i` samples the input at
+`(i + 0.5) * in_size / out_size - 0.5` (half-pixel centers); `"bilinear"` mixes
+the two nearest input pixels (the edge pixel repeats past the border),
+`"nearest"` takes pixel `floor((i + 0.5) * in_size / out_size)`.
+"""
+
+import numpy as np
+
+from minikeras import ops
+from minikeras.layers.layer import Layer
+from minikeras.layers.preprocessing.encoding import check_choice
+
+__all__ = ["CenterCrop", "Resizing", "interpolation_matrix", "resize_images"]
+
+INTERPOLATIONS = ("nearest", "bilinear")
+
+
+def interpolation_matrix(out_size, in_size, interpolation):
+    """The `(out_size, in_size)` matrix that resizes one axis (see the module docstring).
+
+    Args:
+        out_size: the new size.
+        in_size: the old size.
+        interpolation: `"bilinear"` or `"nearest"`.
+
+    Returns:
+        A float32 array whose rows sum to 1.
+
+    Example:
+        >>> from minikeras.layers.preprocessing.image import interpolation_matrix
+        >>> interpolation_matrix(4, 2, "bilinear")
+        array([[1.  , 0.  ],
+               [0.75, 0.25],
+               [0.25, 0.75],
+               [0.  , 1.  ]], dtype=float32)
+    """
+    matrix = np.zeros((out_size, in_size), dtype=np.float64)
+    scale = in_size / out_size
+    rows = np.arange(out_size)
+    if interpolation == "nearest":
+        source = np.minimum(np.floor((rows + 0.5) * scale).astype(int), in_size - 1)
+        matrix[rows, source] = 1.0
+        return matrix.astype(np.float32)
+    position = np.clip((rows + 0.5) * scale - 0.5, 0, in_size - 1)
+    low = np.floor(position).astype(int)
+    high = np.minimum(low + 1, in_size - 1)
+    fraction = position - low
+    np.add.at(matrix, (rows, low), 1.0 - fraction)
+    np.add.at(matrix, (rows, high), fraction)
+    return matrix.astype(np.float32)
+
+
+def resize_images(images, height, width, interpolation="bilinear"):
+    """Resizes channels-last images (a 4-D Tensor) to `(height, width)`.
+
+    Args:
+        images: a float Tensor `(batch, rows, cols, channels)`.
+        height: the new number of rows.
+        width: the new number of columns.
+        interpolation: `"bilinear"` or `"nearest"`.
+
+    Returns:
+        A Tensor `(batch, height, width, channels)`.
+
+    Example:
+        >>> from minikeras.layers.preprocessing.image import resize_images
+        >>> resize_images(mk.ops.ones((1, 2, 2, 1)), 3, 5).shape
+        (1, 3, 5, 1)
+    """
+    rows = interpolation_matrix(height, images.shape[1], interpolation)
+    cols = interpolation_matrix(width, images.shape[2], interpolation)
+    return ops.einsum("hr,brwc,vw->bhvc", rows, images, cols)
+
+
+def check_data_format(layer_class, data_format):
+    return check_choice(
+        layer_class,
+        "data_format",
+        "channels_last" if data_format is None else data_format,
+        ("channels_last", "channels_first"),
+    )
+
+
+def check_size(layer_class, argument, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{layer_class}: `{argument}` must be an int >= 1, got {value!r}")
+    return int(value)
+
+
+class ImageLayer(Layer):
+    """Base of the image preprocessing layers: 3-D or 4-D inputs, either data format.
+
+    Subclasses write `transform(images, training)` on a channels-last 4-D
+    float Tensor; this class adds and removes the batch axis of a single
+    image and transposes channels-first inputs.
+
+    Args:
+        data_format: `"channels_last"` (default) or `"channels_first"`.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Example:
+        >>> mk.layers.CenterCrop(2, 2)(np.zeros((4, 4, 3))).shape
+        (2, 2, 3)
+    """
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = check_data_format(type(self).__name__, data_format)
+
+    def _check_rank(self, shape):
+        if len(shape) not in (3, 4):
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' expects images of rank 3 (one image) or "
+                f"4 (a batch), got shape {tuple(shape)}"
+            )
+
+    def build(self, input_shape):
+        self._check_rank(input_shape)
+
+    def call(self, inputs, training=None):
+        self._check_rank(inputs.shape)
+        images = ops.cast(inputs, self.dtype)
+        single = images.ndim == 3
+        if single:
+            images = ops.expand_dims(images, 0)
+        if self.data_format == "channels_first":
+            images = ops.transpose(images, (0, 2, 3, 1))
+        images = self.transform(images, training)
+        if self.data_format == "channels_first":
+            images = ops.transpose(images, (0, 3, 1, 2))
+        return images[0] if single else images
+
+    def transform(self, images, training):
+        """The layer's work on channels-last 4-D images (the base: identity).
+
+        Args:
+            images: a float Tensor `(batch, rows, cols, channels)`.
+            training: the call's `training` flag.
+
+        Returns:
+            A Tensor `(batch, new rows, new cols, channels)`.
+
+        Example:
+            >>> layer = mk.layers.CenterCrop(1, 1)
+            >>> layer.transform(mk.ops.ones((1, 3, 3, 1)), False).shape
+            (1, 1, 1, 1)
+        """
+        return images
+
+    def compute_output_shape(self, input_shape):
+        self._check_rank(input_shape)
+        return tuple(input_shape)
+
+    def _with_size(self, input_shape, height, width):
+        """`input_shape` with its image rows and columns set to `height` and `width`."""
+        self._check_rank(input_shape)
+        shape = list(input_shape)
+        row = len(shape) - (2 if self.data_format == "channels_first" else 3)
+        shape[row], shape[row + 1] = height, width
+        return tuple(shape)
+
+    def get_config(self):
+        return {**super().get_config(), "data_format": self.data_format}
+
+
+def crop_to_aspect(images, height, width):
+    """The central part of 4-D images with the aspect ratio `height : width` (Keras's rounding)."""
+    rows, cols = images.shape[1], images.shape[2]
+    crop_rows = max(min(rows, int(cols * height / width)), 1)
+    crop_cols = max(min(cols, int(rows * width / height)), 1)
+    top, left = (rows - crop_rows) // 2, (cols - crop_cols) // 2
+    return images[:, top : top + crop_rows, left : left + crop_cols, :]
+
+
+def pad_to_aspect(images, height, width, fill_value):
+    """4-D images padded evenly with `fill_value` to the aspect ratio `height : width`."""
+    rows, cols = images.shape[1], images.shape[2]
+    pad_rows = max(rows, int(cols * height / width)) - rows
+    pad_cols = max(cols, int(rows * width / height)) - cols
+    top, left = pad_rows // 2, pad_cols // 2
+    padding = [(0, 0), (top, pad_rows - top), (left, pad_cols - left), (0, 0)]
+    return ops.pad(images, padding, constant_values=fill_value)
+
+
+class Resizing(ImageLayer):
+    """Resizes images to `(height, width)`, by bilinear or nearest-neighbour interpolation.
+
+    Args:
+        height: the output's number of rows.
+        width: the output's number of columns.
+        interpolation: `"bilinear"` (default) or `"nearest"`.
+        crop_to_aspect_ratio: crop the largest central window with the
+            target aspect ratio first, so the image is not distorted.
+        pad_to_aspect_ratio: pad evenly with `fill_value` to the target
+            aspect ratio first instead.
+        fill_mode: `"constant"` (the only mode, as in Keras).
+        fill_value: the value of the padding.
+        antialias: must be False (antialiased downsizing is not supported).
+        data_format: `"channels_last"` (default) or `"channels_first"`.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        `(batch, rows, cols, channels)` or `(rows, cols, channels)`
+        (channels first with `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, height, width, channels)` or `(height, width, channels)`.
+
+    Raises:
+        ValueError: for bad sizes, an unknown `interpolation`, both aspect
+            options, or inputs that are not 3-D or 4-D.
+
+    Example:
+        >>> image = np.array([[0.0, 4.0]]).reshape(1, 1, 2, 1)
+        >>> mk.layers.Resizing(1, 4)(image).numpy().ravel()
+        array([0., 1., 3., 4.], dtype=float32)
+    """
+
+    def __init__(
+        self,
+        height,
+        width,
+        interpolation="bilinear",
+        crop_to_aspect_ratio=False,
+        pad_to_aspect_ratio=False,
+        fill_mode="constant",
+        fill_value=0.0,
+        antialias=False,
+        data_format=None,
+        **kwargs,
+    ):
+        super().__init__(data_format=data_format, **kwargs)
+        self.height = check_size("Resizing", "height", height)
+        self.width = check_size("Resizing", "width", width)
+        self.interpolation = check_choice(
+            "Resizing", "interpolation", interpolation, INTERPOLATIONS
+        )
+        if crop_to_aspect_ratio and pad_to_aspect_ratio:
+            raise ValueError(
+                "Resizing: give at most one of `crop_to_aspect_ratio` and `pad_to_aspect_ratio`"
+            )
+        self.fill_mode = check_choice("Resizing", "fill_mode", fill_mode, ("constant",))
+        if antialias:
+            raise ValueError("Resizing: `antialias=True` is not supported by minikeras")
+        self.crop_to_aspect_ratio = bool(crop_to_aspect_ratio)
+        self.pad_to_aspect_ratio = bool(pad_to_aspect_ratio)
+        self.fill_value = float(fill_value)
+        self.antialias = False
+
+    def transform(self, images, training):
+        if self.crop_to_aspect_ratio:
+            images = crop_to_aspect(images, self.height, self.width)
+        elif self.pad_to_aspect_ratio:
+            images = pad_to_aspect(images, self.height, self.width, self.fill_value)
+        return resize_images(images, self.height, self.width, self.interpolation)
+
+    def compute_output_shape(self, input_shape):
+        return self._with_size(input_shape, self.height, self.width)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "height": self.height,
+            "width": self.width,
+            "interpolation": self.interpolation,
+            "crop_to_aspect_ratio": self.crop_to_aspect_ratio,
+            "pad_to_aspect_ratio": self.pad_to_aspect_ratio,
+            "fill_mode": self.fill_mode,
+            "fill_value": self.fill_value,
+            "antialias": self.antialias,
+        }
+
+
+class CenterCrop(ImageLayer):
+    """Crops the central `(height, width)` window of images.
+
+    The window starts at row `(rows - height) // 2` and column
+    `(cols - width) // 2`. An image smaller than the window on either side is
+    instead cropped to the target aspect ratio and resized (bilinear) to it,
+    as Keras does.
+
+    Args:
+        height: the output's number of rows.
+        width: the output's number of columns.
+        data_format: `"channels_last"` (default) or `"channels_first"`.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        `(batch, rows, cols, channels)` or `(rows, cols, channels)`.
+
+    Output shape:
+        `(batch, height, width, channels)` or `(height, width, channels)`.
+
+    Raises:
+        ValueError: for bad sizes or inputs that are not 3-D or 4-D.
+
+    Example:
+        >>> image = np.arange(16.0).reshape(1, 4, 4, 1)
+        >>> mk.layers.CenterCrop(2, 2)(image).numpy()[0, :, :, 0]
+        array([[ 5.,  6.],
+               [ 9., 10.]], dtype=float32)
+    """
+
+    def __init__(self, height, width, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        self.height = check_size("CenterCrop", "height", height)
+        self.width = check_size("CenterCrop", "width", width)
+
+    def transform(self, images, training):
+        return center_crop(images, self.height, self.width)
+
+    def compute_output_shape(self, input_shape):
+        return self._with_size(input_shape, self.height, self.width)
+
+    def get_config(self):
+        return {**super().get_config(), "height": self.height, "width": self.width}
+
+
+def center_crop(images, height, width):
+    """The central `(height, width)` window of 4-D images, or a resize if they are smaller."""
+    rows, cols = images.shape[1], images.shape[2]
+    if rows >= height and cols >= width:
+        top, left = (rows - height) // 2, (cols - width) // 2
+        return images[:, top : top + height, left : left + width, :]
+    return resize_images(crop_to_aspect(images, height, width), height, width, "bilinear")
