@@ -1114,17 +1114,20 @@ def test_float64_values_that_do_not_fit_float32_are_refused_naming_the_weight(tm
     assert np.isfinite(target.bias.numpy()).all()
 
 
-def test_a_zip_of_many_entries_is_refused_at_once(tmp_path):
-    import time
-
+def test_a_zip_of_many_entries_is_refused_at_once(tmp_path, monkeypatch):
+    # Refused from the central directory alone: no entry is opened or read (the
+    # old check compared every name with every other, 6.6 s for this file).
     path = tmp_path / "many.minikeras"
     with zipfile.ZipFile(path, "w") as archive:
         for number in range(30_000):
             archive.writestr(f"e{number}", b"")
-    start = time.perf_counter()
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("an entry was opened before the archive was refused")
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", no_reading)
     with pytest.raises(LoadError, match="30000 entries"):
         load_model(path)
-    assert time.perf_counter() - start < 1.0
 
 
 def test_a_deflated_bomb_is_refused_before_it_is_inflated(tmp_path):
