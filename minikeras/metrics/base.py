@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from minikeras import config, losses
+from minikeras import config, initializers, losses
+from minikeras.engine.variable import Variable
 from minikeras.utils.naming import to_snake_case as _snake_case
 
 __all__ = ["Mean", "MeanMetricWrapper", "Metric"]
@@ -23,33 +24,115 @@ def _aligned(name, y_true, y_pred):
 class Metric:
     """Base class of metrics: state, `update_state`, `result`, `reset_state`.
 
-    Subclasses create their state in `reset_state` (called by their
-    `__init__`), add to it in `update_state` and summarize it in `result`.
-    Calling a metric updates it and returns the result.
+    A subclass creates its state in `__init__` with `add_variable` (as in
+    Keras), adds to it in `update_state` with `assign` / `assign_add` /
+    `assign_sub`, and summarizes it in `result`; the default `reset_state`
+    puts every variable back to its initial value. A subclass may instead
+    keep plain Python state and write its own `reset_state`. Calling a metric
+    updates it and returns the result.
 
     Args:
-        dtype: kept for Keras compatibility and reported in `get_config`;
-            accumulators are float64.
+        dtype: the default dtype of the variables `add_variable` creates
+            (floatx by default); reported in `get_config`.
         name: the metric's name in logs; the class name in snake case by default.
 
     Example:
         >>> class Count(Metric):
         ...     def __init__(self, name="count"):
         ...         super().__init__(name=name)
-        ...         self.reset_state()
+        ...         self.count = self.add_variable((), "zeros", name="count")
         ...     def update_state(self, values):
-        ...         self.count += np.size(values)
+        ...         self.count.assign_add(np.size(values))
         ...     def result(self):
-        ...         return float(self.count)
-        ...     def reset_state(self):
-        ...         self.count = 0
-        >>> Count()([1, 2, 3])
-        3.0
+        ...         return self.count
+        >>> m = Count()
+        >>> float(m([1, 2, 3])), float(m([4]))
+        (3.0, 4.0)
+        >>> m.reset_state(); float(m.result())
+        0.0
     """
 
     def __init__(self, dtype=None, name=None):
         self.name = name or _snake_case(type(self).__name__)
         self.dtype = config.standardize_dtype(dtype)
+        self._variables = []
+        self._initial_values = []
+
+    def add_variable(self, shape, initializer, dtype=None, aggregation="sum", name=None):
+        """Creates a state variable, tracked in `variables` and reset by `reset_state`.
+
+        Args:
+            shape: tuple of ints, the variable's shape (`()` for a scalar).
+            initializer: an initializer name (`"zeros"`), instance or callable
+                `initializer(shape, dtype)`.
+            dtype: the variable's dtype; the metric's `dtype` by default.
+            aggregation: accepted for Keras compatibility (it says how
+                replicas combine the variable); minikeras has one replica.
+            name: the variable's name.
+
+        Returns:
+            A non-trainable `Variable` with `assign`, `assign_add` and `assign_sub`.
+
+        Raises:
+            RuntimeError: if the subclass did not call `super().__init__()`.
+            ValueError: for an unknown initializer.
+
+        Example:
+            >>> m = Mean()
+            >>> v = m.add_variable((2,), "ones", name="extra")
+            >>> v.assign_add([1.0, 2.0]).numpy()
+            array([2., 3.], dtype=float32)
+        """
+        if "_variables" not in self.__dict__:
+            raise RuntimeError(
+                f"Metric {type(self).__name__}: call super().__init__() in __init__() "
+                "before add_variable()"
+            )
+        shape = () if shape is None else tuple(int(size) for size in np.atleast_1d(shape))
+        dtype = config.standardize_dtype(dtype or self.dtype)
+        variable = Variable(
+            initializers.get(initializer), shape=shape, dtype=dtype, trainable=False, name=name
+        )
+        self._variables.append(variable)
+        self._initial_values.append(variable.numpy())
+        return variable
+
+    def add_weight(self, shape=(), initializer=None, dtype=None, name=None):
+        """The older name of `add_variable` (zeros by default), as Keras keeps it.
+
+        Args:
+            shape: tuple of ints.
+            initializer: as in `add_variable`; None means zeros.
+            dtype: as in `add_variable`.
+            name: the variable's name.
+
+        Returns:
+            A non-trainable `Variable`.
+
+        Example:
+            >>> Mean().add_weight(name="extra").numpy()
+            array(0., dtype=float32)
+        """
+        return self.add_variable(shape, initializer or "zeros", dtype=dtype, name=name)
+
+    @property
+    def variables(self):
+        """The state variables: this metric's, then those of metrics it holds as attributes.
+
+        Example:
+            >>> class Two(Metric):
+            ...     def __init__(self):
+            ...         super().__init__()
+            ...         self.a = self.add_variable((), "zeros", name="a")
+            ...         self.b = self.add_variable((3,), "ones", name="b")
+            >>> [v.name for v in Two().variables]
+            ['a', 'b']
+        """
+        found = list(self.__dict__.get("_variables", ()))
+        for value in self.__dict__.values():
+            if isinstance(value, Metric) and value is not self:
+                found.extend(value.variables)
+        return found
 
     def update_state(self, *args, **kwargs):
         """Adds a batch to the state; subclasses implement it.
@@ -84,16 +167,23 @@ class Metric:
         raise NotImplementedError(f"{type(self).__name__} must implement result()")
 
     def reset_state(self):
-        """Forgets every batch seen; subclasses implement it.
+        """Forgets every batch seen: each `add_variable` variable gets its initial value.
 
-        Raises:
-            NotImplementedError: in the base class.
+        Keras sets every variable to zeros here; minikeras restores the value
+        the initializer gave, which is the same for the usual `"zeros"` and
+        right for any other. Metrics holding other metrics reset those too.
+        Subclasses with Python state override it.
 
         Example:
             >>> m = Mean(); m.update_state([5.0]); m.reset_state(); m.result()
             0.0
         """
-        raise NotImplementedError(f"{type(self).__name__} must implement reset_state()")
+        initial_values = self.__dict__.get("_initial_values", ())
+        for variable, value in zip(self.__dict__.get("_variables", ()), initial_values):
+            variable.assign(value)
+        for value in self.__dict__.values():
+            if isinstance(value, Metric) and value is not self:
+                value.reset_state()
 
     def __call__(self, *args, **kwargs):
         """Updates the state with one batch and returns `result()`.
