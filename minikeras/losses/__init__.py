@@ -54,10 +54,34 @@ from minikeras.losses.functions import (
     sparse_categorical_crossentropy,
     squeeze_or_expand_to_same_rank,
 )
+from minikeras.losses.hinge import (
+    CategoricalHinge,
+    Hinge,
+    SquaredHinge,
+    categorical_hinge,
+    hinge,
+    squared_hinge,
+)
 from minikeras.losses.reduction import (
     apply_mask,
     reduce_weighted_values,
     standardize_reduction,
+)
+from minikeras.losses.regression import (
+    MAPE,
+    MSLE,
+    CosineSimilarity,
+    LogCosh,
+    MeanAbsolutePercentageError,
+    MeanSquaredLogarithmicError,
+    Poisson,
+    cosine_similarity,
+    log_cosh,
+    mape,
+    mean_absolute_percentage_error,
+    mean_squared_logarithmic_error,
+    msle,
+    poisson,
 )
 
 # In the order of the API reference.
@@ -71,6 +95,14 @@ __all__ = [
     "binary_crossentropy",
     "categorical_crossentropy",
     "sparse_categorical_crossentropy",
+    "mean_absolute_percentage_error",
+    "mean_squared_logarithmic_error",
+    "cosine_similarity",
+    "log_cosh",
+    "poisson",
+    "hinge",
+    "squared_hinge",
+    "categorical_hinge",
     "mse",
     "MSE",
     "mae",
@@ -79,6 +111,10 @@ __all__ = [
     "KLD",
     "bce",
     "BCE",
+    "mape",
+    "MAPE",
+    "msle",
+    "MSLE",
     "reduce_weighted_values",
     "apply_mask",
     "Loss",
@@ -90,6 +126,14 @@ __all__ = [
     "BinaryCrossentropy",
     "CategoricalCrossentropy",
     "SparseCategoricalCrossentropy",
+    "MeanAbsolutePercentageError",
+    "MeanSquaredLogarithmicError",
+    "CosineSimilarity",
+    "LogCosh",
+    "Poisson",
+    "Hinge",
+    "SquaredHinge",
+    "CategoricalHinge",
     "get",
     "serialize",
     "deserialize",
@@ -110,6 +154,14 @@ _CLASSES = {
         BinaryCrossentropy,
         CategoricalCrossentropy,
         SparseCategoricalCrossentropy,
+        MeanAbsolutePercentageError,
+        MeanSquaredLogarithmicError,
+        CosineSimilarity,
+        LogCosh,
+        Poisson,
+        Hinge,
+        SquaredHinge,
+        CategoricalHinge,
     )
 }
 _FUNCTIONS = {
@@ -122,10 +174,18 @@ _FUNCTIONS = {
         binary_crossentropy,
         categorical_crossentropy,
         sparse_categorical_crossentropy,
+        mean_absolute_percentage_error,
+        mean_squared_logarithmic_error,
+        cosine_similarity,
+        log_cosh,
+        poisson,
+        hinge,
+        squared_hinge,
+        categorical_hinge,
     )
 }
 _ALIASES = {"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "kld": kld, "KLD": kld}
-_ALIASES.update({"bce": bce, "BCE": bce})
+_ALIASES.update({"bce": bce, "BCE": bce, "mape": mape, "MAPE": mape, "msle": msle, "MSLE": msle})
 _ALL = {**_CLASSES, **_FUNCTIONS, **_ALIASES}
 
 
