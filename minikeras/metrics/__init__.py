@@ -34,12 +34,27 @@ from minikeras.metrics.accuracies import (
 )
 from minikeras.metrics.base import Mean, MeanMetricWrapper, Metric
 from minikeras.metrics.confusion import AUC, Precision, Recall
-from minikeras.metrics.regression import MeanAbsoluteError, MeanSquaredError
+from minikeras.metrics.f_score import F1Score, FBetaScore
+from minikeras.metrics.hinge import CategoricalHinge, Hinge, SquaredHinge
+from minikeras.metrics.iou import IoU, MeanIoU
+from minikeras.metrics.r2_score import R2Score
+from minikeras.metrics.reduction import Sum
+from minikeras.metrics.regression import (
+    CosineSimilarity,
+    LogCoshError,
+    MeanAbsoluteError,
+    MeanAbsolutePercentageError,
+    MeanSquaredError,
+    MeanSquaredLogarithmicError,
+    Poisson,
+    RootMeanSquaredError,
+)
 
 # In the order of the API reference.
 __all__ = [
     "Metric",
     "Mean",
+    "Sum",
     "MeanMetricWrapper",
     "accuracy",
     "binary_accuracy",
@@ -55,9 +70,23 @@ __all__ = [
     "SparseTopKCategoricalAccuracy",
     "MeanSquaredError",
     "MeanAbsoluteError",
+    "RootMeanSquaredError",
+    "MeanAbsolutePercentageError",
+    "MeanSquaredLogarithmicError",
+    "CosineSimilarity",
+    "LogCoshError",
+    "R2Score",
+    "Poisson",
+    "Hinge",
+    "SquaredHinge",
+    "CategoricalHinge",
     "Precision",
     "Recall",
     "AUC",
+    "F1Score",
+    "FBetaScore",
+    "IoU",
+    "MeanIoU",
     "get",
     "serialize",
     "deserialize",
@@ -83,6 +112,21 @@ _CLASSES = {
         Recall,
         AUC,
         _AutoAccuracy,
+        Sum,
+        RootMeanSquaredError,
+        MeanAbsolutePercentageError,
+        MeanSquaredLogarithmicError,
+        CosineSimilarity,
+        LogCoshError,
+        R2Score,
+        Poisson,
+        Hinge,
+        SquaredHinge,
+        CategoricalHinge,
+        F1Score,
+        FBetaScore,
+        IoU,
+        MeanIoU,
     )
 }
 _FUNCTIONS = {
@@ -113,6 +157,24 @@ _NAMES = {
     "precision": Precision,
     "recall": Recall,
     "mean": Mean,
+    "sum": Sum,
+    "root_mean_squared_error": RootMeanSquaredError,
+    "mape": MeanAbsolutePercentageError,
+    "MAPE": MeanAbsolutePercentageError,
+    "mean_absolute_percentage_error": MeanAbsolutePercentageError,
+    "msle": MeanSquaredLogarithmicError,
+    "MSLE": MeanSquaredLogarithmicError,
+    "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
+    "cosine_similarity": CosineSimilarity,
+    "logcosh": LogCoshError,
+    "log_cosh_error": LogCoshError,
+    "r2_score": R2Score,
+    "poisson": Poisson,
+    "hinge": Hinge,
+    "squared_hinge": SquaredHinge,
+    "categorical_hinge": CategoricalHinge,
+    "f1_score": F1Score,
+    "f_beta_score": FBetaScore,
 }
 
 

@@ -233,8 +233,8 @@ class Metric:
         return f"<{type(self).__name__} name={self.name!r} result={shown}>"
 
 
-def _samplewise(name, values, sample_weight):
-    """Weighted per-sample values and their weights, as Keras's Mean reduces them."""
+def _samplewise(name, values, sample_weight, reduce=np.mean):
+    """Weighted per-sample values and their weights, as Keras's Mean (`reduce=np.sum`: Sum)."""
     values = np.asarray(values, dtype=np.float64)
     weights = None
     if sample_weight is not None:
@@ -244,7 +244,7 @@ def _samplewise(name, values, sample_weight):
             weights = np.full(values.shape[:1], float(weights))
         values, weights = map(np.asarray, losses.squeeze_or_expand_to_same_rank(values, weights))
         if values.ndim > weights.ndim:  # a weight per sample covers its trailing axes
-            values = values.mean(axis=tuple(range(weights.ndim, values.ndim)))
+            values = reduce(values, axis=tuple(range(weights.ndim, values.ndim)))
         try:
             weights = np.broadcast_to(weights, values.shape)
         except ValueError:
@@ -255,9 +255,9 @@ def _samplewise(name, values, sample_weight):
             ) from None
         values = values * weights
         if weights.ndim > 1:
-            weights = weights.mean(axis=tuple(range(1, weights.ndim)))
+            weights = reduce(weights, axis=tuple(range(1, weights.ndim)))
     if values.ndim > 1:
-        values = values.mean(axis=tuple(range(1, values.ndim)))
+        values = reduce(values, axis=tuple(range(1, values.ndim)))
     return values, weights
 
 
