@@ -7,7 +7,8 @@ weight. `Layer.losses` evaluates the weights' penalties from their current
 values (inside a `GradientTape` they are differentiable), and `fit` adds
 `sum(model.losses)` to the compiled loss. Names, arguments, defaults and
 formulas are Keras's; the factors are Python floats, so a float32 weight
-gets a float32 penalty.
+gets a float32 penalty. The lowercase `l1`, `l2` and `l1_l2` are the classes
+under their other Keras names: `l2(1e-4)` is `L2(1e-4)`.
 """
 
 import math
@@ -15,7 +16,18 @@ import math
 from minikeras import ops, serialization_lib
 from minikeras.serialization import deserialize_object, get_object, serialize_object
 
-__all__ = ["L1", "L1L2", "L2", "Regularizer", "deserialize", "get", "serialize"]
+__all__ = [
+    "L1",
+    "L1L2",
+    "L2",
+    "Regularizer",
+    "deserialize",
+    "get",
+    "l1",
+    "l1_l2",
+    "l2",
+    "serialize",
+]
 
 
 def _check_factor(owner, name, value):
@@ -189,6 +201,11 @@ class L1L2(Regularizer):
     def get_config(self):
         return {"l1": self.l1, "l2": self.l2}
 
+
+# The lowercase names Keras exports for the same classes.
+l1 = L1
+l2 = L2
+l1_l2 = L1L2
 
 _REGULARIZERS = {"l1": L1, "l2": L2, "l1l2": L1L2}
 # Class names work too, as in Keras: get("L2").
