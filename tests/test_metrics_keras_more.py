@@ -336,3 +336,14 @@ def test_new_metrics_in_compile_and_evaluate():
     assert logs["root_mean_squared_error"] == pytest.approx(rmse, rel=1e-4)
     scores, _ = r2_scores(y.astype(np.float64), predicted, np.ones(N))
     assert logs["r2_score"] == pytest.approx(scores.mean(), rel=1e-4, abs=1e-5)
+
+
+def test_loss_functions_keras_exports_as_metrics():
+    for name in ("mean_absolute_percentage_error", "mean_squared_logarithmic_error", "log_cosh",
+                 "poisson", "hinge", "squared_hinge", "categorical_hinge"):  # fmt: skip
+        assert getattr(metrics, name) is getattr(mk.losses, name)
+    wrapped = metrics.get(metrics.poisson)
+    assert type(wrapped) is metrics.MeanMetricWrapper and wrapped.name == "poisson"
+    restored = metrics.deserialize(metrics.serialize(wrapped))
+    expected = poisson_ref(POSITIVE_TRUE, POSITIVE_PRED).mean()
+    assert feed(restored, POSITIVE_TRUE, POSITIVE_PRED) == pytest.approx(expected, rel=1e-5)

@@ -54,7 +54,7 @@ from minikeras.losses.functions import (
     sparse_categorical_crossentropy,
     squeeze_or_expand_to_same_rank,
 )
-from minikeras.losses.hinge import (
+from minikeras.losses.hinge_losses import (
     CategoricalHinge,
     Hinge,
     SquaredHinge,

@@ -9,13 +9,26 @@ not depend on how the data was split into batches.
 Most metrics are a `Mean` of per-sample values (`MeanMetricWrapper`): values
 with more than one axis are averaged to one per sample, then weighted.
 `Precision`, `Recall` and `AUC` count weighted true/false positives/negatives
-at thresholds instead.
+at thresholds instead; `F1Score`/`FBetaScore`, `IoU`/`MeanIoU`, `R2Score`
+and `Sum` keep their counts in variables made with `Metric.add_variable`,
+as a custom metric does (Keras 3's way; `metric.variables` lists them).
+The loss functions Keras also exports here (`hinge`, `poisson`, ...) are
+the same functions as in `minikeras.losses`.
 
 `get("accuracy", loss=...)` picks the accuracy that fits the loss, as Keras
 does; see `get`.
 """
 
 from minikeras import serialization_lib
+from minikeras.losses import (  # loss functions Keras also exports as metrics
+    categorical_hinge,
+    hinge,
+    log_cosh,
+    mean_absolute_percentage_error,
+    mean_squared_logarithmic_error,
+    poisson,
+    squared_hinge,
+)
 from minikeras.metrics.accuracies import (
     Accuracy,
     BinaryAccuracy,
@@ -35,7 +48,7 @@ from minikeras.metrics.accuracies import (
 from minikeras.metrics.base import Mean, MeanMetricWrapper, Metric
 from minikeras.metrics.confusion import AUC, Precision, Recall
 from minikeras.metrics.f_score import F1Score, FBetaScore
-from minikeras.metrics.hinge import CategoricalHinge, Hinge, SquaredHinge
+from minikeras.metrics.hinge_metrics import CategoricalHinge, Hinge, SquaredHinge
 from minikeras.metrics.iou import IoU, MeanIoU
 from minikeras.metrics.r2_score import R2Score
 from minikeras.metrics.reduction import Sum
@@ -62,6 +75,13 @@ __all__ = [
     "sparse_categorical_accuracy",
     "top_k_categorical_accuracy",
     "sparse_top_k_categorical_accuracy",
+    "mean_absolute_percentage_error",
+    "mean_squared_logarithmic_error",
+    "log_cosh",
+    "poisson",
+    "hinge",
+    "squared_hinge",
+    "categorical_hinge",
     "Accuracy",
     "BinaryAccuracy",
     "CategoricalAccuracy",
@@ -138,6 +158,13 @@ _FUNCTIONS = {
         sparse_categorical_accuracy,
         top_k_categorical_accuracy,
         sparse_top_k_categorical_accuracy,
+        mean_absolute_percentage_error,
+        mean_squared_logarithmic_error,
+        log_cosh,
+        poisson,
+        hinge,
+        squared_hinge,
+        categorical_hinge,
     )
 }
 # Names that make a metric instance named after them.
