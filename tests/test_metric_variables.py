@@ -135,3 +135,9 @@ def test_custom_metric_in_fit_resets_each_epoch():
     predicted = model.predict(x, verbose=0)
     expected = float(np.sum((predicted[:, 0] > 0.5) & (y[:, 0] == 1)))
     assert model.evaluate(x, y, verbose=0, return_dict=True)["binary_true_positives"] == expected
+
+
+def test_repr_shows_a_scalar_variable_result_as_a_number():
+    metric = BinaryTruePositives()
+    metric.update_state([1, 1], [0.9, 0.8])
+    assert repr(metric) == "<BinaryTruePositives name='binary_true_positives' result=2>"

@@ -229,6 +229,8 @@ class Metric:
 
     def __repr__(self):
         result = self.result()
+        if np.ndim(result) == 0:  # a float, or a scalar Variable of a custom metric
+            result = float(result)
         shown = f"{result:.6g}" if isinstance(result, float) else repr(result)
         return f"<{type(self).__name__} name={self.name!r} result={shown}>"
 
