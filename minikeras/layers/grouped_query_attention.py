@@ -10,7 +10,7 @@ from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.einsum_dense import EinsumDense
 from minikeras.layers.input_layer import SymbolicTensor
-from minikeras.layers.layer import Layer
+from minikeras.layers.layer import Layer, unique_name
 
 __all__ = ["GroupQueryAttention", "GroupedQueryAttention"]
 
@@ -19,7 +19,7 @@ def _boolean(mask):
     return np.asarray(mask.numpy() if isinstance(mask, Tensor) else mask).astype(bool)
 
 
-class GroupedQueryAttention(Layer):
+class GroupQueryAttention(Layer):
     """Grouped-query attention (Ainslie et al., 2023), Keras's `GroupQueryAttention`.
 
     Like `MultiHeadAttention` with `num_query_heads` heads, except that the
@@ -91,6 +91,9 @@ class GroupedQueryAttention(Layer):
 
     supports_masking = True  # the output keeps the query's mask
 
+    # The class Keras saves this layer as (it names the layer's weight folder).
+    _keras_class_name = "GroupedQueryAttention"
+
     def __init__(
         self,
         head_dim,
@@ -111,6 +114,8 @@ class GroupedQueryAttention(Layer):
         seed=None,
         **kwargs,
     ):
+        if kwargs.get("name") is None:  # Keras's default name, from its class name
+            kwargs["name"] = unique_name("grouped_query_attention")
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         name = "GroupQueryAttention"
         self.head_dim = check_positive_int(name, "head_dim", head_dim)
@@ -162,26 +167,48 @@ class GroupedQueryAttention(Layer):
             dtype=self.dtype,
         )
 
+    # Keras keeps the projections in private attributes (their names are the paths
+    # of their weights in Keras files); these read them, as MultiHeadAttention's do.
+    @property
+    def query_dense(self):
+        """The query projection, an `EinsumDense` (once built)."""
+        return self._query_dense
+
+    @property
+    def key_dense(self):
+        """The key projection, an `EinsumDense` (once built)."""
+        return self._key_dense
+
+    @property
+    def value_dense(self):
+        """The value projection, an `EinsumDense` (once built)."""
+        return self._value_dense
+
+    @property
+    def output_dense(self):
+        """The output projection, an `EinsumDense` (once built)."""
+        return self._output_dense
+
     def build(self, query_shape, value_shape, key_shape=None):
         key_shape = value_shape if key_shape is None else key_shape
         self._check_shapes(query_shape, value_shape, key_shape)
         heads, kv_heads, size = self.num_query_heads, self.num_key_value_heads, self.head_dim
-        self.query_dense = self._projection("bqm,muh->bquh", (None, heads, size), "uh", "query")
-        self.query_dense.build(query_shape)
-        self.key_dense = self._projection("bkm,mvh->bkvh", (None, kv_heads, size), "vh", "key")
-        self.key_dense.build(key_shape)
-        self.value_dense = self._projection("bkm,mvh->bkvh", (None, kv_heads, size), "vh", "value")
-        self.value_dense.build(value_shape)
+        self._query_dense = self._projection("bqm,muh->bquh", (None, heads, size), "uh", "query")
+        self._query_dense.build(query_shape)
+        self._key_dense = self._projection("bkm,mvh->bkvh", (None, kv_heads, size), "vh", "key")
+        self._key_dense.build(key_shape)
+        self._value_dense = self._projection("bkm,mvh->bkvh", (None, kv_heads, size), "vh", "value")
+        self._value_dense.build(value_shape)
         self.gate_dense = None
         if self.use_gate:
             self.gate_dense = self._projection(
                 "bqm,muh->bquh", (None, heads, size), "uh", "gate", activation="sigmoid"
             )
             self.gate_dense.build(query_shape)
-        self.output_dense = self._projection(
+        self._output_dense = self._projection(
             "bquh,uhm->bqm", (None, query_shape[-1]), "m", "attention_output"
         )
-        self.output_dense.build((None, None, heads, size))
+        self._output_dense.build((None, None, heads, size))
 
     def _check_shapes(self, query_shape, value_shape, key_shape):
         where = f"GroupQueryAttention '{self.name}'"
@@ -223,10 +250,10 @@ class GroupedQueryAttention(Layer):
         batch, steps, sources = query.shape[0], query.shape[1], key.shape[1]
         groups, repeats = self.num_key_value_heads, self.num_query_heads // self.num_key_value_heads
         size = self.head_dim
-        q = self.query_dense(query) * (1.0 / math.sqrt(size))
+        q = self._query_dense(query) * (1.0 / math.sqrt(size))
         q = ops.reshape(q, (batch, steps, groups, repeats, size))  # query head u = g * R + r
-        k = self.key_dense(key)
-        v = self.value_dense(value)
+        k = self._key_dense(key)
+        v = self._value_dense(value)
         scores = ops.einsum("bqgrh,bkgh->bgrqk", q, k)
         scores = ops.reshape(scores, (batch, self.num_query_heads, steps, sources))
         if mask is not None:
@@ -240,7 +267,7 @@ class GroupedQueryAttention(Layer):
         attended = ops.reshape(attended, (batch, steps, self.num_query_heads, size))
         if self.gate_dense is not None:
             attended = attended * self.gate_dense(query)
-        outputs = self.output_dense(attended)
+        outputs = self._output_dense(attended)
         return (outputs, scores) if return_attention_scores else outputs
 
     def _mask(self, query_shape, key_shape, query_mask, value_mask, key_mask, attention_mask,
@@ -320,4 +347,6 @@ class GroupedQueryAttention(Layer):
         }
 
 
-GroupQueryAttention = GroupedQueryAttention  # Keras exports the class under this name
+# Keras's class is GroupedQueryAttention, exported (and written in its configs) as
+# GroupQueryAttention; both names load here.
+GroupedQueryAttention = GroupQueryAttention

@@ -1,6 +1,6 @@
 """More noise layers active only while training: `AlphaDropout`, `GaussianDropout`,
-`SpatialDropout1D` and `SpatialDropout3D` (`SpatialDropout2D` and `GaussianNoise` are in
-`regularization.py`)."""
+`SpatialDropout1D` and `SpatialDropout3D`, and the base the spatial dropouts share
+(`SpatialDropout2D` and `GaussianNoise` are in `regularization.py`)."""
 
 import math
 
@@ -183,9 +183,13 @@ class _SpatialDropout(Dropout):
         return tuple(input_shape)
 
     def get_config(self):
+        # Keras's constructors take neither `trainable` nor (in 1-D) `data_format`:
+        # leaving them out keeps the config loadable by Keras (they have no weights).
         config = super().get_config()
-        del config["noise_shape"]
-        return {**config, "data_format": self.data_format}
+        del config["noise_shape"], config["trainable"]
+        if self.rank > 1 or self.data_format != "channels_last":
+            config["data_format"] = self.data_format
+        return config
 
 
 class SpatialDropout1D(_SpatialDropout):

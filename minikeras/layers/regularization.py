@@ -5,14 +5,13 @@ import math
 import numpy as np
 
 from minikeras import ops, random
-from minikeras.layers.dropout import Dropout
 from minikeras.layers.layer import Layer
-from minikeras.layers.reshaping import _spatial_axes
+from minikeras.layers.noise import _SpatialDropout
 
 __all__ = ["GaussianNoise", "SpatialDropout2D"]
 
 
-class SpatialDropout2D(Dropout):
+class SpatialDropout2D(_SpatialDropout):
     """Drops whole feature maps (channels) of images while training.
 
     Where `Dropout` drops single pixels, which neighbouring pixels of the same
@@ -42,34 +41,7 @@ class SpatialDropout2D(Dropout):
         [True, True, True, True]
     """
 
-    def __init__(self, rate, data_format=None, seed=None, **kwargs):
-        super().__init__(rate, seed=seed, **kwargs)
-        self.data_format, _ = _spatial_axes("SpatialDropout2D", data_format)
-        # Dropout's mask takes the inputs' size where noise_shape says None.
-        if self.data_format == "channels_last":
-            self.noise_shape = (None, 1, 1, None)
-        else:
-            self.noise_shape = (None, None, 1, 1)
-
-    def build(self, input_shape):
-        self.compute_output_shape(input_shape)
-
-    def call(self, inputs, training=None):
-        self.compute_output_shape(inputs.shape)
-        return super().call(inputs, training=training)
-
-    def compute_output_shape(self, input_shape):
-        if len(input_shape) != 4:
-            raise ValueError(
-                f"SpatialDropout2D '{self.name}' expects 4-D inputs (batch, rows, cols, "
-                f"channels), got shape {tuple(input_shape)}"
-            )
-        return tuple(input_shape)
-
-    def get_config(self):
-        config = super().get_config()
-        del config["noise_shape"]
-        return {**config, "data_format": self.data_format}
+    rank = 2
 
 
 class GaussianNoise(Layer):

@@ -183,8 +183,8 @@ def run(model, inputs, training, mask=None):
     for node in model._nodes:
         args = map_structure(value, node.inputs)
         kwargs = map_structure(value, node.kwargs)
-        if training is not None:
-            kwargs.setdefault("training", training)
+        if training is not None:  # the model's call decides, over what the graph recorded
+            kwargs["training"] = training  # (as Keras 3: predict is inference everywhere)
         # Masks travel beside the values (see Layer.compute_mask); None too, so that a
         # mask a tensor still carries from an earlier layer is not picked up.
         kwargs.setdefault("mask", _mask_of(node.inputs, masks))

@@ -188,7 +188,7 @@ def _layer_groups(layer, path, groups, visited):
                 name = unique_name("input_layer", used)
                 groups.append((_join(path, f"layers/{name}/vars"), [], None))
             else:
-                name = unique_name(snake_case(type(item).__name__), used)
+                name = unique_name(snake_case(_keras_class_name(item)), used)
                 _layer_groups(item, _join(path, f"layers/{name}"), groups, visited)
         return
     containers = {}
@@ -196,10 +196,15 @@ def _layer_groups(layer, path, groups, visited):
         if "[" in attribute:  # inside a list, tuple or dict: named by class in that container
             container = attribute.split("[")[0]
             used = containers.setdefault(container, {})
-            name = unique_name(snake_case(type(child).__name__), used)
+            name = unique_name(snake_case(_keras_class_name(child)), used)
             _layer_groups(child, _join(path, f"{container}/{name}"), groups, visited)
         else:
             _layer_groups(child, _join(path, attribute), groups, visited)
+
+
+def _keras_class_name(layer):
+    """The name of the Keras class a layer is saved as (Keras names containers after it)."""
+    return getattr(type(layer), "_keras_class_name", None) or type(layer).__name__
 
 
 def _graph_layers(layer):

@@ -132,8 +132,11 @@ class Discretization(Layer):
         return encoded_shape(input_shape, self.output_mode, depth)
 
     def get_config(self):
+        # Keras's Discretization takes no `trainable` (it has no weights): left out,
+        # so that Keras loads the config.
+        config = {key: value for key, value in super().get_config().items() if key != "trainable"}
         return {
-            **super().get_config(),
+            **config,
             "bin_boundaries": self.bin_boundaries,
             "num_bins": self.num_bins,
             "epsilon": self.epsilon,
