@@ -559,10 +559,12 @@ def test_get_accepts_names_configs_classes_and_instances():
         optimizers.get(3)
 
 
-def test_optimizers_module_exposes_schedules():
-    from minikeras import schedules as schedules_module
+def test_schedules_live_in_optimizers_and_the_older_path_gives_the_same_classes():
+    from minikeras import schedules as older_path
 
-    assert optimizers.schedules is schedules_module
+    assert optimizers.schedules.__name__ == "minikeras.optimizers.schedules"
+    for name in older_path.__all__:
+        assert getattr(older_path, name) is getattr(optimizers.schedules, name), name
 
 
 # -------------------------------------------------------------- training
