@@ -10,11 +10,9 @@ and every `ema_overwrite_frequency` steps, `w = average`.
 
 import numbers
 
-from minikeras.optimizers.schedules import check_number
+from minikeras.optimizers._checks import UNIT_INTERVAL, check_number
 
 __all__ = ["check_arguments", "overwrite", "update"]
-
-_UNIT_INTERVAL = (lambda value: 0.0 <= value <= 1.0, "a number in [0, 1]")
 
 
 def check_arguments(owner, use_ema, ema_momentum, ema_overwrite_frequency):
@@ -37,7 +35,7 @@ def check_arguments(owner, use_ema, ema_momentum, ema_overwrite_frequency):
         >>> check_arguments("SGD", True, 0.9, 10)
         (True, 0.9, 10)
     """
-    ema_momentum = check_number(owner, "ema_momentum", ema_momentum, _UNIT_INTERVAL)
+    ema_momentum = check_number(owner, "ema_momentum", ema_momentum, UNIT_INTERVAL)
     frequency = ema_overwrite_frequency
     if frequency is not None and (
         isinstance(frequency, bool) or not isinstance(frequency, numbers.Integral) or frequency < 1

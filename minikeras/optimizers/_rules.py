@@ -1,15 +1,11 @@
-"""What several built-in rules share: argument checks and the in-place moment update."""
+"""What Adam, Adamax and Nadam share: their arguments and the in-place moment update."""
 
 import numpy as np
 
+from minikeras.optimizers._checks import FRACTION, NON_NEGATIVE, check_number
 from minikeras.optimizers.base import Optimizer
-from minikeras.optimizers.schedules import NON_NEGATIVE, check_number
 
-__all__ = ["FRACTION", "UNIT_INTERVAL", "update_moment"]
-
-# Rules for `check_number`, besides the ones in `schedules`.
-FRACTION = (lambda value: 0.0 <= value < 1.0, "a number in [0, 1)")
-UNIT_INTERVAL = (lambda value: 0.0 <= value <= 1.0, "a number in [0, 1]")
+__all__ = ["update_moment"]
 
 
 def update_moment(moment, target, decay, scratch):

@@ -3,8 +3,8 @@
 import numpy as np
 
 from minikeras import initializers, ops
+from minikeras.optimizers._checks import NON_NEGATIVE, check_number
 from minikeras.optimizers.base import Optimizer
-from minikeras.optimizers.schedules import NON_NEGATIVE, check_number
 
 __all__ = ["Adagrad"]
 

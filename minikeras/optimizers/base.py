@@ -15,7 +15,7 @@ import numpy as np
 from minikeras.engine.tensor import Tensor
 from minikeras.optimizers import _ema, schedules
 from minikeras.optimizers._apply import apply_update, checked_updates, label
-from minikeras.optimizers.schedules import NON_NEGATIVE, POSITIVE, check_number
+from minikeras.optimizers._checks import NON_NEGATIVE, POSITIVE, check_number
 from minikeras.optimizers.state import OptimizerState
 
 __all__ = ["Optimizer"]

@@ -5,9 +5,8 @@ optimizer.
 """
 
 from minikeras import ops
-from minikeras.optimizers._rules import FRACTION
+from minikeras.optimizers._checks import FRACTION, check_number
 from minikeras.optimizers.base import Optimizer
-from minikeras.optimizers.schedules import check_number
 
 __all__ = ["Lion"]
 

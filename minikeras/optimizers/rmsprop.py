@@ -3,9 +3,8 @@
 import numpy as np
 
 from minikeras import ops
-from minikeras.optimizers._rules import FRACTION, UNIT_INTERVAL
+from minikeras.optimizers._checks import FRACTION, NON_NEGATIVE, UNIT_INTERVAL, check_number
 from minikeras.optimizers.base import Optimizer
-from minikeras.optimizers.schedules import NON_NEGATIVE, check_number
 
 __all__ = ["RMSprop"]
 

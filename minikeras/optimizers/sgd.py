@@ -2,9 +2,8 @@
 
 import numpy as np
 
-from minikeras.optimizers._rules import UNIT_INTERVAL
+from minikeras.optimizers._checks import UNIT_INTERVAL, check_number
 from minikeras.optimizers.base import Optimizer
-from minikeras.optimizers.schedules import check_number
 
 __all__ = ["SGD"]
 

@@ -1,15 +1,9 @@
-"""Learning rate schedules: the learning rate as a function of the optimizer step.
-
-An optimizer given a schedule calls it with its `iterations` (0 on the first
-update) and uses the Python float it returns. The formulas are Keras 3's
-(`keras.optimizers.schedules`); exposed as `minikeras.optimizers.schedules`.
-"""
+"""`LearningRateSchedule` and the schedules Keras 3 ships, with Keras's formulas."""
 
 import bisect
 import math
-import numbers
 
-from minikeras import serialization_lib
+from minikeras.optimizers._checks import NON_NEGATIVE, POSITIVE, check_number
 
 __all__ = [
     "CosineDecay",
@@ -18,40 +12,7 @@ __all__ = [
     "LearningRateSchedule",
     "PiecewiseConstantDecay",
     "PolynomialDecay",
-    "check_number",
-    "deserialize",
-    "serialize",
 ]
-
-# Rules for `check_number`: (test of the float value, what the message says was expected).
-ANY = (lambda value: True, "a number")
-POSITIVE = (lambda value: value > 0.0, "a number > 0")
-NON_NEGATIVE = (lambda value: value >= 0.0, "a number >= 0")
-
-
-def check_number(owner, name, value, rule=ANY):
-    """Returns `value` as a float, checked against `rule`.
-
-    Args:
-        owner: who is asking, for the message (a class name).
-        name: the argument's name.
-        value: the argument (a Python or numpy number; not a bool).
-        rule: a pair `(test, expected)` such as `POSITIVE`.
-
-    Returns:
-        A Python float.
-
-    Raises:
-        ValueError: naming the owner, the argument, what was expected and what came.
-
-    Example:
-        >>> check_number("ExponentialDecay", "decay_steps", 10, POSITIVE)
-        10.0
-    """
-    test, expected = rule
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not test(float(value)):
-        raise ValueError(f"{owner}: `{name}` must be {expected}, got {value!r}")
-    return float(value)
 
 
 class LearningRateSchedule:
@@ -385,71 +346,3 @@ class CosineDecay(LearningRateSchedule):
             "warmup_target": self.warmup_target,
             "warmup_steps": self.warmup_steps,
         }
-
-
-_SCHEDULES = {
-    cls.__name__: cls
-    for cls in (
-        ExponentialDecay,
-        PiecewiseConstantDecay,
-        InverseTimeDecay,
-        PolynomialDecay,
-        CosineDecay,
-    )
-}
-
-
-def serialize(schedule):
-    """Returns `{"class_name": ..., "config": ...}`, which `deserialize` turns back.
-
-    Args:
-        schedule: a `LearningRateSchedule`.
-
-    Returns:
-        A dict of JSON-friendly values.
-
-    Raises:
-        ValueError: for anything that is not a `LearningRateSchedule`.
-
-    Example:
-        >>> serialize(InverseTimeDecay(0.1, 10, 0.5))["class_name"]
-        'InverseTimeDecay'
-    """
-    if not isinstance(schedule, LearningRateSchedule):
-        raise ValueError(
-            "schedules.serialize: expected a LearningRateSchedule, got "
-            f"{schedule!r} of type {type(schedule).__name__}"
-        )
-    return {"class_name": type(schedule).__name__, "config": schedule.get_config()}
-
-
-def deserialize(config, custom_objects=None):
-    """Makes a schedule from `serialize`'s dict.
-
-    Args:
-        config: a dict `{"class_name": ..., "config": {...}}`.
-        custom_objects: optional dict of class name -> schedule class, searched first.
-
-    Returns:
-        A `LearningRateSchedule`.
-
-    Raises:
-        ValueError: for an unknown class name or a dict without `"class_name"`.
-
-    Example:
-        >>> deserialize({"class_name": "ExponentialDecay",
-        ...              "config": {"initial_learning_rate": 1.0, "decay_steps": 1,
-        ...                         "decay_rate": 0.5}})(2)
-        0.25
-    """
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(
-            f"schedules.deserialize: expected a dict with 'class_name' and 'config', got {config!r}"
-        )
-    name = config.get("registered_name") or config["class_name"]
-    cls = serialization_lib.get_registered_object(name, custom_objects, _SCHEDULES)
-    if cls is None:
-        raise ValueError(
-            f"Unknown learning rate schedule {name!r}; known schedules: {', '.join(_SCHEDULES)}"
-        )
-    return cls.from_config(config.get("config") or {})
