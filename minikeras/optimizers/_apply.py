@@ -136,12 +136,11 @@ def _fused_updates(optimizer, updates, grads, learning_rate, decay, step):
     constants = optimizer._step_constants(learning_rate, step + 1)
     fused_step = optimizer._fused_step
     for (index, _, variable), grad in zip(updates, grads):
-        out = buffers.output_for(index, variable)
+        out, slot_arrays, scratch = buffers.prepare(index, variable, slots[index])
         value = variable._value
         if decay is not None:
             np.multiply(value, decay, out=out)
             value = out
-        fused_step(
-            grad, value, out, buffers.writable(slots[index]), buffers.scratch(out), constants
-        )
-        buffers.commit(index, variable, out)
+        fused_step(grad, value, out, slot_arrays, scratch, constants)
+        if out is not variable._value:
+            buffers.commit(index, variable, out)

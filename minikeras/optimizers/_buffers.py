@@ -45,7 +45,8 @@ class UpdateBuffers:
     Example:
         >>> buffers = UpdateBuffers(1)
         >>> w = mk.Variable([1.0, 2.0])
-        >>> buffers.output_for(0, w) is w._value  # nothing else holds it
+        >>> out, _, _ = buffers.prepare(0, w, [])
+        >>> out is w._value  # nothing else holds it
         True
     """
 
@@ -53,29 +54,44 @@ class UpdateBuffers:
         self._spares = [_Spare() for _ in range(count)]
         self._scratch = {}  # (shape, dtype) -> a pair of arrays
 
-    def output_for(self, index, variable):
-        """The array the new value of `variable` (number `index`) may be written into.
+    def prepare(self, index, variable, slots):
+        """Where the update of `variable` (number `index`) writes, decided in one call.
 
         Args:
             index: the variable's index in the optimizer's list.
             variable: the Variable.
+            slots: its slot Variables.
 
         Returns:
-            `variable`'s own array if it is unshared, else a spare array.
+            `(out, slot_arrays, scratch)`: the array for the new value (the
+            variable's own if it is unshared, else a spare); the slots'
+            arrays, each copied first if someone else holds it; and the pair
+            of scratch arrays for its shape.
 
         Example:
             >>> buffers = UpdateBuffers(1)
-            >>> w = mk.Variable([1.0])
+            >>> w, slot = mk.Variable([1.0]), mk.Variable([0.0])
             >>> held = w.value
-            >>> buffers.output_for(0, w) is w._value
-            False
+            >>> out, (slot_array,), scratch = buffers.prepare(0, w, [slot])
+            >>> out is w._value, slot_array is slot._value
+            (False, True)
         """
         if is_unshared(variable):
-            return variable._value
-        spare = self._spares[index]
-        if spare._value is None or not is_unshared(spare):
-            spare._value = np.empty_like(variable._value)
-        return spare._value
+            out = variable._value
+        else:
+            spare = self._spares[index]
+            if spare._value is None or not is_unshared(spare):
+                spare._value = np.empty_like(variable._value)
+            out = spare._value
+        arrays = []
+        for slot in slots:
+            if not is_unshared(slot):
+                slot._value = slot._value.copy()
+            arrays.append(slot._value)
+        pair = self._scratch.get((out.shape, out.dtype))
+        if pair is None:
+            pair = self.scratch(out)
+        return out, arrays, pair
 
     def commit(self, index, variable, out):
         """Makes `out` the value of `variable`; its old array becomes the spare.
@@ -83,7 +99,7 @@ class UpdateBuffers:
         Args:
             index: the variable's index.
             variable: the Variable.
-            out: the array `output_for` returned, now holding the new value.
+            out: the array `prepare` returned, now holding the new value.
 
         Returns:
             None.
@@ -98,28 +114,6 @@ class UpdateBuffers:
         if out is not variable._value:
             self._spares[index]._value = variable._value
             variable._value = out
-
-    @staticmethod
-    def writable(slots):
-        """The arrays of `slots` (Variables), each safe to update in place.
-
-        Args:
-            slots: a list of slot Variables of one variable.
-
-        Returns:
-            A list of their arrays; a slot whose array someone else holds gets
-            a copy first.
-
-        Example:
-            >>> slot = mk.Variable([0.0])
-            >>> held = slot.value
-            >>> UpdateBuffers.writable([slot])[0] is slot._value
-            True
-        """
-        for slot in slots:
-            if not is_unshared(slot):
-                slot._value = slot._value.copy()
-        return [slot._value for slot in slots]
 
     def scratch(self, like):
         """Two arrays shaped like `like` for intermediate results, shared per shape.
