@@ -129,6 +129,45 @@ def nadam_reference(lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_dec
     return values
 
 
+def lion_reference(lr=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None):
+    w, m, values = W0.astype(np.float64), 0.0, []
+    for g in GRADS:
+        g = g.astype(np.float64)
+        w = decayed(w, weight_decay, lr)
+        w = w - lr * np.sign(beta_1 * m + (1 - beta_1) * g)
+        m = beta_2 * m + (1 - beta_2) * g
+        values.append(w)
+    return values
+
+
+def adadelta_reference(lr=0.001, rho=0.95, epsilon=1e-7, weight_decay=None):
+    w, accumulated_grad, accumulated_delta, values = W0.astype(np.float64), 0.0, 0.0, []
+    for g in GRADS:
+        g = g.astype(np.float64)
+        w = decayed(w, weight_decay, lr)
+        accumulated_grad = rho * accumulated_grad + (1 - rho) * g**2
+        delta = -np.sqrt(accumulated_delta + epsilon) * g / np.sqrt(accumulated_grad + epsilon)
+        accumulated_delta = rho * accumulated_delta + (1 - rho) * delta**2
+        w = w + lr * delta
+        values.append(w)
+    return values
+
+
+def lamb_reference(lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_decay=None):
+    w, m, v, values = W0.astype(np.float64), 0.0, 0.0, []
+    for t, g in enumerate(GRADS, start=1):
+        g = g.astype(np.float64)
+        w = decayed(w, weight_decay, lr)
+        m = beta_1 * m + (1 - beta_1) * g
+        v = beta_2 * v + (1 - beta_2) * g**2
+        update = (m / (1 - beta_1**t)) / (np.sqrt(v / (1 - beta_2**t)) + epsilon)
+        w_norm, u_norm = np.linalg.norm(w), np.linalg.norm(update)
+        ratio = w_norm / u_norm if w_norm > 0 and u_norm > 0 else 1.0
+        w = w - lr * ratio * update
+        values.append(w)
+    return values
+
+
 # (optimizer class, its arguments, the reference, the reference's arguments)
 CASES = {
     "sgd": (optimizers.SGD, {"learning_rate": 0.1}, sgd_reference, {"lr": 0.1}),
@@ -202,6 +241,24 @@ CASES = {
         optimizers.Nadam,
         {"learning_rate": 0.05, "beta_2": 0.9},
         nadam_reference,
+        {"lr": 0.05, "beta_2": 0.9},
+    ),
+    "lion": (
+        optimizers.Lion,
+        {"learning_rate": 0.01, "beta_1": 0.8, "beta_2": 0.95},
+        lion_reference,
+        {"lr": 0.01, "beta_1": 0.8, "beta_2": 0.95},
+    ),
+    "adadelta": (
+        optimizers.Adadelta,
+        {"learning_rate": 1.0, "rho": 0.8, "epsilon": 1e-3},
+        adadelta_reference,
+        {"lr": 1.0, "rho": 0.8, "epsilon": 1e-3},
+    ),
+    "lamb": (
+        optimizers.Lamb,
+        {"learning_rate": 0.05, "beta_2": 0.9},
+        lamb_reference,
         {"lr": 0.05, "beta_2": 0.9},
     ),
 }
@@ -547,7 +604,7 @@ def test_get_accepts_names_configs_classes_and_instances():
     assert type(optimizers.get("RMSprop")) is optimizers.RMSprop
     assert type(optimizers.get("sgd")) is optimizers.SGD
     assert type(optimizers.get(optimizers.Nadam)) is optimizers.Nadam
-    for name in ("adamw", "adagrad", "adamax", "nadam"):
+    for name in ("adamw", "adagrad", "adamax", "nadam", "lion", "adadelta", "lamb"):
         assert optimizers.get(name).name == name
     instance = optimizers.Adamax()
     assert optimizers.get(instance) is instance
@@ -579,6 +636,10 @@ TRAINING = {
     "adagrad": optimizers.Adagrad(learning_rate=0.5),
     "adamax": optimizers.Adamax(learning_rate=0.1),
     "nadam": optimizers.Nadam(learning_rate=0.05),
+    # Lion's and Lamb's steps do not shrink with the gradient: a decaying rate lets them settle.
+    "lion": optimizers.Lion(learning_rate=schedules.ExponentialDecay(0.1, 30, 0.6)),
+    "adadelta": optimizers.Adadelta(learning_rate=1.0, rho=0.9, epsilon=1e-5),
+    "lamb": optimizers.Lamb(learning_rate=schedules.ExponentialDecay(0.1, 30, 0.8)),
 }
 
 

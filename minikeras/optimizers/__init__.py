@@ -8,21 +8,25 @@ custom ones. Learning rate schedules are `minikeras.optimizers.schedules`.
 
 from minikeras import serialization_lib
 from minikeras.optimizers import schedules
+from minikeras.optimizers.adadelta import Adadelta
 from minikeras.optimizers.adagrad import Adagrad
 from minikeras.optimizers.adam import Adam
 from minikeras.optimizers.adamax import Adamax
 from minikeras.optimizers.adamw import AdamW
 from minikeras.optimizers.base import Optimizer
+from minikeras.optimizers.lamb import Lamb
 from minikeras.optimizers.lion import Lion
 from minikeras.optimizers.nadam import Nadam
 from minikeras.optimizers.rmsprop import RMSprop
 from minikeras.optimizers.sgd import SGD
 
 __all__ = [
+    "Adadelta",
     "Adagrad",
     "Adam",
     "AdamW",
     "Adamax",
+    "Lamb",
     "Lion",
     "Nadam",
     "Optimizer",
@@ -35,7 +39,8 @@ __all__ = [
 ]
 
 _OPTIMIZERS = {
-    cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, Nadam, Lion)
+    cls.__name__.lower(): cls
+    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, Nadam, Lion, Adadelta, Lamb)
 }
 
 
