@@ -258,3 +258,20 @@ def test_finalize_without_ema_changes_nothing():
     optimizer.apply([np.ones(1)], [w])
     optimizer.finalize_variable_values([w])
     np.testing.assert_allclose(w.numpy(), [0.9])
+
+
+# --------------------------------------------------------------- weight decay
+
+
+@pytest.mark.parametrize("path", ["fused", "update_step"])
+def test_exclude_from_weight_decay_by_variable_and_by_name(path):
+    cls = rule_only(optimizers.SGD) if path == "update_step" else optimizers.SGD
+    kernel, bias, scale = (mk.Variable([1.0], name=name) for name in ("kernel", "bias", "scale"))
+    optimizer = cls(learning_rate=0.1, weight_decay=0.5)
+    optimizer.exclude_from_weight_decay(var_list=[scale], var_names=["bi.s"])
+    optimizer.apply([np.ones(1)] * 3, [kernel, bias, scale])
+    np.testing.assert_allclose(kernel.numpy(), [1.0 - 0.05 - 0.1])
+    np.testing.assert_allclose(bias.numpy(), [0.9])
+    np.testing.assert_allclose(scale.numpy(), [0.9])
+    with pytest.raises(ValueError, match="before the optimizer is built"):
+        optimizer.exclude_from_weight_decay(var_names=["kernel"])

@@ -113,8 +113,8 @@ def apply_update(optimizer, updates):
     if optimizer._fused_step is not None:
         _fused_updates(optimizer, updates, grads, learning_rate, decay, step)
     else:
-        for (_, _, variable), grad in zip(updates, grads):
-            if decay is not None:
+        for (index, _, variable), grad in zip(updates, grads):
+            if decay is not None and optimizer._decayed[index]:
                 optimizer.assign(variable, variable._value * decay)
             optimizer.update_step(grad, variable, learning_rate)
     if optimizer.use_ema:
@@ -132,13 +132,13 @@ def apply_update(optimizer, updates):
 
 def _fused_updates(optimizer, updates, grads, learning_rate, decay, step):
     """The built-ins' fast path: each new value computed into an array `_buffers` chose."""
-    buffers, slots = optimizer._buffers, optimizer._slots
+    buffers, slots, decayed = optimizer._buffers, optimizer._slots, optimizer._decayed
     constants = optimizer._step_constants(learning_rate, step + 1)
     fused_step = optimizer._fused_step
     for (index, _, variable), grad in zip(updates, grads):
         out, slot_arrays, scratch = buffers.prepare(index, variable, slots[index])
         value = variable._value
-        if decay is not None:
+        if decay is not None and decayed[index]:
             np.multiply(value, decay, out=out)
             value = out
         fused_step(grad, value, out, slot_arrays, scratch, constants)

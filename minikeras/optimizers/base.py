@@ -9,6 +9,7 @@ update runs in `_apply.py`, and any reuse of arrays in place lives in
 """
 
 import math
+import re
 
 import numpy as np
 
@@ -107,6 +108,8 @@ class Optimizer(OptimizerState):
             owner, use_ema, ema_momentum, ema_overwrite_frequency
         )
         self._averages = []  # one moving average per variable, with `use_ema`
+        self._excluded_ids, self._excluded_names = set(), None  # from weight decay
+        self._decayed = []  # per variable: whether weight decay applies to it
         super().__init__(name or owner.lower())
         self._learning_rate = None
         self.learning_rate = learning_rate
@@ -155,6 +158,11 @@ class Optimizer(OptimizerState):
 
     def build(self, variables):
         super().build(variables)
+        names = self._excluded_names
+        self._decayed = [
+            id(v) not in self._excluded_ids and not (names and names.search(v.name or ""))
+            for v in self._trainable_variables
+        ]
         if self.use_ema:
             # Made with add_variable, not as slots: no update rule reads them.
             self._averages = [
@@ -163,6 +171,34 @@ class Optimizer(OptimizerState):
                 )
                 for v in variables
             ]
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None):
+        """Leaves some variables out of weight decay; call it before the optimizer is built.
+
+        Args:
+            var_list: Variables to leave out.
+            var_names: strings (regular expressions); a variable whose name
+                contains a match is left out, e.g. `["bias"]`.
+
+        Raises:
+            ValueError: if the optimizer is already built.
+
+        Example:
+            >>> kernel, bias = mk.Variable([1.0], name="kernel"), mk.Variable([1.0], name="bias")
+            >>> optimizer = mk.optimizers.SGD(learning_rate=0.1, weight_decay=0.5)
+            >>> optimizer.exclude_from_weight_decay(var_names=["bias"])
+            >>> optimizer.apply([np.zeros(1), np.zeros(1)], [kernel, bias])
+            >>> kernel.numpy(), bias.numpy()  # 1 - 1 * 0.5 * 0.1, and no decay
+            (array([0.95], dtype=float32), array([1.], dtype=float32))
+        """
+        if self.built:
+            raise ValueError(
+                f"Optimizer {self.name!r}: exclude_from_weight_decay() must be called before "
+                "the optimizer is built (before its first apply)"
+            )
+        self._excluded_ids = {id(variable) for variable in var_list or ()}
+        names = list(var_names or ())
+        self._excluded_names = re.compile("|".join(names)) if names else None
 
     # ------------------------------------------------------------------- apply
 
