@@ -168,6 +168,25 @@ def lamb_reference(lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_deca
     return values
 
 
+def ftrl_reference(
+    lr=0.001, power=-0.5, initial=0.1, l1=0.0, l2=0.0, shrinkage=0.0, beta=0.0, weight_decay=None
+):
+    w, accumulator, linear, values = W0.astype(np.float64), initial, 0.0, []
+    for g in GRADS:
+        g = g.astype(np.float64)
+        w = decayed(w, weight_decay, lr)
+        l2_total = l2 + beta / (2 * lr)
+        shrunk = g + 2 * shrinkage * w
+        new_accumulator = accumulator + g**2
+        sigma = (new_accumulator**-power - accumulator**-power) / lr
+        linear = linear + shrunk - sigma * w
+        quadratic = new_accumulator**-power / lr + 2 * l2_total
+        w = (np.clip(linear, -l1, l1) - linear) / quadratic
+        accumulator = new_accumulator
+        values.append(w)
+    return values
+
+
 # (optimizer class, its arguments, the reference, the reference's arguments)
 CASES = {
     "sgd": (optimizers.SGD, {"learning_rate": 0.1}, sgd_reference, {"lr": 0.1}),
@@ -260,6 +279,28 @@ CASES = {
         {"learning_rate": 0.05, "beta_2": 0.9},
         lamb_reference,
         {"lr": 0.05, "beta_2": 0.9},
+    ),
+    "ftrl": (
+        optimizers.Ftrl,
+        {
+            "learning_rate": 0.1,
+            "learning_rate_power": -0.6,
+            "initial_accumulator_value": 0.2,
+            "l1_regularization_strength": 0.01,
+            "l2_regularization_strength": 0.1,
+            "l2_shrinkage_regularization_strength": 0.05,
+            "beta": 0.3,
+        },
+        ftrl_reference,
+        {
+            "lr": 0.1,
+            "power": -0.6,
+            "initial": 0.2,
+            "l1": 0.01,
+            "l2": 0.1,
+            "shrinkage": 0.05,
+            "beta": 0.3,
+        },
     ),
 }
 
@@ -604,7 +645,7 @@ def test_get_accepts_names_configs_classes_and_instances():
     assert type(optimizers.get("RMSprop")) is optimizers.RMSprop
     assert type(optimizers.get("sgd")) is optimizers.SGD
     assert type(optimizers.get(optimizers.Nadam)) is optimizers.Nadam
-    for name in ("adamw", "adagrad", "adamax", "nadam", "lion", "adadelta", "lamb"):
+    for name in ("adamw", "adagrad", "adamax", "nadam", "lion", "adadelta", "lamb", "ftrl"):
         assert optimizers.get(name).name == name
     instance = optimizers.Adamax()
     assert optimizers.get(instance) is instance

@@ -14,6 +14,7 @@ from minikeras.optimizers.adam import Adam
 from minikeras.optimizers.adamax import Adamax
 from minikeras.optimizers.adamw import AdamW
 from minikeras.optimizers.base import Optimizer
+from minikeras.optimizers.ftrl import Ftrl
 from minikeras.optimizers.lamb import Lamb
 from minikeras.optimizers.lion import Lion
 from minikeras.optimizers.nadam import Nadam
@@ -26,6 +27,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "Ftrl",
     "Lamb",
     "Lion",
     "Nadam",
@@ -40,7 +42,7 @@ __all__ = [
 
 _OPTIMIZERS = {
     cls.__name__.lower(): cls
-    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, Nadam, Lion, Adadelta, Lamb)
+    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, Nadam, Lion, Adadelta, Lamb, Ftrl)
 }
 
 
