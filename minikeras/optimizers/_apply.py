@@ -101,17 +101,28 @@ def apply_update(optimizer, updates):
         >>> w.numpy()
         array([0.5], dtype=float32)
     """
-    grads = clip_gradients(
-        [grad for _, grad, _ in updates],
-        optimizer.clipnorm,
-        optimizer.clipvalue,
-        optimizer.global_clipnorm,
-    )
+    grads = [grad for _, grad, _ in updates]
+    if optimizer.clipnorm or optimizer.clipvalue or optimizer.global_clipnorm:
+        grads = clip_gradients(
+            grads, optimizer.clipnorm, optimizer.clipvalue, optimizer.global_clipnorm
+        )
     learning_rate = optimizer.learning_rate
     decay = 1.0 - optimizer.weight_decay * learning_rate if optimizer.weight_decay else None
     step = int(optimizer._iterations._value)
-    if optimizer._fused_step is not None:
-        _fused_updates(optimizer, updates, grads, learning_rate, decay, step)
+    fused_step = optimizer._fused_step
+    if fused_step is not None:
+        # The built-ins' fast path: each new value computed into an array `_buffers` chose.
+        buffers, slots, decayed = optimizer._buffers, optimizer._slots, optimizer._decayed
+        constants = optimizer._step_constants(learning_rate, step + 1)
+        for (index, _, variable), grad in zip(updates, grads):
+            out, slot_arrays, scratch = buffers.prepare(index, variable, slots[index])
+            value = variable._value
+            if decay is not None and decayed[index]:
+                np.multiply(value, decay, out=out)
+                value = out
+            fused_step(grad, value, out, slot_arrays, scratch, constants)
+            if out is not variable._value:
+                buffers.commit(index, variable, out)
     else:
         for (index, _, variable), grad in zip(updates, grads):
             if decay is not None and optimizer._decayed[index]:
@@ -127,20 +138,4 @@ def apply_update(optimizer, updates):
     for _, _, variable in updates:
         if variable.constraint is not None:
             variable.assign(variable.constraint(variable))
-    optimizer._iterations.assign_add(_ONE)
-
-
-def _fused_updates(optimizer, updates, grads, learning_rate, decay, step):
-    """The built-ins' fast path: each new value computed into an array `_buffers` chose."""
-    buffers, slots, decayed = optimizer._buffers, optimizer._slots, optimizer._decayed
-    constants = optimizer._step_constants(learning_rate, step + 1)
-    fused_step = optimizer._fused_step
-    for (index, _, variable), grad in zip(updates, grads):
-        out, slot_arrays, scratch = buffers.prepare(index, variable, slots[index])
-        value = variable._value
-        if decay is not None and decayed[index]:
-            np.multiply(value, decay, out=out)
-            value = out
-        fused_step(grad, value, out, slot_arrays, scratch, constants)
-        if out is not variable._value:
-            buffers.commit(index, variable, out)
+    optimizer._iterations._update(np.add, _ONE, "assign_add")  # assign_add, one call less
