@@ -224,9 +224,7 @@ def print_report(args, info, parameter_count, stats, ratios):
     )
     print(f"ratio reads-held / numpy (medians):              {ratios['held_over_numpy']:.3f}")
     for label, key in [("Adam.update_step", "update_step"), ("user Adam", "user")]:
-        print(
-            f"ratio {label} / numpy (medians):{ratios[key + '_over_numpy']:>{23 - len(label)}.3f}"
-        )
+        print(f"{f'ratio {label} / numpy (medians):':<49}{ratios[key + '_over_numpy']:.3f}")
     print(f"minikeras overhead over numpy: {ratios['overhead_us']:.1f} µs per step")
 
 
