@@ -51,7 +51,8 @@ class Adagrad(Optimizer):
         self.assign_add(accumulator, gradient * gradient)
         self.assign_sub(variable, gradient / ops.sqrt(accumulator + self.epsilon) * learning_rate)
 
-    def _fused_step(self, gradient, value, out, slots, scratch, learning_rate):
+    def _fused_step(self, gradient, value, out, slots, scratch, constants):
+        (learning_rate,) = constants
         (accumulator,), scratch = slots, scratch[0]
         np.square(gradient, out=scratch)
         accumulator += scratch

@@ -57,7 +57,7 @@ class Adam(_MomentEstimator):
     def update_step(self, gradient, variable, learning_rate):
         index = self._get_variable_index(variable)
         m, v = self._momentums[index], self._velocities[index]
-        alpha = self._step_constants(learning_rate, int(self.iterations.numpy()) + 1)
+        (alpha,) = self._step_constants(learning_rate, int(self.iterations.numpy()) + 1)
         self.assign_add(m, (gradient - m) * (1.0 - self.beta_1))
         self.assign_add(v, (gradient * gradient - v) * (1.0 - self.beta_2))
         if self.amsgrad:
@@ -67,9 +67,10 @@ class Adam(_MomentEstimator):
         self.assign_sub(variable, m / (ops.sqrt(v) + self.epsilon) * alpha)
 
     def _step_constants(self, learning_rate, step):
-        return learning_rate * math.sqrt(1.0 - self.beta_2**step) / (1.0 - self.beta_1**step)
+        return (learning_rate * math.sqrt(1.0 - self.beta_2**step) / (1.0 - self.beta_1**step),)
 
-    def _fused_step(self, gradient, value, out, slots, scratch, alpha):
+    def _fused_step(self, gradient, value, out, slots, scratch, constants):
+        (alpha,) = constants
         momentum, velocity = slots[0], slots[1]
         scratch = scratch[0]
         update_moment(momentum, gradient, self.beta_1, scratch)

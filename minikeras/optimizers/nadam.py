@@ -76,8 +76,7 @@ class Nadam(_MomentEstimator):
         return learning_rate, momentum_factor, gradient_factor, 1.0 - self.beta_2**step
 
     def _fused_step(self, gradient, value, out, slots, scratch, constants):
-        _, momentum_factor, gradient_factor, velocity_correction = constants
-        learning_rate = constants[0]
+        learning_rate, momentum_factor, gradient_factor, velocity_correction = constants
         (momentum, velocity), (scratch, step) = slots, scratch
         update_moment(momentum, gradient, self.beta_1, scratch)
         np.square(gradient, out=scratch)

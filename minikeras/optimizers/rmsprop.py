@@ -77,7 +77,8 @@ class RMSprop(Optimizer):
             increment = moment
         self.assign_sub(variable, increment)
 
-    def _fused_step(self, gradient, value, out, slots, scratch, learning_rate):
+    def _fused_step(self, gradient, value, out, slots, scratch, constants):
+        (learning_rate,) = constants
         velocity = slots[0]
         denominator = scratch[0]
         np.multiply(velocity, self.rho, out=velocity)

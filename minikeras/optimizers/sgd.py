@@ -61,7 +61,8 @@ class SGD(Optimizer):
         else:
             self.assign_add(variable, velocity)
 
-    def _fused_step(self, gradient, value, out, slots, scratch, learning_rate):
+    def _fused_step(self, gradient, value, out, slots, scratch, constants):
+        (learning_rate,) = constants
         scaled_gradient, step = scratch
         np.multiply(gradient, learning_rate, out=scaled_gradient)
         if not slots:

@@ -265,9 +265,11 @@ class OptimizerState:
         raise NotImplementedError(f"{type(self).__name__} must implement update_step")
 
     # The built-ins' fast path (see the module docstring): `_fused_step(gradient,
-    # value, out, slots, scratch, constants)` writes the new value into `out`.
+    # value, out, slots, scratch, constants)` writes the new value into `out` from
+    # `value` (the two may be one array); `slots` are the variable's slot arrays in
+    # build order, `scratch` two arrays of its shape, `constants` `_step_constants`'s tuple.
     _fused_step = None
 
     def _step_constants(self, learning_rate, step):
-        """The Python floats every variable's `_fused_step` uses at `step` (1 on the first)."""
-        return learning_rate
+        """A tuple of the Python floats every `_fused_step` uses at `step` (1 on the first)."""
+        return (learning_rate,)
