@@ -7,12 +7,16 @@ arithmetic in the same order by hand, in place, with one preallocated scratch
 pair per shape, the way a careful numpy programmer writes it. A third variant
 runs minikeras while a read of every weight is held across the step (as a
 Tensor taken before the update), which makes the optimizer write into its
-spare arrays instead of in place. All three run interleaved in one process,
-in an order that rotates every round, with BLAS on one thread, so
-that a noisy machine slows them alike.
+spare arrays instead of in place. Two more run the rule as `update_step`
+(the Keras 3 contract, no fused fast path): the built-in Adam's own
+`update_step`, and a user's Adam written from scratch on `Optimizer` with
+`build` and `update_step` only. All run interleaved in one process, in an
+order that rotates every round, with BLAS on one thread, so that a noisy
+machine slows them alike.
 
 Before timing, the script checks that minikeras and numpy give the same
-updated weights and moments; after timing, that all variants still agree.
+updated weights and moments (bit for bit for the fast path, to float32
+rounding for the update_step ones); after timing, that all variants still agree.
 
 Usage (from the repo root):
     python benchmarks/bench_optimizers.py [--repeats 1000] [--warmup 100] [--json PATH]
@@ -43,7 +47,7 @@ from benchmarks.common import (  # noqa: E402
     write_json,
 )
 from benchmarks.reference import BETA_1, BETA_2, EPSILON, Adam, dense_weights  # noqa: E402
-from minikeras import Tensor, Variable, optimizers  # noqa: E402
+from minikeras import Tensor, Variable, ops, optimizers  # noqa: E402
 
 LAYER_SIZES = (784, 256, 128, 10)
 LEARNING_RATE = 1e-3
@@ -62,12 +66,43 @@ def make_problem(seed=0):
     return weights, gradients
 
 
-class MinikerasAdam:
-    """Adam through the public API: Variables, Tensors, `Adam.apply`."""
+class UserAdam(optimizers.Optimizer):
+    """Adam as a user writes it, Keras 3's way: `build` and `update_step`, nothing else."""
 
-    def __init__(self, weights, hold_reads=False):
+    def __init__(self, learning_rate, beta_1, beta_2, epsilon):
+        super().__init__(learning_rate)
+        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+
+    def build(self, variables):
+        super().build(variables)
+        self.momentums = [self.add_variable_from_reference(v, "momentum") for v in variables]
+        self.velocities = [self.add_variable_from_reference(v, "velocity") for v in variables]
+
+    def update_step(self, gradient, variable, learning_rate):
+        index = self._get_variable_index(variable)
+        m, v = self.momentums[index], self.velocities[index]
+        t = int(self.iterations.numpy()) + 1
+        alpha = learning_rate * (1 - self.beta_2**t) ** 0.5 / (1 - self.beta_1**t)
+        self.assign_add(m, (gradient - m) * (1 - self.beta_1))
+        self.assign_add(v, (gradient * gradient - v) * (1 - self.beta_2))
+        self.assign_sub(variable, m / (ops.sqrt(v) + self.epsilon) * alpha)
+
+
+class AdamByUpdateStep(optimizers.Adam):
+    """The built-in Adam running its own `update_step` (declaring it turns the fast path off)."""
+
+    update_step = optimizers.Adam.update_step
+
+
+OPTIMIZERS = {"fused": optimizers.Adam, "update_step": AdamByUpdateStep, "user": UserAdam}
+
+
+class MinikerasAdam:
+    """Adam through the public API: Variables, Tensors, `apply`."""
+
+    def __init__(self, weights, hold_reads=False, kind="fused"):
         self.variables = [Variable(w) for w in weights]
-        self.optimizer = optimizers.Adam(
+        self.optimizer = OPTIMIZERS[kind](
             learning_rate=LEARNING_RATE, beta_1=BETA_1, beta_2=BETA_2, epsilon=EPSILON
         )
         self.hold_reads = hold_reads
@@ -108,14 +143,19 @@ class NumpyAdam:
         return self.optimizer.momentums + self.optimizer.velocities
 
 
-def check_same_values(minikeras_step, numpy_step, what):
-    """Asserts both give bit-for-bit the same weights and moments (same arithmetic)."""
+def check_same_values(minikeras_step, numpy_step, what, exact=True):
+    """Asserts both give the same weights and moments: bit for bit (same arithmetic) if `exact`."""
     pairs = [("weight", minikeras_step.weights(), numpy_step.weights())]
     pairs.append(("moment", minikeras_step.moments(), numpy_step.moments()))
     for kind, ours, theirs in pairs:
         for index, (a, b) in enumerate(zip(ours, theirs)):
             assert a.dtype == np.float32 and b.dtype == np.float32, f"{what}: {kind} {index}"
-            np.testing.assert_array_equal(a, b, err_msg=f"{what}: {kind} {index}")
+            if exact:
+                np.testing.assert_array_equal(a, b, err_msg=f"{what}: {kind} {index}")
+            else:
+                np.testing.assert_allclose(
+                    a, b, rtol=1e-4, atol=1e-7, err_msg=f"{what}: {kind} {index}"
+                )
 
 
 def time_steps(weights, gradients, repeats, warmup):
@@ -125,12 +165,11 @@ def time_steps(weights, gradients, repeats, warmup):
         "minikeras": MinikerasAdam(weights),
         "numpy": NumpyAdam(weights),
         "minikeras_reads_held": MinikerasAdam(weights, hold_reads=True),
+        "update_step": MinikerasAdam(weights, kind="update_step"),
+        "user": MinikerasAdam(weights, kind="user"),
     }
-    inputs = {
-        "minikeras": tensor_gradients,
-        "numpy": gradients,
-        "minikeras_reads_held": tensor_gradients,
-    }
+    inputs = {name: tensor_gradients for name in variants}
+    inputs["numpy"] = gradients
 
     def timed(name, variant):
         def step(round_index):
@@ -168,6 +207,8 @@ def print_report(args, info, parameter_count, stats, ratios):
         ("minikeras Adam.apply", "minikeras"),
         ("numpy by hand (in place)", "numpy"),
         ("minikeras Adam.apply, reads held (spares)", "minikeras_reads_held"),
+        ("minikeras Adam by its update_step", "update_step"),
+        ("a user's Adam (build + update_step)", "user"),
     ]
     for label, key in rows:
         s = stats[key]
@@ -182,6 +223,8 @@ def print_report(args, info, parameter_count, stats, ratios):
         f"(p25 {ratios['paired_p25']:.3f}, p75 {ratios['paired_p75']:.3f})"
     )
     print(f"ratio reads-held / numpy (medians):              {ratios['held_over_numpy']:.3f}")
+    for label, key in [("Adam.update_step", "update_step"), ("user Adam", "user")]:
+        print(f"{f'ratio {label} / numpy (medians):':<49}{ratios[key + '_over_numpy']:.3f}")
     print(f"minikeras overhead over numpy: {ratios['overhead_us']:.1f} µs per step")
 
 
@@ -211,10 +254,17 @@ def main(argv=None):
         ours.step([Tensor(g) for g in grads])
         theirs.step(grads)
     check_same_values(ours, theirs, "before timing")
+    for kind in ("update_step", "user"):
+        rule = MinikerasAdam(weights, kind=kind)
+        for grads in gradients:
+            rule.step([Tensor(g) for g in grads])
+        check_same_values(rule, theirs, f"before timing, {kind}", exact=False)
 
     samples, variants = time_steps(weights, gradients, args.repeats, args.warmup)
     check_same_values(variants["minikeras"], variants["numpy"], "after timing")
     check_same_values(variants["minikeras_reads_held"], variants["numpy"], "after timing, held")
+    for name in ("update_step", "user"):
+        check_same_values(variants[name], variants["numpy"], f"after timing, {name}", exact=False)
 
     stats = {key: summarize(values) for key, values in samples.items()}
     paired = np.asarray(samples["minikeras"]) / np.asarray(samples["numpy"])
@@ -225,6 +275,8 @@ def main(argv=None):
         "paired_p25": float(np.percentile(paired, 25)),
         "paired_p75": float(np.percentile(paired, 75)),
         "held_over_numpy": stats["minikeras_reads_held"]["median_us"] / np_median,
+        "update_step_over_numpy": stats["update_step"]["median_us"] / np_median,
+        "user_over_numpy": stats["user"]["median_us"] / np_median,
         "overhead_us": mk_median - np_median,
     }
     print_report(args, info, parameter_count, stats, ratios)

@@ -52,7 +52,7 @@ _FAMILIES = {
     "losses": "minikeras.losses",
     "metrics": "minikeras.metrics",
     "optimizers": "minikeras.optimizers",
-    "optimizers.schedules": "minikeras.schedules",
+    "optimizers.schedules": "minikeras.optimizers.schedules",
     "activations": "minikeras.activations",
     "initializers": "minikeras.initializers",
     "regularizers": "minikeras.regularizers",

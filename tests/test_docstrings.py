@@ -51,7 +51,7 @@ MODULES = [
     "minikeras.random",
     "minikeras.regularizers",
     "minikeras.saving",
-    "minikeras.schedules",
+    "minikeras.optimizers.schedules",
     "minikeras.tree",
     "minikeras.utils",
 ]

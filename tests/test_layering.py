@@ -35,8 +35,6 @@ UPPER = {"layers", "models", "trainer", "trainers", "saving"}
 # list. Do not add to it: fix the import (move the import into the function
 # that needs it, or move the shared name down).
 ALLOWED_BACK_EDGES = {
-    # optimizers use layers' tracking to find a model's variables (issue 17, optimizers owner).
-    ("minikeras.optimizers", "minikeras.layers"),
     # Model subclasses the Trainer (trainer owner: issue 17's training-contract move).
     ("minikeras.models.model", "minikeras.trainer"),
 }

@@ -129,6 +129,64 @@ def nadam_reference(lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_dec
     return values
 
 
+def lion_reference(lr=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None):
+    w, m, values = W0.astype(np.float64), 0.0, []
+    for g in GRADS:
+        g = g.astype(np.float64)
+        w = decayed(w, weight_decay, lr)
+        w = w - lr * np.sign(beta_1 * m + (1 - beta_1) * g)
+        m = beta_2 * m + (1 - beta_2) * g
+        values.append(w)
+    return values
+
+
+def adadelta_reference(lr=0.001, rho=0.95, epsilon=1e-7, weight_decay=None):
+    w, accumulated_grad, accumulated_delta, values = W0.astype(np.float64), 0.0, 0.0, []
+    for g in GRADS:
+        g = g.astype(np.float64)
+        w = decayed(w, weight_decay, lr)
+        accumulated_grad = rho * accumulated_grad + (1 - rho) * g**2
+        delta = -np.sqrt(accumulated_delta + epsilon) * g / np.sqrt(accumulated_grad + epsilon)
+        accumulated_delta = rho * accumulated_delta + (1 - rho) * delta**2
+        w = w + lr * delta
+        values.append(w)
+    return values
+
+
+def lamb_reference(lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_decay=None):
+    w, m, v, values = W0.astype(np.float64), 0.0, 0.0, []
+    for t, g in enumerate(GRADS, start=1):
+        g = g.astype(np.float64)
+        w = decayed(w, weight_decay, lr)
+        m = beta_1 * m + (1 - beta_1) * g
+        v = beta_2 * v + (1 - beta_2) * g**2
+        update = (m / (1 - beta_1**t)) / (np.sqrt(v / (1 - beta_2**t)) + epsilon)
+        w_norm, u_norm = np.linalg.norm(w), np.linalg.norm(update)
+        ratio = w_norm / u_norm if w_norm > 0 and u_norm > 0 else 1.0
+        w = w - lr * ratio * update
+        values.append(w)
+    return values
+
+
+def ftrl_reference(
+    lr=0.001, power=-0.5, initial=0.1, l1=0.0, l2=0.0, shrinkage=0.0, beta=0.0, weight_decay=None
+):
+    w, accumulator, linear, values = W0.astype(np.float64), initial, 0.0, []
+    for g in GRADS:
+        g = g.astype(np.float64)
+        w = decayed(w, weight_decay, lr)
+        l2_total = l2 + beta / (2 * lr)
+        shrunk = g + 2 * shrinkage * w
+        new_accumulator = accumulator + g**2
+        sigma = (new_accumulator**-power - accumulator**-power) / lr
+        linear = linear + shrunk - sigma * w
+        quadratic = new_accumulator**-power / lr + 2 * l2_total
+        w = (np.clip(linear, -l1, l1) - linear) / quadratic
+        accumulator = new_accumulator
+        values.append(w)
+    return values
+
+
 # (optimizer class, its arguments, the reference, the reference's arguments)
 CASES = {
     "sgd": (optimizers.SGD, {"learning_rate": 0.1}, sgd_reference, {"lr": 0.1}),
@@ -203,6 +261,46 @@ CASES = {
         {"learning_rate": 0.05, "beta_2": 0.9},
         nadam_reference,
         {"lr": 0.05, "beta_2": 0.9},
+    ),
+    "lion": (
+        optimizers.Lion,
+        {"learning_rate": 0.01, "beta_1": 0.8, "beta_2": 0.95},
+        lion_reference,
+        {"lr": 0.01, "beta_1": 0.8, "beta_2": 0.95},
+    ),
+    "adadelta": (
+        optimizers.Adadelta,
+        {"learning_rate": 1.0, "rho": 0.8, "epsilon": 1e-3},
+        adadelta_reference,
+        {"lr": 1.0, "rho": 0.8, "epsilon": 1e-3},
+    ),
+    "lamb": (
+        optimizers.Lamb,
+        {"learning_rate": 0.05, "beta_2": 0.9},
+        lamb_reference,
+        {"lr": 0.05, "beta_2": 0.9},
+    ),
+    "ftrl": (
+        optimizers.Ftrl,
+        {
+            "learning_rate": 0.1,
+            "learning_rate_power": -0.6,
+            "initial_accumulator_value": 0.2,
+            "l1_regularization_strength": 0.01,
+            "l2_regularization_strength": 0.1,
+            "l2_shrinkage_regularization_strength": 0.05,
+            "beta": 0.3,
+        },
+        ftrl_reference,
+        {
+            "lr": 0.1,
+            "power": -0.6,
+            "initial": 0.2,
+            "l1": 0.01,
+            "l2": 0.1,
+            "shrinkage": 0.05,
+            "beta": 0.3,
+        },
     ),
 }
 
@@ -547,7 +645,7 @@ def test_get_accepts_names_configs_classes_and_instances():
     assert type(optimizers.get("RMSprop")) is optimizers.RMSprop
     assert type(optimizers.get("sgd")) is optimizers.SGD
     assert type(optimizers.get(optimizers.Nadam)) is optimizers.Nadam
-    for name in ("adamw", "adagrad", "adamax", "nadam"):
+    for name in ("adamw", "adagrad", "adamax", "nadam", "lion", "adadelta", "lamb", "ftrl"):
         assert optimizers.get(name).name == name
     instance = optimizers.Adamax()
     assert optimizers.get(instance) is instance
@@ -559,10 +657,12 @@ def test_get_accepts_names_configs_classes_and_instances():
         optimizers.get(3)
 
 
-def test_optimizers_module_exposes_schedules():
-    from minikeras import schedules as schedules_module
+def test_schedules_live_in_optimizers_and_the_older_path_gives_the_same_classes():
+    from minikeras import schedules as older_path
 
-    assert optimizers.schedules is schedules_module
+    assert optimizers.schedules.__name__ == "minikeras.optimizers.schedules"
+    for name in older_path.__all__:
+        assert getattr(older_path, name) is getattr(optimizers.schedules, name), name
 
 
 # -------------------------------------------------------------- training
@@ -577,6 +677,10 @@ TRAINING = {
     "adagrad": optimizers.Adagrad(learning_rate=0.5),
     "adamax": optimizers.Adamax(learning_rate=0.1),
     "nadam": optimizers.Nadam(learning_rate=0.05),
+    # Lion's and Lamb's steps do not shrink with the gradient: a decaying rate lets them settle.
+    "lion": optimizers.Lion(learning_rate=schedules.ExponentialDecay(0.1, 30, 0.6)),
+    "adadelta": optimizers.Adadelta(learning_rate=1.0, rho=0.9, epsilon=1e-5),
+    "lamb": optimizers.Lamb(learning_rate=schedules.ExponentialDecay(0.1, 30, 0.8)),
 }
 
 

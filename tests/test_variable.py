@@ -287,7 +287,7 @@ def test_adam_on_a_variable_made_from_a_transposed_array_keeps_c_order_and_is_ri
     np.testing.assert_allclose(variable.numpy(), initial - 0.2, rtol=1e-5)
     assert variable._value.flags["C_CONTIGUOUS"]
     # Scratch buffers are C-ordered even for an F-ordered array of the shape.
-    scratch = optimizer._scratch(np.asfortranarray(np.ones((4, 3), np.float32)), 2)
+    scratch = optimizer._buffers.scratch(np.asfortranarray(np.ones((4, 3), np.float32)))
     assert all(buffer.flags["C_CONTIGUOUS"] for buffer in scratch)
 
 

@@ -13,7 +13,7 @@ from autograd.tracer import getval
 from minikeras import config
 from minikeras.engine.tensor import Tensor, _format_values, read_variable, value_of, wrap
 
-__all__ = ["Variable"]
+__all__ = ["Variable", "is_unshared"]
 
 
 def _untraced_array(value):
@@ -156,7 +156,7 @@ class Variable(Tensor):
         from it or a tape's record of it must keep the value it saw, so while
         anything holds the buffer an update writes into a new one.
         """
-        if _buffer_refs(self) <= _UNSHARED_REFS:
+        if is_unshared(self):
             return self._value
         return np.empty_like(self._value)
 
@@ -228,8 +228,29 @@ class Variable(Tensor):
         return self._update(np.subtract, delta, "assign_sub")
 
 
-def _buffer_refs(holder):
-    return sys.getrefcount(holder._value)
+def is_unshared(holder):
+    """Whether `holder._value` is referenced by `holder` alone, so writing into it is safe.
+
+    The one question behind every in-place update: `Variable.assign` and the
+    optimizers (which also ask it of their spare arrays) write into an array
+    only when it answers yes. A Tensor read, a slice or view, or a tape's
+    record of the array each add a reference, and make it no.
+
+    Args:
+        holder: any object whose `_value` attribute holds a numpy array.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> v = Variable([1.0, 2.0])
+        >>> is_unshared(v)
+        True
+        >>> read = v.value
+        >>> is_unshared(v)
+        False
+    """
+    return sys.getrefcount(holder._value) <= _UNSHARED_REFS
 
 
 class _BufferHolder:
@@ -237,11 +258,16 @@ class _BufferHolder:
 
 
 def _unshared_refs():
-    """How many references `_buffer_refs` counts for a buffer held only by its owner."""
+    """How many references `sys.getrefcount(holder._value)` counts for an unshared array.
+
+    Measured rather than assumed, through the expression `is_unshared` uses
+    (the attribute and getrefcount's own argument): the count differs between
+    Python versions.
+    """
     holder = _BufferHolder()
     holder._value = np.empty(1)
-    return _buffer_refs(holder)
+    return sys.getrefcount(holder._value)
 
 
-# Measured rather than assumed: the count differs between Python versions.
+# The calibration: the only place the count is fixed.
 _UNSHARED_REFS = _unshared_refs()

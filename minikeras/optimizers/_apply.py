@@ -1,0 +1,141 @@
+"""One update of an optimizer: checks, clipping, weight decay, the rule, EMA, constraints.
+
+`checked_updates` turns what `apply` received into `(index, gradient,
+variable)` triples, raising before anything changes. `apply_update` then
+runs the steps in Keras 3's order. The rule runs either as the optimizer's
+`update_step` (a user's optimizer) or as a built-in's `_fused_step`, which
+writes into arrays chosen by `_buffers.UpdateBuffers`.
+"""
+
+import numpy as np
+
+from minikeras.engine.tensor import Tensor
+from minikeras.optimizers import _ema
+from minikeras.optimizers._clipping import clip_gradients
+
+__all__ = ["apply_update", "checked_updates", "label"]
+
+_ONE = np.array(1, np.int64)  # the step `iterations` takes
+
+
+def label(variable):
+    """How messages name a variable: its path ("dense/kernel") or its name.
+
+    Args:
+        variable: a Variable, or anything else.
+
+    Returns:
+        A string.
+
+    Example:
+        >>> label(mk.Variable([1.0], name="w"))
+        'w'
+    """
+    return getattr(variable, "path", None) or getattr(variable, "name", None) or repr(variable)
+
+
+def _warn_no_gradient(variable):
+    from minikeras.layers import tracking  # only on this rare path: optimizers import no layers
+
+    tracking.warn(
+        f"Variable {label(variable)!r} received no gradient (None): it does not "
+        "influence the loss and was not updated"
+    )
+
+
+def checked_updates(optimizer, grads, trainable_variables):
+    """`(index, gradient array, variable)` for each gradient that is not None; builds first."""
+    if trainable_variables is None:
+        if not optimizer.built:
+            raise ValueError(
+                f"Optimizer {optimizer.name!r}: pass the variables to the first apply(), "
+                "which builds the optimizer's state for them"
+            )
+        trainable_variables = optimizer._trainable_variables
+    trainable_variables = list(trainable_variables)
+    if len(grads) != len(trainable_variables):
+        raise ValueError(
+            f"Optimizer {optimizer.name!r}: got {len(grads)} gradients for "
+            f"{len(trainable_variables)} variables; pass one gradient per variable"
+        )
+    if not grads:
+        return []
+    if not optimizer.built:
+        optimizer.build(trainable_variables)
+    updates = []
+    for grad, variable in zip(grads, trainable_variables):
+        index = optimizer._trainable_variables_indices.get(id(variable))
+        if index is None:
+            raise ValueError(
+                f"Optimizer {optimizer.name!r}: variable {label(variable)!r} is not one of the "
+                f"{len(optimizer._trainable_variables)} variables this optimizer was built for "
+                "(on its first apply), and it keeps state per variable. Create a new "
+                "optimizer for the new variable list."
+            )
+        if grad is None:
+            _warn_no_gradient(variable)
+            continue
+        value = grad._value if type(grad) is Tensor else grad
+        if type(value) is not np.ndarray or value.dtype != variable._value.dtype:
+            value = np.asarray(grad, dtype=variable.dtype)
+        if value.shape != variable._value.shape:
+            raise ValueError(
+                f"Optimizer {optimizer.name!r}: the gradient for variable {label(variable)!r} "
+                f"has shape {value.shape}, but the variable has shape {variable.shape}"
+            )
+        updates.append((index, value, variable))
+    return updates
+
+
+def apply_update(optimizer, updates):
+    """Runs one update of `optimizer` on the `(index, gradient, variable)` triples.
+
+    Args:
+        optimizer: a built `Optimizer`.
+        updates: what `checked_updates` returned (not empty).
+
+    Example:
+        >>> w = mk.Variable([1.0])
+        >>> optimizer = mk.optimizers.SGD(0.5)
+        >>> apply_update(optimizer, checked_updates(optimizer, [np.ones(1)], [w]))
+        >>> w.numpy()
+        array([0.5], dtype=float32)
+    """
+    grads = [grad for _, grad, _ in updates]
+    if optimizer.clipnorm or optimizer.clipvalue or optimizer.global_clipnorm:
+        grads = clip_gradients(
+            grads, optimizer.clipnorm, optimizer.clipvalue, optimizer.global_clipnorm
+        )
+    learning_rate = optimizer.learning_rate
+    decay = 1.0 - optimizer.weight_decay * learning_rate if optimizer.weight_decay else None
+    step = int(optimizer._iterations._value)
+    fused_step = optimizer._fused_step
+    if fused_step is not None:
+        # The built-ins' fast path: each new value computed into an array `_buffers` chose.
+        buffers, slots, decayed = optimizer._buffers, optimizer._slots, optimizer._decayed
+        constants = optimizer._step_constants(learning_rate, step + 1)
+        for (index, _, variable), grad in zip(updates, grads):
+            out, slot_arrays, scratch = buffers.prepare(index, variable, slots[index])
+            value = variable._value
+            if decay is not None and decayed[index]:
+                np.multiply(value, decay, out=out)
+                value = out
+            fused_step(grad, value, out, slot_arrays, scratch, constants)
+            if out is not variable._value:
+                buffers.commit(index, variable, out)
+    else:
+        for (index, _, variable), grad in zip(updates, grads):
+            if decay is not None and optimizer._decayed[index]:
+                optimizer.assign(variable, variable._value * decay)
+            optimizer.update_step(grad, variable, learning_rate)
+    if optimizer.use_ema:
+        _ema.update(
+            optimizer._averages, optimizer._trainable_variables, optimizer.ema_momentum, step
+        )
+        frequency = optimizer.ema_overwrite_frequency
+        if frequency and (step + 1) % frequency == 0:
+            _ema.overwrite(optimizer._trainable_variables, optimizer._averages, optimizer.name)
+    for _, _, variable in updates:
+        if variable.constraint is not None:
+            variable.assign(variable.constraint(variable))
+    optimizer._iterations._update(np.add, _ONE, "assign_add")  # assign_add, one call less

@@ -1,0 +1,50 @@
+"""Gradient clipping as Keras does it: `clipnorm`, `global_clipnorm`, `clipvalue`.
+
+Gradients are never changed in place (the caller may hold them): a clipped
+gradient is a new array, an unchanged one is returned as it is.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = ["clip_gradients"]
+
+
+def _squared_norm(gradient):
+    flat = gradient.ravel()
+    return float(np.dot(flat, flat))
+
+
+def _scale_to_norm(gradient, norm, clip_norm):
+    """`gradient * clip_norm / max(norm, clip_norm)`: a new array, or `gradient` itself."""
+    if norm <= clip_norm:
+        return gradient
+    # A non-finite norm makes every value NaN, as in Keras, rather than hiding the problem.
+    return gradient * (clip_norm / norm if math.isfinite(norm) else math.nan)
+
+
+def clip_gradients(grads, clipnorm=None, clipvalue=None, global_clipnorm=None):
+    """The gradients clipped as the (at most one) clipping argument says.
+
+    Args:
+        grads: a list of numpy arrays.
+        clipnorm: None, or the L2 norm each gradient is scaled down to.
+        clipvalue: None, or the bound of each value (`[-clipvalue, clipvalue]`).
+        global_clipnorm: None, or the joint L2 norm of all gradients.
+
+    Returns:
+        A list of numpy arrays: new ones where clipping changed something.
+
+    Example:
+        >>> clip_gradients([np.array([3.0, 4.0])], clipnorm=1.0)
+        [array([0.6, 0.8])]
+    """
+    if clipnorm:
+        return [_scale_to_norm(g, math.sqrt(_squared_norm(g)), clipnorm) for g in grads]
+    if global_clipnorm:
+        norm = math.sqrt(sum(_squared_norm(g) for g in grads))
+        return [_scale_to_norm(g, norm, global_clipnorm) for g in grads]
+    if clipvalue:
+        return [np.clip(g, -clipvalue, clipvalue) for g in grads]
+    return grads

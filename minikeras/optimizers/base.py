@@ -1,0 +1,334 @@
+"""`Optimizer`, the base class: what every optimizer does around its update rule.
+
+A subclass writes `build` and `update_step` (see `OptimizerState`, in
+`state.py`). The base owns the rest: the learning rate (a float, a schedule
+or a callable), skipping None gradients, clipping, weight decay, the moving
+average of the weights (EMA), constraints, and the iteration count; one
+update runs in `_apply.py`, and any reuse of arrays in place lives in
+`_buffers.py`.
+"""
+
+import math
+import re
+
+import numpy as np
+
+from minikeras.engine.tensor import Tensor
+from minikeras.optimizers import _ema, schedules
+from minikeras.optimizers._apply import apply_update, checked_updates, label
+from minikeras.optimizers._checks import NON_NEGATIVE, POSITIVE, check_number
+from minikeras.optimizers.state import OptimizerState
+
+__all__ = ["Optimizer"]
+
+_LEARNING_RATE = (
+    lambda value: math.isfinite(value) and value >= 0,
+    "a finite number >= 0, a LearningRateSchedule or a callable of the step",
+)
+
+
+class Optimizer(OptimizerState):
+    """Base class: updates Variables from their gradients, keeping state per Variable.
+
+    The first `apply` builds the state for the variables it is given (see
+    `variables`); later calls may pass any subset of them, in any order. Each
+    call does, as Keras 3 does: skip variables whose gradient is None (with a
+    `TrackingWarning`), clip the gradients, decay the weights
+    (`w = w - w * weight_decay * learning_rate`), run `update_step` for each
+    variable, update the moving averages (`use_ema`), apply each variable's
+    `constraint`, then add 1 to `iterations`.
+
+    Subclasses implement `build` (calling `super().build` first, then making
+    their slots with `add_variable_from_reference`) and `update_step`.
+    Keras's `loss_scale_factor` and `gradient_accumulation_steps` are not
+    supported.
+
+    Args:
+        learning_rate: a float, a `schedules.LearningRateSchedule`, or any
+            callable `learning_rate(step) -> float` of the step (`iterations`).
+        weight_decay: None, or a number >= 0: decoupled weight decay.
+        clipnorm: None, or a number > 0: clip each gradient to this L2 norm.
+        clipvalue: None, or a number > 0: clip each gradient value to
+            [-clipvalue, clipvalue].
+        global_clipnorm: None, or a number > 0: scale all gradients together
+            so that their joint L2 norm is at most this.
+        use_ema: keep an exponential moving average of each variable.
+        ema_momentum: the average's momentum, in [0, 1]:
+            `average = ema_momentum * average + (1 - ema_momentum) * w`.
+        ema_overwrite_frequency: None, or an int >= 1: every this many steps
+            the variables are overwritten with their averages.
+        name: a name (default: the class name in lower case).
+
+    Raises:
+        ValueError: if more than one of `clipnorm`, `clipvalue` and
+            `global_clipnorm` is set, or for an invalid argument.
+
+    Example:
+        >>> class MySGD(mk.optimizers.Optimizer):
+        ...     def update_step(self, gradient, variable, learning_rate):
+        ...         self.assign_sub(variable, learning_rate * gradient)
+        >>> w = mk.Variable([1.0, -2.0], name="w")
+        >>> optimizer = MySGD(learning_rate=0.1)
+        >>> for _ in range(2):
+        ...     with mk.GradientTape() as tape:
+        ...         loss = mk.ops.sum(w * w)
+        ...     optimizer.apply(tape.gradient([loss], [w]), [w])
+        >>> w.numpy(), int(optimizer.iterations.numpy())
+        (array([ 0.64, -1.28], dtype=float32), 2)
+    """
+
+    def __init__(
+        self,
+        learning_rate,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        name=None,
+    ):
+        owner = type(self).__name__
+        clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
+        given = [f"{key}={value!r}" for key, value in clips.items() if value is not None]
+        if len(given) > 1:
+            raise ValueError(
+                f"{owner}: only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be "
+                f"set, got {', '.join(given)}"
+            )
+        for key, value in clips.items():
+            setattr(self, key, None if value is None else check_number(owner, key, value, POSITIVE))
+        self.weight_decay = (
+            None
+            if weight_decay is None
+            else check_number(owner, "weight_decay", weight_decay, NON_NEGATIVE)
+        )
+        self.use_ema, self.ema_momentum, self.ema_overwrite_frequency = _ema.check_arguments(
+            owner, use_ema, ema_momentum, ema_overwrite_frequency
+        )
+        self._averages = []  # one moving average per variable, with `use_ema`
+        self._excluded_ids, self._excluded_names = set(), None  # from weight decay
+        self._decayed = []  # per variable: whether weight decay applies to it
+        super().__init__(name or owner.lower())
+        self._learning_rate = None
+        self.learning_rate = learning_rate
+
+    @property
+    def learning_rate(self):
+        """The learning rate of the next update, as a Python float.
+
+        Settable to a float (as callbacks do), or to a schedule or callable.
+
+        Raises:
+            TypeError: when setting a number while the learning rate is a
+                schedule or callable.
+            ValueError: when setting something that is neither.
+
+        Example:
+            >>> optimizer = mk.optimizers.Adam(learning_rate=0.01)
+            >>> optimizer.learning_rate = 0.005
+            >>> optimizer.learning_rate
+            0.005
+        """
+        learning_rate = self._learning_rate
+        if callable(learning_rate):
+            return float(learning_rate(int(self._iterations._value)))
+        return learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, learning_rate):
+        if callable(learning_rate):
+            self._learning_rate = learning_rate
+            return
+        if callable(self._learning_rate):
+            raise TypeError(
+                f"Optimizer {self.name!r} was created with a learning rate schedule "
+                f"({self._learning_rate!r}), so its learning rate cannot be set to "
+                f"{learning_rate!r}; create the optimizer with a float learning_rate "
+                "to change it as training goes"
+            )
+        if isinstance(learning_rate, (np.ndarray, Tensor)) and np.ndim(learning_rate) == 0:
+            learning_rate = float(learning_rate)
+        self._learning_rate = check_number(
+            type(self).__name__, "learning_rate", learning_rate, _LEARNING_RATE
+        )
+
+    # ------------------------------------------------------------------- state
+
+    def build(self, variables):
+        super().build(variables)
+        names = self._excluded_names
+        self._decayed = [
+            id(v) not in self._excluded_ids and not (names and names.search(v.name or ""))
+            for v in self._trainable_variables
+        ]
+        if self.use_ema:
+            # Made with add_variable, not as slots: no update rule reads them.
+            self._averages = [
+                self.add_variable(
+                    v.shape, "zeros", v.dtype, label(v).replace("/", "_") + "_average"
+                )
+                for v in variables
+            ]
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None):
+        """Leaves some variables out of weight decay; call it before the optimizer is built.
+
+        Args:
+            var_list: Variables to leave out.
+            var_names: strings (regular expressions); a variable whose name
+                contains a match is left out, e.g. `["bias"]`.
+
+        Raises:
+            ValueError: if the optimizer is already built.
+
+        Example:
+            >>> kernel, bias = mk.Variable([1.0], name="kernel"), mk.Variable([1.0], name="bias")
+            >>> optimizer = mk.optimizers.SGD(learning_rate=0.1, weight_decay=0.5)
+            >>> optimizer.exclude_from_weight_decay(var_names=["bias"])
+            >>> optimizer.apply([np.zeros(1), np.zeros(1)], [kernel, bias])
+            >>> kernel.numpy(), bias.numpy()  # 1 - 1 * 0.5 * 0.1, and no decay
+            (array([0.95], dtype=float32), array([1.], dtype=float32))
+        """
+        if self.built:
+            raise ValueError(
+                f"Optimizer {self.name!r}: exclude_from_weight_decay() must be called before "
+                "the optimizer is built (before its first apply)"
+            )
+        self._excluded_ids = {id(variable) for variable in var_list or ()}
+        names = list(var_names or ())
+        self._excluded_names = re.compile("|".join(names)) if names else None
+
+    # ------------------------------------------------------------------- apply
+
+    def apply_gradients(self, grads_and_vars):
+        """Applies one update from `(gradient, variable)` pairs.
+
+        Args:
+            grads_and_vars: pairs, e.g. `zip(grads, variables)`; see `apply`.
+
+        Returns:
+            `iterations`.
+
+        Raises:
+            ValueError: as `apply` does.
+
+        Example:
+            >>> w = mk.Variable([1.0])
+            >>> mk.optimizers.SGD(0.5).apply_gradients([(np.array([1.0]), w)]).numpy()
+            array(1)
+            >>> w.numpy()
+            array([0.5], dtype=float32)
+        """
+        pairs = list(grads_and_vars)
+        self.apply([grad for grad, _ in pairs], [variable for _, variable in pairs])
+        return self._iterations
+
+    def apply(self, grads, trainable_variables=None):
+        """Applies one update: each Variable moves along its gradient by the rule.
+
+        Args:
+            grads: one gradient per variable: Tensors, numpy arrays or None
+                (None skips that variable, with a `TrackingWarning`).
+            trainable_variables: the Variables. The first call builds the
+                state for them; later calls may pass any of them, or None for
+                all of them.
+
+        Returns:
+            None. When every gradient is None nothing changes, not even
+            `iterations` (as in Keras).
+
+        Raises:
+            ValueError: if the numbers of gradients and variables differ, a
+                variable was not in the list the optimizer was built for, or
+                a gradient's shape is not its variable's. Nothing is updated then.
+
+        Example:
+            >>> w = mk.Variable([1.0, 2.0])
+            >>> optimizer = mk.optimizers.SGD(learning_rate=0.1)
+            >>> optimizer.apply([mk.Tensor([1.0, -1.0])], [w])
+            >>> w.numpy()
+            array([0.9, 2.1], dtype=float32)
+        """
+        updates = checked_updates(self, list(grads), trainable_variables)
+        if updates:
+            apply_update(self, updates)
+
+    def finalize_variable_values(self, var_list):
+        """Sets the variables to their moving averages, with `use_ema`; else does nothing.
+
+        Args:
+            var_list: the variables the optimizer was built for, in that order.
+
+        Raises:
+            ValueError: if `var_list` is not as long as the built list.
+
+        Example:
+            >>> w = mk.Variable([0.0])
+            >>> optimizer = mk.optimizers.SGD(1.0, use_ema=True, ema_momentum=0.5)
+            >>> for _ in range(2):
+            ...     optimizer.apply([np.array([-1.0])], [w])
+            >>> optimizer.finalize_variable_values([w])
+            >>> w.numpy()  # average of 1 (first step) and 2: 0.5 * 1 + 0.5 * 2
+            array([1.5], dtype=float32)
+        """
+        if self.use_ema:
+            _ema.overwrite(var_list, self._averages, self.name)
+
+    # ----------------------------------------------------------- serialization
+
+    def get_config(self):
+        """Returns the constructor arguments as a dict, for `from_config`.
+
+        A schedule is stored as `schedules.serialize` gives it; a plain callable
+        learning rate is stored as it is (not JSON).
+
+        Returns:
+            A dict.
+
+        Example:
+            >>> mk.optimizers.SGD(0.1).get_config()["learning_rate"]
+            0.1
+        """
+        learning_rate = self._learning_rate
+        if isinstance(learning_rate, schedules.LearningRateSchedule):
+            learning_rate = schedules.serialize(learning_rate)
+        return {
+            "name": self.name,
+            "learning_rate": learning_rate,
+            "weight_decay": self.weight_decay,
+            "clipnorm": self.clipnorm,
+            "global_clipnorm": self.global_clipnorm,
+            "clipvalue": self.clipvalue,
+            "use_ema": self.use_ema,
+            "ema_momentum": self.ema_momentum,
+            "ema_overwrite_frequency": self.ema_overwrite_frequency,
+        }
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """Makes an optimizer (with new state) from the dict `get_config` returned.
+
+        Args:
+            config: a dict of constructor arguments.
+            custom_objects: optional dict of name -> schedule class.
+
+        Returns:
+            An optimizer of this class.
+
+        Example:
+            >>> Adam = mk.optimizers.Adam
+            >>> Adam.from_config(Adam(learning_rate=0.01).get_config()).learning_rate
+            0.01
+        """
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = schedules.deserialize(config["learning_rate"], custom_objects)
+        return cls(**config)
+
+    def __repr__(self):
+        return (
+            f"<{type(self).__name__} {self.name!r} learning_rate={self._learning_rate!r} "
+            f"iterations={int(self._iterations._value)}>"
+        )
