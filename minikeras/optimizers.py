@@ -121,11 +121,11 @@ class Optimizer:
             `global_clipnorm` is set, or for an invalid argument.
 
     Example:
-        >>> w = Variable([1.0, -2.0], name="w")
-        >>> optimizer = minikeras.optimizers.SGD(learning_rate=0.1)
+        >>> w = mk.Variable([1.0, -2.0], name="w")
+        >>> optimizer = mk.optimizers.SGD(learning_rate=0.1)
         >>> for _ in range(2):
-        ...     with GradientTape() as tape:
-        ...         loss = ops.sum(w * w)
+        ...     with mk.GradientTape() as tape:
+        ...         loss = mk.ops.sum(w * w)
         ...     optimizer.apply(tape.gradient([loss], [w]), [w])
         >>> w.numpy(), int(optimizer.iterations.numpy())
         (array([ 0.64, -1.28], dtype=float32), 2)
@@ -186,7 +186,7 @@ class Optimizer:
             ValueError: when setting something that is neither.
 
         Example:
-            >>> optimizer = minikeras.optimizers.Adam(learning_rate=0.01)
+            >>> optimizer = mk.optimizers.Adam(learning_rate=0.01)
             >>> optimizer.learning_rate = 0.005
             >>> optimizer.learning_rate
             0.005
@@ -221,8 +221,8 @@ class Optimizer:
         """The optimizer's state: `iterations` first, then per-variable state in build order.
 
         Example:
-            >>> optimizer = minikeras.optimizers.Adam()
-            >>> optimizer.apply([np.ones(2)], [Variable([0.0, 0.0], name="w")])
+            >>> optimizer = mk.optimizers.Adam()
+            >>> optimizer.apply([np.ones(2)], [mk.Variable([0.0, 0.0], name="w")])
             >>> [variable.name for variable in optimizer.variables]
             ['iterations', 'w_momentum', 'w_velocity']
         """
@@ -241,8 +241,8 @@ class Optimizer:
             ValueError: if an item is not a floating Variable, or appears twice.
 
         Example:
-            >>> optimizer = minikeras.optimizers.SGD(momentum=0.9)
-            >>> optimizer.build([Variable([1.0], name="w")])
+            >>> optimizer = mk.optimizers.SGD(momentum=0.9)
+            >>> optimizer.build([mk.Variable([1.0], name="w")])
             >>> [variable.name for variable in optimizer.variables]
             ['iterations', 'w_momentum']
         """
@@ -279,7 +279,7 @@ class Optimizer:
             The new `Variable`.
 
         Example:
-            >>> optimizer = minikeras.optimizers.SGD()
+            >>> optimizer = mk.optimizers.SGD()
             >>> optimizer.add_variable((2,), name="count").numpy()
             array([0., 0.], dtype=float32)
         """
@@ -302,8 +302,8 @@ class Optimizer:
             The new `Variable`, named like `"dense_kernel_momentum"`.
 
         Example:
-            >>> optimizer = minikeras.optimizers.SGD()
-            >>> optimizer.add_variable_from_reference(Variable([1.0], name="w"), "momentum").name
+            >>> optimizer = mk.optimizers.SGD()
+            >>> optimizer.add_variable_from_reference(mk.Variable([1.0], name="w"), "momentum").name
             'w_momentum'
         """
         prefix = _label(reference_variable).replace("/", "_")
@@ -323,8 +323,8 @@ class Optimizer:
             A list of new Variables, in the order of `var_list`.
 
         Example:
-            >>> optimizer = minikeras.optimizers.SGD()
-            >>> len(optimizer.add_optimizer_variables([Variable([1.0])], "velocity"))
+            >>> optimizer = mk.optimizers.SGD()
+            >>> len(optimizer.add_optimizer_variables([mk.Variable([1.0])], "velocity"))
             1
         """
         return [
@@ -346,8 +346,8 @@ class Optimizer:
             ValueError: as `apply` does.
 
         Example:
-            >>> w = Variable([1.0])
-            >>> minikeras.optimizers.SGD(0.5).apply_gradients([(np.array([1.0]), w)]).numpy()
+            >>> w = mk.Variable([1.0])
+            >>> mk.optimizers.SGD(0.5).apply_gradients([(np.array([1.0]), w)]).numpy()
             array(1)
             >>> w.numpy()
             array([0.5], dtype=float32)
@@ -376,9 +376,9 @@ class Optimizer:
                 a gradient's shape is not its variable's. Nothing is updated then.
 
         Example:
-            >>> w = Variable([1.0, 2.0])
-            >>> optimizer = minikeras.optimizers.SGD(learning_rate=0.1)
-            >>> optimizer.apply([Tensor([1.0, -1.0])], [w])
+            >>> w = mk.Variable([1.0, 2.0])
+            >>> optimizer = mk.optimizers.SGD(learning_rate=0.1)
+            >>> optimizer.apply([mk.Tensor([1.0, -1.0])], [w])
             >>> w.numpy()
             array([0.9, 2.1], dtype=float32)
         """
@@ -509,7 +509,7 @@ class Optimizer:
             A dict.
 
         Example:
-            >>> minikeras.optimizers.SGD(0.1).get_config()["learning_rate"]
+            >>> mk.optimizers.SGD(0.1).get_config()["learning_rate"]
             0.1
         """
         learning_rate = self._learning_rate
@@ -536,7 +536,7 @@ class Optimizer:
             An optimizer of this class.
 
         Example:
-            >>> Adam = minikeras.optimizers.Adam
+            >>> Adam = mk.optimizers.Adam
             >>> Adam.from_config(Adam(learning_rate=0.01).get_config()).learning_rate
             0.01
         """
@@ -574,8 +574,8 @@ class SGD(Optimizer):
         ValueError: for `momentum` outside [0, 1], or as `Optimizer` does.
 
     Example:
-        >>> w = Variable([1.0])
-        >>> optimizer = SGD(learning_rate=0.1, momentum=0.5)
+        >>> w = mk.Variable([1.0])
+        >>> optimizer = mk.optimizers.SGD(learning_rate=0.1, momentum=0.5)
         >>> for _ in range(2):
         ...     optimizer.apply([np.array([1.0])], [w])
         >>> w.numpy()  # 1 - 0.1, then - (0.5 * 0.1 + 0.1)
@@ -655,8 +655,8 @@ class Adam(_MomentEstimator):
         ValueError: for an argument out of range, or as `Optimizer` does.
 
     Example:
-        >>> w = Variable([1.0, 2.0])
-        >>> Adam(learning_rate=0.1).apply([np.array([3.0, -0.5])], [w])
+        >>> w = mk.Variable([1.0, 2.0])
+        >>> mk.optimizers.Adam(learning_rate=0.1).apply([np.array([3.0, -0.5])], [w])
         >>> w.numpy()  # the first step is learning_rate * sign(g)
         array([0.9, 2.1], dtype=float32)
     """
@@ -726,8 +726,8 @@ class AdamW(Adam):
         ValueError: if `weight_decay` is None, or as `Adam` does.
 
     Example:
-        >>> w = Variable([1.0])
-        >>> AdamW(learning_rate=0.1, weight_decay=0.5).apply([np.array([1.0])], [w])
+        >>> w = mk.Variable([1.0])
+        >>> mk.optimizers.AdamW(learning_rate=0.1, weight_decay=0.5).apply([np.array([1.0])], [w])
         >>> w.numpy()  # 1 * (1 - 0.5 * 0.1) - 0.1
         array([0.85], dtype=float32)
     """
@@ -775,8 +775,8 @@ class RMSprop(Optimizer):
         ValueError: for an argument out of range, or as `Optimizer` does.
 
     Example:
-        >>> w = Variable([1.0])
-        >>> RMSprop(learning_rate=0.01, rho=0.75).apply([np.array([2.0])], [w])
+        >>> w = mk.Variable([1.0])
+        >>> mk.optimizers.RMSprop(learning_rate=0.01, rho=0.75).apply([np.array([2.0])], [w])
         >>> w.numpy()  # 1 - 0.01 * 2 / sqrt(0.25 * 4)
         array([0.98], dtype=float32)
     """
@@ -855,8 +855,10 @@ class Adagrad(Optimizer):
         ValueError: for an argument out of range, or as `Optimizer` does.
 
     Example:
-        >>> w = Variable([1.0])
-        >>> Adagrad(learning_rate=0.1, initial_accumulator_value=0.0).apply([np.array([3.0])], [w])
+        >>> w = mk.Variable([1.0])
+        >>> mk.optimizers.Adagrad(learning_rate=0.1, initial_accumulator_value=0.0).apply(
+        ...     [np.array([3.0])], [w]
+        ... )
         >>> w.numpy()  # 1 - 0.1 * 3 / sqrt(9)
         array([0.9], dtype=float32)
     """
@@ -913,8 +915,8 @@ class Adamax(_MomentEstimator):
         ValueError: for an argument out of range, or as `Optimizer` does.
 
     Example:
-        >>> w = Variable([1.0, 2.0])
-        >>> Adamax(learning_rate=0.1).apply([np.array([3.0, -0.5])], [w])
+        >>> w = mk.Variable([1.0, 2.0])
+        >>> mk.optimizers.Adamax(learning_rate=0.1).apply([np.array([3.0, -0.5])], [w])
         >>> w.numpy()  # the first step is learning_rate * sign(g)
         array([0.9, 2.1], dtype=float32)
     """
@@ -972,8 +974,8 @@ class Nadam(_MomentEstimator):
         ValueError: for an argument out of range, or as `Optimizer` does.
 
     Example:
-        >>> w = Variable([1.0, 2.0])
-        >>> Nadam(learning_rate=0.1).apply([np.array([3.0, -0.5])], [w])
+        >>> w = mk.Variable([1.0, 2.0])
+        >>> mk.optimizers.Nadam(learning_rate=0.1).apply([np.array([3.0, -0.5])], [w])
         >>> w.numpy()  # the first step is about learning_rate * sign(g)
         array([0.9, 2.1], dtype=float32)
     """
@@ -1035,7 +1037,7 @@ def serialize(optimizer):
         ValueError: for anything that is not an `Optimizer`.
 
     Example:
-        >>> serialize(SGD(0.1))["class_name"]
+        >>> mk.optimizers.serialize(mk.optimizers.SGD(0.1))["class_name"]
         'SGD'
     """
     if not isinstance(optimizer, Optimizer):
@@ -1062,7 +1064,9 @@ def deserialize(config, custom_objects=None):
         ValueError: for an unknown name or a dict without `"class_name"`.
 
     Example:
-        >>> deserialize({"class_name": "Adam", "config": {"learning_rate": 0.01}}).learning_rate
+        >>> mk.optimizers.deserialize(
+        ...     {"class_name": "Adam", "config": {"learning_rate": 0.01}}
+        ... ).learning_rate
         0.01
     """
     if isinstance(config, str):
@@ -1097,7 +1101,7 @@ def get(identifier):
         ValueError: for an unknown name or anything else.
 
     Example:
-        >>> get("rmsprop")
+        >>> mk.optimizers.get("rmsprop")
         <RMSprop 'rmsprop' learning_rate=0.001 iterations=0>
     """
     if identifier is None or isinstance(identifier, Optimizer):

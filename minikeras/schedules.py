@@ -45,7 +45,7 @@ def check_number(owner, name, value, rule=ANY):
         ValueError: naming the owner, the argument, what was expected and what came.
 
     Example:
-        >>> check_number("ExponentialDecay", "decay_steps", 10, POSITIVE)
+        >>> mk.schedules.check_number("ExponentialDecay", "decay_steps", 10, mk.schedules.POSITIVE)
         10.0
     """
     test, expected = rule
@@ -60,7 +60,7 @@ class LearningRateSchedule:
     Subclasses implement `__call__` and `get_config`.
 
     Example:
-        >>> class Halving(LearningRateSchedule):
+        >>> class Halving(mk.schedules.LearningRateSchedule):
         ...     def __call__(self, step):
         ...         return 0.1 * 0.5 ** int(step)
         ...     def get_config(self):
@@ -82,7 +82,7 @@ class LearningRateSchedule:
             NotImplementedError: in the base class.
 
         Example:
-            >>> ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)(10)
+            >>> mk.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)(10)
             0.05
         """
         raise NotImplementedError(f"{type(self).__name__} must implement __call__(step)")
@@ -97,7 +97,7 @@ class LearningRateSchedule:
             NotImplementedError: in the base class.
 
         Example:
-            >>> InverseTimeDecay(0.1, 10, 0.5).get_config()["decay_rate"]
+            >>> mk.schedules.InverseTimeDecay(0.1, 10, 0.5).get_config()["decay_rate"]
             0.5
         """
         raise NotImplementedError(f"{type(self).__name__} must implement get_config()")
@@ -113,8 +113,8 @@ class LearningRateSchedule:
             A schedule of this class.
 
         Example:
-            >>> schedule = PolynomialDecay(0.1, decay_steps=100)
-            >>> PolynomialDecay.from_config(schedule.get_config())(50)
+            >>> schedule = mk.schedules.PolynomialDecay(0.1, decay_steps=100)
+            >>> mk.schedules.PolynomialDecay.from_config(schedule.get_config())(50)
             0.05005
         """
         return cls(**config)
@@ -169,7 +169,9 @@ class ExponentialDecay(_StepDecay):
         ValueError: for a non-positive `decay_steps` or non-numbers.
 
     Example:
-        >>> schedule = ExponentialDecay(0.1, decay_steps=2, decay_rate=0.5, staircase=True)
+        >>> schedule = mk.schedules.ExponentialDecay(
+        ...     0.1, decay_steps=2, decay_rate=0.5, staircase=True
+        ... )
         >>> [schedule(step) for step in range(5)]
         [0.1, 0.1, 0.05, 0.05, 0.025]
     """
@@ -195,7 +197,9 @@ class PiecewiseConstantDecay(LearningRateSchedule):
             boundaries decrease.
 
     Example:
-        >>> schedule = PiecewiseConstantDecay(boundaries=[2, 4], values=[1.0, 0.5, 0.1])
+        >>> schedule = mk.schedules.PiecewiseConstantDecay(
+        ...     boundaries=[2, 4], values=[1.0, 0.5, 0.1]
+        ... )
         >>> [schedule(step) for step in range(6)]
         [1.0, 1.0, 1.0, 0.5, 0.5, 0.1]
     """
@@ -239,7 +243,7 @@ class InverseTimeDecay(_StepDecay):
         ValueError: for a non-positive `decay_steps` or non-numbers.
 
     Example:
-        >>> schedule = InverseTimeDecay(0.1, decay_steps=1, decay_rate=1.0)
+        >>> schedule = mk.schedules.InverseTimeDecay(0.1, decay_steps=1, decay_rate=1.0)
         >>> [schedule(step) for step in (0, 1, 3)]
         [0.1, 0.05, 0.025]
     """
@@ -268,7 +272,7 @@ class PolynomialDecay(LearningRateSchedule):
         ValueError: for a non-positive `decay_steps` or non-numbers.
 
     Example:
-        >>> schedule = PolynomialDecay(1.0, decay_steps=4, end_learning_rate=0.0)
+        >>> schedule = mk.schedules.PolynomialDecay(1.0, decay_steps=4, end_learning_rate=0.0)
         >>> [schedule(step) for step in (0, 1, 4, 10)]
         [1.0, 0.75, 0.0, 0.0]
     """
@@ -338,7 +342,9 @@ class CosineDecay(LearningRateSchedule):
             `warmup_steps` or non-numbers.
 
     Example:
-        >>> schedule = CosineDecay(0.0, decay_steps=2, warmup_target=1.0, warmup_steps=2)
+        >>> schedule = mk.schedules.CosineDecay(
+        ...     0.0, decay_steps=2, warmup_target=1.0, warmup_steps=2
+        ... )
         >>> [round(schedule(step), 6) for step in range(6)]
         [0.0, 0.5, 1.0, 0.5, 0.0, 0.0]
     """
@@ -412,7 +418,7 @@ def serialize(schedule):
         ValueError: for anything that is not a `LearningRateSchedule`.
 
     Example:
-        >>> serialize(InverseTimeDecay(0.1, 10, 0.5))["class_name"]
+        >>> mk.schedules.serialize(mk.schedules.InverseTimeDecay(0.1, 10, 0.5))["class_name"]
         'InverseTimeDecay'
     """
     if not isinstance(schedule, LearningRateSchedule):
@@ -437,7 +443,7 @@ def deserialize(config, custom_objects=None):
         ValueError: for an unknown class name or a dict without `"class_name"`.
 
     Example:
-        >>> deserialize({"class_name": "ExponentialDecay",
+        >>> mk.schedules.deserialize({"class_name": "ExponentialDecay",
         ...              "config": {"initial_learning_rate": 1.0, "decay_steps": 1,
         ...                         "decay_rate": 0.5}})(2)
         0.25

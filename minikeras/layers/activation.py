@@ -17,7 +17,7 @@ class Activation(Layer):
         ValueError: for an unknown activation name.
 
     Example:
-        >>> Activation("relu")(np.array([-1.0, 2.0])).numpy()
+        >>> mk.layers.Activation("relu")(np.array([-1.0, 2.0])).numpy()
         array([0., 2.], dtype=float32)
     """
 

@@ -95,7 +95,7 @@ class MultiHeadAttention(Layer):
             `attention_mask` that does not broadcast to `(batch, T, S)`.
 
     Example:
-        >>> mha = MultiHeadAttention(num_heads=2, key_dim=4)
+        >>> mha = mk.layers.MultiHeadAttention(num_heads=2, key_dim=4)
         >>> query, value = np.ones((3, 5, 8)), np.ones((3, 7, 6))
         >>> out, scores = mha(query, value, return_attention_scores=True)
         >>> out.shape, scores.shape
@@ -164,7 +164,7 @@ class MultiHeadAttention(Layer):
             ValueError: if a shape has fewer than 3 axes or an unknown last axis.
 
         Example:
-            >>> mha = MultiHeadAttention(num_heads=2, key_dim=3)
+            >>> mha = mk.layers.MultiHeadAttention(num_heads=2, key_dim=3)
             >>> mha.build((None, 4, 5), (None, 6, 7))
             >>> [w.shape for w in mha.weights][::2]
             [(5, 2, 3), (7, 2, 3), (7, 2, 3), (2, 3, 5)]
@@ -360,7 +360,9 @@ class MultiHeadAttention(Layer):
             A tuple.
 
         Example:
-            >>> MultiHeadAttention(2, 4, output_shape=3).compute_output_shape((None, 5, 8))
+            >>> mk.layers.MultiHeadAttention(2, 4, output_shape=3).compute_output_shape(
+            ...     (None, 5, 8)
+            ... )
             (None, 5, 3)
         """
         if self._output_shape_arg is not None:

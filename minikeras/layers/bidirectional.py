@@ -53,7 +53,7 @@ class Bidirectional(Layer):
 
     Example:
         >>> from minikeras.layers import LSTM
-        >>> layer = Bidirectional(LSTM(4, return_sequences=True))
+        >>> layer = mk.layers.Bidirectional(LSTM(4, return_sequences=True))
         >>> layer(np.ones((2, 5, 3))).shape
         (2, 5, 8)
         >>> layer.forward_layer.name.startswith("forward_"), layer.backward_layer.go_backwards
@@ -156,7 +156,7 @@ class Bidirectional(Layer):
 
         Example:
             >>> from minikeras.layers import GRU
-            >>> Bidirectional(GRU(2)).compute_mask(None, np.ones((1, 3), bool)) is None
+            >>> mk.layers.Bidirectional(GRU(2)).compute_mask(None, np.ones((1, 3), bool)) is None
             True
         """
         while isinstance(mask, (list, tuple)):

@@ -43,7 +43,7 @@ class ConvTranspose(BaseConv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> Conv2DTranspose(3, 3, strides=2, padding="same")(np.ones((1, 4, 4, 2))).shape
+        >>> mk.layers.Conv2DTranspose(3, 3, strides=2, padding="same")(np.ones((1, 4, 4, 2))).shape
         (1, 8, 8, 3)
     """
 
@@ -153,7 +153,7 @@ class Conv1DTranspose(ConvTranspose):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> Conv1DTranspose(4, 3, strides=2)(np.ones((2, 5, 3), "float32")).shape
+        >>> mk.layers.Conv1DTranspose(4, 3, strides=2)(np.ones((2, 5, 3), "float32")).shape
         (2, 11, 4)
     """
 
@@ -176,7 +176,7 @@ class Conv2DTranspose(ConvTranspose):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> layer = Conv2DTranspose(8, 3, strides=2, padding="same", activation="relu")
+        >>> layer = mk.layers.Conv2DTranspose(8, 3, strides=2, padding="same", activation="relu")
         >>> layer(np.ones((2, 7, 7, 16), "float32")).shape, layer.kernel.shape
         ((2, 14, 14, 8), (3, 3, 8, 16))
     """

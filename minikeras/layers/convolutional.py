@@ -45,7 +45,7 @@ class BaseConv(ChannelsFirst, Layer):
 
     Example:
         >>> from minikeras.layers import Conv2D
-        >>> isinstance(Conv2D(2, 3), BaseConv)
+        >>> isinstance(Conv2D(2, 3), mk.layers.convolutional.BaseConv)
         True
     """
 
@@ -102,7 +102,7 @@ class BaseConv(ChannelsFirst, Layer):
             ValueError: naming the layer and the shape.
 
         Example:
-            >>> Conv2D(4, 3).check_input_shape((None, 28, 28, 1))
+            >>> mk.layers.Conv2D(4, 3).check_input_shape((None, 28, 28, 1))
             1
         """
         axes = {1: "batch, steps, channels", 2: "batch, height, width, channels"}.get(self.rank)
@@ -303,7 +303,7 @@ class Conv1D(Conv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> Conv1D(4, 3, padding="causal")(np.ones((2, 10, 3), "float32")).shape
+        >>> mk.layers.Conv1D(4, 3, padding="causal")(np.ones((2, 10, 3), "float32")).shape
         (2, 10, 4)
     """
 
@@ -327,7 +327,7 @@ class Conv2D(Conv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> layer = Conv2D(16, 3, padding="same", activation="relu")
+        >>> layer = mk.layers.Conv2D(16, 3, padding="same", activation="relu")
         >>> layer(np.ones((2, 8, 8, 1), "float32")).shape
         (2, 8, 8, 16)
         >>> layer.kernel.shape, layer.bias.shape

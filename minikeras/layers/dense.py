@@ -22,7 +22,7 @@ def check_positive_int(layer, argument, value):
         ValueError: if `value` is not a positive int.
 
     Example:
-        >>> check_positive_int("Dense", "units", 4)
+        >>> mk.layers.dense.check_positive_int("Dense", "units", 4)
         4
     """
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -58,8 +58,8 @@ class Dense(Layer):
             their last axis.
 
     Example:
-        >>> layer = Dense(4, activation="relu")
-        >>> layer(ops.ones((2, 3))).shape
+        >>> layer = mk.layers.Dense(4, activation="relu")
+        >>> layer(mk.ops.ones((2, 3))).shape
         (2, 4)
         >>> layer.kernel.shape, layer.bias.shape
         ((3, 4), (4,))

@@ -49,7 +49,7 @@ class DepthwiseConv(BaseConv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> layer = DepthwiseConv2D(3, depth_multiplier=2)
+        >>> layer = mk.layers.DepthwiseConv2D(3, depth_multiplier=2)
         >>> layer(np.ones((1, 5, 5, 3), "float32")).shape, layer.kernel.shape
         ((1, 3, 3, 6), (3, 3, 3, 2))
     """
@@ -131,7 +131,7 @@ class DepthwiseConv1D(DepthwiseConv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> DepthwiseConv1D(3, padding="same")(np.ones((2, 6, 4), "float32")).shape
+        >>> mk.layers.DepthwiseConv1D(3, padding="same")(np.ones((2, 6, 4), "float32")).shape
         (2, 6, 4)
     """
 
@@ -154,7 +154,9 @@ class DepthwiseConv2D(DepthwiseConv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> DepthwiseConv2D(3, strides=2, padding="same")(np.ones((1, 8, 8, 3), "float32")).shape
+        >>> mk.layers.DepthwiseConv2D(3, strides=2, padding="same")(
+        ...     np.ones((1, 8, 8, 3), "float32")
+        ... ).shape
         (1, 4, 4, 3)
     """
 
@@ -195,7 +197,7 @@ class SeparableConv(BaseConv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> layer = SeparableConv2D(8, 3, padding="same")
+        >>> layer = mk.layers.SeparableConv2D(8, 3, padding="same")
         >>> layer(np.ones((1, 5, 5, 3), "float32")).shape
         (1, 5, 5, 8)
         >>> layer.depthwise_kernel.shape, layer.pointwise_kernel.shape
@@ -303,7 +305,7 @@ class SeparableConv1D(SeparableConv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> SeparableConv1D(5, 3)(np.ones((2, 6, 4), "float32")).shape
+        >>> mk.layers.SeparableConv1D(5, 3)(np.ones((2, 6, 4), "float32")).shape
         (2, 4, 5)
     """
 
@@ -326,7 +328,9 @@ class SeparableConv2D(SeparableConv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> SeparableConv2D(16, 3, depth_multiplier=2)(np.ones((1, 6, 6, 3), "float32")).shape
+        >>> mk.layers.SeparableConv2D(16, 3, depth_multiplier=2)(
+        ...     np.ones((1, 6, 6, 3), "float32")
+        ... ).shape
         (1, 4, 4, 16)
     """
 

@@ -42,7 +42,7 @@ class GRU(RNNBase):
         NotImplementedError: for `recurrent_dropout` or `stateful`.
 
     Example:
-        >>> layer = GRU(4)
+        >>> layer = mk.layers.GRU(4)
         >>> layer(np.ones((2, 5, 3))).shape, layer.bias.shape
         ((2, 4), (2, 12))
     """

@@ -124,7 +124,7 @@ class BatchNormalization(_Normalization):
             differ from the first.
 
     Example:
-        >>> bn = BatchNormalization()
+        >>> bn = mk.layers.BatchNormalization()
         >>> x = np.array([[0.0, 10.0], [2.0, 30.0]])
         >>> bn(x, training=True).numpy().round(2)
         array([[-1., -1.],
@@ -246,7 +246,7 @@ class LayerNormalization(_Normalization):
             inputs whose rank or normalized sizes differ from the first.
 
     Example:
-        >>> ln = LayerNormalization(epsilon=0.0)
+        >>> ln = mk.layers.LayerNormalization(epsilon=0.0)
         >>> ln(np.array([[1.0, 3.0], [10.0, 20.0]])).numpy()
         array([[-1.,  1.],
                [-1.,  1.]], dtype=float32)

@@ -54,7 +54,7 @@ class Pooling(ChannelsFirst, Layer):
             larger than a `"valid"` input.
 
     Example:
-        >>> MaxPooling2D()(np.ones((2, 6, 6, 3), "float32")).shape
+        >>> mk.layers.MaxPooling2D()(np.ones((2, 6, 6, 3), "float32")).shape
         (2, 3, 3, 3)
     """
 
@@ -120,7 +120,7 @@ class MaxPooling1D(Pooling):
 
     Example:
         >>> x = np.array([1.0, 3.0, 2.0, 5.0], "float32").reshape(1, 4, 1)
-        >>> MaxPooling1D()(x).numpy()[0, :, 0]
+        >>> mk.layers.MaxPooling1D()(x).numpy()[0, :, 0]
         array([3., 5.], dtype=float32)
     """
 
@@ -143,7 +143,9 @@ class MaxPooling2D(Pooling):
         ValueError: for a bad argument or inputs of the wrong rank.
 
     Example:
-        >>> MaxPooling2D(pool_size=3, strides=2, padding="same")(np.ones((1, 7, 7, 2))).shape
+        >>> mk.layers.MaxPooling2D(pool_size=3, strides=2, padding="same")(
+        ...     np.ones((1, 7, 7, 2))
+        ... ).shape
         (1, 4, 4, 2)
     """
 
@@ -167,7 +169,7 @@ class AveragePooling1D(Pooling):
 
     Example:
         >>> x = np.array([1.0, 3.0, 2.0, 5.0, 4.0], "float32").reshape(1, 5, 1)
-        >>> AveragePooling1D(padding="same")(x).numpy()[0, :, 0]
+        >>> mk.layers.AveragePooling1D(padding="same")(x).numpy()[0, :, 0]
         array([2. , 3.5, 4. ], dtype=float32)
     """
 
@@ -190,7 +192,7 @@ class AveragePooling2D(Pooling):
         ValueError: for a bad argument or inputs of the wrong rank.
 
     Example:
-        >>> AveragePooling2D()(np.ones((2, 4, 4, 3), "float32")).numpy()[0, :, :, 0]
+        >>> mk.layers.AveragePooling2D()(np.ones((2, 4, 4, 3), "float32")).numpy()[0, :, :, 0]
         array([[1., 1.],
                [1., 1.]], dtype=float32)
     """
@@ -212,7 +214,7 @@ class GlobalPooling(ChannelsFirst, Layer):
         ValueError: for inputs of the wrong rank.
 
     Example:
-        >>> GlobalAveragePooling2D()(np.ones((2, 5, 5, 3), "float32")).shape
+        >>> mk.layers.GlobalAveragePooling2D()(np.ones((2, 5, 5, 3), "float32")).shape
         (2, 3)
     """
 
@@ -263,9 +265,9 @@ class GlobalAveragePooling1D(GlobalPooling):
 
     Example:
         >>> x = np.arange(6.0, dtype="float32").reshape(1, 3, 2)
-        >>> GlobalAveragePooling1D()(x).numpy()
+        >>> mk.layers.GlobalAveragePooling1D()(x).numpy()
         array([[2., 3.]], dtype=float32)
-        >>> GlobalAveragePooling1D()(x, mask=np.array([[True, True, False]])).numpy()
+        >>> mk.layers.GlobalAveragePooling1D()(x, mask=np.array([[True, True, False]])).numpy()
         array([[1., 2.]], dtype=float32)
     """
 
@@ -301,7 +303,9 @@ class GlobalAveragePooling1D(GlobalPooling):
             None.
 
         Example:
-            >>> GlobalAveragePooling1D().compute_mask(np.ones((1, 3, 2)), np.ones((1, 3), bool))
+            >>> mk.layers.GlobalAveragePooling1D().compute_mask(
+            ...     np.ones((1, 3, 2)), np.ones((1, 3), bool)
+            ... )
         """
         return None
 
@@ -319,7 +323,7 @@ class GlobalAveragePooling2D(GlobalPooling):
         ValueError: for inputs of the wrong rank.
 
     Example:
-        >>> GlobalAveragePooling2D(keepdims=True)(np.ones((2, 4, 4, 3), "float32")).shape
+        >>> mk.layers.GlobalAveragePooling2D(keepdims=True)(np.ones((2, 4, 4, 3), "float32")).shape
         (2, 1, 1, 3)
     """
 
@@ -341,7 +345,7 @@ class GlobalMaxPooling1D(GlobalPooling):
 
     Example:
         >>> x = np.arange(6.0, dtype="float32").reshape(1, 3, 2)
-        >>> GlobalMaxPooling1D()(x).numpy()
+        >>> mk.layers.GlobalMaxPooling1D()(x).numpy()
         array([[4., 5.]], dtype=float32)
     """
 
@@ -362,7 +366,7 @@ class GlobalMaxPooling2D(GlobalPooling):
         ValueError: for inputs of the wrong rank.
 
     Example:
-        >>> GlobalMaxPooling2D()(np.ones((2, 4, 4, 3), "float32")).shape
+        >>> mk.layers.GlobalMaxPooling2D()(np.ones((2, 4, 4, 3), "float32")).shape
         (2, 3)
     """
 

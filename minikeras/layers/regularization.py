@@ -36,7 +36,7 @@ class SpatialDropout2D(Dropout):
             `data_format`, or for inputs that are not 4-D.
 
     Example:
-        >>> layer = SpatialDropout2D(0.5, seed=1)
+        >>> layer = mk.layers.SpatialDropout2D(0.5, seed=1)
         >>> out = layer(np.ones((1, 3, 3, 4)), training=True).numpy()
         >>> [sorted(set(out[..., c].ravel().tolist())) in ([0.0], [2.0]) for c in range(4)]
         [True, True, True, True]
@@ -91,7 +91,7 @@ class GaussianNoise(Layer):
         ValueError: if `stddev` is negative or not finite.
 
     Example:
-        >>> layer = GaussianNoise(0.1, seed=0)
+        >>> layer = mk.layers.GaussianNoise(0.1, seed=0)
         >>> noisy = layer(np.zeros((1000, 10)), training=True).numpy()
         >>> round(float(noisy.std()), 1), layer(np.zeros((1, 2))).numpy()
         (0.1, array([[0., 0.]], dtype=float32))

@@ -25,7 +25,7 @@ class Flatten(Layer):
         **kwargs: `name`, `trainable`, `dtype`.
 
     Example:
-        >>> Flatten()(np.zeros((2, 3, 4))).shape
+        >>> mk.layers.Flatten()(np.zeros((2, 3, 4))).shape
         (2, 12)
     """
 
@@ -50,7 +50,7 @@ class Reshape(Layer):
         ValueError: if a sample's size does not fit `target_shape`.
 
     Example:
-        >>> Reshape((3, 4))(np.zeros((2, 12))).shape
+        >>> mk.layers.Reshape((3, 4))(np.zeros((2, 12))).shape
         (2, 3, 4)
     """
 
@@ -175,7 +175,7 @@ class UpSampling2D(_Images):
 
     Example:
         >>> x = np.arange(4.0).reshape((1, 2, 2, 1))
-        >>> UpSampling2D(size=2)(x).numpy()[0, :, :, 0]
+        >>> mk.layers.UpSampling2D(size=2)(x).numpy()[0, :, :, 0]
         array([[0., 0., 1., 1.],
                [0., 0., 1., 1.],
                [2., 2., 3., 3.],
@@ -266,7 +266,7 @@ class ZeroPadding2D(_Images):
             not 4-D.
 
     Example:
-        >>> ZeroPadding2D(1)(np.ones((1, 1, 2, 1))).numpy()[0, :, :, 0]
+        >>> mk.layers.ZeroPadding2D(1)(np.ones((1, 1, 2, 1))).numpy()[0, :, :, 0]
         array([[0., 0., 0., 0.],
                [0., 1., 1., 0.],
                [0., 0., 0., 0.]], dtype=float32)
@@ -314,7 +314,7 @@ class Cropping2D(_Images):
 
     Example:
         >>> x = np.arange(16.0).reshape((1, 4, 4, 1))
-        >>> Cropping2D(((1, 0), (1, 2)))(x).numpy()[0, :, :, 0]
+        >>> mk.layers.Cropping2D(((1, 0), (1, 2)))(x).numpy()[0, :, :, 0]
         array([[ 5.],
                [ 9.],
                [13.]], dtype=float32)
@@ -366,7 +366,7 @@ class Permute(Layer):
             inputs do not have `len(dims) + 1` axes.
 
     Example:
-        >>> Permute((2, 1))(np.zeros((4, 10, 64))).shape
+        >>> mk.layers.Permute((2, 1))(np.zeros((4, 10, 64))).shape
         (4, 64, 10)
     """
 
@@ -409,7 +409,7 @@ class RepeatVector(Layer):
         ValueError: if `n` is not a positive int, or the inputs are not 2-D.
 
     Example:
-        >>> RepeatVector(3)(np.array([[1.0, 2.0]])).numpy()
+        >>> mk.layers.RepeatVector(3)(np.array([[1.0, 2.0]])).numpy()
         array([[[1., 2.],
                 [1., 2.],
                 [1., 2.]]], dtype=float32)

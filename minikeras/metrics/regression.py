@@ -40,7 +40,7 @@ class MeanSquaredError(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> MeanSquaredError()([[0, 1], [0, 0]], [[1, 1], [0, 0]])
+        >>> mk.metrics.MeanSquaredError()([[0, 1], [0, 0]], [[1, 1], [0, 0]])
         0.25
     """
 
@@ -56,7 +56,7 @@ class MeanAbsoluteError(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> MeanAbsoluteError()([[0, 1], [0, 0]], [[1, 1], [0, 0]])
+        >>> mk.metrics.MeanAbsoluteError()([[0, 1], [0, 0]], [[1, 1], [0, 0]])
         0.25
     """
 
