@@ -275,7 +275,7 @@ def test_every_public_name_has_a_complete_docstring():
 def rendered_objects():
     """Ids of the objects docs/api/*.md render: `::: module` renders its public names too."""
     rendered = set()
-    for page in API_PAGES.glob("*.md"):
+    for page in API_PAGES.rglob("*.md"):
         for path, options in DIRECTIVE.findall(page.read_text()):
             try:
                 value = importlib.import_module(path)
