@@ -48,7 +48,12 @@ def _public_bases(cls, bases, depth=0):
     for base in bases:
         name = str(base).rpartition(".")[2]
         private = cls.parent.members.get(name) if name.startswith("_") else None
-        if private is not None and not private.is_alias and private.is_class and depth < 10:
+        if private is not None and private.is_alias:  # imported from its own module
+            try:
+                private = private.final_target
+            except griffe.AliasResolutionError:
+                private = None
+        if private is not None and private.is_class and depth < 10:
             public += _public_bases(private, private.bases, depth + 1)
         else:
             public.append(base)

@@ -55,6 +55,7 @@ class MultiHeadAttention(Layer):
     Call it as `layer(query, value, key=None, query_mask=None,
     value_mask=None, key_mask=None, attention_mask=None,
     return_attention_scores=False, training=None, use_causal_mask=False)`:
+
     - query: `(batch, T, query_dim)`; value: `(batch, S, value_dim)`; key:
       `(batch, S, key_dim)`, the value by default.
     - query_mask, value_mask, key_mask: padding masks `(batch, T)` /

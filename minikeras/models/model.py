@@ -20,6 +20,7 @@ class Model(Trainer, Layer):
     """A network of layers, trained and saved as one.
 
     Two ways to make one:
+
     - subclass it: create layers in `__init__`, use them in `call(inputs)`;
     - functional: `Model(inputs, outputs)` with `minikeras.Input` tensors
       passed through layers.
