@@ -308,3 +308,27 @@ def test_the_top_level_page_lists_every_top_level_name():
     page = (API_PAGES / "minikeras.md").read_text()
     missing = [name for name in minikeras.__all__ if f"`{name}`" not in page]
     assert not missing, f"docs/api/minikeras.md does not list {missing}"
+
+
+def test_every_layer_documents_its_input_and_output_shapes():
+    """Each layer `minikeras.layers` exports has `Input shape:` and `Output shape:`, as Keras's do.
+
+    The layer's own docstring needs them (not a base class's): they are what
+    its reference entry shows. `Layer` itself, whose shapes are its
+    subclass's, is exempt.
+    """
+    missing = []
+    for name in minikeras.layers.__all__:
+        value = getattr(minikeras.layers, name)
+        if (
+            inspect.isclass(value)
+            and issubclass(value, minikeras.Layer)
+            and value is not minikeras.Layer
+        ):
+            doc = value.__dict__.get("__doc__") or ""
+            missing += [
+                f"minikeras.layers.{name}: no {title}:"
+                for title in ("Input shape", "Output shape")
+                if not has_section(doc, title)
+            ]
+    assert not missing, "\n".join(missing)

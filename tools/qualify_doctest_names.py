@@ -17,7 +17,9 @@ import sys
 import types
 from pathlib import Path
 
-import minikeras
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's minikeras
+
+import minikeras  # noqa: E402
 
 PROMPT = re.compile(r"^(\s*)(>>> |\.\.\. |>>>$|\.\.\.$)")
 

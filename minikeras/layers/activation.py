@@ -13,6 +13,12 @@ class Activation(Layer):
         activation: a name such as `"relu"`, or a callable.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        Any shape.
+
+    Output shape:
+        The input's shape.
+
     Raises:
         ValueError: for an unknown activation name.
 

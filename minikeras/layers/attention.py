@@ -84,6 +84,14 @@ class MultiHeadAttention(Layer):
         seed: int seed of the dropout's mask stream.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        query `(batch, T, query_dim)`, value `(batch, S, value_dim)`, key
+        `(batch, S, key_dim)` (the value by default).
+
+    Output shape:
+        `(batch, T, *output_shape)` (`output_shape` is `query_dim` by default); the
+        scores, with `return_attention_scores=True`, are `(batch, num_heads, T, S)`.
+
     Returns:
         When called: the output `(batch, T, *output_shape)`, and with
         `return_attention_scores=True` the pair `(output, scores)`, scores of

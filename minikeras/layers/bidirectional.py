@@ -43,6 +43,15 @@ class Bidirectional(Layer):
         mask: optional `(batch, time)` booleans, given to both layers.
         training: given to both layers.
 
+    Input shape:
+        `(batch, time, features)`.
+
+    Output shape:
+        The wrapped layer's output with its last axis doubled for `merge_mode="concat"`,
+        unchanged for `"sum"`, `"ave"` and `"mul"`, and a list of the two outputs for
+        None; with `return_state`, the forward layer's states then the backward layer's
+        follow.
+
     Returns:
         The merged outputs; with `return_state`, `[outputs, *forward_states,
         *backward_states]`.

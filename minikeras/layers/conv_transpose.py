@@ -149,6 +149,17 @@ class Conv1DTranspose(ConvTranspose):
         padding: `"valid"` or `"same"`.
         **kwargs: as `ConvTranspose`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, filters)` (channels first likewise): each new size is
+        `n * s + max(w - s, 0)` for `"valid"` and `n * s` for `"same"`; with
+        `output_padding=p`, `(n - 1) * s + w - 2 * pad + p` (`pad` is `w // 2` for
+        `"same"`, 0 for `"valid"`), where `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
@@ -171,6 +182,17 @@ class Conv2DTranspose(ConvTranspose):
         **kwargs: as `ConvTranspose`: `output_padding`, `dilation_rate`,
             `activation`, `use_bias`, initializers, regularizers,
             constraints, `name`, `dtype`.
+
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, filters)` (channels first likewise): each new size
+        is `n * s + max(w - s, 0)` for `"valid"` and `n * s` for `"same"`; with
+        `output_padding=p`, `(n - 1) * s + w - 2 * pad + p` (`pad` is `w // 2` for
+        `"same"`, 0 for `"valid"`), where `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
 
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.

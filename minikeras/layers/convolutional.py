@@ -299,6 +299,16 @@ class Conv1D(Conv):
             `activation`, `use_bias`, initializers, regularizers, constraints,
             `name`, `dtype`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, filters)` (channels first likewise): each new size is
+        `floor((n - w) / s) + 1` for `"valid"` and `ceil(n / s)` for `"same"` and
+        `"causal"`, where `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
@@ -322,6 +332,16 @@ class Conv2D(Conv):
         **kwargs: as `Conv`: `data_format`, `dilation_rate`, `groups`,
             `activation`, `use_bias`, initializers, regularizers, constraints,
             `name`, `dtype`.
+
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, filters)` (channels first likewise): each new size
+        is `floor((n - w) / s) + 1` for `"valid"` and `ceil(n / s)` for `"same"`, where
+        `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
 
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.

@@ -53,6 +53,12 @@ class Dense(Layer):
         bias_constraint: None, or a constraint of the bias.
         **kwargs: `name`, `trainable`, `dtype`, and Keras 2's `input_shape`.
 
+    Input shape:
+        `(batch, ..., input_dim)`: any rank of 2 or more.
+
+    Output shape:
+        `(batch, ..., units)`: the last axis becomes `units`.
+
     Raises:
         ValueError: if `units` is not a positive int, or later inputs change
             their last axis.

@@ -127,6 +127,16 @@ class DepthwiseConv1D(DepthwiseConv):
         depth_multiplier: positive int, filters per input channel.
         **kwargs: as `DepthwiseConv`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, channels * depth_multiplier)` (channels first likewise):
+        each new size is `floor((n - w) / s) + 1` for `"valid"` and `ceil(n / s)` for
+        `"same"`, where `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
@@ -149,6 +159,16 @@ class DepthwiseConv2D(DepthwiseConv):
         **kwargs: as `DepthwiseConv`: `dilation_rate`, `activation`,
             `use_bias`, `depthwise_initializer`, `bias_initializer`,
             regularizers, constraints, `name`, `dtype`.
+
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, channels * depth_multiplier)` (channels first
+        likewise): each new size is `floor((n - w) / s) + 1` for `"valid"` and
+        `ceil(n / s)` for `"same"`, where `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
 
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
@@ -301,6 +321,16 @@ class SeparableConv1D(SeparableConv):
         padding: `"valid"` or `"same"`.
         **kwargs: as `SeparableConv`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, filters)` (channels first likewise): each new size is
+        `floor((n - w) / s) + 1` for `"valid"` and `ceil(n / s)` for `"same"`, where `n`
+        is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
@@ -323,6 +353,16 @@ class SeparableConv2D(SeparableConv):
         **kwargs: as `SeparableConv`: `dilation_rate`, `depth_multiplier`,
             `activation`, `use_bias`, initializers, regularizers,
             constraints, `name`, `dtype`.
+
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, filters)` (channels first likewise): each new size
+        is `floor((n - w) / s) + 1` for `"valid"` and `ceil(n / s)` for `"same"`, where
+        `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
 
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.

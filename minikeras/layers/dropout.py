@@ -22,6 +22,12 @@ class Dropout(Layer):
             the global generator (`minikeras.utils.set_random_seed`) is used.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        Any shape.
+
+    Output shape:
+        The input's shape.
+
     Raises:
         ValueError: if `rate` is not in `[0, 1)`.
 

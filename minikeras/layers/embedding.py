@@ -27,6 +27,12 @@ class Embedding(Layer):
             input shape `(input_length,)`.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        Integer ids `(batch, ...)`, such as `(batch, sequence_length)`.
+
+    Output shape:
+        `(batch, ..., output_dim)`: one vector per id.
+
     Raises:
         ValueError: if `input_dim` or `output_dim` is not a positive int; at
             call time, for ids that are not whole numbers or fall outside

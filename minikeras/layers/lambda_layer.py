@@ -70,6 +70,12 @@ class Lambda(Layer):
         arguments: a dict of keyword arguments for `function`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        Whatever `function` takes: a tensor or a list of them.
+
+    Output shape:
+        What `function` returns; `output_shape` gives it without a call.
+
     Returns:
         When called: whatever `function` returns.
 

@@ -81,6 +81,12 @@ class Add(_Merge):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        A list of tensors of the same shape, `(batch, ...)`; axes of size 1 broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
+
     Returns:
         When called on a list of tensors of the same shape (size-1 axes
         broadcast): their sum.
@@ -107,6 +113,13 @@ class Subtract(_Merge):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        A list of two tensors of the same shape, `(batch, ...)`; axes of size 1
+        broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
+
     Returns:
         When called on `[a, b]`: `a - b`.
 
@@ -131,6 +144,12 @@ class Multiply(_Merge):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        A list of tensors of the same shape, `(batch, ...)`; axes of size 1 broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
+
     Returns:
         When called on a list of tensors: their element-wise product.
 
@@ -152,6 +171,12 @@ class Average(_Merge):
 
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        A list of tensors of the same shape, `(batch, ...)`; axes of size 1 broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
 
     Returns:
         When called on a list of tensors: their element-wise mean.
@@ -175,6 +200,12 @@ class Maximum(_Merge):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        A list of tensors of the same shape, `(batch, ...)`; axes of size 1 broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
+
     Returns:
         When called on a list of tensors: their element-wise maximum.
 
@@ -196,6 +227,12 @@ class Minimum(_Merge):
 
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        A list of tensors of the same shape, `(batch, ...)`; axes of size 1 broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
 
     Returns:
         When called on a list of tensors: their element-wise minimum.
@@ -219,6 +256,12 @@ class Concatenate(_Merge):
     Args:
         axis: the axis to join on; the other axes must match.
         **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        A list of tensors of one rank whose shapes agree on every axis but `axis`.
+
+    Output shape:
+        Their shape, with `axis` the sum of their sizes along it.
 
     Returns:
         When called on a list of tensors: one tensor whose `axis` is the sum

@@ -114,6 +114,12 @@ class BatchNormalization(_Normalization):
         moving_variance_initializer: initializer of `moving_variance`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        Any shape. `axis` (the last by default) holds the channels.
+
+    Output shape:
+        The input's shape.
+
     Returns:
         When called: a Tensor of the inputs' shape.
 
@@ -236,6 +242,12 @@ class LayerNormalization(_Normalization):
         beta_initializer: initializer of `beta`.
         gamma_initializer: initializer of `gamma`.
         **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        Any shape. `axis` (the last by default) is normalized.
+
+    Output shape:
+        The input's shape.
 
     Returns:
         When called: a Tensor of the inputs' shape.

@@ -115,6 +115,15 @@ class MaxPooling1D(Pooling):
             transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, channels)` (channels first likewise): each new size is
+        `floor((n - pool_size) / strides) + 1` for `"valid"` and `ceil(n / strides)` for
+        `"same"`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument or inputs of the wrong rank.
 
@@ -138,6 +147,15 @@ class MaxPooling2D(Pooling):
         data_format: `"channels_last"` (None) or `"channels_first"` (computed by
             transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, channels)` (channels first likewise): each new size
+        is `floor((n - pool_size) / strides) + 1` for `"valid"` and `ceil(n / strides)`
+        for `"same"`; a `None` size stays `None`.
 
     Raises:
         ValueError: for a bad argument or inputs of the wrong rank.
@@ -164,6 +182,15 @@ class AveragePooling1D(Pooling):
             transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, channels)` (channels first likewise): each new size is
+        `floor((n - pool_size) / strides) + 1` for `"valid"` and `ceil(n / strides)` for
+        `"same"`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument or inputs of the wrong rank.
 
@@ -187,6 +214,15 @@ class AveragePooling2D(Pooling):
         data_format: `"channels_last"` (None) or `"channels_first"` (computed by
             transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, channels)` (channels first likewise): each new size
+        is `floor((n - pool_size) / strides) + 1` for `"valid"` and `ceil(n / strides)`
+        for `"same"`; a `None` size stays `None`.
 
     Raises:
         ValueError: for a bad argument or inputs of the wrong rank.
@@ -259,6 +295,14 @@ class GlobalAveragePooling1D(GlobalPooling):
         keepdims: keep the steps axis, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, channels)`; with `keepdims=True`, `(batch, 1, channels)`
+        (`(batch, channels, 1)` channels first).
+
     Raises:
         ValueError: for inputs of the wrong rank, or a mask that is not
             `(batch, steps)`.
@@ -319,6 +363,14 @@ class GlobalAveragePooling2D(GlobalPooling):
         keepdims: keep the spatial axes, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, channels)`; with `keepdims=True`, `(batch, 1, 1, channels)`
+        (`(batch, channels, 1, 1)` channels first).
+
     Raises:
         ValueError: for inputs of the wrong rank.
 
@@ -339,6 +391,14 @@ class GlobalMaxPooling1D(GlobalPooling):
             transposing to channels last and back).
         keepdims: keep the steps axis, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, channels)`; with `keepdims=True`, `(batch, 1, channels)`
+        (`(batch, channels, 1)` channels first).
 
     Raises:
         ValueError: for inputs of the wrong rank.
@@ -361,6 +421,14 @@ class GlobalMaxPooling2D(GlobalPooling):
             transposing to channels last and back).
         keepdims: keep the spatial axes, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, channels)`; with `keepdims=True`, `(batch, 1, 1, channels)`
+        (`(batch, channels, 1, 1)` channels first).
 
     Raises:
         ValueError: for inputs of the wrong rank.

@@ -319,6 +319,13 @@ class SimpleRNN(RNNBase):
             `Embedding(mask_zero=True)` on their own.
         training: turns dropout on.
 
+    Input shape:
+        `(batch, time, features)`.
+
+    Output shape:
+        `(batch, units)`, or `(batch, time, units)` with `return_sequences`; with
+        `return_state`, also the final state `(batch, units)`.
+
     Raises:
         ValueError: for inputs that are not `(batch, time, features)`, or
             states of the wrong shape, naming the layer.

@@ -28,6 +28,13 @@ class SpatialDropout2D(Dropout):
             the global generator is used.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        The input's shape.
+
     Returns:
         When called: a Tensor of the inputs' shape.
 
@@ -83,6 +90,12 @@ class GaussianNoise(Layer):
         seed: an int for a reproducible noise stream of this layer; by default
             the global generator (`minikeras.utils.set_random_seed`) is used.
         **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        Any shape.
+
+    Output shape:
+        The input's shape.
 
     Returns:
         When called: a Tensor of the inputs' shape and dtype.

@@ -24,6 +24,12 @@ class Flatten(Layer):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, d1, d2, ...)`.
+
+    Output shape:
+        `(batch, d1 * d2 * ...)`; `(batch, 1)` for 1-D inputs.
+
     Example:
         >>> mk.layers.Flatten()(np.zeros((2, 3, 4))).shape
         (2, 12)
@@ -45,6 +51,12 @@ class Reshape(Layer):
     Args:
         target_shape: a tuple of ints, one of which may be -1.
         **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        `(batch, ...)`, of `prod(target_shape)` values per sample.
+
+    Output shape:
+        `(batch, *target_shape)`, the -1 entry (if any) computed.
 
     Raises:
         ValueError: if a sample's size does not fit `target_shape`.
@@ -165,6 +177,13 @@ class UpSampling2D(_Images):
         interpolation: `"nearest"` or `"bilinear"`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, rows * size[0], cols * size[1], channels)` (channels first likewise).
+
     Returns:
         When called on `(batch, rows, cols, channels)`: a Tensor of shape
         `(batch, rows * size[0], cols * size[1], channels)`.
@@ -257,6 +276,14 @@ class ZeroPadding2D(_Images):
         data_format: `"channels_last"` (default) or `"channels_first"`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, top + rows + bottom, left + cols + right, channels)` (channels first
+        likewise).
+
     Returns:
         When called on `(batch, rows, cols, channels)`: a Tensor of shape
         `(batch, top + rows + bottom, left + cols + right, channels)`.
@@ -303,6 +330,14 @@ class Cropping2D(_Images):
             `((top, bottom), (left, right))`; non-negative ints.
         data_format: `"channels_last"` (default) or `"channels_first"`.
         **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, rows - top - bottom, cols - left - right, channels)` (channels first
+        likewise).
 
     Returns:
         When called on `(batch, rows, cols, channels)`: a Tensor of shape
@@ -358,6 +393,12 @@ class Permute(Layer):
             `(2, 1)` to swap the two axes of `(batch, steps, features)`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, d1, ..., dk)`, with `k = len(dims)`.
+
+    Output shape:
+        `(batch, d[dims[0]], ..., d[dims[k - 1]])`.
+
     Returns:
         When called: the inputs with axes `(0, *dims)`.
 
@@ -401,6 +442,12 @@ class RepeatVector(Layer):
     Args:
         n: positive int, the number of repeats.
         **kwargs: `name`, `trainable`, `dtype`.
+
+    Input shape:
+        `(batch, features)`.
+
+    Output shape:
+        `(batch, n, features)`.
 
     Returns:
         When called on `(batch, features)`: a Tensor of shape `(batch, n, features)`.
