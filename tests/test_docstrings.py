@@ -13,7 +13,7 @@ public methods of the public classes. Each needs a docstring with:
 A method that overrides one of a minikeras base class is documented once, on
 the base class, where it is checked. Properties need a docstring.
 
-The API reference (docs/api/*.md, built by `mkdocs build --strict`) must
+The API reference (docs/api/**/*.md, built by `mkdocs build --strict`) must
 render every module listed here, every public name, and every base class that
 is not exported but gives exported classes their arguments or methods.
 """
@@ -301,7 +301,8 @@ def test_the_api_reference_renders_every_public_name_and_base_class():
             elif base.__name__.startswith("_") and list(check_members(base)):
                 missing.setdefault(path, f" (a private base of {where}, with public methods)")
     lines = [path + why for path, why in sorted(missing.items())]
-    assert not lines, "Not in docs/api/*.md (add a `::: path` line):\n" + "\n".join(lines)
+    how = "add a `::: path` line; a layer goes on its family's page in docs/api/layers/"
+    assert not lines, f"Not in docs/api/**/*.md ({how}):\n" + "\n".join(lines)
 
 
 def test_the_top_level_page_lists_every_top_level_name():
