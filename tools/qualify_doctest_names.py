@@ -13,6 +13,8 @@ import builtins
 import importlib
 import pkgutil
 import re
+import shutil
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -146,8 +148,41 @@ def rewrite_file(path, paths, by_name):
             line = line[:column] + replacement + line[column + length :]
         lines[index] = line
     if edits:
+        lines = wrap_long_statements(lines, sorted(edits), path)
         path.write_text("\n".join(lines))
     return len(edits), unresolved
+
+
+def wrap_long_statements(lines, changed, path, width=100):
+    """Reformats each example statement on a changed line that is now too long."""
+    starts = set()
+    for index in changed:
+        if len(lines[index]) > width:
+            while not re.match(r"^\s*>>> ", lines[index]):
+                index -= 1
+            starts.add(index)
+    for start in sorted(starts, reverse=True):
+        indent = re.match(r"^(\s*)", lines[start]).group(1)
+        end = start + 1
+        while end < len(lines) and re.match(r"^\s*\.\.\.( |$)", lines[end]):
+            end += 1
+        code = "\n".join(line.strip()[4:] for line in lines[start:end])
+        ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+        result = subprocess.run(
+            [ruff, "format", "--line-length", str(width - len(indent) - 4), "-"],
+            input=code + "\n",
+            capture_output=True,
+            text=True,
+        )
+        formatted = result.stdout.rstrip("\n").split("\n")
+        if result.returncode or len(ast.parse(result.stdout).body) != 1:
+            print(f"LONG {path}:{start + 1}: reformat by hand")
+            continue
+        lines[start:end] = [
+            indent + (">>> " if number == 0 else "... ") + line if line else indent + "..."
+            for number, line in enumerate(formatted)
+        ]
+    return lines
 
 
 def main(roots):
