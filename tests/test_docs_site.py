@@ -159,3 +159,18 @@ def test_lists_are_lists(site):
                 if re.match(r"\s*([-*+]|\d+\.)\s", line)
             ]
     assert not problems, "\n".join(problems)
+
+
+def test_the_copy_button_leaves_out_prompts_and_output(site):
+    """Material copies a block's visible text; the stylesheet hides `>>>`, `...` and output then."""
+    css = re.sub(r"/\*.*?\*/", "", (site / "stylesheets" / "copy.css").read_text(), flags=re.S)
+    rule = re.search(r"([^{}]+)\{\s*display:\s*none;?\s*\}", css)
+    assert rule is not None
+    selectors = {s.strip() for s in rule.group(1).split(",")}
+    assert selectors >= {
+        ".highlight code[data-md-copying] .gp",
+        ".highlight code[data-md-copying] .go",
+    }
+    page = (site / "api" / "layers" / "core" / "index.html").read_text()
+    assert "stylesheets/copy.css" in page and '"content.code.copy"' in page
+    assert '<span class="gp">&gt;&gt;&gt; </span>' in page and '<span class="go">' in page
