@@ -342,7 +342,7 @@ class MultiHeadAttention(Layer):
 
         Example:
             >>> mask = np.array([[True, False]])
-            >>> MultiHeadAttention(1, 2).compute_mask(np.ones((1, 2, 3)), mask)
+            >>> mk.layers.MultiHeadAttention(1, 2).compute_mask(np.ones((1, 2, 3)), mask)
             array([[ True, False]])
         """
         if mask is not None and self.__dict__.get("_returns_scores"):
