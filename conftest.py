@@ -27,6 +27,13 @@ def pytest_collection_modifyitems(items):
             item.dtest.globs = {"__name__": "__main__"}
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    yield
+    if isinstance(item, DoctestItem):  # pytest's own helper, which no user has
+        item.dtest.globs.pop("getfixture", None)
+
+
 @pytest.fixture(autouse=True)
 def _doctest_names(doctest_namespace):
     doctest_namespace.update(np=np, mk=minikeras)
