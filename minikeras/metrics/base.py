@@ -78,7 +78,7 @@ class Metric:
             ValueError: for an unknown initializer.
 
         Example:
-            >>> m = Mean()
+            >>> m = mk.metrics.Mean()
             >>> v = m.add_variable((2,), "ones", name="extra")
             >>> v.assign_add([1.0, 2.0]).numpy()
             array([2., 3.], dtype=float32)
@@ -110,7 +110,7 @@ class Metric:
             A non-trainable `Variable`.
 
         Example:
-            >>> Mean().add_weight(name="extra").numpy()
+            >>> mk.metrics.Mean().add_weight(name="extra").numpy()
             array(0., dtype=float32)
         """
         return self.add_variable(shape, initializer or "zeros", dtype=dtype, name=name)
@@ -120,7 +120,7 @@ class Metric:
         """The state variables: this metric's, then those of metrics it holds as attributes.
 
         Example:
-            >>> class Two(Metric):
+            >>> class Two(mk.metrics.Metric):
             ...     def __init__(self):
             ...         super().__init__()
             ...         self.a = self.add_variable((), "zeros", name="a")
