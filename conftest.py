@@ -1,4 +1,11 @@
-"""Names every doctest may use, as a user's script would import them."""
+"""Doctests run as a user's script would: after only `import numpy as np` and
+`import minikeras as mk`.
+
+pytest runs a module's doctests in a copy of that module's globals, so an
+example could use a name its module imports but a user never would. Each
+doctest here starts from an empty namespace instead, and `doctest_namespace`
+gives it exactly `np` and `mk`.
+"""
 
 import os
 
@@ -9,14 +16,24 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from _pytest.doctest import DoctestItem  # noqa: E402
 
 import minikeras  # noqa: E402
-from minikeras import GradientTape, Tensor, Variable, ops  # noqa: E402
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if isinstance(item, DoctestItem):
+            item.dtest.globs = {"__name__": "__main__"}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    yield
+    if isinstance(item, DoctestItem):  # pytest's own helper, which no user has
+        item.dtest.globs.pop("getfixture", None)
 
 
 @pytest.fixture(autouse=True)
 def _doctest_names(doctest_namespace):
-    doctest_namespace.update(
-        np=np, minikeras=minikeras, mk=minikeras, ops=ops,
-        Tensor=Tensor, Variable=Variable, GradientTape=GradientTape,
-    )  # fmt: skip
+    doctest_namespace.update(np=np, mk=minikeras)

@@ -56,9 +56,9 @@ def build_model(name, image_shape=(8, 8)):
         KeyError: for an unknown name.
 
     Example:
-        >>> build_model("small").count_params()
+        >>> mk.__main__.build_model("small").count_params()
         2410
-        >>> build_model("lstm", (28, 28)).output_shape
+        >>> mk.__main__.build_model("lstm", (28, 28)).output_shape
         (None, 10)
     """
     shape = tuple(image_shape)
@@ -82,7 +82,7 @@ def load_images(path):
             labels are not the 10 classes of MNIST.
 
     Example:
-        >>> (x, y), _, line = load_images(None)
+        >>> (x, y), _, line = mk.__main__.load_images(None)
         >>> x.shape[1:], line.split(":")[0]
         ((8, 8), 'digits')
     """
@@ -137,7 +137,9 @@ def plot_history(history, path):
         >>> import tempfile, pathlib
         >>> history = mk.callbacks.History()
         >>> history.history = {"loss": [1.0, 0.5], "val_loss": [1.1, 0.7]}
-        >>> plot_history(history, pathlib.Path(tempfile.mkdtemp()) / "h.png")  # doctest: +SKIP
+        >>> mk.__main__.plot_history(
+        ...     history, pathlib.Path(tempfile.mkdtemp()) / "h.png"
+        ... )  # doctest: +SKIP
     """
     plt = _pyplot()
     logs = history.history
@@ -182,7 +184,9 @@ def main(argv=None):
             missing optional package (the message names it).
 
     Example:
-        >>> main(["--model", "linear", "--epochs", "1", "--verbose", "0"])  # doctest: +ELLIPSIS
+        >>> mk.__main__.main(
+        ...     ["--model", "linear", "--epochs", "1", "--verbose", "0"]
+        ... )  # doctest: +ELLIPSIS
         digits: 1437 training and 360 test images of 8x8 pixels
         ...
         test accuracy: ...

@@ -36,7 +36,7 @@ def relu(x):
         A Tensor of `x`'s shape.
 
     Example:
-        >>> relu([-1.0, 0.0, 2.0]).numpy()
+        >>> mk.activations.relu([-1.0, 0.0, 2.0]).numpy()
         array([0., 0., 2.], dtype=float32)
     """
     return ops.relu(x)
@@ -52,7 +52,7 @@ def sigmoid(x):
         A Tensor of `x`'s shape, with values in [0, 1].
 
     Example:
-        >>> sigmoid([0.0, 1000.0]).numpy()
+        >>> mk.activations.sigmoid([0.0, 1000.0]).numpy()
         array([0.5, 1. ], dtype=float32)
     """
     return ops.sigmoid(x)
@@ -68,7 +68,7 @@ def tanh(x):
         A Tensor of `x`'s shape, with values in [-1, 1].
 
     Example:
-        >>> tanh([0.0]).numpy()
+        >>> mk.activations.tanh([0.0]).numpy()
         array([0.], dtype=float32)
     """
     return ops.tanh(x)
@@ -85,7 +85,7 @@ def softmax(x, axis=-1):
         A Tensor of `x`'s shape.
 
     Example:
-        >>> softmax([[0.0, 0.0], [0.0, 1000.0]]).numpy()
+        >>> mk.activations.softmax([[0.0, 0.0], [0.0, 1000.0]]).numpy()
         array([[0.5, 0.5],
                [0. , 1. ]], dtype=float32)
     """
@@ -107,7 +107,7 @@ def gelu(x, approximate=False):
         A Tensor of `x`'s shape.
 
     Example:
-        >>> np.round(gelu([-1.0, 0.0, 1.0]).numpy(), 4)
+        >>> np.round(mk.activations.gelu([-1.0, 0.0, 1.0]).numpy(), 4)
         array([-0.1587,  0.    ,  0.8413], dtype=float32)
     """
     return ops.gelu(x, approximate=approximate)
@@ -124,7 +124,7 @@ def elu(x, alpha=1.0):
         A Tensor of `x`'s shape.
 
     Example:
-        >>> np.round(elu([-1.0, 2.0]).numpy(), 4)
+        >>> np.round(mk.activations.elu([-1.0, 2.0]).numpy(), 4)
         array([-0.6321,  2.    ], dtype=float32)
     """
     return ops.elu(x, alpha=alpha)
@@ -141,7 +141,7 @@ def leaky_relu(x, negative_slope=0.2):
         A Tensor of `x`'s shape.
 
     Example:
-        >>> leaky_relu([-1.0, 2.0]).numpy()
+        >>> mk.activations.leaky_relu([-1.0, 2.0]).numpy()
         array([-0.2,  2. ], dtype=float32)
     """
     return ops.leaky_relu(x, negative_slope=negative_slope)
@@ -157,7 +157,7 @@ def swish(x):
         A Tensor of `x`'s shape.
 
     Example:
-        >>> np.round(swish([-1.0, 0.0, 1.0]).numpy(), 4)
+        >>> np.round(mk.activations.silu([-1.0, 0.0, 1.0]).numpy(), 4)
         array([-0.2689,  0.    ,  0.7311], dtype=float32)
     """
     return ops.silu(x)
@@ -176,7 +176,7 @@ def linear(x):
         `x` as a Tensor (a Tensor is returned as it is).
 
     Example:
-        >>> linear([-1.0, 2.0]).numpy()
+        >>> mk.activations.linear([-1.0, 2.0]).numpy()
         array([-1.,  2.], dtype=float32)
     """
     return ops.convert_to_tensor(x)
@@ -192,7 +192,7 @@ def softplus(x):
         A Tensor of `x`'s shape, with positive values.
 
     Example:
-        >>> np.round(softplus([-1000.0, 0.0, 2.0]).numpy(), 4)
+        >>> np.round(mk.activations.softplus([-1000.0, 0.0, 2.0]).numpy(), 4)
         array([0.    , 0.6931, 2.1269], dtype=float32)
     """
     return ops.softplus(x)

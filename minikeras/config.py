@@ -15,7 +15,7 @@ def floatx():
         A dtype name string.
 
     Example:
-        >>> floatx()
+        >>> mk.config.floatx()
         'float32'
     """
     return _FLOATX
@@ -34,9 +34,9 @@ def set_floatx(dtype):
         ValueError: for any other dtype.
 
     Example:
-        >>> set_floatx("float64"); floatx()
+        >>> mk.config.set_floatx("float64"); mk.config.floatx()
         'float64'
-        >>> set_floatx("float32")
+        >>> mk.config.set_floatx("float32")
     """
     global _FLOATX
     name = standardize_dtype(dtype)
@@ -52,7 +52,7 @@ def epsilon():
         A Python float, 1e-7 by default.
 
     Example:
-        >>> epsilon()
+        >>> mk.config.epsilon()
         1e-07
     """
     return _EPSILON
@@ -71,7 +71,7 @@ def standardize_dtype(dtype):
         TypeError: if `dtype` is not a dtype.
 
     Example:
-        >>> standardize_dtype(np.float32), standardize_dtype(None)
+        >>> mk.config.standardize_dtype(np.float32), mk.config.standardize_dtype(None)
         ('float32', 'float32')
     """
     if dtype is None:

@@ -40,9 +40,9 @@ class Constraint:
     Subclasses implement `__call__` (and `get_config` if they have arguments).
 
     Example:
-        >>> class Halve(Constraint):
+        >>> class Halve(mk.constraints.Constraint):
         ...     def __call__(self, w):
-        ...         return ops.multiply(w, 0.5)
+        ...         return mk.ops.multiply(w, 0.5)
         >>> Halve()(np.array([2.0, 4.0], "float32")).numpy()
         array([1., 2.], dtype=float32)
     """
@@ -57,7 +57,7 @@ class Constraint:
             A Tensor (or `w` itself) of `w`'s shape.
 
         Example:
-            >>> Constraint()(np.ones(2)) is not None
+            >>> mk.constraints.Constraint()(np.ones(2)) is not None
             True
         """
         return w
@@ -69,7 +69,7 @@ class Constraint:
             A JSON-friendly dict (empty for the base class).
 
         Example:
-            >>> MaxNorm(3).get_config()
+            >>> mk.constraints.MaxNorm(3).get_config()
             {'max_value': 3, 'axis': 0}
         """
         return {}
@@ -85,7 +85,7 @@ class Constraint:
             A new constraint.
 
         Example:
-            >>> UnitNorm.from_config({"axis": 1})
+            >>> mk.constraints.UnitNorm.from_config({"axis": 1})
             UnitNorm(axis=1)
         """
         return cls(**config)
@@ -110,7 +110,7 @@ class MaxNorm(Constraint):
 
     Example:
         >>> w = np.array([[3.0, 0.3], [4.0, 0.4]], "float32")
-        >>> np.round(MaxNorm(1.0)(w).numpy(), 4)
+        >>> np.round(mk.constraints.MaxNorm(1.0)(w).numpy(), 4)
         array([[0.6, 0.3],
                [0.8, 0.4]], dtype=float32)
     """
@@ -144,7 +144,7 @@ class MinMaxNorm(Constraint):
 
     Example:
         >>> w = np.array([[0.3, 3.0], [0.4, 4.0]], "float32")
-        >>> np.round(MinMaxNorm(1.0, 2.0)(w).numpy(), 4)
+        >>> np.round(mk.constraints.MinMaxNorm(1.0, 2.0)(w).numpy(), 4)
         array([[0.6, 1.2],
                [0.8, 1.6]], dtype=float32)
     """
@@ -173,7 +173,7 @@ class NonNeg(Constraint):
     """Sets the negative values of `w` to zero: `maximum(w, 0)`.
 
     Example:
-        >>> NonNeg()(np.array([-1.0, 2.0], "float32")).numpy()
+        >>> mk.constraints.NonNeg()(np.array([-1.0, 2.0], "float32")).numpy()
         array([0., 2.], dtype=float32)
     """
 
@@ -188,7 +188,7 @@ class UnitNorm(Constraint):
         axis: an int or a list of ints: the axes each norm is taken over.
 
     Example:
-        >>> UnitNorm()(np.array([[3.0], [4.0]], "float32")).numpy()
+        >>> mk.constraints.UnitNorm()(np.array([[3.0], [4.0]], "float32")).numpy()
         array([[0.6],
                [0.8]], dtype=float32)
     """
@@ -241,7 +241,7 @@ def serialize(constraint):
             config, or a function named like a built-in constraint.
 
     Example:
-        >>> serialize(MaxNorm(3))
+        >>> mk.constraints.serialize(mk.constraints.MaxNorm(3))
         {'class_name': 'MaxNorm', 'config': {'max_value': 3, 'axis': 0}}
     """
     return serialize_object(constraint, Constraint, _CONSTRAINTS, "constraints")
@@ -262,7 +262,7 @@ def deserialize(config, custom_objects=None):
         ValueError: for an unknown name or a dict without `"class_name"`.
 
     Example:
-        >>> deserialize({"class_name": "MaxNorm", "config": {"max_value": 1.5}})
+        >>> mk.constraints.deserialize({"class_name": "MaxNorm", "config": {"max_value": 1.5}})
         MaxNorm(max_value=1.5, axis=0)
     """
     return deserialize_object(config, lambda name: _lookup(name, custom_objects), "constraints")
@@ -283,7 +283,7 @@ def get(identifier):
         ValueError: for an unknown name or anything else.
 
     Example:
-        >>> get("max_norm"), get(None)
+        >>> mk.constraints.get("max_norm"), mk.constraints.get(None)
         (MaxNorm(max_value=2, axis=0), None)
     """
     return get_object(identifier, deserialize, "constraints")

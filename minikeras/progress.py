@@ -27,7 +27,7 @@ def format_logs(logs):
         A string.
 
     Example:
-        >>> format_logs({"loss": 0.25, "accuracy": 0.5})
+        >>> mk.progress.format_logs({"loss": 0.25, "accuracy": 0.5})
         'loss: 0.2500 - accuracy: 0.5000'
     """
     return " - ".join(f"{key}: {value:.4f}" for key, value in logs.items())
@@ -43,7 +43,8 @@ class Progress:
         file: where to write; standard error for the bar, standard output for lines.
 
     Example:
-        >>> bar = Progress(total=2, verbose=2, description="Epoch 1/1", file=sys.stdout)
+        >>> import sys
+        >>> bar = mk.progress.Progress(total=2, verbose=2, description="Epoch 1/1", file=sys.stdout)
         >>> bar.update({"loss": 0.5}); bar.update({"loss": 0.25})
         >>> bar.close({"loss": 0.375})  # doctest: +ELLIPSIS
         Epoch 1/1 - ...s - loss: 0.3750
@@ -75,7 +76,7 @@ class Progress:
             None.
 
         Example:
-            >>> Progress(total=1, verbose=0, description="").update({"loss": 1.0})
+            >>> mk.progress.Progress(total=1, verbose=0, description="").update({"loss": 1.0})
         """
         if self.bar is not None:
             # The logs first: update() redraws, and should show this step's figures.
@@ -93,7 +94,7 @@ class Progress:
             None.
 
         Example:
-            >>> Progress(total=1, verbose=0, description="").close({"loss": 1.0})
+            >>> mk.progress.Progress(total=1, verbose=0, description="").close({"loss": 1.0})
         """
         if self.bar is not None:
             if logs:

@@ -50,9 +50,9 @@ class Regularizer:
     but only a `Regularizer` with `get_config` can be saved.
 
     Example:
-        >>> class Sum(Regularizer):
+        >>> class Sum(mk.regularizers.Regularizer):
         ...     def __call__(self, x):
-        ...         return ops.sum(x)
+        ...         return mk.ops.sum(x)
         ...     def get_config(self):
         ...         return {}
         >>> float(Sum()(np.ones((2, 3), "float32")))
@@ -69,7 +69,7 @@ class Regularizer:
             A scalar Tensor of `x`'s dtype.
 
         Example:
-            >>> Regularizer()(np.ones(3, "float32")).numpy()
+            >>> mk.regularizers.Regularizer()(np.ones(3, "float32")).numpy()
             array(0., dtype=float32)
         """
         return ops.zeros((), dtype=ops.convert_to_tensor(x).dtype)
@@ -84,7 +84,7 @@ class Regularizer:
             NotImplementedError: for a subclass that does not define it.
 
         Example:
-            >>> L2(0.5).get_config()
+            >>> mk.regularizers.L2(0.5).get_config()
             {'l2': 0.5}
         """
         raise NotImplementedError(
@@ -102,7 +102,7 @@ class Regularizer:
             A new regularizer.
 
         Example:
-            >>> L1.from_config({"l1": 0.1})
+            >>> mk.regularizers.L1.from_config({"l1": 0.1})
             L1(l1=0.1)
         """
         return cls(**config)
@@ -125,7 +125,7 @@ class L1(Regularizer):
         ValueError: if `l1` is negative, not finite or not a number.
 
     Example:
-        >>> float(L1(0.1)(np.array([1.0, -2.0], "float32")))
+        >>> float(mk.regularizers.L1(0.1)(np.array([1.0, -2.0], "float32")))
         0.30000001192092896
     """
 
@@ -151,7 +151,7 @@ class L2(Regularizer):
         ValueError: if `l2` is negative, not finite or not a number.
 
     Example:
-        >>> float(L2(0.5)(np.array([1.0, -2.0], "float32")))
+        >>> float(mk.regularizers.L2(0.5)(np.array([1.0, -2.0], "float32")))
         2.5
     """
 
@@ -179,9 +179,9 @@ class L1L2(Regularizer):
         ValueError: if a factor is negative, not finite or not a number.
 
     Example:
-        >>> float(L1L2(l1=0.1, l2=0.5)(np.array([1.0, -2.0], "float32")))
+        >>> float(mk.regularizers.L1L2(l1=0.1, l2=0.5)(np.array([1.0, -2.0], "float32")))
         2.799999952316284
-        >>> get("l1_l2")
+        >>> mk.regularizers.get("l1_l2")
         L1L2(l1=0.01, l2=0.01)
     """
 
@@ -241,7 +241,7 @@ def serialize(regularizer):
             config, or a function named like a built-in regularizer.
 
     Example:
-        >>> serialize(L2(0.1))
+        >>> mk.regularizers.serialize(mk.regularizers.L2(0.1))
         {'class_name': 'L2', 'config': {'l2': 0.1}}
     """
     builtin_names = set(_REGULARIZERS) | {"l1_l2"}
@@ -263,9 +263,9 @@ def deserialize(config, custom_objects=None):
         ValueError: for an unknown name or a dict without `"class_name"`.
 
     Example:
-        >>> deserialize({"class_name": "L1L2", "config": {"l1": 0.1, "l2": 0.0}})
+        >>> mk.regularizers.deserialize({"class_name": "L1L2", "config": {"l1": 0.1, "l2": 0.0}})
         L1L2(l1=0.1, l2=0.0)
-        >>> deserialize("l2")
+        >>> mk.regularizers.deserialize("l2")
         L2(l2=0.01)
     """
     if config == "l1_l2" and not (custom_objects and config in custom_objects):
@@ -289,9 +289,9 @@ def get(identifier):
         ValueError: for an unknown name or anything else.
 
     Example:
-        >>> get("l1"), get(None)
+        >>> mk.regularizers.get("l1"), mk.regularizers.get(None)
         (L1(l1=0.01), None)
-        >>> get({"class_name": "L2", "config": {"l2": 0.1}})
+        >>> mk.regularizers.get({"class_name": "L2", "config": {"l2": 0.1}})
         L2(l2=0.1)
     """
     return get_object(identifier, deserialize, "regularizers")

@@ -30,7 +30,7 @@ def serialize_object(obj, base_class, builtin_names, module):
 
     Example:
         >>> from minikeras.constraints import Constraint, NonNeg
-        >>> serialize_object(NonNeg(), Constraint, {"non_neg"}, "constraints")
+        >>> mk.serialization.serialize_object(NonNeg(), Constraint, {"non_neg"}, "constraints")
         {'class_name': 'NonNeg', 'config': {}}
     """
     if obj is None:
@@ -70,8 +70,9 @@ def deserialize_object(config, lookup, module):
 
     Example:
         >>> from minikeras.constraints import MaxNorm
-        >>> deserialize_object({"class_name": "MaxNorm", "config": {}}, {"MaxNorm": MaxNorm}.get,
-        ...                    "constraints")
+        >>> mk.serialization.deserialize_object(
+        ...     {"class_name": "MaxNorm", "config": {}}, {"MaxNorm": MaxNorm}.get, "constraints"
+        ... )
         MaxNorm(max_value=2, axis=0)
     """
     if isinstance(config, str):
@@ -103,7 +104,7 @@ def get_object(identifier, deserialize, module):
 
     Example:
         >>> from minikeras import constraints
-        >>> get_object("non_neg", constraints.deserialize, "constraints")
+        >>> mk.serialization.get_object("non_neg", constraints.deserialize, "constraints")
         NonNeg()
     """
     if identifier is None:

@@ -13,7 +13,7 @@ public methods of the public classes. Each needs a docstring with:
 A method that overrides one of a minikeras base class is documented once, on
 the base class, where it is checked. Properties need a docstring.
 
-The API reference (docs/api/*.md, built by `mkdocs build --strict`) must
+The API reference (docs/api/**/*.md, built by `mkdocs build --strict`) must
 render every module listed here, every public name, and every base class that
 is not exported but gives exported classes their arguments or methods.
 """
@@ -275,7 +275,7 @@ def test_every_public_name_has_a_complete_docstring():
 def rendered_objects():
     """Ids of the objects docs/api/*.md render: `::: module` renders its public names too."""
     rendered = set()
-    for page in API_PAGES.glob("*.md"):
+    for page in API_PAGES.rglob("*.md"):
         for path, options in DIRECTIVE.findall(page.read_text()):
             try:
                 value = importlib.import_module(path)
@@ -301,10 +301,35 @@ def test_the_api_reference_renders_every_public_name_and_base_class():
             elif base.__name__.startswith("_") and list(check_members(base)):
                 missing.setdefault(path, f" (a private base of {where}, with public methods)")
     lines = [path + why for path, why in sorted(missing.items())]
-    assert not lines, "Not in docs/api/*.md (add a `::: path` line):\n" + "\n".join(lines)
+    how = "add a `::: path` line; a layer goes on its family's page in docs/api/layers/"
+    assert not lines, f"Not in docs/api/**/*.md ({how}):\n" + "\n".join(lines)
 
 
 def test_the_top_level_page_lists_every_top_level_name():
     page = (API_PAGES / "minikeras.md").read_text()
     missing = [name for name in minikeras.__all__ if f"`{name}`" not in page]
     assert not missing, f"docs/api/minikeras.md does not list {missing}"
+
+
+def test_every_layer_documents_its_input_and_output_shapes():
+    """Each layer `minikeras.layers` exports has `Input shape:` and `Output shape:`, as Keras's do.
+
+    The layer's own docstring needs them (not a base class's): they are what
+    its reference entry shows. `Layer` itself, whose shapes are its
+    subclass's, is exempt.
+    """
+    missing = []
+    for name in minikeras.layers.__all__:
+        value = getattr(minikeras.layers, name)
+        if (
+            inspect.isclass(value)
+            and issubclass(value, minikeras.Layer)
+            and value is not minikeras.Layer
+        ):
+            doc = value.__dict__.get("__doc__") or ""
+            missing += [
+                f"minikeras.layers.{name}: no {title}:"
+                for title in ("Input shape", "Output shape")
+                if not has_section(doc, title)
+            ]
+    assert not missing, "\n".join(missing)

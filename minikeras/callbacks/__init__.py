@@ -6,6 +6,7 @@ every callback in order and appends a `History` last, so the history records
 keys the other callbacks add to the logs (such as `"learning_rate"`).
 
 What a callback may rely on (the contract with `minikeras.trainer`):
+
 - `self.model`: the model being trained, with `stop_training` (set it to
   True to stop after the current batch or epoch), `optimizer.learning_rate`
   (a settable float), `get_weights()`, `set_weights(list)` and `name`;

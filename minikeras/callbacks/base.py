@@ -23,7 +23,7 @@ class Callback:
         params: a dict with `epochs`, `steps` and `verbose`, set by `set_params`.
 
     Example:
-        >>> class CountEpochs(Callback):
+        >>> class CountEpochs(mk.callbacks.Callback):
         ...     def on_train_begin(self, logs=None):
         ...         self.count = 0
         ...     def on_epoch_end(self, epoch, logs=None):
@@ -46,7 +46,7 @@ class Callback:
         Example:
             >>> from minikeras import Sequential, layers
             >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
-            >>> callback = Callback()
+            >>> callback = mk.callbacks.Callback()
             >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0, callbacks=[callback])
             >>> callback.model is model
             True
@@ -62,7 +62,7 @@ class Callback:
         Example:
             >>> from minikeras import Sequential, layers
             >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
-            >>> callback = Callback()
+            >>> callback = mk.callbacks.Callback()
             >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0,
             ...               callbacks=[callback])
             >>> callback.params
@@ -79,7 +79,7 @@ class Callback:
         Example:
             >>> from minikeras import Sequential, layers
             >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
-            >>> class Announce(Callback):
+            >>> class Announce(mk.callbacks.Callback):
             ...     def on_train_begin(self, logs=None):
             ...         print("training for", self.params["epochs"], "epochs")
             >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=3, verbose=0,
@@ -96,7 +96,7 @@ class Callback:
         Example:
             >>> from minikeras import Sequential, layers
             >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
-            >>> class Done(Callback):
+            >>> class Done(mk.callbacks.Callback):
             ...     def on_train_end(self, logs=None):
             ...         print("done:", sorted(logs))
             >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0, callbacks=[Done()])
@@ -113,7 +113,7 @@ class Callback:
         Example:
             >>> from minikeras import Sequential, layers
             >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
-            >>> class Epochs(Callback):
+            >>> class Epochs(mk.callbacks.Callback):
             ...     def on_epoch_begin(self, epoch, logs=None):
             ...         print("epoch", epoch)
             >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0,
@@ -134,7 +134,7 @@ class Callback:
         Example:
             >>> from minikeras import Sequential, layers
             >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
-            >>> class Keys(Callback):
+            >>> class Keys(mk.callbacks.Callback):
             ...     def on_epoch_end(self, epoch, logs=None):
             ...         print(epoch, sorted(logs))
             >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), validation_split=0.5,
@@ -152,7 +152,7 @@ class Callback:
         Example:
             >>> from minikeras import Sequential, layers
             >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
-            >>> class Steps(Callback):
+            >>> class Steps(mk.callbacks.Callback):
             ...     def on_train_batch_begin(self, batch, logs=None):
             ...         print("step", batch)
             >>> _ = model.fit(np.ones((10, 2)), np.ones((10, 1)), batch_size=4, verbose=0,
@@ -174,7 +174,7 @@ class Callback:
         Example:
             >>> from minikeras import Sequential, layers
             >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
-            >>> class Losses(Callback):
+            >>> class Losses(mk.callbacks.Callback):
             ...     def on_train_batch_end(self, batch, logs=None):
             ...         print(batch, sorted(logs))
             >>> _ = model.fit(np.ones((8, 2)), np.ones((8, 1)), batch_size=4, verbose=0,
@@ -194,7 +194,7 @@ class Callback:
         Example:
             >>> from minikeras import Sequential, layers
             >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
-            >>> class Steps(Callback):
+            >>> class Steps(mk.callbacks.Callback):
             ...     def on_batch_begin(self, batch, logs=None):
             ...         print("step", batch)
             >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0, callbacks=[Steps()])
@@ -211,7 +211,7 @@ class Callback:
         Example:
             >>> from minikeras import Sequential, layers
             >>> model = Sequential([layers.Dense(1)]); model.compile("sgd", "mse")
-            >>> class Steps(Callback):
+            >>> class Steps(mk.callbacks.Callback):
             ...     def on_batch_end(self, batch, logs=None):
             ...         print("step", batch, sorted(logs))
             >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0, callbacks=[Steps()])
@@ -226,7 +226,7 @@ class Callback:
 
         Example:
             >>> from minikeras.callbacks import CallbackList
-            >>> class Log(Callback):
+            >>> class Log(mk.callbacks.Callback):
             ...     def on_test_begin(self, logs=None):
             ...         print("on_test_begin")
             >>> CallbackList([Log()]).on_test_begin()
@@ -241,7 +241,7 @@ class Callback:
 
         Example:
             >>> from minikeras.callbacks import CallbackList
-            >>> class Log(Callback):
+            >>> class Log(mk.callbacks.Callback):
             ...     def on_test_end(self, logs=None):
             ...         print("on_test_end")
             >>> CallbackList([Log()]).on_test_end()
@@ -257,7 +257,7 @@ class Callback:
 
         Example:
             >>> from minikeras.callbacks import CallbackList
-            >>> class Log(Callback):
+            >>> class Log(mk.callbacks.Callback):
             ...     def on_test_batch_begin(self, batch, logs=None):
             ...         print("on_test_batch_begin", batch)
             >>> CallbackList([Log()]).on_test_batch_begin(0)
@@ -273,7 +273,7 @@ class Callback:
 
         Example:
             >>> from minikeras.callbacks import CallbackList
-            >>> class Log(Callback):
+            >>> class Log(mk.callbacks.Callback):
             ...     def on_test_batch_end(self, batch, logs=None):
             ...         print("on_test_batch_end", batch)
             >>> CallbackList([Log()]).on_test_batch_end(0)
@@ -288,7 +288,7 @@ class Callback:
 
         Example:
             >>> from minikeras.callbacks import CallbackList
-            >>> class Log(Callback):
+            >>> class Log(mk.callbacks.Callback):
             ...     def on_predict_begin(self, logs=None):
             ...         print("on_predict_begin")
             >>> CallbackList([Log()]).on_predict_begin()
@@ -303,7 +303,7 @@ class Callback:
 
         Example:
             >>> from minikeras.callbacks import CallbackList
-            >>> class Log(Callback):
+            >>> class Log(mk.callbacks.Callback):
             ...     def on_predict_end(self, logs=None):
             ...         print("on_predict_end")
             >>> CallbackList([Log()]).on_predict_end()
@@ -319,7 +319,7 @@ class Callback:
 
         Example:
             >>> from minikeras.callbacks import CallbackList
-            >>> class Log(Callback):
+            >>> class Log(mk.callbacks.Callback):
             ...     def on_predict_batch_begin(self, batch, logs=None):
             ...         print("on_predict_batch_begin", batch)
             >>> CallbackList([Log()]).on_predict_batch_begin(0)
@@ -335,7 +335,7 @@ class Callback:
 
         Example:
             >>> from minikeras.callbacks import CallbackList
-            >>> class Log(Callback):
+            >>> class Log(mk.callbacks.Callback):
             ...     def on_predict_batch_end(self, batch, logs=None):
             ...         print("on_predict_batch_end", batch)
             >>> CallbackList([Log()]).on_predict_batch_end(0)

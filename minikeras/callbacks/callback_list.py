@@ -23,7 +23,7 @@ class CallbackList(Callback):
         TypeError: if an entry is not a `Callback`.
 
     Example:
-        >>> callbacks = CallbackList([], add_history=True, epochs=2)
+        >>> callbacks = mk.callbacks.CallbackList([], add_history=True, epochs=2)
         >>> callbacks.on_train_begin()
         >>> callbacks.on_epoch_end(0, {"loss": 0.5}); callbacks.on_epoch_end(1, {"loss": 0.25})
         >>> callbacks.history.history, callbacks.history.params
@@ -65,7 +65,7 @@ class CallbackList(Callback):
 
         Example:
             >>> from minikeras.callbacks import TerminateOnNaN
-            >>> callbacks = CallbackList(add_history=True)
+            >>> callbacks = mk.callbacks.CallbackList(add_history=True)
             >>> callbacks.append(TerminateOnNaN())
             >>> [type(c).__name__ for c in callbacks.callbacks]
             ['TerminateOnNaN', 'History']

@@ -42,7 +42,9 @@ class ModelCheckpoint(Callback):
         >>> folder = pathlib.Path(tempfile.mkdtemp())
         >>> model = Sequential([layers.Input((2,)), layers.Dense(1)])
         >>> model.compile("sgd", "mse")
-        >>> checkpoint = ModelCheckpoint(str(folder / "ckpt-{epoch:02d}.minikeras"), monitor="loss")
+        >>> checkpoint = mk.callbacks.ModelCheckpoint(
+        ...     str(folder / "ckpt-{epoch:02d}.minikeras"), monitor="loss"
+        ... )
         >>> _ = model.fit(np.ones((8, 2)), np.ones((8, 1)), epochs=2, verbose=0,
         ...               callbacks=[checkpoint])
         >>> sorted(path.name for path in folder.iterdir())

@@ -37,7 +37,7 @@ class EarlyStopping(Callback):
     Example:
         >>> class FakeModel:
         ...     stop_training = False
-        >>> stopper = EarlyStopping(monitor="loss", patience=1)
+        >>> stopper = mk.callbacks.EarlyStopping(monitor="loss", patience=1)
         >>> stopper.set_model(FakeModel()); stopper.on_train_begin()
         >>> for epoch, loss in enumerate([0.5, 0.4, 0.45, 0.41]):
         ...     stopper.on_epoch_end(epoch, {"loss": loss})

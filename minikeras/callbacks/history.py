@@ -15,7 +15,7 @@ class History(Callback):
     Both are emptied at the start of training.
 
     Example:
-        >>> history = History()
+        >>> history = mk.callbacks.History()
         >>> history.on_train_begin()
         >>> history.on_epoch_end(0, {"loss": 0.5, "accuracy": 0.75})
         >>> history.history, history.epoch

@@ -52,7 +52,7 @@ class LearningRateScheduler(Callback):
         ...     learning_rate = 0.1
         >>> class FakeModel:
         ...     optimizer = FakeOptimizer()
-        >>> scheduler = LearningRateScheduler(lambda epoch, lr: lr * 0.5)
+        >>> scheduler = mk.callbacks.LearningRateScheduler(lambda epoch, lr: lr * 0.5)
         >>> scheduler.set_model(FakeModel())
         >>> scheduler.on_epoch_begin(0); scheduler.on_epoch_begin(1)
         >>> FakeModel.optimizer.learning_rate
@@ -118,7 +118,7 @@ class ReduceLROnPlateau(Callback):
         ...     learning_rate = 0.1
         >>> class FakeModel:
         ...     optimizer = FakeOptimizer()
-        >>> reducer = ReduceLROnPlateau(monitor="loss", factor=0.5, patience=1)
+        >>> reducer = mk.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=1)
         >>> reducer.set_model(FakeModel()); reducer.on_train_begin()
         >>> for epoch, loss in enumerate([1.0, 1.0, 0.5, 0.6]):
         ...     reducer.on_epoch_end(epoch, {"loss": loss})
@@ -172,7 +172,7 @@ class ReduceLROnPlateau(Callback):
             ...     learning_rate = 0.1
             >>> class FakeModel:
             ...     optimizer = FakeOptimizer()
-            >>> reducer = ReduceLROnPlateau(monitor="loss", patience=1, cooldown=2)
+            >>> reducer = mk.callbacks.ReduceLROnPlateau(monitor="loss", patience=1, cooldown=2)
             >>> reducer.set_model(FakeModel()); reducer.on_train_begin()
             >>> reducer.on_epoch_end(0, {"loss": 1.0}); reducer.in_cooldown()
             False

@@ -18,7 +18,9 @@ class TerminateOnNaN(Callback):
     Example:
         >>> class FakeModel:
         ...     stop_training = False
-        >>> model = FakeModel(); terminate = TerminateOnNaN(); terminate.set_model(model)
+        >>> model = FakeModel()
+        >>> terminate = mk.callbacks.TerminateOnNaN()
+        >>> terminate.set_model(model)
         >>> terminate.on_train_batch_end(7, {"loss": float("nan")})
         Batch 7: Invalid loss nan, terminating training
         >>> model.stop_training
@@ -49,7 +51,7 @@ class CSVLogger(Callback):
         >>> import tempfile
         >>> from pathlib import Path
         >>> path = Path(tempfile.mkdtemp()) / "log.csv"
-        >>> logger = CSVLogger(path)
+        >>> logger = mk.callbacks.CSVLogger(path)
         >>> logger.on_train_begin()
         >>> logger.on_epoch_end(0, {"loss": 0.5, "accuracy": 0.75}); logger.on_train_end()
         >>> print(path.read_text(), end="")
@@ -114,7 +116,9 @@ class LambdaCallback(Callback):
         TypeError: for a keyword that names no hook, or a value that is not callable.
 
     Example:
-        >>> printer = LambdaCallback(on_epoch_end=lambda epoch, logs: print(epoch, logs))
+        >>> printer = mk.callbacks.LambdaCallback(
+        ...     on_epoch_end=lambda epoch, logs: print(epoch, logs)
+        ... )
         >>> printer.on_epoch_end(3, {"loss": 0.5})
         3 {'loss': 0.5}
     """

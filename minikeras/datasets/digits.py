@@ -19,7 +19,7 @@ def load_data():
         1,437 training and 360 test samples.
 
     Example:
-        >>> (x_train, y_train), (x_test, y_test) = load_data()
+        >>> (x_train, y_train), (x_test, y_test) = mk.datasets.digits.load_data()
         >>> x_train.shape, x_test.shape, int(x_train.max())
         ((1437, 8, 8), (360, 8, 8), 16)
     """

@@ -35,7 +35,7 @@ def read_idx(path):
         >>> import tempfile, os
         >>> path = os.path.join(tempfile.mkdtemp(), "labels-idx1-ubyte")
         >>> _ = open(path, "wb").write(bytes([0, 0, 8, 1, 0, 0, 0, 2, 7, 3]))
-        >>> read_idx(path)
+        >>> mk.datasets.idx.read_idx(path)
         array([7, 3], dtype=uint8)
     """
     path = Path(path)
@@ -79,7 +79,7 @@ def load_folder(name, path, env_var):
         FileNotFoundError: if a file is missing, saying which and where to put it.
 
     Example:
-        >>> load_folder("mnist", "/nonexistent", "X")  # doctest: +ELLIPSIS
+        >>> mk.datasets.idx.load_folder("mnist", "/nonexistent", "X")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         FileNotFoundError: mnist: cannot find train-images-idx3-ubyte[.gz] in /nonexistent...
     """

@@ -21,7 +21,7 @@ def load_data(path=None):
         ValueError: if a file is not a valid IDX file.
 
     Example:
-        >>> load_data("/nonexistent")  # doctest: +ELLIPSIS
+        >>> mk.datasets.mnist.load_data("/nonexistent")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         FileNotFoundError: mnist: cannot find ...
     """

@@ -28,8 +28,8 @@ def bind_operators(ops):
 
     Example:
         >>> from minikeras import ops
-        >>> bind_operators(ops)  # what importing minikeras.ops did already
-        >>> (Tensor([1.0]) + 1).numpy()
+        >>> mk.engine.operators.bind_operators(ops)  # what importing minikeras.ops did already
+        >>> (mk.Tensor([1.0]) + 1).numpy()
         array([2.], dtype=float32)
     """
     global _ops
@@ -40,7 +40,7 @@ class Operators:
     """The operator methods of `Tensor`, each calling the op of the same meaning.
 
     Example:
-        >>> (Tensor([1.0, 2.0]) * 3 - 1).numpy()
+        >>> (mk.Tensor([1.0, 2.0]) * 3 - 1).numpy()
         array([2., 5.], dtype=float32)
     """
 
@@ -137,7 +137,7 @@ class Operators:
             A Tensor with the same values in the new shape.
 
         Example:
-            >>> t = Tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+            >>> t = mk.Tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
             >>> t.reshape(3, 2).shape, t.reshape((-1,)).shape
             ((3, 2), (6,))
         """
@@ -155,7 +155,7 @@ class Operators:
             A Tensor of the values cast to `dtype`.
 
         Example:
-            >>> Tensor([1.5, 2.5]).astype("int32").numpy()
+            >>> mk.Tensor([1.5, 2.5]).astype("int32").numpy()
             array([1, 2], dtype=int32)
         """
         return _ops.cast(self, dtype)

@@ -73,7 +73,7 @@ def fused_primitive(forward):
         attribute is `forward` itself.
 
     Example:
-        >>> @fused_primitive
+        >>> @mk.engine.primitive.fused_primitive
         ... def _cube(x):
         ...     square = x * x
         ...     return square * x, square
@@ -110,16 +110,16 @@ def defvjp_fused(op, vjp_maker):
         TypeError: if `op` was not made by `fused_primitive`.
 
     Example:
-        >>> @fused_primitive
+        >>> @mk.engine.primitive.fused_primitive
         ... def _cube(x):
         ...     square = x * x
         ...     return square * x, square
         >>> def _cube_vjp(argnums, ans, args, square):
         ...     square = args[0] * args[0] if square is None else square
         ...     return lambda g: [3 * g * square]
-        >>> defvjp_fused(_cube, _cube_vjp)
+        >>> mk.engine.primitive.defvjp_fused(_cube, _cube_vjp)
         >>> from autograd import grad
-        >>> float(grad(lambda x: call_primitive(_cube, x))(2.0))
+        >>> float(grad(lambda x: mk.engine.primitive.call_primitive(_cube, x))(2.0))
         12.0
     """
     if op not in _fused:
@@ -147,7 +147,7 @@ def call_primitive(op, *args):
 
     Example:
         >>> from minikeras.ops.nn import _relu
-        >>> call_primitive(_relu, np.array([-1.0, 2.0]))
+        >>> mk.engine.primitive.call_primitive(_relu, np.array([-1.0, 2.0]))
         array([0., 2.])
     """
     top_trace = -1
@@ -199,7 +199,9 @@ def record_fused(op, trace, argnums, parents, values):
         >>> from autograd.core import VJPNode
         >>> from minikeras.ops.fused_dense import _dense
         >>> x = np.ones((1, 2))
-        >>> box = record_fused(_dense, 7, (1,), (VJPNode.new_root(),), (x, x.T, None, False))
+        >>> box = mk.engine.primitive.record_fused(
+        ...     _dense, 7, (1,), (VJPNode.new_root(),), (x, x.T, None, False)
+        ... )
         >>> box._node.vjp(np.ones((1, 1)))
         [array([[1.],
                [1.]])]
@@ -225,7 +227,7 @@ def record(ans, trace, parents, vjp):
 
     Example:
         >>> from autograd.core import VJPNode
-        >>> box = record(np.ones(2), 7, (VJPNode.new_root(),), lambda g: (g,))
+        >>> box = mk.engine.primitive.record(np.ones(2), 7, (VJPNode.new_root(),), lambda g: (g,))
         >>> box._trace, len(box._node.parents)
         (7, 1)
     """

@@ -93,9 +93,9 @@ class GradientTape:
         watch_accessed_variables: watch trainable Variables automatically.
 
     Example:
-        >>> w = Variable([1.0, 2.0])
-        >>> with GradientTape() as tape:
-        ...     loss = ops.sum(w * w)
+        >>> w = mk.Variable([1.0, 2.0])
+        >>> with mk.GradientTape() as tape:
+        ...     loss = mk.ops.sum(w * w)
         >>> tape.gradient(loss, w).numpy()
         array([2., 4.], dtype=float32)
     """
@@ -177,8 +177,8 @@ class GradientTape:
             TypeError: if `tensor` is not a Tensor.
 
         Example:
-            >>> x = Tensor([3.0])
-            >>> with GradientTape() as tape:
+            >>> x = mk.Tensor([3.0])
+            >>> with mk.GradientTape() as tape:
             ...     tape.watch(x)
             ...     y = x * x
             >>> tape.gradient(y, x).numpy()
@@ -235,8 +235,8 @@ class GradientTape:
                 `output_gradients` does not match `target`.
 
         Example:
-            >>> a, b = Variable(2.0), Variable(5.0)
-            >>> with GradientTape() as tape:
+            >>> a, b = mk.Variable(2.0), mk.Variable(5.0)
+            >>> with mk.GradientTape() as tape:
             ...     y = a * a
             >>> tape.gradient(y, {"a": a, "b": b})
             {'a': <Tensor shape=() dtype=float32
@@ -472,7 +472,7 @@ def may_overwrite(grad):
         A bool.
 
     Example:
-        >>> may_overwrite(np.ones(3))  # not handed over by a tape
+        >>> mk.engine.tape.may_overwrite(np.ones(3))  # not handed over by a tape
         False
     """
     return grad is _overwritable

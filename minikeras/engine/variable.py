@@ -53,7 +53,7 @@ class Variable(Tensor):
             initial value does not have the given shape.
 
     Example:
-        >>> v = Variable([1.0, 2.0], name="w")
+        >>> v = mk.Variable([1.0, 2.0], name="w")
         >>> v.assign_add([0.5, 0.5]).numpy()
         array([1.5, 2.5], dtype=float32)
     """
@@ -121,7 +121,7 @@ class Variable(Tensor):
             A numpy array that later updates do not change.
 
         Example:
-            >>> Variable([1.0]).numpy()
+            >>> mk.Variable([1.0]).numpy()
             array([1.], dtype=float32)
         """
         return self._value.copy()
@@ -182,7 +182,7 @@ class Variable(Tensor):
                 both shapes.
 
         Example:
-            >>> Variable([0.0, 0.0]).assign([1.0, 2.0]).numpy()
+            >>> mk.Variable([0.0, 0.0]).assign([1.0, 2.0]).numpy()
             array([1., 2.], dtype=float32)
         """
         value = self._checked(value, "assign")
@@ -204,7 +204,7 @@ class Variable(Tensor):
             ValueError: if the shape does not match.
 
         Example:
-            >>> Variable([1.0]).assign_add([2.0]).numpy()
+            >>> mk.Variable([1.0]).assign_add([2.0]).numpy()
             array([3.], dtype=float32)
         """
         return self._update(np.add, delta, "assign_add")
@@ -222,7 +222,7 @@ class Variable(Tensor):
             ValueError: if the shape does not match.
 
         Example:
-            >>> Variable([1.0]).assign_sub([2.0]).numpy()
+            >>> mk.Variable([1.0]).assign_sub([2.0]).numpy()
             array([-1.], dtype=float32)
         """
         return self._update(np.subtract, delta, "assign_sub")
@@ -243,11 +243,11 @@ def is_unshared(holder):
         A bool.
 
     Example:
-        >>> v = Variable([1.0, 2.0])
-        >>> is_unshared(v)
+        >>> v = mk.Variable([1.0, 2.0])
+        >>> mk.engine.variable.is_unshared(v)
         True
         >>> read = v.value
-        >>> is_unshared(v)
+        >>> mk.engine.variable.is_unshared(v)
         False
     """
     return sys.getrefcount(holder._value) <= _UNSHARED_REFS

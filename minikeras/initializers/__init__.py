@@ -104,7 +104,7 @@ def serialize(initializer):
         ValueError: for anything that is not an `Initializer`.
 
     Example:
-        >>> serialize(HeNormal(seed=1))
+        >>> mk.initializers.serialize(mk.initializers.HeNormal(seed=1))
         {'class_name': 'HeNormal', 'config': {'seed': 1}}
     """
     if not isinstance(initializer, Initializer):
@@ -133,7 +133,7 @@ def deserialize(config, custom_objects=None):
         ValueError: for an unknown name or a dict without `"class_name"`.
 
     Example:
-        >>> deserialize({"class_name": "RandomNormal", "config": {"stddev": 1.0}})
+        >>> mk.initializers.deserialize({"class_name": "RandomNormal", "config": {"stddev": 1.0}})
         RandomNormal(mean=0.0, stddev=1.0, seed=None)
     """
     if isinstance(config, str):
@@ -162,9 +162,9 @@ def get(identifier):
         ValueError: for an unknown name or anything else.
 
     Example:
-        >>> get("glorot_uniform")
+        >>> mk.initializers.get("glorot_uniform")
         GlorotUniform(seed=None)
-        >>> get("zeros")((2,))
+        >>> mk.initializers.get("zeros")((2,))
         array([0., 0.], dtype=float32)
     """
     if identifier is None:

@@ -12,7 +12,7 @@ class Zeros(Initializer):
     """Fills with 0.
 
     Example:
-        >>> Zeros()((2, 2))
+        >>> mk.initializers.Zeros()((2, 2))
         array([[0., 0.],
                [0., 0.]], dtype=float32)
     """
@@ -25,7 +25,7 @@ class Ones(Initializer):
     """Fills with 1.
 
     Example:
-        >>> Ones()(3)
+        >>> mk.initializers.Ones()(3)
         array([1., 1., 1.], dtype=float32)
     """
 
@@ -43,7 +43,7 @@ class Constant(Initializer):
         ValueError: at call time, if `value` does not broadcast to the shape.
 
     Example:
-        >>> Constant(0.5)((2,))
+        >>> mk.initializers.Constant(0.5)((2,))
         array([0.5, 0.5], dtype=float32)
     """
 
@@ -75,7 +75,7 @@ class Identity(Initializer):
         ValueError: at call time, for a shape that is not 2-D.
 
     Example:
-        >>> Identity(gain=2.0)((2, 3))
+        >>> mk.initializers.Identity(gain=2.0)((2, 3))
         array([[2., 0., 0.],
                [0., 2., 0.]], dtype=float32)
     """

@@ -27,7 +27,7 @@ def compute_fans(shape):
         A pair of ints.
 
     Example:
-        >>> compute_fans((784, 128)), compute_fans((3, 3, 16, 32))
+        >>> mk.initializers.compute_fans((784, 128)), mk.initializers.compute_fans((3, 3, 16, 32))
         ((784, 128), (144, 288))
     """
     shape = tuple(shape)
@@ -95,9 +95,9 @@ class Initializer:
     Subclasses override `__call__`, and `get_config` when they take arguments.
 
     Example:
-        >>> class Twos(Initializer):
+        >>> class Twos(mk.initializers.Initializer):
         ...     def __call__(self, shape, dtype=None):
-        ...         return np.full(shape, 2.0, dtype=standardize_dtype(dtype))
+        ...         return np.full(shape, 2.0, dtype=mk.config.standardize_dtype(dtype))
         >>> Twos()((2,))
         array([2., 2.], dtype=float32)
     """

@@ -43,7 +43,7 @@ class RandomNormal(Initializer):
         ValueError: for a negative `stddev` or a bad `seed`.
 
     Example:
-        >>> values = RandomNormal(stddev=1.0, seed=0)((1000,))
+        >>> values = mk.initializers.RandomNormal(stddev=1.0, seed=0)((1000,))
         >>> values.dtype, bool(abs(values.std() - 1.0) < 0.1)
         (dtype('float32'), True)
     """
@@ -79,7 +79,7 @@ class RandomUniform(Initializer):
         ValueError: if `minval >= maxval`, or for a bad `seed`.
 
     Example:
-        >>> values = RandomUniform(-1.0, 1.0, seed=0)((1000,))
+        >>> values = mk.initializers.RandomUniform(-1.0, 1.0, seed=0)((1000,))
         >>> bool(values.min() >= -1.0 and values.max() < 1.0)
         True
     """
@@ -119,7 +119,7 @@ class TruncatedNormal(Initializer):
         ValueError: for a negative `stddev` or a bad `seed`.
 
     Example:
-        >>> values = TruncatedNormal(stddev=1.0, seed=0)((1000,))
+        >>> values = mk.initializers.TruncatedNormal(stddev=1.0, seed=0)((1000,))
         >>> bool(np.abs(values).max() <= 2.0)
         True
     """
@@ -169,7 +169,9 @@ class VarianceScaling(Initializer):
             `distribution`, or a bad `seed`.
 
     Example:
-        >>> init = VarianceScaling(scale=2.0, mode="fan_in", distribution="uniform", seed=0)
+        >>> init = mk.initializers.VarianceScaling(
+        ...     scale=2.0, mode="fan_in", distribution="uniform", seed=0
+        ... )
         >>> values = init((200, 100))
         >>> bool(np.abs(values).max() <= np.sqrt(3 * 2.0 / 200))
         True
@@ -240,7 +242,7 @@ class GlorotUniform(_PresetVarianceScaling):
             on every call).
 
     Example:
-        >>> values = GlorotUniform(seed=0)((100, 50))
+        >>> values = mk.initializers.GlorotUniform(seed=0)((100, 50))
         >>> bool(np.abs(values).max() <= np.sqrt(6 / 150))
         True
     """
@@ -259,7 +261,7 @@ class GlorotNormal(_PresetVarianceScaling):
             on every call).
 
     Example:
-        >>> GlorotNormal(seed=0)((3, 4)).shape
+        >>> mk.initializers.GlorotNormal(seed=0)((3, 4)).shape
         (3, 4)
     """
 
@@ -274,7 +276,7 @@ class HeNormal(_PresetVarianceScaling):
             on every call).
 
     Example:
-        >>> HeNormal(seed=0)((3, 3, 8, 16)).dtype
+        >>> mk.initializers.HeNormal(seed=0)((3, 3, 8, 16)).dtype
         dtype('float32')
     """
 
@@ -289,7 +291,7 @@ class HeUniform(_PresetVarianceScaling):
             on every call).
 
     Example:
-        >>> bool(np.abs(HeUniform(seed=0)((24, 8))).max() <= 0.5)
+        >>> bool(np.abs(mk.initializers.HeUniform(seed=0)((24, 8))).max() <= 0.5)
         True
     """
 
@@ -304,7 +306,7 @@ class LecunNormal(_PresetVarianceScaling):
             on every call).
 
     Example:
-        >>> LecunNormal(seed=0)((4,)).shape
+        >>> mk.initializers.LecunNormal(seed=0)((4,)).shape
         (4,)
     """
 
@@ -319,7 +321,7 @@ class LecunUniform(_PresetVarianceScaling):
             on every call).
 
     Example:
-        >>> bool(np.abs(LecunUniform(seed=0)((12, 8))).max() <= 0.5)
+        >>> bool(np.abs(mk.initializers.LecunUniform(seed=0)((12, 8))).max() <= 0.5)
         True
     """
 
@@ -343,7 +345,7 @@ class Orthogonal(Initializer):
         ValueError: at call time, for a shape with fewer than two axes.
 
     Example:
-        >>> q = Orthogonal(seed=0)((4, 4))
+        >>> q = mk.initializers.Orthogonal(seed=0)((4, 4))
         >>> np.allclose(q.T @ q, np.eye(4), atol=1e-6)
         True
     """

@@ -13,11 +13,17 @@ class Activation(Layer):
         activation: a name such as `"relu"`, or a callable.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        Any shape.
+
+    Output shape:
+        The input's shape.
+
     Raises:
         ValueError: for an unknown activation name.
 
     Example:
-        >>> Activation("relu")(np.array([-1.0, 2.0])).numpy()
+        >>> mk.layers.Activation("relu")(np.array([-1.0, 2.0])).numpy()
         array([0., 2.], dtype=float32)
     """
 

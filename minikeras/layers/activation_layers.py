@@ -54,7 +54,7 @@ class ReLU(_Elementwise):
         ValueError: if an argument is negative or not a number.
 
     Example:
-        >>> ReLU(max_value=2.0, negative_slope=0.5, threshold=1.0)(
+        >>> mk.layers.ReLU(max_value=2.0, negative_slope=0.5, threshold=1.0)(
         ...     np.array([-1.0, 0.5, 1.5, 4.0])
         ... ).numpy()
         array([-1.  , -0.25,  1.5 ,  2.  ], dtype=float32)
@@ -104,7 +104,7 @@ class LeakyReLU(_Elementwise):
         ValueError: if `negative_slope` is negative or not a number.
 
     Example:
-        >>> LeakyReLU()(np.array([-2.0, 3.0])).numpy()
+        >>> mk.layers.LeakyReLU()(np.array([-2.0, 3.0])).numpy()
         array([-0.6,  3. ], dtype=float32)
     """
 
@@ -136,7 +136,7 @@ class ELU(_Elementwise):
         ValueError: if `alpha` is not a number.
 
     Example:
-        >>> ELU(alpha=2.0)(np.array([0.0, 1.0, -np.log(2.0)])).numpy()
+        >>> mk.layers.ELU(alpha=2.0)(np.array([0.0, 1.0, -np.log(2.0)])).numpy()
         array([ 0.,  1., -1.], dtype=float32)
     """
 
@@ -183,7 +183,7 @@ class PReLU(_Elementwise):
             unknown size on an axis that is not shared.
 
     Example:
-        >>> layer = PReLU(alpha_initializer=mk.initializers.Constant(0.25))
+        >>> layer = mk.layers.PReLU(alpha_initializer=mk.initializers.Constant(0.25))
         >>> layer(np.array([[-4.0, 2.0]])).numpy()
         array([[-1.,  2.]], dtype=float32)
         >>> layer.alpha.shape
@@ -273,7 +273,9 @@ class Softmax(_Elementwise):
             broadcast to them.
 
     Example:
-        >>> Softmax()(np.log([[1.0, 3.0, 4.0]]), mask=np.array([[True, True, False]])).numpy()
+        >>> mk.layers.Softmax()(
+        ...     np.log([[1.0, 3.0, 4.0]]), mask=np.array([[True, True, False]])
+        ... ).numpy()
         array([[0.25, 0.75, 0.  ]], dtype=float32)
     """
 

@@ -55,6 +55,7 @@ class MultiHeadAttention(Layer):
     Call it as `layer(query, value, key=None, query_mask=None,
     value_mask=None, key_mask=None, attention_mask=None,
     return_attention_scores=False, training=None, use_causal_mask=False)`:
+
     - query: `(batch, T, query_dim)`; value: `(batch, S, value_dim)`; key:
       `(batch, S, key_dim)`, the value by default.
     - query_mask, value_mask, key_mask: padding masks `(batch, T)` /
@@ -83,6 +84,14 @@ class MultiHeadAttention(Layer):
         seed: int seed of the dropout's mask stream.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        query `(batch, T, query_dim)`, value `(batch, S, value_dim)`, key
+        `(batch, S, key_dim)` (the value by default).
+
+    Output shape:
+        `(batch, T, *output_shape)` (`output_shape` is `query_dim` by default); the
+        scores, with `return_attention_scores=True`, are `(batch, num_heads, T, S)`.
+
     Returns:
         When called: the output `(batch, T, *output_shape)`, and with
         `return_attention_scores=True` the pair `(output, scores)`, scores of
@@ -95,7 +104,7 @@ class MultiHeadAttention(Layer):
             `attention_mask` that does not broadcast to `(batch, T, S)`.
 
     Example:
-        >>> mha = MultiHeadAttention(num_heads=2, key_dim=4)
+        >>> mha = mk.layers.MultiHeadAttention(num_heads=2, key_dim=4)
         >>> query, value = np.ones((3, 5, 8)), np.ones((3, 7, 6))
         >>> out, scores = mha(query, value, return_attention_scores=True)
         >>> out.shape, scores.shape
@@ -164,7 +173,7 @@ class MultiHeadAttention(Layer):
             ValueError: if a shape has fewer than 3 axes or an unknown last axis.
 
         Example:
-            >>> mha = MultiHeadAttention(num_heads=2, key_dim=3)
+            >>> mha = mk.layers.MultiHeadAttention(num_heads=2, key_dim=3)
             >>> mha.build((None, 4, 5), (None, 6, 7))
             >>> [w.shape for w in mha.weights][::2]
             [(5, 2, 3), (7, 2, 3), (7, 2, 3), (2, 3, 5)]
@@ -333,7 +342,7 @@ class MultiHeadAttention(Layer):
 
         Example:
             >>> mask = np.array([[True, False]])
-            >>> MultiHeadAttention(1, 2).compute_mask(np.ones((1, 2, 3)), mask)
+            >>> mk.layers.MultiHeadAttention(1, 2).compute_mask(np.ones((1, 2, 3)), mask)
             array([[ True, False]])
         """
         if mask is not None and self.__dict__.get("_returns_scores"):
@@ -360,7 +369,9 @@ class MultiHeadAttention(Layer):
             A tuple.
 
         Example:
-            >>> MultiHeadAttention(2, 4, output_shape=3).compute_output_shape((None, 5, 8))
+            >>> mk.layers.MultiHeadAttention(2, 4, output_shape=3).compute_output_shape(
+            ...     (None, 5, 8)
+            ... )
             (None, 5, 3)
         """
         if self._output_shape_arg is not None:

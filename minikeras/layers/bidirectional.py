@@ -43,6 +43,15 @@ class Bidirectional(Layer):
         mask: optional `(batch, time)` booleans, given to both layers.
         training: given to both layers.
 
+    Input shape:
+        `(batch, time, features)`.
+
+    Output shape:
+        The wrapped layer's output with its last axis doubled for `merge_mode="concat"`,
+        unchanged for `"sum"`, `"ave"` and `"mul"`, and a list of the two outputs for
+        None; with `return_state`, the forward layer's states then the backward layer's
+        follow.
+
     Returns:
         The merged outputs; with `return_state`, `[outputs, *forward_states,
         *backward_states]`.
@@ -53,7 +62,7 @@ class Bidirectional(Layer):
 
     Example:
         >>> from minikeras.layers import LSTM
-        >>> layer = Bidirectional(LSTM(4, return_sequences=True))
+        >>> layer = mk.layers.Bidirectional(LSTM(4, return_sequences=True))
         >>> layer(np.ones((2, 5, 3))).shape
         (2, 5, 8)
         >>> layer.forward_layer.name.startswith("forward_"), layer.backward_layer.go_backwards
@@ -156,7 +165,7 @@ class Bidirectional(Layer):
 
         Example:
             >>> from minikeras.layers import GRU
-            >>> Bidirectional(GRU(2)).compute_mask(None, np.ones((1, 3), bool)) is None
+            >>> mk.layers.Bidirectional(GRU(2)).compute_mask(None, np.ones((1, 3), bool)) is None
             True
         """
         while isinstance(mask, (list, tuple)):

@@ -43,7 +43,7 @@ class ConvTranspose(BaseConv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> Conv2DTranspose(3, 3, strides=2, padding="same")(np.ones((1, 4, 4, 2))).shape
+        >>> mk.layers.Conv2DTranspose(3, 3, strides=2, padding="same")(np.ones((1, 4, 4, 2))).shape
         (1, 8, 8, 3)
     """
 
@@ -149,11 +149,22 @@ class Conv1DTranspose(ConvTranspose):
         padding: `"valid"` or `"same"`.
         **kwargs: as `ConvTranspose`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, filters)` (channels first likewise): each new size is
+        `n * s + max(w - s, 0)` for `"valid"` and `n * s` for `"same"`; with
+        `output_padding=p`, `(n - 1) * s + w - 2 * pad + p` (`pad` is `w // 2` for
+        `"same"`, 0 for `"valid"`), where `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> Conv1DTranspose(4, 3, strides=2)(np.ones((2, 5, 3), "float32")).shape
+        >>> mk.layers.Conv1DTranspose(4, 3, strides=2)(np.ones((2, 5, 3), "float32")).shape
         (2, 11, 4)
     """
 
@@ -172,11 +183,22 @@ class Conv2DTranspose(ConvTranspose):
             `activation`, `use_bias`, initializers, regularizers,
             constraints, `name`, `dtype`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, filters)` (channels first likewise): each new size
+        is `n * s + max(w - s, 0)` for `"valid"` and `n * s` for `"same"`; with
+        `output_padding=p`, `(n - 1) * s + w - 2 * pad + p` (`pad` is `w // 2` for
+        `"same"`, 0 for `"valid"`), where `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> layer = Conv2DTranspose(8, 3, strides=2, padding="same", activation="relu")
+        >>> layer = mk.layers.Conv2DTranspose(8, 3, strides=2, padding="same", activation="relu")
         >>> layer(np.ones((2, 7, 7, 16), "float32")).shape, layer.kernel.shape
         ((2, 14, 14, 8), (3, 3, 8, 16))
     """

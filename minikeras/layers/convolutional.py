@@ -45,7 +45,7 @@ class BaseConv(ChannelsFirst, Layer):
 
     Example:
         >>> from minikeras.layers import Conv2D
-        >>> isinstance(Conv2D(2, 3), BaseConv)
+        >>> isinstance(Conv2D(2, 3), mk.layers.convolutional.BaseConv)
         True
     """
 
@@ -102,7 +102,7 @@ class BaseConv(ChannelsFirst, Layer):
             ValueError: naming the layer and the shape.
 
         Example:
-            >>> Conv2D(4, 3).check_input_shape((None, 28, 28, 1))
+            >>> mk.layers.Conv2D(4, 3).check_input_shape((None, 28, 28, 1))
             1
         """
         axes = {1: "batch, steps, channels", 2: "batch, height, width, channels"}.get(self.rank)
@@ -299,11 +299,21 @@ class Conv1D(Conv):
             `activation`, `use_bias`, initializers, regularizers, constraints,
             `name`, `dtype`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, filters)` (channels first likewise): each new size is
+        `floor((n - w) / s) + 1` for `"valid"` and `ceil(n / s)` for `"same"` and
+        `"causal"`, where `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> Conv1D(4, 3, padding="causal")(np.ones((2, 10, 3), "float32")).shape
+        >>> mk.layers.Conv1D(4, 3, padding="causal")(np.ones((2, 10, 3), "float32")).shape
         (2, 10, 4)
     """
 
@@ -323,11 +333,21 @@ class Conv2D(Conv):
             `activation`, `use_bias`, initializers, regularizers, constraints,
             `name`, `dtype`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, filters)` (channels first likewise): each new size
+        is `floor((n - w) / s) + 1` for `"valid"` and `ceil(n / s)` for `"same"`, where
+        `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> layer = Conv2D(16, 3, padding="same", activation="relu")
+        >>> layer = mk.layers.Conv2D(16, 3, padding="same", activation="relu")
         >>> layer(np.ones((2, 8, 8, 1), "float32")).shape
         (2, 8, 8, 16)
         >>> layer.kernel.shape, layer.bias.shape

@@ -22,7 +22,7 @@ def check_positive_int(layer, argument, value):
         ValueError: if `value` is not a positive int.
 
     Example:
-        >>> check_positive_int("Dense", "units", 4)
+        >>> mk.layers.dense.check_positive_int("Dense", "units", 4)
         4
     """
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -53,13 +53,19 @@ class Dense(Layer):
         bias_constraint: None, or a constraint of the bias.
         **kwargs: `name`, `trainable`, `dtype`, and Keras 2's `input_shape`.
 
+    Input shape:
+        `(batch, ..., input_dim)`: any rank of 2 or more.
+
+    Output shape:
+        `(batch, ..., units)`: the last axis becomes `units`.
+
     Raises:
         ValueError: if `units` is not a positive int, or later inputs change
             their last axis.
 
     Example:
-        >>> layer = Dense(4, activation="relu")
-        >>> layer(ops.ones((2, 3))).shape
+        >>> layer = mk.layers.Dense(4, activation="relu")
+        >>> layer(mk.ops.ones((2, 3))).shape
         (2, 4)
         >>> layer.kernel.shape, layer.bias.shape
         ((3, 4), (4,))

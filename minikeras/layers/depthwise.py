@@ -49,7 +49,7 @@ class DepthwiseConv(BaseConv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> layer = DepthwiseConv2D(3, depth_multiplier=2)
+        >>> layer = mk.layers.DepthwiseConv2D(3, depth_multiplier=2)
         >>> layer(np.ones((1, 5, 5, 3), "float32")).shape, layer.kernel.shape
         ((1, 3, 3, 6), (3, 3, 3, 2))
     """
@@ -127,11 +127,21 @@ class DepthwiseConv1D(DepthwiseConv):
         depth_multiplier: positive int, filters per input channel.
         **kwargs: as `DepthwiseConv`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, channels * depth_multiplier)` (channels first likewise):
+        each new size is `floor((n - w) / s) + 1` for `"valid"` and `ceil(n / s)` for
+        `"same"`, where `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> DepthwiseConv1D(3, padding="same")(np.ones((2, 6, 4), "float32")).shape
+        >>> mk.layers.DepthwiseConv1D(3, padding="same")(np.ones((2, 6, 4), "float32")).shape
         (2, 6, 4)
     """
 
@@ -150,11 +160,23 @@ class DepthwiseConv2D(DepthwiseConv):
             `use_bias`, `depthwise_initializer`, `bias_initializer`,
             regularizers, constraints, `name`, `dtype`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, channels * depth_multiplier)` (channels first
+        likewise): each new size is `floor((n - w) / s) + 1` for `"valid"` and
+        `ceil(n / s)` for `"same"`, where `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> DepthwiseConv2D(3, strides=2, padding="same")(np.ones((1, 8, 8, 3), "float32")).shape
+        >>> mk.layers.DepthwiseConv2D(3, strides=2, padding="same")(
+        ...     np.ones((1, 8, 8, 3), "float32")
+        ... ).shape
         (1, 4, 4, 3)
     """
 
@@ -195,7 +217,7 @@ class SeparableConv(BaseConv):
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> layer = SeparableConv2D(8, 3, padding="same")
+        >>> layer = mk.layers.SeparableConv2D(8, 3, padding="same")
         >>> layer(np.ones((1, 5, 5, 3), "float32")).shape
         (1, 5, 5, 8)
         >>> layer.depthwise_kernel.shape, layer.pointwise_kernel.shape
@@ -299,11 +321,21 @@ class SeparableConv1D(SeparableConv):
         padding: `"valid"` or `"same"`.
         **kwargs: as `SeparableConv`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, filters)` (channels first likewise): each new size is
+        `floor((n - w) / s) + 1` for `"valid"` and `ceil(n / s)` for `"same"`, where `n`
+        is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> SeparableConv1D(5, 3)(np.ones((2, 6, 4), "float32")).shape
+        >>> mk.layers.SeparableConv1D(5, 3)(np.ones((2, 6, 4), "float32")).shape
         (2, 4, 5)
     """
 
@@ -322,11 +354,23 @@ class SeparableConv2D(SeparableConv):
             `activation`, `use_bias`, initializers, regularizers,
             constraints, `name`, `dtype`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, filters)` (channels first likewise): each new size
+        is `floor((n - w) / s) + 1` for `"valid"` and `ceil(n / s)` for `"same"`, where
+        `n` is the input size, `s` the stride and
+        `w = dilation_rate * (kernel_size - 1) + 1`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument, or inputs of the wrong rank or channels.
 
     Example:
-        >>> SeparableConv2D(16, 3, depth_multiplier=2)(np.ones((1, 6, 6, 3), "float32")).shape
+        >>> mk.layers.SeparableConv2D(16, 3, depth_multiplier=2)(
+        ...     np.ones((1, 6, 6, 3), "float32")
+        ... ).shape
         (1, 4, 4, 16)
     """
 

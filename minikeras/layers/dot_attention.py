@@ -44,6 +44,7 @@ class Attention(Layer):
 
     Call it as `layer(inputs, mask=None, training=None,
     return_attention_scores=False, use_causal_mask=False)`:
+
     - inputs: the list `[query, value]` or `[query, value, key]`.
     - mask: the list `[query_mask, value_mask]` (booleans `(batch, Tq)`,
       `(batch, Tv)`; either may be None); by default the inputs' own masks.
@@ -73,7 +74,7 @@ class Attention(Layer):
     Example:
         >>> query = np.array([[[1.0, 0.0]]])
         >>> value = np.array([[[0.0, 0.0], [np.log(3.0), 0.0]]])
-        >>> out, weights = Attention()([query, value], return_attention_scores=True)
+        >>> out, weights = mk.layers.Attention()([query, value], return_attention_scores=True)
         >>> weights.numpy()
         array([[[0.25, 0.75]]], dtype=float32)
     """
@@ -217,7 +218,7 @@ class Attention(Layer):
 
         Example:
             >>> query_mask = np.array([[True, False]])
-            >>> Attention().compute_mask([np.ones((1, 2, 3))] * 2, [query_mask, None])
+            >>> mk.layers.Attention().compute_mask([np.ones((1, 2, 3))] * 2, [query_mask, None])
             array([[ True, False]])
         """
         self._parts(inputs)
@@ -276,7 +277,7 @@ class AdditiveAttention(Attention):
         ValueError: as `Attention`.
 
     Example:
-        >>> layer = AdditiveAttention(use_scale=False)
+        >>> layer = mk.layers.AdditiveAttention(use_scale=False)
         >>> query, value = np.zeros((1, 1, 2)), np.array([[[0.0, 0.0], [np.log(2.0), 0.0]]])
         >>> out = layer([query, value])
         >>> out.shape

@@ -22,11 +22,17 @@ class Dropout(Layer):
             the global generator (`minikeras.utils.set_random_seed`) is used.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        Any shape.
+
+    Output shape:
+        The input's shape.
+
     Raises:
         ValueError: if `rate` is not in `[0, 1)`.
 
     Example:
-        >>> layer = Dropout(0.5, seed=0)
+        >>> layer = mk.layers.Dropout(0.5, seed=0)
         >>> out = layer(np.ones((2, 4)), training=True).numpy()
         >>> sorted(set(out.ravel().tolist()))
         [0.0, 2.0]

@@ -85,7 +85,9 @@ class EinsumDense(Layer):
             `output_shape` that contradicts the inputs.
 
     Example:
-        >>> layer = EinsumDense("abc,cde->abde", output_shape=(None, 2, 4), bias_axes="de")
+        >>> layer = mk.layers.EinsumDense(
+        ...     "abc,cde->abde", output_shape=(None, 2, 4), bias_axes="de"
+        ... )
         >>> layer(np.ones((3, 5, 8))).shape
         (3, 5, 2, 4)
         >>> layer.kernel.shape, layer.bias.shape

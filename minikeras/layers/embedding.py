@@ -27,13 +27,19 @@ class Embedding(Layer):
             input shape `(input_length,)`.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        Integer ids `(batch, ...)`, such as `(batch, sequence_length)`.
+
+    Output shape:
+        `(batch, ..., output_dim)`: one vector per id.
+
     Raises:
         ValueError: if `input_dim` or `output_dim` is not a positive int; at
             call time, for ids that are not whole numbers or fall outside
             `[0, input_dim)`, naming the layer.
 
     Example:
-        >>> layer = Embedding(10, 3, mask_zero=True)
+        >>> layer = mk.layers.Embedding(10, 3, mask_zero=True)
         >>> ids = np.array([[4, 2, 0, 0]])
         >>> layer(ids).shape, layer.embeddings.shape
         ((1, 4, 3), (10, 3))
@@ -91,7 +97,7 @@ class Embedding(Layer):
             A boolean Tensor of the ids' shape, or None.
 
         Example:
-            >>> Embedding(5, 2).compute_mask(np.array([[1, 0]])) is None
+            >>> mk.layers.Embedding(5, 2).compute_mask(np.array([[1, 0]])) is None
             True
         """
         return ops.not_equal(inputs, 0) if self.mask_zero else None

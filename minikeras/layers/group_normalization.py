@@ -36,7 +36,7 @@ class UnitNormalization(Layer):
         ValueError: for an axis out of range of the inputs.
 
     Example:
-        >>> UnitNormalization()(np.array([[3.0, 4.0], [0.0, 0.0]])).numpy()
+        >>> mk.layers.UnitNormalization()(np.array([[3.0, 4.0], [0.0, 0.0]])).numpy()
         array([[0.6, 0.8],
                [0. , 0. ]], dtype=float32)
     """
@@ -109,7 +109,7 @@ class GroupNormalization(Layer):
             number of channels that `groups` does not divide.
 
     Example:
-        >>> layer = GroupNormalization(groups=2)
+        >>> layer = mk.layers.GroupNormalization(groups=2)
         >>> layer(np.array([[1.0, 3.0, 10.0, 10.0]])).numpy().round(4)
         array([[-0.9995,  0.9995,  0.    ,  0.    ]], dtype=float32)
     """

@@ -80,7 +80,9 @@ class GroupQueryAttention(Layer):
             to `(batch, T, S)`.
 
     Example:
-        >>> layer = GroupQueryAttention(head_dim=4, num_query_heads=4, num_key_value_heads=2)
+        >>> layer = mk.layers.GroupQueryAttention(
+        ...     head_dim=4, num_query_heads=4, num_key_value_heads=2
+        ... )
         >>> query, value = np.ones((2, 5, 8)), np.ones((2, 3, 8))
         >>> out, scores = layer(query, value, return_attention_scores=True)
         >>> out.shape, scores.shape

@@ -33,6 +33,13 @@ class GRU(RNNBase):
     Call arguments:
         sequences, initial_state, mask, training: as for `SimpleRNN`.
 
+    Input shape:
+        `(batch, time, features)`.
+
+    Output shape:
+        `(batch, units)`, or `(batch, time, units)` with `return_sequences`; with
+        `return_state`, also the final state `(batch, units)`.
+
     Returns:
         As for `SimpleRNN`: output, or `[output, state]` with `return_state`.
 
@@ -42,7 +49,7 @@ class GRU(RNNBase):
         NotImplementedError: for `recurrent_dropout` or `stateful`.
 
     Example:
-        >>> layer = GRU(4)
+        >>> layer = mk.layers.GRU(4)
         >>> layer(np.ones((2, 5, 3))).shape, layer.bias.shape
         ((2, 4), (2, 12))
     """

@@ -19,7 +19,7 @@ class Identity(Layer):
         The inputs' shape; a mask passes through.
 
     Example:
-        >>> Identity()(np.array([[1.0, 2.0]])).numpy()
+        >>> mk.layers.Identity()(np.array([[1.0, 2.0]])).numpy()
         array([[1., 2.]], dtype=float32)
     """
 
@@ -53,7 +53,7 @@ class ActivityRegularization(Layer):
         ValueError: if a factor is negative or not a number.
 
     Example:
-        >>> layer = ActivityRegularization(l1=0.1, l2=0.5)
+        >>> layer = mk.layers.ActivityRegularization(l1=0.1, l2=0.5)
         >>> layer(np.array([[1.0, -2.0]])).numpy()
         array([[ 1., -2.]], dtype=float32)
         >>> [round(float(loss), 4) for loss in layer.losses]

@@ -28,7 +28,7 @@ class SymbolicTensor:
         name: a name for messages.
 
     Example:
-        >>> x = Input(shape=(3,))
+        >>> x = mk.Input(shape=(3,))
         >>> x.shape, x.dtype
         ((None, 3), 'float32')
     """
@@ -64,7 +64,7 @@ class Node:
         kwargs: keyword arguments.
 
     Example:
-        >>> Node(None, Input(shape=(2,)), (), {}).args
+        >>> mk.layers.input_layer.Node(None, mk.Input(shape=(2,)), (), {}).args
         ()
     """
 

@@ -70,6 +70,12 @@ class Lambda(Layer):
         arguments: a dict of keyword arguments for `function`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        Whatever `function` takes: a tensor or a list of them.
+
+    Output shape:
+        What `function` returns; `output_shape` gives it without a call.
+
     Returns:
         When called: whatever `function` returns.
 
@@ -77,7 +83,7 @@ class Lambda(Layer):
         ValueError: if `function` is not callable or `arguments` not a dict.
 
     Example:
-        >>> double = Lambda(lambda x, factor: x * factor, arguments={"factor": 2.0})
+        >>> double = mk.layers.Lambda(lambda x, factor: x * factor, arguments={"factor": 2.0})
         >>> double(np.array([[1.0, 2.0]])).numpy()
         array([[2., 4.]], dtype=float32)
         >>> double.compute_output_shape((None, 2))
@@ -142,7 +148,7 @@ class Lambda(Layer):
             The output mask (None if the layer has none).
 
         Example:
-            >>> Lambda(lambda x: x).compute_mask(np.ones((1, 2))) is None
+            >>> mk.layers.Lambda(lambda x: x).compute_mask(np.ones((1, 2))) is None
             True
         """
         if callable(self.mask):
@@ -161,10 +167,10 @@ class Lambda(Layer):
             A dict.
 
         Example:
-            >>> config = Lambda(np.negative).get_config()
+            >>> config = mk.layers.Lambda(np.negative).get_config()
             >>> config["function"]
             {'module': 'numpy', 'function_name': 'negative'}
-            >>> Lambda.from_config(config).function is np.negative
+            >>> mk.layers.Lambda.from_config(config).function is np.negative
             True
         """
         output_shape = self.output_shape

@@ -43,7 +43,7 @@ def unique_name(base):
         A name not handed out before in this process.
 
     Example:
-        >>> unique_name("doc_example"), unique_name("doc_example")
+        >>> mk.layers.layer.unique_name("doc_example"), mk.layers.layer.unique_name("doc_example")
         ('doc_example', 'doc_example_1')
     """
     count = _name_counts.get(base, 0)
@@ -83,7 +83,7 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             callable) of the outputs: its penalty joins `losses` at each call.
 
     Example:
-        >>> class Scale(Layer):
+        >>> class Scale(mk.Layer):
         ...     def build(self, input_shape):
         ...         self.scale = self.add_weight(shape=(input_shape[-1],), initializer="ones")
         ...     def call(self, inputs):
@@ -266,7 +266,7 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             None.
 
         Example:
-            >>> layer = Layer()
+            >>> layer = mk.Layer()
             >>> layer.build((None, 3)); layer.built
             True
         """
@@ -285,7 +285,7 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             The outputs.
 
         Example:
-            >>> Layer()(np.ones(2)).numpy()
+            >>> mk.Layer()(np.ones(2)).numpy()
             array([1., 1.], dtype=float32)
         """
         return inputs

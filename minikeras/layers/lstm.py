@@ -46,6 +46,13 @@ class LSTM(RNNBase):
     Call arguments:
         sequences, initial_state (`[h, c]`), mask, training: as for `SimpleRNN`.
 
+    Input shape:
+        `(batch, time, features)`.
+
+    Output shape:
+        `(batch, units)`, or `(batch, time, units)` with `return_sequences`; with
+        `return_state`, also the final states `h` and `c`, each `(batch, units)`.
+
     Returns:
         The last output `(batch, units)`, or every step's with
         `return_sequences`; with `return_state`, `[output, h, c]`.
@@ -56,7 +63,7 @@ class LSTM(RNNBase):
         NotImplementedError: for `recurrent_dropout` or `stateful`.
 
     Example:
-        >>> layer = LSTM(4, return_state=True)
+        >>> layer = mk.layers.LSTM(4, return_state=True)
         >>> output, h, c = layer(np.ones((2, 5, 3)))
         >>> output.shape, c.shape, layer.kernel.shape
         ((2, 4), (2, 4), (3, 16))

@@ -81,6 +81,12 @@ class Add(_Merge):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        A list of tensors of the same shape, `(batch, ...)`; axes of size 1 broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
+
     Returns:
         When called on a list of tensors of the same shape (size-1 axes
         broadcast): their sum.
@@ -90,10 +96,10 @@ class Add(_Merge):
             shapes that do not match, naming all of them.
 
     Example:
-        >>> Add()([np.ones((2, 3)), np.full((2, 3), 2.0)]).numpy()[0]
+        >>> mk.layers.Add()([np.ones((2, 3)), np.full((2, 3), 2.0)]).numpy()[0]
         array([3., 3., 3.], dtype=float32)
-        >>> a, b = minikeras.Input(shape=(4,)), minikeras.Input(shape=(4,))
-        >>> Add()([a, b]).shape
+        >>> a, b = mk.Input(shape=(4,)), mk.Input(shape=(4,))
+        >>> mk.layers.Add()([a, b]).shape
         (None, 4)
     """
 
@@ -107,6 +113,13 @@ class Subtract(_Merge):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        A list of two tensors of the same shape, `(batch, ...)`; axes of size 1
+        broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
+
     Returns:
         When called on `[a, b]`: `a - b`.
 
@@ -115,7 +128,7 @@ class Subtract(_Merge):
             not match.
 
     Example:
-        >>> Subtract()([np.full((1, 2), 5.0), np.ones((1, 2))]).numpy()
+        >>> mk.layers.Subtract()([np.full((1, 2), 5.0), np.ones((1, 2))]).numpy()
         array([[4., 4.]], dtype=float32)
     """
 
@@ -131,6 +144,12 @@ class Multiply(_Merge):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        A list of tensors of the same shape, `(batch, ...)`; axes of size 1 broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
+
     Returns:
         When called on a list of tensors: their element-wise product.
 
@@ -139,7 +158,7 @@ class Multiply(_Merge):
             shapes that do not match.
 
     Example:
-        >>> Multiply()([np.full((1, 2), 3.0), np.full((1, 2), 2.0)]).numpy()
+        >>> mk.layers.Multiply()([np.full((1, 2), 3.0), np.full((1, 2), 2.0)]).numpy()
         array([[6., 6.]], dtype=float32)
     """
 
@@ -153,6 +172,12 @@ class Average(_Merge):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        A list of tensors of the same shape, `(batch, ...)`; axes of size 1 broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
+
     Returns:
         When called on a list of tensors: their element-wise mean.
 
@@ -161,7 +186,7 @@ class Average(_Merge):
             shapes that do not match.
 
     Example:
-        >>> Average()([np.zeros((1, 2)), np.full((1, 2), 4.0)]).numpy()
+        >>> mk.layers.Average()([np.zeros((1, 2)), np.full((1, 2), 4.0)]).numpy()
         array([[2., 2.]], dtype=float32)
     """
 
@@ -175,6 +200,12 @@ class Maximum(_Merge):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        A list of tensors of the same shape, `(batch, ...)`; axes of size 1 broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
+
     Returns:
         When called on a list of tensors: their element-wise maximum.
 
@@ -183,7 +214,7 @@ class Maximum(_Merge):
             shapes that do not match.
 
     Example:
-        >>> Maximum()([np.array([[1.0, 5.0]]), np.array([[3.0, 2.0]])]).numpy()
+        >>> mk.layers.Maximum()([np.array([[1.0, 5.0]]), np.array([[3.0, 2.0]])]).numpy()
         array([[3., 5.]], dtype=float32)
     """
 
@@ -197,6 +228,12 @@ class Minimum(_Merge):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        A list of tensors of the same shape, `(batch, ...)`; axes of size 1 broadcast.
+
+    Output shape:
+        Their common (broadcast) shape.
+
     Returns:
         When called on a list of tensors: their element-wise minimum.
 
@@ -205,7 +242,7 @@ class Minimum(_Merge):
             shapes that do not match.
 
     Example:
-        >>> Minimum()([np.array([[1.0, 5.0]]), np.array([[3.0, 2.0]])]).numpy()
+        >>> mk.layers.Minimum()([np.array([[1.0, 5.0]]), np.array([[3.0, 2.0]])]).numpy()
         array([[1., 2.]], dtype=float32)
     """
 
@@ -220,6 +257,12 @@ class Concatenate(_Merge):
         axis: the axis to join on; the other axes must match.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        A list of tensors of one rank whose shapes agree on every axis but `axis`.
+
+    Output shape:
+        Their shape, with `axis` the sum of their sizes along it.
+
     Returns:
         When called on a list of tensors: one tensor whose `axis` is the sum
         of theirs.
@@ -230,10 +273,10 @@ class Concatenate(_Merge):
             out of range, or whose other axes differ, naming all the shapes.
 
     Example:
-        >>> Concatenate()([np.zeros((2, 3)), np.ones((2, 1))]).shape
+        >>> mk.layers.Concatenate()([np.zeros((2, 3)), np.ones((2, 1))]).shape
         (2, 4)
-        >>> a, b = minikeras.Input(shape=(2, 5)), minikeras.Input(shape=(3, 5))
-        >>> Concatenate(axis=1)([a, b]).shape
+        >>> a, b = mk.Input(shape=(2, 5)), mk.Input(shape=(3, 5))
+        >>> mk.layers.Concatenate(axis=1)([a, b]).shape
         (None, 5, 5)
     """
 

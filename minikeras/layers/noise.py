@@ -67,7 +67,7 @@ class GaussianDropout(_Noise):
         ValueError: if `rate` is not in `[0, 1)`.
 
     Example:
-        >>> layer = GaussianDropout(0.5, seed=0)
+        >>> layer = mk.layers.GaussianDropout(0.5, seed=0)
         >>> out = layer(np.ones((1000, 100)), training=True).numpy()
         >>> round(float(out.mean()), 1), round(float(out.std()), 1)
         (1.0, 1.0)
@@ -115,7 +115,7 @@ class AlphaDropout(_Noise):
         ValueError: if `rate` is not in `[0, 1)`.
 
     Example:
-        >>> layer = AlphaDropout(0.2, seed=0)
+        >>> layer = mk.layers.AlphaDropout(0.2, seed=0)
         >>> out = layer(np.random.default_rng(0).standard_normal((500, 200)), training=True)
         >>> round(float(out.numpy().mean()), 1), round(float(out.numpy().std()), 1)
         (0.0, 1.0)
@@ -217,7 +217,7 @@ class SpatialDropout1D(_SpatialDropout):
             or inputs that are not 3-D.
 
     Example:
-        >>> out = SpatialDropout1D(0.5, seed=1)(np.ones((1, 5, 4)), training=True).numpy()
+        >>> out = mk.layers.SpatialDropout1D(0.5, seed=1)(np.ones((1, 5, 4)), training=True).numpy()
         >>> [sorted(set(out[0, :, c].tolist())) in ([0.0], [2.0]) for c in range(4)]
         [True, True, True, True]
     """
@@ -248,7 +248,9 @@ class SpatialDropout3D(_SpatialDropout):
             or inputs that are not 5-D.
 
     Example:
-        >>> out = SpatialDropout3D(0.5, seed=1)(np.ones((1, 2, 2, 2, 3)), training=True).numpy()
+        >>> out = mk.layers.SpatialDropout3D(0.5, seed=1)(
+        ...     np.ones((1, 2, 2, 2, 3)), training=True
+        ... ).numpy()
         >>> [sorted(set(out[..., c].ravel().tolist())) in ([0.0], [2.0]) for c in range(3)]
         [True, True, True]
     """

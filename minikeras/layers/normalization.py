@@ -114,6 +114,12 @@ class BatchNormalization(_Normalization):
         moving_variance_initializer: initializer of `moving_variance`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        Any shape. `axis` (the last by default) holds the channels.
+
+    Output shape:
+        The input's shape.
+
     Returns:
         When called: a Tensor of the inputs' shape.
 
@@ -124,7 +130,7 @@ class BatchNormalization(_Normalization):
             differ from the first.
 
     Example:
-        >>> bn = BatchNormalization()
+        >>> bn = mk.layers.BatchNormalization()
         >>> x = np.array([[0.0, 10.0], [2.0, 30.0]])
         >>> bn(x, training=True).numpy().round(2)
         array([[-1., -1.],
@@ -237,6 +243,12 @@ class LayerNormalization(_Normalization):
         gamma_initializer: initializer of `gamma`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        Any shape. `axis` (the last by default) is normalized.
+
+    Output shape:
+        The input's shape.
+
     Returns:
         When called: a Tensor of the inputs' shape.
 
@@ -246,7 +258,7 @@ class LayerNormalization(_Normalization):
             inputs whose rank or normalized sizes differ from the first.
 
     Example:
-        >>> ln = LayerNormalization(epsilon=0.0)
+        >>> ln = mk.layers.LayerNormalization(epsilon=0.0)
         >>> ln(np.array([[1.0, 3.0], [10.0, 20.0]])).numpy()
         array([[-1.,  1.],
                [-1.,  1.]], dtype=float32)

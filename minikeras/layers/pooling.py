@@ -54,7 +54,7 @@ class Pooling(ChannelsFirst, Layer):
             larger than a `"valid"` input.
 
     Example:
-        >>> MaxPooling2D()(np.ones((2, 6, 6, 3), "float32")).shape
+        >>> mk.layers.MaxPooling2D()(np.ones((2, 6, 6, 3), "float32")).shape
         (2, 3, 3, 3)
     """
 
@@ -115,12 +115,21 @@ class MaxPooling1D(Pooling):
             transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, channels)` (channels first likewise): each new size is
+        `floor((n - pool_size) / strides) + 1` for `"valid"` and `ceil(n / strides)` for
+        `"same"`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument or inputs of the wrong rank.
 
     Example:
         >>> x = np.array([1.0, 3.0, 2.0, 5.0], "float32").reshape(1, 4, 1)
-        >>> MaxPooling1D()(x).numpy()[0, :, 0]
+        >>> mk.layers.MaxPooling1D()(x).numpy()[0, :, 0]
         array([3., 5.], dtype=float32)
     """
 
@@ -139,11 +148,22 @@ class MaxPooling2D(Pooling):
             transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, channels)` (channels first likewise): each new size
+        is `floor((n - pool_size) / strides) + 1` for `"valid"` and `ceil(n / strides)`
+        for `"same"`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument or inputs of the wrong rank.
 
     Example:
-        >>> MaxPooling2D(pool_size=3, strides=2, padding="same")(np.ones((1, 7, 7, 2))).shape
+        >>> mk.layers.MaxPooling2D(pool_size=3, strides=2, padding="same")(
+        ...     np.ones((1, 7, 7, 2))
+        ... ).shape
         (1, 4, 4, 2)
     """
 
@@ -162,12 +182,21 @@ class AveragePooling1D(Pooling):
             transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_steps, channels)` (channels first likewise): each new size is
+        `floor((n - pool_size) / strides) + 1` for `"valid"` and `ceil(n / strides)` for
+        `"same"`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument or inputs of the wrong rank.
 
     Example:
         >>> x = np.array([1.0, 3.0, 2.0, 5.0, 4.0], "float32").reshape(1, 5, 1)
-        >>> AveragePooling1D(padding="same")(x).numpy()[0, :, 0]
+        >>> mk.layers.AveragePooling1D(padding="same")(x).numpy()[0, :, 0]
         array([2. , 3.5, 4. ], dtype=float32)
     """
 
@@ -186,11 +215,20 @@ class AveragePooling2D(Pooling):
             transposing to channels last and back).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, new_rows, new_cols, channels)` (channels first likewise): each new size
+        is `floor((n - pool_size) / strides) + 1` for `"valid"` and `ceil(n / strides)`
+        for `"same"`; a `None` size stays `None`.
+
     Raises:
         ValueError: for a bad argument or inputs of the wrong rank.
 
     Example:
-        >>> AveragePooling2D()(np.ones((2, 4, 4, 3), "float32")).numpy()[0, :, :, 0]
+        >>> mk.layers.AveragePooling2D()(np.ones((2, 4, 4, 3), "float32")).numpy()[0, :, :, 0]
         array([[1., 1.],
                [1., 1.]], dtype=float32)
     """
@@ -212,7 +250,7 @@ class GlobalPooling(ChannelsFirst, Layer):
         ValueError: for inputs of the wrong rank.
 
     Example:
-        >>> GlobalAveragePooling2D()(np.ones((2, 5, 5, 3), "float32")).shape
+        >>> mk.layers.GlobalAveragePooling2D()(np.ones((2, 5, 5, 3), "float32")).shape
         (2, 3)
     """
 
@@ -257,15 +295,23 @@ class GlobalAveragePooling1D(GlobalPooling):
         keepdims: keep the steps axis, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, channels)`; with `keepdims=True`, `(batch, 1, channels)`
+        (`(batch, channels, 1)` channels first).
+
     Raises:
         ValueError: for inputs of the wrong rank, or a mask that is not
             `(batch, steps)`.
 
     Example:
         >>> x = np.arange(6.0, dtype="float32").reshape(1, 3, 2)
-        >>> GlobalAveragePooling1D()(x).numpy()
+        >>> mk.layers.GlobalAveragePooling1D()(x).numpy()
         array([[2., 3.]], dtype=float32)
-        >>> GlobalAveragePooling1D()(x, mask=np.array([[True, True, False]])).numpy()
+        >>> mk.layers.GlobalAveragePooling1D()(x, mask=np.array([[True, True, False]])).numpy()
         array([[1., 2.]], dtype=float32)
     """
 
@@ -301,7 +347,9 @@ class GlobalAveragePooling1D(GlobalPooling):
             None.
 
         Example:
-            >>> GlobalAveragePooling1D().compute_mask(np.ones((1, 3, 2)), np.ones((1, 3), bool))
+            >>> mk.layers.GlobalAveragePooling1D().compute_mask(
+            ...     np.ones((1, 3, 2)), np.ones((1, 3), bool)
+            ... )
         """
         return None
 
@@ -315,11 +363,19 @@ class GlobalAveragePooling2D(GlobalPooling):
         keepdims: keep the spatial axes, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, channels)`; with `keepdims=True`, `(batch, 1, 1, channels)`
+        (`(batch, channels, 1, 1)` channels first).
+
     Raises:
         ValueError: for inputs of the wrong rank.
 
     Example:
-        >>> GlobalAveragePooling2D(keepdims=True)(np.ones((2, 4, 4, 3), "float32")).shape
+        >>> mk.layers.GlobalAveragePooling2D(keepdims=True)(np.ones((2, 4, 4, 3), "float32")).shape
         (2, 1, 1, 3)
     """
 
@@ -336,12 +392,20 @@ class GlobalMaxPooling1D(GlobalPooling):
         keepdims: keep the steps axis, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, steps, channels)` (`(batch, channels, steps)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, channels)`; with `keepdims=True`, `(batch, 1, channels)`
+        (`(batch, channels, 1)` channels first).
+
     Raises:
         ValueError: for inputs of the wrong rank.
 
     Example:
         >>> x = np.arange(6.0, dtype="float32").reshape(1, 3, 2)
-        >>> GlobalMaxPooling1D()(x).numpy()
+        >>> mk.layers.GlobalMaxPooling1D()(x).numpy()
         array([[4., 5.]], dtype=float32)
     """
 
@@ -358,11 +422,19 @@ class GlobalMaxPooling2D(GlobalPooling):
         keepdims: keep the spatial axes, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, channels)`; with `keepdims=True`, `(batch, 1, 1, channels)`
+        (`(batch, channels, 1, 1)` channels first).
+
     Raises:
         ValueError: for inputs of the wrong rank.
 
     Example:
-        >>> GlobalMaxPooling2D()(np.ones((2, 4, 4, 3), "float32")).shape
+        >>> mk.layers.GlobalMaxPooling2D()(np.ones((2, 4, 4, 3), "float32")).shape
         (2, 3)
     """
 

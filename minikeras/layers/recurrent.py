@@ -34,7 +34,7 @@ def for_kernel(activation):
         `"tanh"`, `"sigmoid"`, `"relu"` or `"linear"`, or `activation` itself.
 
     Example:
-        >>> for_kernel(minikeras.activations.tanh)
+        >>> mk.layers.recurrent.for_kernel(mk.activations.tanh)
         'tanh'
     """
     for name in ops.recurrent.FUSED_ACTIVATIONS:
@@ -58,7 +58,10 @@ def with_initial_state(inputs, initial_state):
         `inputs`, or a list.
 
     Example:
-        >>> with_initial_state("x", None), with_initial_state("x", ["h", "c"])
+        >>> (
+        ...     mk.layers.recurrent.with_initial_state("x", None),
+        ...     mk.layers.recurrent.with_initial_state("x", ["h", "c"]),
+        ... )
         ('x', ['x', 'h', 'c'])
     """
     if initial_state is None:
@@ -78,7 +81,7 @@ def split_initial_state(inputs, initial_state):
         The pair `(sequences, states)`, states a list or None.
 
     Example:
-        >>> split_initial_state(["x", "h", "c"], None)
+        >>> mk.layers.recurrent.split_initial_state(["x", "h", "c"], None)
         ('x', ['h', 'c'])
     """
     if isinstance(inputs, (list, tuple)):
@@ -93,7 +96,7 @@ class RNNBase(Layer):
     Not used directly; see the subclasses for the arguments.
 
     Example:
-        >>> issubclass(SimpleRNN, RNNBase)
+        >>> issubclass(mk.layers.SimpleRNN, mk.layers.recurrent.RNNBase)
         True
     """
 
@@ -242,7 +245,7 @@ class RNNBase(Layer):
             A mask or None; with `return_state`, a list `[mask, None, ...]`.
 
         Example:
-            >>> SimpleRNN(2).compute_mask(None, np.array([[True, False]])) is None
+            >>> mk.layers.SimpleRNN(2).compute_mask(None, np.array([[True, False]])) is None
             True
         """
         mask = _first(mask)
@@ -316,13 +319,20 @@ class SimpleRNN(RNNBase):
             `Embedding(mask_zero=True)` on their own.
         training: turns dropout on.
 
+    Input shape:
+        `(batch, time, features)`.
+
+    Output shape:
+        `(batch, units)`, or `(batch, time, units)` with `return_sequences`; with
+        `return_state`, also the final state `(batch, units)`.
+
     Raises:
         ValueError: for inputs that are not `(batch, time, features)`, or
             states of the wrong shape, naming the layer.
         NotImplementedError: for `recurrent_dropout` or `stateful`.
 
     Example:
-        >>> layer = SimpleRNN(4, return_sequences=True)
+        >>> layer = mk.layers.SimpleRNN(4, return_sequences=True)
         >>> layer(np.ones((2, 5, 3))).shape
         (2, 5, 4)
         >>> [w.shape for w in layer.weights]

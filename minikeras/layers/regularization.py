@@ -27,6 +27,13 @@ class SpatialDropout2D(_SpatialDropout):
             the global generator is used.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        The input's shape.
+
     Returns:
         When called: a Tensor of the inputs' shape.
 
@@ -35,7 +42,7 @@ class SpatialDropout2D(_SpatialDropout):
             `data_format`, or for inputs that are not 4-D.
 
     Example:
-        >>> layer = SpatialDropout2D(0.5, seed=1)
+        >>> layer = mk.layers.SpatialDropout2D(0.5, seed=1)
         >>> out = layer(np.ones((1, 3, 3, 4)), training=True).numpy()
         >>> [sorted(set(out[..., c].ravel().tolist())) in ([0.0], [2.0]) for c in range(4)]
         [True, True, True, True]
@@ -56,6 +63,12 @@ class GaussianNoise(Layer):
             the global generator (`minikeras.utils.set_random_seed`) is used.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        Any shape.
+
+    Output shape:
+        The input's shape.
+
     Returns:
         When called: a Tensor of the inputs' shape and dtype.
 
@@ -63,7 +76,7 @@ class GaussianNoise(Layer):
         ValueError: if `stddev` is negative or not finite.
 
     Example:
-        >>> layer = GaussianNoise(0.1, seed=0)
+        >>> layer = mk.layers.GaussianNoise(0.1, seed=0)
         >>> noisy = layer(np.zeros((1000, 10)), training=True).numpy()
         >>> round(float(noisy.std()), 1), layer(np.zeros((1, 2))).numpy()
         (0.1, array([[0., 0.]], dtype=float32))

@@ -52,7 +52,7 @@ class TrackingReport:
 
         Example:
             >>> from minikeras.layers import Layer
-            >>> TrackingReport.of(Layer()).rows
+            >>> mk.layers.TrackingReport.of(Layer()).rows
             []
         """
         found = [

@@ -24,8 +24,14 @@ class Flatten(Layer):
     Args:
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, d1, d2, ...)`.
+
+    Output shape:
+        `(batch, d1 * d2 * ...)`; `(batch, 1)` for 1-D inputs.
+
     Example:
-        >>> Flatten()(np.zeros((2, 3, 4))).shape
+        >>> mk.layers.Flatten()(np.zeros((2, 3, 4))).shape
         (2, 12)
     """
 
@@ -46,11 +52,17 @@ class Reshape(Layer):
         target_shape: a tuple of ints, one of which may be -1.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, ...)`, of `prod(target_shape)` values per sample.
+
+    Output shape:
+        `(batch, *target_shape)`, the -1 entry (if any) computed.
+
     Raises:
         ValueError: if a sample's size does not fit `target_shape`.
 
     Example:
-        >>> Reshape((3, 4))(np.zeros((2, 12))).shape
+        >>> mk.layers.Reshape((3, 4))(np.zeros((2, 12))).shape
         (2, 3, 4)
     """
 
@@ -165,6 +177,13 @@ class UpSampling2D(_Images):
         interpolation: `"nearest"` or `"bilinear"`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, rows * size[0], cols * size[1], channels)` (channels first likewise).
+
     Returns:
         When called on `(batch, rows, cols, channels)`: a Tensor of shape
         `(batch, rows * size[0], cols * size[1], channels)`.
@@ -175,7 +194,7 @@ class UpSampling2D(_Images):
 
     Example:
         >>> x = np.arange(4.0).reshape((1, 2, 2, 1))
-        >>> UpSampling2D(size=2)(x).numpy()[0, :, :, 0]
+        >>> mk.layers.UpSampling2D(size=2)(x).numpy()[0, :, :, 0]
         array([[0., 0., 1., 1.],
                [0., 0., 1., 1.],
                [2., 2., 3., 3.],
@@ -257,6 +276,14 @@ class ZeroPadding2D(_Images):
         data_format: `"channels_last"` (default) or `"channels_first"`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, top + rows + bottom, left + cols + right, channels)` (channels first
+        likewise).
+
     Returns:
         When called on `(batch, rows, cols, channels)`: a Tensor of shape
         `(batch, top + rows + bottom, left + cols + right, channels)`.
@@ -266,7 +293,7 @@ class ZeroPadding2D(_Images):
             not 4-D.
 
     Example:
-        >>> ZeroPadding2D(1)(np.ones((1, 1, 2, 1))).numpy()[0, :, :, 0]
+        >>> mk.layers.ZeroPadding2D(1)(np.ones((1, 1, 2, 1))).numpy()[0, :, :, 0]
         array([[0., 0., 0., 0.],
                [0., 1., 1., 0.],
                [0., 0., 0., 0.]], dtype=float32)
@@ -304,6 +331,14 @@ class Cropping2D(_Images):
         data_format: `"channels_last"` (default) or `"channels_first"`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, rows, cols, channels)` (`(batch, channels, rows, cols)` with
+        `data_format="channels_first"`).
+
+    Output shape:
+        `(batch, rows - top - bottom, cols - left - right, channels)` (channels first
+        likewise).
+
     Returns:
         When called on `(batch, rows, cols, channels)`: a Tensor of shape
         `(batch, rows - top - bottom, cols - left - right, channels)`.
@@ -314,7 +349,7 @@ class Cropping2D(_Images):
 
     Example:
         >>> x = np.arange(16.0).reshape((1, 4, 4, 1))
-        >>> Cropping2D(((1, 0), (1, 2)))(x).numpy()[0, :, :, 0]
+        >>> mk.layers.Cropping2D(((1, 0), (1, 2)))(x).numpy()[0, :, :, 0]
         array([[ 5.],
                [ 9.],
                [13.]], dtype=float32)
@@ -358,6 +393,12 @@ class Permute(Layer):
             `(2, 1)` to swap the two axes of `(batch, steps, features)`.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, d1, ..., dk)`, with `k = len(dims)`.
+
+    Output shape:
+        `(batch, d[dims[0]], ..., d[dims[k - 1]])`.
+
     Returns:
         When called: the inputs with axes `(0, *dims)`.
 
@@ -366,7 +407,7 @@ class Permute(Layer):
             inputs do not have `len(dims) + 1` axes.
 
     Example:
-        >>> Permute((2, 1))(np.zeros((4, 10, 64))).shape
+        >>> mk.layers.Permute((2, 1))(np.zeros((4, 10, 64))).shape
         (4, 64, 10)
     """
 
@@ -402,6 +443,12 @@ class RepeatVector(Layer):
         n: positive int, the number of repeats.
         **kwargs: `name`, `trainable`, `dtype`.
 
+    Input shape:
+        `(batch, features)`.
+
+    Output shape:
+        `(batch, n, features)`.
+
     Returns:
         When called on `(batch, features)`: a Tensor of shape `(batch, n, features)`.
 
@@ -409,7 +456,7 @@ class RepeatVector(Layer):
         ValueError: if `n` is not a positive int, or the inputs are not 2-D.
 
     Example:
-        >>> RepeatVector(3)(np.array([[1.0, 2.0]])).numpy()
+        >>> mk.layers.RepeatVector(3)(np.array([[1.0, 2.0]])).numpy()
         array([[[1., 2.],
                 [1., 2.],
                 [1., 2.]]], dtype=float32)

@@ -43,7 +43,7 @@ class TimeDistributed(Layer):
             layer gives several outputs.
 
     Example:
-        >>> layer = TimeDistributed(mk.layers.Dense(4))
+        >>> layer = mk.layers.TimeDistributed(mk.layers.Dense(4))
         >>> layer(np.ones((2, 5, 3))).shape
         (2, 5, 4)
         >>> layer.layer.kernel.shape
@@ -106,7 +106,7 @@ class TimeDistributed(Layer):
             step is), or None.
 
         Example:
-            >>> layer = TimeDistributed(mk.layers.Dense(2))
+            >>> layer = mk.layers.TimeDistributed(mk.layers.Dense(2))
             >>> layer.compute_mask(np.ones((1, 3, 4)), np.array([[True, False, True]]))
             array([[ True, False,  True]])
         """

@@ -42,7 +42,7 @@ class TrackingWarning(UserWarning):
 
     Example:
         >>> import warnings
-        >>> warnings.simplefilter("error", TrackingWarning)
+        >>> warnings.simplefilter("error", mk.TrackingWarning)
         >>> warnings.resetwarnings()
     """
 
@@ -60,7 +60,7 @@ def warn(message):
         >>> import warnings
         >>> with warnings.catch_warnings(record=True) as caught:
         ...     warnings.simplefilter("always")
-        ...     warn("example")
+        ...     mk.layers.tracking.warn("example")
         >>> caught[0].category.__name__
         'TrackingWarning'
     """
@@ -103,7 +103,7 @@ def walk(layer):
         >>> from minikeras.layers import Dense
         >>> d = Dense(2)
         >>> d.build((None, 3))
-        >>> [path for path, _, _ in walk(d)]
+        >>> [path for path, _, _ in mk.layers.tracking.walk(d)]
         ['kernel', 'bias']
     """
     seen = {id(layer)}
@@ -179,7 +179,7 @@ def tracked_weights(layer):
         >>> from minikeras.layers import Dense
         >>> d = Dense(2)
         >>> d.build((None, 3))
-        >>> [w.name for w in tracked_weights(d)]
+        >>> [w.name for w in mk.layers.tracking.tracked_weights(d)]
         ['kernel', 'bias']
     """
     found = [value for _, _, value in walk(layer) if isinstance(value, Variable)]
@@ -198,7 +198,7 @@ def tracked_layers(layer):
     Example:
         >>> from minikeras import Sequential
         >>> from minikeras.layers import Dense
-        >>> len(tracked_layers(Sequential([Dense(2), Dense(3)])))
+        >>> len(mk.layers.tracking.tracked_layers(Sequential([Dense(2), Dense(3)])))
         2
     """
     return [value for _, _, value in walk(layer) if _is_layer(value)]
@@ -226,7 +226,7 @@ def find_untrackable(layer, max_depth=3):
         ...     def __init__(self):
         ...         super().__init__()
         ...         self.blocks = {Dense(2)}
-        >>> [(path, kind) for path, _, _, kind in find_untrackable(Bad())]
+        >>> [(path, kind) for path, _, _, kind in mk.layers.tracking.find_untrackable(Bad())]
         [('blocks{...}', 'set')]
     """
     found = []

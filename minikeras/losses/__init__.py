@@ -207,7 +207,10 @@ def get(identifier):
         ValueError: for an unknown name or anything that is not a loss.
 
     Example:
-        >>> get("mse") is mean_squared_error, type(get("BinaryCrossentropy")).__name__
+        >>> (
+        ...     mk.losses.get("mse") is mk.losses.mse,
+        ...     type(mk.losses.get("BinaryCrossentropy")).__name__,
+        ... )
         (True, 'BinaryCrossentropy')
     """
     if identifier is None:
@@ -237,7 +240,10 @@ def serialize(loss):
         ValueError: for a lambda or another callable without a usable name.
 
     Example:
-        >>> serialize(mse), serialize(Huber(delta=2.0))["config"]["delta"]
+        >>> (
+        ...     mk.losses.serialize(mk.losses.mse),
+        ...     mk.losses.serialize(mk.losses.Huber(delta=2.0))["config"]["delta"],
+        ... )
         ('mean_squared_error', 2.0)
     """
     if isinstance(loss, Loss):
@@ -268,7 +274,7 @@ def deserialize(config, custom_objects=None):
         ValueError: if the name is unknown or the dict malformed.
 
     Example:
-        >>> deserialize({"class_name": "Huber", "config": {"delta": 2.0}}).delta
+        >>> mk.losses.deserialize({"class_name": "Huber", "config": {"delta": 2.0}}).delta
         2.0
     """
     known = {**_ALL, **serialization_lib._scoped_objects(custom_objects)}

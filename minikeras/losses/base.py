@@ -33,9 +33,9 @@ class Loss:
         ValueError: for an unknown reduction.
 
     Example:
-        >>> class Squares(Loss):
+        >>> class Squares(mk.losses.Loss):
         ...     def call(self, y_true, y_pred):
-        ...         return ops.sum(ops.square(y_pred - y_true), axis=-1)
+        ...         return mk.ops.sum(mk.ops.square(y_pred - y_true), axis=-1)
         >>> float(Squares(reduction="sum")([[0.0], [0.0]], [[1.0], [2.0]]))
         5.0
     """
@@ -106,7 +106,7 @@ class Loss:
 
         Example:
             >>> from minikeras.losses import MeanAbsoluteError
-            >>> MeanAbsoluteError().call([[1.0, 3.0]], ops.zeros((1, 2))).numpy()
+            >>> MeanAbsoluteError().call([[1.0, 3.0]], mk.ops.zeros((1, 2))).numpy()
             array([2.], dtype=float32)
         """
         raise NotImplementedError(f"{type(self).__name__} must implement call(y_true, y_pred)")
@@ -157,7 +157,7 @@ class LossFunctionWrapper(Loss):
 
     Example:
         >>> from minikeras.losses import huber
-        >>> loss = LossFunctionWrapper(huber, delta=0.5)
+        >>> loss = mk.losses.LossFunctionWrapper(huber, delta=0.5)
         >>> float(loss([[0.0]], [[2.0]]))
         0.875
     """
@@ -220,7 +220,7 @@ class LossFunctionWrapper(Loss):
 
         Example:
             >>> from minikeras.losses import mae
-            >>> LossFunctionWrapper.from_config({"fn": "mae", "name": "l1"}).fn is mae
+            >>> mk.losses.LossFunctionWrapper.from_config({"fn": "mae", "name": "l1"}).fn is mae
             True
         """
         if cls is LossFunctionWrapper and isinstance(config.get("fn"), str):

@@ -34,7 +34,7 @@ class MeanSquaredError(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> float(MeanSquaredError()([[0.0, 1.0]], [[1.0, 1.0]]))
+        >>> float(mk.losses.MeanSquaredError()([[0.0, 1.0]], [[1.0, 1.0]]))
         0.5
     """
 
@@ -53,7 +53,7 @@ class MeanAbsoluteError(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> float(MeanAbsoluteError()([[0.0, 1.0]], [[2.0, 1.0]]))
+        >>> float(mk.losses.MeanAbsoluteError()([[0.0, 1.0]], [[2.0, 1.0]]))
         1.0
     """
 
@@ -76,7 +76,7 @@ class Huber(LossFunctionWrapper):
         ValueError: if `delta` is not positive.
 
     Example:
-        >>> float(Huber(delta=1.0)([[0.0, 0.0]], [[0.5, 3.0]]))
+        >>> float(mk.losses.Huber(delta=1.0)([[0.0, 0.0]], [[0.5, 3.0]]))
         1.3125
     """
 
@@ -98,7 +98,7 @@ class KLDivergence(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> round(float(KLDivergence()([[1.0, 0.0]], [[0.5, 0.5]])), 4)
+        >>> round(float(mk.losses.KLDivergence()([[1.0, 0.0]], [[0.5, 0.5]])), 4)
         0.6931
     """
 
@@ -124,7 +124,7 @@ class BinaryCrossentropy(LossFunctionWrapper):
         ValueError: if `label_smoothing` is outside [0, 1].
 
     Example:
-        >>> float(BinaryCrossentropy(from_logits=True)([1, 0], [1000.0, -1000.0]))
+        >>> float(mk.losses.BinaryCrossentropy(from_logits=True)([1, 0], [1000.0, -1000.0]))
         0.0
     """
 
@@ -170,7 +170,7 @@ class CategoricalCrossentropy(LossFunctionWrapper):
         ValueError: if `label_smoothing` is outside [0, 1].
 
     Example:
-        >>> round(float(CategoricalCrossentropy()([[0.0, 1.0]], [[0.5, 0.5]])), 4)
+        >>> round(float(mk.losses.CategoricalCrossentropy()([[0.0, 1.0]], [[0.5, 0.5]])), 4)
         0.6931
     """
 
@@ -209,7 +209,9 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> float(SparseCategoricalCrossentropy(from_logits=True)([1], [[-1000.0, 1000.0]]))
+        >>> float(
+        ...     mk.losses.SparseCategoricalCrossentropy(from_logits=True)([1], [[-1000.0, 1000.0]])
+        ... )
         0.0
     """
 
@@ -249,7 +251,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             ValueError: if the shapes do not fit or a label is out of range.
 
         Example:
-            >>> loss = SparseCategoricalCrossentropy(from_logits=True)
+            >>> loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
             >>> round(float(loss([0, 1], [[0.0, 0.0], [0.0, 1000.0]])), 6)  # (log 2 + 0) / 2
             0.346574
         """

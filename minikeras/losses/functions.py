@@ -40,7 +40,7 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
         The pair `(x1, x2)` as Tensors, possibly reshaped.
 
     Example:
-        >>> a, b = squeeze_or_expand_to_same_rank(ops.ones((4,)), ops.ones((4, 1)))
+        >>> a, b = mk.losses.squeeze_or_expand_to_same_rank(mk.ops.ones((4,)), mk.ops.ones((4, 1)))
         >>> a.shape, b.shape
         ((4, 1), (4, 1))
     """
@@ -106,7 +106,7 @@ def mean_squared_error(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> mean_squared_error([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
+        >>> mk.losses.mse([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
         array([0.5], dtype=float32)
     """
     y_true, y_pred = _matched("mean_squared_error", y_true, y_pred)
@@ -127,7 +127,7 @@ def mean_absolute_error(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> mean_absolute_error([[0.0, 1.0]], [[2.0, 1.0]]).numpy()
+        >>> mk.losses.mae([[0.0, 1.0]], [[2.0, 1.0]]).numpy()
         array([1.], dtype=float32)
     """
     y_true, y_pred = _matched("mean_absolute_error", y_true, y_pred)
@@ -154,7 +154,7 @@ def huber(y_true, y_pred, delta=1.0):
         ValueError: if the shapes differ, or `delta` is not positive.
 
     Example:
-        >>> huber([[0.0, 0.0]], [[0.5, 3.0]]).numpy()
+        >>> mk.losses.huber([[0.0, 0.0]], [[0.5, 3.0]]).numpy()
         array([1.3125], dtype=float32)
     """
     delta = float(delta)
@@ -185,7 +185,7 @@ def kl_divergence(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> kl_divergence([[0.5, 0.5]], [[0.5, 0.5]]).numpy()
+        >>> mk.losses.kld([[0.5, 0.5]], [[0.5, 0.5]]).numpy()
         array([0.], dtype=float32)
     """
     y_true, y_pred = _matched("kl_divergence", y_true, y_pred)
@@ -218,7 +218,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
         ValueError: if the shapes differ or `label_smoothing` is outside [0, 1].
 
     Example:
-        >>> binary_crossentropy([[1.0, 0.0]], [[1000.0, -1000.0]], from_logits=True).numpy()
+        >>> mk.losses.bce([[1.0, 0.0]], [[1000.0, -1000.0]], from_logits=True).numpy()
         array([0.], dtype=float32)
     """
     label_smoothing = _check_smoothing("binary_crossentropy", label_smoothing)
@@ -255,7 +255,9 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
             `sparse_categorical_crossentropy`) or `label_smoothing` is outside [0, 1].
 
     Example:
-        >>> categorical_crossentropy([[0.0, 1.0]], [[-1000.0, 1000.0]], from_logits=True).numpy()
+        >>> mk.losses.categorical_crossentropy(
+        ...     [[0.0, 1.0]], [[-1000.0, 1000.0]], from_logits=True
+        ... ).numpy()
         array([0.], dtype=float32)
     """
     label_smoothing = _check_smoothing("categorical_crossentropy", label_smoothing)
@@ -303,7 +305,9 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
             `categorical_crossentropy`) or a label is out of range.
 
     Example:
-        >>> sparse_categorical_crossentropy([1, 0], [[0.0, 1000.0], [0.0, 0.0]], True).numpy()
+        >>> mk.losses.sparse_categorical_crossentropy(
+        ...     [1, 0], [[0.0, 1000.0], [0.0, 0.0]], True
+        ... ).numpy()
         array([0.       , 0.6931472], dtype=float32)
     """
     y_true, y_pred = _sparse_pair(y_true, y_pred, axis)

@@ -44,7 +44,7 @@ def hinge(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> hinge([[0.0, 1.0]], [[0.5, 0.5]]).numpy()  # labels -1, 1: (1.5 + 0.5) / 2
+        >>> mk.losses.hinge([[0.0, 1.0]], [[0.5, 0.5]]).numpy()  # labels -1, 1: (1.5 + 0.5) / 2
         array([1.], dtype=float32)
     """
     y_true, y_pred = _matched("hinge", y_true, y_pred)
@@ -66,7 +66,7 @@ def squared_hinge(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> squared_hinge([[0.0, 1.0]], [[0.5, 0.5]]).numpy()  # (1.5 ** 2 + 0.5 ** 2) / 2
+        >>> mk.losses.squared_hinge([[0.0, 1.0]], [[0.5, 0.5]]).numpy()  # (1.5 ** 2 + 0.5 ** 2) / 2
         array([1.25], dtype=float32)
     """
     y_true, y_pred = _matched("squared_hinge", y_true, y_pred)
@@ -92,7 +92,7 @@ def categorical_hinge(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> categorical_hinge([[0.0, 1.0, 0.0]], [[0.3, 0.5, 0.2]]).numpy()
+        >>> mk.losses.categorical_hinge([[0.0, 1.0, 0.0]], [[0.3, 0.5, 0.2]]).numpy()
         array([0.8], dtype=float32)
     """
     y_true, y_pred = _matched("categorical_hinge", y_true, y_pred)
@@ -110,7 +110,7 @@ class Hinge(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> float(Hinge()([[0.0, 1.0]], [[0.5, 0.5]]))
+        >>> float(mk.losses.Hinge()([[0.0, 1.0]], [[0.5, 0.5]]))
         1.0
     """
 
@@ -129,7 +129,7 @@ class SquaredHinge(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> float(SquaredHinge()([[0.0, 1.0]], [[0.5, 0.5]]))
+        >>> float(mk.losses.SquaredHinge()([[0.0, 1.0]], [[0.5, 0.5]]))
         1.25
     """
 
@@ -148,7 +148,7 @@ class CategoricalHinge(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> round(float(CategoricalHinge()([[0.0, 1.0, 0.0]], [[0.3, 0.5, 0.2]])), 6)
+        >>> round(float(mk.losses.CategoricalHinge()([[0.0, 1.0, 0.0]], [[0.3, 0.5, 0.2]])), 6)
         0.8
     """
 

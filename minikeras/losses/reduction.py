@@ -25,7 +25,7 @@ def standardize_reduction(reduction, name="loss"):
         ValueError: for any other value.
 
     Example:
-        >>> standardize_reduction("sum")
+        >>> mk.losses.standardize_reduction("sum")
         'sum'
     """
     if reduction not in _REDUCTIONS:
@@ -65,7 +65,9 @@ def reduce_weighted_values(
         ValueError: for an unknown reduction, or weights that do not fit.
 
     Example:
-        >>> float(reduce_weighted_values(ops.convert_to_tensor([1.0, 3.0]), [1.0, 0.0]))
+        >>> float(
+        ...     mk.losses.reduce_weighted_values(mk.ops.convert_to_tensor([1.0, 3.0]), [1.0, 0.0])
+        ... )
         0.5
     """
     reduction = standardize_reduction(reduction, name)
@@ -131,9 +133,9 @@ def apply_mask(sample_weight, mask, dtype, reduction="sum_over_batch_size", name
         ValueError: if `sample_weight` does not fit the mask.
 
     Example:
-        >>> apply_mask(None, [[True, True, False, False]], "float32").numpy()
+        >>> mk.losses.apply_mask(None, [[True, True, False, False]], "float32").numpy()
         array([[2., 2., 0., 0.]], dtype=float32)
-        >>> apply_mask([3.0], [[True, False]], "float32", reduction="sum").numpy()
+        >>> mk.losses.apply_mask([3.0], [[True, False]], "float32", reduction="sum").numpy()
         array([[3., 0.]], dtype=float32)
     """
     if mask is None:

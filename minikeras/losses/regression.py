@@ -44,7 +44,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> mean_absolute_percentage_error([[2.0, 4.0]], [[1.0, 5.0]]).numpy()
+        >>> mk.losses.mape([[2.0, 4.0]], [[1.0, 5.0]]).numpy()
         array([37.5], dtype=float32)
     """
     y_true, y_pred = _matched("mean_absolute_percentage_error", y_true, y_pred)
@@ -70,7 +70,7 @@ def mean_squared_logarithmic_error(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> round(float(mean_squared_logarithmic_error([[np.e - 1.0]], [[0.0]])[0]), 5)
+        >>> round(float(mk.losses.msle([[np.e - 1.0]], [[0.0]])[0]), 5)
         1.0
     """
     y_true, y_pred = _matched("mean_squared_logarithmic_error", y_true, y_pred)
@@ -105,7 +105,7 @@ def cosine_similarity(y_true, y_pred, axis=-1):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> loss = cosine_similarity([[0.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [2.0, 2.0]])
+        >>> loss = mk.losses.cosine_similarity([[0.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [2.0, 2.0]])
         >>> np.round(loss.numpy(), 5)
         array([-0., -1.], dtype=float32)
     """
@@ -133,7 +133,7 @@ def log_cosh(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> log_cosh([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [0.0, 0.0]]).numpy()
+        >>> mk.losses.log_cosh([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [0.0, 0.0]]).numpy()
         array([0.2168904, 0.       ], dtype=float32)
     """
     y_true, y_pred = _matched("log_cosh", y_true, y_pred)
@@ -155,7 +155,7 @@ def poisson(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> poisson([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
+        >>> mk.losses.poisson([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
         array([1.], dtype=float32)
     """
     y_true, y_pred = _matched("poisson", y_true, y_pred)
@@ -175,7 +175,7 @@ class MeanAbsolutePercentageError(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> float(MeanAbsolutePercentageError()([[2.0, 4.0]], [[1.0, 5.0]]))
+        >>> float(mk.losses.MeanAbsolutePercentageError()([[2.0, 4.0]], [[1.0, 5.0]]))
         37.5
     """
 
@@ -198,7 +198,9 @@ class MeanSquaredLogarithmicError(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> round(float(MeanSquaredLogarithmicError()([[np.e - 1.0, 0.0]], [[0.0, 0.0]])), 5)
+        >>> round(
+        ...     float(mk.losses.MeanSquaredLogarithmicError()([[np.e - 1.0, 0.0]], [[0.0, 0.0]])), 5
+        ... )
         0.5
     """
 
@@ -222,7 +224,7 @@ class CosineSimilarity(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> float(CosineSimilarity()([[0.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [2.0, 2.0]]))
+        >>> float(mk.losses.CosineSimilarity()([[0.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [2.0, 2.0]]))
         -0.5
     """
 
@@ -243,7 +245,7 @@ class LogCosh(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> round(float(LogCosh()([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [0.0, 0.0]])), 4)
+        >>> round(float(mk.losses.LogCosh()([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [0.0, 0.0]])), 4)
         0.1084
     """
 
@@ -262,7 +264,7 @@ class Poisson(LossFunctionWrapper):
         dtype: as in `Loss`.
 
     Example:
-        >>> float(Poisson()([[0.0, 1.0]], [[1.0, 1.0]]))
+        >>> float(mk.losses.Poisson()([[0.0, 1.0]], [[1.0, 1.0]]))
         1.0
     """
 

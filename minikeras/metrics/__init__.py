@@ -231,9 +231,9 @@ def get(identifier, loss=None):
         ValueError: for an unknown name or anything that is not a metric.
 
     Example:
-        >>> type(get("accuracy", loss="sparse_categorical_crossentropy")).__name__
+        >>> type(mk.metrics.get("accuracy", loss="sparse_categorical_crossentropy")).__name__
         'SparseCategoricalAccuracy'
-        >>> get("mse").name
+        >>> mk.metrics.get("mse").name
         'mse'
     """
     if identifier is None or isinstance(identifier, Metric):
@@ -272,7 +272,7 @@ def serialize(metric):
         ValueError: if `metric` is not a `Metric`.
 
     Example:
-        >>> serialize(AUC(curve="PR"))["config"]["curve"]
+        >>> mk.metrics.serialize(mk.metrics.AUC(curve="PR"))["config"]["curve"]
         'PR'
     """
     if not isinstance(metric, Metric):
@@ -294,7 +294,9 @@ def deserialize(config, custom_objects=None):
         ValueError: if the class is unknown or the dict malformed.
 
     Example:
-        >>> deserialize(serialize(Precision(thresholds=0.3))).thresholds
+        >>> mk.metrics.deserialize(
+        ...     mk.metrics.serialize(mk.metrics.Precision(thresholds=0.3))
+        ... ).thresholds
         [0.3]
     """
     if isinstance(config, str):

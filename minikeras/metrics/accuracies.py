@@ -85,7 +85,7 @@ def accuracy(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> accuracy([1, 2, 3], [1, 2, 0])
+        >>> mk.metrics.accuracy([1, 2, 3], [1, 2, 0])
         array([1., 1., 0.], dtype=float32)
     """
     y_true, y_pred = _aligned("accuracy", y_true, y_pred)
@@ -107,7 +107,7 @@ def binary_accuracy(y_true, y_pred, threshold=0.5):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> binary_accuracy([[1], [0], [1]], [[0.9], [0.2], [0.4]])
+        >>> mk.metrics.binary_accuracy([[1], [0], [1]], [[0.9], [0.2], [0.4]])
         array([[1.], [1.], [0.]], dtype=float32)
     """
     y_true, y_pred = _aligned("binary_accuracy", y_true, y_pred)
@@ -128,7 +128,7 @@ def categorical_accuracy(y_true, y_pred):
         ValueError: if the shapes differ, naming both.
 
     Example:
-        >>> categorical_accuracy([[0, 1], [1, 0]], [[0.2, 0.8], [0.3, 0.7]])
+        >>> mk.metrics.categorical_accuracy([[0, 1], [1, 0]], [[0.2, 0.8], [0.3, 0.7]])
         array([1., 0.], dtype=float32)
     """
     y_true, y_pred = _one_hot_shapes("categorical_accuracy", y_true, y_pred)
@@ -149,7 +149,7 @@ def sparse_categorical_accuracy(y_true, y_pred):
         ValueError: if the label shape does not fit, naming both shapes.
 
     Example:
-        >>> sparse_categorical_accuracy([1, 0], [[0.2, 0.8], [0.3, 0.7]])
+        >>> mk.metrics.sparse_categorical_accuracy([1, 0], [[0.2, 0.8], [0.3, 0.7]])
         array([1., 0.], dtype=float32)
     """
     labels = _sparse_labels("sparse_categorical_accuracy", y_true, y_pred)
@@ -175,7 +175,7 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
 
     Example:
         >>> scores = [[0.1, 0.5, 0.4], [0.1, 0.5, 0.4]]
-        >>> top_k_categorical_accuracy([[0, 0, 1], [1, 0, 0]], scores, k=2)
+        >>> mk.metrics.top_k_categorical_accuracy([[0, 0, 1], [1, 0, 0]], scores, k=2)
         array([1., 0.], dtype=float32)
     """
     y_true, y_pred = _one_hot_shapes("top_k_categorical_accuracy", y_true, y_pred)
@@ -198,7 +198,9 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
         ValueError: if the label shape does not fit or a label is out of range.
 
     Example:
-        >>> sparse_top_k_categorical_accuracy([2, 0], [[0.1, 0.5, 0.4], [0.1, 0.5, 0.4]], k=2)
+        >>> mk.metrics.sparse_top_k_categorical_accuracy(
+        ...     [2, 0], [[0.1, 0.5, 0.4], [0.1, 0.5, 0.4]], k=2
+        ... )
         array([1., 0.], dtype=float32)
     """
     name = "sparse_top_k_categorical_accuracy"
@@ -217,7 +219,7 @@ class Accuracy(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> Accuracy()([[1], [2], [3], [4]], [[0], [2], [3], [4]])
+        >>> mk.metrics.Accuracy()([[1], [2], [3], [4]], [[0], [2], [3], [4]])
         0.75
     """
 
@@ -234,7 +236,7 @@ class BinaryAccuracy(MeanMetricWrapper):
         threshold: predictions above it count as 1; use 0.0 for logits.
 
     Example:
-        >>> BinaryAccuracy()([[1], [1], [0], [0]], [[0.98], [1], [0], [0.6]])
+        >>> mk.metrics.BinaryAccuracy()([[1], [1], [0], [0]], [[0.98], [1], [0], [0.6]])
         0.75
     """
 
@@ -251,7 +253,9 @@ class CategoricalAccuracy(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> CategoricalAccuracy()([[0, 0, 1], [0, 1, 0]], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]])
+        >>> mk.metrics.CategoricalAccuracy()(
+        ...     [[0, 0, 1], [0, 1, 0]], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]]
+        ... )
         0.5
     """
 
@@ -267,7 +271,7 @@ class SparseCategoricalAccuracy(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> SparseCategoricalAccuracy()([[2], [1]], [[0.1, 0.6, 0.3], [0.05, 0.95, 0]])
+        >>> mk.metrics.SparseCategoricalAccuracy()([[2], [1]], [[0.1, 0.6, 0.3], [0.05, 0.95, 0]])
         0.5
     """
 
@@ -286,7 +290,9 @@ class TopKCategoricalAccuracy(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> TopKCategoricalAccuracy(k=1)([[0, 0, 1], [0, 1, 0]], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]])
+        >>> mk.metrics.TopKCategoricalAccuracy(k=1)(
+        ...     [[0, 0, 1], [0, 1, 0]], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]]
+        ... )
         0.5
     """
 
@@ -306,7 +312,9 @@ class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> SparseTopKCategoricalAccuracy(k=1)([2, 1], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]])
+        >>> mk.metrics.SparseTopKCategoricalAccuracy(k=1)(
+        ...     [2, 1], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]]
+        ... )
         0.5
     """
 
@@ -343,7 +351,7 @@ class _AutoAccuracy(Metric):
         dtype: as in `Metric`.
 
     Example:
-        >>> m = _AutoAccuracy()
+        >>> m = mk.metrics.accuracies._AutoAccuracy()
         >>> m([1, 0], [[0.2, 0.8], [0.6, 0.4]]), type(m.resolved).__name__
         (1.0, 'SparseCategoricalAccuracy')
     """
@@ -368,7 +376,9 @@ class _AutoAccuracy(Metric):
             ValueError: if the shapes do not fit the chosen accuracy.
 
         Example:
-            >>> m = _AutoAccuracy(); m.update_state([[1], [0]], [[0.9], [0.8]]); m.result()
+            >>> m = mk.metrics.accuracies._AutoAccuracy()
+            >>> m.update_state([[1], [0]], [[0.9], [0.8]])
+            >>> m.result()
             0.5
         """
         if self.resolved is None:
@@ -383,7 +393,7 @@ class _AutoAccuracy(Metric):
             A Python float.
 
         Example:
-            >>> _AutoAccuracy().result()
+            >>> mk.metrics.accuracies._AutoAccuracy().result()
             0.0
         """
         return self.resolved.result() if self.resolved is not None else 0.0
@@ -392,8 +402,11 @@ class _AutoAccuracy(Metric):
         """Resets the chosen accuracy (the choice stays).
 
         Example:
-            >>> m = _AutoAccuracy(); m([1], [[0.0, 1.0]]); m.reset_state(); m.result()
+            >>> m = mk.metrics.accuracies._AutoAccuracy()
+            >>> m([1], [[0.0, 1.0]])
             1.0
+            >>> m.reset_state()
+            >>> m.result()
             0.0
         """
         if self.resolved is not None:

@@ -37,7 +37,7 @@ class Metric:
         name: the metric's name in logs; the class name in snake case by default.
 
     Example:
-        >>> class Count(Metric):
+        >>> class Count(mk.metrics.Metric):
         ...     def __init__(self, name="count"):
         ...         super().__init__(name=name)
         ...         self.count = self.add_variable((), "zeros", name="count")
@@ -78,7 +78,7 @@ class Metric:
             ValueError: for an unknown initializer.
 
         Example:
-            >>> m = Mean()
+            >>> m = mk.metrics.Mean()
             >>> v = m.add_variable((2,), "ones", name="extra")
             >>> v.assign_add([1.0, 2.0]).numpy()
             array([2., 3.], dtype=float32)
@@ -110,7 +110,7 @@ class Metric:
             A non-trainable `Variable`.
 
         Example:
-            >>> Mean().add_weight(name="extra").numpy()
+            >>> mk.metrics.Mean().add_weight(name="extra").numpy()
             array(0., dtype=float32)
         """
         return self.add_variable(shape, initializer or "zeros", dtype=dtype, name=name)
@@ -120,7 +120,7 @@ class Metric:
         """The state variables: this metric's, then those of metrics it holds as attributes.
 
         Example:
-            >>> class Two(Metric):
+            >>> class Two(mk.metrics.Metric):
             ...     def __init__(self):
             ...         super().__init__()
             ...         self.a = self.add_variable((), "zeros", name="a")
@@ -146,7 +146,7 @@ class Metric:
             NotImplementedError: in the base class.
 
         Example:
-            >>> m = Mean(); m.update_state([1.0, 3.0]); m.result()
+            >>> m = mk.metrics.Mean(); m.update_state([1.0, 3.0]); m.result()
             2.0
         """
         raise NotImplementedError(f"{type(self).__name__} must implement update_state()")
@@ -161,7 +161,7 @@ class Metric:
             NotImplementedError: in the base class.
 
         Example:
-            >>> Mean().result()
+            >>> mk.metrics.Mean().result()
             0.0
         """
         raise NotImplementedError(f"{type(self).__name__} must implement result()")
@@ -175,7 +175,7 @@ class Metric:
         Subclasses with Python state override it.
 
         Example:
-            >>> m = Mean(); m.update_state([5.0]); m.reset_state(); m.result()
+            >>> m = mk.metrics.Mean(); m.update_state([5.0]); m.reset_state(); m.result()
             0.0
         """
         initial_values = self.__dict__.get("_initial_values", ())
@@ -192,7 +192,7 @@ class Metric:
             A Python float.
 
         Example:
-            >>> Mean()([1.0, 2.0])
+            >>> mk.metrics.Mean()([1.0, 2.0])
             1.5
         """
         self.update_state(*args, **kwargs)
@@ -205,7 +205,7 @@ class Metric:
             A dict.
 
         Example:
-            >>> Mean().get_config()
+            >>> mk.metrics.Mean().get_config()
             {'name': 'mean', 'dtype': 'float32'}
         """
         return {"name": self.name, "dtype": self.dtype}
@@ -274,7 +274,7 @@ class Mean(Metric):
         dtype: as in `Metric`.
 
     Example:
-        >>> m = Mean()
+        >>> m = mk.metrics.Mean()
         >>> m.update_state([1.0, 2.0])
         >>> m.update_state([6.0], sample_weight=[2.0])
         >>> m.result()
@@ -296,7 +296,9 @@ class Mean(Metric):
             ValueError: if `sample_weight` does not fit `values`.
 
         Example:
-            >>> m = Mean(); m.update_state([[1.0, 3.0], [5.0, 7.0]], [1.0, 0.0]); m.result()
+            >>> m = mk.metrics.Mean()
+            >>> m.update_state([[1.0, 3.0], [5.0, 7.0]], [1.0, 0.0])
+            >>> m.result()
             2.0
         """
         values, weights = _samplewise(self.name, values, sample_weight)
@@ -313,7 +315,7 @@ class Mean(Metric):
             A Python float.
 
         Example:
-            >>> Mean()([2.0, 4.0])
+            >>> mk.metrics.Mean()([2.0, 4.0])
             3.0
         """
         return self.total / self.count if self.count else 0.0
@@ -322,7 +324,7 @@ class Mean(Metric):
         """Sets the total and the count to zero.
 
         Example:
-            >>> m = Mean(); m([1.0]); m.reset_state(); m.count
+            >>> m = mk.metrics.Mean(); m([1.0]); m.reset_state(); m.count
             1.0
             0.0
         """
@@ -341,7 +343,7 @@ class MeanMetricWrapper(Mean):
 
     Example:
         >>> from minikeras.metrics import binary_accuracy
-        >>> m = MeanMetricWrapper(binary_accuracy, threshold=0.7)
+        >>> m = mk.metrics.MeanMetricWrapper(binary_accuracy, threshold=0.7)
         >>> m([1, 1], [0.8, 0.6])
         0.5
     """
@@ -404,7 +406,7 @@ class MeanMetricWrapper(Mean):
             A new metric.
 
         Example:
-            >>> MeanMetricWrapper.from_config({"fn": "binary_accuracy"}).name
+            >>> mk.metrics.MeanMetricWrapper.from_config({"fn": "binary_accuracy"}).name
             'binary_accuracy'
         """
         if cls is MeanMetricWrapper and isinstance(config.get("fn"), str):

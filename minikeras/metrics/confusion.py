@@ -85,7 +85,7 @@ class _ConfusionMetric(Metric):
             ValueError: if the shapes do not fit, naming the metric and the shapes.
 
         Example:
-            >>> m = Precision(); m.update_state([1, 0, 1], [0.9, 0.8, 0.1]); m.result()
+            >>> m = mk.metrics.Precision(); m.update_state([1, 0, 1], [0.9, 0.8, 0.1]); m.result()
             0.5
         """
         y_pred = self._scores(y_pred)
@@ -121,7 +121,7 @@ class _RateAtThresholds(_ConfusionMetric):
             A dict.
 
         Example:
-            >>> Precision(thresholds=0.3).get_config()["thresholds"]
+            >>> mk.metrics.Precision(thresholds=0.3).get_config()["thresholds"]
             0.3
         """
         return {**super().get_config(), "thresholds": self.init_thresholds}
@@ -141,7 +141,7 @@ class Precision(_RateAtThresholds):
         ValueError: if a threshold lies outside [0, 1].
 
     Example:
-        >>> Precision()([0, 1, 1, 1], [1, 0, 1, 1])
+        >>> mk.metrics.Precision()([0, 1, 1, 1], [1, 0, 1, 1])
         0.6666666666666666
     """
 
@@ -153,7 +153,7 @@ class Precision(_RateAtThresholds):
             thresholds were given.
 
         Example:
-            >>> Precision(thresholds=[0.2, 0.7])([1, 0], [0.9, 0.5])
+            >>> mk.metrics.Precision(thresholds=[0.2, 0.7])([1, 0], [0.9, 0.5])
             [0.5, 1.0]
         """
         tp, fp = self.true_positives, self.false_positives
@@ -174,7 +174,7 @@ class Recall(_RateAtThresholds):
         ValueError: if a threshold lies outside [0, 1].
 
     Example:
-        >>> Recall()([0, 1, 1, 1], [1, 0, 1, 1])
+        >>> mk.metrics.Recall()([0, 1, 1, 1], [1, 0, 1, 1])
         0.6666666666666666
     """
 
@@ -186,7 +186,7 @@ class Recall(_RateAtThresholds):
             thresholds were given.
 
         Example:
-            >>> Recall(thresholds=[0.2, 0.7])([1, 1], [0.9, 0.5])
+            >>> mk.metrics.Recall(thresholds=[0.2, 0.7])([1, 1], [0.9, 0.5])
             [1.0, 0.5]
         """
         tp, fn = self.true_positives, self.false_negatives
@@ -224,7 +224,7 @@ class AUC(_ConfusionMetric):
             thresholds, or a threshold outside [0, 1].
 
     Example:
-        >>> AUC()([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+        >>> mk.metrics.AUC()([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
         0.75
     """
 
@@ -275,7 +275,7 @@ class AUC(_ConfusionMetric):
             A Python float.
 
         Example:
-            >>> AUC(curve="PR")([0, 1], [0.2, 0.9])
+            >>> mk.metrics.AUC(curve="PR")([0, 1], [0.2, 0.9])
             1.0
         """
         tp, fp = self.true_positives, self.false_positives
@@ -319,7 +319,7 @@ class AUC(_ConfusionMetric):
             A dict.
 
         Example:
-            >>> AUC(num_thresholds=50).get_config()["num_thresholds"]
+            >>> mk.metrics.AUC(num_thresholds=50).get_config()["num_thresholds"]
             50
         """
         return {

@@ -50,10 +50,15 @@ class FBetaScore(Metric):
             or a `threshold` outside (0, 1].
 
     Example:
-        >>> m = FBetaScore(beta=2.0, threshold=0.5)
+        >>> m = mk.metrics.FBetaScore(beta=2.0, threshold=0.5)
         >>> np.round(m([[1, 1, 0]], [[0.9, 0.2, 0.7]]), 4)  # a hit, a miss, a false alarm
         array([1., 0., 0.], dtype=float32)
-        >>> round(FBetaScore(average="micro", threshold=0.5)([[1, 1, 0]], [[0.9, 0.2, 0.7]]), 4)
+        >>> round(
+        ...     mk.metrics.FBetaScore(average="micro", threshold=0.5)(
+        ...         [[1, 1, 0]], [[0.9, 0.2, 0.7]]
+        ...     ),
+        ...     4,
+        ... )
         0.5
     """
 
@@ -100,7 +105,7 @@ class FBetaScore(Metric):
                 classes differs from the first batch's.
 
         Example:
-            >>> m = F1Score(average="macro", threshold=0.5)
+            >>> m = mk.metrics.F1Score(average="macro", threshold=0.5)
             >>> m.update_state([[1, 0], [0, 1]], [[0.8, 0.1], [0.6, 0.9]])
             >>> round(m.result(), 4)  # class 0: p 1/2, r 1 -> 2/3; class 1: 1
             0.8333
@@ -135,7 +140,7 @@ class FBetaScore(Metric):
             A Python float, or a numpy array of one score per class for `average=None`.
 
         Example:
-            >>> F1Score().result()
+            >>> mk.metrics.F1Score().result()
             0.0
         """
         if self._counts is None:
@@ -159,7 +164,7 @@ class FBetaScore(Metric):
             A dict.
 
         Example:
-            >>> FBetaScore(beta=0.5).get_config()["beta"]
+            >>> mk.metrics.FBetaScore(beta=0.5).get_config()["beta"]
             0.5
         """
         return {
@@ -183,7 +188,7 @@ class F1Score(FBetaScore):
         ValueError: for an unknown `average` or a `threshold` outside (0, 1].
 
     Example:
-        >>> m = F1Score(threshold=0.5)
+        >>> m = mk.metrics.F1Score(threshold=0.5)
         >>> m.update_state([[1, 1, 1], [1, 0, 0], [1, 1, 0]],
         ...                [[0.2, 0.6, 0.7], [0.2, 0.6, 0.6], [0.6, 0.8, 0.0]])
         >>> np.round(m.result(), 4)
@@ -200,7 +205,7 @@ class F1Score(FBetaScore):
             A dict.
 
         Example:
-            >>> sorted(F1Score().get_config())
+            >>> sorted(mk.metrics.F1Score().get_config())
             ['average', 'dtype', 'name', 'threshold']
         """
         config = super().get_config()

@@ -15,7 +15,7 @@ class Hinge(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> Hinge()([[0.0, 1.0]], [[0.5, 0.5]])
+        >>> mk.metrics.Hinge()([[0.0, 1.0]], [[0.5, 0.5]])
         1.0
     """
 
@@ -31,7 +31,7 @@ class SquaredHinge(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> SquaredHinge()([[0.0, 1.0]], [[0.5, 0.5]])
+        >>> mk.metrics.SquaredHinge()([[0.0, 1.0]], [[0.5, 0.5]])
         1.25
     """
 
@@ -47,7 +47,7 @@ class CategoricalHinge(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> round(CategoricalHinge()([[0.0, 1.0, 0.0]], [[0.3, 0.5, 0.2]]), 6)
+        >>> round(mk.metrics.CategoricalHinge()([[0.0, 1.0, 0.0]], [[0.3, 0.5, 0.2]]), 6)
         0.8
     """
 

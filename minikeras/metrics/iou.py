@@ -38,7 +38,7 @@ class IoU(Metric):
             outside [0, num_classes).
 
     Example:
-        >>> m = IoU(num_classes=2, target_class_ids=[0])
+        >>> m = mk.metrics.IoU(num_classes=2, target_class_ids=[0])
         >>> round(m([0, 0, 1, 1], [0, 1, 0, 1]), 6)  # class 0: tp 1, fp 1, fn 1
         0.333333
     """
@@ -89,7 +89,9 @@ class IoU(Metric):
             ValueError: if targets and predictions hold different numbers of labels.
 
         Example:
-            >>> m = MeanIoU(num_classes=2); m.update_state([0, 1], [0, 0]); m.total_cm.numpy()
+            >>> m = mk.metrics.MeanIoU(num_classes=2)
+            >>> m.update_state([0, 1], [0, 0])
+            >>> m.total_cm.numpy()
             array([[1., 0.],
                    [1., 0.]])
         """
@@ -135,7 +137,7 @@ class IoU(Metric):
             A Python float.
 
         Example:
-            >>> IoU(num_classes=3, target_class_ids=[1]).result()
+            >>> mk.metrics.IoU(num_classes=3, target_class_ids=[1]).result()
             0.0
         """
         matrix = self.total_cm.numpy()
@@ -154,7 +156,9 @@ class IoU(Metric):
             A dict.
 
         Example:
-            >>> IoU(num_classes=4, target_class_ids=[2, 3]).get_config()["target_class_ids"]
+            >>> mk.metrics.IoU(num_classes=4, target_class_ids=[2, 3]).get_config()[
+            ...     "target_class_ids"
+            ... ]
             [2, 3]
         """
         return {
@@ -184,7 +188,7 @@ class MeanIoU(IoU):
         ValueError: if `num_classes` is not positive.
 
     Example:
-        >>> m = MeanIoU(num_classes=2)
+        >>> m = mk.metrics.MeanIoU(num_classes=2)
         >>> round(m([0, 0, 1, 1], [0, 1, 0, 1]), 6)  # 1/3 for each class
         0.333333
     """
@@ -217,7 +221,7 @@ class MeanIoU(IoU):
             A dict.
 
         Example:
-            >>> MeanIoU(num_classes=3).get_config()["num_classes"]
+            >>> mk.metrics.MeanIoU(num_classes=3).get_config()["num_classes"]
             3
         """
         config = super().get_config()

@@ -38,7 +38,7 @@ class R2Score(Metric):
         ValueError: for an unknown `class_aggregation` or a negative `num_regressors`.
 
     Example:
-        >>> m = R2Score()
+        >>> m = mk.metrics.R2Score()
         >>> m.update_state([[1.0], [4.0], [3.0]], [[2.0], [4.0], [4.0]])
         >>> round(m.result(), 6)  # 1 - 2 / (26 - 64 / 3)
         0.571429
@@ -78,7 +78,7 @@ class R2Score(Metric):
                 output axis is added), or the outputs differ from the first batch's.
 
         Example:
-            >>> m = R2Score(); m.update_state([1.0, 2.0], [[1.0], [2.0]]); m.result()
+            >>> m = mk.metrics.R2Score(); m.update_state([1.0, 2.0], [[1.0], [2.0]]); m.result()
             1.0
         """
         y_true, y_pred = losses.squeeze_or_expand_to_same_rank(
@@ -121,7 +121,7 @@ class R2Score(Metric):
             `class_aggregation=None`.
 
         Example:
-            >>> R2Score().result()
+            >>> mk.metrics.R2Score().result()
             0.0
         """
         if self._sums is None:
@@ -165,7 +165,7 @@ class R2Score(Metric):
             A dict.
 
         Example:
-            >>> R2Score(num_regressors=2).get_config()["num_regressors"]
+            >>> mk.metrics.R2Score(num_regressors=2).get_config()["num_regressors"]
             2
         """
         return {

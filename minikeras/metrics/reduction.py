@@ -19,7 +19,7 @@ class Sum(Metric):
         dtype: as in `Metric`.
 
     Example:
-        >>> m = Sum()
+        >>> m = mk.metrics.Sum()
         >>> m.update_state([1.0, 3.0, 5.0, 7.0])
         >>> m.update_state([[1.0, 1.0]], sample_weight=[3.0])
         >>> m.result()
@@ -41,7 +41,9 @@ class Sum(Metric):
             ValueError: if `sample_weight` does not fit `values`.
 
         Example:
-            >>> m = Sum(); m.update_state([[1.0, 2.0], [3.0, 4.0]], [1.0, 0.5]); m.result()
+            >>> m = mk.metrics.Sum()
+            >>> m.update_state([[1.0, 2.0], [3.0, 4.0]], [1.0, 0.5])
+            >>> m.result()
             6.5
         """
         values, _ = _samplewise(self.name, values, sample_weight, reduce=np.sum)
@@ -54,7 +56,7 @@ class Sum(Metric):
             A Python float.
 
         Example:
-            >>> Sum()([2.0, 4.0])
+            >>> mk.metrics.Sum()([2.0, 4.0])
             6.0
         """
         return float(self.total)

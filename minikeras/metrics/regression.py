@@ -40,7 +40,7 @@ class MeanSquaredError(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> MeanSquaredError()([[0, 1], [0, 0]], [[1, 1], [0, 0]])
+        >>> mk.metrics.MeanSquaredError()([[0, 1], [0, 0]], [[1, 1], [0, 0]])
         0.25
     """
 
@@ -56,7 +56,7 @@ class MeanAbsoluteError(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> MeanAbsoluteError()([[0, 1], [0, 0]], [[1, 1], [0, 0]])
+        >>> mk.metrics.MeanAbsoluteError()([[0, 1], [0, 0]], [[1, 1], [0, 0]])
         0.25
     """
 
@@ -87,7 +87,7 @@ class RootMeanSquaredError(Mean):
         dtype: as in `Metric`.
 
     Example:
-        >>> m = RootMeanSquaredError()
+        >>> m = mk.metrics.RootMeanSquaredError()
         >>> m([[0, 1], [0, 0]], [[1, 1], [0, 0]])
         0.5
         >>> m.reset_state(); round(m([[0, 1], [0, 0]], [[1, 1], [0, 0]], [1, 0]), 6)
@@ -109,7 +109,7 @@ class RootMeanSquaredError(Mean):
             ValueError: if the shapes do not fit, naming the metric and the shapes.
 
         Example:
-            >>> m = RootMeanSquaredError(); m.update_state([3.0], [0.0]); m.result()
+            >>> m = mk.metrics.RootMeanSquaredError(); m.update_state([3.0], [0.0]); m.result()
             3.0
         """
         try:
@@ -126,7 +126,7 @@ class RootMeanSquaredError(Mean):
             A Python float.
 
         Example:
-            >>> RootMeanSquaredError()([[0.0], [0.0]], [[3.0], [4.0]]) ** 2
+            >>> mk.metrics.RootMeanSquaredError()([[0.0], [0.0]], [[3.0], [4.0]]) ** 2
             12.5
         """
         return float(np.sqrt(super().result()))
@@ -140,7 +140,7 @@ class MeanAbsolutePercentageError(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> MeanAbsolutePercentageError()([[2.0, 4.0]], [[1.0, 5.0]])
+        >>> mk.metrics.MeanAbsolutePercentageError()([[2.0, 4.0]], [[1.0, 5.0]])
         37.5
     """
 
@@ -157,7 +157,7 @@ class MeanSquaredLogarithmicError(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> round(MeanSquaredLogarithmicError()([[np.e - 1.0, 0.0]], [[0.0, 0.0]]), 6)
+        >>> round(mk.metrics.MeanSquaredLogarithmicError()([[np.e - 1.0, 0.0]], [[0.0, 0.0]]), 6)
         0.5
     """
 
@@ -178,7 +178,7 @@ class CosineSimilarity(MeanMetricWrapper):
         axis: the feature axis.
 
     Example:
-        >>> CosineSimilarity()([[0.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [2.0, 2.0]])
+        >>> mk.metrics.CosineSimilarity()([[0.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [2.0, 2.0]])
         0.5
     """
 
@@ -195,7 +195,7 @@ class LogCoshError(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> round(LogCoshError()([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [0.0, 0.0]]), 4)
+        >>> round(mk.metrics.LogCoshError()([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [0.0, 0.0]]), 4)
         0.1084
     """
 
@@ -211,7 +211,7 @@ class Poisson(MeanMetricWrapper):
         dtype: as in `Metric`.
 
     Example:
-        >>> round(Poisson()([[0.0, 1.0]], [[1.0, 1.0]]), 6)
+        >>> round(mk.metrics.Poisson()([[0.0, 1.0]], [[1.0, 1.0]]), 6)
         1.0
     """
 

@@ -28,8 +28,8 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 (Kera
         >>> import tempfile, pathlib
         >>> from minikeras.layers import Dense, Input
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.minikeras"
-        >>> Sequential([Input((3,)), Dense(2, name="out")]).save(path)
-        >>> load_model(path).layers[0].name
+        >>> mk.Sequential([Input((3,)), Dense(2, name="out")]).save(path)
+        >>> mk.models.load_model(path).layers[0].name
         'out'
     """
     # Imported here: saving sits above models in the import graph.

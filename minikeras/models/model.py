@@ -20,6 +20,7 @@ class Model(Trainer, Layer):
     """A network of layers, trained and saved as one.
 
     Two ways to make one:
+
     - subclass it: create layers in `__init__`, use them in `call(inputs)`;
     - functional: `Model(inputs, outputs)` with `minikeras.Input` tensors
       passed through layers.
@@ -36,7 +37,7 @@ class Model(Trainer, Layer):
     Example:
         >>> from minikeras.layers import Dense, Input
         >>> x = Input(shape=(3,))
-        >>> model = Model(x, Dense(2)(Dense(4, activation="relu")(x)))
+        >>> model = mk.Model(x, Dense(2)(Dense(4, activation="relu")(x)))
         >>> model(np.ones((5, 3))).shape, len(model.weights)
         ((5, 2), 4)
     """
@@ -235,7 +236,7 @@ class Model(Trainer, Layer):
         Example:
             >>> from minikeras.layers import Dense, Input
             >>> x = Input(shape=(2,))
-            >>> Model(x, Dense(1)(x)).call(ops.ones((3, 2))).shape
+            >>> mk.Model(x, Dense(1)(x)).call(mk.ops.ones((3, 2))).shape
             (3, 1)
         """
         if self._inputs is None:
@@ -261,7 +262,7 @@ class Model(Trainer, Layer):
         Example:
             >>> from minikeras.layers import Dense, Input
             >>> x = Input(shape=(2,))
-            >>> model = Model(x, Dense(1)(x))
+            >>> model = mk.Model(x, Dense(1)(x))
             >>> _ = model(np.ones((1, 2)))
             >>> model.compute_mask(np.ones((1, 2))) is None
             True
@@ -283,7 +284,7 @@ class Model(Trainer, Layer):
 
         Example:
             >>> from minikeras.layers import Dense
-            >>> class Net(Model):
+            >>> class Net(mk.Model):
             ...     def __init__(self):
             ...         super().__init__()
             ...         self.out = Dense(2)
@@ -388,7 +389,7 @@ class Model(Trainer, Layer):
             A JSON-friendly dict (see `minikeras.saving.functional`).
 
         Example:
-            >>> Model(name="m").get_config()["name"]
+            >>> mk.Model(name="m").get_config()["name"]
             'm'
         """
         if self._inputs is not None:
@@ -412,8 +413,8 @@ class Model(Trainer, Layer):
         Example:
             >>> from minikeras.layers import Dense, Input
             >>> x = Input((3,))
-            >>> model = Model(x, Dense(2)(x))
-            >>> Model.from_config(model.get_config())(np.ones((1, 3))).shape
+            >>> model = mk.Model(x, Dense(2)(x))
+            >>> mk.Model.from_config(model.get_config())(np.ones((1, 3))).shape
             (1, 2)
         """
         if "layers" in config and "input_layers" in config:
@@ -469,7 +470,7 @@ class Model(Trainer, Layer):
             >>> import tempfile, pathlib
             >>> from minikeras.layers import Dense, Input
             >>> x = Input((3,))
-            >>> model = Model(x, Dense(2)(x))
+            >>> model = mk.Model(x, Dense(2)(x))
             >>> model.save(pathlib.Path(tempfile.mkdtemp()) / "model.minikeras")
         """
         from minikeras import saving

@@ -22,7 +22,7 @@ class Sequential(Model):
 
     Example:
         >>> from minikeras.layers import Dense, Input
-        >>> model = Sequential([Input(shape=(3,)), Dense(4, activation="relu"), Dense(2)])
+        >>> model = mk.Sequential([Input(shape=(3,)), Dense(4, activation="relu"), Dense(2)])
         >>> model.built, model(np.ones((5, 3))).shape
         (True, (5, 2))
     """
@@ -194,7 +194,7 @@ class Sequential(Model):
 
         Example:
             >>> from minikeras.layers import Dense, Input
-            >>> config = Sequential([Input((3,)), Dense(2)]).get_config()
+            >>> config = mk.Sequential([Input((3,)), Dense(2)]).get_config()
             >>> [entry["class_name"] for entry in config["layers"]]
             ['InputLayer', 'Dense']
         """
@@ -219,8 +219,8 @@ class Sequential(Model):
 
         Example:
             >>> from minikeras.layers import Dense, Input
-            >>> model = Sequential([Input((3,)), Dense(2)])
-            >>> Sequential.from_config(model.get_config()).built
+            >>> model = mk.Sequential([Input((3,)), Dense(2)])
+            >>> mk.Sequential.from_config(model.get_config()).built
             True
         """
         from minikeras.layers.input_layer import Input

@@ -215,9 +215,11 @@ def conv(
 
     Example:
         >>> x = np.arange(5.0, dtype="float32").reshape(1, 5, 1)
-        >>> conv(x, np.ones((3, 1, 1), "float32")).numpy()[0, :, 0]
+        >>> mk.ops.conv(x, np.ones((3, 1, 1), "float32")).numpy()[0, :, 0]
         array([3., 6., 9.], dtype=float32)
-        >>> conv(np.ones((2, 8, 8, 3)), np.ones((3, 3, 3, 4)), strides=2, padding="same").shape
+        >>> mk.ops.conv(
+        ...     np.ones((2, 8, 8, 3)), np.ones((3, 3, 3, 4)), strides=2, padding="same"
+        ... ).shape
         (2, 4, 4, 4)
     """
     x, k, rank = _operands("conv", inputs, kernel, data_format)
@@ -266,7 +268,7 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
     Example:
         >>> x = np.ones((1, 4, 4, 2), "float32")
         >>> kernel = np.stack([np.ones((3, 3)), 2 * np.ones((3, 3))], -1)[..., None]
-        >>> depthwise_conv(x, kernel.astype("float32")).numpy()[0, 0, 0]
+        >>> mk.ops.depthwise_conv(x, kernel.astype("float32")).numpy()[0, 0, 0]
         array([ 9., 18.], dtype=float32)
     """
     x, k, rank = _operands("depthwise_conv", inputs, kernel, data_format)
@@ -309,7 +311,7 @@ def separable_conv(
 
     Example:
         >>> x = np.ones((1, 5, 5, 2), "float32")
-        >>> separable_conv(x, np.ones((3, 3, 2, 1)), np.ones((1, 1, 2, 4))).shape
+        >>> mk.ops.separable_conv(x, np.ones((3, 3, 2, 1)), np.ones((1, 1, 2, 4))).shape
         (1, 3, 3, 4)
     """
     depthwise = depthwise_conv(inputs, depthwise_kernel, strides, padding, data_format,
@@ -340,6 +342,7 @@ def transpose_output_length(length, kernel_size, stride, padding, output_padding
         The output length, or None if `length` is None.
 
     Example:
+        >>> from minikeras.ops.conv import transpose_output_length
         >>> transpose_output_length(4, 3, 2, "same", None)
         8
         >>> transpose_output_length(4, 3, 2, "valid", None)
@@ -389,7 +392,7 @@ def conv_transpose(
 
     Example:
         >>> y, kernel = np.ones((1, 2, 1), "float32"), np.ones((3, 1, 1), "float32")
-        >>> conv_transpose(y, kernel, strides=2).numpy()[0, :, 0]
+        >>> mk.ops.conv_transpose(y, kernel, strides=2).numpy()[0, :, 0]
         array([1., 1., 2., 1., 1.], dtype=float32)
     """
     op = "conv_transpose"

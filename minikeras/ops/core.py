@@ -33,7 +33,7 @@ def shape_of(x):
         A tuple of ints.
 
     Example:
-        >>> shape_of([[1, 2, 3]])
+        >>> mk.ops.core.shape_of([[1, 2, 3]])
         (1, 3)
     """
     if isinstance(x, Tensor):
@@ -56,10 +56,10 @@ def promote(x, y):
         The pair `(x, y)`, one of them possibly cast.
 
     Example:
-        >>> a, b = promote(np.ones(2, "float32"), np.arange(2))
+        >>> a, b = mk.ops.core.promote(np.ones(2, "float32"), np.arange(2))
         >>> b.dtype
         dtype('float32')
-        >>> promote(np.arange(2), 0.5)[0].dtype
+        >>> mk.ops.core.promote(np.arange(2), 0.5)[0].dtype
         dtype('float32')
     """
     x_dtype, y_dtype = dtype_of(x), dtype_of(y)
@@ -95,7 +95,7 @@ def array_of(x):
         A numpy array, numpy scalar or autograd box.
 
     Example:
-        >>> array_of(2.0).dtype, array_of(2).dtype
+        >>> mk.ops.core.array_of(2.0).dtype, mk.ops.core.array_of(2).dtype
         (dtype('float32'), dtype('int64'))
     """
     value = value_of(x)
@@ -114,9 +114,9 @@ def as_float(x):
         `x` itself if it is a floating array, else a floatx copy.
 
     Example:
-        >>> as_float(np.arange(2)).dtype
+        >>> mk.ops.core.as_float(np.arange(2)).dtype
         dtype('float32')
-        >>> as_float(0.5).dtype
+        >>> mk.ops.core.as_float(0.5).dtype
         dtype('float32')
     """
     dtype = dtype_of(x)
@@ -140,7 +140,7 @@ def op_error(op, problem, *operands):
 
     Example:
         >>> a, b = np.ones((32, 784)), np.ones((100, 10))
-        >>> str(op_error("matmul", "inner dimensions differ", a, b))
+        >>> str(mk.ops.core.op_error("matmul", "inner dimensions differ", a, b))
         'matmul: inner dimensions differ; got shapes (32, 784) and (100, 10)'
     """
     shapes = " and ".join(str(shape_of(x)) for x in operands)
@@ -163,7 +163,7 @@ def apply_binary(op, fn, x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> apply_binary("add", np.add, [1.0], [2.0]).numpy()
+        >>> mk.ops.core.apply_binary("add", np.add, [1.0], [2.0]).numpy()
         array([3.], dtype=float32)
     """
     a, b = promote(value_of(x1), value_of(x2))
@@ -184,7 +184,10 @@ def broadcastable(*values):
         A bool.
 
     Example:
-        >>> broadcastable(np.ones((3, 1)), np.ones(4)), broadcastable(np.ones(3), np.ones(4))
+        >>> (
+        ...     mk.ops.core.broadcastable(np.ones((3, 1)), np.ones(4)),
+        ...     mk.ops.core.broadcastable(np.ones(3), np.ones(4)),
+        ... )
         (True, False)
     """
     try:
@@ -210,7 +213,7 @@ def normalize_axis(op, axis, ndim, *operands):
         ValueError: if `axis` is out of range, naming the op and the shapes.
 
     Example:
-        >>> normalize_axis("softmax", -1, 2)
+        >>> mk.ops.core.normalize_axis("softmax", -1, 2)
         1
     """
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
@@ -230,7 +233,7 @@ def same_float(values):
         A list of the same length.
 
     Example:
-        >>> [v.dtype for v in same_float([np.ones(2, "float32"), np.arange(2)])]
+        >>> [v.dtype for v in mk.ops.core.same_float([np.ones(2, "float32"), np.arange(2)])]
         [dtype('float32'), dtype('float32')]
     """
     floats = [v.dtype for v in values if getattr(v, "dtype", np.dtype("i")).kind in "fc"]
@@ -257,7 +260,7 @@ def apply_unary(op, fn, x, *args, **kwargs):
         ValueError: if `fn` rejects the arguments (a bad axis, for example).
 
     Example:
-        >>> apply_unary("sum", np.sum, [[1, 2]], axis=1).numpy()
+        >>> mk.ops.core.apply_unary("sum", np.sum, [[1, 2]], axis=1).numpy()
         array([3])
     """
     value = array_of(x)

@@ -41,7 +41,7 @@ def convert_to_tensor(x, dtype=None):
         TypeError: if `dtype` is not a dtype.
 
     Example:
-        >>> convert_to_tensor([1.0, 2.0]).dtype
+        >>> mk.ops.convert_to_tensor([1.0, 2.0]).dtype
         dtype('float32')
     """
     if isinstance(x, Tensor) and type(x) is Tensor and dtype is None:
@@ -68,7 +68,7 @@ def cast(x, dtype):
         TypeError: if `dtype` is not a dtype.
 
     Example:
-        >>> cast([1.7, -1.2], "int32").numpy()
+        >>> mk.ops.cast([1.7, -1.2], "int32").numpy()
         array([ 1, -1], dtype=int32)
     """
     value = value_of(x)
@@ -90,7 +90,7 @@ def stop_gradient(x):
         A Tensor.
 
     Example:
-        >>> stop_gradient([1.0]).numpy()
+        >>> mk.ops.stop_gradient([1.0]).numpy()
         array([1.], dtype=float32)
     """
     return wrap(getval(value_of(x)))
@@ -116,7 +116,7 @@ def zeros(shape, dtype=None):
         A Tensor.
 
     Example:
-        >>> zeros((2,)).numpy()
+        >>> mk.ops.zeros((2,)).numpy()
         array([0., 0.], dtype=float32)
     """
     return wrap(np.zeros(_shape(shape), dtype=config.standardize_dtype(dtype)))
@@ -133,7 +133,7 @@ def ones(shape, dtype=None):
         A Tensor.
 
     Example:
-        >>> ones((2,)).numpy()
+        >>> mk.ops.ones((2,)).numpy()
         array([1., 1.], dtype=float32)
     """
     return wrap(np.ones(_shape(shape), dtype=config.standardize_dtype(dtype)))
@@ -151,7 +151,7 @@ def full(shape, fill_value, dtype=None):
         A Tensor.
 
     Example:
-        >>> full((2,), 7.0).numpy()
+        >>> mk.ops.full((2,), 7.0).numpy()
         array([7., 7.], dtype=float32)
     """
     fill = np.asarray(getval(value_of(fill_value)))
@@ -171,7 +171,7 @@ def zeros_like(x, dtype=None):
         A Tensor.
 
     Example:
-        >>> zeros_like(ones((2, 1))).shape
+        >>> mk.ops.zeros_like(mk.ops.ones((2, 1))).shape
         (2, 1)
     """
     value = getval(value_of(x))
@@ -189,7 +189,7 @@ def ones_like(x, dtype=None):
         A Tensor.
 
     Example:
-        >>> ones_like(zeros((2,))).numpy()
+        >>> mk.ops.ones_like(mk.ops.zeros((2,))).numpy()
         array([1., 1.], dtype=float32)
     """
     value = getval(value_of(x))
@@ -208,7 +208,7 @@ def full_like(x, fill_value, dtype=None):
         A Tensor.
 
     Example:
-        >>> full_like(zeros((2,)), 3).numpy()
+        >>> mk.ops.full_like(mk.ops.zeros((2,)), 3).numpy()
         array([3., 3.], dtype=float32)
     """
     value = getval(value_of(x))
@@ -231,9 +231,9 @@ def arange(start, stop=None, step=1, dtype=None):
         A 1-d Tensor.
 
     Example:
-        >>> arange(3).numpy()
+        >>> mk.ops.arange(3).numpy()
         array([0, 1, 2])
-        >>> arange(0.0, 1.0, 0.5).numpy()
+        >>> mk.ops.arange(0.0, 1.0, 0.5).numpy()
         array([0. , 0.5], dtype=float32)
     """
     if stop is None:
@@ -257,7 +257,7 @@ def eye(n, m=None, k=0, dtype=None):
         A Tensor of shape `(n, m)`.
 
     Example:
-        >>> eye(2).numpy()
+        >>> mk.ops.eye(2).numpy()
         array([[1., 0.],
                [0., 1.]], dtype=float32)
     """

@@ -121,7 +121,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
             label is out of range.
 
     Example:
-        >>> loss = sparse_categorical_crossentropy([0], [[1000.0, 0.0]], from_logits=True)
+        >>> loss = mk.ops.sparse_categorical_crossentropy([0], [[1000.0, 0.0]], from_logits=True)
         >>> loss.numpy()
         array([0.], dtype=float32)
     """
@@ -209,7 +209,9 @@ def mean_sparse_categorical_crossentropy(target, output, axis=-1):
         ValueError: as `sparse_categorical_crossentropy` does.
 
     Example:
-        >>> loss = mean_sparse_categorical_crossentropy([0, 1], [[0.0, 0.0], [0.0, 1000.0]])
+        >>> loss = mk.ops.cross_entropy.mean_sparse_categorical_crossentropy(
+        ...     [0, 1], [[0.0, 0.0], [0.0, 1000.0]]
+        ... )
         >>> round(float(loss), 6)  # (log 2 + 0) / 2
         0.346574
     """
@@ -270,7 +272,7 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
             is out of range.
 
     Example:
-        >>> categorical_crossentropy([[0.0, 1.0]], [[0.0, 1000.0]], from_logits=True).numpy()
+        >>> mk.ops.categorical_crossentropy([[0.0, 1.0]], [[0.0, 1000.0]], from_logits=True).numpy()
         array([0.], dtype=float32)
     """
     target_value, scores = _targets_like_output(target, output)
@@ -304,7 +306,7 @@ def binary_crossentropy(target, output, from_logits=False):
         ValueError: if `target` and `output` have different shapes.
 
     Example:
-        >>> binary_crossentropy([1.0], [1000.0], from_logits=True).numpy()
+        >>> mk.ops.binary_crossentropy([1.0], [1000.0], from_logits=True).numpy()
         array([0.], dtype=float32)
     """
     z, x = _targets_like_output(target, output)

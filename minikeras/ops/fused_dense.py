@@ -107,7 +107,9 @@ def dense(x, kernel, bias=None, activation=None):
         ValueError: if the shapes do not fit or the activation is not supported.
 
     Example:
-        >>> dense(ops.ones((2, 3)), ops.ones((3, 4)), ops.zeros(4), "relu").numpy()[0]
+        >>> mk.ops.dense(mk.ops.ones((2, 3)), mk.ops.ones((3, 4)), mk.ops.zeros(4), "relu").numpy()[
+        ...     0
+        ... ]
         array([3., 3., 3., 3.], dtype=float32)
     """
     if activation not in (None, "linear", "relu"):

@@ -42,7 +42,7 @@ def scatter_rows(gradient, ids, rows):
         An array of shape `(rows, *row_shape)` and `gradient`'s dtype.
 
     Example:
-        >>> scatter_rows(np.ones((3, 2), "float32"), np.array([1, 0, 1]), 3)
+        >>> mk.ops.gather.scatter_rows(np.ones((3, 2), "float32"), np.array([1, 0, 1]), 3)
         array([[1., 1.],
                [2., 2.],
                [0., 0.]], dtype=float32)
@@ -99,10 +99,10 @@ def embedding_lookup(embeddings, ids):
             or fall outside `[0, rows)`, or `embeddings` is a scalar.
 
     Example:
-        >>> table = Variable([[0.0, 1.0], [2.0, 3.0]])
-        >>> with GradientTape() as tape:
-        ...     rows = embedding_lookup(table, [[1, 1, 0]])
-        ...     total = ops.sum(rows)
+        >>> table = mk.Variable([[0.0, 1.0], [2.0, 3.0]])
+        >>> with mk.GradientTape() as tape:
+        ...     rows = mk.ops.embedding_lookup(table, [[1, 1, 0]])
+        ...     total = mk.ops.sum(rows)
         >>> rows.shape
         (1, 3, 2)
         >>> tape.gradient(total, table).numpy()
@@ -131,7 +131,7 @@ def check_ids(owner, ids, rows):
         ValueError: for non-integral values, or ids outside `[0, rows)`.
 
     Example:
-        >>> check_ids("demo", [1.0, 2.0], 3)
+        >>> mk.ops.gather.check_ids("demo", [1.0, 2.0], 3)
         array([1, 2])
     """
     index = np.asarray(getval(value_of(ids)))
@@ -179,7 +179,7 @@ def flip(x, axis=None):
         ValueError: if `axis` is out of range.
 
     Example:
-        >>> flip([[1, 2, 3]], axis=1).numpy()
+        >>> mk.ops.flip([[1, 2, 3]], axis=1).numpy()
         array([[3, 2, 1]])
     """
     value = array_of(x)

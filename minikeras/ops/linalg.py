@@ -28,7 +28,7 @@ def matmul(x1, x2):
             broadcast, naming both shapes.
 
     Example:
-        >>> matmul(ops.ones((2, 3)), ops.ones((3, 4))).shape
+        >>> mk.ops.matmul(mk.ops.ones((2, 3)), mk.ops.ones((3, 4))).shape
         (2, 4)
     """
     a, b = promote(value_of(x1), value_of(x2))
@@ -60,7 +60,7 @@ def dot(x1, x2):
         ValueError: if the contracted dimensions differ.
 
     Example:
-        >>> dot([1.0, 2.0], [3.0, 4.0]).numpy()
+        >>> mk.ops.dot([1.0, 2.0], [3.0, 4.0]).numpy()
         array(11., dtype=float32)
     """
     a, b = promote(value_of(x1), value_of(x2))
@@ -86,7 +86,7 @@ def tensordot(x1, x2, axes=2):
         ValueError: if the contracted dimensions differ.
 
     Example:
-        >>> tensordot(ops.ones((2, 3)), ops.ones((3, 4)), axes=1).shape
+        >>> mk.ops.tensordot(mk.ops.ones((2, 3)), mk.ops.ones((3, 4)), axes=1).shape
         (2, 4)
     """
     a, b = promote(value_of(x1), value_of(x2))
@@ -114,9 +114,9 @@ def einsum(subscripts, *operands):
         ValueError: if the operands do not fit the equation.
 
     Example:
-        >>> einsum("ij,jk->ik", ops.ones((2, 3)), ops.ones((3, 4))).shape
+        >>> mk.ops.einsum("ij,jk->ik", mk.ops.ones((2, 3)), mk.ops.ones((3, 4))).shape
         (2, 4)
-        >>> einsum("ii->", ops.eye(3)).numpy()
+        >>> mk.ops.einsum("ii->", mk.ops.eye(3)).numpy()
         array(3., dtype=float32)
     """
     values = same_float([value_of(x) for x in operands])

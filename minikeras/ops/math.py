@@ -61,7 +61,7 @@ def add(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> add([1.0, 2.0], 1).numpy()
+        >>> mk.ops.add([1.0, 2.0], 1).numpy()
         array([2., 3.], dtype=float32)
     """
     return apply_binary("add", anp.add, x1, x2)
@@ -81,7 +81,7 @@ def subtract(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> subtract([3.0], [1.0]).numpy()
+        >>> mk.ops.subtract([3.0], [1.0]).numpy()
         array([2.], dtype=float32)
     """
     return apply_binary("subtract", anp.subtract, x1, x2)
@@ -101,7 +101,7 @@ def multiply(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> multiply([2.0, 3.0], 2).numpy()
+        >>> mk.ops.multiply([2.0, 3.0], 2).numpy()
         array([4., 6.], dtype=float32)
     """
     return apply_binary("multiply", anp.multiply, x1, x2)
@@ -121,7 +121,7 @@ def divide(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> divide([1.0], [4.0]).numpy()
+        >>> mk.ops.divide([1.0], [4.0]).numpy()
         array([0.25], dtype=float32)
     """
     a, b = value_of(x1), value_of(x2)
@@ -156,7 +156,7 @@ def floor_divide(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> floor_divide([7, -7], 2).numpy()
+        >>> mk.ops.floor_divide([7, -7], 2).numpy()
         array([ 3, -4])
     """
     return apply_binary("floor_divide", anp.floor_divide, x1, x2)
@@ -176,7 +176,7 @@ def mod(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> mod([7.0, -7.0], 3).numpy()
+        >>> mk.ops.mod([7.0, -7.0], 3).numpy()
         array([1., 2.], dtype=float32)
     """
     return apply_binary("mod", anp.mod, x1, x2)
@@ -196,7 +196,7 @@ def power(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> power([2.0, 3.0], 2).numpy()
+        >>> mk.ops.power([2.0, 3.0], 2).numpy()
         array([4., 9.], dtype=float32)
     """
     a, b = promote(value_of(x1), value_of(x2))
@@ -225,7 +225,7 @@ def negative(x):
         A Tensor.
 
     Example:
-        >>> negative([1.0, -2.0]).numpy()
+        >>> mk.ops.negative([1.0, -2.0]).numpy()
         array([-1.,  2.], dtype=float32)
     """
     return wrap(anp.negative(array_of(x)))
@@ -241,7 +241,7 @@ def abs(x):  # noqa: A001 (Keras's name)
         A Tensor.
 
     Example:
-        >>> abs([-1.5, 2.0]).numpy()
+        >>> mk.ops.abs([-1.5, 2.0]).numpy()
         array([1.5, 2. ], dtype=float32)
     """
     return wrap(anp.abs(array_of(x)))
@@ -257,7 +257,7 @@ def exp(x):
         A Tensor (float32 for integer input).
 
     Example:
-        >>> exp([0.0]).numpy()
+        >>> mk.ops.exp([0.0]).numpy()
         array([1.], dtype=float32)
     """
     return wrap(anp.exp(_float(x)))
@@ -273,7 +273,7 @@ def log(x):
         A Tensor (float32 for integer input).
 
     Example:
-        >>> log([1.0]).numpy()
+        >>> mk.ops.log([1.0]).numpy()
         array([0.], dtype=float32)
     """
     return wrap(anp.log(_float(x)))
@@ -289,7 +289,7 @@ def log1p(x):
         A Tensor.
 
     Example:
-        >>> log1p([0.0]).numpy()
+        >>> mk.ops.log1p([0.0]).numpy()
         array([0.], dtype=float32)
     """
     return wrap(anp.log1p(_float(x)))
@@ -305,7 +305,7 @@ def sqrt(x):
         A Tensor (float32 for integer input).
 
     Example:
-        >>> sqrt([4.0, 9.0]).numpy()
+        >>> mk.ops.sqrt([4.0, 9.0]).numpy()
         array([2., 3.], dtype=float32)
     """
     return wrap(anp.sqrt(_float(x)))
@@ -321,7 +321,7 @@ def square(x):
         A Tensor.
 
     Example:
-        >>> square([3.0]).numpy()
+        >>> mk.ops.square([3.0]).numpy()
         array([9.], dtype=float32)
     """
     value = array_of(x)
@@ -338,7 +338,7 @@ def tanh(x):
         A Tensor.
 
     Example:
-        >>> tanh([0.0]).numpy()
+        >>> mk.ops.tanh([0.0]).numpy()
         array([0.], dtype=float32)
     """
     return wrap(_tanh(_float(x)))
@@ -363,7 +363,7 @@ def sign(x):
         A Tensor.
 
     Example:
-        >>> sign([-2.0, 0.0, 3.0]).numpy()
+        >>> mk.ops.sign([-2.0, 0.0, 3.0]).numpy()
         array([-1.,  0.,  1.], dtype=float32)
     """
     return wrap(anp.sign(array_of(x)))
@@ -421,7 +421,7 @@ def maximum(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> maximum([1.0, 5.0], 3).numpy()
+        >>> mk.ops.maximum([1.0, 5.0], 3).numpy()
         array([3., 5.], dtype=float32)
     """
     return apply_binary("maximum", _maximum, x1, x2)
@@ -441,7 +441,7 @@ def minimum(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> minimum([1.0, 5.0], 3).numpy()
+        >>> mk.ops.minimum([1.0, 5.0], 3).numpy()
         array([1., 3.], dtype=float32)
     """
     return apply_binary("minimum", _minimum, x1, x2)
@@ -462,7 +462,7 @@ def clip(x, x_min, x_max):
         ValueError: if `x_min > x_max`.
 
     Example:
-        >>> clip([-1.0, 0.5, 2.0], 0, 1).numpy()
+        >>> mk.ops.clip([-1.0, 0.5, 2.0], 0, 1).numpy()
         array([0. , 0.5, 1. ], dtype=float32)
     """
     lo, hi = value_of(x_min), value_of(x_max)
@@ -502,7 +502,7 @@ def where(condition, x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> where([True, False], [1.0, 2.0], 0.0).numpy()
+        >>> mk.ops.where([True, False], [1.0, 2.0], 0.0).numpy()
         array([1., 0.], dtype=float32)
     """
     c = np.asarray(getval(value_of(condition))).astype(bool)
@@ -527,7 +527,7 @@ def equal(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> equal([1, 2], 2).numpy()
+        >>> mk.ops.equal([1, 2], 2).numpy()
         array([False,  True])
     """
     return apply_binary("equal", anp.equal, x1, x2)
@@ -547,7 +547,7 @@ def not_equal(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> not_equal([1, 2], 2).numpy()
+        >>> mk.ops.not_equal([1, 2], 2).numpy()
         array([ True, False])
     """
     return apply_binary("not_equal", anp.not_equal, x1, x2)
@@ -567,7 +567,7 @@ def less(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> less([1, 2], 2).numpy()
+        >>> mk.ops.less([1, 2], 2).numpy()
         array([ True, False])
     """
     return apply_binary("less", anp.less, x1, x2)
@@ -587,7 +587,7 @@ def less_equal(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> less_equal([1, 3], 2).numpy()
+        >>> mk.ops.less_equal([1, 3], 2).numpy()
         array([ True, False])
     """
     return apply_binary("less_equal", anp.less_equal, x1, x2)
@@ -607,7 +607,7 @@ def greater(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> greater([1, 3], 2).numpy()
+        >>> mk.ops.greater([1, 3], 2).numpy()
         array([False,  True])
     """
     return apply_binary("greater", anp.greater, x1, x2)
@@ -627,7 +627,7 @@ def greater_equal(x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> greater_equal([1, 2], 2).numpy()
+        >>> mk.ops.greater_equal([1, 2], 2).numpy()
         array([False,  True])
     """
     return apply_binary("greater_equal", anp.greater_equal, x1, x2)

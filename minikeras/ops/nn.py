@@ -51,7 +51,7 @@ def relu(x):
         A Tensor.
 
     Example:
-        >>> relu([-1.0, 2.0]).numpy()
+        >>> mk.ops.relu([-1.0, 2.0]).numpy()
         array([0., 2.], dtype=float32)
     """
     return wrap(_relu(as_float(value_of(x))))
@@ -76,7 +76,7 @@ def sigmoid(x):
         A Tensor.
 
     Example:
-        >>> sigmoid([0.0, 1000.0, -1000.0]).numpy()
+        >>> mk.ops.sigmoid([0.0, 1000.0, -1000.0]).numpy()
         array([0.5, 1. , 0. ], dtype=float32)
     """
     return wrap(_sigmoid(as_float(value_of(x))))
@@ -92,7 +92,7 @@ def softplus(x):
         A Tensor.
 
     Example:
-        >>> softplus([0.0]).numpy()
+        >>> mk.ops.softplus([0.0]).numpy()
         array([0.6931472], dtype=float32)
     """
     return wrap(_softplus(as_float(value_of(x))))
@@ -126,7 +126,7 @@ def leaky_relu(x, negative_slope=0.2):
         A Tensor.
 
     Example:
-        >>> leaky_relu([-1.0, 2.0]).numpy()
+        >>> mk.ops.leaky_relu([-1.0, 2.0]).numpy()
         array([-0.2,  2. ], dtype=float32)
     """
     return wrap(_leaky_relu(as_float(value_of(x)), float(negative_slope)))
@@ -143,7 +143,7 @@ def elu(x, alpha=1.0):
         A Tensor.
 
     Example:
-        >>> elu([0.0, 1.0]).numpy()
+        >>> mk.ops.elu([0.0, 1.0]).numpy()
         array([0., 1.], dtype=float32)
     """
     return wrap(_elu(as_float(value_of(x)), float(alpha)))
@@ -169,7 +169,7 @@ def silu(x):
         A Tensor.
 
     Example:
-        >>> silu([0.0]).numpy()
+        >>> mk.ops.silu([0.0]).numpy()
         array([0.], dtype=float32)
     """
     value = as_float(value_of(x))
@@ -231,7 +231,7 @@ def erf(x):
         A Tensor.
 
     Example:
-        >>> erf([0.0, 10.0]).numpy()
+        >>> mk.ops.erf([0.0, 10.0]).numpy()
         array([0., 1.], dtype=float32)
     """
     return wrap(_erf(as_float(value_of(x))))
@@ -248,7 +248,7 @@ def gelu(x, approximate=True):
         A Tensor.
 
     Example:
-        >>> gelu([0.0]).numpy()
+        >>> mk.ops.gelu([0.0]).numpy()
         array([0.], dtype=float32)
     """
     value = as_float(value_of(x))
@@ -300,7 +300,7 @@ def softmax(x, axis=-1):
         ValueError: if `axis` is out of range.
 
     Example:
-        >>> softmax([0.0, 0.0]).numpy()
+        >>> mk.ops.softmax([0.0, 0.0]).numpy()
         array([0.5, 0.5], dtype=float32)
     """
     value = as_float(value_of(x))
@@ -321,7 +321,7 @@ def log_softmax(x, axis=-1):
         ValueError: if `axis` is out of range.
 
     Example:
-        >>> log_softmax([0.0, 0.0]).numpy()
+        >>> mk.ops.log_softmax([0.0, 0.0]).numpy()
         array([-0.6931472, -0.6931472], dtype=float32)
     """
     value = as_float(value_of(x))

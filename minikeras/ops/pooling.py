@@ -190,9 +190,9 @@ def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None)
 
     Example:
         >>> x = np.array([1.0, 3.0, 2.0, 5.0, 4.0], "float32").reshape(1, 5, 1)
-        >>> max_pool(x, 2).numpy()[0, :, 0]
+        >>> mk.ops.max_pool(x, 2).numpy()[0, :, 0]
         array([3., 5.], dtype=float32)
-        >>> max_pool(x, 2, padding="same").numpy()[0, :, 0]
+        >>> mk.ops.max_pool(x, 2, padding="same").numpy()[0, :, 0]
         array([3., 5., 4.], dtype=float32)
     """
     x, windows = _pool_operands("max_pool", inputs, pool_size, strides, padding, data_format)
@@ -220,9 +220,9 @@ def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=N
 
     Example:
         >>> x = np.array([1.0, 3.0, 2.0, 5.0, 4.0], "float32").reshape(1, 5, 1)
-        >>> average_pool(x, 2).numpy()[0, :, 0]
+        >>> mk.ops.average_pool(x, 2).numpy()[0, :, 0]
         array([2. , 3.5], dtype=float32)
-        >>> average_pool(x, 2, padding="same").numpy()[0, :, 0]
+        >>> mk.ops.average_pool(x, 2, padding="same").numpy()[0, :, 0]
         array([2. , 3.5, 4. ], dtype=float32)
     """
     x, windows = _pool_operands("average_pool", inputs, pool_size, strides, padding, data_format)

@@ -275,7 +275,9 @@ def simple_rnn(
         ValueError: if the shapes do not fit.
 
     Example:
-        >>> outputs, state = simple_rnn(ops.ones((2, 5, 3)), ops.ones((3, 4)), ops.zeros((4, 4)))
+        >>> outputs, state = mk.ops.simple_rnn(
+        ...     mk.ops.ones((2, 5, 3)), mk.ops.ones((3, 4)), mk.ops.zeros((4, 4))
+        ... )
         >>> outputs.shape, state.shape
         ((2, 5, 4), (2, 4))
     """
@@ -337,8 +339,10 @@ def lstm(
         ValueError: if the shapes do not fit.
 
     Example:
-        >>> x = ops.ones((2, 5, 3))
-        >>> outputs, h, c = lstm(x, ops.ones((3, 8)), ops.zeros((2, 8)), ops.zeros(8))
+        >>> x = mk.ops.ones((2, 5, 3))
+        >>> outputs, h, c = mk.ops.lstm(
+        ...     x, mk.ops.ones((3, 8)), mk.ops.zeros((2, 8)), mk.ops.zeros(8)
+        ... )
         >>> outputs.shape, h.shape, c.shape
         ((2, 5, 2), (2, 2), (2, 2))
     """
@@ -410,7 +414,9 @@ def gru(
         ValueError: if the shapes do not fit.
 
     Example:
-        >>> outputs, h = gru(ops.ones((2, 5, 3)), ops.ones((3, 6)), ops.zeros((2, 6)))
+        >>> outputs, h = mk.ops.gru(
+        ...     mk.ops.ones((2, 5, 3)), mk.ops.ones((3, 6)), mk.ops.zeros((2, 6))
+        ... )
         >>> outputs.shape, h.shape
         ((2, 5, 2), (2, 2))
     """

@@ -87,7 +87,9 @@ def time_major(x, go_backwards, dtype=None):
         A C-contiguous array of shape `(time, batch, ...)`.
 
     Example:
-        >>> time_major(np.arange(6).reshape(1, 3, 2), go_backwards=True)[:, 0]
+        >>> mk.ops.recurrent_kernels.time_major(np.arange(6).reshape(1, 3, 2), go_backwards=True)[
+        ...     :, 0
+        ... ]
         array([[4, 5],
                [2, 3],
                [0, 1]])
@@ -107,7 +109,7 @@ def mask_time_major(mask, go_backwards):
         A boolean array of shape `(time, batch, 1)`, or None.
 
     Example:
-        >>> mask_time_major(np.array([[1, 0]]), False)[:, 0, 0]
+        >>> mk.ops.recurrent_kernels.mask_time_major(np.array([[1, 0]]), False)[:, 0, 0]
         array([ True, False])
     """
     if mask is None or mask.all():
@@ -127,7 +129,7 @@ def project(x_tm, kernel, bias):
         A new array of shape `(time, batch, width)`.
 
     Example:
-        >>> project(np.ones((2, 1, 3)), np.ones((3, 4)), None).shape
+        >>> mk.ops.recurrent_kernels.project(np.ones((2, 1, 3)), np.ones((3, 4)), None).shape
         (2, 1, 4)
     """
     steps, batch, features = x_tm.shape
@@ -153,8 +155,9 @@ def project_backward(d_gates, x_tm, kernel, go_backwards, want_inputs):
         `(features, width)`, `(width,)`.
 
     Example:
-        >>> d_x, d_w, d_b = project_backward(np.ones((2, 1, 4)), np.ones((2, 1, 3)),
-        ...                                  np.ones((3, 4)), False, True)
+        >>> d_x, d_w, d_b = mk.ops.recurrent_kernels.project_backward(
+        ...     np.ones((2, 1, 4)), np.ones((2, 1, 3)), np.ones((3, 4)), False, True
+        ... )
         >>> d_x.shape, d_w[0, 0], d_b[0]
         ((1, 2, 3), np.float64(2.0), np.float64(2.0))
     """
@@ -199,8 +202,15 @@ def simple_rnn_forward(x_tm, kernel, recurrent_kernel, bias, h0, keep, activatio
         state `(time, batch, units)`.
 
     Example:
-        >>> h, _ = simple_rnn_forward(np.ones((3, 1, 2)), np.ones((2, 1)), np.zeros((1, 1)),
-        ...                           None, np.zeros((1, 1)), None, "linear")
+        >>> h, _ = mk.ops.recurrent_kernels.simple_rnn_forward(
+        ...     np.ones((3, 1, 2)),
+        ...     np.ones((2, 1)),
+        ...     np.zeros((1, 1)),
+        ...     None,
+        ...     np.zeros((1, 1)),
+        ...     None,
+        ...     "linear",
+        ... )
         >>> h[:, 0, 0]
         array([0., 2., 2., 2.])
     """
@@ -237,8 +247,9 @@ def simple_rnn_backward(cache, d_outputs, d_h, recurrent_kernel, keep, activatio
 
     Example:
         >>> cache = (np.zeros((3, 1, 1)), np.zeros((2, 1, 1)))
-        >>> d_pre, d_u, d_h0 = simple_rnn_backward(cache, np.ones((1, 2, 1)), np.zeros((1, 1)),
-        ...                                        np.ones((1, 1)), None, "linear")
+        >>> d_pre, d_u, d_h0 = mk.ops.recurrent_kernels.simple_rnn_backward(
+        ...     cache, np.ones((1, 2, 1)), np.zeros((1, 1)), np.ones((1, 1)), None, "linear"
+        ... )
         >>> d_pre[:, 0, 0], d_h0[0, 0]
         (array([2., 1.]), np.float64(2.0))
     """
@@ -289,9 +300,17 @@ def lstm_forward(x_tm, kernel, recurrent_kernel, bias, h0, c0, keep, activation,
         `(time, batch, 4 * units)`, and `activation(c_t)` `(time, batch, units)`.
 
     Example:
-        >>> h, c, gates, cell = lstm_forward(np.zeros((2, 1, 1)), np.zeros((1, 4)),
-        ...                                  np.zeros((1, 4)), None, np.zeros((1, 1)),
-        ...                                  np.ones((1, 1)), None, "tanh", "sigmoid")
+        >>> h, c, gates, cell = mk.ops.recurrent_kernels.lstm_forward(
+        ...     np.zeros((2, 1, 1)),
+        ...     np.zeros((1, 4)),
+        ...     np.zeros((1, 4)),
+        ...     None,
+        ...     np.zeros((1, 1)),
+        ...     np.ones((1, 1)),
+        ...     None,
+        ...     "tanh",
+        ...     "sigmoid",
+        ... )
         >>> c[:, 0, 0]  # the forget gate is sigmoid(0) = 0.5, the candidate tanh(0) = 0
         array([1.  , 0.5 , 0.25])
     """
@@ -342,11 +361,27 @@ def lstm_backward(cache, d_outputs, d_h, d_c, recurrent_kernel, keep, activation
         output), of the recurrent kernel, and of the initial states.
 
     Example:
-        >>> cache = lstm_forward(np.zeros((2, 1, 1)), np.zeros((1, 4)), np.zeros((1, 4)),
-        ...                      None, np.zeros((1, 1)), np.ones((1, 1)), None, "tanh", "sigmoid")
-        >>> _, _, d_h0, d_c0 = lstm_backward(cache, np.zeros((1, 2, 1)), np.zeros((1, 1)),
-        ...                                  np.ones((1, 1)), np.zeros((1, 4)), None,
-        ...                                  "tanh", "sigmoid")
+        >>> cache = mk.ops.recurrent_kernels.lstm_forward(
+        ...     np.zeros((2, 1, 1)),
+        ...     np.zeros((1, 4)),
+        ...     np.zeros((1, 4)),
+        ...     None,
+        ...     np.zeros((1, 1)),
+        ...     np.ones((1, 1)),
+        ...     None,
+        ...     "tanh",
+        ...     "sigmoid",
+        ... )
+        >>> _, _, d_h0, d_c0 = mk.ops.recurrent_kernels.lstm_backward(
+        ...     cache,
+        ...     np.zeros((1, 2, 1)),
+        ...     np.zeros((1, 1)),
+        ...     np.ones((1, 1)),
+        ...     np.zeros((1, 4)),
+        ...     None,
+        ...     "tanh",
+        ...     "sigmoid",
+        ... )
         >>> d_c0[0, 0]  # d c_2 / d c_0: two forget gates of 0.5
         np.float64(0.25)
     """
@@ -419,8 +454,17 @@ def gru_forward(
         (`reset_after`) or `r h_{t-1}` `(time, batch, units)`.
 
     Example:
-        >>> h, _, _ = gru_forward(np.zeros((2, 1, 1)), np.zeros((1, 3)), np.zeros((1, 3)),
-        ...                       None, np.ones((1, 1)), None, True, "tanh", "sigmoid")
+        >>> h, _, _ = mk.ops.recurrent_kernels.gru_forward(
+        ...     np.zeros((2, 1, 1)),
+        ...     np.zeros((1, 3)),
+        ...     np.zeros((1, 3)),
+        ...     None,
+        ...     np.ones((1, 1)),
+        ...     None,
+        ...     True,
+        ...     "tanh",
+        ...     "sigmoid",
+        ... )
         >>> h[:, 0, 0]  # z = 0.5 and hh = 0: the state halves at each step
         array([1.  , 0.5 , 0.25])
     """
@@ -487,10 +531,27 @@ def gru_backward(
         bias's gradient; None unless `reset_after`), and of the initial state.
 
     Example:
-        >>> cache = gru_forward(np.zeros((2, 1, 1)), np.zeros((1, 3)), np.zeros((1, 3)),
-        ...                     None, np.ones((1, 1)), None, True, "tanh", "sigmoid")
-        >>> *_, d_h0 = gru_backward(cache, np.zeros((1, 2, 1)), np.ones((1, 1)),
-        ...                         np.zeros((1, 3)), None, True, "tanh", "sigmoid")
+        >>> cache = mk.ops.recurrent_kernels.gru_forward(
+        ...     np.zeros((2, 1, 1)),
+        ...     np.zeros((1, 3)),
+        ...     np.zeros((1, 3)),
+        ...     None,
+        ...     np.ones((1, 1)),
+        ...     None,
+        ...     True,
+        ...     "tanh",
+        ...     "sigmoid",
+        ... )
+        >>> *_, d_h0 = mk.ops.recurrent_kernels.gru_backward(
+        ...     cache,
+        ...     np.zeros((1, 2, 1)),
+        ...     np.ones((1, 1)),
+        ...     np.zeros((1, 3)),
+        ...     None,
+        ...     True,
+        ...     "tanh",
+        ...     "sigmoid",
+        ... )
         >>> d_h0[0, 0]  # two update gates of 0.5
         np.float64(0.25)
     """

@@ -79,7 +79,7 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
         ValueError: if an axis is out of range.
 
     Example:
-        >>> sum([[1.0, 2.0], [3.0, 4.0]], axis=0).numpy()
+        >>> mk.ops.sum([[1.0, 2.0], [3.0, 4.0]], axis=0).numpy()
         array([4., 6.], dtype=float32)
     """
     value = array_of(x)
@@ -133,7 +133,7 @@ def mean(x, axis=None, keepdims=False):
         ValueError: if an axis is out of range.
 
     Example:
-        >>> mean([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy()
+        >>> mk.ops.mean([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy()
         array([1.5, 3.5], dtype=float32)
     """
     value = as_float(value_of(x))
@@ -161,7 +161,7 @@ def var(x, axis=None, keepdims=False):
         ValueError: if an axis is out of range.
 
     Example:
-        >>> var([1.0, 2.0, 3.0, 4.0]).numpy()
+        >>> mk.ops.var([1.0, 2.0, 3.0, 4.0]).numpy()
         array(1.25, dtype=float32)
     """
     value = as_float(value_of(x))
@@ -185,7 +185,7 @@ def std(x, axis=None, keepdims=False):
         ValueError: if an axis is out of range.
 
     Example:
-        >>> std([1.0, 3.0]).numpy()
+        >>> mk.ops.std([1.0, 3.0]).numpy()
         array(1., dtype=float32)
     """
     value = as_float(value_of(x))
@@ -234,7 +234,7 @@ def max(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
         ValueError: if an axis is out of range or the input is empty.
 
     Example:
-        >>> max([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
+        >>> mk.ops.max([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([5., 3.], dtype=float32)
     """
     value = array_of(x)
@@ -256,7 +256,7 @@ def min(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
         ValueError: if an axis is out of range or the input is empty.
 
     Example:
-        >>> min([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
+        >>> mk.ops.min([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([1., 2.], dtype=float32)
     """
     value = array_of(x)
@@ -297,7 +297,7 @@ def logsumexp(x, axis=None, keepdims=False):
         ValueError: if an axis is out of range.
 
     Example:
-        >>> logsumexp([1000.0, 1000.0]).numpy()
+        >>> mk.ops.logsumexp([1000.0, 1000.0]).numpy()
         array(1000.6932, dtype=float32)
     """
     value = as_float(value_of(x))
@@ -319,7 +319,7 @@ def argmax(x, axis=None, keepdims=False):
         ValueError: if the axis is out of range.
 
     Example:
-        >>> argmax([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
+        >>> mk.ops.argmax([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([1, 0])
     """
     value = array_of(x)
@@ -342,7 +342,7 @@ def argmin(x, axis=None, keepdims=False):
         ValueError: if the axis is out of range.
 
     Example:
-        >>> argmin([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
+        >>> mk.ops.argmin([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([0, 1])
     """
     value = array_of(x)

@@ -46,7 +46,7 @@ def reshape(x, new_shape):
         ValueError: if the sizes do not match.
 
     Example:
-        >>> reshape(ops.arange(6), (2, -1)).shape
+        >>> mk.ops.reshape(mk.ops.arange(6), (2, -1)).shape
         (2, 3)
     """
     value = array_of(x)
@@ -71,7 +71,7 @@ def transpose(x, axes=None):
         ValueError: if `axes` is not a permutation of the axes.
 
     Example:
-        >>> transpose(ops.ones((2, 3, 4)), (2, 0, 1)).shape
+        >>> mk.ops.transpose(mk.ops.ones((2, 3, 4)), (2, 0, 1)).shape
         (4, 2, 3)
     """
     return apply_unary("transpose", anp.transpose, x, axes)
@@ -91,7 +91,7 @@ def expand_dims(x, axis):
         ValueError: if `axis` is out of range.
 
     Example:
-        >>> expand_dims(ops.ones((2, 3)), -1).shape
+        >>> mk.ops.expand_dims(mk.ops.ones((2, 3)), -1).shape
         (2, 3, 1)
     """
     return apply_unary("expand_dims", anp.expand_dims, x, axis)
@@ -111,7 +111,7 @@ def squeeze(x, axis=None):
         ValueError: if a named axis does not have size 1.
 
     Example:
-        >>> squeeze(ops.ones((2, 1, 3))).shape
+        >>> mk.ops.squeeze(mk.ops.ones((2, 1, 3))).shape
         (2, 3)
     """
     return apply_unary("squeeze", anp.squeeze, x, axis)
@@ -137,7 +137,7 @@ def concatenate(xs, axis=0):
         ValueError: if `xs` is empty or the shapes differ off `axis`.
 
     Example:
-        >>> concatenate([ops.ones((2, 3)), ops.zeros((1, 3))]).shape
+        >>> mk.ops.concatenate([mk.ops.ones((2, 3)), mk.ops.zeros((1, 3))]).shape
         (3, 3)
     """
     values = _joinable("concatenate", xs)
@@ -161,7 +161,7 @@ def stack(xs, axis=0):
         ValueError: if `xs` is empty or the shapes differ.
 
     Example:
-        >>> stack([ops.ones(3), ops.zeros(3)], axis=1).shape
+        >>> mk.ops.stack([mk.ops.ones(3), mk.ops.zeros(3)], axis=1).shape
         (3, 2)
     """
     values = _joinable("stack", xs)
@@ -186,7 +186,7 @@ def split(x, indices_or_sections, axis=0):
         ValueError: if the axis cannot be split into equal parts.
 
     Example:
-        >>> [t.shape for t in split(ops.ones((4, 2)), 2)]
+        >>> [t.shape for t in mk.ops.split(mk.ops.ones((4, 2)), 2)]
         [(2, 2), (2, 2)]
     """
     value = array_of(x)
@@ -224,8 +224,8 @@ def getitem(x, index):
         IndexError: if an index is out of bounds, naming the shape.
 
     Example:
-        >>> x = ops.arange(6).reshape((2, 3))
-        >>> getitem(x, (slice(None), [0, 2])).numpy()
+        >>> x = mk.ops.arange(6).reshape((2, 3))
+        >>> mk.ops.getitem(x, (slice(None), [0, 2])).numpy()
         array([[0, 2],
                [3, 5]])
     """
@@ -252,7 +252,7 @@ def take(x, indices, axis=None):
         IndexError: if an index is out of bounds.
 
     Example:
-        >>> take(ops.arange(6).reshape((2, 3)), [2, 0], axis=1).numpy()
+        >>> mk.ops.take(mk.ops.arange(6).reshape((2, 3)), [2, 0], axis=1).numpy()
         array([[2, 0],
                [5, 3]])
     """
@@ -284,7 +284,7 @@ def one_hot(x, num_classes, axis=-1, dtype=None):
             `axis` is out of range.
 
     Example:
-        >>> one_hot([0, 2], 3).numpy()
+        >>> mk.ops.one_hot([0, 2], 3).numpy()
         array([[1., 0., 0.],
                [0., 0., 1.]], dtype=float32)
     """
@@ -336,7 +336,7 @@ def pad(x, pad_width, mode="constant", constant_values=0):
         ValueError: for another mode or a `pad_width` that does not fit `x`.
 
     Example:
-        >>> pad(ops.ones((1, 2)), ((0, 0), (1, 1))).numpy()
+        >>> mk.ops.pad(mk.ops.ones((1, 2)), ((0, 0), (1, 1))).numpy()
         array([[0., 1., 1., 0.]], dtype=float32)
     """
     if mode != "constant":

@@ -52,7 +52,10 @@ def normalize_tuple(op, argument, value, rank):
         ValueError: for a wrong length or a value that is not a positive int.
 
     Example:
-        >>> normalize_tuple("conv", "strides", 2, 2), normalize_tuple("conv", "strides", [1, 2], 2)
+        >>> (
+        ...     mk.ops.windows.normalize_tuple("conv", "strides", 2, 2),
+        ...     mk.ops.windows.normalize_tuple("conv", "strides", [1, 2], 2),
+        ... )
         ((2, 2), (1, 2))
     """
     values = (value,) * rank if isinstance(value, (int, np.integer)) else tuple(value)
@@ -80,7 +83,7 @@ def normalize_padding(op, padding, allowed=("valid", "same")):
         ValueError: for any other value.
 
     Example:
-        >>> normalize_padding("conv", "SAME")
+        >>> mk.ops.windows.normalize_padding("conv", "SAME")
         'same'
     """
     mode = padding.lower() if isinstance(padding, str) else padding
@@ -103,7 +106,7 @@ def check_data_format(op, data_format):
         ValueError: for `"channels_first"` or anything else.
 
     Example:
-        >>> check_data_format("conv", None)
+        >>> mk.ops.windows.check_data_format("conv", None)
         'channels_last'
     """
     if data_format not in DATA_FORMATS:
@@ -129,7 +132,10 @@ def output_length(length, kernel_size, stride, padding, dilation=1):
         input), or None if `length` is None.
 
     Example:
-        >>> output_length(28, 3, 1, "valid"), output_length(28, 3, 2, "same")
+        >>> (
+        ...     mk.ops.windows.output_length(28, 3, 1, "valid"),
+        ...     mk.ops.windows.output_length(28, 3, 2, "same"),
+        ... )
         (26, 14)
     """
     if length is None:
@@ -143,7 +149,7 @@ class Windows(NamedTuple):
     """Where the windows of a convolution or pooling go, per spatial axis.
 
     Example:
-        >>> windows = Windows.of("conv", (5,), (3,), (2,), "same", (1,))
+        >>> windows = mk.ops.windows.Windows.of("conv", (5,), (3,), (2,), "same", (1,))
         >>> windows.outputs, windows.pads
         ((3,), ((1, 1),))
     """
@@ -175,7 +181,9 @@ class Windows(NamedTuple):
             ValueError: if a window is wider than a `"valid"` input.
 
         Example:
-            >>> Windows.of("max_pool", (4, 4), (2, 2), (2, 2), "valid", (1, 1)).outputs
+            >>> mk.ops.windows.Windows.of(
+            ...     "max_pool", (4, 4), (2, 2), (2, 2), "valid", (1, 1)
+            ... ).outputs
             (2, 2)
         """
         pads, outputs = [], []
@@ -203,7 +211,7 @@ class Windows(NamedTuple):
             A tuple of ints.
 
         Example:
-            >>> Windows.of("conv", (5,), (3,), (2,), "same", (1,)).padded
+            >>> mk.ops.windows.Windows.of("conv", (5,), (3,), (2,), "same", (1,)).padded
             (7,)
         """
         return tuple(n + before + after for n, (before, after) in zip(self.inputs, self.pads))
@@ -216,7 +224,7 @@ class Windows(NamedTuple):
             A bool.
 
         Example:
-            >>> Windows.of("max_pool", (4,), (2,), (2,), "valid", (1,)).overlapping
+            >>> mk.ops.windows.Windows.of("max_pool", (4,), (2,), (2,), "valid", (1,)).overlapping
             False
         """
         return any((k - 1) * d + 1 > s for k, s, d in zip(self.kernel, self.strides, self.dilation))
@@ -230,7 +238,7 @@ class Windows(NamedTuple):
             channels)`, is the input under that tap of every window.
 
         Example:
-            >>> windows = Windows.of("max_pool", (4,), (2,), (2,), "valid", (1,))
+            >>> windows = mk.ops.windows.Windows.of("max_pool", (4,), (2,), (2,), "valid", (1,))
             >>> [tap for tap, _ in windows.taps()]
             [(0,), (1,)]
             >>> np.arange(4)[None, :, None][list(windows.taps())[1][1]].ravel()
@@ -256,7 +264,7 @@ class Windows(NamedTuple):
             A tuple of slices, for `(batch, *spatial, channels)` arrays.
 
         Example:
-            >>> Windows.of("conv", (4,), (3,), (1,), "same", (1,)).interior()[1]
+            >>> mk.ops.windows.Windows.of("conv", (4,), (3,), (1,), "same", (1,)).interior()[1]
             slice(1, 5, None)
         """
         return (
@@ -278,8 +286,8 @@ def pad(x, windows, fill=0.0):
         A numpy array `(batch, *windows.padded, channels)`.
 
     Example:
-        >>> windows = Windows.of("conv", (2,), (3,), (1,), "same", (1,))
-        >>> pad(np.ones((1, 2, 1), "float32"), windows)[0, :, 0]
+        >>> windows = mk.ops.windows.Windows.of("conv", (2,), (3,), (1,), "same", (1,))
+        >>> mk.ops.windows.pad(np.ones((1, 2, 1), "float32"), windows)[0, :, 0]
         array([0., 1., 1., 0.], dtype=float32)
     """
     if not any(before or after for before, after in windows.pads):
@@ -307,8 +315,8 @@ def columns(x, windows, groups=1):
         each row laid out as `(*kernel, channels / groups)`, as a kernel's rows are.
 
     Example:
-        >>> windows = Windows.of("conv", (3,), (2,), (1,), "valid", (1,))
-        >>> columns(np.arange(3.0).reshape(1, 3, 1), windows)[0]
+        >>> windows = mk.ops.windows.Windows.of("conv", (3,), (2,), (1,), "valid", (1,))
+        >>> mk.ops.windows.columns(np.arange(3.0).reshape(1, 3, 1), windows)[0]
         array([[0., 1.],
                [1., 2.]])
     """

@@ -28,7 +28,7 @@ def label(variable):
         A string.
 
     Example:
-        >>> label(mk.Variable([1.0], name="w"))
+        >>> mk.optimizers._apply.label(mk.Variable([1.0], name="w"))
         'w'
     """
     return getattr(variable, "path", None) or getattr(variable, "name", None) or repr(variable)
@@ -97,7 +97,9 @@ def apply_update(optimizer, updates):
     Example:
         >>> w = mk.Variable([1.0])
         >>> optimizer = mk.optimizers.SGD(0.5)
-        >>> apply_update(optimizer, checked_updates(optimizer, [np.ones(1)], [w]))
+        >>> mk.optimizers._apply.apply_update(
+        ...     optimizer, mk.optimizers._apply.checked_updates(optimizer, [np.ones(1)], [w])
+        ... )
         >>> w.numpy()
         array([0.5], dtype=float32)
     """

@@ -43,7 +43,7 @@ class UpdateBuffers:
     """The arrays one optimizer writes into: spares per variable, scratch per shape.
 
     Example:
-        >>> buffers = UpdateBuffers(1)
+        >>> buffers = mk.optimizers._buffers.UpdateBuffers(1)
         >>> w = mk.Variable([1.0, 2.0])
         >>> out, _, _ = buffers.prepare(0, w, [])
         >>> out is w._value  # nothing else holds it
@@ -69,7 +69,7 @@ class UpdateBuffers:
             of scratch arrays for its shape.
 
         Example:
-            >>> buffers = UpdateBuffers(1)
+            >>> buffers = mk.optimizers._buffers.UpdateBuffers(1)
             >>> w, slot = mk.Variable([1.0]), mk.Variable([0.0])
             >>> held = w.value
             >>> out, (slot_array,), scratch = buffers.prepare(0, w, [slot])
@@ -105,7 +105,7 @@ class UpdateBuffers:
             None.
 
         Example:
-            >>> buffers = UpdateBuffers(1)
+            >>> buffers = mk.optimizers._buffers.UpdateBuffers(1)
             >>> w = mk.Variable([1.0])
             >>> buffers.commit(0, w, np.array([2.0], np.float32))
             >>> w.numpy()
@@ -125,7 +125,7 @@ class UpdateBuffers:
             A list of two C-ordered arrays of `like`'s shape and dtype.
 
         Example:
-            >>> pair = UpdateBuffers(0).scratch(np.zeros((2, 3), np.float32))
+            >>> pair = mk.optimizers._buffers.UpdateBuffers(0).scratch(np.zeros((2, 3), np.float32))
             >>> [array.shape for array in pair]
             [(2, 3), (2, 3)]
         """

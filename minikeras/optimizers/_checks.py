@@ -28,7 +28,8 @@ def check_number(owner, name, value, rule=ANY):
         ValueError: naming the owner, the argument, what was expected and what came.
 
     Example:
-        >>> check_number("ExponentialDecay", "decay_steps", 10, POSITIVE)
+        >>> checks = mk.optimizers._checks
+        >>> checks.check_number("ExponentialDecay", "decay_steps", 10, checks.POSITIVE)
         10.0
     """
     test, expected = rule

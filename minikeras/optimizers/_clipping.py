@@ -37,7 +37,7 @@ def clip_gradients(grads, clipnorm=None, clipvalue=None, global_clipnorm=None):
         A list of numpy arrays: new ones where clipping changed something.
 
     Example:
-        >>> clip_gradients([np.array([3.0, 4.0])], clipnorm=1.0)
+        >>> mk.optimizers._clipping.clip_gradients([np.array([3.0, 4.0])], clipnorm=1.0)
         [array([0.6, 0.8])]
     """
     if clipnorm:

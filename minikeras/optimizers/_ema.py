@@ -32,7 +32,7 @@ def check_arguments(owner, use_ema, ema_momentum, ema_overwrite_frequency):
             an int >= 1.
 
     Example:
-        >>> check_arguments("SGD", True, 0.9, 10)
+        >>> mk.optimizers._ema.check_arguments("SGD", True, 0.9, 10)
         (True, 0.9, 10)
     """
     ema_momentum = check_number(owner, "ema_momentum", ema_momentum, UNIT_INTERVAL)
@@ -57,7 +57,7 @@ def update(averages, variables, momentum, step):
 
     Example:
         >>> w, average = mk.Variable([2.0]), mk.Variable([0.0])
-        >>> update([average], [w], 0.9, step=0)  # the first step copies
+        >>> mk.optimizers._ema.update([average], [w], 0.9, step=0)  # the first step copies
         >>> average.numpy()
         array([2.], dtype=float32)
     """
@@ -79,7 +79,7 @@ def overwrite(variables, averages, name):
 
     Example:
         >>> w, average = mk.Variable([2.0]), mk.Variable([1.0])
-        >>> overwrite([w], [average], "sgd")
+        >>> mk.optimizers._ema.overwrite([w], [average], "sgd")
         >>> w.numpy()
         array([1.], dtype=float32)
     """

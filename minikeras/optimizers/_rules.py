@@ -19,7 +19,7 @@ def update_moment(moment, target, decay, scratch):
 
     Example:
         >>> moment = np.zeros(2)
-        >>> update_moment(moment, np.array([1.0, 2.0]), 0.75, np.empty(2))
+        >>> mk.optimizers._rules.update_moment(moment, np.array([1.0, 2.0]), 0.75, np.empty(2))
         >>> moment
         array([0.25, 0.5 ])
     """

@@ -70,7 +70,7 @@ class LoadError(ValueError):
         problems: the list of problems.
 
     Example:
-        >>> error = LoadError("m.minikeras", ["missing: dense/bias"])
+        >>> error = mk.saving.LoadError("m.minikeras", ["missing: dense/bias"])
         >>> print(error)
         Cannot load 'm.minikeras': 1 problem; nothing was changed.
           - missing: dense/bias
@@ -117,7 +117,7 @@ def atomic_write(filepath, write, overwrite=True):
     Example:
         >>> import tempfile, pathlib
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "note.txt"
-        >>> atomic_write(path, lambda stream: stream.write(b"hello"))
+        >>> mk.saving.archive.atomic_write(path, lambda stream: stream.write(b"hello"))
         >>> path.read_bytes()
         b'hello'
     """
@@ -213,7 +213,7 @@ def to_json(document, what):
         ValueError: if a value is not a JSON value (a function, an object...).
 
     Example:
-        >>> to_json({"units": np.int64(3), "shape": (None, 2)}, "a config")
+        >>> mk.saving.archive.to_json({"units": np.int64(3), "shape": (None, 2)}, "a config")
         b'{"units": 3, "shape": [null, 2]}'
     """
     try:
@@ -251,7 +251,8 @@ def write_array(stream, array):
         None.
 
     Example:
-        >>> stream = io.BytesIO(); write_array(stream, np.zeros(2))
+        >>> import io
+        >>> stream = io.BytesIO(); mk.saving.archive.write_array(stream, np.zeros(2))
         >>> stream.getvalue()[:6]
         b'\\x93NUMPY'
     """
@@ -278,9 +279,11 @@ def write_archive(filepath, kind, documents, arrays, overwrite=True):
     Example:
         >>> import tempfile, pathlib
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "w.weights.minikeras"
-        >>> index = to_json({"weights": []}, "the index")
-        >>> write_archive(path, "weights", {"weights.json": index}, {"weights.npz": {}})
-        >>> read_archive(path).kind
+        >>> index = mk.saving.archive.to_json({"weights": []}, "the index")
+        >>> mk.saving.archive.write_archive(
+        ...     path, "weights", {"weights.json": index}, {"weights.npz": {}}
+        ... )
+        >>> mk.saving.archive.read_archive(path).kind
         'weights'
     """
     metadata = to_json(
@@ -310,7 +313,7 @@ class Archive:
         arrays: dict of member name -> dict of key -> numpy array.
 
     Example:
-        >>> Archive("weights", {}, {}).kind
+        >>> mk.saving.archive.Archive("weights", {}, {}).kind
         'weights'
     """
 
@@ -344,7 +347,7 @@ def check_regular_file(filepath):
 
     Example:
         >>> import tempfile
-        >>> check_regular_file(tempfile.mkdtemp())
+        >>> mk.saving.archive.check_regular_file(tempfile.mkdtemp())
         Traceback (most recent call last):
         ...
         minikeras.saving.archive.LoadError: Cannot load '...': 1 problem; nothing was changed.
@@ -382,7 +385,7 @@ def read_archive(filepath):
         >>> import tempfile, pathlib
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "not-a-model.txt"
         >>> _ = path.write_text("hello")
-        >>> read_archive(path)
+        >>> mk.saving.archive.read_archive(path)
         Traceback (most recent call last):
         ...
         minikeras.saving.archive.LoadError: Cannot load '...not-a-model.txt': 1 problem; nothing was changed.

@@ -42,7 +42,7 @@ def functional_config(model):
         >>> from minikeras import Input, Model
         >>> from minikeras.layers import Dense
         >>> x = Input((3,), name="x")
-        >>> config = functional_config(Model(x, Dense(2, name="out")(x)))
+        >>> config = mk.saving.functional.functional_config(Model(x, Dense(2, name="out")(x)))
         >>> [entry["name"] for entry in config["layers"]], config["output_layers"]
         (['x', 'out'], ['out', 0, 0])
     """  # noqa: E501
@@ -170,7 +170,9 @@ def functional_from_config(cls, config, custom_objects=None):
         >>> from minikeras.layers import Dense
         >>> x = Input((3,))
         >>> model = Model(x, Dense(2)(x))
-        >>> functional_from_config(Model, functional_config(model))(np.ones((1, 3))).shape
+        >>> mk.saving.functional.functional_from_config(
+        ...     Model, mk.saving.functional.functional_config(model)
+        ... )(np.ones((1, 3))).shape
         (1, 2)
     """
     with custom_object_scope(custom_objects):

@@ -44,7 +44,10 @@ def snake_case(name):
         The snake_case name (`"MaxPooling2D"` -> `"max_pooling2d"`).
 
     Example:
-        >>> snake_case("MaxPooling2D"), snake_case("LSTM")
+        >>> (
+        ...     mk.saving.keras_layout.snake_case("MaxPooling2D"),
+        ...     mk.saving.keras_layout.snake_case("LSTM"),
+        ... )
         ('max_pooling2d', 'lstm')
     """
     name = re.sub(r"\W+", "", name)
@@ -64,7 +67,10 @@ def unique_name(name, used):
 
     Example:
         >>> used = {}
-        >>> unique_name("dense", used), unique_name("dense", used)
+        >>> (
+        ...     mk.saving.keras_layout.unique_name("dense", used),
+        ...     mk.saving.keras_layout.unique_name("dense", used),
+        ... )
         ('dense', 'dense_1')
     """
     if name in used:
@@ -91,7 +97,7 @@ def functional_order(model):
         >>> a, b = mk.Input((4,), name="a"), mk.Input((3,), name="b")
         >>> dense = mk.layers.Dense(5, name="d")
         >>> model = mk.Model([a, b], mk.layers.concatenate([dense(a), b], name="c"))
-        >>> [getattr(item, "name", None) for item in functional_order(model)]
+        >>> [getattr(item, "name", None) for item in mk.saving.keras_layout.functional_order(model)]
         ['a', 'd', 'b', 'c']
     """
     inputs = flatten(model._inputs)
@@ -236,7 +242,7 @@ def variable_groups(model):
 
     Example:
         >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2), mk.layers.Dense(1)])
-        >>> [(path, [w.name for w in ws]) for path, ws in variable_groups(model)]
+        >>> [(path, [w.name for w in ws]) for path, ws in mk.saving.keras_layout.variable_groups(model)]
         [('vars', []), ('layers/dense/vars', ['kernel', 'bias']), ('layers/dense_1/vars', ['kernel', 'bias'])]
     """  # noqa: E501
     return [(path, variables) for path, variables, _ in layer_groups(model)]
@@ -260,7 +266,10 @@ def layer_groups(model):
 
     Example:
         >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2, name="d")])
-        >>> [(path, getattr(layer, "name", None)) for path, _, layer in layer_groups(model)][1:]
+        >>> [
+        ...     (path, getattr(layer, "name", None))
+        ...     for path, _, layer in mk.saving.keras_layout.layer_groups(model)
+        ... ][1:]
         [('layers/dense/vars', 'd')]
     """
     groups = []
@@ -285,7 +294,10 @@ def is_variable(value):
         A bool.
 
     Example:
-        >>> is_variable(mk.Variable(np.zeros(2))), is_variable(np.zeros(2))
+        >>> (
+        ...     mk.saving.keras_layout.is_variable(mk.Variable(np.zeros(2))),
+        ...     mk.saving.keras_layout.is_variable(np.zeros(2)),
+        ... )
         (True, False)
     """
     return isinstance(value, Variable)
@@ -339,7 +351,7 @@ def optimizer_variables(optimizer):
         >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2, name="d")])
         >>> optimizer = mk.optimizers.Adam()
         >>> optimizer.build(model.trainable_weights)
-        >>> [v.name for v in optimizer_variables(optimizer)][:4]
+        >>> [v.name for v in mk.saving.keras_layout.optimizer_variables(optimizer)][:4]
         ['iterations', 'learning_rate', 'd_kernel_momentum', 'd_kernel_velocity']
     """
     kind = type(optimizer).__name__

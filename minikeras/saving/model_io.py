@@ -157,8 +157,8 @@ def save_model(model, filepath, overwrite=True):
         >>> from minikeras.layers import Dense, Input
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.minikeras"
         >>> model = Sequential([Input((3,)), Dense(2)])
-        >>> save_model(model, path)
-        >>> loaded = load_model(path)
+        >>> mk.saving.save_model(model, path)
+        >>> loaded = mk.saving.load_model(path)
         >>> np.array_equal(loaded.predict(np.ones((1, 3))), model.predict(np.ones((1, 3))))
         True
     """
@@ -213,7 +213,7 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 (Kera
         >>> model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0).epoch
         [0]
         >>> model.save(path)
-        >>> int(load_model(path).optimizer.iterations.numpy())
+        >>> int(mk.saving.load_model(path).optimizer.iterations.numpy())
         1
     """
     if _is_keras_file(filepath):  # a .keras zip, from Keras or from minikeras

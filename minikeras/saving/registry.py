@@ -59,7 +59,7 @@ def custom_objects_by_name(custom_objects=None):
         `__name__`, then the open scopes' and `custom_objects` (which win).
 
     Example:
-        >>> custom_objects_by_name({"f": len})["f"] is len
+        >>> mk.saving.registry.custom_objects_by_name({"f": len})["f"] is len
         True
     """
     found = {}
@@ -189,7 +189,7 @@ def serialize_layer(layer):
 
     Example:
         >>> from minikeras.layers import Dense
-        >>> entry = serialize_layer(Dense(3, name="d"))
+        >>> entry = mk.saving.serialize_layer(Dense(3, name="d"))
         >>> entry["module"], entry["class_name"], entry["registered_name"], entry["config"]["units"]
         ('keras.layers', 'Dense', None, 3)
     """
@@ -236,7 +236,9 @@ def deserialize_layer(entry, custom_objects=None):
 
     Example:
         >>> from minikeras.layers import Dense
-        >>> layer = deserialize_layer(serialize_layer(Dense(3, activation="relu")))
+        >>> layer = mk.saving.deserialize_layer(
+        ...     mk.saving.serialize_layer(Dense(3, activation="relu"))
+        ... )
         >>> type(layer).__name__, layer.units, layer.activation.__name__
         ('Dense', 3, 'relu')
     """

@@ -66,7 +66,7 @@ def weight_table(layer):
         >>> from minikeras import Sequential
         >>> from minikeras.layers import Dense, Input
         >>> model = Sequential([Input((3,)), Dense(2, name="first"), Dense(1, name="second")])
-        >>> [(path, key) for path, key, _ in weight_table(model)][2:]
+        >>> [(path, key) for path, key, _ in mk.saving.weights.weight_table(model)][2:]
         [('second/kernel', 'dense_1/kernel'), ('second/bias', 'dense_1/bias')]
     """
     prefixes = {id(layer): ("", "")}  # id(layer) -> (its path prefix, its key prefix)
@@ -230,8 +230,8 @@ def save_weights(layer, filepath, overwrite=True):
         >>> from minikeras.layers import Dense
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "dense.weights.minikeras"
         >>> layer = Dense(2); layer.build((None, 3))
-        >>> save_weights(layer, path)
-        >>> other = Dense(2); other.build((None, 3)); load_weights(other, path)
+        >>> mk.saving.save_weights(layer, path)
+        >>> other = Dense(2); other.build((None, 3)); mk.saving.load_weights(other, path)
         >>> np.array_equal(other.kernel.numpy(), layer.kernel.numpy())
         True
     """
@@ -272,9 +272,9 @@ def load_weights(layer, filepath, skip_mismatch=False):
         >>> import tempfile, pathlib
         >>> from minikeras.layers import Dense
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "dense.weights.minikeras"
-        >>> small = Dense(2); small.build((None, 3)); save_weights(small, path)
+        >>> small = Dense(2); small.build((None, 3)); mk.saving.save_weights(small, path)
         >>> big = Dense(2); big.build((None, 4))
-        >>> load_weights(big, path)
+        >>> mk.saving.load_weights(big, path)
         Traceback (most recent call last):
         ...
         minikeras.saving.archive.LoadError: Cannot load '...': 1 problem; nothing was changed.

@@ -54,7 +54,9 @@ def serialize(schedule):
         ValueError: for anything that is not a `LearningRateSchedule`.
 
     Example:
-        >>> serialize(InverseTimeDecay(0.1, 10, 0.5))["class_name"]
+        >>> mk.optimizers.schedules.serialize(
+        ...     mk.optimizers.schedules.InverseTimeDecay(0.1, 10, 0.5)
+        ... )["class_name"]
         'InverseTimeDecay'
     """
     if not isinstance(schedule, LearningRateSchedule):
@@ -79,7 +81,7 @@ def deserialize(config, custom_objects=None):
         ValueError: for an unknown class name or a dict without `"class_name"`.
 
     Example:
-        >>> deserialize({"class_name": "ExponentialDecay",
+        >>> mk.optimizers.schedules.deserialize({"class_name": "ExponentialDecay",
         ...              "config": {"initial_learning_rate": 1.0, "decay_steps": 1,
         ...                         "decay_rate": 0.5}})(2)
         0.25

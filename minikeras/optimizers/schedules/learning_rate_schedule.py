@@ -21,7 +21,7 @@ class LearningRateSchedule:
     Subclasses implement `__call__` and `get_config`.
 
     Example:
-        >>> class Halving(LearningRateSchedule):
+        >>> class Halving(mk.optimizers.schedules.LearningRateSchedule):
         ...     def __call__(self, step):
         ...         return 0.1 * 0.5 ** int(step)
         ...     def get_config(self):
@@ -43,7 +43,7 @@ class LearningRateSchedule:
             NotImplementedError: in the base class.
 
         Example:
-            >>> ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)(10)
+            >>> mk.optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)(10)
             0.05
         """
         raise NotImplementedError(f"{type(self).__name__} must implement __call__(step)")
@@ -58,7 +58,7 @@ class LearningRateSchedule:
             NotImplementedError: in the base class.
 
         Example:
-            >>> InverseTimeDecay(0.1, 10, 0.5).get_config()["decay_rate"]
+            >>> mk.optimizers.schedules.InverseTimeDecay(0.1, 10, 0.5).get_config()["decay_rate"]
             0.5
         """
         raise NotImplementedError(f"{type(self).__name__} must implement get_config()")
@@ -74,8 +74,8 @@ class LearningRateSchedule:
             A schedule of this class.
 
         Example:
-            >>> schedule = PolynomialDecay(0.1, decay_steps=100)
-            >>> PolynomialDecay.from_config(schedule.get_config())(50)
+            >>> schedule = mk.optimizers.schedules.PolynomialDecay(0.1, decay_steps=100)
+            >>> mk.optimizers.schedules.PolynomialDecay.from_config(schedule.get_config())(50)
             0.05005
         """
         return cls(**config)
@@ -130,7 +130,9 @@ class ExponentialDecay(_StepDecay):
         ValueError: for a non-positive `decay_steps` or non-numbers.
 
     Example:
-        >>> schedule = ExponentialDecay(0.1, decay_steps=2, decay_rate=0.5, staircase=True)
+        >>> schedule = mk.optimizers.schedules.ExponentialDecay(
+        ...     0.1, decay_steps=2, decay_rate=0.5, staircase=True
+        ... )
         >>> [schedule(step) for step in range(5)]
         [0.1, 0.1, 0.05, 0.05, 0.025]
     """
@@ -156,7 +158,9 @@ class PiecewiseConstantDecay(LearningRateSchedule):
             boundaries decrease.
 
     Example:
-        >>> schedule = PiecewiseConstantDecay(boundaries=[2, 4], values=[1.0, 0.5, 0.1])
+        >>> schedule = mk.optimizers.schedules.PiecewiseConstantDecay(
+        ...     boundaries=[2, 4], values=[1.0, 0.5, 0.1]
+        ... )
         >>> [schedule(step) for step in range(6)]
         [1.0, 1.0, 1.0, 0.5, 0.5, 0.1]
     """
@@ -200,7 +204,7 @@ class InverseTimeDecay(_StepDecay):
         ValueError: for a non-positive `decay_steps` or non-numbers.
 
     Example:
-        >>> schedule = InverseTimeDecay(0.1, decay_steps=1, decay_rate=1.0)
+        >>> schedule = mk.optimizers.schedules.InverseTimeDecay(0.1, decay_steps=1, decay_rate=1.0)
         >>> [schedule(step) for step in (0, 1, 3)]
         [0.1, 0.05, 0.025]
     """
@@ -229,7 +233,9 @@ class PolynomialDecay(LearningRateSchedule):
         ValueError: for a non-positive `decay_steps` or non-numbers.
 
     Example:
-        >>> schedule = PolynomialDecay(1.0, decay_steps=4, end_learning_rate=0.0)
+        >>> schedule = mk.optimizers.schedules.PolynomialDecay(
+        ...     1.0, decay_steps=4, end_learning_rate=0.0
+        ... )
         >>> [schedule(step) for step in (0, 1, 4, 10)]
         [1.0, 0.75, 0.0, 0.0]
     """
@@ -299,7 +305,9 @@ class CosineDecay(LearningRateSchedule):
             `warmup_steps` or non-numbers.
 
     Example:
-        >>> schedule = CosineDecay(0.0, decay_steps=2, warmup_target=1.0, warmup_steps=2)
+        >>> schedule = mk.optimizers.schedules.CosineDecay(
+        ...     0.0, decay_steps=2, warmup_target=1.0, warmup_steps=2
+        ... )
         >>> [round(schedule(step), 6) for step in range(6)]
         [0.0, 0.5, 1.0, 0.5, 0.0, 0.0]
     """
