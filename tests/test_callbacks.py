@@ -76,8 +76,8 @@ def test_callback_list_calls_every_hook_on_each_callback_in_order():
         ("b", "on_train_begin", ({"x": 1},)),
         ("a", "on_epoch_end", (3, {"loss": 1.0})),
         ("b", "on_epoch_end", (3, {"loss": 1.0})),
-        ("a", "on_predict_batch_end", (2, None)),
-        ("b", "on_predict_batch_end", (2, None)),
+        ("a", "on_predict_batch_end", (2, {})),
+        ("b", "on_predict_batch_end", (2, {})),
     ]
     for name in HOOKS:
         if name in ("on_batch_begin", "on_batch_end"):

@@ -482,7 +482,7 @@ def _compile_config(model):
     identifier = model._loss_identifier
     loss = identifier if isinstance(identifier, str) else losses.serialize(identifier)
     metric_entries = []
-    for metric in model.metrics:
+    for metric in model.compiled_metrics:
         entry = metrics.serialize(metric)
         # The metric that "accuracy" became is written as the name Keras reads.
         if isinstance(entry, dict) and entry.get("config", {}).get("name") == "accuracy":

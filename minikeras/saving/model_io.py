@@ -77,7 +77,7 @@ def _training_payload(model, table):
         config = {
             "optimizer": optimizers.serialize(model.optimizer),
             "loss": identifier if isinstance(identifier, str) else losses.serialize(identifier),
-            "metrics": [metrics.serialize(metric) for metric in model.metrics],
+            "metrics": [metrics.serialize(metric) for metric in model.compiled_metrics],
             "report_unchanged": bool(model.report_unchanged),
         }
         to_json(config, "the compile arguments")
@@ -260,7 +260,8 @@ def _rebuild(contents, source, custom_objects, compile):  # noqa: A002
     if compile and compile_config is not None:
         try:
             objects = custom_objects_by_name(custom_objects)
-            model.compile(*_compile_objects(compile_config, objects))
+            optimizer, loss, metric_list, report = _compile_objects(compile_config, objects)
+            model.compile(optimizer, loss, metrics=metric_list, report_unchanged=report)
         except Exception as error:
             raise LoadError(
                 source,
