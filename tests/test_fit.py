@@ -502,7 +502,9 @@ def seeded_fit(seed):
             layers.Dense(3),
         ]
     )
-    model.compile("adam", losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    model.compile(
+        "adam", losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"]
+    )
     x, y = classification_data()
     history = model.fit(x, y, epochs=3, batch_size=8, validation_split=0.25, verbose=0)
     return model.get_weights(), history.history

@@ -253,7 +253,9 @@ def _sequence_model():
             Dense(VOCABULARY),
         ]
     )
-    model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    model.compile(
+        "adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"]
+    )
     return model
 
 

@@ -200,7 +200,9 @@ class CompileLoss:
             value = _one_loss(fn, y, y_pred, sample_weight, mask)
             return value if weight is None else value * weight
         predictions, targets = flat(y_pred, self.names), flat(y, self.names)
-        weights = flat(sample_weight, self.names) if isinstance(sample_weight, (list, dict)) else None
+        weights = (
+            flat(sample_weight, self.names) if isinstance(sample_weight, (list, dict)) else None
+        )
         total = None
         for index, (fn, weight) in enumerate(zip(self.losses, self.weights)):
             if fn is None:
@@ -284,7 +286,9 @@ class CompileMetrics:
             self._build_single()
             return
         losses = self.loss if isinstance(self.loss, (list, tuple, dict)) else None
-        per_loss = _per_output(losses, names, "loss", lambda x: x) if losses else [self.loss] * len(names)
+        per_loss = (
+            _per_output(losses, names, "loss", lambda x: x) if losses else [self.loss] * len(names)
+        )
         self.entries = []
         for weighted, value in ((False, self.user_metrics), (True, self.user_weighted)):
             if value is None:
@@ -332,7 +336,9 @@ class CompileMetrics:
             weight = sample_weight if weighted else None
             if mask is not None and not several and getattr(metric, "_uses_output_mask", False):
                 m = mask.astype(np.float64)
-                weight = m if weight is None else m * np.reshape(weight, (-1,) + (1,) * (m.ndim - 1))
+                weight = (
+                    m if weight is None else m * np.reshape(weight, (-1,) + (1,) * (m.ndim - 1))
+                )
             if weight is None:
                 metric.update_state(y_t, y_p)
             else:

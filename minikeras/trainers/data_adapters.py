@@ -211,8 +211,10 @@ class _ArrayBatches:
             w = None if w is None else w[order]
         for start in range(0, self.n, self.batch_size):
             index = slice(start, start + self.batch_size)
-            yield _slice(x, index), None if y is None else _slice(y, index), (
-                None if w is None else w[index]
+            yield (
+                _slice(x, index),
+                None if y is None else _slice(y, index),
+                (None if w is None else w[index]),
             )
 
 
@@ -368,9 +370,7 @@ def _validation(validation_data, dtype, batch_size, steps=None, need_y=True):
             _check_steps(steps, "fit", "validation_steps")
         return None
     if _is_batch_iterable(validation_data):
-        return _Batches(
-            validation_data, dtype, "fit (validation_data)", steps=steps, need_y=need_y
-        )
+        return _Batches(validation_data, dtype, "fit (validation_data)", steps=steps, need_y=need_y)
     _no_steps_with_arrays(steps, "fit", "validation_steps")
     if not isinstance(validation_data, tuple) or len(validation_data) not in (2, 3):
         raise ValueError(

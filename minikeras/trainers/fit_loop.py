@@ -129,8 +129,9 @@ class FitLoop:
         Raises:
             RuntimeError: if the model is not compiled.
             ValueError: if there is no loss at all (no compiled loss, no
-                `add_loss`, default `train_step`); for mismatched lengths, NaN in the targets or sample
-                weights, non-numeric data, an empty data set, a class missing
+                `add_loss`, default `train_step`); for mismatched lengths,
+                NaN in the targets or sample weights, non-numeric data, an
+                empty data set, a class missing
                 from `class_weight`, a bad `validation_split` or `batch_size`,
                 or `steps_per_epoch` / `validation_steps` with arrays.
 

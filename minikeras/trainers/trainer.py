@@ -148,7 +148,9 @@ class Trainer(FitLoop, Evaluation, Steps):
         """Every optimizer the model holds (a GAN holds two), `optimizer` first."""
         found = [self.optimizer] if getattr(self, "optimizer", None) is not None else []
         for value in vars(self).values():
-            if isinstance(value, optimizers_module.Optimizer) and all(value is not o for o in found):
+            if isinstance(value, optimizers_module.Optimizer) and all(
+                value is not o for o in found
+            ):
                 found.append(value)
         return found
 
