@@ -26,6 +26,7 @@ from minikeras.trainers.data_adapters import (
     _with_class_weight,
 )
 from minikeras.trainers.interrupt import _InterruptGuard
+from minikeras.trainers.steps import Steps
 from minikeras.trainers.training_state import (
     StepCache,
     build_on,
@@ -191,7 +192,7 @@ class FitLoop:
         data.sample_weight = _with_class_weight(data.sample_weight, data.y, class_weight)
         train = _ArrayBatches(data, batch_size, shuffle)
         build_now = data.x[:1] if not isinstance(data.x, (list, dict)) else None
-        if build_now is not None and not self.built:
+        if build_now is not None and not self.built and type(self).train_step is Steps.train_step:
             build_on(self, build_now)  # to know its output shape for the label check
         check_before_training(self, data.x, data.y, data.sample_weight)
         return train, validation_data
@@ -209,7 +210,13 @@ class FitLoop:
         validation = _validation(
             validation_data, self.dtype, validation_batch_size, validation_steps, self._needs_y()
         )
-        build_on(self, train.first_inputs())
+        if type(self).train_step is Steps.train_step:
+            build_on(self, train.first_inputs())
+        elif not self.built:
+            try:  # a custom step may call the model on other data (a GAN's generator: noise)
+                build_on(self, train.first_inputs())
+            except (ValueError, TypeError):
+                pass
         weights, loss_sources = weights_for_training(self)
         before = [w.numpy() for w in weights] if self.report_unchanged else None
         callback_list = callbacks_module.CallbackList(
@@ -219,7 +226,6 @@ class FitLoop:
         self.stop_training = False
         cache = StepCache(weights, loss_sources, None)
         self._step_cache = cache
-        cache.metrics = self.metrics
         nan_warned = False
         epoch_logs = {}
         interrupt = _InterruptGuard()
@@ -255,7 +261,6 @@ class FitLoop:
                     cache.steps_done += 1
                     progress_made[0] = cache.steps_done
                     if cache.steps_done == 1:  # per-output metrics exist after the first step
-                        cache.metrics = None
                         cache.metrics = self.metrics
                     logs = _floats(logs)
                     progress.update(logs)

@@ -82,7 +82,7 @@ class Steps:
             ['loss', 'mae']
         """
         cache = self._step_cache
-        if cache is not None and cache.metrics is not None:
+        if cache is not None and cache.metrics is not None and cache.steps_done:
             return cache.metrics
         found = []
         if self.compiled:
