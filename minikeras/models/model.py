@@ -47,7 +47,7 @@ class Model(Trainer, Layer):
     # state is not among the model's weights, as in Keras.
     _untracked_attributes = Layer._untracked_attributes | {
         "optimizer", "loss", "metrics", "history", "_loss_identifier", "loss_weights",
-        "_compile_loss", "_compile_metrics", "_loss_tracker", "_step_cache",
+        "_compile_loss", "_compile_metrics", "_loss_tracker", "_step_cache", "_initial_epoch",
     }  # fmt: skip
 
     def __init__(self, inputs=None, outputs=None, name=None, **kwargs):

@@ -11,11 +11,7 @@ are matched and checked.
 import os
 import zipfile
 
-import numpy as np
-
 from minikeras import losses, metrics, optimizers, random
-from minikeras.layers import tracking
-from minikeras.layers.layer import Layer
 from minikeras.saving import archive
 from minikeras.saving.archive import LoadError, to_json
 from minikeras.saving.registry import custom_objects_by_name, deserialize_layer, serialize_layer
@@ -47,25 +43,8 @@ def _compile_objects(config, objects):
 
 def _random_states(model):
     """The state of the global generator and of generators that layers hold (seeded Dropout)."""
-    layers = [("", model)] + [
-        (p + "/", v) for p, _, v in tracking.walk(model) if isinstance(v, Layer)
-    ]
-    held = {
-        prefix + attribute: value
-        for prefix, layer in layers
-        for attribute, value in vars(layer).items()
-        if isinstance(value, np.random.Generator)
-    }
-    # A layer's SeedGenerator (Keras's per-layer stream) is saved by its numpy generator.
-    held.update(
-        {
-            prefix + attribute + "/generator": value.generator
-            for prefix, layer in layers
-            for attribute, value in vars(layer).items()
-            if isinstance(value, random.SeedGenerator)
-        }
-    )
-    return {"global": random.generator(), "layers": held}
+    held = model._random_generators()
+    return {"global": held.pop("global"), "layers": held}
 
 
 def _training_payload(model, table):

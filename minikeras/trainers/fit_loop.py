@@ -7,6 +7,7 @@ progress bar and the callbacks see; an epoch's logs are its last step's,
 plus `val_...` from `test_step` over the validation data.
 """
 
+import contextlib
 import math
 import warnings
 
@@ -213,10 +214,9 @@ class FitLoop:
         if type(self).train_step is Steps.train_step:
             build_on(self, train.first_inputs())
         elif not self.built:
-            try:  # a custom step may call the model on other data (a GAN's generator: noise)
+            # A custom step may call the model on other data (a GAN's generator: noise).
+            with contextlib.suppress(ValueError, TypeError):
                 build_on(self, train.first_inputs())
-            except (ValueError, TypeError):
-                pass
         weights, loss_sources = weights_for_training(self)
         before = [w.numpy() for w in weights] if self.report_unchanged else None
         callback_list = callbacks_module.CallbackList(
@@ -230,7 +230,10 @@ class FitLoop:
         epoch_logs = {}
         interrupt = _InterruptGuard()
         streamed = isinstance(train, _Batches)
+        self._initial_epoch = None
         callback_list.on_train_begin()
+        if self._initial_epoch is not None:  # BackupAndRestore restored a later epoch
+            initial_epoch, self._initial_epoch = self._initial_epoch, None
         with interrupt:
             for epoch in range(initial_epoch, epochs):
                 if getattr(train, "by_steps", False) and not train.has_next():

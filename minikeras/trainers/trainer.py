@@ -27,7 +27,12 @@ change only the step, override `train_step` (see `minikeras.trainers.steps`):
     2
 """
 
+import numpy as np
+
 from minikeras import optimizers as optimizers_module
+from minikeras import random
+from minikeras.layers import tracking
+from minikeras.layers.layer import Layer
 from minikeras.trainers.compile_utils import CompileLoss, CompileMetrics, LossTracker
 from minikeras.trainers.data_adapters import _as_input, _Data
 from minikeras.trainers.evaluation import Evaluation, as_numpy_outputs
@@ -51,6 +56,7 @@ class Trainer(FitLoop, Evaluation, Steps):
 
     compiled = False
     _loss_tracker = _compile_loss = None
+    _initial_epoch = None  # set by BackupAndRestore in on_train_begin: the epoch to resume at
 
     def compile(
         self,
@@ -153,6 +159,24 @@ class Trainer(FitLoop, Evaluation, Steps):
             ):
                 found.append(value)
         return found
+
+    def _random_generators(self):
+        """The global generator (`"global"`) and the generators layers hold, by path.
+
+        A layer's `SeedGenerator` (seeded Dropout, say) counts by its numpy
+        generator. Saving and `BackupAndRestore` keep their states.
+        """
+        layers = [("", self)] + [
+            (p + "/", v) for p, _, v in tracking.walk(self) if isinstance(v, Layer)
+        ]
+        held = {"global": random.generator()}
+        for prefix, layer in layers:
+            for attribute, value in vars(layer).items():
+                if isinstance(value, np.random.Generator):
+                    held[prefix + attribute] = value
+                elif isinstance(value, random.SeedGenerator):
+                    held[prefix + attribute + "/generator"] = value.generator
+        return held
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
         """Runs one training step (`train_step`) on one batch.
