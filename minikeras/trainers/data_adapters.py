@@ -97,6 +97,8 @@ def _length(inputs):
 
 
 def _slice(inputs, index):
+    if type(inputs) is np.ndarray:
+        return inputs[index]
     if isinstance(inputs, (list, tuple)):
         return type(inputs)(a[index] for a in inputs)
     if isinstance(inputs, dict):

@@ -142,12 +142,14 @@ class Evaluation:
         build_on(self, batches.first_inputs())
         own_cache = self._step_cache is None
         if own_cache:
-            self._step_cache = StepCache(None, self._loss_sources(), None)
+            object.__setattr__(self, "_step_cache", StepCache(None, self._loss_sources(), None))
+            if self._metrics_known():
+                self._step_cache.metrics = self.metrics
         try:
             logs = self._evaluate_batches(batches, progress=progress, callback_list=callback_list)
         finally:
             if own_cache:
-                self._step_cache = None
+                object.__setattr__(self, "_step_cache", None)
         if getattr(batches, "ran_out", False):
             warnings.warn(
                 f"evaluate: the data ran out before steps={batches.steps} batches; the figures "

@@ -173,7 +173,7 @@ class FitLoop:
                 random_module.generator().bit_generator.state = random_state
             raise
         finally:
-            self._step_cache = None
+            object.__setattr__(self, "_step_cache", None)
 
     def _training_data(self, x, y, sample_weight, batch_size, shuffle, class_weight,
                        validation_split, validation_data, steps_per_epoch):  # fmt: skip
@@ -225,7 +225,9 @@ class FitLoop:
         )  # fmt: skip
         self.stop_training = False
         cache = StepCache(weights, loss_sources, None)
-        self._step_cache = cache
+        object.__setattr__(self, "_step_cache", cache)
+        if self._metrics_known():
+            cache.metrics = self.metrics
         nan_warned = False
         epoch_logs = {}
         interrupt = _InterruptGuard()
@@ -263,7 +265,7 @@ class FitLoop:
                         ) from error  # fmt: skip
                     cache.steps_done += 1
                     progress_made[0] = cache.steps_done
-                    if cache.steps_done == 1:  # per-output metrics exist after the first step
+                    if cache.metrics is None:  # per-output metrics exist after the first step
                         cache.metrics = self.metrics
                     logs = _floats(logs)
                     progress.update(logs)

@@ -46,6 +46,8 @@ def unpack(data):
 
 
 def _batch_size(x):
+    if type(x) is np.ndarray:
+        return x.shape[0]
     while isinstance(x, (list, tuple, dict)):
         x = next(iter(x.values())) if isinstance(x, dict) else x[0]
     return int(np.shape(x)[0])
@@ -82,7 +84,7 @@ class Steps:
             ['loss', 'mae']
         """
         cache = self._step_cache
-        if cache is not None and cache.metrics is not None and cache.steps_done:
+        if cache is not None and cache.metrics is not None:
             return cache.metrics
         found = []
         if self.compiled:
@@ -95,6 +97,13 @@ class Steps:
             if isinstance(value, Metric) and all(value is not m for m in found):
                 found.append(value)
         return found
+
+    def _metrics_known(self):
+        """Whether `metrics` is complete (per-output ones exist from the first step on)."""
+        if not self.compiled:
+            return True
+        loss_built = self._compile_loss is None or self._compile_loss.names is not None
+        return loss_built and self._compile_metrics.entries is not None
 
     @property
     def metrics_names(self):
@@ -194,9 +203,10 @@ class Steps:
             >>> model.compute_metrics(x, y, model(x))
             {'loss': 0.0, 'mae': 2.0}
         """
-        if y is not None:
+        compiled = self._compile_metrics
+        if y is not None and (compiled.entries is None or compiled.entries):
             mask = self._output_mask_of(x, y_pred)
-            self._compile_metrics.update_state(self, y, y_pred, sample_weight, mask)
+            compiled.update_state(self, y, y_pred, sample_weight, mask)
         return self.get_metrics_result()
 
     # ------------------------------------------------------------------- steps

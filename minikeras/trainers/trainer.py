@@ -38,7 +38,7 @@ from minikeras.trainers.data_adapters import _as_input, _Data
 from minikeras.trainers.evaluation import Evaluation, as_numpy_outputs
 from minikeras.trainers.fit_loop import FitLoop
 from minikeras.trainers.steps import Steps
-from minikeras.trainers.training_state import build_on
+from minikeras.trainers.training_state import StepCache, build_on, weights_for_training
 
 __all__ = ["Trainer"]
 
@@ -207,8 +207,16 @@ class Trainer(FitLoop, Evaluation, Steps):
             x, y, sample_weight, self.dtype, "train_on_batch", class_weight, need_y=self._needs_y()
         )
         build_on(self, data.x)
-        self.reset_metrics()
-        logs = self.train_step((data.x, data.y, data.sample_weight))
+        weights, loss_sources = weights_for_training(self)  # one walk finds both
+        cache = StepCache(weights, loss_sources, None)
+        if self._metrics_known():
+            cache.metrics = self.metrics
+        object.__setattr__(self, "_step_cache", cache)
+        try:
+            self.reset_metrics()
+            logs = self.train_step((data.x, data.y, data.sample_weight))
+        finally:
+            object.__setattr__(self, "_step_cache", None)
         return _result(_floats(logs), return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
