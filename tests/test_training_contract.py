@@ -365,3 +365,24 @@ def test_compute_loss_includes_added_losses_and_regularizers():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert model.test_on_batch(x, y) == pytest.approx(4.2)
+
+
+@pytest.mark.parametrize("suffix", [".minikeras", ".keras"])
+def test_a_multi_output_compile_saves_and_loads_with_its_weights_and_metrics(tmp_path, suffix):
+    model = two_outputs()
+    model.compile(
+        "adam",
+        {"out1": "mse", "out2": mk.losses.Huber()},
+        loss_weights=[1.0, 0.5],
+        metrics={"out1": ["mae"], "out2": ["mse"]},
+        weighted_metrics=["mae"],
+    )
+    x = np.ones((4, 3), "float32")
+    ys = [np.ones((4, 1), "float32"), np.zeros((4, 1), "float32")]
+    model.fit(x, ys, epochs=2, verbose=0)
+    model.save(tmp_path / f"model{suffix}")
+    loaded = mk.saving.load_model(tmp_path / f"model{suffix}")
+    assert loaded.loss_weights == [1.0, 0.5]
+    expected = model.evaluate(x, ys, verbose=0, return_dict=True)
+    assert loaded.evaluate(x, ys, verbose=0, return_dict=True) == expected
+    assert "out1_weighted_mae" in expected and "out2_mae" in expected
