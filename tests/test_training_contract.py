@@ -378,7 +378,7 @@ def test_a_multi_output_compile_saves_and_loads_with_its_weights_and_metrics(tmp
         weighted_metrics=["mae"],
     )
     x = np.ones((4, 3), "float32")
-    ys = [np.ones((4, 1), "float32"), np.zeros((4, 1), "float32")]
+    ys = [np.ones((4, 1), "float32"), np.full((4, 1), -1.0, "float32")]
     model.fit(x, ys, epochs=2, verbose=0)
     model.save(tmp_path / f"model{suffix}")
     loaded = mk.saving.load_model(tmp_path / f"model{suffix}")
