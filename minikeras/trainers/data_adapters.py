@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from minikeras import random
+from minikeras import random, tree
 from minikeras.engine.tensor import Tensor
 
 __all__ = []
@@ -151,7 +151,7 @@ class _Data:
             raise ValueError(f"{method}: the data set is empty (x has 0 samples)")
         if len(set(lengths)) > 1:
             raise ValueError(f"{method}: the inputs in x have different lengths, {lengths}")
-        for y_part in [] if self.y is None else _leaves(self.y):
+        for y_part in [] if self.y is None else tree.flatten(self.y):
             _check_numeric(y_part, "y", method)
             if len(y_part) != n:
                 raise ValueError(f"{method}: x has {n} samples but y has {len(y_part)}")
@@ -342,14 +342,6 @@ def _as_targets(y):
     if isinstance(y, (list, tuple)) and y and all(isinstance(a, (np.ndarray, Tensor)) for a in y):
         return [np.asarray(value) for value in y]
     return np.asarray(y)
-
-
-def _leaves(structure):
-    if isinstance(structure, dict):
-        return list(structure.values())
-    if isinstance(structure, (list, tuple)):
-        return list(structure)
-    return [structure]
 
 
 def _check_steps(steps, method, name="steps"):
