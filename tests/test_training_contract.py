@@ -218,6 +218,21 @@ def test_multi_output_losses_weights_and_metrics_are_named_as_in_keras(form):
     assert set(history.history) == {*logs, *("val_" + k for k in logs)}
 
 
+def test_a_metrics_list_for_several_outputs_has_one_entry_per_output():
+    model = two_outputs()
+    model.compile("sgd", "mse", metrics=["mae", "mse"])  # out1: mae, out2: mse, as in Keras 3
+    x, y = np.ones((4, 3), "float32"), np.ones((4, 1), "float32")
+    logs = model.evaluate(x, [y, y], verbose=0, return_dict=True)
+    assert list(logs) == ["loss", "out1_loss", "out2_loss", "out1_mae", "out2_mse"]
+    model = two_outputs()
+    model.compile("sgd", "mse", metrics=["mae", "mse", "mae"])
+    before = model.get_weights()
+    with pytest.raises(ValueError, match=r"metrics has 3 entries but the model has 2 outputs"):
+        model.fit(x, [y, y], verbose=0)
+    for a, b in zip(before, model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_weighted_metrics_are_weighted_and_named_weighted_when_the_name_is_taken():
     model = mk.Sequential([mk.Input((1,)), mk.layers.Dense(1, kernel_initializer="zeros")])
     model.compile("sgd", "mae", metrics=["mae"], weighted_metrics=["mae"])
@@ -375,7 +390,7 @@ def test_a_multi_output_compile_saves_and_loads_with_its_weights_and_metrics(tmp
         {"out1": "mse", "out2": mk.losses.Huber()},
         loss_weights=[1.0, 0.5],
         metrics={"out1": ["mae"], "out2": ["mse"]},
-        weighted_metrics=["mae"],
+        weighted_metrics={"out1": "mae", "out2": ["mae"]},
     )
     x = np.ones((4, 3), "float32")
     ys = [np.ones((4, 1), "float32"), np.full((4, 1), -1.0, "float32")]

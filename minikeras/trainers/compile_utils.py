@@ -246,8 +246,9 @@ class CompileMetrics:
     """The compiled metrics and weighted metrics, per output, with their log names.
 
     Args:
-        metrics: the `compile` argument: a list (one output), a list of lists
-            or a dict by output name.
+        metrics: the `compile` argument: a list (one output); for several
+            outputs, a list with an entry (a metric or a list) per output, or
+            a dict by output name.
         weighted_metrics: likewise; these are weighted by the sample weights.
         loss: the compiled loss identifier (for `"accuracy"`).
 
@@ -279,6 +280,13 @@ class CompileMetrics:
         self.entries += [(m, None, True) for m in _metric_list(self.user_weighted, self.loss)]
         self._name_entries(None)
 
+    def needs_build(self, y_pred):
+        """Whether `build` must (re)resolve the metrics for outputs like `y_pred`."""
+        if self.entries is None:
+            return True
+        several = isinstance(y_pred, (list, tuple, dict)) and len(y_pred) > 1
+        return several and any(index is None for _, index, _ in self.entries)
+
     def build(self, model, y_pred):
         """Resolves the metrics per output, once the outputs are known."""
         names = output_names(model, y_pred)
@@ -293,11 +301,9 @@ class CompileMetrics:
         for weighted, value in ((False, self.user_metrics), (True, self.user_weighted)):
             if value is None:
                 continue
-            if isinstance(value, (list, tuple)) and not any(
-                isinstance(v, (list, tuple)) for v in value
-            ):
-                value = [value] * len(names)  # a flat list applies to every output
-            per_output = _per_output(value, names, "metrics", lambda v: v)
+            # As in Keras 3: a list holds one entry (a metric or a list) per output.
+            what = "weighted_metrics" if weighted else "metrics"
+            per_output = _per_output(value, names, what, lambda v: v)
             for index, entry in enumerate(per_output):
                 self.entries += [(m, index, weighted) for m in _metric_list(entry, per_loss[index])]
         self._name_entries(names)
@@ -318,7 +324,7 @@ class CompileMetrics:
 
     def update_state(self, model, y, y_pred, sample_weight, mask):
         """Updates every metric with one batch (numpy predictions)."""
-        if self.entries is None:
+        if self.entries is None or (self.entries and self.needs_build(y_pred)):
             self.build(model, y_pred)
         if not self.entries:
             return

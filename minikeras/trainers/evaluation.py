@@ -140,6 +140,7 @@ class Evaluation:
             callbacks, model=self, steps=batches.steps, verbose=verbose
         )
         build_on(self, batches.first_inputs())
+        self._build_compiled()
         own_cache = self._step_cache is None
         if own_cache:
             object.__setattr__(self, "_step_cache", StepCache(None, self._loss_sources(), None))

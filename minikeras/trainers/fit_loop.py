@@ -217,6 +217,7 @@ class FitLoop:
             # A custom step may call the model on other data (a GAN's generator: noise).
             with contextlib.suppress(ValueError, TypeError):
                 build_on(self, train.first_inputs())
+        self._build_compiled()
         weights, loss_sources = weights_for_training(self)
         before = [w.numpy() for w in weights] if self.report_unchanged else None
         callback_list = callbacks_module.CallbackList(

@@ -82,8 +82,9 @@ class Trainer(FitLoop, Evaluation, Steps):
             loss_weights: for several outputs, the weight of each output's
                 loss (a list or a dict by output name) in the total.
             metrics: a list of names (`"accuracy"` picks the accuracy that fits
-                the loss) or `Metric`s; for several outputs, a list of lists or
-                a dict by output name (a flat list applies to every output).
+                the loss) or `Metric`s; for several outputs, a list with an
+                entry (a metric or a list of them) per output, or a dict by
+                output name, as in Keras 3.
                 Not weighted by sample or class weights.
             weighted_metrics: likewise, weighted by `sample_weight` / `class_weight`.
             run_eagerly: accepted for Keras compatibility; minikeras always
@@ -146,6 +147,18 @@ class Trainer(FitLoop, Evaluation, Steps):
                 "model.compile(optimizer=..., loss=..., metrics=[...])"
             )
 
+    def _build_compiled(self):
+        """Resolves the losses and metrics per output before the first step, when the
+        outputs are known (a functional or Sequential model), so that a mismatch is an
+        error before any weight changes."""
+        if not self.compiled or getattr(self, "_inputs", None) is None:
+            return
+        outputs = self._outputs
+        if self._compile_loss is not None and self._compile_loss.names is None:
+            self._compile_loss.build(self, outputs)
+        if self._compile_metrics.needs_build(outputs):
+            self._compile_metrics.build(self, outputs)
+
     def _needs_y(self):
         """Whether data must hold targets: a compiled loss read by the default steps."""
         return self._compile_loss is not None and type(self).train_step is Steps.train_step
@@ -207,6 +220,7 @@ class Trainer(FitLoop, Evaluation, Steps):
             x, y, sample_weight, self.dtype, "train_on_batch", class_weight, need_y=self._needs_y()
         )
         build_on(self, data.x)
+        self._build_compiled()
         weights, loss_sources = weights_for_training(self)  # one walk finds both
         cache = StepCache(weights, loss_sources, None)
         if self._metrics_known():
@@ -243,6 +257,8 @@ class Trainer(FitLoop, Evaluation, Steps):
         """
         self._check_compiled("test_on_batch")
         data = _Data(x, y, sample_weight, self.dtype, "test_on_batch", need_y=self._needs_y())
+        build_on(self, data.x)
+        self._build_compiled()
         self.reset_metrics()
         logs = self.test_step((data.x, data.y, data.sample_weight))
         return _result(_floats(logs), return_dict)
