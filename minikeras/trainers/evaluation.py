@@ -74,8 +74,6 @@ class Evaluation:
             if callback_list is not None:
                 callback_list.on_test_batch_begin(step)
             logs = _floats(self.test_step(batch))
-            if prefix:
-                logs = {prefix + key: value for key, value in logs.items()}
             if progress is not None:
                 progress.update(logs)
             if callback_list is not None:
@@ -91,8 +89,8 @@ class Evaluation:
                 return {}
             raise ValueError(f"{batches.method}: the data set is empty (no batches)")
         if callback_list is not None:
-            callback_list.on_test_end(logs)
-        return logs
+            callback_list.on_test_end(logs)  # unprefixed, as in Keras, also when fit validates
+        return {prefix + key: value for key, value in logs.items()} if prefix else logs
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict=False):  # fmt: skip

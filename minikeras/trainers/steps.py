@@ -72,7 +72,8 @@ class Steps:
         """The metrics `fit` reports: the loss tracker, the compiled metrics, then the user's.
 
         Per-output loss trackers follow the loss tracker for a model with
-        several outputs; a `Metric` the model holds as an attribute comes last.
+        several outputs; the `Metric`s the model holds as attributes (or in a
+        list attribute) come last, as Keras tracks them.
 
         Returns:
             A list of `Metric`s (empty before `compile`).
@@ -94,8 +95,9 @@ class Steps:
                 found.extend(t for t in self._compile_loss.trackers if t is not None)
             found.extend(self._compile_metrics.metrics)
         for value in vars(self).values():
-            if isinstance(value, Metric) and all(value is not m for m in found):
-                found.append(value)
+            for item in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(item, Metric) and all(item is not m for m in found):
+                    found.append(item)
         return found
 
     def _metrics_known(self):
