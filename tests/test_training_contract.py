@@ -122,6 +122,13 @@ def test_a_gan_with_two_optimizers_and_its_own_compile_trains():
     assert int(gan.d_optimizer.iterations.numpy()) == int(gan.g_optimizer.iterations.numpy()) == 4
     assert all(not np.array_equal(a, b) for a, b in zip(before, gan.get_weights()))
 
+    def images():  # batches of inputs alone, as the Keras GAN example's dataset gives
+        while True:
+            yield np.ones((8, 3), "float32")
+
+    gan.fit(images(), steps_per_epoch=3, verbose=0)
+    assert int(gan.d_optimizer.iterations.numpy()) == 7
+
 
 def test_a_custom_step_still_names_weights_that_never_changed_and_untracked_ones():
     class Partial(mk.Sequential):

@@ -264,6 +264,8 @@ class _Batches:
         where = f"{self.method} (batch {index})"
         if isinstance(batch, list) and len(batch) in (2, 3) and self.py_dataset is not None:
             batch = tuple(batch)
+        if isinstance(batch, (np.ndarray, Tensor, dict)):  # inputs alone, as Keras takes them
+            batch = (batch,)
         if not isinstance(batch, tuple) or len(batch) not in (1, 2, 3):
             raise ValueError(
                 f"{where}: each batch must be a tuple (x,), (x, y) or (x, y, sample_weight), "
