@@ -48,7 +48,7 @@ def check_arguments(method, **arguments):
     Args:
         method: `"fit"`, `"evaluate"` or `"predict"`, for messages.
         **arguments: the arguments to check, by Keras's names: `epochs`,
-            `initial_epoch`, `batch_size`, `steps_per_epoch`,
+            `initial_epoch`, `batch_size`, `validation_batch_size`, `steps_per_epoch`,
             `validation_steps`, `steps`, `validation_split`, `verbose`,
             `shuffle`, `validation_freq`.
 

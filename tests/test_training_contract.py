@@ -315,6 +315,8 @@ def test_steps_validation_steps_validation_freq_and_class_weight():
     assert len(validated) == 2 and len(history.history["val_loss"]) == 2
     with pytest.raises(TypeError, match="validation_freq must be an int"):
         model.fit(forever(), steps_per_epoch=1, validation_freq=[1, 2], verbose=0)
+    with pytest.raises(ValueError, match="validation_batch_size must be an int >= 1"):
+        model.fit(np.ones((4, 1)), np.ones((4, 1)), validation_batch_size=0, verbose=0)
     # class_weight scales each sample's loss: the same as sample_weight by class.
     x, labels = np.ones((4, 1), "float32"), np.array([0, 1, 1, 1])
     weighted = mk.Sequential([mk.Input((1,)), mk.layers.Dense(2, kernel_initializer="zeros")])
