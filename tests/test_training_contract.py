@@ -410,3 +410,37 @@ def test_a_multi_output_compile_saves_and_loads_with_its_weights_and_metrics(tmp
     expected = model.evaluate(x, ys, verbose=0, return_dict=True)
     assert loaded.evaluate(x, ys, verbose=0, return_dict=True) == expected
     assert "out1_weighted_mae" in expected and "out2_mae" in expected
+
+
+def test_a_metric_with_variables_held_by_the_model_is_a_metric_not_a_weight():
+    class Count(mk.metrics.Metric):
+        def __init__(self, name="count"):
+            super().__init__(name=name)
+            self.n = self.add_variable(shape=(), initializer="zeros", name="n")
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            self.n.assign_add(float(len(y_true)))
+
+        def result(self):
+            return self.n
+
+    class Counting(mk.Sequential):
+        def __init__(self, layers):
+            super().__init__(layers)
+            self.seen = Count(name="seen")
+
+        def compute_metrics(self, x, y, y_pred, sample_weight=None):
+            logs = super().compute_metrics(x, y, y_pred, sample_weight)
+            self.seen.update_state(y, y_pred)
+            return {**logs, "seen": self.seen.result()}
+
+    model = Counting([mk.Input((2,)), mk.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        history = model.fit(np.ones((8, 2)), np.ones((8, 1)), batch_size=4, epochs=2, verbose=0)
+    assert history.history["seen"] == [8.0, 8.0]  # reset each epoch, 2 batches of 4
+    assert len(model.weights) == 2 and all(
+        w.path.endswith(("kernel", "bias")) for w in model.weights
+    )
+    assert model.metrics_names == ["loss", "seen"]

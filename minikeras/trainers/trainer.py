@@ -33,6 +33,7 @@ from minikeras import optimizers as optimizers_module
 from minikeras import random
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer
+from minikeras.metrics.base import Metric
 from minikeras.trainers.compile_utils import CompileLoss, CompileMetrics, LossTracker
 from minikeras.trainers.data_adapters import _as_input, _Data
 from minikeras.trainers.evaluation import Evaluation, as_numpy_outputs
@@ -172,6 +173,13 @@ class Trainer(FitLoop, Evaluation, Steps):
             ):
                 found.append(value)
         return found
+
+    def __setattr__(self, name, value):
+        # A Metric held by the model is one of its metrics (see `metrics`), not part of the
+        # network: its variables are neither weights nor an untracked-variable warning.
+        if isinstance(value, Metric) and name not in self._untracked_attributes:
+            object.__setattr__(self, "_untracked_attributes", self._untracked_attributes | {name})
+        super().__setattr__(name, value)
 
     def _random_generators(self):
         """The global generator (`"global"`) and the generators layers hold, by path.
