@@ -444,3 +444,24 @@ def test_a_metric_with_variables_held_by_the_model_is_a_metric_not_a_weight():
         w.path.endswith(("kernel", "bias")) for w in model.weights
     )
     assert model.metrics_names == ["loss", "seen"]
+
+
+def test_evaluate_and_predict_call_overridden_test_step_and_predict_step():
+    class Doubled(mk.Sequential):
+        def test_step(self, data):
+            x, y = data[0], data[1]
+            error = mk.ops.mean(mk.ops.abs(self(x) - y))
+            return {"double_mae": 2 * float(error)}
+
+        def predict_step(self, data):
+            x = data[0] if isinstance(data, tuple) else data
+            return self(x) * 10.0
+
+    model = Doubled([mk.Input((1,)), mk.layers.Dense(1, kernel_initializer="zeros")])
+    model.compile("sgd", "mse")
+    x, y = np.ones((6, 1), "float32"), np.full((6, 1), 3.0, "float32")
+    assert model.evaluate(x, y, batch_size=4, verbose=0, return_dict=True) == {"double_mae": 6.0}
+    model.layers[0].bias.assign([0.5])
+    np.testing.assert_allclose(model.predict(x, batch_size=4), np.full((6, 1), 5.0))
+    history = model.fit(x, y, epochs=1, validation_data=(x, y), verbose=0)
+    assert "val_double_mae" in history.history
