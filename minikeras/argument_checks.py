@@ -48,7 +48,7 @@ def check_arguments(method, **arguments):
     Args:
         method: `"fit"`, `"evaluate"` or `"predict"`, for messages.
         **arguments: the arguments to check, by Keras's names: `epochs`,
-            `initial_epoch`, `batch_size`, `steps_per_epoch`,
+            `initial_epoch`, `batch_size`, `validation_batch_size`, `steps_per_epoch`,
             `validation_steps`, `steps`, `validation_split`, `verbose`,
             `shuffle`, `validation_freq`.
 
@@ -71,7 +71,13 @@ def check_arguments(method, **arguments):
             _int(method, name, value, 0)
         elif name == "validation_freq":
             _int(method, name, value, 1)
-        elif name in ("batch_size", "steps_per_epoch", "validation_steps", "steps"):
+        elif name in (
+            "batch_size",
+            "validation_batch_size",
+            "steps_per_epoch",
+            "validation_steps",
+            "steps",
+        ):
             _int(method, name, value, 1, allow_none=True)
         elif name == "validation_split":
             _fraction(method, name, value)

@@ -85,7 +85,7 @@ class BatchRecorder(Model):
 def test_fit_signature_has_the_keras_arguments_and_defaults():
     parameters = inspect.signature(Model.fit).parameters
     expected = dict(
-        batch_size=32, epochs=1, validation_split=0.0, validation_data=None, shuffle=True,
+        batch_size=None, epochs=1, validation_split=0.0, validation_data=None, shuffle=True,
         callbacks=None, verbose="auto", sample_weight=None, class_weight=None, initial_epoch=0,
         steps_per_epoch=None, validation_steps=None,
     )  # fmt: skip
@@ -502,7 +502,9 @@ def seeded_fit(seed):
             layers.Dense(3),
         ]
     )
-    model.compile("adam", losses.SparseCategoricalCrossentropy(from_logits=True), ["accuracy"])
+    model.compile(
+        "adam", losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"]
+    )
     x, y = classification_data()
     history = model.fit(x, y, epochs=3, batch_size=8, validation_split=0.25, verbose=0)
     return model.get_weights(), history.history
@@ -690,7 +692,8 @@ def test_accuracy_resolves_per_loss_and_logs_as_accuracy(loss, labels, expected)
         activation = None
     model = Sequential([layers.Input((4,)), layers.Dense(units, activation=activation)])
     model.compile(optimizers.Adam(0.05), loss, metrics=["accuracy"])
-    assert type(model.metrics[0]) is expected and model.metrics[0].name == "accuracy"
+    assert [m.name for m in model.metrics] == ["loss", "accuracy"]
+    assert type(model.metrics[1]) is expected
     history = model.fit(x, y, epochs=10, batch_size=8, validation_split=0.25, verbose=0)
     assert set(history.history) == {"loss", "accuracy", "val_loss", "val_accuracy"}
     _, accuracy = model.evaluate(x, y, verbose=0)

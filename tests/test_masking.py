@@ -253,7 +253,9 @@ def _sequence_model():
             Dense(VOCABULARY),
         ]
     )
-    model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True), ["accuracy"])
+    model.compile(
+        "adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"]
+    )
     return model
 
 
@@ -319,7 +321,7 @@ def test_custom_metrics_and_losses_without_mask_support_still_work_on_masked_mod
             return ops.mean(ops.square(y_pred))
 
     model = _sequence_model()
-    model.compile("adam", Plain(), [WholeSequence()])
+    model.compile("adam", Plain(), metrics=[WholeSequence()])
     labels = np.random.default_rng(6).integers(0, 2, (3, 5))
     loss, whole = model.evaluate(IDS, labels, verbose=0)
     np.testing.assert_allclose(loss, np.mean(np.square(model.predict(IDS, verbose=0))), rtol=1e-5)

@@ -509,8 +509,8 @@ def test_load_model_restores_the_compile_arguments(tmp_path):
         type(loaded.loss) is type(model.loss)
         and loaded.loss.get_config() == model.loss.get_config()
     )
-    assert [m.name for m in loaded.metrics] == ["accuracy"]
-    assert type(loaded.metrics[0]) is type(model.metrics[0])
+    assert [m.name for m in loaded.metrics] == ["loss", "accuracy"]
+    assert type(loaded.metrics[1]) is type(model.metrics[1])
 
 
 def test_compile_false_gives_an_uncompiled_model_and_leaves_the_random_stream(tmp_path):

@@ -74,7 +74,7 @@ class Callback:
         """Called once at the start of `fit`, before the first epoch.
 
         Args:
-            logs: None (`fit` passes no logs here).
+            logs: `{}` (Keras has nothing to report yet).
 
         Example:
             >>> from minikeras import Sequential, layers
@@ -91,7 +91,7 @@ class Callback:
         """Called once at the end of `fit`, also when training stopped early.
 
         Args:
-            logs: the last epoch's logs, or None if no epoch ran.
+            logs: the last epoch's logs (`{}` if no epoch ran).
 
         Example:
             >>> from minikeras import Sequential, layers
@@ -108,7 +108,7 @@ class Callback:
 
         Args:
             epoch: the epoch's index, counted from 0.
-            logs: None (`fit` passes no logs here).
+            logs: `{}`.
 
         Example:
             >>> from minikeras import Sequential, layers
@@ -147,7 +147,7 @@ class Callback:
 
         Args:
             batch: the step's index, counted from 0 in each epoch.
-            logs: None (`fit` passes no logs here).
+            logs: `{}`.
 
         Example:
             >>> from minikeras import Sequential, layers
@@ -189,7 +189,7 @@ class Callback:
 
         Args:
             batch: the step's index, counted from 0 in each epoch.
-            logs: None (`fit` passes no logs here).
+            logs: `{}`.
 
         Example:
             >>> from minikeras import Sequential, layers
@@ -222,7 +222,7 @@ class Callback:
         """Called when an evaluation starts (`evaluate`, or validation in `fit`).
 
         Args:
-            logs: a dict of floats, or None.
+            logs: `{}`.
 
         Example:
             >>> from minikeras.callbacks import CallbackList
@@ -237,7 +237,7 @@ class Callback:
         """Called at the end of an evaluation, with its logs.
 
         Args:
-            logs: a dict of floats, or None.
+            logs: the evaluation's loss and metrics (unprefixed, also when `fit` validates).
 
         Example:
             >>> from minikeras.callbacks import CallbackList
@@ -253,7 +253,7 @@ class Callback:
 
         Args:
             batch: the batch's index, counted from 0.
-            logs: a dict of floats, or None.
+            logs: `{}`.
 
         Example:
             >>> from minikeras.callbacks import CallbackList
@@ -269,7 +269,7 @@ class Callback:
 
         Args:
             batch: the batch's index, counted from 0.
-            logs: a dict of floats, or None.
+            logs: the running means of the loss and metrics so far.
 
         Example:
             >>> from minikeras.callbacks import CallbackList
@@ -284,7 +284,7 @@ class Callback:
         """Called when `predict` starts.
 
         Args:
-            logs: a dict of floats, or None.
+            logs: `{}`.
 
         Example:
             >>> from minikeras.callbacks import CallbackList
@@ -299,7 +299,7 @@ class Callback:
         """Called when `predict` ends.
 
         Args:
-            logs: a dict of floats, or None.
+            logs: `{}`.
 
         Example:
             >>> from minikeras.callbacks import CallbackList
@@ -315,7 +315,7 @@ class Callback:
 
         Args:
             batch: the batch's index, counted from 0.
-            logs: a dict of floats, or None.
+            logs: `{}`.
 
         Example:
             >>> from minikeras.callbacks import CallbackList
@@ -331,7 +331,7 @@ class Callback:
 
         Args:
             batch: the batch's index, counted from 0.
-            logs: a dict of floats, or None.
+            logs: `{"outputs": the batch's predictions}`.
 
         Example:
             >>> from minikeras.callbacks import CallbackList

@@ -101,6 +101,8 @@ class CallbackList(Callback):
             callback.set_params(params)
 
     def _call(self, hook, *args):
+        if args[-1] is None:  # every hook gets a logs dict, as in Keras
+            args = args[:-1] + ({},)
         for callback in self.callbacks:
             getattr(callback, hook)(*args)
 

@@ -2,7 +2,7 @@
 
 Subclass it (`__init__` creates layers, `call` uses them), or give it the
 inputs and outputs of a functional graph: `Model(inputs, outputs)`. Training
-(`compile`, `fit`, ...) is added by `minikeras.training`.
+(`compile`, `fit`, ...) is added by `minikeras.trainers`.
 """
 
 import numpy as np
@@ -10,7 +10,7 @@ import numpy as np
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer, computed_attribute
 from minikeras.models import graph
-from minikeras.trainer import Trainer
+from minikeras.trainers import Trainer
 from minikeras.tree import flatten, map_structure
 
 __all__ = ["Model"]
@@ -47,7 +47,8 @@ class Model(Trainer, Layer):
     # What compile() and fit() attach is not part of the network: the optimizer's
     # state is not among the model's weights, as in Keras.
     _untracked_attributes = Layer._untracked_attributes | {
-        "optimizer", "loss", "metrics", "history", "_loss_identifier",
+        "optimizer", "loss", "metrics", "history", "_loss_identifier", "loss_weights",
+        "_compile_loss", "_compile_metrics", "_loss_tracker", "_step_cache", "_initial_epoch",
     }  # fmt: skip
 
     def __init__(self, inputs=None, outputs=None, name=None, **kwargs):

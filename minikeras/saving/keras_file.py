@@ -475,25 +475,26 @@ def save_keras_weights(model, path, overwrite=True):
 
 
 def _compile_config(model):
-    from minikeras import losses, metrics, optimizers
+    from minikeras import optimizers
+    from minikeras.saving.model_io import _compile_entries, _map_leaves
 
     if not getattr(model, "compiled", False):
         return None
-    identifier = model._loss_identifier
-    loss = identifier if isinstance(identifier, str) else losses.serialize(identifier)
-    metric_entries = []
-    for metric in model.metrics:
-        entry = metrics.serialize(metric)
+    entries = _compile_entries(model)
+
+    def metric_entry(entry):
         # The metric that "accuracy" became is written as the name Keras reads.
         if isinstance(entry, dict) and entry.get("config", {}).get("name") == "accuracy":
             entry = "accuracy"
-        metric_entries.append(_keras_entry(entry, "keras.metrics"))
+        return _keras_entry(entry, "keras.metrics")
+
+    weighted = entries["weighted_metrics"]
     return {
         "optimizer": _keras_entry(optimizers.serialize(model.optimizer), "keras.optimizers"),
-        "loss": _keras_entry(loss, "keras.losses"),
-        "loss_weights": None,
-        "metrics": metric_entries or None,
-        "weighted_metrics": None,
+        "loss": _map_leaves(lambda e: _keras_entry(e, "keras.losses"), entries["loss"]),
+        "loss_weights": entries["loss_weights"],
+        "metrics": _map_leaves(metric_entry, entries["metrics"]) or None,
+        "weighted_metrics": None if weighted is None else _map_leaves(metric_entry, weighted),
         "run_eagerly": False,
         "steps_per_execution": 1,
         "jit_compile": False,

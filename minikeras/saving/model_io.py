@@ -11,11 +11,7 @@ are matched and checked.
 import os
 import zipfile
 
-import numpy as np
-
 from minikeras import losses, metrics, optimizers, random
-from minikeras.layers import tracking
-from minikeras.layers.layer import Layer
 from minikeras.saving import archive
 from minikeras.saving.archive import LoadError, to_json
 from minikeras.saving.registry import custom_objects_by_name, deserialize_layer, serialize_layer
@@ -33,39 +29,72 @@ __all__ = ["load_model", "save_model"]
 # ---------------------------------------------------------------- the model
 
 
+def _map_leaves(fn, structure):
+    """`fn` of each leaf of a per-output structure (lists, and dicts by output name)."""
+    if isinstance(structure, dict) and "class_name" not in structure:
+        return {key: _map_leaves(fn, value) for key, value in structure.items()}
+    if isinstance(structure, (list, tuple)):
+        return [_map_leaves(fn, value) for value in structure]
+    return fn(structure)
+
+
+def _compile_entries(model):
+    """The compile arguments as JSON: loss, loss weights, metrics, weighted metrics."""
+    compiled = model._compile_metrics
+
+    def metric_entries(weighted):
+        user = compiled.user_weighted if weighted else compiled.user_metrics
+        if user is None:
+            return None
+        entries = compiled.entries
+        if entries is not None and all(index is None for _, index, _ in entries):
+            # One output: the metrics as resolved ("accuracy" for this loss) and named.
+            return [metrics.serialize(m) for m, _, w in entries if w == weighted]
+        return _map_leaves(
+            lambda m: m if isinstance(m, str) else metrics.serialize(metrics.get(m)), user
+        )
+
+    identifier = model._loss_identifier
+    return {
+        "loss": _map_leaves(
+            lambda loss: loss if loss is None or isinstance(loss, str) else losses.serialize(loss),
+            identifier,
+        ),
+        "loss_weights": model.loss_weights,
+        "metrics": metric_entries(False) or [],
+        "weighted_metrics": metric_entries(True),
+    }
+
+
 def _compile_objects(config, objects):
-    """The optimizer, loss and metrics that a compile config describes (new objects)."""
+    """The optimizer and the other compile arguments that a compile config describes (new)."""
     optimizer = optimizers.deserialize(config["optimizer"], objects)
-    loss = config["loss"]
-    if isinstance(loss, str) and loss in objects:
-        loss = objects[loss]
-    elif isinstance(loss, dict):
-        loss = losses.deserialize(loss, objects)
-    metric_list = [metrics.deserialize(metric, objects) for metric in config["metrics"]]
-    return optimizer, loss, metric_list, bool(config.get("report_unchanged", True))
+
+    def loss_of(loss):
+        if isinstance(loss, str) and loss in objects:
+            return objects[loss]
+        return losses.deserialize(loss, objects) if isinstance(loss, dict) else loss
+
+    def metric_of(metric):
+        if isinstance(metric, str):
+            return objects.get(metric, metric)
+        return metrics.deserialize(metric, objects)
+
+    weighted = config.get("weighted_metrics")
+    arguments = {
+        "loss": _map_leaves(loss_of, config["loss"]),
+        "loss_weights": config.get("loss_weights"),
+        "metrics": _map_leaves(metric_of, config["metrics"]) or None,
+        "weighted_metrics": None if weighted is None else _map_leaves(metric_of, weighted),
+        "report_unchanged": bool(config.get("report_unchanged", True)),
+    }
+    return optimizer, arguments
 
 
 def _random_states(model):
     """The state of the global generator and of generators that layers hold (seeded Dropout)."""
-    layers = [("", model)] + [
-        (p + "/", v) for p, _, v in tracking.walk(model) if isinstance(v, Layer)
-    ]
-    held = {
-        prefix + attribute: value
-        for prefix, layer in layers
-        for attribute, value in vars(layer).items()
-        if isinstance(value, np.random.Generator)
-    }
-    # A layer's SeedGenerator (Keras's per-layer stream) is saved by its numpy generator.
-    held.update(
-        {
-            prefix + attribute + "/generator": value.generator
-            for prefix, layer in layers
-            for attribute, value in vars(layer).items()
-            if isinstance(value, random.SeedGenerator)
-        }
-    )
-    return {"global": random.generator(), "layers": held}
+    held = model._random_generators()
+    return {"global": held.pop("global"), "layers": held}
 
 
 def _training_payload(model, table):
@@ -73,11 +102,9 @@ def _training_payload(model, table):
     if not getattr(model, "compiled", False):
         return None, None, None
     try:
-        identifier = model._loss_identifier
         config = {
             "optimizer": optimizers.serialize(model.optimizer),
-            "loss": identifier if isinstance(identifier, str) else losses.serialize(identifier),
-            "metrics": [metrics.serialize(metric) for metric in model.metrics],
+            **_compile_entries(model),
             "report_unchanged": bool(model.report_unchanged),
         }
         to_json(config, "the compile arguments")
@@ -260,7 +287,8 @@ def _rebuild(contents, source, custom_objects, compile):  # noqa: A002
     if compile and compile_config is not None:
         try:
             objects = custom_objects_by_name(custom_objects)
-            model.compile(*_compile_objects(compile_config, objects))
+            optimizer, arguments = _compile_objects(compile_config, objects)
+            model.compile(optimizer, **arguments)
         except Exception as error:
             raise LoadError(
                 source,

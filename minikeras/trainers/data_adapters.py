@@ -2,7 +2,8 @@
 
 The data is either arrays (`x`, `y`, `sample_weight`: numpy arrays, tensors,
 or lists, tuples and dicts of them) or an iterable of batches (tuples
-`(x, y)` or `(x, y, sample_weight)`). `_Data` checks arrays once: numeric,
+`(x,)`, `(x, y)` or `(x, y, sample_weight)`), such as a generator or a
+`utils.PyDataset`. `_Data` checks arrays once: numeric,
 finite targets and weights, one length, `class_weight` folded into the
 sample weights. `_ArrayBatches` cuts them into (shuffled) batches;
 `_Batches` checks each batch of an iterable as it comes. `_validation` turns
@@ -13,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from minikeras import random
+from minikeras import random, tree
 from minikeras.engine.tensor import Tensor
 
 __all__ = []
@@ -22,6 +23,10 @@ __all__ = []
 def _with_class_weight(sample_weight, y, class_weight, method="fit"):
     if not class_weight:
         return sample_weight
+    if y is None or isinstance(y, (list, tuple, dict)):
+        raise ValueError(
+            f"{method}: class_weight needs one array of targets (a model with one output)"
+        )
     labels = np.asarray(y)
     labels = (
         labels.argmax(axis=-1) if labels.ndim > 1 and labels.shape[-1] > 1 else labels.reshape(-1)
@@ -33,8 +38,28 @@ def _with_class_weight(sample_weight, y, class_weight, method="fit"):
     return weights if sample_weight is None else weights * sample_weight
 
 
+class _PyDatasetSource:
+    """A `utils.PyDataset` read as a re-iterable list of batches, `on_epoch_end` called by fit."""
+
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def __len__(self):
+        return len(self.dataset)
+
+    def __iter__(self):
+        for index in range(len(self.dataset)):
+            yield self.dataset[index]
+
+
+def _is_py_dataset(x):
+    return hasattr(x, "__getitem__") and hasattr(x, "__len__") and hasattr(x, "on_epoch_end")
+
+
 def _is_batch_iterable(x):
     """True for an iterable of batches, False for arrays (or a list of arrays)."""
+    if _is_py_dataset(x):
+        return True
     if isinstance(x, list):
         return bool(x) and all(isinstance(batch, tuple) for batch in x)
     excluded = (np.ndarray, Tensor, tuple, dict, str, bytes)
@@ -72,6 +97,8 @@ def _length(inputs):
 
 
 def _slice(inputs, index):
+    if type(inputs) is np.ndarray:
+        return inputs[index]
     if isinstance(inputs, (list, tuple)):
         return type(inputs)(a[index] for a in inputs)
     if isinstance(inputs, dict):
@@ -108,28 +135,31 @@ def _non_finite_rows(array, n):
 class _Data:
     """Checked arrays: inputs, targets and optional sample weights (times class weights)."""
 
-    def __init__(self, x, y, sample_weight, dtype, method, class_weight=None, check=True):
+    def __init__(
+        self, x, y, sample_weight, dtype, method, class_weight=None, check=True, need_y=True
+    ):
         self.x = _as_input(x, dtype, method) if check else x
-        if y is None:
-            raise ValueError(f"{method}: y is missing (targets are needed)")
-        self.y = np.asarray(y) if check else y
+        if y is None and need_y:
+            raise ValueError(f"{method}: y is missing (targets are needed: the compiled loss)")
+        self.y = _as_targets(y) if check else y
         self.sample_weight = sample_weight
         if not check:
             return
-        _check_numeric(self.y, "y", method)
         lengths = _lengths(self.x)
         n = lengths[0]
         if n == 0:
             raise ValueError(f"{method}: the data set is empty (x has 0 samples)")
         if len(set(lengths)) > 1:
             raise ValueError(f"{method}: the inputs in x have different lengths, {lengths}")
-        if len(self.y) != n:
-            raise ValueError(f"{method}: x has {n} samples but y has {len(self.y)}")
-        if self.y.dtype.kind == "f" and not np.all(np.isfinite(self.y)):
-            raise ValueError(
-                f"{method}: y holds NaN or infinite values, at sample indices "
-                f"{_non_finite_rows(self.y, n)}"
-            )
+        for y_part in [] if self.y is None else tree.flatten(self.y):
+            _check_numeric(y_part, "y", method)
+            if len(y_part) != n:
+                raise ValueError(f"{method}: x has {n} samples but y has {len(y_part)}")
+            if y_part.dtype.kind == "f" and not np.all(np.isfinite(y_part)):
+                raise ValueError(
+                    f"{method}: y holds NaN or infinite values, at sample indices "
+                    f"{_non_finite_rows(y_part, n)}"
+                )
         if sample_weight is not None:
             weight = np.asarray(sample_weight)
             _check_numeric(weight, "sample_weight", method)
@@ -154,9 +184,11 @@ class _Data:
             )
         head, tail = slice(0, cut), slice(cut, n)
         weight = self.sample_weight
-        train = _Data(_slice(self.x, head), self.y[head], None, None, "fit", check=False)
+        y_head = None if self.y is None else _slice(self.y, head)
+        y_tail = None if self.y is None else _slice(self.y, tail)
+        train = _Data(_slice(self.x, head), y_head, None, None, "fit", check=False)
         train.sample_weight = None if weight is None else weight[head]
-        held = (_slice(self.x, tail), self.y[tail]) + (() if weight is None else (weight[tail],))
+        held = (_slice(self.x, tail), y_tail) + (() if weight is None else (weight[tail],))
         return train, held
 
 
@@ -177,11 +209,15 @@ class _ArrayBatches:
         if self.shuffle:
             # One gather per epoch, then contiguous slices (views) per step.
             order = random.generator().permutation(self.n)
-            x, y = _slice(x, order), y[order]
+            x, y = _slice(x, order), None if y is None else _slice(y, order)
             w = None if w is None else w[order]
         for start in range(0, self.n, self.batch_size):
             index = slice(start, start + self.batch_size)
-            yield _slice(x, index), y[index], None if w is None else w[index]
+            yield (
+                _slice(x, index),
+                None if y is None else _slice(y, index),
+                (None if w is None else w[index]),
+            )
 
 
 class _Batches:
@@ -200,7 +236,11 @@ class _Batches:
     next pass.
     """
 
-    def __init__(self, source, dtype, method, class_weight=None, steps=None):
+    def __init__(self, source, dtype, method, class_weight=None, steps=None, need_y=True):
+        self.py_dataset = source if _is_py_dataset(source) else None
+        if self.py_dataset is not None:
+            source = _PyDatasetSource(source)
+        self.need_y = need_y
         one_shot = iter(source) is source
         if one_shot and steps is None:
             source = list(source)  # a one-shot iterator: keep it for every epoch
@@ -222,13 +262,18 @@ class _Batches:
 
     def _check(self, batch, index):
         where = f"{self.method} (batch {index})"
-        if not isinstance(batch, tuple) or len(batch) not in (2, 3):
+        if isinstance(batch, list) and len(batch) in (2, 3) and self.py_dataset is not None:
+            batch = tuple(batch)
+        if isinstance(batch, (np.ndarray, Tensor, dict)):  # inputs alone, as Keras takes them
+            batch = (batch,)
+        if not isinstance(batch, tuple) or len(batch) not in (1, 2, 3):
             raise ValueError(
-                f"{where}: each batch must be a tuple (x, y) or (x, y, sample_weight), "
+                f"{where}: each batch must be a tuple (x,), (x, y) or (x, y, sample_weight), "
                 f"got {type(batch).__name__}"
             )
+        y = batch[1] if len(batch) > 1 else None
         weight = batch[2] if len(batch) == 3 else None
-        data = _Data(batch[0], batch[1], weight, self.dtype, where, self.class_weight)
+        data = _Data(batch[0], y, weight, self.dtype, where, self.class_weight, need_y=self.need_y)
         return data.x, data.y, data.sample_weight
 
     def first_inputs(self):
@@ -291,6 +336,16 @@ class _Batches:
             raise ValueError(f"{self.method}: the data set is empty (no batches)")
 
 
+def _as_targets(y):
+    if y is None:
+        return None
+    if isinstance(y, dict):
+        return {key: np.asarray(value) for key, value in y.items()}
+    if isinstance(y, (list, tuple)) and y and all(isinstance(a, (np.ndarray, Tensor)) for a in y):
+        return [np.asarray(value) for value in y]
+    return np.asarray(y)
+
+
 def _check_steps(steps, method, name="steps"):
     if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
         raise ValueError(f"{method}: {name} must be a positive int or None, got {steps!r}")
@@ -305,18 +360,21 @@ def _no_steps_with_arrays(steps, method, name):
         )
 
 
-def _validation(validation_data, dtype, batch_size, steps=None):
+def _validation(validation_data, dtype, batch_size, steps=None, need_y=True):
     if validation_data is None:
         if steps is not None:
             _check_steps(steps, "fit", "validation_steps")
         return None
     if _is_batch_iterable(validation_data):
-        return _Batches(validation_data, dtype, "fit (validation_data)", steps=steps)
+        return _Batches(validation_data, dtype, "fit (validation_data)", steps=steps, need_y=need_y)
     _no_steps_with_arrays(steps, "fit", "validation_steps")
     if not isinstance(validation_data, tuple) or len(validation_data) not in (2, 3):
         raise ValueError(
             "fit: validation_data must be (x_val, y_val) or (x_val, y_val, sample_weight)"
         )
     weight = validation_data[2] if len(validation_data) == 3 else None
-    data = _Data(validation_data[0], validation_data[1], weight, dtype, "fit (validation_data)")
+    data = _Data(
+        validation_data[0], validation_data[1], weight, dtype, "fit (validation_data)",
+        need_y=need_y,
+    )  # fmt: skip
     return _ArrayBatches(data, batch_size, shuffle=False)

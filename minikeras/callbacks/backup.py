@@ -1,0 +1,134 @@
+"""`BackupAndRestore`: a `fit` that was killed resumes where its last epoch ended, bit for bit."""
+
+import json
+import os
+
+import numpy as np
+
+from minikeras.callbacks.base import Callback
+
+__all__ = ["BackupAndRestore"]
+
+
+def _write_atomically(path, write):
+    temporary = path + ".tmp"
+    with open(temporary, "wb") as stream:
+        write(stream)
+    os.replace(temporary, path)
+
+
+class BackupAndRestore(Callback):
+    """Backs up the training state after every epoch; a new `fit` restores it and resumes.
+
+    After each epoch, the model's weights, every optimizer's variables
+    (moments and iteration count), the epoch reached and the states of the
+    random generators (the global one, which shuffles, and those layers
+    hold) are written to `backup_dir`. When `fit` starts and a backup is
+    there, all of it is restored and training resumes at the next epoch, so a
+    run killed part-way and run again ends with the same weights, bit for
+    bit, as a run that was never stopped (for the same model, data and
+    arguments). The backup is deleted when training completes.
+
+    Args:
+        backup_dir: the directory of the backup (created if missing).
+        save_freq: `"epoch"` (the only choice here: Keras's per-batch backups
+            are not supported, and asking for them is an error).
+        delete_checkpoint: delete the backup when training ends.
+
+    Raises:
+        ValueError: for a `save_freq` other than `"epoch"`.
+
+    Example:
+        >>> import tempfile
+        >>> class Kill(mk.callbacks.Callback):
+        ...     def on_epoch_begin(self, epoch, logs=None):
+        ...         if epoch == 2:
+        ...             raise RuntimeError("killed")
+        >>> backup = mk.callbacks.BackupAndRestore(tempfile.mkdtemp())
+        >>> model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+        >>> model.compile("sgd", "mse")
+        >>> x, y = np.ones((4, 2)), np.ones((4, 1))
+        >>> try:
+        ...     model.fit(x, y, epochs=5, verbose=0, callbacks=[backup, Kill()])
+        ... except RuntimeError:
+        ...     pass
+        >>> model.fit(x, y, epochs=5, verbose=0, callbacks=[backup]).epoch
+        [2, 3, 4]
+    """
+
+    def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True):
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("BackupAndRestore: backup_dir is empty; give a directory")
+        if save_freq != "epoch":
+            raise ValueError(
+                f"BackupAndRestore: save_freq={save_freq!r} is not supported; minikeras backs "
+                "up at the end of each epoch only (save_freq='epoch')"
+            )
+        self.backup_dir = os.fspath(backup_dir)
+        self.save_freq = save_freq
+        self.delete_checkpoint = delete_checkpoint
+        self._arrays_path = os.path.join(self.backup_dir, "latest.npz")
+        self._metadata_path = os.path.join(self.backup_dir, "training_metadata.json")
+
+    def on_train_begin(self, logs=None):
+        if os.path.exists(self._metadata_path) and os.path.exists(self._arrays_path):
+            self._restore()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._save(epoch + 1)
+
+    def on_train_end(self, logs=None):
+        if self.delete_checkpoint:
+            for path in (self._arrays_path, self._metadata_path):
+                if os.path.exists(path):
+                    os.remove(path)
+
+    def _variables(self):
+        model = self.model
+        variables = list(model.weights)
+        for optimizer in model._optimizers():
+            if not optimizer.built:
+                optimizer.build(model.trainable_weights)
+            variables += list(optimizer.variables)
+        return variables
+
+    def _save(self, epoch):
+        os.makedirs(self.backup_dir, exist_ok=True)
+        arrays = {f"v{i}": variable.numpy() for i, variable in enumerate(self._variables())}
+        generators = self.model._random_generators()
+        metadata = {
+            "epoch": epoch,
+            "variables": len(arrays),
+            "random": {key: g.bit_generator.state for key, g in generators.items()},
+        }
+        _write_atomically(self._arrays_path, lambda stream: np.savez(stream, **arrays))
+        _write_atomically(
+            self._metadata_path, lambda stream: stream.write(json.dumps(metadata).encode())
+        )
+
+    def _restore(self):
+        with open(self._metadata_path, encoding="utf-8") as stream:
+            metadata = json.load(stream)
+        variables = self._variables()
+        with np.load(self._arrays_path) as arrays:
+            values = [arrays[f"v{i}"] for i in range(len(arrays.files))]
+        shapes = [tuple(v.shape) for v in variables]
+        if len(values) != len(variables) or [v.shape for v in values] != shapes:
+            raise ValueError(
+                f"BackupAndRestore: the backup in {self.backup_dir!r} holds {len(values)} "
+                f"arrays that do not fit this model and optimizer ({len(variables)} variables); "
+                "it was written by another model. Delete it to start afresh"
+            )
+        generators = self.model._random_generators()
+        missing = set(metadata["random"]) - set(generators)
+        if missing:
+            raise ValueError(
+                f"BackupAndRestore: the backup holds random generators {sorted(missing)} "
+                "that this model does not have; it was written by another model"
+            )
+        for variable, value in zip(variables, values):
+            variable.assign(value)
+        for key, state in metadata["random"].items():
+            generators[key].bit_generator.state = state
+        self.model._initial_epoch = int(metadata["epoch"])

@@ -1,0 +1,219 @@
+"""`evaluate` and `predict`: `test_step` and `predict_step` over batches, with callbacks.
+
+Both take the data `fit` takes; `evaluate` reports the loss and the metrics
+(`test_step`'s logs), `predict` gathers `predict_step`'s outputs into numpy
+arrays. Their callbacks get the `on_test_*` and `on_predict_*` hooks.
+"""
+
+import itertools
+import warnings
+
+import numpy as np
+
+from minikeras import callbacks as callbacks_module
+from minikeras.argument_checks import check_arguments
+from minikeras.progress import Progress
+from minikeras.trainers.data_adapters import (
+    _ArrayBatches,
+    _as_input,
+    _Batches,
+    _check_batch_size,
+    _check_no_arrays_with_batches,
+    _check_steps,
+    _Data,
+    _is_batch_iterable,
+    _is_py_dataset,
+    _length,
+    _no_steps_with_arrays,
+    _PyDatasetSource,
+    _slice,
+)
+from minikeras.trainers.training_state import StepCache, build_on, user_stacklevel
+
+__all__ = ["Evaluation"]
+
+
+def _floats(logs):
+    return {key: value if type(value) is float else float(value) for key, value in logs.items()}
+
+
+def _result(logs, return_dict):
+    if return_dict:
+        return logs
+    values = list(logs.values())
+    return values[0] if len(values) == 1 else values
+
+
+def as_numpy_outputs(outputs):
+    """Batches of outputs (Tensors, or lists / dicts of them) joined into numpy arrays."""
+    first = outputs[0]
+    if isinstance(first, dict):
+        return {key: np.concatenate([np.asarray(o[key]) for o in outputs]) for key in first}
+    if isinstance(first, (list, tuple)):
+        return [np.concatenate([np.asarray(o[i]) for o in outputs]) for i in range(len(first))]
+    return np.concatenate([np.asarray(o) for o in outputs])
+
+
+class Evaluation:
+    """`evaluate` and `predict`, mixed into `Model` through `Trainer`.
+
+    Example:
+        >>> model = mk.Sequential([mk.layers.Dense(1, kernel_initializer="zeros")])
+        >>> model.compile("sgd", "mse")
+        >>> model.evaluate(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
+        1.0
+    """
+
+    def _evaluate_batches(self, batches, prefix="", progress=None, callback_list=None):
+        self.reset_metrics()
+        if callback_list is not None:
+            callback_list.on_test_begin()
+        logs = {}
+        step = -1
+        for step, batch in enumerate(batches):
+            if callback_list is not None:
+                callback_list.on_test_batch_begin(step)
+            logs = _floats(self.test_step(batch))
+            if progress is not None:
+                progress.update(logs)
+            if callback_list is not None:
+                callback_list.on_test_batch_end(step, logs)
+        if step < 0:  # only an iterable given with steps can be empty here
+            if prefix:
+                warnings.warn(
+                    "fit: the validation data ran out (no batch for this epoch's validation); "
+                    "the epoch's logs have no validation figures",
+                    UserWarning,
+                    stacklevel=user_stacklevel(),
+                )
+                return {}
+            raise ValueError(f"{batches.method}: the data set is empty (no batches)")
+        if callback_list is not None:
+            callback_list.on_test_end(logs)  # unprefixed, as in Keras, also when fit validates
+        return {prefix + key: value for key, value in logs.items()} if prefix else logs
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+                 steps=None, callbacks=None, return_dict=False):  # fmt: skip
+        """Computes the loss and metrics over data, in batches.
+
+        Args:
+            x: inputs (arrays, a list, or a dict by input name), or an iterable
+                of `(x, y)` batches (a generator, a list, a `utils.PyDataset`).
+            y: targets (None when `x` yields batches).
+            batch_size: samples per batch.
+            verbose: `"auto"` or 1 (a progress bar), 2 (one line), 0 (silent).
+            sample_weight: optional per-sample weights.
+            steps: for an iterable of batches, evaluate its first `steps`
+                batches (fewer if it ends first); None: all of them.
+            callbacks: a list of `minikeras.callbacks.Callback`; their
+                `on_test_*` hooks are called.
+            return_dict: return a dict instead of a list.
+
+        Returns:
+            The loss if there are no metrics, else `[loss, *metrics]`, or a dict.
+
+        Raises:
+            RuntimeError: if the model is not compiled.
+            ValueError: for bad input, as in `fit`.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1, kernel_initializer="zeros")])
+            >>> model.compile("sgd", "mse", metrics=["mae"])
+            >>> model.evaluate(np.ones((8, 2)), np.full((8, 1), 2.0), verbose=0)
+            [4.0, 2.0]
+        """
+        check_arguments("evaluate", batch_size=batch_size, steps=steps, verbose=verbose)
+        self._check_compiled("evaluate")
+        verbose = 1 if verbose == "auto" else int(verbose)
+        if _is_batch_iterable(x):
+            _check_no_arrays_with_batches(y, sample_weight, "evaluate")
+            batches = _Batches(x, self.dtype, "evaluate", steps=steps, need_y=self._needs_y())
+        else:
+            _no_steps_with_arrays(steps, "evaluate", "steps")
+            data = _Data(x, y, sample_weight, self.dtype, "evaluate", need_y=self._needs_y())
+            batches = _ArrayBatches(data, batch_size, shuffle=False)
+        progress = Progress(batches.steps, verbose, "Evaluate") if verbose else None
+        callback_list = callbacks_module.CallbackList(
+            callbacks, model=self, steps=batches.steps, verbose=verbose
+        )
+        build_on(self, batches.first_inputs())
+        self._build_compiled()
+        own_cache = self._step_cache is None
+        if own_cache:
+            object.__setattr__(self, "_step_cache", StepCache(None, self._loss_sources(), None))
+            if self._metrics_known():
+                self._step_cache.metrics = self.metrics
+        try:
+            logs = self._evaluate_batches(batches, progress=progress, callback_list=callback_list)
+        finally:
+            if own_cache:
+                object.__setattr__(self, "_step_cache", None)
+        if getattr(batches, "ran_out", False):
+            warnings.warn(
+                f"evaluate: the data ran out before steps={batches.steps} batches; the figures "
+                "are over the batches it gave",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
+        if progress is not None:
+            progress.close(logs)
+        return _result(logs, return_dict)
+
+    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None):
+        """Runs the model on inputs in batches and returns numpy outputs.
+
+        Args:
+            x: inputs (a numpy array, or a list of arrays), or an iterable of
+                input batches.
+            batch_size: samples per batch.
+            verbose: 1 shows a progress bar.
+            steps: for an iterable of batches, predict its first `steps`
+                batches (fewer if it ends first), so a generator that never
+                ends can be used; None: all of them.
+            callbacks: a list of `minikeras.callbacks.Callback`; their
+                `on_predict_*` hooks are called (batch logs hold `"outputs"`).
+
+        Returns:
+            A numpy array (or a list of them for several outputs).
+
+        Raises:
+            ValueError: for empty or non-numeric input, or a bad `batch_size`.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(3)])
+            >>> model.predict(np.ones((70, 2)), batch_size=32).shape
+            (70, 3)
+        """
+        check_arguments("predict", batch_size=batch_size, steps=steps, verbose=verbose)
+        verbose = 0 if verbose == "auto" else int(verbose)
+        if _is_batch_iterable(x):
+            if _is_py_dataset(x):
+                x = _PyDatasetSource(x)
+            if steps is not None:
+                x = itertools.islice(x, _check_steps(steps, "predict"))
+            chunks = [_as_input(b[0] if isinstance(b, tuple) else b, self.dtype, "predict")
+                      for b in x]  # fmt: skip
+        else:
+            _no_steps_with_arrays(steps, "predict", "steps")
+            inputs = _as_input(x, self.dtype, "predict")
+            total = _length(inputs)
+            batch_size = _check_batch_size(batch_size)
+            chunks = [_slice(inputs, slice(i, i + batch_size)) for i in range(0, total, batch_size)]
+        if not chunks:
+            raise ValueError("predict: the input is empty (0 samples)")
+        progress = Progress(len(chunks), verbose, "Predict")
+        callback_list = callbacks_module.CallbackList(
+            callbacks, model=self, steps=len(chunks), verbose=verbose
+        )
+        callback_list.on_predict_begin()
+        outputs = []
+        for step, chunk in enumerate(chunks):
+            callback_list.on_predict_batch_begin(step)
+            outputs.append(self.predict_step((chunk,)))
+            callback_list.on_predict_batch_end(step, {"outputs": outputs[-1]})
+            progress.update()
+        progress.close()
+        callback_list.on_predict_end()
+        return as_numpy_outputs(outputs)

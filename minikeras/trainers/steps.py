@@ -1,0 +1,305 @@
+"""The steps `fit`, `evaluate` and `predict` call, public and overridable as in Keras 3.
+
+`fit` calls `train_step(data)` once per batch, `evaluate` calls `test_step`,
+`predict` calls `predict_step`; `data` is what the data gives for one batch:
+`(x, y, sample_weight)` for arrays (`y` and `sample_weight` may be None), or
+the tuple an iterable yields. A step returns the logs dict, which the progress
+bar and the callbacks show; an override changes `fit` accordingly. The
+default steps are built from `compute_loss` and `compute_metrics`, which an
+override can call too:
+
+    >>> class Model(mk.Sequential):
+    ...     def train_step(self, data):
+    ...         x, y = data[0], data[1]
+    ...         with mk.GradientTape() as tape:
+    ...             y_pred = self(x, training=True)
+    ...             loss = self.compute_loss(y=y, y_pred=y_pred)
+    ...         grads = tape.gradient(loss, self.trainable_weights)
+    ...         self.optimizer.apply(grads, self.trainable_weights)
+    ...         for metric in self.metrics:
+    ...             if metric.name == "loss":
+    ...                 metric.update_state(loss)
+    ...             else:
+    ...                 metric.update_state(y, y_pred)
+    ...         return {m.name: m.result() for m in self.metrics}
+    >>> model = Model([mk.Input((2,)), mk.layers.Dense(1)])
+    >>> model.compile("sgd", "mse", metrics=["mae"])
+    >>> sorted(model.fit(np.ones((8, 2)), np.ones((8, 1)), verbose=0).history)
+    ['loss', 'mae']
+"""
+
+import numpy as np
+
+from minikeras.engine.tape import GradientTape
+from minikeras.engine.tensor import Tensor
+from minikeras.metrics.base import Metric
+from minikeras.trainers.compile_utils import added_losses
+
+__all__ = ["Steps"]
+
+
+def unpack(data):
+    """`(x, y, sample_weight)` from a batch: a tuple of 1 to 3 entries, or the inputs alone."""
+    if isinstance(data, tuple) and 1 <= len(data) <= 3:
+        return data + (None,) * (3 - len(data))
+    return data, None, None
+
+
+def _batch_size(x):
+    if type(x) is np.ndarray:
+        return x.shape[0]
+    while isinstance(x, (list, tuple, dict)):
+        x = next(iter(x.values())) if isinstance(x, dict) else x[0]
+    return int(np.shape(x)[0])
+
+
+class Steps:
+    """Keras 3's overridable training contract, mixed into `Model` (see the module).
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+        >>> model.compile("sgd", "mse")
+        >>> sorted(model.train_step((np.ones((4, 2)), np.ones((4, 1)))))
+        ['loss']
+    """
+
+    _step_cache = None  # set by fit: the weights, loss sources and metrics found once
+
+    # ----------------------------------------------------------------- metrics
+
+    @property
+    def metrics(self):
+        """The metrics `fit` reports: the loss tracker, the compiled metrics, then the user's.
+
+        Per-output loss trackers follow the loss tracker for a model with
+        several outputs; the `Metric`s the model holds as attributes (or in a
+        list attribute) come last, as Keras tracks them.
+
+        Returns:
+            A list of `Metric`s (empty before `compile`).
+
+        Example:
+            >>> model = mk.Sequential([mk.layers.Dense(1)])
+            >>> model.compile("sgd", "mse", metrics=["mae"])
+            >>> [m.name for m in model.metrics]
+            ['loss', 'mae']
+        """
+        cache = self._step_cache
+        if cache is not None and cache.metrics is not None:
+            return cache.metrics
+        found = []
+        if self.compiled:
+            if self._loss_tracker is not None:
+                found.append(self._loss_tracker)
+            if self._compile_loss is not None:
+                found.extend(t for t in self._compile_loss.trackers if t is not None)
+            found.extend(self._compile_metrics.metrics)
+        for value in vars(self).values():
+            for item in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(item, Metric) and all(item is not m for m in found):
+                    found.append(item)
+        return found
+
+    def _metrics_known(self):
+        """Whether `metrics` is complete (per-output ones exist from the first step on)."""
+        if not self.compiled:
+            return True
+        loss_built = self._compile_loss is None or self._compile_loss.names is not None
+        return loss_built and self._compile_metrics.entries is not None
+
+    @property
+    def metrics_names(self):
+        """The names of `metrics`, in order.
+
+        Example:
+            >>> model = mk.Sequential([mk.layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> model.metrics_names
+            ['loss']
+        """
+        return [metric.name for metric in self.metrics]
+
+    def reset_metrics(self):
+        """Resets every metric in `metrics`; `fit` calls it at the start of each epoch.
+
+        Returns:
+            None.
+
+        Example:
+            >>> model = mk.Sequential([mk.layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> model.metrics[0].update_state(2.0); model.reset_metrics()
+            >>> model.metrics[0].result()
+            0.0
+        """
+        for metric in self.metrics:
+            metric.reset_state()
+
+    def get_metrics_result(self):
+        """The current value of every metric in `metrics`, as a dict of floats.
+
+        Returns:
+            A dict `{name: value}`.
+
+        Example:
+            >>> model = mk.Sequential([mk.layers.Dense(1)]); model.compile("sgd", "mse")
+            >>> model.get_metrics_result()
+            {'loss': 0.0}
+        """
+        return {metric.name: float(metric.result()) for metric in self.metrics}
+
+    # -------------------------------------------------------------- loss, logs
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The loss to minimize: the compiled loss plus `self.losses` (add_loss, regularizers).
+
+        Args:
+            x: the inputs (unused by default; an override may use them).
+            y: the targets (None for a model without a compiled loss).
+            y_pred: the model's outputs for `x`.
+            sample_weight: optional per-sample weights.
+            training: whether this is for a training step.
+
+        Returns:
+            A scalar Tensor.
+
+        Raises:
+            ValueError: if there is neither a compiled loss nor an added one.
+
+        Example:
+            >>> model = mk.Sequential([mk.layers.Dense(1, kernel_initializer="zeros")])
+            >>> model.compile("sgd", "mse")
+            >>> x, y = np.ones((2, 3)), np.ones((2, 1))
+            >>> float(model.compute_loss(x, y, model(x)))
+            1.0
+        """
+        del training  # the default does not use it
+        mask = self._output_mask_of(x, y_pred)
+        loss = None
+        if self._compile_loss is not None:
+            loss = self._compile_loss(self, y, y_pred, sample_weight, mask)
+        cache = self._step_cache
+        loss = added_losses(self, loss, cache.loss_sources if cache is not None else None)
+        if loss is None:
+            raise ValueError(
+                f"Model '{self.name}' has no loss to compute: it was compiled without a loss "
+                "and adds none with add_loss(); give compile(loss=...), call self.add_loss() "
+                "in call(), or override train_step"
+            )
+        return loss
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        """Updates the compiled metrics with a batch and returns `get_metrics_result()`.
+
+        Args:
+            x: the inputs (unused by default).
+            y: the targets.
+            y_pred: the model's outputs.
+            sample_weight: optional per-sample weights (for `weighted_metrics`).
+
+        Returns:
+            The logs dict, `{name: value}` for every metric in `metrics`.
+
+        Example:
+            >>> model = mk.Sequential([mk.layers.Dense(1, kernel_initializer="zeros")])
+            >>> model.compile("sgd", "mse", metrics=["mae"])
+            >>> x, y = np.ones((2, 3)), np.full((2, 1), 2.0)
+            >>> model.compute_metrics(x, y, model(x))
+            {'loss': 0.0, 'mae': 2.0}
+        """
+        compiled = self._compile_metrics
+        if y is not None and (compiled.entries is None or compiled.entries):
+            mask = self._output_mask_of(x, y_pred)
+            compiled.update_state(self, y, y_pred, sample_weight, mask)
+        return self.get_metrics_result()
+
+    # ------------------------------------------------------------------- steps
+
+    def train_step(self, data):
+        """One training step on one batch: forward, loss, gradients, update, metrics.
+
+        Args:
+            data: the batch: `(x, y, sample_weight)` (a tuple of 1 to 3), or `x`.
+
+        Returns:
+            The logs dict (see `compute_metrics`).
+
+        Example:
+            >>> model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> list(model.train_step((np.ones((4, 2)), np.ones((4, 1)))))
+            ['loss']
+        """
+        x, y, sample_weight = unpack(data)
+        cache = self._step_cache
+        weights = cache.weights if cache is not None else self.trainable_weights
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+        grads = tape.gradient(loss, weights)
+        if cache is not None and cache.steps_done:
+            # The optimizer named the weights without a gradient on the first step;
+            # leaving them out afterwards keeps that warning to one per fit.
+            pairs = [(grad, w) for grad, w in zip(grads, weights) if grad is not None]
+            grads, weights = [grad for grad, _ in pairs], [w for _, w in pairs]
+        self.optimizer.apply(grads, weights)
+        self._loss_tracker.update_state(float(loss), _batch_size(x))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def test_step(self, data):
+        """One evaluation step on one batch: forward, loss and metrics, no update.
+
+        Args:
+            data: the batch, as for `train_step`.
+
+        Returns:
+            The logs dict.
+
+        Example:
+            >>> model = mk.Sequential([mk.layers.Dense(1, kernel_initializer="zeros")])
+            >>> model.compile("sgd", "mse")
+            >>> model.test_step((np.ones((4, 2)), np.ones((4, 1))))
+            {'loss': 1.0}
+        """
+        x, y, sample_weight = unpack(data)
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        self._loss_tracker.update_state(float(loss), _batch_size(x))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        """One prediction step: the model's outputs for a batch of inputs.
+
+        Args:
+            data: the batch: the inputs, or a tuple whose first entry is the inputs.
+
+        Returns:
+            The outputs (Tensors), which `predict` gathers into numpy arrays.
+
+        Example:
+            >>> model = mk.Sequential([mk.layers.Dense(3)])
+            >>> model.predict_step((np.ones((2, 4)),)).shape
+            (2, 3)
+        """
+        x, _, _ = unpack(data)
+        return self(x, training=False)
+
+    def _output_mask_of(self, x, y_pred):
+        """`compute_mask(x)` for the call that gave `y_pred`, as booleans; None if none.
+
+        Without `x` (an override that calls `compute_loss(y=..., y_pred=...)`), the
+        mask the model's latest call ended with.
+
+        Only a single array counts, and only if it marks the leading axes of
+        `y_pred` ((batch, steps) for (batch, steps, classes)): a subclass that
+        reduces its graph's output leaves a mask that is not its output's.
+        See `Loss.__call__` and `losses.apply_mask` for how it weighs.
+        """
+        mask = self.compute_mask(x) if x is not None else getattr(self, "_output_mask", None)
+        if mask is None or isinstance(mask, (list, tuple, dict)):
+            return None
+        if isinstance(y_pred, (list, tuple, dict)):
+            return None
+        mask = np.asarray(mask).astype(bool)
+        shape = y_pred.shape if isinstance(y_pred, Tensor) else np.shape(y_pred)
+        if mask.ndim >= len(shape) or mask.shape != shape[: mask.ndim]:
+            return None
+        return mask

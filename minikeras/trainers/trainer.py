@@ -1,0 +1,300 @@
+"""`Trainer`: `compile` and the one-batch methods, mixed into `Model` with the steps and loops.
+
+The guarantee: each step computes gradients for `model.trainable_weights`, the
+tracked list, and nothing else, and says what is not trained:
+- tracking warnings surface on the first step (see `minikeras.layers.tracking`);
+- a trainable weight that gets no gradient (`None`) is named by the optimizer;
+- after `fit`, a trainable weight whose value never changed is named, for a
+  custom `train_step` too.
+
+`fit` is this loop, which you can write yourself when you need another step
+(`tests/test_custom_loop.py` checks that it matches `fit` on the digits); to
+change only the step, override `train_step` (see `minikeras.trainers.steps`):
+
+    >>> from minikeras import GradientTape, Sequential, layers, losses, optimizers
+    >>> model = Sequential([layers.Input((4,)), layers.Dense(3)])
+    >>> loss_fn = losses.SparseCategoricalCrossentropy(from_logits=True)
+    >>> optimizer = optimizers.Adam(learning_rate=0.01)
+    >>> x, y = np.ones((8, 4), "float32"), np.arange(8) % 3
+    >>> for start in range(0, len(x), 4):
+    ...     x_batch, y_batch = x[start : start + 4], y[start : start + 4]
+    ...     with GradientTape() as tape:
+    ...         # model.losses: add_loss()'s losses and the regularizers' penalties.
+    ...         loss = loss_fn(y_batch, model(x_batch, training=True)) + sum(model.losses)
+    ...     grads = tape.gradient(loss, model.trainable_weights)
+    ...     _ = optimizer.apply_gradients(zip(grads, model.trainable_weights))
+    >>> int(optimizer.iterations.numpy())
+    2
+"""
+
+import numpy as np
+
+from minikeras import optimizers as optimizers_module
+from minikeras import random
+from minikeras.layers import tracking
+from minikeras.layers.layer import Layer
+from minikeras.metrics.base import Metric
+from minikeras.trainers.compile_utils import CompileLoss, CompileMetrics, LossTracker
+from minikeras.trainers.data_adapters import _as_input, _Data
+from minikeras.trainers.evaluation import Evaluation, as_numpy_outputs
+from minikeras.trainers.fit_loop import FitLoop
+from minikeras.trainers.steps import Steps
+from minikeras.trainers.training_state import StepCache, build_on, weights_for_training
+
+__all__ = ["Trainer"]
+
+
+class Trainer(FitLoop, Evaluation, Steps):
+    """Training methods for `Model`: compile, fit, evaluate, predict and their steps.
+
+    Example:
+        >>> from minikeras import Sequential, layers
+        >>> model = Sequential([layers.Input((4,)), layers.Dense(3)])
+        >>> model.compile(optimizer="sgd", loss="mse")
+        >>> model.fit(np.ones((8, 4)), np.zeros((8, 3)), epochs=2, verbose=0).epoch
+        [0, 1]
+    """
+
+    compiled = False
+    _loss_tracker = _compile_loss = None
+    _initial_epoch = None  # set by BackupAndRestore in on_train_begin: the epoch to resume at
+
+    def compile(
+        self,
+        optimizer="rmsprop",
+        loss=None,
+        loss_weights=None,
+        metrics=None,
+        weighted_metrics=None,
+        run_eagerly=False,
+        steps_per_execution=1,
+        jit_compile="auto",
+        report_unchanged=True,
+    ):
+        """Sets the optimizer, the loss and the metrics used by `fit` and `evaluate`.
+
+        Args:
+            optimizer: a name such as `"adam"`, or an `Optimizer`.
+            loss: a name such as `"sparse_categorical_crossentropy"`, a `Loss`,
+                or a function `loss(y_true, y_pred)`; for several outputs, a
+                list (in output order) or a dict keyed by output name. None:
+                no compiled loss, for a model that only uses `add_loss` or
+                computes its loss in its own `train_step`.
+            loss_weights: for several outputs, the weight of each output's
+                loss (a list or a dict by output name) in the total.
+            metrics: a list of names (`"accuracy"` picks the accuracy that fits
+                the loss) or `Metric`s; for several outputs, a list with an
+                entry (a metric or a list of them) per output, or a dict by
+                output name, as in Keras 3.
+                Not weighted by sample or class weights.
+            weighted_metrics: likewise, weighted by `sample_weight` / `class_weight`.
+            run_eagerly: accepted for Keras compatibility; minikeras always
+                runs eagerly, so it changes nothing.
+            steps_per_execution: accepted; minikeras runs one step per batch
+                whatever it is.
+            jit_compile: accepted; there is no compiler here, so it changes nothing.
+            report_unchanged: after `fit`, warn about trainable weights whose
+                values never changed (minikeras's own check; on by default).
+
+        Returns:
+            None.
+
+        Raises:
+            TypeError: if `metrics` is not a list or dict, or `report_unchanged`
+                is not a bool.
+            ValueError: for an unknown loss or metric.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(2)])
+            >>> model.compile("adam", "mse", metrics=["mae"])
+            >>> [m.name for m in model.metrics]
+            ['loss', 'mae']
+        """
+        if not isinstance(report_unchanged, bool):
+            raise TypeError(
+                f"compile: report_unchanged must be True or False, got {report_unchanged!r:.60}"
+            )
+        compile_loss = CompileLoss(loss, loss_weights)  # checks before anything is set
+        compile_metrics = CompileMetrics(metrics, weighted_metrics, loss)
+        self.optimizer = optimizers_module.get(optimizer)
+        self.loss = compile_loss.single if compile_loss.single is not None else loss
+        self._loss_identifier = loss
+        self.loss_weights = loss_weights
+        self._compile_loss = compile_loss if loss is not None else None
+        self._compile_metrics = compile_metrics
+        self._loss_tracker = LossTracker("loss")
+        self.run_eagerly, self.jit_compile = run_eagerly, jit_compile
+        self.steps_per_execution = steps_per_execution
+        self.report_unchanged = report_unchanged
+        self.compiled = True
+        self.stop_training = False
+
+    @property
+    def compiled_metrics(self):
+        """The metrics `compile` was given, resolved to `Metric`s (per output, in order).
+
+        Example:
+            >>> model = mk.Sequential([mk.layers.Dense(1)]); model.compile("sgd", "mse", metrics=["mae"])
+            >>> [m.name for m in model.compiled_metrics]
+            ['mae']
+        """  # noqa: E501
+        return list(self._compile_metrics.metrics) if self.compiled else []
+
+    def _check_compiled(self, method):
+        if not self.compiled:
+            raise RuntimeError(
+                f"{method}: model '{self.name}' must be compiled first: "
+                "model.compile(optimizer=..., loss=..., metrics=[...])"
+            )
+
+    def _build_compiled(self):
+        """Resolves the losses and metrics per output before the first step, when the
+        outputs are known (a functional or Sequential model), so that a mismatch is an
+        error before any weight changes."""
+        if not self.compiled or getattr(self, "_inputs", None) is None:
+            return
+        outputs = self._outputs
+        if self._compile_loss is not None and self._compile_loss.names is None:
+            self._compile_loss.build(self, outputs)
+        if self._compile_metrics.needs_build(outputs):
+            self._compile_metrics.build(self, outputs)
+
+    def _needs_y(self):
+        """Whether data must hold targets: a compiled loss read by the default steps."""
+        return self._compile_loss is not None and type(self).train_step is Steps.train_step
+
+    def _optimizers(self):
+        """Every optimizer the model holds (a GAN holds two), `optimizer` first."""
+        found = [self.optimizer] if getattr(self, "optimizer", None) is not None else []
+        for value in vars(self).values():
+            if isinstance(value, optimizers_module.Optimizer) and all(
+                value is not o for o in found
+            ):
+                found.append(value)
+        return found
+
+    def __setattr__(self, name, value):
+        # A Metric held by the model is one of its metrics (see `metrics`), not part of the
+        # network: its variables are neither weights nor an untracked-variable warning.
+        if isinstance(value, Metric) and name not in self._untracked_attributes:
+            object.__setattr__(self, "_untracked_attributes", self._untracked_attributes | {name})
+        super().__setattr__(name, value)
+
+    def _random_generators(self):
+        """The global generator (`"global"`) and the generators layers hold, by path.
+
+        A layer's `SeedGenerator` (seeded Dropout, say) counts by its numpy
+        generator. Saving and `BackupAndRestore` keep their states.
+        """
+        layers = [("", self)] + [
+            (p + "/", v) for p, _, v in tracking.walk(self) if isinstance(v, Layer)
+        ]
+        held = {"global": random.generator()}
+        for prefix, layer in layers:
+            for attribute, value in vars(layer).items():
+                if isinstance(value, np.random.Generator):
+                    held[prefix + attribute] = value
+                elif isinstance(value, random.SeedGenerator):
+                    held[prefix + attribute + "/generator"] = value.generator
+        return held
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        """Runs one training step (`train_step`) on one batch.
+
+        Args:
+            x: input data of one batch.
+            y: targets of the batch.
+            sample_weight: optional per-sample weights.
+            class_weight: optional dict of class index -> weight.
+            return_dict: return a dict of logs instead of a list.
+
+        Returns:
+            The loss (a float) if there are no metrics, else `[loss, *metrics]`,
+            or a dict with `return_dict=True`.
+
+        Raises:
+            RuntimeError: if the model is not compiled.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> isinstance(model.train_on_batch(np.ones((4, 2)), np.ones((4, 1))), float)
+            True
+        """
+        self._check_compiled("train_on_batch")
+        data = _Data(
+            x, y, sample_weight, self.dtype, "train_on_batch", class_weight, need_y=self._needs_y()
+        )
+        build_on(self, data.x)
+        self._build_compiled()
+        weights, loss_sources = weights_for_training(self)  # one walk finds both
+        cache = StepCache(weights, loss_sources, None)
+        if self._metrics_known():
+            cache.metrics = self.metrics
+        object.__setattr__(self, "_step_cache", cache)
+        try:
+            self.reset_metrics()
+            logs = self.train_step((data.x, data.y, data.sample_weight))
+        finally:
+            object.__setattr__(self, "_step_cache", None)
+        return _result(_floats(logs), return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """Computes the loss and metrics on one batch (`test_step`), without training.
+
+        Args:
+            x: input data of one batch.
+            y: targets of the batch.
+            sample_weight: optional per-sample weights.
+            return_dict: return a dict of logs instead of a list.
+
+        Returns:
+            Like `train_on_batch`.
+
+        Raises:
+            RuntimeError: if the model is not compiled.
+
+        Example:
+            >>> from minikeras import Sequential, layers
+            >>> model = Sequential([layers.Dense(1, kernel_initializer="zeros")])
+            >>> model.compile("sgd", "mse")
+            >>> model.test_on_batch(np.ones((4, 2)), np.ones((4, 1)))
+            1.0
+        """
+        self._check_compiled("test_on_batch")
+        data = _Data(x, y, sample_weight, self.dtype, "test_on_batch", need_y=self._needs_y())
+        build_on(self, data.x)
+        self._build_compiled()
+        self.reset_metrics()
+        logs = self.test_step((data.x, data.y, data.sample_weight))
+        return _result(_floats(logs), return_dict)
+
+    def predict_on_batch(self, x):
+        """The model's outputs for one batch (`predict_step`), as numpy arrays.
+
+        Args:
+            x: input data of one batch.
+
+        Returns:
+            A numpy array (or a list of them for several outputs).
+
+        Example:
+            >>> model = mk.Sequential([mk.layers.Dense(3)])
+            >>> model.predict_on_batch(np.ones((2, 4))).shape
+            (2, 3)
+        """
+        return as_numpy_outputs([self.predict_step((_as_input(x, self.dtype, "predict"),))])
+
+
+def _floats(logs):
+    """The logs with every value a Python float (a metric's result may be a Tensor)."""
+    return {key: value if type(value) is float else float(value) for key, value in logs.items()}
+
+
+def _result(logs, return_dict):
+    if return_dict:
+        return logs
+    values = list(logs.values())
+    return values[0] if len(values) == 1 else values
