@@ -9,6 +9,8 @@ With `verbose=2`, one line per epoch; with `verbose=0`, nothing.
 import sys
 import time
 
+import numpy as np
+
 __all__ = ["Progress", "format_logs"]
 
 try:
@@ -30,7 +32,14 @@ def format_logs(logs):
         >>> mk.progress.format_logs({"loss": 0.25, "accuracy": 0.5})
         'loss: 0.2500 - accuracy: 0.5000'
     """
-    return " - ".join(f"{key}: {value:.4f}" for key, value in logs.items())
+    return " - ".join(f"{key}: {_format(value)}" for key, value in logs.items())
+
+
+def _format(value):
+    """A float to 4 decimals; a per-class array as its values, each to 4 decimals."""
+    if isinstance(value, float) or getattr(value, "ndim", 1) == 0:
+        return f"{float(value):.4f}"
+    return "[" + " ".join(f"{float(v):.4f}" for v in np.ravel(value)) + "]"
 
 
 class Progress:

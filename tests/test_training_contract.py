@@ -465,3 +465,22 @@ def test_evaluate_and_predict_call_overridden_test_step_and_predict_step():
     np.testing.assert_allclose(model.predict(x, batch_size=4), np.full((6, 1), 5.0))
     history = model.fit(x, y, epochs=1, validation_data=(x, y), verbose=0)
     assert "val_double_mae" in history.history
+
+
+def test_a_metric_with_one_value_per_class_is_logged_as_its_array(capsys):
+    # F1Score(average=None) gives one score per class; Keras keeps the array in the logs.
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((30, 4)).astype("float32")
+    y = mk.utils.to_categorical(rng.integers(0, 3, 30), 3)
+    model = mk.Sequential([mk.Input((4,)), mk.layers.Dense(3, activation="softmax")])
+    model.compile("adam", "categorical_crossentropy", metrics=[mk.metrics.F1Score()])
+    history = model.fit(x, y, epochs=2, batch_size=10, validation_split=0.2, verbose=2)
+    assert [scores.shape for scores in history.history["f1_score"]] == [(3,), (3,)]
+    assert history.history["val_f1_score"][-1].dtype == np.float32
+    assert isinstance(history.history["loss"][-1], float)
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "f1_score: [" in line
+    expected = mk.metrics.F1Score()
+    expected.update_state(y, model.predict(x, verbose=0))
+    logs = model.evaluate(x, y, verbose=0, return_dict=True)
+    np.testing.assert_allclose(logs["f1_score"], expected.result(), rtol=1e-6)

@@ -28,13 +28,10 @@ from minikeras.trainers.data_adapters import (
     _PyDatasetSource,
     _slice,
 )
+from minikeras.trainers.steps import python_logs
 from minikeras.trainers.training_state import StepCache, build_on, user_stacklevel
 
 __all__ = ["Evaluation"]
-
-
-def _floats(logs):
-    return {key: value if type(value) is float else float(value) for key, value in logs.items()}
 
 
 def _result(logs, return_dict):
@@ -73,7 +70,7 @@ class Evaluation:
         for step, batch in enumerate(batches):
             if callback_list is not None:
                 callback_list.on_test_batch_begin(step)
-            logs = _floats(self.test_step(batch))
+            logs = python_logs(self.test_step(batch))
             if progress is not None:
                 progress.update(logs)
             if callback_list is not None:

@@ -27,7 +27,7 @@ from minikeras.trainers.data_adapters import (
     _with_class_weight,
 )
 from minikeras.trainers.interrupt import _InterruptGuard
-from minikeras.trainers.steps import Steps
+from minikeras.trainers.steps import Steps, python_logs
 from minikeras.trainers.training_state import (
     StepCache,
     build_on,
@@ -41,11 +41,6 @@ from minikeras.trainers.training_state import (
 )
 
 __all__ = ["FitLoop"]
-
-
-def _floats(logs):
-    """The logs with every value a Python float (a metric's result may be a Tensor)."""
-    return {key: value if type(value) is float else float(value) for key, value in logs.items()}
 
 
 class FitLoop:
@@ -268,7 +263,7 @@ class FitLoop:
                     progress_made[0] = cache.steps_done
                     if cache.metrics is None:  # per-output metrics exist after the first step
                         cache.metrics = self.metrics
-                    logs = _floats(logs)
+                    logs = python_logs(logs)
                     progress.update(logs)
                     callback_list.on_train_batch_end(step, logs)
                     loss = logs.get("loss", 0.0)

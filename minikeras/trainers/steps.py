@@ -35,7 +35,7 @@ from minikeras.engine.tensor import Tensor
 from minikeras.metrics.base import Metric
 from minikeras.trainers.compile_utils import added_losses
 
-__all__ = ["Steps"]
+__all__ = ["Steps", "python_logs"]
 
 
 def unpack(data):
@@ -144,7 +144,7 @@ class Steps:
             >>> model.get_metrics_result()
             {'loss': 0.0}
         """
-        return {metric.name: float(metric.result()) for metric in self.metrics}
+        return python_logs({metric.name: metric.result() for metric in self.metrics})
 
     # -------------------------------------------------------------- loss, logs
 
@@ -303,3 +303,27 @@ class Steps:
         if mask.ndim >= len(shape) or mask.shape != shape[: mask.ndim]:
             return None
         return mask
+
+
+def python_logs(logs):
+    """The logs with Python floats for scalars and float32 arrays for the rest.
+
+    A metric's result may be a Tensor or a numpy scalar; a metric with one value
+    per class (`F1Score(average=None)`) keeps its array, as in Keras's logs.
+
+    Args:
+        logs: a dict of metric results.
+
+    Returns:
+        A new dict.
+
+    Example:
+        >>> mk.trainers.steps.python_logs({"loss": np.float32(0.5), "f1": np.ones(2)})
+        {'loss': 0.5, 'f1': array([1., 1.], dtype=float32)}
+    """
+    return {key: value if type(value) is float else _python(value) for key, value in logs.items()}
+
+
+def _python(value):
+    array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+    return float(array) if array.ndim == 0 else array.astype(np.float32)

@@ -38,7 +38,7 @@ from minikeras.trainers.compile_utils import CompileLoss, CompileMetrics, LossTr
 from minikeras.trainers.data_adapters import _as_input, _Data
 from minikeras.trainers.evaluation import Evaluation, as_numpy_outputs
 from minikeras.trainers.fit_loop import FitLoop
-from minikeras.trainers.steps import Steps
+from minikeras.trainers.steps import Steps, python_logs
 from minikeras.trainers.training_state import StepCache, build_on, weights_for_training
 
 __all__ = ["Trainer"]
@@ -239,7 +239,7 @@ class Trainer(FitLoop, Evaluation, Steps):
             logs = self.train_step((data.x, data.y, data.sample_weight))
         finally:
             object.__setattr__(self, "_step_cache", None)
-        return _result(_floats(logs), return_dict)
+        return _result(python_logs(logs), return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """Computes the loss and metrics on one batch (`test_step`), without training.
@@ -269,7 +269,7 @@ class Trainer(FitLoop, Evaluation, Steps):
         self._build_compiled()
         self.reset_metrics()
         logs = self.test_step((data.x, data.y, data.sample_weight))
-        return _result(_floats(logs), return_dict)
+        return _result(python_logs(logs), return_dict)
 
     def predict_on_batch(self, x):
         """The model's outputs for one batch (`predict_step`), as numpy arrays.
@@ -286,11 +286,6 @@ class Trainer(FitLoop, Evaluation, Steps):
             (2, 3)
         """
         return as_numpy_outputs([self.predict_step((_as_input(x, self.dtype, "predict"),))])
-
-
-def _floats(logs):
-    """The logs with every value a Python float (a metric's result may be a Tensor)."""
-    return {key: value if type(value) is float else float(value) for key, value in logs.items()}
 
 
 def _result(logs, return_dict):
