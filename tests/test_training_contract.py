@@ -484,3 +484,21 @@ def test_a_metric_with_one_value_per_class_is_logged_as_its_array(capsys):
     expected.update_state(y, model.predict(x, verbose=0))
     logs = model.evaluate(x, y, verbose=0, return_dict=True)
     np.testing.assert_allclose(logs["f1_score"], expected.result(), rtol=1e-6)
+
+
+def test_fit_with_use_ema_ends_on_the_moving_averages():
+    # Keras's fit calls optimizer.finalize_variable_values at the end: with use_ema
+    # the model keeps the averages. The average is followed here by hand.
+    x = np.ones((4, 1), "float32")
+    y = np.zeros((4, 1), "float32")
+    model = mk.Sequential([mk.Input((1,)), mk.layers.Dense(1, use_bias=False)])
+    model.layers[0].kernel.assign([[1.0]])
+    optimizer = mk.optimizers.SGD(0.25, use_ema=True, ema_momentum=0.5)
+    model.compile(optimizer, "mse")
+    weight, average = 1.0, None
+    for _ in range(3):  # mse gradient 2 * w * x * x, mean over the batch: 2 w
+        weight -= 0.25 * 2 * weight
+        average = weight if average is None else 0.5 * average + 0.5 * weight
+    model.fit(x, y, epochs=3, batch_size=4, verbose=0)
+    np.testing.assert_allclose(model.layers[0].kernel.numpy(), [[average]], rtol=1e-6)
+    assert average != weight

@@ -295,6 +295,10 @@ class FitLoop:
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training or interrupt.requested or out_of_data:
                     break
+        optimizer = getattr(self, "optimizer", None)
+        if cache.steps_done and getattr(optimizer, "use_ema", False):
+            # As Keras: a model trained with use_ema ends on its weights' moving averages.
+            optimizer.finalize_variable_values(weights)
         callback_list.on_train_end(epoch_logs)
         if interrupt.requested:
             print(f"fit: interrupted; model '{self.name}' keeps its last completed step's weights")
