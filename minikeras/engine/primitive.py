@@ -139,7 +139,8 @@ def call_primitive(op, *args):
 
     Args:
         op: a `fused_primitive` with its VJP, or any autograd primitive with
-            a VJP registered by `defvjp` or `defvjp_argnums`.
+            a VJP registered by `defvjp` or `defvjp_argnums` (one without a
+            VJP, such as `anp.equal`, is simply called).
         *args: its positional arguments; boxed ones are differentiated.
 
     Returns:
@@ -159,6 +160,8 @@ def call_primitive(op, *args):
                 top_trace = arg._trace
     if top_trace < 0:
         return op.fun(*args)
+    if op not in _primitive_vjps:
+        return op(*args)  # not differentiable (a comparison, say): autograd unboxes it
     argnums, parents, values = [], [], list(args)
     for argnum, arg in enumerate(args):
         if type(arg) in box_types and arg._trace == top_trace:

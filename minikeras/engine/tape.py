@@ -444,12 +444,30 @@ def _pull_back(node, grad, outgrads):
     try:
         for parent, parent_grad in zip(node.parents, node.vjp(grad)):
             previous = outgrads.get(parent)
-            if previous is None and type(parent_grad) is np.ndarray:
+            if type(parent_grad) is not np.ndarray:
+                outgrads[parent] = add_outgrads(previous, parent_grad)
+            elif previous is None:
                 outgrads[parent] = (parent_grad, False)  # as add_outgrads stores a first one
             else:
-                outgrads[parent] = add_outgrads(previous, parent_grad)
+                outgrads[parent] = _add_arrays(previous, parent_grad)
     finally:
         _overwritable = None
+
+
+def _add_arrays(previous, grad):
+    """`add_outgrads` for a plain array of the same shape and dtype, without vspaces.
+
+    `previous` is `(sum so far, whether _backward owns its buffer)`: the first
+    gradient may be an array a VJP still shares (its `g`), so it is added out
+    of place once; the sum is then ours, and later gradients go into it in place.
+    """
+    total, owned = previous
+    if type(total) is not np.ndarray or total.shape != grad.shape or total.dtype != grad.dtype:
+        return add_outgrads(previous, grad)
+    if owned:
+        total += grad
+        return previous
+    return (total + grad, True)
 
 
 # The gradient `_pull_back` is handing to a VJP that may write into it, or None.
