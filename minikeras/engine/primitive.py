@@ -151,6 +151,33 @@ def call_primitive(op, *args):
         >>> mk.engine.primitive.call_primitive(_relu, np.array([-1.0, 2.0]))
         array([0., 2.])
     """
+    # The usual call: boxes of one trace around plain arrays, or no boxes at all.
+    trace = None
+    for arg in args:
+        kind = type(arg)
+        if kind is ArrayBox:
+            if type(arg._value) is not np.ndarray or (trace is not None and arg._trace != trace):
+                break
+            trace = arg._trace
+        elif kind in box_types:
+            break
+    else:
+        if trace is None:
+            return op.fun(*args)
+        if op not in _primitive_vjps:
+            return op(*args)
+        argnums = tuple(i for i, arg in enumerate(args) if type(arg) is ArrayBox)
+        parents = tuple(args[i]._node for i in argnums)
+        values = tuple(arg._value if type(arg) is ArrayBox else arg for arg in args)
+        if op in _fused:
+            return record_fused(op, trace, argnums, parents, values)
+        ans = op.fun(*values)
+        return record(ans, trace, parents, _primitive_vjps[op](argnums, ans, values, {}))
+    return _call_traced(op, args)
+
+
+def _call_traced(op, args):
+    """`call_primitive` for boxes of several traces (nested tapes), or of non-arrays."""
     top_trace = -1
     traces = 0
     for arg in args:

@@ -196,6 +196,11 @@ def dtype_of(x):
         >>> mk.engine.tensor.dtype_of(np.ones(2, "float32")), mk.engine.tensor.dtype_of(2.0)
         (dtype('float32'), None)
     """
+    kind = type(x)
+    if kind is np.ndarray:
+        return x.dtype
+    if kind is ArrayBox and type(x._value) is np.ndarray:
+        return x._value.dtype  # the usual box: one tape over an array
     value = getval(x)
     dtype = getattr(value, "dtype", None)
     if dtype is None and value is not x:
