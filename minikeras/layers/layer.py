@@ -14,7 +14,7 @@ import numpy as np
 from minikeras import config, regularizers
 from minikeras.engine import tensor as engine
 from minikeras.engine.tensor import Tensor
-from minikeras.engine.variable import Variable
+from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.layers import auto_config, call_checks, call_helpers, call_spec, tracking
 from minikeras.layers.call_checks import call_stack as _call_stack
 from minikeras.layers.call_checks import reads as _reads
@@ -97,7 +97,8 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     _untracked_attributes = frozenset(
         {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen",
          "_build_input_shape", "_losses", "_callable_losses", "_inbound_nodes",
-         "_auto_config", "_auto_config_problem", "_spec_checked", "_build_shapes_dict"}
+         "_auto_config", "_auto_config_problem", "_spec_checked", "_build_shapes_dict",
+         "_weights_cache"}
     )  # fmt: skip
     # What the built layer's weights require of its inputs, checked at each call (set in
     # build; see minikeras.layers.input_spec). None: nothing is checked.
@@ -173,15 +174,19 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
                 f"{type(self).__name__}: call super().__init__() at the start of __init__, "
                 f"before assigning attributes (assigning {name!r})"
             )
+        old = self.__dict__.get(name)
         self._release_added_weight(name, value)
         object.__setattr__(self, name, value)
-        if isinstance(value, (Variable, Layer, list, tuple, dict)):
+        if tracking.may_hold_weights(value) or tracking.may_hold_weights(old):
+            # It may hold (or have held) weights: cached weight lists are stale.
             object.__setattr__(self, "_tracked_ids", None)
+            TrackingGeneration.bump()
 
     def __delattr__(self, name):
         self._release_added_weight(name, None)
         object.__delattr__(self, name)
         object.__setattr__(self, "_tracked_ids", None)
+        TrackingGeneration.bump()
 
     def _release_added_weight(self, name, new_value):
         # An add_weight() Variable is the layer's even if never assigned; once the
@@ -219,7 +224,7 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     @property
     def weights(self):
         """Every Variable the layer tracks, in creation order, each once."""
-        return tracking.tracked_weights(self)
+        return list(tracking.weight_lists(self)[0])
 
     @property
     def variables(self):
@@ -229,7 +234,7 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     @property
     def trainable_weights(self):
         """The tracked Variables that training updates."""
-        return [w for w in self.weights if w.trainable]
+        return list(tracking.weight_lists(self)[1])
 
     @property
     def trainable_variables(self):
@@ -239,7 +244,7 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     @property
     def non_trainable_weights(self):
         """The tracked Variables that training leaves alone."""
-        return [w for w in self.weights if not w.trainable]
+        return list(tracking.weight_lists(self)[2])
 
     @property
     def non_trainable_variables(self):
