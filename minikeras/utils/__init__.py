@@ -1,6 +1,6 @@
 """Helpers for users, as `keras.utils` has them.
 
-Seeding (`set_random_seed`), naming (`to_snake_case`), labels and arrays
+Seeding (`set_random_seed`), a fresh session (`clear_session`), naming (`to_snake_case`), labels and arrays
 (`to_categorical`, `normalize`), sequences (`pad_sequences`), data
 (`split_dataset`, and `PyDataset` for data read batch by batch) and a
 progress bar for hand-written loops (`Progbar`).
@@ -17,10 +17,12 @@ from minikeras.utils.progbar import Progbar
 from minikeras.utils.py_dataset import PyDataset
 from minikeras.utils.seeding import set_random_seed
 from minikeras.utils.sequence import pad_sequences
+from minikeras.utils.session import clear_session
 
 __all__ = [
     "Progbar",
     "PyDataset",
+    "clear_session",
     "normalize",
     "pad_sequences",
     "set_random_seed",
