@@ -472,6 +472,8 @@ def _add_arrays(previous, grad):
 
 
 # The gradient `_pull_back` is handing to a VJP that may write into it, or None.
+# Shared by the threads, and safe so: a VJP compares it with its own `g` by
+# identity, so another thread's value can only make the answer "no".
 _overwritable = None
 
 
