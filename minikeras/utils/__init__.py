@@ -1,9 +1,9 @@
 """Helpers for users, as `keras.utils` has them.
 
-Seeding (`set_random_seed`), a fresh session (`clear_session`), naming (`to_snake_case`), labels and arrays
-(`to_categorical`, `normalize`), sequences (`pad_sequences`), data
-(`split_dataset`, and `PyDataset` for data read batch by batch) and a
-progress bar for hand-written loops (`Progbar`).
+Seeding (`set_random_seed`), a fresh session (`clear_session`), naming
+(`to_snake_case`), labels and arrays (`to_categorical`, `normalize`),
+sequences (`pad_sequences`), data (`split_dataset`, and `PyDataset` for data
+read batch by batch) and a progress bar for hand-written loops (`Progbar`).
 
 `keras.utils.plot_model` is left out: it needs pydot and the Graphviz
 program, an outside binary minikeras does not depend on. `model.summary()`
