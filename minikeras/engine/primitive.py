@@ -166,9 +166,20 @@ def call_primitive(op, *args):
             return op.fun(*args)
         if op not in _primitive_vjps:
             return op(*args)
-        argnums = tuple(i for i, arg in enumerate(args) if type(arg) is ArrayBox)
-        parents = tuple(args[i]._node for i in argnums)
-        values = tuple(arg._value if type(arg) is ArrayBox else arg for arg in args)
+        first = args[0]
+        if len(args) == 1:  # unary ops and activations
+            argnums, parents, values = (0,), (first._node,), (first._value,)
+        elif len(args) == 2 and type(first) is ArrayBox:  # binary ops
+            second = args[1]
+            if type(second) is ArrayBox:
+                argnums, parents = (0, 1), (first._node, second._node)
+                values = (first._value, second._value)
+            else:
+                argnums, parents, values = (0,), (first._node,), (first._value, second)
+        else:
+            argnums = tuple(i for i, arg in enumerate(args) if type(arg) is ArrayBox)
+            parents = tuple(args[i]._node for i in argnums)
+            values = tuple(arg._value if type(arg) is ArrayBox else arg for arg in args)
         if op in _fused:
             return record_fused(op, trace, argnums, parents, values)
         ans = op.fun(*values)
