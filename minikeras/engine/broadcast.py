@@ -35,10 +35,10 @@ def unbroadcast(g, target):
         broadcast axes and reshaped to `target`'s shape.
 
     Example:
-        >>> unbroadcast(np.ones((2, 3)), np.zeros((1, 3)))
+        >>> mk.engine.broadcast.unbroadcast(np.ones((2, 3)), np.zeros((1, 3)))
         array([[2., 2., 2.]])
         >>> g = np.ones((2, 2))
-        >>> unbroadcast(g, np.zeros((2, 2))) is g
+        >>> mk.engine.broadcast.unbroadcast(g, np.zeros((2, 2))) is g
         True
     """
     if type(g) is np.ndarray and type(target) is np.ndarray and g.shape == target.shape:
@@ -66,7 +66,7 @@ def bias_gradient(g):
         An array (or box) of shape `(units,)`.
 
     Example:
-        >>> bias_gradient(np.ones((4, 5, 3)))
+        >>> mk.engine.broadcast.bias_gradient(np.ones((4, 5, 3)))
         array([20., 20., 20.])
     """
     if type(g) is np.ndarray:

@@ -38,7 +38,7 @@ class SessionState(threading.local):
         generator: the default numpy `Generator` (initializers, dropout, shuffling).
 
     Example:
-        >>> state.active_tapes
+        >>> mk.engine.context.state.active_tapes
         []
     """
 
@@ -60,8 +60,8 @@ class SessionState(threading.local):
             None.
 
         Example:
-            >>> state.new_session()
-            >>> state.name_counts
+            >>> mk.engine.context.state.new_session()
+            >>> mk.engine.context.state.name_counts
             {}
         """
         self.name_counts = {}
@@ -82,8 +82,8 @@ def clear_session():
         None.
 
     Example:
-        >>> clear_session()
-        >>> state.name_counts
+        >>> mk.engine.context.clear_session()
+        >>> mk.engine.context.state.name_counts
         {}
     """
     state.new_session()

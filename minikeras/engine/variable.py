@@ -41,9 +41,10 @@ class TrackingGeneration:
     a change made in one must invalidate the caches every thread reads.
 
     Example:
-        >>> before = TrackingGeneration.value
-        >>> TrackingGeneration.bump()
-        >>> TrackingGeneration.value != before
+        >>> generation = mk.engine.variable.TrackingGeneration
+        >>> before = generation.value
+        >>> generation.bump()
+        >>> generation.value != before
         True
     """
 
@@ -57,7 +58,7 @@ class TrackingGeneration:
             None.
 
         Example:
-            >>> TrackingGeneration.bump()
+            >>> mk.engine.variable.TrackingGeneration.bump()
         """
         cls.value += 1
 

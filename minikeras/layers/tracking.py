@@ -112,11 +112,10 @@ def weight_lists(layer):
         Three tuples of `Variable`s, in creation order; do not modify them.
 
     Example:
-        >>> from minikeras.layers import Dense
-        >>> d = Dense(2)
+        >>> d = mk.layers.Dense(2)
         >>> d.build((None, 3))
         >>> d.bias.trainable = False
-        >>> [[w.name for w in weights] for weights in weight_lists(d)]
+        >>> [[w.name for w in weights] for weights in mk.layers.tracking.weight_lists(d)]
         [['kernel', 'bias'], ['kernel'], ['bias']]
     """
     cache = layer.__dict__.get("_weights_cache")
@@ -185,7 +184,8 @@ def may_hold_weights(value):
         A bool: False for strings, numbers, None, arrays, plain Tensors and functions.
 
     Example:
-        >>> may_hold_weights(3), may_hold_weights([])
+        >>> tracking = mk.layers.tracking
+        >>> tracking.may_hold_weights(3), tracking.may_hold_weights([])
         (False, True)
     """
     return type(value) not in _LEAF_TYPES
