@@ -7,7 +7,8 @@ over the batch, the gradients, and Adam (learning rate 1e-3).
 minikeras runs it as a user writes a custom training step: a `Sequential`
 of `Dense` layers, the loss object and the optimizer, `GradientTape`. The
 same model through `train_on_batch` (what `fit` runs per batch, with its
-input checks) is a second row. Before timing, minikeras and numpy take one
+input checks) is a second row, and the custom step on a subclassed `Model`
+holding the three `Dense` layers as attributes a third. Before timing, minikeras and numpy take one
 step from the same weights and must agree on the loss and the updated weights.
 """
 
@@ -23,6 +24,7 @@ CONTENDERS = {
     "numpy": "benchmarks.mlp:NumpyStep",
     "minikeras": "benchmarks.mlp:MinikerasStep",
     "minikeras train_on_batch": "benchmarks.mlp:MinikerasTrainOnBatch",
+    "minikeras subclassed Model": "benchmarks.mlp:MinikerasSubclassedStep",
     "autograd": "benchmarks.peer_autograd:MLPStep",
     "torch": "benchmarks.peer_torch:MLPStep",
     "keras-jax": "benchmarks.peer_keras:MLPStep",
@@ -113,6 +115,45 @@ class MinikerasTrainOnBatch(MinikerasStep):
 
     def step(self, x, labels):
         return self.model.train_on_batch(x, labels)
+
+
+def subclassed_model(weights):
+    """The MLP as a subclassed `Model` holding its three `Dense` layers as attributes."""
+    from minikeras import Model, layers
+
+    class MLP(Model):
+        def __init__(self, units):
+            super().__init__()
+            self.hidden_1 = layers.Dense(units[0], activation="relu")
+            self.hidden_2 = layers.Dense(units[1], activation="relu")
+            self.logits = layers.Dense(units[2])
+
+        def call(self, inputs):
+            return self.logits(self.hidden_2(self.hidden_1(inputs)))
+
+    units = [kernel.shape[1] for kernel in weights[0::2]]
+    if len(units) != 3:
+        raise ValueError(f"the subclassed MLP has 3 Dense layers, got {len(units)} kernels")
+    model = MLP(units)
+    model.build((None, weights[0].shape[0]))
+    model.set_weights(weights)
+    return model
+
+
+class MinikerasSubclassedStep(MinikerasStep):
+    """The custom step of `MinikerasStep` on a subclassed `Model` holding 3 `Dense` layers."""
+
+    def __init__(self, layers, batch, seed=0):
+        from minikeras import losses, optimizers
+
+        batches, weights = problems.mlp_problem(layers, batch, seed)
+        self.batches = problems.BatchCycle(batches)
+        self.model = subclassed_model(weights)
+        self.loss = losses.SparseCategoricalCrossentropy(from_logits=True)
+        self.optimizer = optimizers.Adam(learning_rate=problems.LEARNING_RATE)
+        self.variables = self.model.trainable_weights
+        x0, y0 = batches[0]
+        self.first_loss = float(self.loss(y0, self.model(x0)))
 
 
 def check_minikeras_matches_numpy(layers, batch):

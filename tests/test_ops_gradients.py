@@ -543,6 +543,11 @@ SECOND_ORDER = [
         normal(4, 5),
     ),
     case("mean", lambda x: ops.mean(x * x), normal(3, 4)),
+    # The arithmetic primitives, broadcasting (their VJPs unbroadcast traced gradients).
+    case("multiply-broadcast", ops.multiply, normal(3, 4), normal(4)),
+    case("divide-broadcast", ops.divide, normal(3, 1), positive(1, 4)),
+    case("subtract-broadcast", lambda a, b: ops.subtract(a, b) * a, normal(3, 4), normal(3, 1)),
+    case("add-broadcast", lambda a, b: ops.add(a, b) * b, normal(2, 3), normal(3)),
     case("mean-axis", lambda x: ops.mean(ops.exp(x), axis=(0, 2), keepdims=True), normal(2, 3, 4)),
     case(
         "mlp",

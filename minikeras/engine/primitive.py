@@ -139,7 +139,8 @@ def call_primitive(op, *args):
 
     Args:
         op: a `fused_primitive` with its VJP, or any autograd primitive with
-            a VJP registered by `defvjp` or `defvjp_argnums`.
+            a VJP registered by `defvjp` or `defvjp_argnums` (one without a
+            VJP, such as `anp.equal`, is simply called).
         *args: its positional arguments; boxed ones are differentiated.
 
     Returns:
@@ -150,6 +151,44 @@ def call_primitive(op, *args):
         >>> mk.engine.primitive.call_primitive(_relu, np.array([-1.0, 2.0]))
         array([0., 2.])
     """
+    # The usual call: boxes of one trace around plain arrays, or no boxes at all.
+    trace = None
+    for arg in args:
+        kind = type(arg)
+        if kind is ArrayBox:
+            if type(arg._value) is not np.ndarray or (trace is not None and arg._trace != trace):
+                break
+            trace = arg._trace
+        elif kind in box_types:
+            break
+    else:
+        if trace is None:
+            return op.fun(*args)
+        if op not in _primitive_vjps:
+            return op(*args)
+        first = args[0]
+        if len(args) == 1:  # unary ops and activations
+            argnums, parents, values = (0,), (first._node,), (first._value,)
+        elif len(args) == 2 and type(first) is ArrayBox:  # binary ops
+            second = args[1]
+            if type(second) is ArrayBox:
+                argnums, parents = (0, 1), (first._node, second._node)
+                values = (first._value, second._value)
+            else:
+                argnums, parents, values = (0,), (first._node,), (first._value, second)
+        else:
+            argnums = tuple(i for i, arg in enumerate(args) if type(arg) is ArrayBox)
+            parents = tuple(args[i]._node for i in argnums)
+            values = tuple(arg._value if type(arg) is ArrayBox else arg for arg in args)
+        if op in _fused:
+            return record_fused(op, trace, argnums, parents, values)
+        ans = op.fun(*values)
+        return record(ans, trace, parents, _primitive_vjps[op](argnums, ans, values, {}))
+    return _call_traced(op, args)
+
+
+def _call_traced(op, args):
+    """`call_primitive` for boxes of several traces (nested tapes), or of non-arrays."""
     top_trace = -1
     traces = 0
     for arg in args:
@@ -159,6 +198,8 @@ def call_primitive(op, *args):
                 top_trace = arg._trace
     if top_trace < 0:
         return op.fun(*args)
+    if op not in _primitive_vjps:
+        return op(*args)  # not differentiable (a comparison, say): autograd unboxes it
     argnums, parents, values = [], [], list(args)
     for argnum, arg in enumerate(args):
         if type(arg) in box_types and arg._trace == top_trace:

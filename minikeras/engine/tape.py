@@ -9,7 +9,7 @@ box with a root node of this tape; autograd primitives then build the graph.
 
 Trace ids only grow, so a tape nested in another records on top of it (its
 gradients are themselves recorded by the outer tape: higher-order gradients).
-When a tape's block ends its id leaves `tensor._recording_traces`, and every
+When a tape's block ends its id leaves the thread's `recording_traces`, and every
 op strips the boxes of such finished tapes from its inputs (`value_of`): a
 Tensor left over from an old tape is a constant for everything that follows,
 and work done after the block never joins the old tape's graph.
@@ -25,6 +25,7 @@ from autograd.tracer import getval, isbox, new_box
 
 from minikeras import tree
 from minikeras.engine import tensor as _tensor
+from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import (
     Tensor,
     drop_stale_boxes,
@@ -125,13 +126,13 @@ class GradientTape:
         if self._trace_id is not None:
             raise RuntimeError("GradientTape: a tape can be entered only once; make a new one")
         self._trace_id = next(_trace_ids)
-        _tensor._active_tapes.append(self)
-        _tensor._recording_traces.add(self._trace_id)
+        _state.active_tapes.append(self)
+        _state.recording_traces.add(self._trace_id)
         return self
 
     def __exit__(self, *exc_info):
-        _tensor._active_tapes.remove(self)
-        _tensor._recording_traces.discard(self._trace_id)
+        _state.active_tapes.remove(self)
+        _state.recording_traces.discard(self._trace_id)
         for watched, boxed, original in self._watched_tensors:
             value = _unbox_level(watched._value, self._trace_id)
             # Give back what watch() found, stale boxes of older tapes included,
@@ -184,7 +185,7 @@ class GradientTape:
             >>> tape.gradient(y, x).numpy()
             array([6.], dtype=float32)
         """
-        if self not in _tensor._active_tapes:
+        if self not in _state.active_tapes:
             raise RuntimeError("GradientTape.watch: call it inside the tape's `with` block")
 
         def watch_one(item):
@@ -444,15 +445,35 @@ def _pull_back(node, grad, outgrads):
     try:
         for parent, parent_grad in zip(node.parents, node.vjp(grad)):
             previous = outgrads.get(parent)
-            if previous is None and type(parent_grad) is np.ndarray:
+            if type(parent_grad) is not np.ndarray:
+                outgrads[parent] = add_outgrads(previous, parent_grad)
+            elif previous is None:
                 outgrads[parent] = (parent_grad, False)  # as add_outgrads stores a first one
             else:
-                outgrads[parent] = add_outgrads(previous, parent_grad)
+                outgrads[parent] = _add_arrays(previous, parent_grad)
     finally:
         _overwritable = None
 
 
+def _add_arrays(previous, grad):
+    """`add_outgrads` for a plain array of the same shape and dtype, without vspaces.
+
+    `previous` is `(sum so far, whether _backward owns its buffer)`: the first
+    gradient may be an array a VJP still shares (its `g`), so it is added out
+    of place once; the sum is then ours, and later gradients go into it in place.
+    """
+    total, owned = previous
+    if type(total) is not np.ndarray or total.shape != grad.shape or total.dtype != grad.dtype:
+        return add_outgrads(previous, grad)
+    if owned:
+        total += grad
+        return previous
+    return (total + grad, True)
+
+
 # The gradient `_pull_back` is handing to a VJP that may write into it, or None.
+# Shared by the threads, and safe so: a VJP compares it with its own `g` by
+# identity, so another thread's value can only make the answer "no".
 _overwritable = None
 
 

@@ -12,6 +12,7 @@ from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
 from minikeras import config
+from minikeras.engine.context import state as _state
 from minikeras.engine.operators import Operators
 
 __all__ = [
@@ -25,15 +26,13 @@ __all__ = [
     "wrap",
 ]
 
-# Recording tapes, outermost first. Each has `_record_read(variable, value)`.
-_active_tapes = []
-# Their trace ids. Tapes take ids from FIRST_TAPE_TRACE up (lower ids belong to
-# autograd's own `grad`); a box of a tape id not in this set is stale.
+# The thread's state (engine.context): `active_tapes`, the recording tapes,
+# outermost first, each with `_record_read(variable, value)`; `recording_traces`,
+# their trace ids (tapes take ids from FIRST_TAPE_TRACE up, lower ids belong
+# to autograd's own `grad`; a box of a tape id not in the set is stale); and
+# `read_observers`, callables `observer(variable)` told of every Variable read
+# (layers use this to find Variables that a forward pass used but nobody tracked).
 FIRST_TAPE_TRACE = 1_000_000
-_recording_traces = set()
-# Callables `observer(variable)`, told of every Variable read (layers use this
-# to find Variables that a forward pass used but nobody tracked).
-_read_observers = []
 
 
 def read_variable(variable):
@@ -54,11 +53,12 @@ def read_variable(variable):
         array([1., 2.], dtype=float32)
     """
     value = variable._value
-    if _active_tapes:
-        for tape in _active_tapes:
+    state = _state
+    if state.active_tapes:
+        for tape in state.active_tapes:
             value = tape._record_read(variable, value)
-    if _read_observers:
-        for observer in _read_observers:
+    if state.read_observers:
+        for observer in state.read_observers:
             observer(variable)
     return value
 
@@ -80,7 +80,7 @@ def add_read_observer(observer):
         >>> len(seen)
         1
     """
-    _read_observers.append(observer)
+    _state.read_observers.append(observer)
 
 
 def remove_read_observer(observer):
@@ -99,7 +99,7 @@ def remove_read_observer(observer):
         >>> mk.engine.tensor.add_read_observer(print)
         >>> mk.engine.tensor.remove_read_observer(print)
     """
-    _read_observers.remove(observer)
+    _state.read_observers.remove(observer)
 
 
 def _as_array(value, dtype=None):
@@ -140,7 +140,7 @@ def drop_stale_boxes(value):
     while (
         type(value) is ArrayBox
         and value._trace >= FIRST_TAPE_TRACE
-        and value._trace not in _recording_traces
+        and value._trace not in _state.recording_traces
     ):
         value = value._value
     return value
@@ -165,13 +165,13 @@ def value_of(x):
     kind = type(x)
     if kind is Tensor:
         value = x._value
-        if type(value) is ArrayBox and value._trace not in _recording_traces:
+        if type(value) is ArrayBox and value._trace not in _state.recording_traces:
             return drop_stale_boxes(value)
         return value
     if kind is np.ndarray or kind is float or kind is int:
         return x
     if kind is ArrayBox:
-        return x if x._trace in _recording_traces else drop_stale_boxes(x)
+        return x if x._trace in _state.recording_traces else drop_stale_boxes(x)
     if isinstance(x, Tensor):
         return x._read()  # a Variable reads through `read_variable`
     if isinstance(x, np.generic):
@@ -196,6 +196,11 @@ def dtype_of(x):
         >>> mk.engine.tensor.dtype_of(np.ones(2, "float32")), mk.engine.tensor.dtype_of(2.0)
         (dtype('float32'), None)
     """
+    kind = type(x)
+    if kind is np.ndarray:
+        return x.dtype
+    if kind is ArrayBox and type(x._value) is np.ndarray:
+        return x._value.dtype  # the usual box: one tape over an array
     value = getval(x)
     dtype = getattr(value, "dtype", None)
     if dtype is None and value is not x:

@@ -13,7 +13,7 @@ from autograd.tracer import getval
 from minikeras import config
 from minikeras.engine.tensor import Tensor, _format_values, read_variable, value_of, wrap
 
-__all__ = ["Variable", "is_unshared"]
+__all__ = ["TrackingGeneration", "Variable", "is_unshared"]
 
 
 def _untraced_array(value):
@@ -29,6 +29,38 @@ def _untraced_array(value):
 
 def _shape_str(shape):
     return str(tuple(shape))
+
+
+class TrackingGeneration:
+    """A counter that moves whenever what any layer tracks may have changed.
+
+    Layers cache their weight lists and keep them while the counter stands
+    still; anything that can change what a layer tracks (an attribute set or
+    deleted, `add_weight`, a trainable flag) calls `bump`. It is one counter
+    for the process, not per thread: layers are shared between threads, and
+    a change made in one must invalidate the caches every thread reads.
+
+    Example:
+        >>> generation = mk.engine.variable.TrackingGeneration
+        >>> before = generation.value
+        >>> generation.bump()
+        >>> generation.value != before
+        True
+    """
+
+    value = 0
+
+    @classmethod
+    def bump(cls):
+        """Moves the counter on.
+
+        Returns:
+            None.
+
+        Example:
+            >>> mk.engine.variable.TrackingGeneration.bump()
+        """
+        cls.value += 1
 
 
 class Variable(Tensor):
@@ -58,7 +90,7 @@ class Variable(Tensor):
         array([1.5, 2.5], dtype=float32)
     """
 
-    __slots__ = ("name", "trainable", "path", "regularizer", "constraint", "_index", "__weakref__")
+    __slots__ = ("name", "_trainable", "path", "regularizer", "constraint", "_index", "__weakref__")
     _uid = 0
 
     def __init__(self, initializer, shape=None, dtype=None, trainable=True, name=None):
@@ -93,6 +125,16 @@ class Variable(Tensor):
         self.path = None
         self.regularizer = None
         self.constraint = None
+
+    @property
+    def trainable(self):
+        """Whether optimizers and tapes train it; changing it invalidates layers' weight lists."""
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._trainable = bool(value)
+        TrackingGeneration.bump()
 
     def _read(self):
         return read_variable(self)

@@ -1,6 +1,6 @@
 """What `Layer.__call__` watches while a layer runs: registration you can see.
 
-`call_stack` holds a `Frame` for each layer being called (in `build` or in
+The thread's `call_stack` holds a `Frame` for each layer being called (in `build` or in
 `call`). While the outermost call runs, every Variable read is recorded
 (through `read_variable`'s observers) with the frame that read it; when the
 call ends, `check_reads` names the Variables the called model does not track,
@@ -13,6 +13,7 @@ import inspect
 
 import numpy as np
 
+from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import Variable
 from minikeras.layers import tracking
@@ -56,13 +57,14 @@ class _Counter:
 
 
 counter = _Counter()
-call_stack = []  # frames of the layers being called, outermost first
-reads = []  # (variable, frame) pairs read during the outermost call
+# The frames of the layers being called (outermost first) and the (variable,
+# frame) pairs read during the outermost call are the thread's: `_state.call_stack`
+# and `_state.reads` (engine.context).
 
 
 def observe_read(variable):
     """Records that `variable` was read by the layer whose call is innermost."""
-    reads.append((variable, call_stack[-1]))
+    _state.reads.append((variable, _state.call_stack[-1]))
 
 
 accepts_cache = {}
@@ -100,8 +102,8 @@ def names_argument(function, argument):
 
 def warn_if_created_in_call(layer):
     """Flags a layer made inside another layer's call(): it would be new at every call."""
-    if call_stack and call_stack[-1].phase == "call":
-        enclosing = call_stack[-1].layer
+    if _state.call_stack and _state.call_stack[-1].phase == "call":
+        enclosing = _state.call_stack[-1].layer
         object.__setattr__(layer, "_created_in_call", True)
         key = ("layer-in-call", type(layer).__name__)
         if key not in enclosing._warned:
@@ -148,16 +150,16 @@ def check_reads(layer):
     tracked = layer._tracked_ids
     if tracked is not None:
         # The usual call: every Variable read is tracked and older than the call reading it.
-        for variable, frame in reads:
+        for variable, frame in _state.reads:
             if id(variable) not in tracked or variable._index > frame.watermark:
                 break
         else:
-            reads.clear()
+            _state.reads.clear()
             return
     seen = {}
-    for variable, frame in reads:
+    for variable, frame in _state.reads:
         seen.setdefault(id(variable), (variable, frame))
-    reads.clear()
+    _state.reads.clear()
     if layer._tracked_ids is None or any(key not in layer._tracked_ids for key in seen):
         object.__setattr__(layer, "_tracked_ids", {id(w) for w in layer.weights})
     for key, (variable, frame) in seen.items():

@@ -13,11 +13,10 @@ import numpy as np
 
 from minikeras import config, regularizers
 from minikeras.engine import tensor as engine
+from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor
-from minikeras.engine.variable import Variable
+from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.layers import auto_config, call_checks, call_helpers, call_spec, tracking
-from minikeras.layers.call_checks import call_stack as _call_stack
-from minikeras.layers.call_checks import reads as _reads
 from minikeras.layers.call_helpers import contains
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.input_spec import check_input_spec
@@ -30,8 +29,6 @@ from minikeras.utils.naming import to_snake_case as _snake_case
 
 __all__ = ["Layer", "computed_attribute", "unique_name"]
 
-_name_counts = {}
-
 
 def unique_name(base):
     """Returns `base`, then `base_1`, `base_2`, ... on later calls (Keras's naming).
@@ -40,14 +37,15 @@ def unique_name(base):
         base: the name wanted, usually the snake_case class name.
 
     Returns:
-        A name not handed out before in this process.
+        A name not handed out before in this thread's session.
 
     Example:
         >>> mk.layers.layer.unique_name("doc_example"), mk.layers.layer.unique_name("doc_example")
         ('doc_example', 'doc_example_1')
     """
-    count = _name_counts.get(base, 0)
-    _name_counts[base] = count + 1
+    counts = _state.name_counts  # the thread's, reset by minikeras.utils.clear_session()
+    count = counts.get(base, 0)
+    counts[base] = count + 1
     return base if count == 0 else f"{base}_{count}"
 
 
@@ -97,7 +95,8 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     _untracked_attributes = frozenset(
         {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen",
          "_build_input_shape", "_losses", "_callable_losses", "_inbound_nodes",
-         "_auto_config", "_auto_config_problem", "_spec_checked", "_build_shapes_dict"}
+         "_auto_config", "_auto_config_problem", "_spec_checked", "_build_shapes_dict",
+         "_weights_cache"}
     )  # fmt: skip
     # What the built layer's weights require of its inputs, checked at each call (set in
     # build; see minikeras.layers.input_spec). None: nothing is checked.
@@ -173,15 +172,19 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
                 f"{type(self).__name__}: call super().__init__() at the start of __init__, "
                 f"before assigning attributes (assigning {name!r})"
             )
+        old = self.__dict__.get(name)
         self._release_added_weight(name, value)
         object.__setattr__(self, name, value)
-        if isinstance(value, (Variable, Layer, list, tuple, dict)):
+        if tracking.may_hold_weights(value) or tracking.may_hold_weights(old):
+            # It may hold (or have held) weights: cached weight lists are stale.
             object.__setattr__(self, "_tracked_ids", None)
+            TrackingGeneration.bump()
 
     def __delattr__(self, name):
         self._release_added_weight(name, None)
         object.__delattr__(self, name)
         object.__setattr__(self, "_tracked_ids", None)
+        TrackingGeneration.bump()
 
     def _release_added_weight(self, name, new_value):
         # An add_weight() Variable is the layer's even if never assigned; once the
@@ -219,7 +222,7 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     @property
     def weights(self):
         """Every Variable the layer tracks, in creation order, each once."""
-        return tracking.tracked_weights(self)
+        return list(tracking.weight_lists(self)[0])
 
     @property
     def variables(self):
@@ -229,7 +232,7 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     @property
     def trainable_weights(self):
         """The tracked Variables that training updates."""
-        return [w for w in self.weights if w.trainable]
+        return list(tracking.weight_lists(self)[1])
 
     @property
     def trainable_variables(self):
@@ -239,7 +242,7 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     @property
     def non_trainable_weights(self):
         """The tracked Variables that training leaves alone."""
-        return [w for w in self.weights if not w.trainable]
+        return list(tracking.weight_lists(self)[2])
 
     @property
     def non_trainable_variables(self):
@@ -319,8 +322,8 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
                 mask = getattr(inputs, "_keras_mask", None)
             else:
                 mask = call_helpers.keras_mask_of(inputs)
-        if training is None and _call_stack:
-            training = _call_stack[-1].training
+        if training is None and _state.call_stack:
+            training = _state.call_stack[-1].training
         self._start_call()
         if not self.built:
             self._build_on_first_call(inputs, args, kwargs)
@@ -336,21 +339,21 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
         if profile.argument_masks:  # `query_mask` for `query`...: what they carry
             call_helpers.fill_argument_masks(self, inputs, args, kwargs)
         frame = call_checks.Frame(self, "call", training)
-        outermost = not _call_stack
+        outermost = not _state.call_stack
         if outermost:
-            _reads.clear()
+            _state.reads.clear()
             engine.add_read_observer(call_checks.observe_read)
-        _call_stack.append(frame)
+        _state.call_stack.append(frame)
         try:
             outputs = self.call(inputs, *args, **kwargs)
         except (ValueError, TypeError, IndexError) as error:
             call_helpers.explain_mismatch(self, inputs, error)
             raise
         finally:
-            _call_stack.pop()
+            _state.call_stack.pop()
             if outermost:
                 engine.remove_read_observer(call_checks.observe_read)
-        if outermost and _reads:
+        if outermost and _state.reads:
             call_checks.check_reads(self)
         if self.activity_regularizer is not None:
             for output in _tensors_in(outputs):
@@ -372,7 +375,7 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     def _start_call(self):
         """Numbers this call (a new number if outermost); forgets losses of earlier calls."""
         counter = call_checks.counter
-        if not _call_stack:
+        if not _state.call_stack:
             counter.outermost_calls += 1
         number = counter.outermost_calls
         object.__setattr__(self, "_latest_call", number)
@@ -422,17 +425,17 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
         tensors = call_spec.tensor_arguments(self, inputs, args, kwargs or {})
         shapes = call_spec.shapes_for(self.build, self, tensors)
         before = dict(vars(self))
-        _call_stack.append(call_checks.Frame(self, "build", None))
+        _state.call_stack.append(call_checks.Frame(self, "build", None))
         try:
             self.build(**shapes)
         finally:
-            _call_stack.pop()
+            _state.call_stack.pop()
         self.built = True
         call_checks.check_build_attributes(self, before)
 
     def _after_first_call(self, inputs):
         self._first_call_done = True
-        if not _call_stack:
+        if not _state.call_stack:
             call_checks.warn_untrackable(self)
 
     def tracking_report(self, print_report=False):

@@ -8,6 +8,7 @@ whenever `losses` is read; every tracked weight's regularizer adds its penalty.
 
 import numpy as np
 
+from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import Variable
 from minikeras.layers import call_checks, tracking
@@ -75,7 +76,7 @@ class LayerLosses:
             [2.0]
         """
         if callable(loss):
-            if not call_checks.call_stack:
+            if not _state.call_stack:
                 self._callable_losses.append(loss)
                 return
         elif isinstance(loss, (np.ndarray, np.generic, int, float)) and not isinstance(loss, bool):

@@ -9,7 +9,7 @@ import numpy as np
 
 from minikeras import config, constraints, initializers, regularizers
 from minikeras.engine.tensor import Tensor
-from minikeras.engine.variable import Variable
+from minikeras.engine.variable import TrackingGeneration, Variable
 
 __all__ = ["LayerWeights"]
 
@@ -77,6 +77,7 @@ class LayerWeights:
             self._frozen.append(variable)
         self._added_weights.append(variable)
         object.__setattr__(self, "_tracked_ids", None)
+        TrackingGeneration.bump()
         return variable
 
     add_variable = add_weight

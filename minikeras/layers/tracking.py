@@ -1,10 +1,17 @@
 """Tracking: finding every weight and sub-layer a layer holds, and saying what escapes.
 
 Nothing is registered eagerly. A layer's weights are found by walking its
-attributes, through any nesting of lists, tuples (named or not) and dicts, at
-the moment they are asked for. So `append`, `del`, slice assignment,
-`setdefault`, `|=` or reassigning an attribute need no special container
-types: what is reachable is tracked, what is not reachable is not.
+attributes, through any nesting of lists, tuples (named or not) and dicts.
+So `append`, `del`, slice assignment, `setdefault`, `|=` or reassigning an
+attribute need no special container types: what is reachable is tracked,
+what is not reachable is not.
+
+The walk's result is cached (`weight_lists`): a training step asks for
+`trainable_weights` twice, and a walk costs tens of µs. The cache holds while
+`TrackingGeneration` stands still (attribute sets and deletes, `add_weight`
+and trainable flags move it) and every list and dict the walk went through
+still holds the same items (checked by identity, which also catches a
+mutation through a reference the user kept).
 
 What cannot be tracked (a set, a plain object, a closure, a global) is found
 in other ways and reported with a `TrackingWarning`:
@@ -20,13 +27,15 @@ import warnings
 import numpy as np
 
 from minikeras.engine.tensor import Tensor
-from minikeras.engine.variable import Variable
+from minikeras.engine.variable import TrackingGeneration, Variable
 
 __all__ = [
     "TrackingWarning",
     "find_untrackable",
+    "may_hold_weights",
     "tracked_layers",
     "tracked_weights",
+    "weight_lists",
     "walk",
     "warn",
 ]
@@ -86,6 +95,54 @@ def _child_path(path, key):
     return f"{path}[{key!r}]" if isinstance(key, str) else f"{path}[{key}]"
 
 
+def _fingerprint(container):
+    """What a list or dict holds, by identity: equal while nothing was added or removed."""
+    if isinstance(container, dict):
+        return tuple(container), tuple(map(id, container.values()))
+    return tuple(map(id, container))
+
+
+def weight_lists(layer):
+    """The layer's tracked weights: `(all, trainable, non_trainable)`, cached (see the module).
+
+    Args:
+        layer: a `Layer`.
+
+    Returns:
+        Three tuples of `Variable`s, in creation order; do not modify them.
+
+    Example:
+        >>> d = mk.layers.Dense(2)
+        >>> d.build((None, 3))
+        >>> d.bias.trainable = False
+        >>> [[w.name for w in weights] for weights in mk.layers.tracking.weight_lists(d)]
+        [['kernel', 'bias'], ['kernel'], ['bias']]
+    """
+    cache = layer.__dict__.get("_weights_cache")
+    if cache is not None and cache[0] == TrackingGeneration.value:
+        for container, fingerprint in cache[2]:
+            if _fingerprint(container) != fingerprint:
+                break
+        else:
+            return cache[1]
+    generation = TrackingGeneration.value  # before the walk: a change during it invalidates
+    containers = []
+    found = [
+        value
+        for _, _, value in _walk_layer(layer, "", {id(layer)}, containers)
+        if isinstance(value, Variable)
+    ]
+    weights = tuple(sorted(found, key=lambda variable: variable._index))
+    lists = (
+        weights,
+        tuple(w for w in weights if w.trainable),
+        tuple(w for w in weights if not w.trainable),
+    )
+    fingerprints = [(container, _fingerprint(container)) for container in containers]
+    object.__setattr__(layer, "_weights_cache", (generation, lists, fingerprints))
+    return lists
+
+
 def walk(layer):
     """Yields `(path, owner, value)` for each Variable and Layer a layer holds.
 
@@ -117,7 +174,26 @@ _LEAF_TYPES = frozenset(
 )
 
 
-def _walk_layer(layer, prefix, seen):
+def may_hold_weights(value):
+    """Whether tracking could find a Variable or Layer in `value` (False for plain data).
+
+    Args:
+        value: any attribute value.
+
+    Returns:
+        A bool: False for strings, numbers, None, arrays, plain Tensors and functions.
+
+    Example:
+        >>> tracking = mk.layers.tracking
+        >>> tracking.may_hold_weights(3), tracking.may_hold_weights([])
+        (False, True)
+    """
+    return type(value) not in _LEAF_TYPES
+
+
+def _walk_layer(layer, prefix, seen, containers=None):
+    if containers is not None:
+        containers.append(layer._added_weights)
     for name, value in _attributes(layer):
         if type(value) in _LEAF_TYPES:
             continue
@@ -127,10 +203,12 @@ def _walk_layer(layer, prefix, seen):
                 yield prefix + name, layer, value
         elif name == "_layers" and isinstance(value, list):
             # Sequential and functional models: a layer's path is its name.
+            if containers is not None:
+                containers.append(value)
             for sublayer in value:
-                yield from _walk_value(sublayer, prefix + sublayer.name, layer, seen)
+                yield from _walk_value(sublayer, prefix + sublayer.name, layer, seen, containers)
         elif isinstance(value, (list, tuple, dict)) or _is_layer(value):
-            yield from _walk_value(value, prefix + name, layer, seen)
+            yield from _walk_value(value, prefix + name, layer, seen, containers)
 
 
 def _attributes(layer):
@@ -140,7 +218,7 @@ def _attributes(layer):
     return items
 
 
-def _walk_value(value, path, owner, seen):
+def _walk_value(value, path, owner, seen, containers=None):
     if isinstance(value, (Variable, Tensor, str, bytes, np.ndarray, int, float)):
         if isinstance(value, Variable) and id(value) not in seen:
             seen.add(id(value))
@@ -150,20 +228,24 @@ def _walk_value(value, path, owner, seen):
         if id(value) not in seen:
             seen.add(id(value))
             yield path, owner, value
-            yield from _walk_layer(value, path + "/", seen)
+            yield from _walk_layer(value, path + "/", seen, containers)
         return
     if isinstance(value, (list, tuple)):
         if id(value) in seen:
             return
         seen.add(id(value))
+        if containers is not None and not isinstance(value, tuple):
+            containers.append(value)
         for index, item in enumerate(value):
-            yield from _walk_value(item, _child_path(path, index), owner, seen)
+            yield from _walk_value(item, _child_path(path, index), owner, seen, containers)
     elif isinstance(value, dict):
         if id(value) in seen:
             return
         seen.add(id(value))
+        if containers is not None:
+            containers.append(value)
         for key, item in list(value.items()):
-            yield from _walk_value(item, _child_path(path, key), owner, seen)
+            yield from _walk_value(item, _child_path(path, key), owner, seen, containers)
 
 
 def tracked_weights(layer):
@@ -182,8 +264,7 @@ def tracked_weights(layer):
         >>> [w.name for w in mk.layers.tracking.tracked_weights(d)]
         ['kernel', 'bias']
     """
-    found = [value for _, _, value in walk(layer) if isinstance(value, Variable)]
-    return sorted(found, key=lambda variable: variable._index)
+    return list(weight_lists(layer)[0])
 
 
 def tracked_layers(layer):

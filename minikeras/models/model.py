@@ -534,9 +534,9 @@ class Model(Trainer, Layer):
 
 
 def _call_in_progress(model):
-    from minikeras.layers.layer import _call_stack
+    from minikeras.engine.context import state
 
-    return any(frame.layer is model for frame in _call_stack)
+    return any(frame.layer is model for frame in state.call_stack)
 
 
 def _batch_none(shape):

@@ -24,6 +24,7 @@ import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp_argnums, primitive
 
+from minikeras.engine.broadcast import bias_gradient
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
 from minikeras.ops.core import as_float, op_error, promote, value_of, wrap
 from minikeras.ops.windows import (
@@ -79,7 +80,7 @@ def _conv_vjp(argnums, ans, args, residuals):
             elif argnum == 1:
                 grads.append(_conv_backprop_kernel(x, g, windows, groups, kernel.shape))
             else:
-                grads.append(anp.sum(anp.reshape(g, (-1, np.shape(g)[-1])), axis=0))
+                grads.append(bias_gradient(g))
         return grads
 
     return vjp

@@ -9,6 +9,7 @@ meeting a Python float becomes floatx. A lone Python float becomes floatx too.
 import numpy as np
 
 from minikeras import config
+from minikeras.engine.primitive import call_primitive
 from minikeras.engine.tensor import (
     Tensor,
     dtype_of,
@@ -152,7 +153,8 @@ def apply_binary(op, fn, x1, x2):
 
     Args:
         op: the op's name, for errors.
-        fn: an autograd-aware numpy function of two arrays.
+        fn: an autograd primitive of two arrays (one of autograd's numpy
+            functions, or one of ours with its VJP).
         x1: the first operand (Tensor or array-like).
         x2: the second operand.
 
@@ -163,12 +165,12 @@ def apply_binary(op, fn, x1, x2):
         ValueError: if the shapes do not broadcast.
 
     Example:
-        >>> mk.ops.core.apply_binary("add", np.add, [1.0], [2.0]).numpy()
+        >>> mk.ops.core.apply_binary("add", mk.ops.math._add, [1.0], [2.0]).numpy()
         array([3.], dtype=float32)
     """
     a, b = promote(value_of(x1), value_of(x2))
     try:
-        return wrap(fn(a, b))
+        return wrap(call_primitive(fn, a, b))
     except ValueError as error:
         problem = "shapes cannot be broadcast together" if not broadcastable(a, b) else error
         raise op_error(op, problem, a, b) from None

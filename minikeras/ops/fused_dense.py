@@ -11,6 +11,7 @@ import numpy as np
 from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
+from minikeras.engine.broadcast import bias_gradient
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive, record_fused
 from minikeras.engine.tape import may_overwrite
 from minikeras.ops.core import (
@@ -64,7 +65,7 @@ def _dense_vjp(argnums, ans, args, residuals):
                 x_2d = x if x.ndim == 2 else x.reshape(-1, kernel.shape[0])
                 grads.append(x_2d.T @ g_2d)
             else:
-                grads.append(g_2d.sum(axis=0))
+                grads.append(bias_gradient(g_2d))
         return grads
 
     return vjp
@@ -80,7 +81,7 @@ def _traced_dense_grads(argnums, g, x, kernel):
             flat_x = anp.reshape(x, (-1, np.shape(kernel)[0]))
             grads.append(anp.matmul(anp.transpose(flat_x), anp.reshape(g, (-1, np.shape(g)[-1]))))
         else:
-            grads.append(anp.sum(anp.reshape(g, (-1, np.shape(g)[-1])), axis=0))
+            grads.append(bias_gradient(g))
     return grads
 
 

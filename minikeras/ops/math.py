@@ -2,10 +2,11 @@
 
 import autograd.numpy as anp
 import numpy as np
-from autograd.extend import defvjp, primitive
-from autograd.numpy.numpy_vjps import unbroadcast_f
+from autograd.extend import defvjp, defvjp_argnums, primitive
 from autograd.tracer import getval
 
+from minikeras.engine.broadcast import unbroadcast
+from minikeras.engine.primitive import call_primitive
 from minikeras.ops.core import (
     apply_binary,
     apply_unary,
@@ -47,6 +48,70 @@ __all__ = [
 ]
 
 
+# The four arithmetic primitives, each with its VJP beside it. Ours rather
+# than autograd's `anp.add` and friends: `call_primitive` records them without
+# autograd's generic wrapper, and `unbroadcast` returns the gradient itself
+# when no broadcasting happened (autograd's VJPs always go through its
+# broadcasting bookkeeping).
+
+
+@primitive
+def _add(a, b):
+    return a + b
+
+
+defvjp_argnums(
+    _add,
+    lambda argnums, ans, args, kwargs: lambda g: [unbroadcast(g, args[i]) for i in argnums],
+)
+
+
+@primitive
+def _subtract(a, b):
+    return a - b
+
+
+def _subtract_vjp(argnums, ans, args, kwargs):
+    a, b = args
+    return lambda g: [unbroadcast(g, a) if i == 0 else unbroadcast(-g, b) for i in argnums]
+
+
+defvjp_argnums(_subtract, _subtract_vjp)
+
+
+@primitive
+def _multiply(a, b):
+    return a * b
+
+
+def _multiply_vjp(argnums, ans, args, kwargs):
+    a, b = args
+    return lambda g: [unbroadcast(g * b, a) if i == 0 else unbroadcast(g * a, b) for i in argnums]
+
+
+defvjp_argnums(_multiply, _multiply_vjp)
+
+
+@primitive
+def _divide(a, b):
+    return a / b
+
+
+def _divide_vjp(argnums, ans, args, kwargs):
+    a, b = args
+
+    def vjp(g):
+        g_over_b = g / b
+        return [
+            unbroadcast(g_over_b, a) if i == 0 else unbroadcast(-g_over_b * ans, b) for i in argnums
+        ]
+
+    return vjp
+
+
+defvjp_argnums(_divide, _divide_vjp)
+
+
 def add(x1, x2):
     """Element-wise `x1 + x2`.
 
@@ -64,7 +129,7 @@ def add(x1, x2):
         >>> mk.ops.add([1.0, 2.0], 1).numpy()
         array([2., 3.], dtype=float32)
     """
-    return apply_binary("add", anp.add, x1, x2)
+    return apply_binary("add", _add, x1, x2)
 
 
 def subtract(x1, x2):
@@ -84,7 +149,7 @@ def subtract(x1, x2):
         >>> mk.ops.subtract([3.0], [1.0]).numpy()
         array([2.], dtype=float32)
     """
-    return apply_binary("subtract", anp.subtract, x1, x2)
+    return apply_binary("subtract", _subtract, x1, x2)
 
 
 def multiply(x1, x2):
@@ -104,7 +169,7 @@ def multiply(x1, x2):
         >>> mk.ops.multiply([2.0, 3.0], 2).numpy()
         array([4., 6.], dtype=float32)
     """
-    return apply_binary("multiply", anp.multiply, x1, x2)
+    return apply_binary("multiply", _multiply, x1, x2)
 
 
 def divide(x1, x2):
@@ -125,7 +190,7 @@ def divide(x1, x2):
         array([0.25], dtype=float32)
     """
     a, b = value_of(x1), value_of(x2)
-    return apply_binary("divide", anp.true_divide, _float_if_ints(a, b), b)
+    return apply_binary("divide", _divide, _float_if_ints(a, b), b)
 
 
 def _float_if_ints(a, b):
@@ -228,7 +293,7 @@ def negative(x):
         >>> mk.ops.negative([1.0, -2.0]).numpy()
         array([-1.,  2.], dtype=float32)
     """
-    return wrap(anp.negative(array_of(x)))
+    return wrap(call_primitive(anp.negative, array_of(x)))
 
 
 def abs(x):  # noqa: A001 (Keras's name)
@@ -244,7 +309,7 @@ def abs(x):  # noqa: A001 (Keras's name)
         >>> mk.ops.abs([-1.5, 2.0]).numpy()
         array([1.5, 2. ], dtype=float32)
     """
-    return wrap(anp.abs(array_of(x)))
+    return wrap(call_primitive(anp.abs, array_of(x)))
 
 
 def exp(x):
@@ -260,7 +325,7 @@ def exp(x):
         >>> mk.ops.exp([0.0]).numpy()
         array([1.], dtype=float32)
     """
-    return wrap(anp.exp(_float(x)))
+    return wrap(call_primitive(anp.exp, _float(x)))
 
 
 def log(x):
@@ -276,7 +341,7 @@ def log(x):
         >>> mk.ops.log([1.0]).numpy()
         array([0.], dtype=float32)
     """
-    return wrap(anp.log(_float(x)))
+    return wrap(call_primitive(anp.log, _float(x)))
 
 
 def log1p(x):
@@ -292,7 +357,7 @@ def log1p(x):
         >>> mk.ops.log1p([0.0]).numpy()
         array([0.], dtype=float32)
     """
-    return wrap(anp.log1p(_float(x)))
+    return wrap(call_primitive(anp.log1p, _float(x)))
 
 
 def sqrt(x):
@@ -308,7 +373,7 @@ def sqrt(x):
         >>> mk.ops.sqrt([4.0, 9.0]).numpy()
         array([2., 3.], dtype=float32)
     """
-    return wrap(anp.sqrt(_float(x)))
+    return wrap(call_primitive(anp.sqrt, _float(x)))
 
 
 def square(x):
@@ -325,7 +390,7 @@ def square(x):
         array([9.], dtype=float32)
     """
     value = array_of(x)
-    return wrap(anp.multiply(value, value))
+    return wrap(call_primitive(_multiply, value, value))
 
 
 def tanh(x):
@@ -341,7 +406,7 @@ def tanh(x):
         >>> mk.ops.tanh([0.0]).numpy()
         array([0.], dtype=float32)
     """
-    return wrap(_tanh(_float(x)))
+    return wrap(call_primitive(_tanh, _float(x)))
 
 
 @primitive
@@ -366,7 +431,7 @@ def sign(x):
         >>> mk.ops.sign([-2.0, 0.0, 3.0]).numpy()
         array([-1.,  0.,  1.], dtype=float32)
     """
-    return wrap(anp.sign(array_of(x)))
+    return wrap(call_primitive(anp.sign, array_of(x)))
 
 
 def _float(x):
@@ -396,7 +461,7 @@ def _chooser_vjps():
                 tie = anp.equal(other, ans)
                 return g * mine - 0.5 * g * (mine * tie)
 
-            return unbroadcast_f(target, vjp)
+            return lambda g: unbroadcast(vjp(g), target)
 
         return vjp_maker
 
@@ -482,8 +547,8 @@ def _where(condition, x1, x2):
 defvjp(
     _where,
     None,
-    lambda ans, c, x1, x2: unbroadcast_f(x1, lambda g: g * c),
-    lambda ans, c, x1, x2: unbroadcast_f(x2, lambda g: g * anp.logical_not(c)),
+    lambda ans, c, x1, x2: lambda g: unbroadcast(g * c, x1),
+    lambda ans, c, x1, x2: lambda g: unbroadcast(g * anp.logical_not(c), x2),
 )
 
 
@@ -508,7 +573,7 @@ def where(condition, x1, x2):
     c = np.asarray(getval(value_of(condition))).astype(bool)
     a, b = promote(value_of(x1), value_of(x2))
     try:
-        return wrap(_where(c, a, b))
+        return wrap(call_primitive(_where, c, a, b))
     except ValueError:
         raise op_error("where", "shapes cannot be broadcast together", c, a, b) from None
 

@@ -9,6 +9,7 @@ import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 
+from minikeras.engine.primitive import call_primitive
 from minikeras.ops.core import (
     as_float,
     normalize_axis,
@@ -54,7 +55,7 @@ def relu(x):
         >>> mk.ops.relu([-1.0, 2.0]).numpy()
         array([0., 2.], dtype=float32)
     """
-    return wrap(_relu(as_float(value_of(x))))
+    return wrap(call_primitive(_relu, as_float(value_of(x))))
 
 
 @primitive
@@ -79,7 +80,7 @@ def sigmoid(x):
         >>> mk.ops.sigmoid([0.0, 1000.0, -1000.0]).numpy()
         array([0.5, 1. , 0. ], dtype=float32)
     """
-    return wrap(_sigmoid(as_float(value_of(x))))
+    return wrap(call_primitive(_sigmoid, as_float(value_of(x))))
 
 
 def softplus(x):
@@ -95,7 +96,7 @@ def softplus(x):
         >>> mk.ops.softplus([0.0]).numpy()
         array([0.6931472], dtype=float32)
     """
-    return wrap(_softplus(as_float(value_of(x))))
+    return wrap(call_primitive(_softplus, as_float(value_of(x))))
 
 
 @primitive
@@ -129,7 +130,7 @@ def leaky_relu(x, negative_slope=0.2):
         >>> mk.ops.leaky_relu([-1.0, 2.0]).numpy()
         array([-0.2,  2. ], dtype=float32)
     """
-    return wrap(_leaky_relu(as_float(value_of(x)), float(negative_slope)))
+    return wrap(call_primitive(_leaky_relu, as_float(value_of(x)), float(negative_slope)))
 
 
 def elu(x, alpha=1.0):
@@ -146,7 +147,7 @@ def elu(x, alpha=1.0):
         >>> mk.ops.elu([0.0, 1.0]).numpy()
         array([0., 1.], dtype=float32)
     """
-    return wrap(_elu(as_float(value_of(x)), float(alpha)))
+    return wrap(call_primitive(_elu, as_float(value_of(x)), float(alpha)))
 
 
 @primitive
@@ -234,7 +235,7 @@ def erf(x):
         >>> mk.ops.erf([0.0, 10.0]).numpy()
         array([0., 1.], dtype=float32)
     """
-    return wrap(_erf(as_float(value_of(x))))
+    return wrap(call_primitive(_erf, as_float(value_of(x))))
 
 
 def gelu(x, approximate=True):
@@ -304,7 +305,8 @@ def softmax(x, axis=-1):
         array([0.5, 0.5], dtype=float32)
     """
     value = as_float(value_of(x))
-    return wrap(_softmax(value, normalize_axis("softmax", axis, np.ndim(value), value)))
+    axis = normalize_axis("softmax", axis, np.ndim(value), value)
+    return wrap(call_primitive(_softmax, value, axis))
 
 
 def log_softmax(x, axis=-1):
@@ -325,4 +327,5 @@ def log_softmax(x, axis=-1):
         array([-0.6931472, -0.6931472], dtype=float32)
     """
     value = as_float(value_of(x))
-    return wrap(_log_softmax(value, normalize_axis("log_softmax", axis, np.ndim(value), value)))
+    axis = normalize_axis("log_softmax", axis, np.ndim(value), value)
+    return wrap(call_primitive(_log_softmax, value, axis))

@@ -7,22 +7,27 @@ run reproducible.
 
 import numpy as np
 
-__all__ = ["SeedGenerator", "generator", "make_seed", "rng_for", "seed"]
+from minikeras.engine.context import state as _state
 
-_generator = np.random.default_rng()
+__all__ = ["SeedGenerator", "generator", "make_seed", "rng_for", "seed"]
 
 
 def generator():
-    """Returns the global numpy `Generator` that initializers and dropout draw from.
+    """Returns the default numpy `Generator` that initializers and dropout draw from.
+
+    Each thread has its own (see `minikeras.engine.context`): a new thread
+    starts unseeded, as in Keras 3, until it calls `seed` or
+    `minikeras.utils.set_random_seed`.
 
     Returns:
-        A `numpy.random.Generator`; the same object for the whole session.
+        A `numpy.random.Generator`; the same object for the thread's whole
+        session (`minikeras.utils.clear_session()` gives it a fresh stream).
 
     Example:
         >>> mk.random.generator().random(3).shape
         (3,)
     """
-    return _generator
+    return _state.generator
 
 
 def seed(value=None):
@@ -45,7 +50,7 @@ def seed(value=None):
         >>> mk.random.generator().random() == first == np.random.default_rng(42).random()
         True
     """
-    _generator.bit_generator.state = np.random.default_rng(value).bit_generator.state
+    _state.generator.bit_generator.state = np.random.default_rng(value).bit_generator.state
 
 
 def make_seed():
@@ -58,7 +63,7 @@ def make_seed():
         >>> 0 <= mk.random.make_seed() < 2**31 - 1
         True
     """
-    return int(_generator.integers(0, 2**31 - 1))
+    return int(_state.generator.integers(0, 2**31 - 1))
 
 
 class SeedGenerator:
@@ -157,7 +162,7 @@ def rng_for(seed, where="random"):
         True
     """
     if seed is None:
-        return _generator
+        return _state.generator
     if isinstance(seed, SeedGenerator):
         return seed.generator
     _check_int_seed(seed, where)
