@@ -184,6 +184,21 @@ CASES = {
     "RandomZoom": (lambda: layers.RandomZoom(0.2, seed=1), [(4, 4, 2)], "float32", "single"),
     "Rescaling": (lambda: layers.Rescaling(0.5, offset=1.0), [(4,)], "float32", "single"),
     "Resizing": (lambda: layers.Resizing(3, 2), [(4, 5, 2)], "float32", "single"),
+    "RNN": (lambda: layers.RNN(layers.LSTMCell(3)), [(5, 4)], "float32", "single"),
+    "SimpleRNNCell": (lambda: layers.RNN(layers.SimpleRNNCell(3)), [(5, 4)], "float32", "single"),
+    "LSTMCell": (
+        lambda: layers.RNN(layers.LSTMCell(3), return_state=True),
+        [(5, 4)],
+        "float32",
+        "single",
+    ),
+    "GRUCell": (lambda: layers.RNN(layers.GRUCell(3, dropout=0.5)), [(5, 4)], "float32", "single"),
+    "StackedRNNCells": (
+        lambda: layers.RNN(layers.StackedRNNCells([layers.LSTMCell(3), layers.GRUCell(2)])),
+        [(5, 4)],
+        "float32",
+        "single",
+    ),
 }
 
 

@@ -146,6 +146,20 @@ LAYER_SPECS.update(
 )
 for _name in ("Add", "Average", "Maximum", "Minimum", "Multiply", "Subtract", "Concatenate", "Dot"):
     LAYER_SPECS[_name] = (getattr(layers, _name, None), [(4,), (4,)], "list", "float32")
+LAYER_SPECS["RNN"] = (lambda: layers.RNN(layers.GRUCell(3)), [(5, 4)], "single", "float32")
+for _name in ("SimpleRNNCell", "LSTMCell", "GRUCell"):  # a cell is saved inside an RNN
+    LAYER_SPECS[_name] = (
+        lambda name=_name: layers.RNN(getattr(layers, name)(3), return_state=True),
+        [(5, 4)],
+        "single",
+        "float32",
+    )
+LAYER_SPECS["StackedRNNCells"] = (
+    lambda: layers.RNN(layers.StackedRNNCells([layers.LSTMCell(3), layers.SimpleRNNCell(2)])),
+    [(5, 4)],
+    "single",
+    "float32",
+)
 for _name in ("SimpleRNN", "LSTM", "GRU"):
     LAYER_SPECS[_name] = (
         lambda name=_name: getattr(layers, name)(3),

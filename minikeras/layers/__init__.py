@@ -21,13 +21,13 @@ from minikeras.layers.einsum_dense import EinsumDense
 from minikeras.layers.embedding import Embedding
 from minikeras.layers.group_normalization import GroupNormalization, UnitNormalization
 from minikeras.layers.grouped_query_attention import GroupedQueryAttention, GroupQueryAttention
-from minikeras.layers.gru import GRU
+from minikeras.layers.gru import GRU, GRUCell
 from minikeras.layers.identity import ActivityRegularization, Identity
 from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.lambda_layer import Lambda
 from minikeras.layers.layer import Layer
-from minikeras.layers.lstm import LSTM
+from minikeras.layers.lstm import LSTM, LSTMCell
 from minikeras.layers.masking import Masking
 from minikeras.layers.merging import (
     Add,
@@ -105,7 +105,10 @@ from minikeras.layers.reshaping_nd import (
     ZeroPadding1D,
     ZeroPadding3D,
 )
+from minikeras.layers.rnn import RNN
+from minikeras.layers.rnn_cells import SimpleRNNCell
 from minikeras.layers.serialization import deserialize, serialize
+from minikeras.layers.stacked_cells import StackedRNNCells
 from minikeras.layers.time_distributed import TimeDistributed
 from minikeras.layers.tracking import TrackingWarning
 
@@ -145,6 +148,7 @@ __all__ = [
     "Embedding",
     "Flatten",
     "GRU",
+    "GRUCell",
     "GaussianDropout",
     "GaussianNoise",
     "GlobalAveragePooling1D",
@@ -162,6 +166,7 @@ __all__ = [
     "InputSpec",
     "IntegerLookup",
     "LSTM",
+    "LSTMCell",
     "Lambda",
     "Layer",
     "LayerNormalization",
@@ -177,6 +182,7 @@ __all__ = [
     "Normalization",
     "PReLU",
     "Permute",
+    "RNN",
     "RandomBrightness",
     "RandomContrast",
     "RandomCrop",
@@ -192,10 +198,12 @@ __all__ = [
     "SeparableConv1D",
     "SeparableConv2D",
     "SimpleRNN",
+    "SimpleRNNCell",
     "Softmax",
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",
+    "StackedRNNCells",
     "StringLookup",
     "Subtract",
     "SymbolicTensor",

@@ -4,8 +4,9 @@ import numpy as np
 
 from minikeras import activations, ops
 from minikeras.layers.recurrent import RNNBase, for_kernel
+from minikeras.layers.rnn_cells import RecurrentCell
 
-__all__ = ["LSTM"]
+__all__ = ["LSTM", "LSTMCell"]
 
 
 class _ForgetBiasOne:
@@ -19,6 +20,115 @@ class _ForgetBiasOne:
         values = np.asarray(self.initializer(shape, dtype=dtype)).copy()
         values[units : 2 * units] = 1.0
         return values
+
+
+class LSTMCell(RecurrentCell):
+    """One step of an LSTM, Keras's equations and gate order (i, f, c, o).
+
+        z = x @ kernel + h_prev @ recurrent_kernel + bias
+        i, f, c~, o = split(z, 4)
+        c = sig(f) * c_prev + sig(i) * act(c~)
+        h = sig(o) * act(c)       # sig = recurrent_activation, act = activation
+
+    Args:
+        units: positive int, the size of the states and output.
+        activation: `"tanh"` by default.
+        recurrent_activation: the gates' activation, `"sigmoid"` by default.
+        use_bias: whether to add a bias.
+        kernel_initializer: for the `(features, 4 * units)` kernel.
+        recurrent_initializer: for the `(units, 4 * units)` recurrent kernel.
+        bias_initializer: for the `(4 * units,)` bias.
+        unit_forget_bias: start the forget gate's bias at 1 (Jozefowicz et al.).
+        **kwargs: regularizers, constraints, `dropout`, `recurrent_dropout`,
+            `seed` as for `SimpleRNNCell`; `name`, `dtype`, `trainable`.
+
+    Call arguments:
+        inputs: `(batch, features)`, one step.
+        states: the list `[h, c]`, each `(batch, units)`.
+        training: turns dropout on.
+
+    Returns:
+        `(h, [h, c])`.
+
+    Input shape:
+        `(batch, features)`.
+
+    Output shape:
+        `(batch, units)`.
+
+    Raises:
+        ValueError: for bad `units` or dropout rates, or states that are not
+            a list of two.
+
+    Example:
+        >>> cell = mk.layers.LSTMCell(3)
+        >>> h, (h_again, c) = cell(np.ones((2, 4)), [np.zeros((2, 3)), np.zeros((2, 3))])
+        >>> h.shape, c.shape, cell.state_size
+        ((2, 3), (2, 3), [3, 3])
+    """
+
+    _gates = 4
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        unit_forget_bias=True,
+        **kwargs,
+    ):
+        kwargs.pop("implementation", None)  # Keras's choice of matrix layout: one layout here
+        super().__init__(
+            units,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            **kwargs,
+        )
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.unit_forget_bias = bool(unit_forget_bias)
+
+    @property
+    def state_size(self):
+        """`[units, units]`: the output `h` and the carry `c`."""
+        return [self.units, self.units]
+
+    def _bias_initializer(self):
+        if self.unit_forget_bias:
+            return _ForgetBiasOne(self.bias_initializer, self.units)
+        return self.bias_initializer
+
+    def call(self, inputs, states, training=False):
+        if not isinstance(states, (list, tuple)) or len(states) != 2:
+            raise ValueError(
+                f"LSTMCell '{self.name}' expects the states as a list [h, c], got {states!r:.80}"
+            )
+        self._check_step(inputs)
+        h_previous, c_previous = states
+        inputs, h_previous = self._dropped(inputs, h_previous, training)
+        z = ops.matmul(inputs, self.kernel) + ops.matmul(h_previous, self.recurrent_kernel)
+        if self.bias is not None:
+            z = z + self.bias
+        units = self.units
+        gate = self.recurrent_activation
+        input_gate, forget_gate = gate(z[:, :units]), gate(z[:, units : 2 * units])
+        candidate, output_gate = z[:, 2 * units : 3 * units], gate(z[:, 3 * units :])
+        c = forget_gate * c_previous + input_gate * self.activation(candidate)
+        h = output_gate * self.activation(c)
+        return h, [h, c]
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "recurrent_activation": activations.serialize(self.recurrent_activation),
+            "unit_forget_bias": self.unit_forget_bias,
+        }
 
 
 class LSTM(RNNBase):

@@ -532,6 +532,26 @@ class Model(Trainer, Layer):
 
         saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
+    def reset_states(self):
+        """Clears the kept states of every stateful layer in the model, nested ones too.
+
+        Layers that are not stateful are left alone, as in Keras.
+
+        Returns:
+            None.
+
+        Example:
+            >>> from minikeras.layers import LSTM, Input
+            >>> model = mk.Sequential([Input(batch_shape=(2, None, 3)), LSTM(4, stateful=True)])
+            >>> _ = model(np.ones((2, 5, 3)))
+            >>> model.reset_states()
+            >>> float(np.abs(model.layers[0].states[0].numpy()).max())
+            0.0
+        """
+        for layer in tracking.tracked_layers(self):
+            if getattr(layer, "stateful", False) is True:
+                layer.reset_states()
+
 
 def _call_in_progress(model):
     from minikeras.engine.context import state

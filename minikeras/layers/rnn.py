@@ -1,0 +1,352 @@
+"""`RNN`: runs a cell over the time axis, with masks, initial states and stateful batches.
+
+The loop here is the general one: the cell is called once per step on
+Tensors, and autograd differentiates the unrolled steps. `SimpleRNN`, `LSTM`
+and `GRU` are this layer around their cell, with `_loop` replaced by one
+fused op over the whole sequence (see `minikeras.ops.recurrent`).
+"""
+
+import numpy as np
+
+from minikeras import ops
+from minikeras.layers.input_spec import InputSpec
+from minikeras.layers.layer import Layer
+from minikeras.layers.stacked_cells import StackedRNNCells, takes_training
+from minikeras.layers.stateful import StatefulStates
+
+__all__ = ["RNN", "first_mask", "split_initial_state", "with_initial_state"]
+
+
+def first_mask(structure):
+    """The first leaf of a list/tuple (a mask given per input), or the value itself.
+
+    Args:
+        structure: a mask, None, or a (nested) list of them.
+
+    Returns:
+        The first mask, or None.
+
+    Example:
+        >>> first_mask([None, "m"]) is None, first_mask([["m"], None])
+        (True, 'm')
+    """
+    while isinstance(structure, (list, tuple)):
+        structure = structure[0] if structure else None
+    return structure
+
+
+def with_initial_state(inputs, initial_state):
+    """`[inputs, *initial_state]`, or `inputs` alone if there are no states.
+
+    Recurrent layers take their initial states in with their inputs, so that
+    the functional API records them as inputs of the call (an encoder's final
+    states feeding a decoder, say).
+
+    Args:
+        inputs: the sequences.
+        initial_state: None, a state, or a list of states.
+
+    Returns:
+        `inputs`, or a list.
+
+    Example:
+        >>> with_initial_state("x", None), with_initial_state("x", ["h", "c"])
+        ('x', ['x', 'h', 'c'])
+    """
+    if initial_state is None:
+        return inputs
+    states = initial_state if isinstance(initial_state, (list, tuple)) else [initial_state]
+    return [inputs, *states]
+
+
+def split_initial_state(inputs, initial_state):
+    """Undoes `with_initial_state`: `(sequences, initial_state)` from what call() got.
+
+    Args:
+        inputs: the sequences, or the list `[sequences, *states]`.
+        initial_state: the states given separately, or None.
+
+    Returns:
+        The pair `(sequences, states)`, states a list or None.
+
+    Example:
+        >>> split_initial_state(["x", "h", "c"], None)
+        ('x', ['h', 'c'])
+    """
+    if isinstance(inputs, (list, tuple)):
+        inputs, *states = inputs
+        initial_state = states or initial_state
+    return inputs, initial_state
+
+
+def _sizes(size):
+    """A `state_size` (an int, or a list of them, nested for stacked cells) as shapes."""
+    if isinstance(size, (list, tuple)):
+        return [shape for item in size for shape in _sizes(item)]
+    return [(int(size),)]
+
+
+class RNN(StatefulStates, Layer):
+    """Runs a recurrent cell over the time axis of `(batch, time, ...)` sequences.
+
+    A cell is any layer (or object) with `state_size` (an int, or a list of
+    ints for several states), optionally `output_size` (else the first state
+    size), and `call(inputs, states)` returning `(output, new_states)` for one
+    step; a list of cells is stacked with `StackedRNNCells`.
+
+    Args:
+        cell: the cell, or a list of cells.
+        return_sequences: return every step's output `(batch, time, output)`,
+            not only the last `(batch, output)`.
+        return_state: also return the final states: `[output, *states]`.
+        go_backwards: read the sequences from their end (the outputs come in
+            that order, as in Keras).
+        stateful: start each batch from the previous batch's final states;
+            the batch size is fixed (see `reset_states`).
+        unroll: accepted for Keras; the loop is a Python loop either way.
+        zero_output_for_mask: masked steps output zeros, not the previous
+            output (`Bidirectional` sets it when returning sequences).
+        **kwargs: `name`, `dtype`, `trainable`, `input_shape`.
+
+    Call arguments:
+        sequences: `(batch, time, features)`.
+        initial_state: optional list of initial states, one per state.
+        mask: optional `(batch, time)` booleans: a False step keeps the
+            previous states and output.
+        training: given to the cell (dropout).
+
+    Input shape:
+        `(batch, time, features)`.
+
+    Output shape:
+        `(batch, output)`, or `(batch, time, output)` with
+        `return_sequences`; with `return_state`, then each `(batch, size)`.
+
+    Raises:
+        ValueError: for a cell without `state_size` or `call`, inputs that are
+            not `(batch, time, ...)`, initial states of the wrong number or
+            shape, or a stateful batch of another size, naming the layer.
+
+    Example:
+        >>> layer = mk.layers.RNN(mk.layers.LSTMCell(4), return_state=True)
+        >>> output, h, c = layer(np.ones((2, 5, 3)))
+        >>> output.shape, c.shape
+        ((2, 4), (2, 4))
+    """
+
+    supports_masking = True
+
+    def __init__(
+        self,
+        cell,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        zero_output_for_mask=False,
+        **kwargs,
+    ):
+        kwargs.pop("time_major", None)
+        super().__init__(**kwargs)
+        if isinstance(cell, (list, tuple)):
+            cell = StackedRNNCells(cell)
+        if not callable(getattr(cell, "call", None)) or not hasattr(cell, "state_size"):
+            raise ValueError(
+                f"{type(self).__name__}: the cell must have a `call(inputs, states)` method and "
+                f"a `state_size` attribute, got {cell!r:.100}"
+            )
+        self.cell = cell
+        self.return_sequences = bool(return_sequences)
+        self.return_state = bool(return_state)
+        self.go_backwards = bool(go_backwards)
+        self.unroll = bool(unroll)
+        self.zero_output_for_mask = bool(zero_output_for_mask)
+        self._init_stateful(stateful)
+
+    # -------------------------------------------------------------- sizes
+
+    @property
+    def _state_sizes(self):
+        return _sizes(self.cell.state_size)
+
+    @property
+    def _output_size(self):
+        size = getattr(self.cell, "output_size", None)
+        if size is None:
+            return self._state_sizes[0]
+        return tuple(size) if isinstance(size, (list, tuple)) else (int(size),)
+
+    def _state_shapes(self, batch):
+        return [(batch, *size) for size in self._state_sizes]
+
+    # ------------------------------------------------------------ weights
+
+    def build(self, input_shape):
+        sequences_shape = input_shape[0] if isinstance(input_shape, list) else input_shape
+        sequences_shape = tuple(sequences_shape)
+        self._check_rank(sequences_shape)
+        self._fix_batch_size(sequences_shape[0])
+        step_shape = (sequences_shape[0], *sequences_shape[2:])
+        if isinstance(self.cell, Layer) and not self.cell.built:
+            self.cell.build(step_shape)
+            self.cell.built = True
+        self.input_spec = InputSpec(ndim=len(sequences_shape))
+
+    def _check_rank(self, shape):
+        if len(shape) < 3:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' expects inputs of shape "
+                f"(batch, time, features), got shape {tuple(shape)}"
+            )
+
+    # --------------------------------------------------------------- call
+
+    def __call__(self, inputs, *args, initial_state=None, **kwargs):
+        return super().__call__(with_initial_state(inputs, initial_state), *args, **kwargs)
+
+    def call(self, sequences, initial_state=None, mask=None, training=None):
+        sequences, initial_state = split_initial_state(sequences, initial_state)
+        sequences = ops.convert_to_tensor(sequences)
+        self._check_rank(sequences.shape)
+        batch = sequences.shape[0]
+        states = self._initial_states(initial_state, batch)
+        self._check_batch_size(batch)
+        mask = first_mask(mask)
+        keep = None if mask is None else np.asarray(ops.convert_to_tensor(mask).numpy(), bool)
+        try:
+            outputs, last_output, states = self._loop(sequences, states, keep, training)
+        except ValueError as error:
+            raise ValueError(f"{type(self).__name__} '{self.name}': {error}") from None
+        finally:
+            self._reset_dropout_masks(self.cell)
+        if self.zero_output_for_mask and keep is not None:
+            kept = keep[:, ::-1] if self.go_backwards else keep
+            outputs = outputs * kept.reshape(kept.shape + (1,) * (outputs.ndim - 2))
+            last_output = outputs[:, -1]
+        self._keep_states(states)
+        output = outputs if self.return_sequences else last_output
+        return [output, *states] if self.return_state else output
+
+    def _initial_states(self, given, batch):
+        """The states to start from: given, kept (stateful), or the cell's zeros."""
+        expected = self._state_shapes(batch)
+        if given is None:
+            kept = self._kept_states()
+            if kept is not None:
+                return kept
+            initial = getattr(self.cell, "get_initial_state", None)
+            if callable(initial):
+                states = initial(batch)
+                return list(states) if isinstance(states, (list, tuple)) else [states]
+            return [ops.zeros(shape, dtype=self.dtype) for shape in expected]
+        given = list(given) if isinstance(given, (list, tuple)) else [given]
+        got = [tuple(state.shape) for state in given]
+        if got != expected:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' expected initial states of shapes "
+                f"{expected}, got {got}"
+            )
+        return [ops.cast(state, self.dtype) for state in given]
+
+    def _reset_dropout_masks(self, cell):
+        for reset in ("reset_dropout_mask", "reset_recurrent_dropout_mask"):
+            if callable(getattr(cell, reset, None)):
+                getattr(cell, reset)()
+        for inner in getattr(cell, "cells", ()):
+            self._reset_dropout_masks(inner)
+
+    def _loop(self, sequences, states, keep, training):
+        """Calls the cell step by step: `(outputs, last_output, final_states)`."""
+        batch, steps = sequences.shape[0], sequences.shape[1]
+        order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
+        cell_kwargs = {}
+        if takes_training(self.cell):
+            cell_kwargs["training"] = bool(training)
+        call = self.cell if callable(self.cell) else self.cell.call
+        outputs, output = [], None
+        for step in order:
+            step_output, new_states = call(sequences[:, step], list(states), **cell_kwargs)
+            if not isinstance(new_states, (list, tuple)):
+                new_states = [new_states]
+            new_states = list(new_states)
+            if keep is not None:
+                kept = keep[:, step]
+                if output is None:
+                    output = ops.zeros(step_output.shape, dtype=step_output.dtype)
+                step_output = ops.where(_along(kept, step_output), step_output, output)
+                new_states = [
+                    ops.where(_along(kept, new), new, old) for new, old in zip(new_states, states)
+                ]
+            output, states = step_output, new_states
+            outputs.append(output)
+        if not outputs:  # no steps: no outputs, the states unchanged
+            output = ops.zeros((batch, *self._output_size), dtype=self.dtype)
+            return ops.zeros((batch, 0, *self._output_size), dtype=self.dtype), output, states
+        return ops.stack(outputs, axis=1), output, states
+
+    # -------------------------------------------------------------- shapes
+
+    def compute_mask(self, inputs, mask=None):
+        """The outputs' mask: the input mask if `return_sequences` (reversed if
+        `go_backwards`, like the outputs), else None; None for each state.
+
+        Args:
+            inputs: the inputs.
+            mask: the inputs' `(batch, time)` mask, or None.
+
+        Returns:
+            A mask or None; with `return_state`, a list `[mask, None, ...]`.
+
+        Example:
+            >>> layer = mk.layers.RNN(mk.layers.SimpleRNNCell(2))
+            >>> layer.compute_mask(None, np.array([[True, False]])) is None
+            True
+        """
+        mask = first_mask(mask)
+        output_mask = mask if self.return_sequences else None
+        if output_mask is not None and self.go_backwards:
+            output_mask = ops.flip(output_mask, axis=1)
+        if self.return_state:
+            return [output_mask] + [None] * len(self._state_sizes)
+        return output_mask
+
+    def compute_output_shape(self, input_shape):
+        sequences_shape = input_shape[0] if isinstance(input_shape, list) else input_shape
+        batch, steps = sequences_shape[0], sequences_shape[1]
+        size = self._output_size
+        output = (batch, steps, *size) if self.return_sequences else (batch, *size)
+        if self.return_state:
+            return [output, *self._state_shapes(batch)]
+        return output
+
+    # -------------------------------------------------------------- config
+
+    def _rnn_config(self):
+        return {
+            "return_sequences": self.return_sequences,
+            "return_state": self.return_state,
+            "go_backwards": self.go_backwards,
+            "stateful": self.stateful,
+            "unroll": self.unroll,
+            "zero_output_for_mask": self.zero_output_for_mask,
+        }
+
+    def get_config(self):
+        from minikeras.serialization_lib import serialize_keras_object
+
+        cell = serialize_keras_object(self.cell)
+        return {**super().get_config(), "cell": cell, **self._rnn_config()}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from minikeras.serialization_lib import deserialize_keras_object
+
+        config = dict(config)
+        config["cell"] = deserialize_keras_object(config["cell"], custom_objects)
+        return cls(**config)
+
+
+def _along(kept, value):
+    """The `(batch,)` booleans shaped to broadcast over `value`."""
+    return kept.reshape(kept.shape + (1,) * (value.ndim - 1))

@@ -1,0 +1,317 @@
+"""Recurrent cells: one time step. `SimpleRNNCell` here, `RecurrentCell` (what cells share).
+
+A cell is a layer with `state_size` (an int, or a list of ints for several
+states), optionally `output_size`, and `call(inputs, states)` returning
+`(output, new_states)` for one step: `inputs` `(batch, features)`, `states` a
+list of `(batch, size)` tensors. `minikeras.layers.RNN` runs a cell over a
+sequence. The built-in cells hold Keras's weights (`kernel`,
+`recurrent_kernel`, `bias`, gates in Keras's order), so `SimpleRNN`, `LSTM`
+and `GRU`, which are an `RNN` of their cell, can run the whole sequence as one
+fused op on the same weights.
+
+Dropout in cells, as in Keras: one mask per sequence for the inputs
+(`dropout`) and one for the recurrent state (`recurrent_dropout`), drawn at
+the first step a training call takes and kept until the RNN resets them.
+"""
+
+import numpy as np
+
+from minikeras import activations, constraints, initializers, ops, random, regularizers
+from minikeras.layers.dense import check_positive_int
+from minikeras.layers.layer import Layer
+
+__all__ = ["RecurrentCell", "SimpleRNNCell"]
+
+
+class RecurrentCell(Layer):
+    """What the built-in cells share: arguments, weights, dropout masks, config.
+
+    Not used directly: see `SimpleRNNCell`, `LSTMCell` and `GRUCell`.
+
+    Example:
+        >>> issubclass(SimpleRNNCell, RecurrentCell)
+        True
+    """
+
+    _gates = 1  # blocks of `units` columns in the kernels
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        kind = type(self).__name__
+        self.units = check_positive_int(kind, "units", units)
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        for argument, value in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
+            if not 0 <= value < 1:
+                raise ValueError(f"{kind}: `{argument}` must be in [0, 1), got {value!r}")
+        self.dropout = float(dropout)
+        self.recurrent_dropout = float(recurrent_dropout)
+        self.seed = seed
+        generator = None if seed is None else np.random.default_rng(seed)
+        object.__setattr__(self, "_generator", generator)
+        object.__setattr__(self, "_dropout_masks", {})
+
+    @property
+    def state_size(self):
+        """The size of each state: `units` (LSTMCell: `[units, units]`)."""
+        return self.units
+
+    @property
+    def output_size(self):
+        """The size of the output: `units`."""
+        return self.units
+
+    def build(self, input_shape):
+        features = input_shape[-1]
+        if features is None:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' needs inputs with a known last axis, "
+                f"got shape {tuple(input_shape)}"
+            )
+        width = self._gates * self.units
+        self.kernel = self.add_weight(
+            "kernel",
+            shape=(features, width),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.recurrent_kernel = self.add_weight(
+            "recurrent_kernel",
+            shape=(self.units, width),
+            initializer=self.recurrent_initializer,
+            regularizer=self.recurrent_regularizer,
+            constraint=self.recurrent_constraint,
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias",
+                shape=self._bias_shape(),
+                initializer=self._bias_initializer(),
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+
+    def _bias_shape(self):
+        return (self._gates * self.units,)
+
+    def _bias_initializer(self):
+        return self.bias_initializer
+
+    def _check_step(self, inputs):
+        if inputs.ndim != 2 or inputs.shape[-1] != self.kernel.shape[0]:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' expected one step of shape "
+                f"(batch, {self.kernel.shape[0]}), got shape {inputs.shape}"
+            )
+
+    # ------------------------------------------------------------ dropout
+
+    def _mask(self, kind, rate, like):
+        """The kept mask of `kind` for tensors like `like`: drawn once, reused until reset."""
+        mask = self._dropout_masks.get(kind)
+        if mask is None or mask.shape != like.shape:
+            generator = self._generator or random.generator()
+            keep = generator.random(like.shape, dtype=np.float32) >= rate
+            mask = keep.astype(like.dtype) * like.dtype.type(1.0 / (1.0 - rate))
+            self._dropout_masks[kind] = mask
+        return mask
+
+    def get_dropout_mask(self, step_inputs):
+        """The inputs' dropout mask (scaled keep mask), drawn on first use.
+
+        Args:
+            step_inputs: one step's inputs `(batch, features)`.
+
+        Returns:
+            A float array of their shape, or None without `dropout`.
+
+        Example:
+            >>> cell = SimpleRNNCell(2, dropout=0.5, seed=1)
+            >>> sorted(set(cell.get_dropout_mask(np.ones((2, 3), "float32")).ravel().tolist()))
+            [0.0, 2.0]
+        """
+        return self._mask("inputs", self.dropout, step_inputs) if self.dropout else None
+
+    def get_recurrent_dropout_mask(self, state):
+        """The recurrent state's dropout mask, drawn on first use (None without one).
+
+        Args:
+            state: the state `(batch, units)`.
+
+        Returns:
+            A float array of its shape, or None.
+
+        Example:
+            >>> SimpleRNNCell(2).get_recurrent_dropout_mask(np.ones((1, 2), "float32")) is None
+            True
+        """
+        if not self.recurrent_dropout:
+            return None
+        return self._mask("recurrent", self.recurrent_dropout, state)
+
+    def reset_dropout_mask(self):
+        """Forgets the inputs' mask: the next training step draws a new one.
+
+        Returns:
+            None.
+
+        Example:
+            >>> SimpleRNNCell(2, dropout=0.5).reset_dropout_mask()
+        """
+        self._dropout_masks.pop("inputs", None)
+
+    def reset_recurrent_dropout_mask(self):
+        """Forgets the recurrent mask: the next training step draws a new one.
+
+        Returns:
+            None.
+
+        Example:
+            >>> SimpleRNNCell(2, recurrent_dropout=0.5).reset_recurrent_dropout_mask()
+        """
+        self._dropout_masks.pop("recurrent", None)
+
+    def _dropped(self, inputs, state, training):
+        """`(inputs, state)` with their dropout masks applied when training."""
+        if training:
+            mask = self.get_dropout_mask(inputs)
+            if mask is not None:
+                inputs = inputs * mask
+            mask = self.get_recurrent_dropout_mask(state)
+            if mask is not None:
+                state = state * mask
+        return inputs, state
+
+    def get_initial_state(self, batch_size=None):
+        """Zeros for each state.
+
+        Args:
+            batch_size: the number of sequences.
+
+        Returns:
+            A list of `(batch_size, size)` zero tensors.
+
+        Example:
+            >>> [s.shape for s in SimpleRNNCell(3).get_initial_state(2)]
+            [(2, 3)]
+        """
+        sizes = self.state_size if isinstance(self.state_size, list) else [self.state_size]
+        return [ops.zeros((batch_size, size), dtype=self.dtype) for size in sizes]
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "recurrent_initializer": initializers.serialize(self.recurrent_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "recurrent_regularizer": regularizers.serialize(self.recurrent_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "recurrent_constraint": constraints.serialize(self.recurrent_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
+            "dropout": self.dropout,
+            "recurrent_dropout": self.recurrent_dropout,
+            "seed": self.seed,
+        }
+
+
+def _state_list(states):
+    """`(states as a list, whether they came as one)`."""
+    if isinstance(states, (list, tuple)):
+        return list(states), False
+    return [states], True
+
+
+class SimpleRNNCell(RecurrentCell):
+    """One step of a fully-connected RNN.
+
+        h = activation(x @ kernel + h_prev @ recurrent_kernel + bias)
+
+    Args:
+        units: positive int, the size of the state and output.
+        activation: `"tanh"` by default.
+        use_bias: whether to add a bias.
+        kernel_initializer: for the `(features, units)` kernel.
+        recurrent_initializer: for the `(units, units)` recurrent kernel.
+        bias_initializer: for the `(units,)` bias.
+        kernel_regularizer: optional penalty on the kernel.
+        recurrent_regularizer: optional penalty on the recurrent kernel.
+        bias_regularizer: optional penalty on the bias.
+        kernel_constraint: optional constraint on the kernel after each update.
+        recurrent_constraint: optional constraint on the recurrent kernel.
+        bias_constraint: optional constraint on the bias.
+        dropout: fraction of the inputs dropped while training.
+        recurrent_dropout: fraction of the previous state dropped while training.
+        seed: int seed of the dropout masks.
+        **kwargs: `name`, `dtype`, `trainable`.
+
+    Call arguments:
+        inputs: `(batch, features)`, one step.
+        states: the previous state `(batch, units)`, or a list of it.
+        training: turns dropout on.
+
+    Returns:
+        `(output, new_state)`: the new state is a list if the state came as one.
+
+    Input shape:
+        `(batch, features)`.
+
+    Output shape:
+        `(batch, units)`.
+
+    Raises:
+        ValueError: for `units` that is not a positive int, or a dropout
+            rate outside [0, 1).
+
+    Example:
+        >>> cell = mk.layers.SimpleRNNCell(3)
+        >>> output, states = cell(np.ones((2, 4)), [np.zeros((2, 3))])
+        >>> output.shape, len(states)
+        ((2, 3), 1)
+        >>> mk.layers.RNN(cell)(np.ones((2, 5, 4))).shape
+        (2, 3)
+    """
+
+    def call(self, inputs, states, training=False):
+        state_list, single = _state_list(states)
+        previous = state_list[0]
+        self._check_step(inputs)
+        inputs, dropped_state = self._dropped(inputs, previous, training)
+        total = ops.matmul(inputs, self.kernel) + ops.matmul(dropped_state, self.recurrent_kernel)
+        if self.bias is not None:
+            total = total + self.bias
+        output = self.activation(total)
+        return output, (output if single else [output])

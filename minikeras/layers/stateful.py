@@ -1,0 +1,140 @@
+"""`StatefulStates`: what a `stateful=True` recurrent layer keeps between calls.
+
+A stateful layer starts each batch from the final states of the batch
+before, so that sample `i` of one batch continues sample `i` of the last.
+That needs one batch size for the layer's life: it comes from
+`Input(batch_shape=...)` when the layer is built, or else from the first
+call, and a batch of another size is refused before anything changes. The
+states are kept as plain arrays, outside the tape (a later batch does not
+backpropagate into an earlier one) and outside the weights (a saved model
+does not carry them, as in Keras).
+"""
+
+import numpy as np
+
+from minikeras import ops
+
+__all__ = ["StatefulStates"]
+
+
+class StatefulStates:
+    """Mixin for recurrent layers: the kept states, the fixed batch size, `reset_states`.
+
+    The layer using it sets `self.stateful` and defines `_state_shapes(batch)`
+    (the states' shapes for a batch) before calling these methods.
+
+    Example:
+        >>> layer = mk.layers.RNN(mk.layers.SimpleRNNCell(2), stateful=True)
+        >>> _ = layer(np.ones((3, 4, 1), "float32"))
+        >>> [s.shape for s in layer.states]
+        [(3, 2)]
+        >>> layer.reset_states(); float(np.abs(layer.states[0].numpy()).max())
+        0.0
+    """
+
+    def _init_stateful(self, stateful):
+        object.__setattr__(self, "stateful", bool(stateful))
+        object.__setattr__(self, "_state_values", None)  # arrays, or None before the first call
+        object.__setattr__(self, "_expected_batch_size", None)
+
+    def _fix_batch_size(self, batch_size):
+        """Records the batch size at build (from `batch_shape`) when it is known."""
+        if self.stateful and batch_size is not None and self._expected_batch_size is None:
+            object.__setattr__(self, "_expected_batch_size", int(batch_size))
+
+    def _check_batch_size(self, batch_size):
+        """Fixes the batch size on the first call; refuses another size later."""
+        if not self.stateful:
+            return
+        expected = self._expected_batch_size
+        if expected is None:
+            object.__setattr__(self, "_expected_batch_size", int(batch_size))
+        elif batch_size != expected:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' is stateful with batch size {expected} "
+                f"(from its first call or its Input's batch_shape), got a batch of "
+                f"{batch_size}; make every batch {expected} samples (drop or pad the last)"
+            )
+
+    def _kept_states(self):
+        """The states this call starts from: those kept, or None (zeros)."""
+        if not self.stateful or self._state_values is None:
+            return None
+        return [ops.convert_to_tensor(value) for value in self._state_values]
+
+    def _keep_states(self, states):
+        if self.stateful:
+            values = [np.array(ops.convert_to_tensor(state).numpy()) for state in states]
+            object.__setattr__(self, "_state_values", values)
+
+    @property
+    def states(self):
+        """The kept states as Tensors (zeros before the first call if the batch size is known).
+
+        None for a layer that is not stateful or whose batch size is not known yet.
+        """
+        if self._state_values is not None:
+            return [ops.convert_to_tensor(value) for value in self._state_values]
+        if not self.stateful or self._expected_batch_size is None:
+            return None
+        shapes = self._state_shapes(self._expected_batch_size)
+        return [ops.zeros(shape, dtype=self.dtype) for shape in shapes]
+
+    def reset_states(self, states=None):
+        """Sets the kept states to zeros, or to `states`.
+
+        Args:
+            states: optional list of arrays, one per state, each
+                `(batch, size)` with the layer's batch size.
+
+        Returns:
+            None.
+
+        Raises:
+            ValueError: if the layer is not stateful, or for states of the
+                wrong number or shapes.
+
+        Example:
+            >>> layer = mk.layers.RNN(mk.layers.LSTMCell(2), stateful=True)
+            >>> _ = layer(np.ones((1, 3, 2), "float32"))
+            >>> layer.reset_states([np.ones((1, 2)), np.zeros((1, 2))])
+            >>> layer.states[0].numpy().tolist()
+            [[1.0, 1.0]]
+        """
+        if not self.stateful:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' is not stateful: there are no states to "
+                "reset (construct it with stateful=True)"
+            )
+        if states is None:
+            object.__setattr__(self, "_state_values", None)
+            return
+        states = list(states) if isinstance(states, (list, tuple)) else [states]
+        batch = self._expected_batch_size
+        if batch is None:
+            batch = np.shape(states[0])[0] if states else None
+        expected = [tuple(shape) for shape in self._state_shapes(batch)]
+        got = [tuple(np.shape(state)) for state in states]
+        if got != expected:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}'.reset_states expected states of shapes "
+                f"{expected}, got {got}"
+            )
+        self._check_batch_size(batch)
+        values = [np.asarray(ops.convert_to_tensor(s).numpy(), dtype=self.dtype) for s in states]
+        object.__setattr__(self, "_state_values", values)
+
+    def reset_state(self, states=None):
+        """Same as `reset_states` (Keras 3 has both names).
+
+        Args:
+            states: as for `reset_states`.
+
+        Returns:
+            None.
+
+        Example:
+            >>> layer = mk.layers.RNN(mk.layers.GRUCell(2), stateful=True)
+            >>> layer.reset_state()
+        """
+        self.reset_states(states)
