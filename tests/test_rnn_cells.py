@@ -318,6 +318,37 @@ def test_cell_dropout_is_one_mask_per_sequence_and_only_in_training():
     assert first is cell.get_dropout_mask(x[:, 1])  # the same mask at every step
 
 
+@pytest.mark.parametrize("kind", FUSED)
+def test_fused_layers_drop_as_their_cell_does(kind):
+    # Same seeds, same masks: the fused input dropout and the step loop's recurrent
+    # dropout (which the fused layers fall back to) give the cell's results.
+    fused_class, cell_class, _ = FUSED[kind]
+    x, _, mask = data(1)
+    fused = fused_class(5, dropout=0.3, recurrent_dropout=0.4, seed=3, return_sequences=True)
+    general = RNN(cell_class(5, dropout=0.3, recurrent_dropout=0.4, seed=3), return_sequences=True)
+    fused.build(x.shape)
+    general.build(x.shape)
+    general.set_weights(fused.get_weights())
+    for training in (True, False):
+        np.testing.assert_allclose(
+            fused(x, mask=mask, training=training).numpy(),
+            general(x, mask=mask, training=training).numpy(),
+            rtol=1e-5,
+            atol=1e-6,
+        )
+    only_inputs = fused_class(5, dropout=0.3, seed=3)
+    only_inputs.build(x.shape)
+    reference = RNN(cell_class(5, dropout=0.3, seed=3))
+    reference.build(x.shape)
+    reference.set_weights(only_inputs.get_weights())
+    np.testing.assert_allclose(
+        only_inputs(x, training=True).numpy(),
+        reference(x, training=True).numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
+
+
 # ------------------------------------------------------------------ config
 
 

@@ -18,18 +18,11 @@ def sequences(seed=0, batch=2, steps=6, features=4):
     return np.random.default_rng(seed).standard_normal((batch, steps, features)).astype("float32")
 
 
-def try_make(kind, **kwargs):
-    try:
-        return MAKERS[kind](**kwargs)
-    except NotImplementedError as error:  # pragma: no cover - the fused layers before the change
-        pytest.skip(str(error))
-
-
 @pytest.mark.parametrize("name", MAKERS)
 def test_two_halves_equal_the_whole_sequence(name):
     x = sequences()
-    whole = try_make(name, return_sequences=True, return_state=True)
-    halves = try_make(name, return_sequences=True, return_state=True, stateful=True)
+    whole = MAKERS[name](return_sequences=True, return_state=True)
+    halves = MAKERS[name](return_sequences=True, return_state=True, stateful=True)
     whole.build(x.shape)
     halves.build(x.shape)
     halves.set_weights(whole.get_weights())
@@ -48,7 +41,7 @@ def test_two_halves_equal_the_whole_sequence(name):
 @pytest.mark.parametrize("name", MAKERS)
 def test_reset_states_starts_again_from_zeros(name):
     x = sequences(1)
-    layer = try_make(name, stateful=True)
+    layer = MAKERS[name](stateful=True)
     fresh = layer(x).numpy()
     assert not np.allclose(layer(x).numpy(), fresh)  # started from the kept states
     layer.reset_states()
@@ -59,7 +52,7 @@ def test_reset_states_starts_again_from_zeros(name):
 
 @pytest.mark.parametrize("name", MAKERS)
 def test_another_batch_size_is_refused_before_anything_changes(name):
-    layer = try_make(name, stateful=True, name=f"kept_{name}")
+    layer = MAKERS[name](stateful=True, name=f"kept_{name}")
     layer(sequences(batch=2))
     before = [s.numpy() for s in layer.states]
     with pytest.raises(ValueError, match=rf"kept_{name}.*batch size 2.*batch of 5"):

@@ -2,7 +2,7 @@
 
 from minikeras import ops
 from minikeras.layers.layer import Layer
-from minikeras.layers.recurrent import split_initial_state, with_initial_state
+from minikeras.layers.rnn import first_mask, split_initial_state, with_initial_state
 
 __all__ = ["Bidirectional"]
 
@@ -27,7 +27,7 @@ class Bidirectional(Layer):
     steps when returning sequences.
 
     Args:
-        layer: a `SimpleRNN`, `LSTM` or `GRU` (or a layer with their
+        layer: a `SimpleRNN`, `LSTM`, `GRU` or `RNN` (or a layer with their
             `go_backwards`, `return_sequences`, `return_state` and config).
         merge_mode: `"concat"` (default), `"sum"`, `"ave"`, `"mul"`, or None
             for the list `[forward, backward]`.
@@ -168,12 +168,11 @@ class Bidirectional(Layer):
             >>> mk.layers.Bidirectional(GRU(2)).compute_mask(None, np.ones((1, 3), bool)) is None
             True
         """
-        while isinstance(mask, (list, tuple)):
-            mask = mask[0] if mask else None
+        mask = first_mask(mask)
         output_mask = mask if self.return_sequences else None
         masks = [output_mask, output_mask] if self.merge_mode is None else [output_mask]
         if self.return_state:
-            masks += [None] * (2 * self.forward_layer._state_count)
+            masks += [None] * (2 * len(self.forward_layer._state_sizes))
         return masks if len(masks) > 1 else masks[0]
 
     def compute_output_shape(self, input_shape):

@@ -1,7 +1,7 @@
 """`GRU`: gated recurrent unit, Keras's weights and equations, one fused loop."""
 
 from minikeras import activations, ops
-from minikeras.layers.recurrent import RNNBase, for_kernel
+from minikeras.layers.recurrent import RNNBase, cell_property, for_kernel
 from minikeras.layers.rnn_cells import RecurrentCell
 
 __all__ = ["GRU", "GRUCell"]
@@ -129,13 +129,8 @@ class GRUCell(RecurrentCell):
 class GRU(RNNBase):
     """Gated recurrent unit (Cho et al., 2014), Keras's variant.
 
-        x_z, x_r, x_h = split(x_t @ kernel + b_in, 3)        # Keras's gate order z, r, h
-        reset_after=True (default):
-            h_z, h_r, h_h = split(h_{t-1} @ recurrent_kernel + b_rec, 3)
-            z, r = sig(x_z + h_z), sig(x_r + h_r);  hh = act(x_h + r * h_h)
-        reset_after=False:
-            z, r from h_{t-1} @ recurrent_kernel[:, :2 units];  hh = act(x_h + (r h_{t-1}) @ U_h)
-        h_t = z * h_{t-1} + (1 - z) * hh
+    An `RNN` of a `GRUCell` (`layer.cell`), run as one fused op; the
+    equations, both bias layouts included, are `GRUCell`'s.
 
     Args:
         units: positive int, the size of the state and output.
@@ -157,24 +152,20 @@ class GRU(RNNBase):
         `(batch, time, features)`.
 
     Output shape:
-        `(batch, units)`, or `(batch, time, units)` with `return_sequences`; with
-        `return_state`, also the final state `(batch, units)`.
-
-    Returns:
         As for `SimpleRNN`: output, or `[output, state]` with `return_state`.
 
     Raises:
-        ValueError: for inputs that are not `(batch, time, features)`, or a
-            state of the wrong shape, naming the layer.
-        NotImplementedError: for `recurrent_dropout` or `stateful`.
+        ValueError: for inputs that are not `(batch, time, features)`, a
+            state of the wrong shape, or a stateful batch of another size,
+            naming the layer.
 
     Example:
-        >>> layer = mk.layers.GRU(4)
-        >>> layer(np.ones((2, 5, 3))).shape, layer.bias.shape
+        >>> layer = GRU(4)
+        >>> layer(np.ones((2, 5, 3))).shape, layer.cell.bias.shape
         ((2, 4), (2, 12))
     """
 
-    _gates = 3
+    _cell_name = "gru_cell"
 
     def __init__(
         self,
@@ -188,38 +179,32 @@ class GRU(RNNBase):
         reset_after=True,
         **kwargs,
     ):
-        super().__init__(
-            units,
-            activation,
-            use_bias,
-            kernel_initializer,
-            recurrent_initializer,
-            bias_initializer,
-            **kwargs,
-        )
-        self.recurrent_activation = activations.get(recurrent_activation)
-        self.reset_after = bool(reset_after)
+        cell_arguments = {
+            "units": units,
+            "activation": activation,
+            "recurrent_activation": recurrent_activation,
+            "use_bias": use_bias,
+            "kernel_initializer": kernel_initializer,
+            "recurrent_initializer": recurrent_initializer,
+            "bias_initializer": bias_initializer,
+            "reset_after": reset_after,
+        }
+        super().__init__(GRUCell, cell_arguments, **kwargs)
 
-    def _bias_shape(self):
-        return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
+    recurrent_activation = cell_property("recurrent_activation")
+    reset_after = cell_property("reset_after")
 
-    def _loop(self, sequences, initial_state, mask):
+    def _fused(self, sequences, states, keep):
+        cell = self.cell
         return ops.gru(
             sequences,
-            self.kernel,
-            self.recurrent_kernel,
-            self.bias,
-            initial_state,
-            mask,
+            cell.kernel,
+            cell.recurrent_kernel,
+            cell.bias,
+            states,
+            keep,
             self.go_backwards,
-            self.reset_after,
-            for_kernel(self.activation),
-            for_kernel(self.recurrent_activation),
+            cell.reset_after,
+            for_kernel(cell.activation),
+            for_kernel(cell.recurrent_activation),
         )
-
-    def get_config(self):
-        return {
-            **super().get_config(),
-            "recurrent_activation": activations.serialize(self.recurrent_activation),
-            "reset_after": self.reset_after,
-        }

@@ -3,7 +3,7 @@
 import numpy as np
 
 from minikeras import activations, ops
-from minikeras.layers.recurrent import RNNBase, for_kernel
+from minikeras.layers.recurrent import RNNBase, cell_property, for_kernel
 from minikeras.layers.rnn_cells import RecurrentCell
 
 __all__ = ["LSTM", "LSTMCell"]
@@ -134,6 +134,8 @@ class LSTMCell(RecurrentCell):
 class LSTM(RNNBase):
     """Long short-term memory (Hochreiter & Schmidhuber, 1997), Keras's variant.
 
+    An `RNN` of an `LSTMCell` (`layer.cell`), run as one fused op:
+
         z = x_t @ kernel + h_{t-1} @ recurrent_kernel + bias
         i, f, c~, o = split(z, 4)          # Keras's gate order
         c_t = sig(f) * c_{t-1} + sig(i) * act(c~)
@@ -149,9 +151,10 @@ class LSTM(RNNBase):
         recurrent_initializer: for the `(units, 4 * units)` recurrent kernel.
         bias_initializer: for the `(4 * units,)` bias.
         unit_forget_bias: start the forget gate's bias at 1 (Jozefowicz et al.).
-        **kwargs: `dropout`, `recurrent_dropout`, `seed`, `return_sequences`,
-            `return_state`, `go_backwards`, `stateful`, `unroll`,
-            `zero_output_for_mask` as for `SimpleRNN`; `name`, `dtype`, ...
+        **kwargs: regularizers, constraints, `dropout`, `recurrent_dropout`,
+            `seed`, `return_sequences`, `return_state`, `go_backwards`,
+            `stateful`, `unroll`, `zero_output_for_mask` as for `SimpleRNN`;
+            `name`, `dtype`, ...
 
     Call arguments:
         sequences, initial_state (`[h, c]`), mask, training: as for `SimpleRNN`.
@@ -160,27 +163,22 @@ class LSTM(RNNBase):
         `(batch, time, features)`.
 
     Output shape:
-        `(batch, units)`, or `(batch, time, units)` with `return_sequences`; with
-        `return_state`, also the final states `h` and `c`, each `(batch, units)`.
-
-    Returns:
-        The last output `(batch, units)`, or every step's with
-        `return_sequences`; with `return_state`, `[output, h, c]`.
+        `(batch, units)`, or `(batch, time, units)` with `return_sequences`;
+        with `return_state`, `[output, h, c]`.
 
     Raises:
-        ValueError: for inputs that are not `(batch, time, features)`, or
-            states of the wrong shape, naming the layer.
-        NotImplementedError: for `recurrent_dropout` or `stateful`.
+        ValueError: for inputs that are not `(batch, time, features)`, states
+            of the wrong shape, or a stateful batch of another size, naming
+            the layer.
 
     Example:
-        >>> layer = mk.layers.LSTM(4, return_state=True)
+        >>> layer = LSTM(4, return_state=True)
         >>> output, h, c = layer(np.ones((2, 5, 3)))
-        >>> output.shape, c.shape, layer.kernel.shape
+        >>> output.shape, c.shape, layer.cell.kernel.shape
         ((2, 4), (2, 4), (3, 16))
     """
 
-    _gates = 4
-    _state_count = 2
+    _cell_name = "lstm_cell"
 
     def __init__(
         self,
@@ -194,39 +192,32 @@ class LSTM(RNNBase):
         unit_forget_bias=True,
         **kwargs,
     ):
-        super().__init__(
-            units,
-            activation,
-            use_bias,
-            kernel_initializer,
-            recurrent_initializer,
-            bias_initializer,
-            **kwargs,
-        )
-        self.recurrent_activation = activations.get(recurrent_activation)
-        self.unit_forget_bias = bool(unit_forget_bias)
+        kwargs.pop("implementation", None)  # Keras's choice of matrix layout: one layout here
+        cell_arguments = {
+            "units": units,
+            "activation": activation,
+            "recurrent_activation": recurrent_activation,
+            "use_bias": use_bias,
+            "kernel_initializer": kernel_initializer,
+            "recurrent_initializer": recurrent_initializer,
+            "bias_initializer": bias_initializer,
+            "unit_forget_bias": unit_forget_bias,
+        }
+        super().__init__(LSTMCell, cell_arguments, **kwargs)
 
-    def _bias_initializer(self):
-        if self.unit_forget_bias:
-            return _ForgetBiasOne(self.bias_initializer, self.units)
-        return self.bias_initializer
+    recurrent_activation = cell_property("recurrent_activation")
+    unit_forget_bias = cell_property("unit_forget_bias")
 
-    def _loop(self, sequences, initial_state, mask):
+    def _fused(self, sequences, states, keep):
+        cell = self.cell
         return ops.lstm(
             sequences,
-            self.kernel,
-            self.recurrent_kernel,
-            self.bias,
-            initial_state,
-            mask,
+            cell.kernel,
+            cell.recurrent_kernel,
+            cell.bias,
+            states,
+            keep,
             self.go_backwards,
-            for_kernel(self.activation),
-            for_kernel(self.recurrent_activation),
+            for_kernel(cell.activation),
+            for_kernel(cell.recurrent_activation),
         )
-
-    def get_config(self):
-        return {
-            **super().get_config(),
-            "recurrent_activation": activations.serialize(self.recurrent_activation),
-            "unit_forget_bias": self.unit_forget_bias,
-        }

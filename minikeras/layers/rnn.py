@@ -229,17 +229,10 @@ class RNN(StatefulStates, Layer):
         return [output, *states] if self.return_state else output
 
     def _initial_states(self, given, batch):
-        """The states to start from: given, kept (stateful), or the cell's zeros."""
+        """The states to start from: given, kept (stateful), or None for the cell's own."""
         expected = self._state_shapes(batch)
         if given is None:
-            kept = self._kept_states()
-            if kept is not None:
-                return kept
-            initial = getattr(self.cell, "get_initial_state", None)
-            if callable(initial):
-                states = initial(batch)
-                return list(states) if isinstance(states, (list, tuple)) else [states]
-            return [ops.zeros(shape, dtype=self.dtype) for shape in expected]
+            return self._kept_states()  # None: the cell's initial states, made by _loop
         given = list(given) if isinstance(given, (list, tuple)) else [given]
         got = [tuple(state.shape) for state in given]
         if got != expected:
@@ -256,9 +249,22 @@ class RNN(StatefulStates, Layer):
         for inner in getattr(cell, "cells", ()):
             self._reset_dropout_masks(inner)
 
+    def _cell_initial_states(self, batch):
+        initial = getattr(self.cell, "get_initial_state", None)
+        if callable(initial):
+            states = initial(batch)
+            return list(states) if isinstance(states, (list, tuple)) else [states]
+        return [ops.zeros(shape, dtype=self.dtype) for shape in self._state_shapes(batch)]
+
     def _loop(self, sequences, states, keep, training):
-        """Calls the cell step by step: `(outputs, last_output, final_states)`."""
+        """Calls the cell step by step: `(outputs, last_output, final_states)`.
+
+        `states` is None for the cell's initial states; `keep` a numpy
+        `(batch, time)` mask or None.
+        """
         batch, steps = sequences.shape[0], sequences.shape[1]
+        if states is None:
+            states = self._cell_initial_states(batch)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         cell_kwargs = {}
         if takes_training(self.cell):
