@@ -6,6 +6,7 @@ out; `RNN(cell)` is then checked against the fused `SimpleRNN`, `LSTM` and
 """
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -374,3 +375,28 @@ def test_a_registered_user_cell_round_trips_through_a_saved_model(tmp_path):
     assert type(loaded.layers[-1].cell).__name__ == "RegisteredMinimalCell"
     x = np.random.default_rng(0).standard_normal((2, 5, 3)).astype("float32")
     np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
+# ------------------------------------------------- files from before the cells
+
+LEGACY = Path(__file__).parent / "fixtures" / "minikeras_0.2"
+
+
+def test_files_written_before_the_layers_held_cells_still_load():
+    # Made by minikeras 0.2.0 (make_fixtures.py there): weights at `lstm/kernel`, not
+    # `lstm/cell/kernel`. The model and the weights alone load, with the same predictions.
+    data = np.load(LEGACY / "recurrent.npz")
+    model = mk.saving.load_model(LEGACY / "recurrent.minikeras")
+    np.testing.assert_allclose(model.predict(data["x"], verbose=0), data["y"], rtol=1e-6)
+    assert type(model.layers[1].cell) is GRUCell
+    copy = mk.Sequential(
+        [
+            Input((4, 3)),
+            SimpleRNN(3, return_sequences=True),
+            GRU(2, return_sequences=True),
+            Bidirectional(LSTM(2)),
+            mk.layers.Dense(1),
+        ]
+    )
+    copy.load_weights(LEGACY / "recurrent.weights.minikeras")
+    np.testing.assert_allclose(copy.predict(data["x"], verbose=0), data["y"], rtol=1e-6)

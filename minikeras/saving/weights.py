@@ -167,6 +167,19 @@ def _out_of_range(array, dtype):
     return bool(finite.size) and bool(np.abs(finite).max() > np.finfo(target).max)
 
 
+def _before_cells(name):
+    """A recurrent layer's weight as minikeras 0.2 named it: `lstm/kernel` for `lstm/cell/kernel`.
+
+    Until SimpleRNN, LSTM and GRU held a cell, their weights were their own;
+    files written then still load.
+    """
+    parts = name.split("/")
+    if "cell" not in parts[:-1]:
+        return None
+    index = len(parts) - 2 - parts[-2::-1].index("cell")
+    return "/".join(parts[:index] + parts[index + 1 :])
+
+
 def _match(table, entries):
     """Pairs each weight with its array; lists what is missing, unexpected or mismatched."""
     by_path = sum(path in {p for p, _, _ in entries} for path, _, _ in table)
@@ -176,6 +189,8 @@ def _match(table, entries):
     pairs, problems = [], []
     for path, key, variable in table:
         found = saved.pop(key if use_key else path, None)
+        if found is None:
+            found = saved.pop(_before_cells(key if use_key else path), None)
         label = f"'{path}'" + (f" (position '{key}')" if use_key else "")
         if found is None:
             problems.append(f"missing: {label}, shape {variable.shape}, is not in the file")
