@@ -180,15 +180,21 @@ def test_a_cell_without_state_size_is_refused():
 # ------------------------------------------------ against the fused layers
 
 FUSED = {
-    "simple_rnn": (SimpleRNN, SimpleRNNCell, 1),
-    "lstm": (LSTM, LSTMCell, 2),
-    "gru": (GRU, GRUCell, 1),
-    "gru_reset_before": (
-        lambda *a, **k: GRU(*a, reset_after=False, **k),
-        lambda *a, **k: GRUCell(*a, reset_after=False, **k),
-        1,
-    ),
+    "simple_rnn": (SimpleRNN, SimpleRNNCell, {}, 1),
+    "lstm": (LSTM, LSTMCell, {}, 2),
+    "gru": (GRU, GRUCell, {}, 1),
+    "gru_reset_before": (GRU, GRUCell, {"reset_after": False}, 1),
 }
+
+
+def step_by_step(cell_class):
+    """A subclass with its own call(): RNN runs it one step at a time, not as a fused op."""
+
+    class StepByStep(cell_class):
+        def call(self, inputs, states, training=False):
+            return super().call(inputs, states, training=training)
+
+    return StepByStep
 
 
 def data(state_count, seed=0, batch=3, steps=6, features=4, units=5):
@@ -196,8 +202,9 @@ def data(state_count, seed=0, batch=3, steps=6, features=4, units=5):
     x = rng.standard_normal((batch, steps, features)).astype("float32")
     states = [rng.standard_normal((batch, units)).astype("float32") for _ in range(state_count)]
     mask = np.ones((batch, steps), bool)
-    mask[0, 4:] = False  # right padding
+    mask[0, 4:] = False  # right padding (leading steps with go_backwards)
     mask[1, 2] = False  # a hole
+    mask[-1, :2] = False  # left padding: masked steps before any kept one
     return x, states, mask
 
 
@@ -205,26 +212,26 @@ def data(state_count, seed=0, batch=3, steps=6, features=4, units=5):
 @pytest.mark.parametrize("go_backwards", [False, True])
 @pytest.mark.parametrize("masked", [False, True])
 def test_rnn_of_the_cell_equals_the_fused_layer(kind, go_backwards, masked):
-    fused_class, cell_class, state_count = FUSED[kind]
+    fused_class, cell_class, options, state_count = FUSED[kind]
     x, states, mask = data(state_count)
-    options = dict(return_sequences=True, return_state=True, go_backwards=go_backwards)
-    fused = fused_class(5, **options)
-    general = RNN(cell_class(5), **options)
-    fused.build(x.shape)
-    general.build(x.shape)
+    flags = dict(return_sequences=True, return_state=True, go_backwards=go_backwards)
+    fused = fused_class(5, **options, **flags)
+    stepped = RNN(step_by_step(cell_class)(5, **options), **flags)
+    general = RNN(cell_class(5, **options), **flags)  # a built-in cell: the fused op too
     rng = np.random.default_rng(7)
-    weights = [rng.standard_normal(w.shape).astype("float32") * 0.5 for w in fused.weights]
-    fused.set_weights(weights)
-    general.set_weights(weights)
-    # The fused loop's masked leading steps output the initial state, Keras's loop zeros:
-    # with a mask, start from zeros (where the two agree), else from the random states.
-    initial = [np.zeros_like(s) for s in states] if masked else states
+    for layer in (fused, stepped, general):
+        layer.build(x.shape)
+        layer.set_weights(
+            [rng.standard_normal(w.shape).astype("float32") * 0.5 for w in layer.weights]
+        )
+        rng = np.random.default_rng(7)
     mask = mask if masked else None
-    expected = fused(x, initial_state=initial, mask=mask)
-    got = general(x, initial_state=initial, mask=mask)
-    assert len(got) == len(expected) == 1 + state_count
-    for a, b in zip(got, expected):
-        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+    expected = fused(x, initial_state=states, mask=mask)
+    for layer in (stepped, general):
+        got = layer(x, initial_state=states, mask=mask)
+        assert len(got) == len(expected) == 1 + state_count
+        for a, b in zip(got, expected):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_padding_with_a_mask_changes_nothing():
@@ -239,12 +246,13 @@ def test_padding_with_a_mask_changes_nothing():
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)
 
 
-def test_gradients_of_rnn_lstm_cell_with_a_mask_match_central_differences():
+@pytest.mark.parametrize("cell_class", [LSTMCell, step_by_step(LSTMCell)])
+def test_gradients_of_rnn_lstm_cell_with_a_mask_match_central_differences(cell_class):
     x, states, mask = data(2, seed=4, batch=2, steps=4, features=3, units=2)
     x, states = x.astype("float64"), [s.astype("float64") for s in states]
     mask = mask[:, :4]
     layer = RNN(
-        LSTMCell(2, dtype="float64"), return_sequences=True, return_state=True, dtype="float64"
+        cell_class(2, dtype="float64"), return_sequences=True, return_state=True, dtype="float64"
     )
     layer.build(x.shape)
 
@@ -321,33 +329,25 @@ def test_cell_dropout_is_one_mask_per_sequence_and_only_in_training():
 
 @pytest.mark.parametrize("kind", FUSED)
 def test_fused_layers_drop_as_their_cell_does(kind):
-    # Same seeds, same masks: the fused input dropout and the step loop's recurrent
-    # dropout (which the fused layers fall back to) give the cell's results.
-    fused_class, cell_class, _ = FUSED[kind]
+    # Same seeds, same masks: the fused op's input dropout (one mask for every step),
+    # and recurrent dropout (which runs the step loop), give what the cell gives step by step.
+    fused_class, cell_class, options, _ = FUSED[kind]
     x, _, mask = data(1)
-    fused = fused_class(5, dropout=0.3, recurrent_dropout=0.4, seed=3, return_sequences=True)
-    general = RNN(cell_class(5, dropout=0.3, recurrent_dropout=0.4, seed=3), return_sequences=True)
-    fused.build(x.shape)
-    general.build(x.shape)
-    general.set_weights(fused.get_weights())
-    for training in (True, False):
-        np.testing.assert_allclose(
-            fused(x, mask=mask, training=training).numpy(),
-            general(x, mask=mask, training=training).numpy(),
-            rtol=1e-5,
-            atol=1e-6,
+    for rates in ({"dropout": 0.3, "recurrent_dropout": 0.4}, {"dropout": 0.3}):
+        fused = fused_class(5, **options, **rates, seed=3, return_sequences=True)
+        stepped = RNN(
+            step_by_step(cell_class)(5, **options, **rates, seed=3), return_sequences=True
         )
-    only_inputs = fused_class(5, dropout=0.3, seed=3)
-    only_inputs.build(x.shape)
-    reference = RNN(cell_class(5, dropout=0.3, seed=3))
-    reference.build(x.shape)
-    reference.set_weights(only_inputs.get_weights())
-    np.testing.assert_allclose(
-        only_inputs(x, training=True).numpy(),
-        reference(x, training=True).numpy(),
-        rtol=1e-5,
-        atol=1e-6,
-    )
+        fused.build(x.shape)
+        stepped.build(x.shape)
+        stepped.set_weights(fused.get_weights())
+        for training in (True, False):
+            np.testing.assert_allclose(
+                fused(x, mask=mask, training=training).numpy(),
+                stepped(x, mask=mask, training=training).numpy(),
+                rtol=1e-5,
+                atol=1e-6,
+            )
 
 
 # ------------------------------------------------------------------ config

@@ -1,8 +1,8 @@
 """`GRU`: gated recurrent unit, Keras's weights and equations, one fused loop."""
 
 from minikeras import activations, ops
-from minikeras.layers.recurrent import RNNBase, cell_property, for_kernel
-from minikeras.layers.rnn_cells import RecurrentCell
+from minikeras.layers.recurrent import RNNBase, cell_property
+from minikeras.layers.rnn_cells import RecurrentCell, for_kernel
 
 __all__ = ["GRU", "GRUCell"]
 
@@ -118,12 +118,29 @@ class GRUCell(RecurrentCell):
         h = update * h_previous + (1.0 - update) * candidate
         return h, (h if single else [h])
 
+    def _fused_op(self, sequences, states, keep, go_backwards):
+        return ops.gru(
+            sequences,
+            self.kernel,
+            self.recurrent_kernel,
+            self.bias,
+            states,
+            keep,
+            go_backwards,
+            self.reset_after,
+            for_kernel(self.activation),
+            for_kernel(self.recurrent_activation),
+        )
+
     def get_config(self):
         return {
             **super().get_config(),
             "recurrent_activation": activations.serialize(self.recurrent_activation),
             "reset_after": self.reset_after,
         }
+
+
+GRUCell._fused_call = GRUCell.call
 
 
 class GRU(RNNBase):
@@ -193,18 +210,3 @@ class GRU(RNNBase):
 
     recurrent_activation = cell_property("recurrent_activation")
     reset_after = cell_property("reset_after")
-
-    def _fused(self, sequences, states, keep):
-        cell = self.cell
-        return ops.gru(
-            sequences,
-            cell.kernel,
-            cell.recurrent_kernel,
-            cell.bias,
-            states,
-            keep,
-            self.go_backwards,
-            cell.reset_after,
-            for_kernel(cell.activation),
-            for_kernel(cell.recurrent_activation),
-        )

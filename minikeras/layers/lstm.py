@@ -3,8 +3,8 @@
 import numpy as np
 
 from minikeras import activations, ops
-from minikeras.layers.recurrent import RNNBase, cell_property, for_kernel
-from minikeras.layers.rnn_cells import RecurrentCell
+from minikeras.layers.recurrent import RNNBase, cell_property
+from minikeras.layers.rnn_cells import RecurrentCell, for_kernel
 
 __all__ = ["LSTM", "LSTMCell"]
 
@@ -123,12 +123,28 @@ class LSTMCell(RecurrentCell):
         h = output_gate * self.activation(c)
         return h, [h, c]
 
+    def _fused_op(self, sequences, states, keep, go_backwards):
+        return ops.lstm(
+            sequences,
+            self.kernel,
+            self.recurrent_kernel,
+            self.bias,
+            states,
+            keep,
+            go_backwards,
+            for_kernel(self.activation),
+            for_kernel(self.recurrent_activation),
+        )
+
     def get_config(self):
         return {
             **super().get_config(),
             "recurrent_activation": activations.serialize(self.recurrent_activation),
             "unit_forget_bias": self.unit_forget_bias,
         }
+
+
+LSTMCell._fused_call = LSTMCell.call
 
 
 class LSTM(RNNBase):
@@ -207,17 +223,3 @@ class LSTM(RNNBase):
 
     recurrent_activation = cell_property("recurrent_activation")
     unit_forget_bias = cell_property("unit_forget_bias")
-
-    def _fused(self, sequences, states, keep):
-        cell = self.cell
-        return ops.lstm(
-            sequences,
-            cell.kernel,
-            cell.recurrent_kernel,
-            cell.bias,
-            states,
-            keep,
-            self.go_backwards,
-            for_kernel(cell.activation),
-            for_kernel(cell.recurrent_activation),
-        )

@@ -1,44 +1,22 @@
 """`RNNBase` (what the fused recurrent layers share) and `SimpleRNN`; `LSTM` and `GRU` beside.
 
 Each of these layers is an `RNN` holding its cell (`layer.cell.kernel`, as in
-Keras 3), but its loop is one op (`ops.simple_rnn`, `ops.lstm`, `ops.gru`):
-a single primitive over the whole sequence with a hand-written backward
-pass, all gate products of a step in one matrix product, on the cell's
-weights. Only `recurrent_dropout` while training, which masks the state at
-each step, runs the cell step by step instead. The weights have Keras's names,
-shapes and gate orders, so `set_weights(keras_layer.get_weights())` gives the
-same outputs.
+Keras 3). Their cells run a whole sequence as one op (`ops.simple_rnn`,
+`ops.lstm`, `ops.gru`): a single primitive with a hand-written backward pass,
+all gate products of a step in one matrix product (see `RNN` and the cells).
+What the layers add is Keras's flat arguments and config, and the cell's
+attributes read through the layer. The weights have Keras's names, shapes and
+gate orders, so `set_weights(keras_layer.get_weights())` gives the same
+outputs.
 """
 
-import numpy as np
-
-from minikeras import activations, ops
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.rnn import RNN
 from minikeras.layers.rnn_cells import SimpleRNNCell
 
-__all__ = ["RNNBase", "SimpleRNN", "cell_property", "for_kernel"]
+__all__ = ["RNNBase", "SimpleRNN", "cell_property"]
 
 _LAYER_KEYS = ("name", "trainable", "dtype")
-
-
-def for_kernel(activation):
-    """The name the fused loops know `activation` by, or the callable itself.
-
-    Args:
-        activation: an activation function.
-
-    Returns:
-        `"tanh"`, `"sigmoid"`, `"relu"` or `"linear"`, or `activation` itself.
-
-    Example:
-        >>> for_kernel(minikeras.activations.tanh)
-        'tanh'
-    """
-    for name in ops.recurrent.FUSED_ACTIVATIONS:
-        if activations.get(name) is activation:
-            return name
-    return activation
 
 
 def cell_property(name):
@@ -163,22 +141,14 @@ class RNNBase(RNN):
             )
 
     def _loop(self, sequences, states, keep, training):
-        cell = self.cell
-        if sequences.shape[-1] != cell.kernel.shape[0]:
+        if sequences.shape[-1] != self.cell.kernel.shape[0]:
             # Checked here too: with initial states the inputs are a list, which the
             # base class's last-axis check does not look into.
             raise ValueError(
-                f"expected inputs with last axis {cell.kernel.shape[0]}, got shape "
+                f"expected inputs with last axis {self.cell.kernel.shape[0]}, got shape "
                 f"{sequences.shape}"
             )
-        if training and cell.recurrent_dropout:
-            return super()._loop(sequences, states, keep, training)
-        if training and cell.dropout:
-            # The cell's mask for one step, the same at every step, as the step loop uses.
-            mask = cell.get_dropout_mask(sequences[:, 0])
-            sequences = ops.multiply(sequences, np.expand_dims(mask, 1))
-        outputs, *states = self._fused(sequences, states, keep)
-        return outputs, states[0], states
+        return super()._loop(sequences, states, keep, training)
 
     def get_config(self):
         cell = {k: v for k, v in self.cell.get_config().items() if k not in _LAYER_KEYS}
@@ -266,16 +236,3 @@ class SimpleRNN(RNNBase):
             "bias_initializer": bias_initializer,
         }
         super().__init__(SimpleRNNCell, cell_arguments, **kwargs)
-
-    def _fused(self, sequences, states, keep):
-        cell = self.cell
-        return ops.simple_rnn(
-            sequences,
-            cell.kernel,
-            cell.recurrent_kernel,
-            cell.bias,
-            states,
-            keep,
-            self.go_backwards,
-            for_kernel(cell.activation),
-        )

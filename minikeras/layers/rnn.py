@@ -1,9 +1,12 @@
 """`RNN`: runs a cell over the time axis, with masks, initial states and stateful batches.
 
-The loop here is the general one: the cell is called once per step on
-Tensors, and autograd differentiates the unrolled steps. `SimpleRNN`, `LSTM`
-and `GRU` are this layer around their cell, with `_loop` replaced by one
-fused op over the whole sequence (see `minikeras.ops.recurrent`).
+Two loops. A built-in cell (`SimpleRNNCell`, `LSTMCell`, `GRUCell`, not a
+subclass that changes `call`) runs the whole sequence as one fused op with
+a hand-written backward pass (see `minikeras.ops.recurrent`), the loop of
+`SimpleRNN`, `LSTM` and `GRU`, which are this layer around their cell. Any
+other cell, or a built-in one with `recurrent_dropout` while training, is
+called once per step on Tensors, and autograd differentiates the unrolled
+steps: the same results, much slower.
 """
 
 import numpy as np
@@ -112,7 +115,8 @@ class RNN(StatefulStates, Layer):
         sequences: `(batch, time, features)`.
         initial_state: optional list of initial states, one per state.
         mask: optional `(batch, time)` booleans: a False step keeps the
-            previous states and output.
+            previous states and outputs the previous first state (as Keras;
+            for stacked cells, the last cell's).
         training: given to the cell (dropout).
 
     Input shape:
@@ -249,6 +253,13 @@ class RNN(StatefulStates, Layer):
         for inner in getattr(cell, "cells", ()):
             self._reset_dropout_masks(inner)
 
+    def _output_state_index(self):
+        """Which state a masked step outputs: the first (of the last cell, when stacked)."""
+        cells = getattr(self.cell, "cells", None)
+        if not cells:
+            return 0
+        return len(_sizes([cell.state_size for cell in cells[:-1]]))
+
     def _cell_initial_states(self, batch):
         initial = getattr(self.cell, "get_initial_state", None)
         if callable(initial):
@@ -262,6 +273,11 @@ class RNN(StatefulStates, Layer):
         `states` is None for the cell's initial states; `keep` a numpy
         `(batch, time)` mask or None.
         """
+        fused = getattr(self.cell, "_fused_loop", None)  # the built-in cells have one op
+        if fused is not None and sequences.shape[1]:
+            result = fused(sequences, states, keep, self.go_backwards, training)
+            if result is not None:
+                return result
         batch, steps = sequences.shape[0], sequences.shape[1]
         if states is None:
             states = self._cell_initial_states(batch)
@@ -271,6 +287,7 @@ class RNN(StatefulStates, Layer):
             cell_kwargs["training"] = bool(training)
         call = self.cell if callable(self.cell) else self.cell.call
         outputs, output = [], None
+        carried = self._output_state_index()
         for step in order:
             step_output, new_states = call(sequences[:, step], list(states), **cell_kwargs)
             if not isinstance(new_states, (list, tuple)):
@@ -278,9 +295,11 @@ class RNN(StatefulStates, Layer):
             new_states = list(new_states)
             if keep is not None:
                 kept = keep[:, step]
-                if output is None:
-                    output = ops.zeros(step_output.shape, dtype=step_output.dtype)
-                step_output = ops.where(_along(kept, step_output), step_output, output)
+                # As Keras: a masked step outputs the previous output state (h, not c).
+                previous = states[carried]
+                if previous.shape != step_output.shape:  # a cell whose output is no state
+                    previous = output if output is not None else ops.zeros_like(step_output)
+                step_output = ops.where(_along(kept, step_output), step_output, previous)
                 new_states = [
                     ops.where(_along(kept, new), new, old) for new, old in zip(new_states, states)
                 ]

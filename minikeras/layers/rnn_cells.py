@@ -20,7 +20,26 @@ from minikeras import activations, constraints, initializers, ops, random, regul
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.layer import Layer
 
-__all__ = ["RecurrentCell", "SimpleRNNCell"]
+__all__ = ["RecurrentCell", "SimpleRNNCell", "for_kernel"]
+
+
+def for_kernel(activation):
+    """The name the fused loops know `activation` by, or the callable itself.
+
+    Args:
+        activation: an activation function.
+
+    Returns:
+        `"tanh"`, `"sigmoid"`, `"relu"` or `"linear"`, or `activation` itself.
+
+    Example:
+        >>> for_kernel(minikeras.activations.tanh)
+        'tanh'
+    """
+    for name in ops.recurrent.FUSED_ACTIVATIONS:
+        if activations.get(name) is activation:
+            return name
+    return activation
 
 
 class RecurrentCell(Layer):
@@ -211,6 +230,28 @@ class RecurrentCell(Layer):
                 state = state * mask
         return inputs, state
 
+    # ------------------------------------------------------- fused loop
+
+    _fused_call = None  # the class whose call() the fused op computes (set by each cell)
+
+    def _fused_loop(self, sequences, states, keep, go_backwards, training):
+        """The whole sequence as one fused op, `(outputs, last_output, states)`, or None.
+
+        None when the step loop must run instead: a subclass that changes
+        `call`, or a recurrent dropout mask while training. Input dropout is
+        the same mask at every step, so it is applied to the sequence first.
+        """
+        fused_call = type(self)._fused_call
+        if fused_call is None or type(self).call is not fused_call:
+            return None
+        if training and self.recurrent_dropout:
+            return None
+        if training and self.dropout:
+            mask = self.get_dropout_mask(sequences[:, 0])
+            sequences = ops.multiply(sequences, np.expand_dims(mask, 1))
+        outputs, *states = self._fused_op(sequences, states, keep, go_backwards)
+        return outputs, states[0], states
+
     def get_initial_state(self, batch_size=None):
         """Zeros for each state.
 
@@ -315,3 +356,18 @@ class SimpleRNNCell(RecurrentCell):
             total = total + self.bias
         output = self.activation(total)
         return output, (output if single else [output])
+
+    def _fused_op(self, sequences, states, keep, go_backwards):
+        return ops.simple_rnn(
+            sequences,
+            self.kernel,
+            self.recurrent_kernel,
+            self.bias,
+            states,
+            keep,
+            go_backwards,
+            for_kernel(self.activation),
+        )
+
+
+SimpleRNNCell._fused_call = SimpleRNNCell.call
