@@ -234,9 +234,9 @@ class RNN(StatefulStates, Layer):
 
     def _initial_states(self, given, batch):
         """The states to start from: given, kept (stateful), or None for the cell's own."""
-        expected = self._state_shapes(batch)
         if given is None:
             return self._kept_states()  # None: the cell's initial states, made by _loop
+        expected = self._state_shapes(batch)
         given = list(given) if isinstance(given, (list, tuple)) else [given]
         got = [tuple(state.shape) for state in given]
         if got != expected:
