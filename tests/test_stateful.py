@@ -97,7 +97,10 @@ def test_reset_states_with_values_and_its_errors():
     with pytest.raises(ValueError, match=r"'s'.*\[\(1, 2\)\].*\[\(1, 3\)\]"):
         layer.reset_states([np.zeros((1, 3))])
     with pytest.raises(ValueError, match="not stateful"):
-        RNN(SimpleRNNCell(2)).reset_states()
+        RNN(SimpleRNNCell(2)).reset_states([np.zeros((1, 2))])
+    plain = RNN(SimpleRNNCell(2))
+    plain.reset_states()  # nothing to reset, as in Keras 3
+    assert plain.states is None
 
 
 def test_kept_states_do_not_carry_gradients_between_batches():
@@ -109,3 +112,12 @@ def test_kept_states_do_not_carry_gradients_between_batches():
         loss = mk.ops.sum(layer(x))
     assert tape.gradient(loss, x).shape == x.shape
     assert isinstance(layer._state_values[0], np.ndarray)
+
+
+def test_a_stateful_bidirectional_resets_both_directions():
+    layer = mk.layers.Bidirectional(LSTM(2, stateful=True))
+    x = sequences(4)
+    fresh = layer(x).numpy()
+    assert not np.allclose(layer(x).numpy(), fresh)
+    layer.reset_states()
+    np.testing.assert_array_equal(layer(x).numpy(), fresh)

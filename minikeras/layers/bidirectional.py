@@ -153,6 +153,34 @@ class Bidirectional(Layer):
             return outputs
         return [*outputs, *states] if self.merge_mode is None else [outputs, *states]
 
+    def reset_states(self):
+        """Resets the kept states of both layers (see `RNN.reset_states`).
+
+        Returns:
+            None.
+
+        Example:
+            >>> from minikeras.layers import GRU
+            >>> layer = Bidirectional(GRU(2, stateful=True))
+            >>> _ = layer(np.ones((1, 3, 2), "float32"))
+            >>> layer.reset_states(); layer.forward_layer.states[0].numpy().tolist()
+            [[0.0, 0.0]]
+        """
+        self.forward_layer.reset_states()
+        self.backward_layer.reset_states()
+
+    def reset_state(self):
+        """Same as `reset_states` (Keras 3 has both names).
+
+        Returns:
+            None.
+
+        Example:
+            >>> from minikeras.layers import LSTM
+            >>> Bidirectional(LSTM(2)).reset_state()
+        """
+        self.reset_states()
+
     def compute_mask(self, inputs, mask=None):
         """The input mask when returning sequences (twice if not merged), else None.
 

@@ -91,8 +91,9 @@ class StatefulStates:
             None.
 
         Raises:
-            ValueError: if the layer is not stateful, or for states of the
-                wrong number or shapes.
+            ValueError: for `states` given to a layer that is not stateful
+                (without them, that layer has nothing to reset: as in Keras
+                3, nothing happens), or states of the wrong number or shapes.
 
         Example:
             >>> layer = mk.layers.RNN(mk.layers.LSTMCell(2), stateful=True)
@@ -101,10 +102,12 @@ class StatefulStates:
             >>> layer.states[0].numpy().tolist()
             [[1.0, 1.0]]
         """
+        if not self.stateful and states is None:
+            return
         if not self.stateful:
             raise ValueError(
-                f"{type(self).__name__} '{self.name}' is not stateful: there are no states to "
-                "reset (construct it with stateful=True)"
+                f"{type(self).__name__} '{self.name}' is not stateful: it keeps no states to "
+                "set (construct it with stateful=True)"
             )
         if states is None:
             object.__setattr__(self, "_state_values", None)
