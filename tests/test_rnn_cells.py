@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from finite_differences import check_float32
 from layer_gradients import assert_gradients_match, projection_loss
 
 import minikeras as mk
@@ -260,6 +261,17 @@ def test_gradients_of_rnn_lstm_cell_with_a_mask_match_central_differences(cell_c
         return projection_loss(layer(x, initial_state=[h, c], mask=mask))
 
     assert_gradients_match(loss, [x, *states], layer.weights)
+
+
+@pytest.mark.parametrize("kind", FUSED)
+def test_the_step_loop_stays_in_float32(kind):
+    _, cell_class, options, _ = FUSED[kind]
+    x, _, mask = data(1, seed=6)
+    layer = RNN(
+        step_by_step(cell_class)(5, **options, dropout=0.2, recurrent_dropout=0.2),
+        return_sequences=True,
+    )
+    check_float32(lambda x: layer(x, mask=mask, training=True), [x])
 
 
 def test_return_state_with_a_mask_gives_the_last_kept_states():
