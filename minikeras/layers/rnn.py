@@ -106,7 +106,8 @@ class RNN(StatefulStates, Layer):
             that order, as in Keras).
         stateful: start each batch from the previous batch's final states;
             the batch size is fixed (see `reset_states`).
-        unroll: accepted for Keras; the loop is a Python loop either way.
+        unroll: accepted for Keras; it changes nothing (a built-in cell runs
+            one fused op, any other cell a Python loop over the steps).
         zero_output_for_mask: masked steps output zeros, not the previous
             output (`Bidirectional` sets it when returning sequences).
         **kwargs: `name`, `dtype`, `trainable`, `input_shape`.
@@ -151,7 +152,6 @@ class RNN(StatefulStates, Layer):
         zero_output_for_mask=False,
         **kwargs,
     ):
-        kwargs.pop("time_major", None)
         super().__init__(**kwargs)
         if isinstance(cell, (list, tuple)):
             cell = StackedRNNCells(cell)
