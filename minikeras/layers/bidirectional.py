@@ -160,8 +160,7 @@ class Bidirectional(Layer):
             None.
 
         Example:
-            >>> from minikeras.layers import GRU
-            >>> layer = Bidirectional(GRU(2, stateful=True))
+            >>> layer = mk.layers.Bidirectional(mk.layers.GRU(2, stateful=True))
             >>> _ = layer(np.ones((1, 3, 2), "float32"))
             >>> layer.reset_states(); layer.forward_layer.states[0].numpy().tolist()
             [[0.0, 0.0]]
@@ -176,8 +175,7 @@ class Bidirectional(Layer):
             None.
 
         Example:
-            >>> from minikeras.layers import LSTM
-            >>> Bidirectional(LSTM(2)).reset_state()
+            >>> mk.layers.Bidirectional(mk.layers.LSTM(2)).reset_state()
         """
         self.reset_states()
 

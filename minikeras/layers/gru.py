@@ -177,7 +177,7 @@ class GRU(RNNBase):
             naming the layer.
 
     Example:
-        >>> layer = GRU(4)
+        >>> layer = mk.layers.GRU(4)
         >>> layer(np.ones((2, 5, 3))).shape, layer.cell.bias.shape
         ((2, 4), (2, 12))
     """

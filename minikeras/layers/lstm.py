@@ -188,7 +188,7 @@ class LSTM(RNNBase):
             the layer.
 
     Example:
-        >>> layer = LSTM(4, return_state=True)
+        >>> layer = mk.layers.LSTM(4, return_state=True)
         >>> output, h, c = layer(np.ones((2, 5, 3)))
         >>> output.shape, c.shape, layer.cell.kernel.shape
         ((2, 4), (2, 4), (3, 16))

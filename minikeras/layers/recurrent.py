@@ -29,7 +29,7 @@ def cell_property(name):
         A property.
 
     Example:
-        >>> SimpleRNN.units.__doc__
+        >>> mk.layers.SimpleRNN.units.__doc__
         "The cell's `units`."
     """
 
@@ -73,7 +73,8 @@ class RNNBase(RNN):
         **kwargs: `name`, `dtype`, `trainable`, `input_shape`.
 
     Example:
-        >>> issubclass(SimpleRNN, RNNBase), SimpleRNN(3).cell.name
+        >>> layer = mk.layers.SimpleRNN(3)
+        >>> isinstance(layer, mk.layers.recurrent.RNNBase), layer.cell.name
         (True, 'simple_rnn_cell')
     """
 
@@ -208,7 +209,7 @@ class SimpleRNN(RNNBase):
             the layer.
 
     Example:
-        >>> layer = SimpleRNN(4, return_sequences=True)
+        >>> layer = mk.layers.SimpleRNN(4, return_sequences=True)
         >>> layer(np.ones((2, 5, 3))).shape
         (2, 5, 4)
         >>> [w.shape for w in layer.weights], layer.kernel is layer.cell.kernel

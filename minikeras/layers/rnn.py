@@ -30,6 +30,7 @@ def first_mask(structure):
         The first mask, or None.
 
     Example:
+        >>> from minikeras.layers.rnn import first_mask
         >>> first_mask([None, "m"]) is None, first_mask([["m"], None])
         (True, 'm')
     """
@@ -53,6 +54,7 @@ def with_initial_state(inputs, initial_state):
         `inputs`, or a list.
 
     Example:
+        >>> from minikeras.layers.rnn import with_initial_state
         >>> with_initial_state("x", None), with_initial_state("x", ["h", "c"])
         ('x', ['x', 'h', 'c'])
     """
@@ -73,7 +75,7 @@ def split_initial_state(inputs, initial_state):
         The pair `(sequences, states)`, states a list or None.
 
     Example:
-        >>> split_initial_state(["x", "h", "c"], None)
+        >>> mk.layers.rnn.split_initial_state(["x", "h", "c"], None)
         ('x', ['h', 'c'])
     """
     if isinstance(inputs, (list, tuple)):

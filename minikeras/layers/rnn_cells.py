@@ -33,7 +33,7 @@ def for_kernel(activation):
         `"tanh"`, `"sigmoid"`, `"relu"` or `"linear"`, or `activation` itself.
 
     Example:
-        >>> for_kernel(minikeras.activations.tanh)
+        >>> mk.layers.rnn_cells.for_kernel(mk.activations.tanh)
         'tanh'
     """
     for name in ops.recurrent.FUSED_ACTIVATIONS:
@@ -48,7 +48,7 @@ class RecurrentCell(Layer):
     Not used directly: see `SimpleRNNCell`, `LSTMCell` and `GRUCell`.
 
     Example:
-        >>> issubclass(SimpleRNNCell, RecurrentCell)
+        >>> issubclass(mk.layers.SimpleRNNCell, mk.layers.rnn_cells.RecurrentCell)
         True
     """
 
@@ -174,7 +174,7 @@ class RecurrentCell(Layer):
             A float array of their shape, or None without `dropout`.
 
         Example:
-            >>> cell = SimpleRNNCell(2, dropout=0.5, seed=1)
+            >>> cell = mk.layers.SimpleRNNCell(2, dropout=0.5, seed=1)
             >>> sorted(set(cell.get_dropout_mask(np.ones((2, 3), "float32")).ravel().tolist()))
             [0.0, 2.0]
         """
@@ -190,7 +190,8 @@ class RecurrentCell(Layer):
             A float array of its shape, or None.
 
         Example:
-            >>> SimpleRNNCell(2).get_recurrent_dropout_mask(np.ones((1, 2), "float32")) is None
+            >>> cell = mk.layers.SimpleRNNCell(2)
+            >>> cell.get_recurrent_dropout_mask(np.ones((1, 2), "float32")) is None
             True
         """
         if not self.recurrent_dropout:
@@ -204,7 +205,7 @@ class RecurrentCell(Layer):
             None.
 
         Example:
-            >>> SimpleRNNCell(2, dropout=0.5).reset_dropout_mask()
+            >>> mk.layers.SimpleRNNCell(2, dropout=0.5).reset_dropout_mask()
         """
         self._dropout_masks.pop("inputs", None)
 
@@ -215,7 +216,7 @@ class RecurrentCell(Layer):
             None.
 
         Example:
-            >>> SimpleRNNCell(2, recurrent_dropout=0.5).reset_recurrent_dropout_mask()
+            >>> mk.layers.SimpleRNNCell(2, recurrent_dropout=0.5).reset_recurrent_dropout_mask()
         """
         self._dropout_masks.pop("recurrent", None)
 
@@ -262,7 +263,7 @@ class RecurrentCell(Layer):
             A list of `(batch_size, size)` zero tensors.
 
         Example:
-            >>> [s.shape for s in SimpleRNNCell(3).get_initial_state(2)]
+            >>> [s.shape for s in mk.layers.SimpleRNNCell(3).get_initial_state(2)]
             [(2, 3)]
         """
         sizes = self.state_size if isinstance(self.state_size, list) else [self.state_size]

@@ -171,7 +171,7 @@ def takes_training(cell):
         A bool.
 
     Example:
-        >>> takes_training(mk.layers.GRUCell(2))
+        >>> mk.layers.stacked_cells.takes_training(mk.layers.GRUCell(2))
         True
     """
 
