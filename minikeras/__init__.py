@@ -16,6 +16,7 @@ from minikeras import (
     random,
     regularizers,
     saving,
+    schedules,
     tree,
     utils,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "random",
     "regularizers",
     "saving",
+    "schedules",
     "tree",
     "utils",
 ]

@@ -275,3 +275,17 @@ def test_exclude_from_weight_decay_by_variable_and_by_name(path):
     np.testing.assert_allclose(scale.numpy(), [0.9])
     with pytest.raises(ValueError, match="before the optimizer is built"):
         optimizer.exclude_from_weight_decay(var_names=["kernel"])
+
+
+def test_the_schedules_older_path_is_there_after_a_bare_import():
+    # `mk.schedules` (the path before schedules moved under optimizers) must not
+    # depend on some other module having imported it first.
+    import subprocess
+    import sys
+
+    code = (
+        "import minikeras as mk; "
+        "print(mk.schedules.ExponentialDecay is mk.optimizers.schedules.ExponentialDecay)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"

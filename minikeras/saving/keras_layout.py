@@ -10,8 +10,8 @@ This module gives those paths for a minikeras model, so that a file written
 here is read by Keras and a file written by Keras is read here.
 
 Where a built-in minikeras layer keeps in one object what Keras splits into
-sub-layers (an LSTM's cell, MultiHeadAttention's four projections), the
-table `_SPLITS` says which variables go where.
+sub-layers (MultiHeadAttention's four projections), the table `_SPLITS` says
+which variables go where.
 """
 
 import re
@@ -147,10 +147,6 @@ def _own_and_children(layer):
     return own, children
 
 
-def _rnn_cell(layer, own):
-    return [("cell/vars", own)]
-
-
 def _attention(layer, own):
     parts = ("query", "key", "value", "output")
     groups = []
@@ -167,9 +163,6 @@ def _attention(layer, own):
 
 # Built-in layers that hold in one object what Keras splits into sub-layers.
 _SPLITS = {
-    "SimpleRNN": _rnn_cell,
-    "LSTM": _rnn_cell,
-    "GRU": _rnn_cell,
     "MultiHeadAttention": _attention,
 }
 
@@ -180,7 +173,7 @@ def _layer_groups(layer, path, groups, visited):
     visited.add(id(layer))
     own, children = _own_and_children(layer)
     split = _SPLITS.get(type(layer).__name__)
-    if split is not None and not any(name == "cell" for name, _ in children):
+    if split is not None:
         groups.append((_join(path, "vars"), [], None))
         for subpath, variables in split(layer, own):
             groups.append((_join(path, subpath), variables, None))
