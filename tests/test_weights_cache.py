@@ -8,6 +8,7 @@ each test changes tracking one way and checks the lists against the change.
 import numpy as np
 import pytest
 
+import minikeras as mk
 from minikeras import Layer, Sequential, Variable
 from minikeras.layers import Dense, tracking
 
@@ -143,3 +144,29 @@ def test_sequential_add_and_pop_invalidate():
     assert len(model.weights) == 4
     model.pop()
     assert len(model.weights) == 2
+
+
+def test_train_on_batch_sees_a_layer_appended_after_its_first_call():
+    # train_on_batch finds weights and loss sources from the cached walk; a layer
+    # appended to a tracked list must count from the next call on.
+    class Blocks(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.blocks = [mk.layers.Dense(2, kernel_initializer="ones")]
+
+        def call(self, inputs):
+            for block in self.blocks:
+                inputs = block(inputs)
+            return inputs
+
+    model = Blocks()
+    model.compile("sgd", "mse")
+    x, y = np.ones((4, 3), "float32"), np.zeros((4, 2), "float32")
+    before = float(model.test_on_batch(x, y))
+    model.train_on_batch(x, y)
+    model.blocks.append(mk.layers.ActivityRegularization(l1=100.0))
+    assert any(
+        isinstance(layer, mk.layers.ActivityRegularization)
+        for layer in mk.layers.tracking.tracked_layers(model)
+    )
+    assert float(model.train_on_batch(x, y)) > before + 10

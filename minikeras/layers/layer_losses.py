@@ -10,7 +10,6 @@ import numpy as np
 
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor
-from minikeras.engine.variable import Variable
 from minikeras.layers import call_checks, tracking
 
 __all__ = ["LayerLosses"]
@@ -97,12 +96,10 @@ class LayerLosses:
 
     def _training_sources(self):
         """`(trainable_weights, _loss_sources())`, from one walk over what this layer tracks."""
-        layers, weights = [self], []
-        for _, _, value in tracking.walk(self):
-            (weights if isinstance(value, Variable) else layers).append(value)
-        weights.sort(key=lambda variable: variable._index)
+        weights, trainable, _ = tracking.weight_lists(self)  # cached while nothing changes
+        layers = [self, *tracking.tracked_layers(self)]
         regularized = [variable for variable in weights if variable.regularizer is not None]
-        return [w for w in weights if w.trainable], (layers, regularized)
+        return list(trainable), (layers, regularized)
 
     def _gather_losses(self, sources):
         """`losses`, from what `_loss_sources` found."""

@@ -118,6 +118,30 @@ def weight_lists(layer):
         >>> [[w.name for w in weights] for weights in mk.layers.tracking.weight_lists(d)]
         [['kernel', 'bias'], ['kernel'], ['bias']]
     """
+    return _tracked(layer)[0]
+
+
+def tracked_layers(layer):
+    """The layers a layer holds, directly or nested, in attribute order (cached).
+
+    Found by the same walk as `weight_lists`, and kept with its cache.
+
+    Args:
+        layer: a `Layer`.
+
+    Returns:
+        A list of `Layer`s (not including `layer`).
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2, name="d")])
+        >>> [sub.name for sub in mk.layers.tracking.tracked_layers(model)]
+        ['d']
+    """
+    return list(_tracked(layer)[1])
+
+
+def _tracked(layer):
+    """`(weight lists, layers)`, from the cache while nothing tracked has changed."""
     cache = layer.__dict__.get("_weights_cache")
     if cache is not None and cache[0] == TrackingGeneration.value:
         for container, fingerprint in cache[2]:
@@ -126,12 +150,9 @@ def weight_lists(layer):
         else:
             return cache[1]
     generation = TrackingGeneration.value  # before the walk: a change during it invalidates
-    containers = []
-    found = [
-        value
-        for _, _, value in _walk_layer(layer, "", {id(layer)}, containers)
-        if isinstance(value, Variable)
-    ]
+    containers, found, layers = [], [], []
+    for _, _, value in _walk_layer(layer, "", {id(layer)}, containers):
+        (found if isinstance(value, Variable) else layers).append(value)
     weights = tuple(sorted(found, key=lambda variable: variable._index))
     lists = (
         weights,
@@ -139,8 +160,9 @@ def weight_lists(layer):
         tuple(w for w in weights if not w.trainable),
     )
     fingerprints = [(container, _fingerprint(container)) for container in containers]
-    object.__setattr__(layer, "_weights_cache", (generation, lists, fingerprints))
-    return lists
+    result = (lists, tuple(layers))
+    object.__setattr__(layer, "_weights_cache", (generation, result, fingerprints))
+    return result
 
 
 def walk(layer):
@@ -265,24 +287,6 @@ def tracked_weights(layer):
         ['kernel', 'bias']
     """
     return list(weight_lists(layer)[0])
-
-
-def tracked_layers(layer):
-    """The layers a layer holds, directly or nested, in attribute order.
-
-    Args:
-        layer: a `Layer`.
-
-    Returns:
-        A list of `Layer`s (not including `layer`).
-
-    Example:
-        >>> from minikeras import Sequential
-        >>> from minikeras.layers import Dense
-        >>> len(mk.layers.tracking.tracked_layers(Sequential([Dense(2), Dense(3)])))
-        2
-    """
-    return [value for _, _, value in walk(layer) if _is_layer(value)]
 
 
 _OPAQUE = (type, type(len), type(lambda: 0), type(np), np.ndarray, Tensor, str, bytes)

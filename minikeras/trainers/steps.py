@@ -144,7 +144,11 @@ class Steps:
             >>> model.get_metrics_result()
             {'loss': 0.0}
         """
-        return python_logs({metric.name: metric.result() for metric in self.metrics})
+        logs = {}
+        for metric in self.metrics:
+            value = metric.result()
+            logs[metric.name] = value if type(value) is float else _python(value)
+        return logs
 
     # -------------------------------------------------------------- loss, logs
 
@@ -235,7 +239,7 @@ class Steps:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
         grads = tape.gradient(loss, weights)
-        if cache is not None and cache.steps_done:
+        if cache is not None and cache.steps_done and any(grad is None for grad in grads):
             # The optimizer named the weights without a gradient on the first step;
             # leaving them out afterwards keeps that warning to one per fit.
             pairs = [(grad, w) for grad, w in zip(grads, weights) if grad is not None]
