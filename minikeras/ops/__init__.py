@@ -8,6 +8,18 @@ Tensor's operators to these functions (`engine.tensor.bind_operators`).
 import sys
 
 from minikeras.engine.operators import bind_operators
+from minikeras.ops.comparison import (
+    clip,
+    equal,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    maximum,
+    minimum,
+    not_equal,
+    where,
+)
 from minikeras.ops.conv import conv, conv_transpose, depthwise_conv, separable_conv
 from minikeras.ops.creation import (
     arange,
@@ -33,30 +45,20 @@ from minikeras.ops.linalg import dot, einsum, matmul, tensordot
 from minikeras.ops.math import (
     abs,
     add,
-    clip,
     divide,
-    equal,
     exp,
     floor_divide,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
     log,
     log1p,
-    maximum,
-    minimum,
     mod,
     multiply,
     negative,
-    not_equal,
     power,
     sign,
     sqrt,
     square,
     subtract,
     tanh,
-    where,
 )
 from minikeras.ops.nn import (
     elu,

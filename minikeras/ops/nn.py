@@ -10,13 +10,14 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 
 from minikeras.engine.primitive import call_primitive
+from minikeras.ops.comparison import _where
 from minikeras.ops.core import (
     as_float,
     normalize_axis,
     value_of,
     wrap,
 )
-from minikeras.ops.math import _tanh, _where
+from minikeras.ops.math import _tanh
 
 __all__ = [
     "elu",

@@ -21,9 +21,10 @@ from autograd.tracer import getval, isbox
 
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
 from minikeras.ops import recurrent_kernels as kernels
+from minikeras.ops.comparison import where
 from minikeras.ops.core import op_error, value_of, wrap
 from minikeras.ops.linalg import matmul
-from minikeras.ops.math import tanh, where
+from minikeras.ops.math import tanh
 from minikeras.ops.nn import relu, sigmoid
 from minikeras.ops.shape import stack
 

@@ -1,0 +1,300 @@
+"""Element-wise selection and comparisons: maximum, minimum, clip, where, equal, less, ...
+
+Broadcasting follows numpy. The gradient of `maximum` / `minimum` goes to
+the chosen operand (split evenly on a tie); comparisons have none.
+"""
+
+import autograd.numpy as anp
+import numpy as np
+from autograd.extend import defvjp, primitive
+from autograd.tracer import getval
+
+from minikeras.engine.broadcast import unbroadcast
+from minikeras.engine.primitive import call_primitive
+from minikeras.ops.core import (
+    apply_binary,
+    apply_unary,
+    array_of,
+    as_float,
+    op_error,
+    promote,
+    value_of,
+    wrap,
+)
+
+__all__ = [
+    "clip",
+    "equal",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "maximum",
+    "minimum",
+    "not_equal",
+    "where",
+]
+
+
+def _float(x):
+    return as_float(value_of(x))
+
+
+@primitive
+def _maximum(a, b):
+    return np.maximum(a, b)
+
+
+@primitive
+def _minimum(a, b):
+    return np.minimum(a, b)
+
+
+def _chooser_vjps():
+    """Gradient goes to the chosen operand; ties split it evenly (float32-safe)."""
+
+    def make(argnum):
+        def vjp_maker(ans, a, b):
+            target = a if argnum == 0 else b
+            other = b if argnum == 0 else a
+
+            def vjp(g):
+                mine = anp.equal(target, ans)
+                tie = anp.equal(other, ans)
+                return g * mine - 0.5 * g * (mine * tie)
+
+            return lambda g: unbroadcast(vjp(g), target)
+
+        return vjp_maker
+
+    return make(0), make(1)
+
+
+defvjp(_maximum, *_chooser_vjps())
+defvjp(_minimum, *_chooser_vjps())
+
+
+def maximum(x1, x2):
+    """Element-wise maximum; on a tie the gradient is split evenly.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like, broadcastable with `x1`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mk.ops.maximum([1.0, 5.0], 3).numpy()
+        array([3., 5.], dtype=float32)
+    """
+    return apply_binary("maximum", _maximum, x1, x2)
+
+
+def minimum(x1, x2):
+    """Element-wise minimum; on a tie the gradient is split evenly.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like, broadcastable with `x1`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mk.ops.minimum([1.0, 5.0], 3).numpy()
+        array([1., 3.], dtype=float32)
+    """
+    return apply_binary("minimum", _minimum, x1, x2)
+
+
+def clip(x, x_min, x_max):
+    """Limits values to `[x_min, x_max]`; the gradient is zero outside.
+
+    Args:
+        x: Tensor or array-like.
+        x_min: the lower bound (a number).
+        x_max: the upper bound (a number).
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if `x_min > x_max`.
+
+    Example:
+        >>> mk.ops.clip([-1.0, 0.5, 2.0], 0, 1).numpy()
+        array([0. , 0.5, 1. ], dtype=float32)
+    """
+    lo, hi = value_of(x_min), value_of(x_max)
+    if np.any(np.asarray(getval(lo)) > np.asarray(getval(hi))):
+        raise ValueError(f"clip: x_min ({x_min}) must not exceed x_max ({x_max})")
+    value = array_of(x)
+    if isinstance(lo, float) or isinstance(hi, float):
+        value = as_float(value)  # integers clipped to float bounds become floatx, not float64
+    return apply_unary("clip", anp.clip, value, lo, hi)
+
+
+@primitive
+def _where(condition, x1, x2):
+    return np.where(condition, x1, x2)
+
+
+defvjp(
+    _where,
+    None,
+    lambda ans, c, x1, x2: lambda g: unbroadcast(g * c, x1),
+    lambda ans, c, x1, x2: lambda g: unbroadcast(g * anp.logical_not(c), x2),
+)
+
+
+def where(condition, x1, x2):
+    """Picks `x1` where `condition` is true and `x2` elsewhere.
+
+    Args:
+        condition: boolean Tensor or array-like.
+        x1: values where true.
+        x2: values where false.
+
+    Returns:
+        A Tensor of the broadcast shape.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mk.ops.where([True, False], [1.0, 2.0], 0.0).numpy()
+        array([1., 0.], dtype=float32)
+    """
+    c = np.asarray(getval(value_of(condition))).astype(bool)
+    a, b = promote(value_of(x1), value_of(x2))
+    try:
+        return wrap(call_primitive(_where, c, a, b))
+    except ValueError:
+        raise op_error("where", "shapes cannot be broadcast together", c, a, b) from None
+
+
+def equal(x1, x2):
+    """Element-wise `x1 == x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mk.ops.equal([1, 2], 2).numpy()
+        array([False,  True])
+    """
+    return apply_binary("equal", anp.equal, x1, x2)
+
+
+def not_equal(x1, x2):
+    """Element-wise `x1 != x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mk.ops.not_equal([1, 2], 2).numpy()
+        array([ True, False])
+    """
+    return apply_binary("not_equal", anp.not_equal, x1, x2)
+
+
+def less(x1, x2):
+    """Element-wise `x1 < x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mk.ops.less([1, 2], 2).numpy()
+        array([ True, False])
+    """
+    return apply_binary("less", anp.less, x1, x2)
+
+
+def less_equal(x1, x2):
+    """Element-wise `x1 <= x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mk.ops.less_equal([1, 3], 2).numpy()
+        array([ True, False])
+    """
+    return apply_binary("less_equal", anp.less_equal, x1, x2)
+
+
+def greater(x1, x2):
+    """Element-wise `x1 > x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mk.ops.greater([1, 3], 2).numpy()
+        array([False,  True])
+    """
+    return apply_binary("greater", anp.greater, x1, x2)
+
+
+def greater_equal(x1, x2):
+    """Element-wise `x1 >= x2`, as a boolean Tensor.
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like.
+
+    Returns:
+        A boolean Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mk.ops.greater_equal([1, 2], 2).numpy()
+        array([False,  True])
+    """
+    return apply_binary("greater_equal", anp.greater_equal, x1, x2)
