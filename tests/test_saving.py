@@ -18,7 +18,7 @@ from minikeras import Input, Model, Sequential, layers, ops
 from minikeras.callbacks import ModelCheckpoint
 from minikeras.layers import Dense, Dropout, Layer
 from minikeras.models import load_model
-from minikeras.saving import LoadError, archive, register_serializable
+from minikeras.saving import LoadError, archive, archive_writer, register_serializable
 
 rng = np.random.default_rng(3)
 
@@ -884,7 +884,7 @@ def test_a_module_named_in_a_file_is_never_imported(tmp_path):
 
 
 def _fail_after(monkeypatch, calls):
-    real = archive.write_array
+    real = archive_writer.write_array
     count = {"n": 0}
 
     def failing(stream, array):
@@ -893,7 +893,7 @@ def _fail_after(monkeypatch, calls):
             raise OSError("disk full (simulated)")
         real(stream, array)
 
-    monkeypatch.setattr(archive, "write_array", failing)
+    monkeypatch.setattr(archive_writer, "write_array", failing)
 
 
 @pytest.mark.parametrize("method", ["save", "save_weights"])
@@ -919,7 +919,7 @@ def test_an_interrupt_mid_save_leaves_the_previous_file_intact(tmp_path, monkeyp
     def interrupted(stream, array):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(archive, "write_array", interrupted)
+    monkeypatch.setattr(archive_writer, "write_array", interrupted)
     with pytest.raises(KeyboardInterrupt):
         model.save(path)
     assert path.read_bytes() == previous and len(list(tmp_path.iterdir())) == 1
