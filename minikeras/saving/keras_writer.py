@@ -1,0 +1,220 @@
+"""Writing Keras 3's `.keras` and `.weights.h5` files (see `minikeras.saving.keras_file`).
+
+The config in Keras 3's entry shape with its `compile_config`, every variable
+at the path `keras_layout` gives, and minikeras's own record of the model
+(for a bit-exact resume) in a member Keras ignores; written atomically.
+"""
+
+import io
+import json
+import os
+import zipfile
+
+import numpy as np
+
+from minikeras.saving import keras_layout
+
+__all__ = [
+    "KERAS_FORMAT_VERSION",
+    "MINIKERAS_MEMBER",
+    "keras_weights_bytes",
+    "save_keras_model",
+    "save_keras_weights",
+]
+
+# The Keras release whose `.keras` layout minikeras writes (metadata.json's keras_version).
+KERAS_FORMAT_VERSION = "3.5.0"
+# The member that holds minikeras's own record (see `save_keras_model`); Keras ignores it.
+MINIKERAS_MEMBER = "minikeras/model.minikeras"
+
+
+def _h5py():
+    try:
+        import h5py
+    except ImportError:
+        raise ImportError(
+            "reading and writing Keras files needs h5py: pip install h5py (minikeras lists "
+            "it as a dependency; it is missing from this environment)"
+        ) from None
+    return h5py
+
+
+def _overrides(layer, hook):
+    """Whether a layer's class writes its own `save_own_variables` / `load_own_variables`."""
+    from minikeras.layers.layer_weights import LayerWeights
+
+    return layer is not None and getattr(type(layer), hook) is not getattr(LayerWeights, hook)
+
+
+def keras_weights_bytes(model, optimizer=None):
+    """The bytes of a `model.weights.h5` holding `model`'s weights in Keras's layout.
+
+    Args:
+        model: a built model.
+        optimizer: a built optimizer whose variables go to `optimizer/vars`.
+
+    Returns:
+        The HDF5 file's bytes.
+
+    Raises:
+        ValueError: if a weight has no place in Keras's layout, or the
+            optimizer is of a kind whose Keras layout is not known.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> mk.saving.keras_file.keras_weights_bytes(model)[:4]
+        b'\\x89HDF'
+    """
+    h5py = _h5py()
+    buffer = io.BytesIO()
+    with h5py.File(buffer, "w") as file:
+        for path, variables, layer in keras_layout.layer_groups(model):
+            group = file.require_group(path)
+            if _overrides(layer, "save_own_variables"):  # the layer's own hook writes its group
+                store = {}
+                layer.save_own_variables(store)
+                for key, value in store.items():
+                    group.create_dataset(str(key), data=np.asarray(value))
+                continue
+            for index, variable in enumerate(variables):
+                group.create_dataset(str(index), data=variable.numpy())
+        if optimizer is not None:
+            group = file.require_group("optimizer/vars")
+            for index, variable in enumerate(keras_layout.optimizer_variables(optimizer)):
+                group.create_dataset(str(index), data=np.asarray(variable.numpy()))
+    return buffer.getvalue()
+
+
+def save_keras_weights(model, path, overwrite=True):
+    """Writes `model`'s weights as Keras's `.weights.h5` (what `keras.Model.load_weights` reads).
+
+    Args:
+        model: a built model.
+        path: the file, ending in `.weights.h5`.
+        overwrite: if False, an existing file is an error.
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: if the model is not built, or a weight has no place in Keras's layout.
+        FileExistsError: if the file exists and `overwrite` is False.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> mk.saving.keras_file.save_keras_weights(model, pathlib.Path(tempfile.mkdtemp()) / "w.weights.h5")
+    """  # noqa: E501
+    from minikeras.saving.archive import atomic_write
+
+    if not model.built:
+        raise ValueError(f"save_weights: '{model.name}' is not built yet, so it has no weights")
+    data = keras_weights_bytes(model)
+    atomic_write(path, lambda stream: stream.write(data), overwrite=overwrite)
+
+
+def _compile_config(model):
+    from minikeras import optimizers
+    from minikeras.saving.model_io import _compile_entries, _map_leaves
+
+    if not getattr(model, "compiled", False):
+        return None
+    entries = _compile_entries(model)
+
+    def metric_entry(entry):
+        # The metric that "accuracy" became is written as the name Keras reads.
+        if isinstance(entry, dict) and entry.get("config", {}).get("name") == "accuracy":
+            entry = "accuracy"
+        return _keras_entry(entry, "keras.metrics")
+
+    weighted = entries["weighted_metrics"]
+    return {
+        "optimizer": _keras_entry(optimizers.serialize(model.optimizer), "keras.optimizers"),
+        "loss": _map_leaves(lambda e: _keras_entry(e, "keras.losses"), entries["loss"]),
+        "loss_weights": entries["loss_weights"],
+        "metrics": _map_leaves(metric_entry, entries["metrics"]) or None,
+        "weighted_metrics": None if weighted is None else _map_leaves(metric_entry, weighted),
+        "run_eagerly": False,
+        "steps_per_execution": 1,
+        "jit_compile": False,
+    }
+
+
+def _keras_entry(entry, module):
+    """A family's older `{"class_name", "config"}` entry with Keras's module and registry keys."""
+    if isinstance(entry, dict) and "class_name" in entry and "module" not in entry:
+        return {"module": module, **entry, "registered_name": entry.get("registered_name")}
+    return entry
+
+
+def save_keras_model(model, path, overwrite=True):
+    """Writes a model as a Keras 3 `.keras` file, which `keras.saving.load_model` reads.
+
+    The zip holds what Keras reads (`metadata.json`, `config.json` with the
+    model's entry, `build_config` and `compile_config`, and
+    `model.weights.h5` with the optimizer's state too), and, in the member
+    `minikeras/model.minikeras`, minikeras's own record of the same model
+    (its weights by tracked path, the training state and the random
+    generators' states), from which minikeras resumes training bit-exactly.
+    Keras ignores that member. The write is atomic.
+
+    Args:
+        model: a built functional, Sequential or registered model.
+        path: the file, ending in `.keras`.
+        overwrite: if False, an existing file is an error.
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: if the model is not built or cannot be rebuilt from its config.
+        FileExistsError: if the file exists and `overwrite` is False.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> mk.saving.keras_file.save_keras_model(model, pathlib.Path(tempfile.mkdtemp()) / "m.keras")
+    """  # noqa: E501
+    import datetime
+    import tempfile
+
+    from minikeras import __version__
+    from minikeras.saving.archive import atomic_write
+    from minikeras.saving.model_io import save_model
+    from minikeras.saving.registry import serialize_layer
+
+    if not model.built:
+        raise ValueError(f"save: model '{model.name}' is not built yet; call it on data first")
+    entry = serialize_layer(model)
+    if entry.get("class_name") == "Sequential":
+        entry["module"], entry["registered_name"] = "keras", None
+    elif entry.get("class_name") == "Model" and "layers" in entry.get("config", {}):
+        entry.update(module="keras.src.models.functional", class_name="Functional",
+                     registered_name="Functional")  # fmt: skip
+    compile_config = _compile_config(model)
+    if compile_config is not None:
+        entry["compile_config"] = compile_config
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is not None and not optimizer.built:
+        optimizer = None
+    weights = keras_weights_bytes(model, optimizer)
+    with tempfile.TemporaryDirectory() as folder:
+        own = os.path.join(folder, "model.minikeras")
+        save_model(model, own)
+        with open(own, "rb") as stream:
+            record = stream.read()
+    metadata = {
+        "keras_version": KERAS_FORMAT_VERSION,
+        "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
+        "minikeras_version": __version__,
+    }
+
+    def write(stream):
+        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("metadata.json", json.dumps(metadata))
+            archive.writestr("config.json", json.dumps(entry))
+            archive.writestr("model.weights.h5", weights)
+            # Stored, not deflated: it is a zip already, and a stored member cannot inflate.
+            archive.writestr(MINIKERAS_MEMBER, record, compress_type=zipfile.ZIP_STORED)
+
+    atomic_write(path, write, overwrite=overwrite)
