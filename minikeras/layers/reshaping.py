@@ -6,6 +6,7 @@ import numpy as np
 
 from minikeras import ops
 from minikeras.layers.layer import Layer
+from minikeras.layers.reshaping_nd import _Cropping, _ZeroPadding
 
 __all__ = [
     "Cropping2D",
@@ -131,14 +132,6 @@ def _int_pair(layer_class, argument, value, allow_zero):
             f"{layer_class}: `{argument}` must be a {kind} int or a pair of them, got {value!r}"
         )
     return int(pair[0]), int(pair[1])
-
-
-def _border_pairs(layer_class, argument, value):
-    """`n`, `(rows, cols)` or `((top, bottom), (left, right))` as the last form."""
-    if isinstance(value, (list, tuple)) and len(value) == 2 and not isinstance(value[0], int):
-        return tuple(_int_pair(layer_class, argument, v, allow_zero=True) for v in value)
-    rows, cols = _int_pair(layer_class, argument, value, allow_zero=True)
-    return (rows, rows), (cols, cols)
 
 
 def _check_rank(layer, input_shape, rank, layout):
@@ -267,7 +260,7 @@ def _linear_weights(size, factor, dtype):
     return weights.astype(dtype)
 
 
-class ZeroPadding2D(_Images):
+class ZeroPadding2D(_ZeroPadding):
     """Adds rows and columns of zeros around images.
 
     Args:
@@ -299,30 +292,13 @@ class ZeroPadding2D(_Images):
                [0., 0., 0., 0.]], dtype=float32)
     """
 
+    rank = 2
+
     def __init__(self, padding=(1, 1), data_format=None, **kwargs):
-        super().__init__(**kwargs)
-        self.padding = _border_pairs("ZeroPadding2D", "padding", padding)
-        self.data_format, self._axes = _spatial_axes("ZeroPadding2D", data_format)
-
-    def call(self, inputs):
-        self.compute_output_shape(inputs.shape)
-        widths = [(0, 0)] * 4
-        for axis, pair in zip(self._axes, self.padding):
-            widths[axis] = pair
-        return ops.pad(inputs, tuple(widths))
-
-    def compute_output_shape(self, input_shape):
-        self._check_images(input_shape)
-        output = list(input_shape)
-        for axis, (before, after) in zip(self._axes, self.padding):
-            output[axis] = None if output[axis] is None else output[axis] + before + after
-        return tuple(output)
-
-    def get_config(self):
-        return {**super().get_config(), "padding": self.padding, "data_format": self.data_format}
+        super().__init__(padding, data_format, **kwargs)
 
 
-class Cropping2D(_Images):
+class Cropping2D(_Cropping):
     """Removes rows and columns from the borders of images.
 
     Args:
@@ -355,34 +331,10 @@ class Cropping2D(_Images):
                [13.]], dtype=float32)
     """
 
+    rank = 2
+
     def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
-        super().__init__(**kwargs)
-        self.cropping = _border_pairs("Cropping2D", "cropping", cropping)
-        self.data_format, self._axes = _spatial_axes("Cropping2D", data_format)
-
-    def call(self, inputs):
-        self.compute_output_shape(inputs.shape)
-        index = [slice(None)] * 4
-        for axis, (before, after) in zip(self._axes, self.cropping):
-            index[axis] = slice(before, inputs.shape[axis] - after)
-        return inputs[tuple(index)]
-
-    def compute_output_shape(self, input_shape):
-        self._check_images(input_shape)
-        output = list(input_shape)
-        for axis, (before, after) in zip(self._axes, self.cropping):
-            if output[axis] is None:
-                continue
-            if before + after >= output[axis]:
-                raise ValueError(
-                    f"Cropping2D '{self.name}': cropping {self.cropping} leaves nothing of "
-                    f"inputs of shape {tuple(input_shape)} (axis {axis} has {output[axis]})"
-                )
-            output[axis] -= before + after
-        return tuple(output)
-
-    def get_config(self):
-        return {**super().get_config(), "cropping": self.cropping, "data_format": self.data_format}
+        super().__init__(cropping, data_format, **kwargs)
 
 
 class Permute(Layer):

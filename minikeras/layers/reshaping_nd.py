@@ -1,5 +1,8 @@
 """Padding, cropping and upsampling of sequences and volumes: the 1-D and 3-D forms.
 
+`_ZeroPadding` and `_Cropping` are written for any rank; `ZeroPadding2D` and
+`Cropping2D` (in `reshaping.py`) are their rank-2 forms.
+
 `ZeroPadding1D` / `Cropping1D` / `UpSampling1D` work on `(batch, steps,
 features)`; the 3-D forms on `(batch, depth, height, width, channels)` (or
 channels first). The 2-D forms are in `reshaping.py`; all follow Keras 3.
@@ -77,11 +80,13 @@ class _Spatial(Layer):
 
     def _check(self, input_shape):
         if len(input_shape) != self.rank + 2:
-            layout = "(batch, steps, features)" if self.rank == 1 else (
-                "(batch, depth, height, width, channels)"
-                if self.data_format == "channels_last"
-                else "(batch, channels, depth, height, width)"
-            )  # fmt: skip
+            spatial = {1: "steps", 2: "rows, cols", 3: "depth, height, width"}[self.rank]
+            if self.rank == 1:
+                layout = "(batch, steps, features)"
+            elif self.data_format == "channels_last":
+                layout = f"(batch, {spatial}, channels)"
+            else:
+                layout = f"(batch, channels, {spatial})"
             raise ValueError(
                 f"{type(self).__name__} '{self.name}' expects {self.rank + 2}-D inputs "
                 f"{layout}, got shape {tuple(input_shape)}"
