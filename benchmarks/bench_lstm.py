@@ -392,11 +392,12 @@ def minikeras_sections(weights, batches, steps=30):
     """
     from minikeras.ops import gather
     from minikeras.ops import recurrent_kernels as kernels
+    from minikeras.ops import recurrent_layout as layout
 
     targets = [
         (kernels, "lstm_forward", "LSTM forward loop (incl. input projection)"),
         (kernels, "lstm_backward", "LSTM backward loop (BPTT)"),
-        (kernels, "project_backward", "LSTM kernel/input gradients"),
+        (layout, "project_backward", "LSTM kernel/input gradients"),
         (gather, "scatter_rows", "embedding gradient"),
     ]
     totals = {label: 0.0 for _, _, label in targets}

@@ -21,6 +21,7 @@ from autograd.tracer import getval, isbox
 
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
 from minikeras.ops import recurrent_kernels as kernels
+from minikeras.ops import recurrent_layout as layout
 from minikeras.ops.comparison import where
 from minikeras.ops.core import op_error, value_of, wrap
 from minikeras.ops.linalg import matmul
@@ -30,7 +31,7 @@ from minikeras.ops.shape import stack
 
 __all__ = ["gru", "lstm", "simple_rnn"]
 
-FUSED_ACTIVATIONS = tuple(kernels.ACTIVATIONS)
+FUSED_ACTIVATIONS = tuple(layout.ACTIVATIONS)
 _UNFUSED = {"tanh": tanh, "sigmoid": sigmoid, "relu": relu, "linear": lambda x: x}
 
 
@@ -53,8 +54,8 @@ def _residuals(op, args, residuals):
 
 @fused_primitive
 def _simple_rnn(x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, activation):
-    x_tm = kernels.time_major(x, go_backwards, kernel.dtype)
-    keep = kernels.mask_time_major(mask, go_backwards)
+    x_tm = layout.time_major(x, go_backwards, kernel.dtype)
+    keep = layout.mask_time_major(mask, go_backwards)
     h, new = kernels.simple_rnn_forward(x_tm, kernel, recurrent_kernel, bias, h0, keep, activation)
     return (np.swapaxes(h[1:], 0, 1), h[-1]), (h, new, x_tm)
 
@@ -66,11 +67,11 @@ def _simple_rnn_vjp(argnums, ans, args, residuals):
     def vjp(g):
         d_outputs, d_h = g[0], g[1]
         _no_second_order("simple_rnn", (d_outputs, d_h, kernel, recurrent_kernel))
-        keep = kernels.mask_time_major(mask, go_backwards)
+        keep = layout.mask_time_major(mask, go_backwards)
         d_new, d_recurrent, d_h0 = kernels.simple_rnn_backward(
             (h, new), d_outputs, d_h, recurrent_kernel, keep, activation
         )
-        d_x, d_kernel, d_bias = kernels.project_backward(
+        d_x, d_kernel, d_bias = layout.project_backward(
             d_new, x_tm, kernel, go_backwards, 0 in argnums
         )
         grads = (d_x, d_kernel, d_recurrent, d_bias, d_h0)
@@ -84,8 +85,8 @@ defvjp_fused(_simple_rnn, _simple_rnn_vjp)
 
 @fused_primitive
 def _lstm(x, kernel, recurrent_kernel, bias, h0, c0, mask, go_backwards, activation, gate):
-    x_tm = kernels.time_major(x, go_backwards, kernel.dtype)
-    keep = kernels.mask_time_major(mask, go_backwards)
+    x_tm = layout.time_major(x, go_backwards, kernel.dtype)
+    keep = layout.mask_time_major(mask, go_backwards)
     cache = kernels.lstm_forward(
         x_tm, kernel, recurrent_kernel, bias, h0, c0, keep, activation, gate
     )
@@ -100,11 +101,11 @@ def _lstm_vjp(argnums, ans, args, residuals):
     def vjp(g):
         d_outputs, d_h, d_c = g[0], g[1], g[2]
         _no_second_order("lstm", (d_outputs, d_h, d_c, kernel, recurrent_kernel))
-        keep = kernels.mask_time_major(mask, go_backwards)
+        keep = layout.mask_time_major(mask, go_backwards)
         d_gates, d_recurrent, d_h0, d_c0 = kernels.lstm_backward(
             cache, d_outputs, d_h, d_c, recurrent_kernel, keep, activation, gate
         )
-        d_x, d_kernel, d_bias = kernels.project_backward(
+        d_x, d_kernel, d_bias = layout.project_backward(
             d_gates, x_tm, kernel, go_backwards, 0 in argnums
         )
         grads = (d_x, d_kernel, d_recurrent, d_bias, d_h0, d_c0)
@@ -118,8 +119,8 @@ defvjp_fused(_lstm, _lstm_vjp)
 
 @fused_primitive
 def _gru(x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, reset_after, activation, gate):
-    x_tm = kernels.time_major(x, go_backwards, kernel.dtype)
-    keep = kernels.mask_time_major(mask, go_backwards)
+    x_tm = layout.time_major(x, go_backwards, kernel.dtype)
+    keep = layout.mask_time_major(mask, go_backwards)
     cache = kernels.gru_forward(
         x_tm, kernel, recurrent_kernel, bias, h0, keep, reset_after, activation, gate
     )
@@ -134,11 +135,11 @@ def _gru_vjp(argnums, ans, args, residuals):
     def vjp(g):
         d_outputs, d_h = g[0], g[1]
         _no_second_order("gru", (d_outputs, d_h, kernel, recurrent_kernel))
-        keep = kernels.mask_time_major(mask, go_backwards)
+        keep = layout.mask_time_major(mask, go_backwards)
         d_gates, d_recurrent, d_inner, d_h0 = kernels.gru_backward(
             cache, d_outputs, d_h, recurrent_kernel, keep, reset_after, activation, gate
         )
-        d_x, d_kernel, d_bias = kernels.project_backward(
+        d_x, d_kernel, d_bias = layout.project_backward(
             d_gates, x_tm, kernel, go_backwards, 0 in argnums
         )
         if reset_after and bias is not None:
