@@ -21,6 +21,7 @@ a single number before weighting, which makes `sample_weight` and
 """
 
 from minikeras import (
+    object_registry,
     ops,  # noqa: F401 (minikeras.losses.ops, as before the split)
     serialization_lib,
 )
@@ -277,7 +278,7 @@ def deserialize(config, custom_objects=None):
         >>> mk.losses.deserialize({"class_name": "Huber", "config": {"delta": 2.0}}).delta
         2.0
     """
-    known = {**_ALL, **serialization_lib._scoped_objects(custom_objects)}
+    known = {**_ALL, **object_registry._scoped_objects(custom_objects)}
     if isinstance(config, dict):
         if "class_name" not in config:
             raise ValueError(

@@ -19,7 +19,7 @@ the same functions as in `minikeras.losses`.
 does; see `get`.
 """
 
-from minikeras import serialization_lib
+from minikeras import object_registry, serialization_lib
 from minikeras.losses import (  # loss functions Keras also exports as metrics
     categorical_hinge,
     hinge,
@@ -307,7 +307,7 @@ def deserialize(config, custom_objects=None):
         raise ValueError(
             f"metrics.deserialize: expected a dict with 'class_name' and 'config', got {config!r}"
         )
-    known = {**_CLASSES, **serialization_lib._scoped_objects(custom_objects)}
+    known = {**_CLASSES, **object_registry._scoped_objects(custom_objects)}
     name = config.get("registered_name") or config["class_name"]
     cls = serialization_lib.get_registered_object(name, custom_objects, known)
     if not (isinstance(cls, type) and issubclass(cls, Metric)):

@@ -14,7 +14,7 @@ time by layers or models.
 
 import inspect
 
-from minikeras import serialization_lib
+from minikeras import object_registry, serialization_lib
 from minikeras.layers.layer import Layer
 from minikeras.saving.archive import to_json
 from minikeras.serialization_lib import (
@@ -45,7 +45,7 @@ register_serializable = register_keras_serializable
 
 
 def _scopes():
-    return serialization_lib._scopes
+    return object_registry._scopes
 
 
 def custom_objects_by_name(custom_objects=None):

@@ -1,0 +1,195 @@
+"""The one registry of custom objects: `register_keras_serializable` and its lookups.
+
+A custom class or function is registered once, under `"package>Name"`, and
+found by that name in every family (layers, losses, metrics, ...) alike;
+`custom_object_scope` adds names for the duration of a block. Keras's public
+names; `minikeras.serialization_lib` (which writes and reads configs with
+this registry) re-exports them all.
+"""
+
+__all__ = [
+    "CustomObjectScope",
+    "custom_object_scope",
+    "get_custom_objects",
+    "get_registered_name",
+    "get_registered_object",
+    "is_registered",
+    "register_keras_serializable",
+]
+
+_GLOBAL_CUSTOM_OBJECTS = {}  # "package>Name" -> class or function
+_GLOBAL_CUSTOM_NAMES = {}  # class or function -> "package>Name"
+_scopes = []  # the custom_objects dicts of the custom_object_scope blocks open now
+
+
+def register_keras_serializable(package="Custom", name=None):
+    """Registers a class or function under `"package>name"`, so files can name it.
+
+    A custom layer, model, loss, metric, optimizer, schedule or function is
+    registered once, and every family finds it: `load_model`,
+    `deserialize_keras_object` and each family's `deserialize` / `get`.
+    Registering again under the same name replaces the entry (re-running a
+    notebook cell is fine).
+
+    Args:
+        package: a namespace, to keep names of different projects apart.
+        name: the name within the package; the object's `__name__` by default.
+
+    Returns:
+        A decorator that registers its argument and returns it unchanged.
+
+    Raises:
+        ValueError: if `package` or `name` is empty or holds `">"`, or the
+            object has no name.
+
+    Example:
+        >>> @mk.saving.register_keras_serializable(package="Docs")
+        ... class Scale(mk.layers.Layer):
+        ...     def call(self, inputs):
+        ...         return inputs * 2.0
+        >>> mk.saving.get_registered_name(Scale)
+        'Docs>Scale'
+    """
+
+    def decorator(obj):
+        own = name or getattr(obj, "__name__", None)
+        registered = f"{package}>{own}"
+        for part in (package, own):
+            if not isinstance(part, str) or not part or ">" in part:
+                raise ValueError(
+                    "register_keras_serializable: package and name must be non-empty strings "
+                    f"without '>', got {registered!r}"
+                )
+        previous = _GLOBAL_CUSTOM_OBJECTS.get(registered)
+        if previous is not None:
+            _GLOBAL_CUSTOM_NAMES.pop(previous, None)
+        _GLOBAL_CUSTOM_OBJECTS[registered] = obj
+        _GLOBAL_CUSTOM_NAMES[obj] = registered
+        return obj
+
+    return decorator
+
+
+def get_custom_objects():
+    """The global dict of registered objects, by `"package>Name"` (Keras's).
+
+    Adding to it registers an object under that key, as Keras allows.
+
+    Returns:
+        The registry's dict itself (not a copy).
+
+    Example:
+        >>> @mk.saving.register_keras_serializable(package="Docs")
+        ... def double(x):
+        ...     return 2 * x
+        >>> mk.saving.get_custom_objects()["Docs>double"] is double
+        True
+    """
+    return _GLOBAL_CUSTOM_OBJECTS
+
+
+def is_registered(obj):
+    """Whether `obj` was registered (by the decorator or through `get_custom_objects`).
+
+    Args:
+        obj: a class or function.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> mk.serialization_lib.is_registered(mk.layers.Dense)
+        False
+    """
+    return obj in _GLOBAL_CUSTOM_NAMES or any(
+        value is obj for value in _GLOBAL_CUSTOM_OBJECTS.values()
+    )
+
+
+def get_registered_name(obj):
+    """The name a file uses for `obj`: its `"package>Name"` if registered, else its `__name__`.
+
+    Args:
+        obj: a class or function.
+
+    Returns:
+        A string.
+
+    Example:
+        >>> mk.saving.get_registered_name(mk.layers.Dense)
+        'Dense'
+    """
+    if obj in _GLOBAL_CUSTOM_NAMES:
+        return _GLOBAL_CUSTOM_NAMES[obj]
+    for key, value in _GLOBAL_CUSTOM_OBJECTS.items():
+        if value is obj:
+            return key
+    return getattr(obj, "__name__", None)
+
+
+def _scoped_objects(custom_objects=None):
+    found = {}
+    for scope in _scopes:
+        found.update(scope)
+    found.update(custom_objects or {})
+    return found
+
+
+def get_registered_object(name, custom_objects=None, module_objects=None):
+    """The class or function `name` stands for, or None.
+
+    Looks in `custom_objects`, then in the open `custom_object_scope`s, then
+    among the registered objects, then in `module_objects`.
+
+    Args:
+        name: `"package>Name"`, or a plain name.
+        custom_objects: optional dict of name -> object.
+        module_objects: optional dict of name -> object (a family's built-ins).
+
+    Returns:
+        The object, or None.
+
+    Example:
+        >>> @mk.saving.register_keras_serializable(package="Docs")
+        ... def triple(x):
+        ...     return 3 * x
+        >>> mk.saving.get_registered_object("Docs>triple") is triple
+        True
+    """
+    scoped = _scoped_objects(custom_objects)
+    if name in scoped:
+        return scoped[name]
+    if name in _GLOBAL_CUSTOM_OBJECTS:
+        return _GLOBAL_CUSTOM_OBJECTS[name]
+    if module_objects and name in module_objects:
+        return module_objects[name]
+    return None
+
+
+class CustomObjectScope:
+    """Makes `custom_objects` visible to every deserialization inside a `with` block.
+
+    Args:
+        *custom_objects: dicts of name -> class or function (None is skipped).
+
+    Example:
+        >>> with mk.saving.custom_object_scope({"Twice": len}):
+        ...     mk.saving.get_registered_object("Twice") is len
+        True
+    """
+
+    def __init__(self, *custom_objects):
+        self.custom_objects = {}
+        for objects in custom_objects:
+            self.custom_objects.update(objects or {})
+
+    def __enter__(self):
+        _scopes.append(self.custom_objects)
+        return self
+
+    def __exit__(self, *exc_info):
+        _scopes.remove(self.custom_objects)
+        return False
+
+
+custom_object_scope = CustomObjectScope
