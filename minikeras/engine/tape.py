@@ -16,15 +16,15 @@ and work done after the block never joins the old tape's graph.
 """
 
 import itertools
-import sys
 
 import numpy as np
-from autograd.core import VJPNode, add_outgrads
+from autograd.core import VJPNode
 from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox, new_box
 
 from minikeras import tree
 from minikeras.engine import tensor as _tensor
+from minikeras.engine.backward import _backward, may_overwrite
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import (
     Tensor,
@@ -380,137 +380,3 @@ def _as_gradient(source, grad, unconnected_gradients):
     if dtype.kind == "f" and (dtype_of(grad) or dtype) != dtype:
         grad = grad.astype(dtype)
     return wrap(grad)
-
-
-def _reverse_topological(end_nodes):
-    """The inner nodes (those with parents) from `end_nodes` back, each after its users.
-
-    Roots (Variables, watched Tensors) need no place in the order: a root's
-    gradient is complete once every inner node has passed its share on.
-    """
-    user_counts = {}
-    stack = [node for node in end_nodes if node.parents]
-    seen = set(stack)
-    while stack:
-        for parent in stack.pop().parents:
-            if parent.parents:
-                user_counts[parent] = user_counts.get(parent, 0) + 1
-                if parent not in seen:
-                    seen.add(parent)
-                    stack.append(parent)
-    order = []
-    ready = [node for node in end_nodes if node.parents and node not in user_counts]
-    while ready:
-        node = ready.pop()
-        order.append(node)
-        for parent in node.parents:
-            if parent.parents:
-                user_counts[parent] -= 1
-                if not user_counts[parent]:
-                    ready.append(parent)
-    return order
-
-
-def _backward(seeds, wanted, release=False):
-    """Pulls each end node's seed back; stores the gradient of each wanted node.
-
-    Like autograd's `backward_pass`, but from several end nodes, and it keeps
-    the gradients of many nodes. With `release`, each node drops its VJP (and
-    the values that VJP holds) once used.
-    """
-    outgrads = {node: (seed, False) for node, seed in seeds.items()}
-    for node in _reverse_topological(list(seeds)):
-        grad = outgrads.pop(node)[0]
-        if node in wanted:
-            wanted[node] = grad
-        _pull_back(node, grad, outgrads)
-        if release:
-            node.parents, node.vjp = (), None
-    # What is left are the roots' gradients, complete now.
-    for node in wanted:
-        if node in outgrads:
-            wanted[node] = outgrads[node][0]
-
-
-def _pull_back(node, grad, outgrads):
-    """Adds `node`'s VJP of `grad` to its parents' gradients.
-
-    If nothing but `_backward` holds `grad` (not the results, not another
-    parent, not a view's base: references counted, so this is a function of
-    its own, with no stale locals), the VJP may write into it.
-    """
-    global _overwritable
-    if type(grad) is np.ndarray and grad.base is None and sys.getrefcount(grad) <= _SOLE_REFS:
-        _overwritable = grad
-    try:
-        for parent, parent_grad in zip(node.parents, node.vjp(grad)):
-            previous = outgrads.get(parent)
-            if type(parent_grad) is not np.ndarray:
-                outgrads[parent] = add_outgrads(previous, parent_grad)
-            elif previous is None:
-                outgrads[parent] = (parent_grad, False)  # as add_outgrads stores a first one
-            else:
-                outgrads[parent] = _add_arrays(previous, parent_grad)
-    finally:
-        _overwritable = None
-
-
-def _add_arrays(previous, grad):
-    """`add_outgrads` for a plain array of the same shape and dtype, without vspaces.
-
-    `previous` is `(sum so far, whether _backward owns its buffer)`: the first
-    gradient may be an array a VJP still shares (its `g`), so it is added out
-    of place once; the sum is then ours, and later gradients go into it in place.
-    """
-    total, owned = previous
-    if type(total) is not np.ndarray or total.shape != grad.shape or total.dtype != grad.dtype:
-        return add_outgrads(previous, grad)
-    if owned:
-        total += grad
-        return previous
-    return (total + grad, True)
-
-
-# The gradient `_pull_back` is handing to a VJP that may write into it, or None.
-# Shared by the threads, and safe so: a VJP compares it with its own `g` by
-# identity, so another thread's value can only make the answer "no".
-_overwritable = None
-
-
-def may_overwrite(grad):
-    """Whether a VJP may write into `grad`, the gradient it was handed.
-
-    Yes only while `GradientTape.gradient` runs the VJP and nothing else
-    refers to `grad`: writing into it (a relu mask applied in place, say)
-    then changes nothing anyone can see. Only for a VJP that computes all
-    its gradients in one call (`defvjp_argnums`), after its last read of the
-    original `grad`; autograd's own backward pass never allows it.
-
-    Args:
-        grad: the gradient a VJP received.
-
-    Returns:
-        A bool.
-
-    Example:
-        >>> mk.engine.tape.may_overwrite(np.ones(3))  # not handed over by a tape
-        False
-    """
-    return grad is _overwritable
-
-
-def _sole_refs():
-    """The references `_pull_back` counts on a gradient only `_backward` holds.
-
-    Measured rather than assumed (the count differs between Python versions):
-    a local of the caller, the parameter, and getrefcount's own argument.
-    """
-
-    def pull_back(grad):
-        return sys.getrefcount(grad)
-
-    grad = np.zeros(1)
-    return pull_back(grad)
-
-
-_SOLE_REFS = _sole_refs()

@@ -11,9 +11,9 @@ import numpy as np
 from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
+from minikeras.engine.backward import may_overwrite
 from minikeras.engine.broadcast import bias_gradient
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive, record_fused
-from minikeras.engine.tape import may_overwrite
 from minikeras.ops.core import (
     op_error,
     promote,
