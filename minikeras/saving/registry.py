@@ -276,23 +276,25 @@ def _deserialize(entry):
         raise ValueError(f"could not rebuild {label}: {type(error).__name__}: {error}") from error
     build_config = entry.get("build_config")
     if build_config is not None and not layer.built:
+        # Checked here (a file may be hostile); the layer builds itself from the checked
+        # config with build_from_config, as Keras's loader has it do.
         shapes = build_config.get("shapes_dict") if isinstance(build_config, dict) else None
         if (
             isinstance(shapes, dict)
             and shapes
             and all(isinstance(key, str) and key.endswith("_shape") for key in shapes)
         ):  # a layer built from several inputs: build(query_shape=..., value_shape=...)
-            args, kwargs = (), {key: _shape_from_json(value) for key, value in shapes.items()}
+            checked = {"shapes_dict": {key: _shape_from_json(v) for key, v in shapes.items()}}
         elif isinstance(build_config, dict) and "input_shape" in build_config:
-            args, kwargs = (_shape_from_json(build_config["input_shape"]),), {}
+            checked = {"input_shape": _shape_from_json(build_config["input_shape"])}
         else:
             raise ValueError(f"{label} has an invalid build_config {build_config!r:.200}")
         try:
-            layer.build(*args, **kwargs)
+            layer.build_from_config(checked)
         except Exception as error:
+            shape = checked.get("input_shape", checked.get("shapes_dict"))
             raise ValueError(
-                f"could not build {label} for input shape {args[0] if args else kwargs}: "
-                f"{type(error).__name__}: {error}"
+                f"could not build {label} for input shape {shape}: {type(error).__name__}: {error}"
             ) from error
     return layer
 
