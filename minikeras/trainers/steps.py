@@ -144,11 +144,7 @@ class Steps:
             >>> model.get_metrics_result()
             {'loss': 0.0}
         """
-        logs = {}
-        for metric in self.metrics:
-            value = metric.result()
-            logs[metric.name] = value if type(value) is float else _python(value)
-        return logs
+        return python_logs({metric.name: metric.result() for metric in self.metrics})
 
     # -------------------------------------------------------------- loss, logs
 
