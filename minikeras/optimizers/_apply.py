@@ -11,6 +11,7 @@ import numpy as np
 
 from minikeras.engine.tensor import Tensor
 from minikeras.optimizers import _ema
+from minikeras.optimizers._buffers import FlatSlots
 from minikeras.optimizers._clipping import clip_gradients
 
 __all__ = ["apply_update", "checked_updates", "label"]
@@ -116,7 +117,11 @@ def apply_update(optimizer, updates):
         # The built-ins' fast path: each new value computed into an array `_buffers` chose.
         buffers, slots, decayed = optimizer._buffers, optimizer._slots, optimizer._decayed
         constants = optimizer._step_constants(learning_rate, step + 1)
-        for (index, _, variable), grad in zip(updates, grads):
+        pairs = zip(updates, grads)
+        flat = buffers.flat if buffers.flat_checked else _flat_slots(optimizer)
+        if flat is not None and len(updates) == len(slots):
+            pairs = _flat_update(optimizer, flat, updates, grads, constants, decay)
+        for (index, _, variable), grad in pairs:
             out, slot_arrays, scratch = buffers.prepare(index, variable, slots[index])
             value = variable._value
             if decay is not None and decayed[index]:
@@ -141,3 +146,44 @@ def apply_update(optimizer, updates):
         if variable.constraint is not None:
             variable.assign(variable.constraint(variable))
     optimizer._iterations._update(np.add, _ONE, "assign_add")  # assign_add, one call less
+
+
+def _flat_slots(optimizer):
+    """Packs the slots of the small variables together (see `_buffers.FlatSlots`), once."""
+    buffers = optimizer._buffers
+    members = FlatSlots.members(optimizer._trainable_variables, optimizer._slots)
+    if members:
+        buffers.flat = FlatSlots(members, optimizer._trainable_variables, optimizer._slots)
+    buffers.flat_checked = True
+    return buffers.flat
+
+
+def _flat_update(optimizer, flat, updates, grads, constants, decay):
+    """Updates the variables of `flat` with one run of the rule; returns the other pairs.
+
+    `updates` has every variable (as `fit` gives them); unless they come in
+    the optimizer's order, every variable takes the one-by-one path.
+    """
+    indices = flat.indices
+    for index in indices:
+        if updates[index][0] != index:
+            return zip(updates, grads)
+    if not flat.intact():
+        flat.pack()
+    np.concatenate([grads[index].reshape(-1) for index in indices], out=flat.gradient)
+    optimizer._fused_step(
+        flat.gradient, flat.zeros, flat.delta, flat.flats, flat.scratch, constants
+    )
+    buffers, decayed = optimizer._buffers, optimizer._decayed
+    for index, delta in zip(indices, flat.deltas):
+        variable = updates[index][2]
+        out = buffers.target(index, variable)
+        value = variable._value
+        if decay is not None and decayed[index]:
+            np.multiply(value, decay, out=out)
+            value = out
+        np.add(value, delta, out=out)  # the rule wrote `0 +- step`: this is `value +- step`
+        if out is not variable._value:
+            buffers.commit(index, variable, out)
+    members = set(indices)
+    return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in members]

@@ -21,13 +21,28 @@ new value of a variable goes:
 Slot variables (moments, velocities) are updated in their own arrays, copied
 first when someone holds them. Intermediate results go to scratch arrays
 that are never handed out.
+
+Small variables are updated together (`FlatSlots`, as PyTorch's "foreach"
+optimizers do): a model's biases and small kernels cost a dozen numpy calls
+each per update, nearly all of it call overhead. Their slots are views into
+one array per slot kind, their gradients are copied into one array, and the
+rule runs once on those; each variable then takes its share of the step. A
+held slot read (a view or a slice of the packed array included) is found
+by reference counts as above, and the slots are packed afresh, into new
+arrays, before the next update writes.
 """
+
+import sys
 
 import numpy as np
 
 from minikeras.engine.variable import is_unshared
 
-__all__ = ["UpdateBuffers"]
+__all__ = ["FlatSlots", "UpdateBuffers"]
+
+# Variables up to this many entries are updated together: past it the call
+# overhead a flat update saves is small next to the copy of the gradient.
+FLAT_MAX_SIZE = 16384
 
 
 class _Spare:
@@ -53,6 +68,30 @@ class UpdateBuffers:
     def __init__(self, count):
         self._spares = [_Spare() for _ in range(count)]
         self._scratch = {}  # (shape, dtype) -> a pair of arrays
+        self.flat = None  # the FlatSlots of the small variables, made at the first update
+        self.flat_checked = False
+
+    def target(self, index, variable):
+        """The array the new value of `variable` goes to (the value part of `prepare`).
+
+        Args:
+            index: the variable's index in the optimizer's list.
+            variable: the Variable.
+
+        Returns:
+            The variable's own array if it is unshared, else its spare.
+
+        Example:
+            >>> w = mk.Variable([1.0])
+            >>> mk.optimizers._buffers.UpdateBuffers(1).target(0, w) is w._value
+            True
+        """
+        if is_unshared(variable):
+            return variable._value
+        spare = self._spares[index]
+        if spare._value is None or not is_unshared(spare):
+            spare._value = np.empty_like(variable._value)
+        return spare._value
 
     def prepare(self, index, variable, slots):
         """Where the update of `variable` (number `index`) writes, decided in one call.
@@ -76,13 +115,7 @@ class UpdateBuffers:
             >>> out is w._value, slot_array is slot._value
             (False, True)
         """
-        if is_unshared(variable):
-            out = variable._value
-        else:
-            spare = self._spares[index]
-            if spare._value is None or not is_unshared(spare):
-                spare._value = np.empty_like(variable._value)
-            out = spare._value
+        out = self.target(index, variable)
         arrays = []
         for slot in slots:
             if not is_unshared(slot):
@@ -134,3 +167,122 @@ class UpdateBuffers:
         if pair is None:
             pair = self._scratch[key] = [np.empty(like.shape, like.dtype) for _ in range(2)]
         return pair
+
+
+class FlatSlots:
+    """The slots of a group of small variables, packed into one array per slot kind.
+
+    Args:
+        indices: the variables' indices in the optimizer's list, ascending.
+        variables: the optimizer's variables (all of `indices` share a dtype).
+        slots: per variable of the optimizer, its slot Variables.
+
+    Attributes:
+        indices: as given, a tuple.
+        gradient: the array the group's gradients are copied into.
+        zeros: zeros, the `value` the rule sees: what it writes to `delta`
+            is then the step itself (rules write `out = value +- step`).
+        delta: the step of every variable of the group, after the rule ran.
+        deltas: per variable, the view of `delta` of its shape.
+        scratch: the rule's two scratch arrays.
+        flats: per slot kind, the packed array.
+
+    Example:
+        >>> from minikeras.optimizers._buffers import FlatSlots
+        >>> a, b = mk.Variable([1.0, 2.0]), mk.Variable([[3.0]])
+        >>> ma, mb = mk.Variable([0.5, 0.5]), mk.Variable([[0.25]])
+        >>> group = FlatSlots((0, 1), [a, b], [[ma], [mb]])
+        >>> group.flats[0]
+        array([0.5 , 0.5 , 0.25], dtype=float32)
+        >>> group.flats[0][2] = 1.0; mb.numpy()
+        array([[1.]], dtype=float32)
+    """
+
+    @staticmethod
+    def members(variables, slots):
+        """The indices worth updating together: small variables of the commonest dtype.
+
+        Args:
+            variables: the optimizer's variables.
+            slots: per variable, its slot Variables.
+
+        Returns:
+            A tuple of indices, empty when fewer than two variables qualify.
+
+        Example:
+            >>> small, big = mk.Variable(np.ones(4)), mk.Variable(np.ones(20000))
+            >>> mk.optimizers._buffers.FlatSlots.members([small, big, small], [[], [], []])
+            (0, 2)
+        """
+        small = [i for i, v in enumerate(variables) if v._value.size <= FLAT_MAX_SIZE]
+        if not small:
+            return ()
+        dtypes = [variables[i]._value.dtype for i in small]
+        dtype = max(set(dtypes), key=dtypes.count)
+        kinds = len(slots[small[0]])
+        chosen = tuple(
+            i
+            for i in small
+            if variables[i]._value.dtype == dtype
+            and len(slots[i]) == kinds
+            and all(slot._value.dtype == dtype for slot in slots[i])
+        )
+        return chosen if len(chosen) >= 2 else ()
+
+    def __init__(self, indices, variables, slots):
+        self.indices = tuple(indices)
+        shapes = [variables[i]._value.shape for i in self.indices]
+        dtype = variables[self.indices[0]]._value.dtype
+        sizes = [variables[i]._value.size for i in self.indices]
+        ends = np.cumsum(sizes).tolist()
+        self._bounds = list(zip([0, *ends[:-1]], ends, shapes))
+        total = ends[-1]
+        self.gradient = np.empty(total, dtype)
+        self.zeros = np.zeros(total, dtype)
+        self.delta = np.empty(total, dtype)
+        self.deltas = [self.delta[start:stop].reshape(shape) for start, stop, shape in self._bounds]
+        self.scratch = [np.empty(total, dtype) for _ in range(2)]
+        self._slots = [list(slots[i]) for i in self.indices]
+        self.flats = []
+        self._refs = []
+        self.pack()
+
+    def pack(self):
+        """Copies the slots' values into new packed arrays and makes each slot a view of one.
+
+        New arrays, not the old ones: someone may hold a view of those.
+
+        Returns:
+            None.
+        """
+        kinds = len(self._slots[0])
+        self.flats = [
+            np.concatenate([member[kind]._value.reshape(-1) for member in self._slots])
+            for kind in range(kinds)
+        ]
+        for kind in range(kinds):
+            self._view(kind)
+        self._refs = self._counts()
+
+    def _view(self, kind):
+        flat = self.flats[kind]
+        for member, (start, stop, shape) in zip(self._slots, self._bounds):
+            member[kind]._value = flat[start:stop].reshape(shape)
+
+    def _counts(self):
+        # Each view of a packed array (the slots' own, and any slice of them) refers to it.
+        return [sys.getrefcount(flat) for flat in self.flats]
+
+    def intact(self):
+        """Whether every slot is still its view, and nobody else holds one.
+
+        Returns:
+            A bool; when False, `pack` before writing.
+        """
+        if self._counts() != self._refs:
+            return False
+        for member in self._slots:
+            for slot, flat in zip(member, self.flats):
+                if slot._value.base is not flat or not is_unshared(slot):
+                    return False
+        return True

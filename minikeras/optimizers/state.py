@@ -268,6 +268,9 @@ class OptimizerState:
     # value, out, slots, scratch, constants)` writes the new value into `out` from
     # `value` (the two may be one array); `slots` are the variable's slot arrays in
     # build order, `scratch` two arrays of its shape, `constants` `_step_constants`'s tuple.
+    # It must compute `out = value + step` or `value - step` element by element, reading
+    # `value` only there and writing nothing else but `out`, the slots and scratch:
+    # small variables run it once, packed, on zeros (`_buffers.FlatSlots`).
     _fused_step = None
 
     def _step_constants(self, learning_rate, step):
