@@ -1,5 +1,7 @@
 """The built-in `Loss` classes, each a `LossFunctionWrapper` of one loss function."""
 
+import numpy as np
+
 from minikeras import ops
 from minikeras.losses.base import LossFunctionWrapper
 from minikeras.losses.functions import (
@@ -267,6 +269,12 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             dtype = y_pred.dtype
             # (The mean of no losses is 0 in the general path, nan in the fused op.)
             if dtype.kind == "f" and self.dtype in (None, dtype) and y_pred.size:
-                y_true, y_pred = _sparse_pair(y_true, y_pred, -1)
+                # Labels of one axis for (batch, classes): the op checks them itself.
+                if not (
+                    type(y_true) is np.ndarray
+                    and y_pred.ndim == 2
+                    and y_true.shape == y_pred.shape[:1]
+                ):
+                    y_true, y_pred = _sparse_pair(y_true, y_pred, -1)
                 return ops.cross_entropy.mean_sparse_categorical_crossentropy(y_true, y_pred)
         return super().__call__(y_true, y_pred, sample_weight, mask)

@@ -9,6 +9,7 @@ training loss, one node on the tape.
 import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
+from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
 from minikeras import config
@@ -31,10 +32,17 @@ __all__ = [
 ]
 
 
+_ROWS = {}  # batch size -> np.arange(batch size), read-only, made once
+
+
 def _label_index(labels):
     """Indexes the labelled class of each sample of a `(..., classes)` array."""
     if labels.ndim == 1:
-        return np.arange(labels.shape[0]), labels
+        rows = _ROWS.get(labels.shape[0])
+        if rows is None:
+            rows = _ROWS.setdefault(labels.shape[0], np.arange(labels.shape[0]))
+            rows.flags.writeable = False
+        return rows, labels
     return (*np.indices(labels.shape, sparse=True), labels)
 
 
@@ -178,13 +186,26 @@ def _inverse_count(count):
 def _mean_sparse_xent_logits_vjp(argnums, ans, args, residuals):
     """The per-sample losses' VJP, each sample's share of `g` being `g / count`."""
     logits, labels = args
-    per_sample = _sparse_xent_logits_vjp(argnums, ans, args, residuals)
-    shares = np.full(labels.shape, _inverse_count(labels.size), dtype=getval(logits).dtype)
+    inverse = _inverse_count(labels.size)
+    if residuals is not None:
+        softmax, index = residuals
 
-    def vjp(g):
+        def vjp(g):
+            if isbox(g):
+                return traced(g)
+            # (softmax - one_hot(labels)) * g / count, in one buffer.
+            share = np.multiply(g, inverse, dtype=softmax.dtype)
+            grad = np.multiply(softmax, share, dtype=softmax.dtype)
+            grad[index] -= share
+            return [grad]
+
+    per_sample = _sparse_xent_logits_vjp(argnums, ans, args, residuals)
+    shares = np.full(labels.shape, inverse, dtype=getval(logits).dtype)
+
+    def traced(g):
         return per_sample(g * shares)
 
-    return vjp
+    return traced if residuals is None else vjp
 
 
 defvjp_fused(_mean_sparse_xent_logits, _mean_sparse_xent_logits_vjp)
@@ -215,6 +236,20 @@ def mean_sparse_categorical_crossentropy(target, output, axis=-1):
         >>> round(float(loss), 6)  # (log 2 + 0) / 2
         0.346574
     """
+    value = value_of(output)
+    scores = value._value if type(value) is ArrayBox else value
+    if (
+        type(target) is np.ndarray  # the usual training batch: checked in three lines
+        and type(scores) is np.ndarray
+        and target.ndim == 1
+        and scores.ndim == 2
+        and axis in (-1, 1)
+        and target.dtype.kind == "i"
+        and scores.dtype.kind == "f"
+        and target.shape[0] == scores.shape[0] > 0
+        and target.view(target.dtype.str.replace("i", "u")).max() < scores.shape[1]
+    ):
+        return wrap(call_primitive(_mean_sparse_xent_logits, value, target))
     scores, labels, _ = _sparse_xent_operands(
         "sparse_categorical_crossentropy", target, output, axis
     )
