@@ -70,5 +70,5 @@ def bias_gradient(g):
         array([20., 20., 20.])
     """
     if type(g) is np.ndarray:
-        return g.reshape(-1, g.shape[-1]).sum(axis=0)
+        return np.add.reduce(g.reshape(-1, g.shape[-1]), axis=0)
     return anp.sum(anp.reshape(g, (-1, _shape(g)[-1])), axis=0)

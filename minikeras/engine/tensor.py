@@ -280,32 +280,48 @@ class Tensor(Operators):
         return drop_stale_boxes(self._value)
 
     # Layers and ops ask these on every call, mostly of an array or of one
-    # level of box (inside a tape): `_plain_array` answers those without the
-    # generic numpy functions.
+    # level of box (inside a tape): answered inline (as `_plain_array` would), without
+    # the generic numpy functions.
 
     @property
     def shape(self):
         """The shape, a tuple of ints."""
-        array = _plain_array(self._value)
-        return np.shape(getval(self._value)) if array is None else array.shape
+        value = self._value
+        if type(value) is ArrayBox:
+            value = value._value
+        if type(value) is np.ndarray:
+            return value.shape
+        return np.shape(getval(self._value))
 
     @property
     def ndim(self):
         """The number of axes."""
-        array = _plain_array(self._value)
-        return np.ndim(getval(self._value)) if array is None else array.ndim
+        value = self._value
+        if type(value) is ArrayBox:
+            value = value._value
+        if type(value) is np.ndarray:
+            return value.ndim
+        return np.ndim(getval(self._value))
 
     @property
     def dtype(self):
         """The numpy dtype of the elements."""
-        array = _plain_array(self._value)
-        return np.result_type(getval(self._value)) if array is None else array.dtype
+        value = self._value
+        if type(value) is ArrayBox:
+            value = value._value
+        if type(value) is np.ndarray:
+            return value.dtype
+        return np.result_type(getval(self._value))
 
     @property
     def size(self):
         """The number of elements."""
-        array = _plain_array(self._value)
-        return np.size(getval(self._value)) if array is None else array.size
+        value = self._value
+        if type(value) is ArrayBox:
+            value = value._value
+        if type(value) is np.ndarray:
+            return value.size
+        return np.size(getval(self._value))
 
     def numpy(self):
         """Returns the value as a numpy array (without any trace).

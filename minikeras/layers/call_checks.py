@@ -42,7 +42,7 @@ class Frame:
 
 
 class _Counter:
-    """Numbers the outermost calls (see `Layer._start_call` and `LayerLosses.add_loss`).
+    """Numbers the outermost calls (see `Layer.__call__` and `LayerLosses.add_loss`).
 
     A layer keeps the number of its latest call, and each loss given to
     add_loss() the number current when it came; `losses` counts those added

@@ -12,7 +12,6 @@ import functools
 import numpy as np
 
 from minikeras import config, regularizers
-from minikeras.engine import tensor as engine
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
@@ -304,8 +303,10 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             ):
                 return symbolic_call(self, inputs, args, kwargs)
             inputs = self._convert_inputs(inputs)
-        elif inputs.dtype != self.dtype and inputs.dtype.kind == "f":
-            inputs = self._convert_inputs(inputs)
+        else:
+            dtype = inputs.dtype
+            if dtype != self.dtype and dtype.kind == "f":
+                inputs = self._convert_inputs(inputs)
         training = kwargs.pop("training", None)
         mask = kwargs.pop("mask", _NOT_GIVEN)
         if args:  # further tensor arguments are converted like the inputs, as in Keras
@@ -322,9 +323,19 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
                 mask = getattr(inputs, "_keras_mask", None)
             else:
                 mask = call_helpers.keras_mask_of(inputs)
-        if training is None and _state.call_stack:
-            training = _state.call_stack[-1].training
-        self._start_call()
+        state = _state  # the thread's (a threading.local: read it once)
+        stack = state.call_stack
+        outermost = not stack
+        if training is None and not outermost:
+            training = stack[-1].training
+        # This call's number (a new one if outermost); losses of earlier calls are forgotten.
+        counter = call_checks.counter
+        if outermost:
+            counter.outermost_calls += 1
+        number = counter.outermost_calls
+        object.__setattr__(self, "_latest_call", number)
+        if self._losses and self._losses[0][0] < number:
+            self._losses[:] = [entry for entry in self._losses if entry[0] >= number]
         if not self.built:
             self._build_on_first_call(inputs, args, kwargs)
         if self.input_spec is not None and type(inputs) is Tensor:
@@ -338,22 +349,20 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             kwargs["mask"] = mask
         if profile.argument_masks:  # `query_mask` for `query`...: what they carry
             call_helpers.fill_argument_masks(self, inputs, args, kwargs)
-        frame = call_checks.Frame(self, "call", training)
-        outermost = not _state.call_stack
         if outermost:
-            _state.reads.clear()
-            engine.add_read_observer(call_checks.observe_read)
-        _state.call_stack.append(frame)
+            state.reads.clear()
+            state.read_observers.append(call_checks.observe_read)
+        stack.append(call_checks.Frame(self, "call", training))
         try:
             outputs = self.call(inputs, *args, **kwargs)
         except (ValueError, TypeError, IndexError) as error:
             call_helpers.explain_mismatch(self, inputs, error)
             raise
         finally:
-            _state.call_stack.pop()
+            stack.pop()
             if outermost:
-                engine.remove_read_observer(call_checks.observe_read)
-        if outermost and _state.reads:
+                state.read_observers.remove(call_checks.observe_read)
+        if outermost and state.reads:
             call_checks.check_reads(self)
         if self.activity_regularizer is not None:
             for output in _tensors_in(outputs):
@@ -371,16 +380,6 @@ class Layer(LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             shape = _shape_of(outputs) if _is_tensor_tree(outputs) else None
         object.__setattr__(self, "_output_shape", shape)
         return outputs
-
-    def _start_call(self):
-        """Numbers this call (a new number if outermost); forgets losses of earlier calls."""
-        counter = call_checks.counter
-        if not _state.call_stack:
-            counter.outermost_calls += 1
-        number = counter.outermost_calls
-        object.__setattr__(self, "_latest_call", number)
-        if self._losses and self._losses[0][0] < number:
-            self._losses[:] = [entry for entry in self._losses if entry[0] >= number]
 
     def _convert_inputs(self, inputs):
         if isinstance(inputs, Tensor):
