@@ -39,26 +39,20 @@ from minikeras.ops.cross_entropy import (
     categorical_crossentropy,
     sparse_categorical_crossentropy,
 )
+from minikeras.ops.elementary import abs, exp, log, log1p, sign, sqrt, tanh
 from minikeras.ops.fused_dense import dense
 from minikeras.ops.gather import embedding_lookup, flip
 from minikeras.ops.linalg import dot, einsum, matmul, tensordot
 from minikeras.ops.math import (
-    abs,
     add,
     divide,
-    exp,
     floor_divide,
-    log,
-    log1p,
     mod,
     multiply,
     negative,
     power,
-    sign,
-    sqrt,
     square,
     subtract,
-    tanh,
 )
 from minikeras.ops.nn import (
     elu,

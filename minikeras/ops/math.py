@@ -1,8 +1,12 @@
-"""Element-wise math and comparisons. Broadcasting follows numpy."""
+"""Arithmetic, element-wise: + - * / // % **, unary minus and square; numpy broadcasting.
+
+The elementary functions (exp, log, sqrt, tanh, ...) are in `ops.elementary`;
+they are re-exported here, where they were first written.
+"""
 
 import autograd.numpy as anp
 import numpy as np
-from autograd.extend import defvjp, defvjp_argnums, primitive
+from autograd.extend import defvjp_argnums, primitive
 
 from minikeras.engine.broadcast import unbroadcast
 from minikeras.engine.primitive import call_primitive
@@ -14,23 +18,25 @@ from minikeras.ops.core import (
     value_of,
     wrap,
 )
+from minikeras.ops.elementary import abs, exp, log, log1p, sign, sqrt, tanh
 
 __all__ = [
-    "abs",
     "add",
     "divide",
-    "exp",
     "floor_divide",
-    "log",
-    "log1p",
     "mod",
     "multiply",
     "negative",
     "power",
-    "sign",
-    "sqrt",
     "square",
     "subtract",
+    # re-exported from ops.elementary
+    "abs",
+    "exp",
+    "log",
+    "log1p",
+    "sign",
+    "sqrt",
     "tanh",
 ]
 
@@ -283,86 +289,6 @@ def negative(x):
     return wrap(call_primitive(anp.negative, array_of(x)))
 
 
-def abs(x):  # noqa: A001 (Keras's name)
-    """Element-wise absolute value.
-
-    Args:
-        x: Tensor or array-like.
-
-    Returns:
-        A Tensor.
-
-    Example:
-        >>> mk.ops.abs([-1.5, 2.0]).numpy()
-        array([1.5, 2. ], dtype=float32)
-    """
-    return wrap(call_primitive(anp.abs, array_of(x)))
-
-
-def exp(x):
-    """Element-wise `e ** x`.
-
-    Args:
-        x: Tensor or array-like.
-
-    Returns:
-        A Tensor (float32 for integer input).
-
-    Example:
-        >>> mk.ops.exp([0.0]).numpy()
-        array([1.], dtype=float32)
-    """
-    return wrap(call_primitive(anp.exp, _float(x)))
-
-
-def log(x):
-    """Element-wise natural logarithm.
-
-    Args:
-        x: Tensor or array-like.
-
-    Returns:
-        A Tensor (float32 for integer input).
-
-    Example:
-        >>> mk.ops.log([1.0]).numpy()
-        array([0.], dtype=float32)
-    """
-    return wrap(call_primitive(anp.log, _float(x)))
-
-
-def log1p(x):
-    """Element-wise `log(1 + x)`, accurate for small `x`.
-
-    Args:
-        x: Tensor or array-like.
-
-    Returns:
-        A Tensor.
-
-    Example:
-        >>> mk.ops.log1p([0.0]).numpy()
-        array([0.], dtype=float32)
-    """
-    return wrap(call_primitive(anp.log1p, _float(x)))
-
-
-def sqrt(x):
-    """Element-wise square root.
-
-    Args:
-        x: Tensor or array-like.
-
-    Returns:
-        A Tensor (float32 for integer input).
-
-    Example:
-        >>> mk.ops.sqrt([4.0, 9.0]).numpy()
-        array([2., 3.], dtype=float32)
-    """
-    return wrap(call_primitive(anp.sqrt, _float(x)))
-
-
 def square(x):
     """Element-wise `x * x`.
 
@@ -378,48 +304,3 @@ def square(x):
     """
     value = array_of(x)
     return wrap(call_primitive(_multiply, value, value))
-
-
-def tanh(x):
-    """Element-wise hyperbolic tangent.
-
-    Args:
-        x: Tensor or array-like.
-
-    Returns:
-        A Tensor.
-
-    Example:
-        >>> mk.ops.tanh([0.0]).numpy()
-        array([0.], dtype=float32)
-    """
-    return wrap(call_primitive(_tanh, _float(x)))
-
-
-@primitive
-def _tanh(x):
-    return np.tanh(x)
-
-
-# From the output: autograd's `g / cosh(x)**2` overflows for |x| > 710.
-defvjp(_tanh, lambda ans, x: lambda g: g * (1.0 - ans * ans))
-
-
-def sign(x):
-    """Element-wise sign: -1, 0 or 1 (not differentiable).
-
-    Args:
-        x: Tensor or array-like.
-
-    Returns:
-        A Tensor.
-
-    Example:
-        >>> mk.ops.sign([-2.0, 0.0, 3.0]).numpy()
-        array([-1.,  0.,  1.], dtype=float32)
-    """
-    return wrap(call_primitive(anp.sign, array_of(x)))
-
-
-def _float(x):
-    return as_float(value_of(x))

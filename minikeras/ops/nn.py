@@ -17,7 +17,7 @@ from minikeras.ops.core import (
     value_of,
     wrap,
 )
-from minikeras.ops.math import _tanh
+from minikeras.ops.elementary import _tanh
 
 __all__ = [
     "elu",

@@ -24,8 +24,8 @@ from minikeras.ops import recurrent_kernels as kernels
 from minikeras.ops import recurrent_layout as layout
 from minikeras.ops.comparison import where
 from minikeras.ops.core import op_error, value_of, wrap
+from minikeras.ops.elementary import tanh
 from minikeras.ops.linalg import matmul
-from minikeras.ops.math import tanh
 from minikeras.ops.nn import relu, sigmoid
 from minikeras.ops.shape import stack
 

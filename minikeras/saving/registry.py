@@ -360,16 +360,22 @@ def _builtin_function(module, name):
     if module == "numpy":
         candidate = getattr(np, name, None)
         return candidate if isinstance(candidate, np.ufunc) else None
+    # Found by its public name in the package, as classes are by family: a file
+    # written before the function moved to another module of the package still loads.
     for package in (ops, activations):
-        if module == package.__name__ or module.startswith(package.__name__ + "."):
+        if _within(module, package.__name__) and name in package.__all__:
             candidate = getattr(package, name, None)
             if (
                 callable(candidate)
-                and getattr(candidate, "__module__", None) == module
+                and _within(getattr(candidate, "__module__", None) or "", package.__name__)
                 and getattr(candidate, "__qualname__", None) == name
             ):
                 return candidate
     return None
+
+
+def _within(module, package):
+    return module == package or module.startswith(package + ".")
 
 
 def _from_config(cls, config):
