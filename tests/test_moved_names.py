@@ -19,6 +19,14 @@ from minikeras.saving import deserialize_layer, serialize_layer
 MOVED = [
     ("minikeras.ops.math", name, ops)
     for name in ("abs", "exp", "log", "log1p", "sign", "sqrt", "tanh")
+] + [
+    ("minikeras.layers.pooling", name, layers)
+    for name in (
+        "GlobalAveragePooling1D",
+        "GlobalAveragePooling2D",
+        "GlobalMaxPooling1D",
+        "GlobalMaxPooling2D",
+    )
 ]
 
 
@@ -55,3 +63,10 @@ def test_a_function_outside_the_package_is_not_found_by_its_name():
     entry["config"]["function"]["module"] = "numpy.linalg"
     with pytest.raises(ValueError, match="not registered"):
         deserialize_layer(entry)
+
+
+def test_a_layer_saved_under_its_old_module_loads():
+    entry = serialize_layer(layers.GlobalMaxPooling2D(keepdims=True, name="g"))
+    entry["module"] = "minikeras.layers.pooling"
+    layer = deserialize_layer(entry)
+    assert type(layer) is layers.GlobalMaxPooling2D and layer.keepdims

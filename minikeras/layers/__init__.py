@@ -19,6 +19,12 @@ from minikeras.layers.dot_attention import AdditiveAttention, Attention
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.einsum_dense import EinsumDense
 from minikeras.layers.embedding import Embedding
+from minikeras.layers.global_pooling import (
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+)
 from minikeras.layers.group_normalization import GroupNormalization, UnitNormalization
 from minikeras.layers.grouped_query_attention import GroupedQueryAttention, GroupQueryAttention
 from minikeras.layers.gru import GRU, GRUCell
@@ -53,10 +59,6 @@ from minikeras.layers.normalization import BatchNormalization, LayerNormalizatio
 from minikeras.layers.pooling import (
     AveragePooling1D,
     AveragePooling2D,
-    GlobalAveragePooling1D,
-    GlobalAveragePooling2D,
-    GlobalMaxPooling1D,
-    GlobalMaxPooling2D,
     MaxPooling1D,
     MaxPooling2D,
 )

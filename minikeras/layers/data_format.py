@@ -13,7 +13,7 @@ import functools
 
 from minikeras import ops
 
-__all__ = ["ChannelsFirst", "check_layer_data_format"]
+__all__ = ["ChannelsFirst", "check_layer_data_format", "check_spatial_rank"]
 
 DATA_FORMATS = (None, "channels_last", "channels_first")
 
@@ -41,6 +41,35 @@ def check_layer_data_format(layer_class, data_format):
             f"got {data_format!r}"
         )
     return data_format or "channels_last"
+
+
+# The axes of channels-last inputs, by spatial rank, for errors.
+_AXES = {1: "batch, steps, channels", 2: "batch, height, width, channels"}
+
+
+def check_spatial_rank(layer, shape):
+    """Checks that `shape` is `(batch, *spatial, channels)` with `layer.rank` spatial axes.
+
+    Args:
+        layer: a layer with a `rank` (its number of spatial axes) and a `name`.
+        shape: the inputs' shape, channels last.
+
+    Raises:
+        ValueError: if the shape has another rank.
+
+    Example:
+        >>> layer = mk.layers.MaxPooling1D(name="pool")
+        >>> try:
+        ...     mk.layers.data_format.check_spatial_rank(layer, (2, 8))
+        ... except ValueError as error:
+        ...     print(error)
+        MaxPooling1D 'pool' expected inputs of rank 3 (batch, steps, channels), got shape (2, 8)
+    """
+    if len(shape) != layer.rank + 2:
+        raise ValueError(
+            f"{type(layer).__name__} '{layer.name}' expected inputs of rank {layer.rank + 2} "
+            f"({_AXES[layer.rank]}), got shape {tuple(shape)}"
+        )
 
 
 def _last_shape(shape):

@@ -1,7 +1,8 @@
 """Pooling over volumes: `MaxPooling3D`, `AveragePooling3D` and their global forms."""
 
 from minikeras import ops
-from minikeras.layers.pooling import GlobalPooling, Pooling
+from minikeras.layers.global_pooling import GlobalPooling
+from minikeras.layers.pooling import Pooling
 
 __all__ = ["AveragePooling3D", "GlobalAveragePooling3D", "GlobalMaxPooling3D", "MaxPooling3D"]
 
