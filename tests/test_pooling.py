@@ -198,6 +198,16 @@ def test_pooling_layer_errors_name_the_layer_and_shapes():
         layers.GlobalMaxPooling1D(name="g")(np.ones((1, 2, 2, 4)))
     with pytest.raises(ValueError, match=r"MaxPooling1D: `pool_size`"):
         layers.MaxPooling1D(0)
+
+
+@pytest.mark.parametrize("layer_class", [layers.MaxPooling3D, layers.GlobalAveragePooling3D])
+def test_3d_pooling_on_images_names_the_volume_axes(layer_class):
+    with pytest.raises(
+        ValueError,
+        match=r"3D 'v' expected inputs of rank 5 \(batch, depth, height, width, channels\), "
+        r"got shape \(2, 4, 4, 3\)",
+    ):
+        layer_class(name="v")(np.ones((2, 4, 4, 3), "float32"))
     with pytest.raises(ValueError, match=r"AveragePooling2D: `padding`"):
         layers.AveragePooling2D(padding="full")
 

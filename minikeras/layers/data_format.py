@@ -44,7 +44,11 @@ def check_layer_data_format(layer_class, data_format):
 
 
 # The axes of channels-last inputs, by spatial rank, for errors.
-_AXES = {1: "batch, steps, channels", 2: "batch, height, width, channels"}
+_AXES = {
+    1: "batch, steps, channels",
+    2: "batch, height, width, channels",
+    3: "batch, depth, height, width, channels",
+}
 
 
 def check_spatial_rank(layer, shape):
