@@ -15,18 +15,21 @@ import minikeras as mk
 from minikeras import layers, ops
 from minikeras.saving import deserialize_layer, serialize_layer
 
-# (the module a name was first written in, the name, the package that exports it)
-MOVED = [
-    ("minikeras.ops.math", name, ops)
-    for name in ("abs", "exp", "log", "log1p", "sign", "sqrt", "tanh")
-] + [
-    ("minikeras.layers.pooling", name, layers)
-    for name in (
+# The module each name was first written in -> the names that moved out of it.
+MOVED_FROM = {
+    "minikeras.ops.math": ("abs", "exp", "log", "log1p", "sign", "sqrt", "tanh"),
+    "minikeras.layers.pooling": (
         "GlobalAveragePooling1D",
         "GlobalAveragePooling2D",
         "GlobalMaxPooling1D",
         "GlobalMaxPooling2D",
-    )
+    ),
+    "minikeras.layers.reshaping": ("Cropping2D", "UpSampling2D", "ZeroPadding2D"),
+}
+MOVED = [
+    (module, name, ops if module.startswith("minikeras.ops") else layers)
+    for module, names in MOVED_FROM.items()
+    for name in names
 ]
 
 

@@ -90,15 +90,8 @@ from minikeras.layers.preprocessing import (
 from minikeras.layers.recurrent import SimpleRNN
 from minikeras.layers.regularization import GaussianNoise, SpatialDropout2D
 from minikeras.layers.report import TrackingReport
-from minikeras.layers.reshaping import (
-    Cropping2D,
-    Flatten,
-    Permute,
-    RepeatVector,
-    Reshape,
-    UpSampling2D,
-    ZeroPadding2D,
-)
+from minikeras.layers.reshaping import Flatten, Permute, RepeatVector, Reshape
+from minikeras.layers.reshaping_2d import Cropping2D, UpSampling2D, ZeroPadding2D
 from minikeras.layers.reshaping_nd import (
     Cropping1D,
     Cropping3D,

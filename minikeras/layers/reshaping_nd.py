@@ -1,11 +1,12 @@
 """Padding, cropping and upsampling of sequences and volumes: the 1-D and 3-D forms.
 
-`_ZeroPadding` and `_Cropping` are written for any rank; `ZeroPadding2D` and
-`Cropping2D` (in `reshaping.py`) are their rank-2 forms.
+`_ZeroPadding`, `_Cropping` and `_UpSampling` are written for any rank;
+`ZeroPadding2D`, `Cropping2D` and `UpSampling2D` (in `reshaping_2d.py`) are
+their rank-2 forms.
 
 `ZeroPadding1D` / `Cropping1D` / `UpSampling1D` work on `(batch, steps,
 features)`; the 3-D forms on `(batch, depth, height, width, channels)` (or
-channels first). The 2-D forms are in `reshaping.py`; all follow Keras 3.
+channels first). All follow Keras 3.
 """
 
 import numpy as np
