@@ -36,8 +36,6 @@ from minikeras.metrics.accuracies import (
     SparseCategoricalAccuracy,
     SparseTopKCategoricalAccuracy,
     TopKCategoricalAccuracy,
-    _accuracy_for_loss,
-    _AutoAccuracy,
     accuracy,
     binary_accuracy,
     categorical_accuracy,
@@ -45,6 +43,7 @@ from minikeras.metrics.accuracies import (
     sparse_top_k_categorical_accuracy,
     top_k_categorical_accuracy,
 )
+from minikeras.metrics.auto_accuracy import _accuracy_for_loss, _AutoAccuracy
 from minikeras.metrics.base import Mean, MeanMetricWrapper, Metric
 from minikeras.metrics.confusion import AUC, Precision, Recall
 from minikeras.metrics.f_score import F1Score, FBetaScore

@@ -1,13 +1,14 @@
 """Accuracy metrics: the per-sample functions and their `Mean` classes.
 
-Also the accuracy that `get("accuracy", loss=...)` picks for a loss, and
-`_AutoAccuracy`, which picks it from the first batch's shapes.
+The accuracy that `get("accuracy", loss=...)` picks for a loss, and
+`_AutoAccuracy`, which picks it from the first batch's shapes, are in
+`auto_accuracy`.
 """
 
 import numpy as np
 
-from minikeras import config, losses
-from minikeras.metrics.base import MeanMetricWrapper, Metric, _aligned
+from minikeras import config
+from minikeras.metrics.base import MeanMetricWrapper, _aligned
 
 __all__ = [
     "Accuracy",
@@ -321,117 +322,3 @@ class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
     def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
         self.k = int(k)
         super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=self.k)
-
-
-# ---------------------------------------------------------- "accuracy" by loss
-
-
-def _accuracy_from_shapes(y_true, y_pred, name):
-    """The accuracy that fits a batch, by Keras 3's rule (compile_utils.get_metric)."""
-    true_shape, y_pred = np.shape(y_true), np.asarray(y_pred)
-    if y_pred.dtype.kind in "iub":  # predicted labels, not scores
-        return Accuracy(name=name)
-    if y_pred.ndim <= 1 or y_pred.shape[-1] == 1:
-        return BinaryAccuracy(name=name)
-    if len(true_shape) < y_pred.ndim or (true_shape and true_shape[-1] == 1):
-        return SparseCategoricalAccuracy(name=name)
-    return CategoricalAccuracy(name=name)
-
-
-class _AutoAccuracy(Metric):
-    """Accuracy for an unknown loss: picks its kind from the first batch's shapes.
-
-    Integer predictions: `Accuracy`. Predictions of shape (batch,) or
-    (..., 1): `BinaryAccuracy`. Labels with fewer axes than the predictions,
-    or a last axis of 1: `SparseCategoricalAccuracy`. Otherwise
-    `CategoricalAccuracy`. The choice survives `reset_state`.
-
-    Args:
-        name: the metric's name.
-        dtype: as in `Metric`.
-
-    Example:
-        >>> m = mk.metrics.accuracies._AutoAccuracy()
-        >>> m([1, 0], [[0.2, 0.8], [0.6, 0.4]]), type(m.resolved).__name__
-        (1.0, 'SparseCategoricalAccuracy')
-    """
-
-    # fit and evaluate weigh this metric by the model's output mask (as Keras's
-    # MeanMetricWrapper reads the mask of y_pred).
-    _uses_output_mask = True
-
-    def __init__(self, name="accuracy", dtype=None):
-        super().__init__(dtype=dtype, name=name)
-        self.resolved = None
-
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        """Picks the accuracy on the first call, then updates it.
-
-        Args:
-            y_true: targets.
-            y_pred: predictions.
-            sample_weight: None, or weights of shape (batch,) or broadcastable.
-
-        Raises:
-            ValueError: if the shapes do not fit the chosen accuracy.
-
-        Example:
-            >>> m = mk.metrics.accuracies._AutoAccuracy()
-            >>> m.update_state([[1], [0]], [[0.9], [0.8]])
-            >>> m.result()
-            0.5
-        """
-        if self.resolved is None:
-            self.resolved = _accuracy_from_shapes(y_true, y_pred, self.name)
-        self.resolved.name = self.name
-        self.resolved.update_state(y_true, y_pred, sample_weight=sample_weight)
-
-    def result(self):
-        """Returns the chosen accuracy's result (0.0 before the first batch).
-
-        Returns:
-            A Python float.
-
-        Example:
-            >>> mk.metrics.accuracies._AutoAccuracy().result()
-            0.0
-        """
-        return self.resolved.result() if self.resolved is not None else 0.0
-
-    def reset_state(self):
-        """Resets the chosen accuracy (the choice stays).
-
-        Example:
-            >>> m = mk.metrics.accuracies._AutoAccuracy()
-            >>> m([1], [[0.0, 1.0]])
-            1.0
-            >>> m.reset_state()
-            >>> m.result()
-            0.0
-        """
-        if self.resolved is not None:
-            self.resolved.reset_state()
-
-
-def _accuracy_for_loss(loss, name):
-    """The accuracy a loss calls for: its kind of cross-entropy, else exact equality."""
-    if loss is None:
-        return _AutoAccuracy(name=name)
-    try:
-        loss = losses.get(loss)  # a name, config or class becomes a function or Loss
-    except ValueError:
-        return _AutoAccuracy(name=name)
-    fn, kwargs = loss, {}
-    if isinstance(loss, losses.LossFunctionWrapper):
-        fn, kwargs = loss.fn, loss._fn_kwargs
-    if fn is losses.sparse_categorical_crossentropy:
-        return SparseCategoricalAccuracy(name=name)
-    if fn is losses.categorical_crossentropy:
-        return CategoricalAccuracy(name=name)
-    if fn is losses.binary_crossentropy:
-        # sigmoid(logit) > 0.5 exactly when logit > 0.
-        return BinaryAccuracy(name=name, threshold=0.0 if kwargs.get("from_logits") else 0.5)
-    builtin = (losses.mse, losses.mae, losses.huber, losses.kld)
-    if fn in builtin:
-        return Accuracy(name=name)
-    return _AutoAccuracy(name=name)
