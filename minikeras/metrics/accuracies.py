@@ -8,7 +8,8 @@ The accuracy that `get("accuracy", loss=...)` picks for a loss, and
 import numpy as np
 
 from minikeras import config
-from minikeras.metrics.base import MeanMetricWrapper, _aligned
+from minikeras.metrics.base import _aligned
+from minikeras.metrics.mean import MeanMetricWrapper
 
 __all__ = [
     "Accuracy",

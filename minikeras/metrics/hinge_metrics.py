@@ -1,7 +1,7 @@
 """Hinge metrics: the mean hinge, squared hinge and categorical hinge losses over all samples."""
 
 from minikeras import losses
-from minikeras.metrics.base import MeanMetricWrapper
+from minikeras.metrics.mean import MeanMetricWrapper
 from minikeras.metrics.regression import _float64_values
 
 __all__ = ["CategoricalHinge", "Hinge", "SquaredHinge"]

@@ -8,7 +8,8 @@ float64 on numpy arrays, then average it as `Mean` does. `R2Score` lives in
 import numpy as np
 
 from minikeras import losses
-from minikeras.metrics.base import Mean, MeanMetricWrapper, _aligned
+from minikeras.metrics.base import _aligned
+from minikeras.metrics.mean import Mean, MeanMetricWrapper
 
 __all__ = [
     "CosineSimilarity",

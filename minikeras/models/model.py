@@ -9,7 +9,7 @@ import numpy as np
 
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer, computed_attribute
-from minikeras.models import graph
+from minikeras.models import graph, summary
 from minikeras.models.model_saving import ModelSaving
 from minikeras.trainers import Trainer
 from minikeras.tree import flatten, map_structure
@@ -335,51 +335,7 @@ class Model(Trainer, ModelSaving, Layer):
             >>> Sequential([Dense(2)], name="s").summary()
             Model 's' is not built yet: call it on a batch of data, or call model.build(input_shape), to see its layers and parameters.
         """  # noqa: E501
-        print_fn = print_fn or print
-        if not self.built:
-            print_fn(
-                f"Model '{self.name}' is not built yet: call it on a batch of data, or call "
-                "model.build(input_shape), to see its layers and parameters."
-            )
-            return
-        rows = [("Layer (type)", "Output Shape", "Param #")]
-        if self._inputs is not None:
-            # A graph's shapes are its symbolic ones, None where a size is not fixed.
-            if self._summary_shows_inputs:
-                for tensor in self.inputs:
-                    rows.append((f"{tensor.name or 'input'} (InputLayer)", str(tensor.shape), "0"))
-            shapes = {}  # a shared layer is one row, with each distinct shape it gives
-            for node in self._nodes:
-                found = shapes.setdefault(id(node.layer), (node.layer, []))[1]
-                shape = map_structure(lambda t: t.shape, node.outputs)
-                if shape not in found:
-                    found.append(shape)
-            entries = [
-                (layer, found[0] if len(found) == 1 else found) for layer, found in shapes.values()
-            ]
-        else:
-            entries = [
-                (value, _batch_none(value._output_shape))
-                for path, owner, value in tracking.walk(self)
-                if owner is self and isinstance(value, Layer)
-            ]
-        for layer, shape in entries:
-            params = layer.count_params() if layer.built else 0
-            rows.append((f"{layer.name} ({type(layer).__name__})", str(shape), f"{params:,}"))
-        widths = [max(len(row[i]) for row in rows) + 2 for i in range(3)]
-        rule = "-" * sum(widths)
-        print_fn(f'Model: "{self.name}"')
-        print_fn(rule)
-        for index, row in enumerate(rows):
-            print_fn("".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-            if index == 0:
-                print_fn(rule.replace("-", "="))
-        print_fn(rule)
-        trainable = sum(int(np.prod(w.shape)) for w in self.trainable_weights)
-        frozen = sum(int(np.prod(w.shape)) for w in self.non_trainable_weights)
-        print_fn(f"Total params: {trainable + frozen:,}")
-        print_fn(f"Trainable params: {trainable:,}")
-        print_fn(f"Non-trainable params: {frozen:,}")
+        summary.print_summary(self, print_fn or print)
 
     def reset_states(self):
         """Clears the kept states of every stateful layer in the model, nested ones too.
@@ -406,14 +362,6 @@ def _call_in_progress(model):
     from minikeras.engine.context import state
 
     return any(frame.layer is model for frame in state.call_stack)
-
-
-def _batch_none(shape):
-    if isinstance(shape, tuple) and shape and all(isinstance(s, (int, type(None))) for s in shape):
-        return (None, *shape[1:])
-    if isinstance(shape, list):
-        return [_batch_none(s) for s in shape]
-    return shape if shape is not None else "?"
 
 
 Model._call_mask_method = Model.compute_mask
