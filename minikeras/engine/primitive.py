@@ -47,6 +47,8 @@ dispatch, untraced primitives) and costs about 5 µs a call, as much as the
 arithmetic of a small model's layer; and it has no place for residuals.
 """
 
+import threading
+
 import numpy as np
 from autograd.core import VJPNode
 from autograd.core import primitive_vjps as _primitive_vjps
@@ -58,6 +60,8 @@ __all__ = ["call_primitive", "defvjp_fused", "fused_primitive", "record", "recor
 
 # fused primitive -> (forward returning (ans, residuals), VJP maker)
 _fused = {}
+# The `replay.Recorder`s watching, in any thread (empty nearly always: one check per node).
+recorders = []
 
 
 def fused_primitive(forward):
@@ -183,7 +187,12 @@ def call_primitive(op, *args):
         if op in _fused:
             return record_fused(op, trace, argnums, parents, values)
         ans = op.fun(*values)
-        return record(ans, trace, parents, _primitive_vjps[op](argnums, ans, values, {}))
+        box = record(ans, trace, parents, _primitive_vjps[op](argnums, ans, values, {}))
+        if recorders:
+            _tell_recorders(op, trace, argnums, parents, values, box)
+        return box
+    if recorders:
+        _tell_recorders(op, None, (), (), args, None)  # several traces: not replayable
     return _call_traced(op, args)
 
 
@@ -249,7 +258,18 @@ def record_fused(op, trace, argnums, parents, values):
     """
     forward, vjp_maker = _fused[op]
     ans, residuals = forward(*values)
-    return record(ans, trace, parents, vjp_maker(argnums, ans, values, residuals))
+    box = record(ans, trace, parents, vjp_maker(argnums, ans, values, residuals))
+    if recorders:
+        _tell_recorders(op, trace, argnums, parents, values, box)
+    return box
+
+
+def _tell_recorders(op, trace, argnums, parents, values, box):
+    """Tells this thread's `replay.Recorder`s of a node just recorded."""
+    thread = threading.get_ident()
+    for recorder in recorders:
+        if recorder.thread == thread:
+            recorder.note(op, trace, argnums, parents, values, box)
 
 
 def record(ans, trace, parents, vjp):

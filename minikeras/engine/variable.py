@@ -92,6 +92,7 @@ class Variable(Tensor):
 
     __slots__ = ("name", "_trainable", "path", "regularizer", "constraint", "_index", "__weakref__")
     _uid = 0
+    writes = 0  # assignments so far, by any thread (engine.replay checks a step made none)
 
     def __init__(self, initializer, shape=None, dtype=None, trainable=True, name=None):
         if callable(initializer):
@@ -198,6 +199,7 @@ class Variable(Tensor):
         from it or a tape's record of it must keep the value it saw, so while
         anything holds the buffer an update writes into a new one.
         """
+        Variable.writes += 1  # (every assign goes through here: a replay checks for none)
         if is_unshared(self):
             return self._value
         return np.empty_like(self._value)

@@ -14,6 +14,7 @@ from autograd.tracer import getval, isbox
 
 from minikeras import config
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
+from minikeras.engine.replay import replay_guard
 from minikeras.ops.core import (
     as_float,
     normalize_axis,
@@ -92,6 +93,18 @@ def _sparse_xent_logits_vjp(argnums, ans, args, residuals):
 
 
 defvjp_fused(_sparse_xent_logits, _sparse_xent_logits_vjp)
+
+
+def _labels_fit(args):
+    """The check a replay repeats: integer labels, each a class of the logits."""
+    logits, labels = args
+    if labels.dtype.kind not in "iu":
+        return False
+    unsigned = labels.view(labels.dtype.str.replace("i", "u")).reshape(-1)
+    return not unsigned.size or np.maximum.reduce(unsigned) < logits.shape[-1]
+
+
+replay_guard(_sparse_xent_logits, _labels_fit)
 
 
 def _one_hot_like(labels, logits):
@@ -187,28 +200,29 @@ def _mean_sparse_xent_logits_vjp(argnums, ans, args, residuals):
     """The per-sample losses' VJP, each sample's share of `g` being `g / count`."""
     logits, labels = args
     inverse = _inverse_count(labels.size)
-    if residuals is not None:
-        softmax, index = residuals
 
-        def vjp(g):
-            if isbox(g):
-                return traced(g)
-            # (softmax - one_hot(labels)) * g / count, in one buffer.
-            share = np.multiply(g, inverse, dtype=softmax.dtype)
-            grad = np.multiply(softmax, share, dtype=softmax.dtype)
-            grad[index] -= share
-            return [grad]
+    def traced(g):  # from the per-sample VJP, which an outer tape can record
+        shares = np.full(labels.shape, inverse, dtype=getval(logits).dtype)
+        return _sparse_xent_logits_vjp(argnums, ans, args, residuals)(g * shares)
 
-    per_sample = _sparse_xent_logits_vjp(argnums, ans, args, residuals)
-    shares = np.full(labels.shape, inverse, dtype=getval(logits).dtype)
+    if residuals is None:
+        return traced
+    softmax, index = residuals
 
-    def traced(g):
-        return per_sample(g * shares)
+    def vjp(g):
+        if isbox(g):
+            return traced(g)
+        # (softmax - one_hot(labels)) * g / count, in one buffer.
+        share = np.multiply(g, inverse, dtype=softmax.dtype)
+        grad = np.multiply(softmax, share, dtype=softmax.dtype)
+        grad[index] -= share
+        return [grad]
 
-    return traced if residuals is None else vjp
+    return vjp
 
 
 defvjp_fused(_mean_sparse_xent_logits, _mean_sparse_xent_logits_vjp)
+replay_guard(_mean_sparse_xent_logits, _labels_fit)
 
 
 def mean_sparse_categorical_crossentropy(target, output, axis=-1):

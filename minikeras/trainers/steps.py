@@ -28,12 +28,15 @@ override can call too:
     ['loss', 'mae']
 """
 
+import contextlib
+
 import numpy as np
 
 from minikeras.engine.tape import GradientTape
-from minikeras.engine.tensor import Tensor
+from minikeras.engine.tensor import Tensor, wrap
 from minikeras.metrics.base import Metric
 from minikeras.trainers.compile_utils import added_losses
+from minikeras.trainers.compiled_step import compiled_step
 
 __all__ = ["Steps", "python_logs"]
 
@@ -231,10 +234,21 @@ class Steps:
         x, y, sample_weight = unpack(data)
         cache = self._step_cache
         weights = cache.weights if cache is not None else self.trainable_weights
-        with GradientTape() as tape:
-            y_pred = self(x, training=True)
-            loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
-        grads = tape.gradient(loss, weights)
+        # Compiled (jit_compile, see compiled_step): replayed when recorded before.
+        compiled, x = compiled_step(self, x, y, sample_weight)
+        replayed = compiled.run(self, x, y, weights) if compiled is not None else None
+        if replayed is not None:
+            y_pred, loss, grads = replayed
+            y_pred, loss = wrap(y_pred), wrap(loss)
+        else:
+            with GradientTape() as tape:
+                recorder = compiled.recorder(tape, x, y) if compiled is not None else None
+                with recorder or contextlib.nullcontext():
+                    y_pred = self(x, training=True)
+                    loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+            if recorder is not None:
+                compiled.keep(recorder, tape, x, y, weights, loss, y_pred)
+            grads = tape.gradient(loss, weights)
         if cache is not None and cache.steps_done and any(grad is None for grad in grads):
             # The optimizer named the weights without a gradient on the first step;
             # leaving them out afterwards keeps that warning to one per fit.

@@ -1,0 +1,251 @@
+"""Recording a tape's primitive calls once, and replaying them on new data.
+
+Keras compiles a model's training step (with XLA under `jit_compile`); a
+numpy framework has no compiler, but the same trade is open to it: most of
+a small model's step is the Python around the numpy calls (Layer calls,
+Tensor wrapping, the tape's bookkeeping), and that is the same at every step.
+
+`Recorder`, active while a tape records one step, notes every primitive call
+the tape records: the op, its arguments, and the node it made. `Program.build`
+then checks that the recording is the whole computation, refusing it
+otherwise: every array an op received must be the output of an earlier
+recorded op, the value of a Variable the tape read, or one of the step's
+inputs, found by identity. An array computed outside the recorded ops (a
+dropout mask drawn in Python, labels reshaped, inputs cast) would be frozen
+into a replay, so its presence refuses the recording. Python numbers and
+strings the ops were given (an activation's name, an axis, `1 / batch
+size`) are kept as they were: the caller allows only layers and losses whose
+constants depend on shapes, never on values (`trainers.compiled_step`).
+
+`Program.run` calls the same forwards on the new inputs and the Variables'
+current values, makes the same VJPs, and pulls the gradient back through
+them in reverse order of recording (a valid topological order), without
+Tensors, layers or a tape. An op whose Python front checks values (the
+cross-entropy's labels) registers a `replay_guard`, which a replay runs on
+the op's arguments: when it says no, the replay gives up, and the caller
+runs the step eagerly, which raises the op's own error.
+"""
+
+import threading
+
+import numpy as np
+from autograd.core import primitive_vjps as _primitive_vjps
+from autograd.numpy.numpy_boxes import ArrayBox
+
+from minikeras.engine import primitive
+
+__all__ = ["Program", "Recorder", "replay_guard"]
+
+_guards = {}  # primitive -> guard(args) -> bool
+_CONSTANTS = (type(None), bool, int, float, str)
+
+
+def replay_guard(op, guard):
+    """Registers `guard(args)`, which a replay of `op` runs first; False gives up the replay.
+
+    Args:
+        op: a primitive (fused or not).
+        guard: a function of the op's positional arguments returning a bool.
+
+    Returns:
+        None.
+
+    Example:
+        >>> from minikeras.ops.nn import _relu
+        >>> mk.engine.replay.replay_guard(_relu, lambda args: True)
+    """
+    _guards[op] = guard
+
+
+class Recorder:
+    """Notes the primitive calls one tape records in this thread (see the module).
+
+    Use it as a context manager around the tape's `with` block.
+
+    Args:
+        trace: the trace id of the tape to watch (`GradientTape._trace_id`).
+
+    Attributes:
+        entries: `(op, argnums, parents, values, box)` per recorded call.
+        valid: False once a call was seen that a replay could not repeat
+            (one of another tape, or of several nested traces).
+
+    Example:
+        >>> w = mk.Variable([2.0])
+        >>> with mk.GradientTape() as tape:
+        ...     with mk.engine.replay.Recorder(tape._trace_id) as recorder:
+        ...         y = w * w
+        >>> len(recorder.entries), recorder.valid
+        (1, True)
+    """
+
+    def __init__(self, trace):
+        self.trace = trace
+        self.thread = threading.get_ident()
+        self.entries = []
+        self.valid = True
+
+    def __enter__(self):
+        primitive.recorders.append(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        primitive.recorders.remove(self)
+
+    def note(self, op, trace, argnums, parents, values, box):
+        """Called by `engine.primitive` for each node it records in this thread."""
+        if trace != self.trace:
+            self.valid = False
+        else:
+            self.entries.append((op, argnums, parents, values, box))
+
+
+class _Step:
+    __slots__ = ("forward", "maker", "fused", "argnums", "template", "slot_args",
+                 "parent_slots", "slot", "guard")  # fmt: skip
+
+
+class Program:
+    """A recorded step, replayable on new inputs (see the module).
+
+    Build it with `Program.build`; `run` replays it.
+
+    Example:
+        >>> w = mk.Variable([2.0, 3.0])
+        >>> x = np.array([1.0, 10.0], np.float32)
+        >>> with mk.GradientTape() as tape:
+        ...     with mk.engine.replay.Recorder(tape._trace_id) as recorder:
+        ...         loss = mk.ops.sum(w * x)
+        >>> program, reason = mk.engine.replay.Program.build(recorder, tape, [x], [w], [loss])
+        >>> (total,), (grad,) = program.run([np.array([1.0, 1.0], np.float32)], [w])
+        >>> float(total), grad
+        (5.0, array([1., 1.], dtype=float32))
+    """
+
+    def __init__(self, steps, input_count, sources, outputs):
+        self._steps = steps
+        self._input_count = input_count
+        self._source_dtypes = [source._value.dtype for source in sources]
+        self._outputs = outputs
+
+    @classmethod
+    def build(cls, recorder, tape, inputs, sources, outputs):
+        """Checks a recording and makes its program; call it before `tape.gradient`.
+
+        Args:
+            recorder: the `Recorder` that watched the tape.
+            tape: the `GradientTape` (still holding its reads).
+            inputs: the step's input arrays, as the ops received them.
+            sources: the Variables whose gradients `run` returns.
+            outputs: Tensors the step computed; `run` returns their new
+                values, and the gradient is that of the first (a scalar).
+
+        Returns:
+            `(program, None)`, or `(None, reason)` when the recording cannot
+            be replayed, `reason` saying why.
+        """
+        if not recorder.valid:
+            return None, "an op ran under another tape, or under nested tapes"
+        input_count = len(inputs)
+        slot_of = {}
+        for index, source in enumerate(sources):
+            node = tape._nodes.get(id(source))
+            if node is not None:
+                slot_of[id(node)] = input_count + index
+        next_slot = input_count + len(sources)
+        steps = []
+        for op, argnums, parents, values, box in recorder.entries:
+            step = _Step()
+            fused = primitive._fused.get(op)
+            step.fused = fused is not None
+            step.forward, step.maker = fused if fused is not None else (op.fun, _primitive_vjps[op])
+            step.argnums, step.guard = argnums, _guards.get(op)
+            template, slot_args, parent_slots = list(values), [], []
+            for position, value in enumerate(values):
+                if position in argnums:
+                    slot = slot_of.get(id(parents[argnums.index(position)]))
+                    if slot is None:
+                        return None, f"{_name(op)} used a value from outside the recorded ops"
+                    parent_slots.append(slot)
+                elif isinstance(value, (np.ndarray, np.generic, ArrayBox)):
+                    slot = next((i for i, item in enumerate(inputs) if item is value), None)
+                    if slot is None:
+                        return None, f"{_name(op)} used an array computed outside the recorded ops"
+                elif _is_constant(value):
+                    continue
+                else:
+                    return None, f"{_name(op)} was given a {type(value).__name__}"
+                template[position] = None
+                slot_args.append((position, slot))
+            step.template, step.slot_args = template, tuple(slot_args)
+            step.parent_slots, step.slot = tuple(parent_slots), next_slot
+            slot_of[id(box._node)] = next_slot
+            next_slot += 1
+            steps.append(step)
+        output_slots = []
+        for output in outputs:
+            value = output._value
+            slot = slot_of.get(id(value._node)) if type(value) is ArrayBox else None
+            if slot is None:
+                return None, "an output was not computed by the recorded ops"
+            output_slots.append(slot)
+        return cls(steps, input_count, sources, output_slots), None
+
+    def run(self, inputs, sources):
+        """Replays the step on `inputs` and the Variables' current values.
+
+        Args:
+            inputs: arrays in the places of the recorded ones (same shapes and dtypes).
+            sources: the Variables given to `build`, in the same order.
+
+        Returns:
+            `(outputs, gradients)`: the outputs' values, and per source its
+            gradient (None if the first output does not depend on it); or
+            None when a `replay_guard` refused the new inputs.
+        """
+        values = [*inputs, *(source._value for source in sources)]
+        vjps = []
+        for step in self._steps:
+            args = list(step.template)
+            for position, slot in step.slot_args:
+                args[position] = values[slot]
+            if step.guard is not None and not step.guard(args):
+                return None
+            if step.fused:
+                ans, residuals = step.forward(*args)
+                vjps.append(step.maker(step.argnums, ans, args, residuals))
+            else:
+                ans = step.forward(*args)
+                vjps.append(step.maker(step.argnums, ans, args, {}))
+            values.append(ans)
+        outputs = [values[slot] for slot in self._outputs]
+        target = outputs[0]
+        grads = [None] * len(values)
+        grads[self._outputs[0]] = np.ones(np.shape(target), np.result_type(target))
+        del values, args
+        for step, vjp in zip(reversed(self._steps), reversed(vjps)):
+            g = grads[step.slot]
+            if g is None:
+                continue
+            grads[step.slot] = None
+            for slot, grad in zip(step.parent_slots, vjp(g)):
+                previous = grads[slot]
+                grads[slot] = grad if previous is None else previous + grad
+        vjps.clear()
+        start = self._input_count
+        gradients = []
+        for dtype, grad in zip(self._source_dtypes, grads[start : start + len(sources)]):
+            if grad is not None and grad.dtype != dtype:
+                grad = grad.astype(dtype)
+            gradients.append(grad)
+        return outputs, gradients
+
+
+def _is_constant(value):
+    if type(value) in _CONSTANTS:
+        return True
+    return type(value) is tuple and all(type(item) in _CONSTANTS for item in value)
+
+
+def _name(op):
+    return getattr(op, "__name__", repr(op))

@@ -1,0 +1,195 @@
+"""The default training step, compiled: recorded once per kind of batch, then replayed.
+
+Keras compiles `train_step` unless told not to (`jit_compile="auto"`, and
+`run_eagerly=False`); so does minikeras, in its own way. The first batch of a
+given shape and dtype runs eagerly while `engine.replay.Recorder` notes the
+primitive calls of its forward pass and loss; `engine.replay.Program` checks
+that they are the whole computation and keeps them. Later batches of that
+kind replay them: the same numpy calls and VJPs, in the same order, on the
+new data and the weights' current values, giving the same numbers as the
+eager step, without the Python of Layer calls, Tensors and the tape around
+them. The optimizer update, the loss tracker and the metrics run as usual.
+
+A replay sees only numbers, so the step is compiled only where numbers are
+all there is:
+
+- the default `train_step` (an override runs as written), one array of
+  inputs, one of targets, no sample or class weights;
+- a `Sequential` or functional model of layers whose `call` is plain math
+  (`REPLAYABLE_LAYERS`: no random masks drawn in Python, no moving
+  statistics, no states, no value checks in Python), with the activations
+  minikeras defines, no activity regularizer and one dtype;
+- a single compiled loss of `REPLAYABLE_LOSSES`, or one of the loss functions
+  minikeras defines (`compile(loss="mse")`); value checks (the sparse
+  cross-entropy's labels) run at every replay (`replay_guard`).
+
+Anything else, or a recording that `Program.build` refuses (a mask drawn in
+Python, a Variable assigned during the step), runs eagerly, as with
+`jit_compile=False`. As with a compiled Keras step, what `call` reads from
+Python attributes is fixed when the step is recorded: a change to what a
+model tracks (a layer added, a weight replaced, `trainable` switched) or a
+new `compile` records it again.
+"""
+
+from minikeras.engine.replay import Program, Recorder
+from minikeras.engine.variable import TrackingGeneration, Variable
+from minikeras.layers import (
+    ELU,
+    Activation,
+    Add,
+    AveragePooling2D,
+    Concatenate,
+    Conv1D,
+    Conv2D,
+    Dense,
+    Dropout,
+    Flatten,
+    GlobalAveragePooling2D,
+    Identity,
+    LeakyReLU,
+    MaxPooling2D,
+    ReLU,
+    Reshape,
+    Softmax,
+    tracking,
+)
+from minikeras.losses import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    LossFunctionWrapper,
+    MeanAbsoluteError,
+    MeanSquaredError,
+    SparseCategoricalCrossentropy,
+)
+
+__all__ = ["REPLAYABLE_LAYERS", "REPLAYABLE_LOSSES", "CompiledStep", "compiled_step"]
+
+# Layers whose call is math on its inputs and weights (Dropout's training mask is
+# drawn in Python: `Program.build` refuses such a recording, and the step runs eagerly).
+REPLAYABLE_LAYERS = frozenset({
+    Activation, Add, AveragePooling2D, Concatenate, Conv1D, Conv2D, Dense, Dropout, ELU,
+    Flatten, GlobalAveragePooling2D, Identity, LeakyReLU, MaxPooling2D, ReLU,
+    Reshape, Softmax,
+})  # fmt: skip
+REPLAYABLE_LOSSES = frozenset({
+    BinaryCrossentropy, CategoricalCrossentropy, MeanAbsoluteError, MeanSquaredError,
+    SparseCategoricalCrossentropy,
+})  # fmt: skip
+
+
+class CompiledStep:
+    """The recorded programs of one compiled model, per kind of batch (see the module).
+
+    Attributes:
+        reason: why the model's step is not compiled, or None.
+        programs: `{(x shape, x dtype, y shape, y dtype): Program or a refusal reason}`.
+    """
+
+    def __init__(self, key, reason):
+        self.key, self.reason = key, reason
+        self.programs = {}
+
+    def run(self, model, x, y, weights):
+        """Replays the step for this batch: `(y_pred, loss, grads)`, or None to run eagerly.
+
+        Args:
+            model: the model.
+            x: the inputs (already as the model's dtype, see `compiled_step`).
+            y: the targets.
+            weights: the Variables to differentiate.
+
+        Returns:
+            `(y_pred array, loss array, gradients)` or None.
+        """
+        program = self.programs.get(_signature(x, y))
+        if type(program) is not Program:
+            return None
+        replayed = program.run([x, y], weights)
+        if replayed is None:
+            return None
+        (loss, y_pred), grads = replayed
+        return y_pred, loss, grads
+
+    def recorder(self, tape, x, y):
+        """A `Recorder` for the eager step of a batch of a new kind, else None."""
+        if _signature(x, y) in self.programs:
+            return None
+        recorder = Recorder(tape._trace_id)
+        recorder.writes = Variable.writes
+        return recorder
+
+    def keep(self, recorder, tape, x, y, weights, loss, y_pred):
+        """Builds the program from an eager step's recording; call it before `tape.gradient`."""
+        if Variable.writes != recorder.writes:
+            program, reason = None, "a Variable was assigned during the step"
+        else:
+            program, reason = Program.build(recorder, tape, [x, y], weights, [loss, y_pred])
+        self.programs[_signature(x, y)] = program if program is not None else reason
+
+
+def _signature(x, y):
+    return x.shape, x.dtype.str, y.shape, y.dtype.str
+
+
+def compiled_step(model, x, y, sample_weight):
+    """The model's `CompiledStep` and the inputs as it replays them, or `(None, x)`.
+
+    Args:
+        model: a compiled model running its default `train_step`.
+        x: the batch's inputs.
+        y: its targets.
+        sample_weight: its sample weights.
+
+    Returns:
+        `(CompiledStep or None, x)`; `x` cast to the model's dtype when it is
+        a floating array of another (as the model's first layer would).
+    """
+    if model.run_eagerly or model.jit_compile is False:
+        return None, x
+    if type(x).__name__ != "ndarray" or type(y).__name__ != "ndarray" or sample_weight is not None:
+        return None, x
+    key = (TrackingGeneration.value, id(model.optimizer), id(model._compile_loss))
+    state = model.__dict__.get("_compiled_step")
+    if state is None or state.key != key:
+        state = CompiledStep(key, _not_compilable(model))
+        object.__setattr__(model, "_compiled_step", state)
+    if state.reason is not None:
+        return None, x
+    if x.dtype.kind == "f" and x.dtype != model.dtype:
+        x = x.astype(model.dtype)
+    return state, x
+
+
+def _not_compilable(model):
+    """Why `model`'s default step cannot be replayed, or None if it can."""
+    from minikeras.models.model import Model
+    from minikeras.models.sequential import Sequential
+    from minikeras.trainers.steps import Steps
+
+    if type(model).train_step is not Steps.train_step:
+        return "train_step is overridden"
+    if type(model) is not Sequential and not (type(model) is Model and model._inputs is not None):
+        return "only Sequential and functional models are compiled"
+    for layer in tracking.tracked_layers(model):
+        if type(layer) not in REPLAYABLE_LAYERS:
+            return f"layer {layer.name!r} ({type(layer).__name__}) is not replayable"
+        activation = getattr(layer, "activation", None)
+        if (
+            activation is not None
+            and getattr(activation, "__module__", None) != "minikeras.activations"
+        ):
+            return f"layer {layer.name!r} has an activation minikeras does not define"
+        if layer.activity_regularizer is not None or layer._callable_losses:
+            return f"layer {layer.name!r} adds losses"
+        if layer.dtype != model.dtype:
+            return f"layer {layer.name!r} computes in {layer.dtype}, the model in {model.dtype}"
+    compiled = model._compile_loss
+    if compiled is None or compiled.single is None or compiled.loss_weights is not None:
+        return "the compiled loss is not a single loss"
+    loss = compiled.single
+    built_in_function = type(loss) is LossFunctionWrapper and (
+        getattr(loss.fn, "__module__", None) == "minikeras.losses.functions"
+    )
+    if type(loss) not in REPLAYABLE_LOSSES and not built_in_function:
+        return f"loss {type(loss).__name__} is not replayable"
+    return None
