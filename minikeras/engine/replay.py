@@ -29,6 +29,7 @@ runs the step eagerly, which raises the op's own error.
 import threading
 
 import numpy as np
+from autograd.core import VJPNode
 from autograd.core import primitive_vjps as _primitive_vjps
 from autograd.numpy.numpy_boxes import ArrayBox
 
@@ -86,22 +87,50 @@ class Recorder:
         self.valid = True
 
     def __enter__(self):
-        primitive.recorders.append(self)
+        with _patch_lock:
+            if not primitive.recorders:
+                VJPNode.__init__ = _noting_init
+            primitive.recorders.append(self)
         return self
 
     def __exit__(self, *exc_info):
-        primitive.recorders.remove(self)
+        with _patch_lock:
+            primitive.recorders.remove(self)
+            if not primitive.recorders:
+                VJPNode.__init__ = _autograd_init
 
     def note(self, op, trace, argnums, parents, values, box):
         """Called by `engine.primitive` for each node it records in this thread."""
         if trace != self.trace:
             self.valid = False
         else:
-            self.entries.append((op, argnums, parents, values, box))
+            self.entries.append((op, argnums, parents, values, None, box._node))
+
+    def note_autograd(self, fun, argnums, parents, args, kwargs, node):
+        """Called for each node autograd's own primitive wrapper makes in this thread."""
+        if any(isinstance(arg, ArrayBox) for arg in args):
+            self.valid = False  # nested traces
+        else:
+            self.entries.append((fun, argnums, parents, args, kwargs, node))
+
+
+# autograd's primitives (`anp.sum`, `anp.reshape`...) make their nodes with
+# `VJPNode(value, fun, args, kwargs, parent_argnums, parents)`; while a recorder
+# is active, that constructor also tells it (an autograd internal, see docs/engine.md).
+_autograd_init = VJPNode.__init__
+_patch_lock = threading.Lock()
+
+
+def _noting_init(node, value, fun, args, kwargs, parent_argnums, parents):
+    _autograd_init(node, value, fun, args, kwargs, parent_argnums, parents)
+    thread = threading.get_ident()
+    for recorder in primitive.recorders:
+        if recorder.thread == thread:
+            recorder.note_autograd(fun, parent_argnums, parents, args, kwargs, node)
 
 
 class _Step:
-    __slots__ = ("forward", "maker", "fused", "argnums", "template", "slot_args",
+    __slots__ = ("forward", "maker", "fused", "argnums", "kwargs", "template", "slot_args",
                  "parent_slots", "slot", "guard")  # fmt: skip
 
 
@@ -129,7 +158,7 @@ class Program:
         self._outputs = outputs
 
     @classmethod
-    def build(cls, recorder, tape, inputs, sources, outputs):
+    def build(cls, recorder, tape, inputs, sources, outputs, input_nodes=None):
         """Checks a recording and makes its program; call it before `tape.gradient`.
 
         Args:
@@ -139,6 +168,8 @@ class Program:
             sources: the Variables whose gradients `run` returns.
             outputs: Tensors the step computed; `run` returns their new
                 values, and the gradient is that of the first (a scalar).
+            input_nodes: per input, the tape's root node if the input was
+                watched (its ops are then recorded too), else None.
 
         Returns:
             `(program, None)`, or `(None, reason)` when the recording cannot
@@ -153,20 +184,25 @@ class Program:
             if node is not None:
                 slot_of[id(node)] = input_count + index
         next_slot = input_count + len(sources)
+        for index, node in enumerate(input_nodes or ()):
+            if node is not None:
+                slot_of[id(node)] = index  # a watched input: data, never differentiated
         steps = []
-        for op, argnums, parents, values, box in recorder.entries:
+        for op, argnums, parents, values, kwargs, node in recorder.entries:
             step = _Step()
             fused = primitive._fused.get(op)
             step.fused = fused is not None
             step.forward, step.maker = fused if fused is not None else (op.fun, _primitive_vjps[op])
-            step.argnums, step.guard = argnums, _guards.get(op)
-            template, slot_args, parent_slots = list(values), [], []
+            step.kwargs, step.guard = kwargs or {}, _guards.get(op)
+            template, slot_args, parent_slots, kept = list(values), [], [], []
             for position, value in enumerate(values):
                 if position in argnums:
                     slot = slot_of.get(id(parents[argnums.index(position)]))
                     if slot is None:
                         return None, f"{_name(op)} used a value from outside the recorded ops"
-                    parent_slots.append(slot)
+                    if slot >= input_count:
+                        parent_slots.append(slot)
+                        kept.append(position)
                 elif isinstance(value, (np.ndarray, np.generic, ArrayBox)):
                     slot = next((i for i, item in enumerate(inputs) if item is value), None)
                     if slot is None:
@@ -178,8 +214,8 @@ class Program:
                 template[position] = None
                 slot_args.append((position, slot))
             step.template, step.slot_args = template, tuple(slot_args)
-            step.parent_slots, step.slot = tuple(parent_slots), next_slot
-            slot_of[id(box._node)] = next_slot
+            step.argnums, step.parent_slots, step.slot = tuple(kept), tuple(parent_slots), next_slot
+            slot_of[id(node)] = next_slot
             next_slot += 1
             steps.append(step)
         output_slots = []
@@ -213,10 +249,14 @@ class Program:
                 return None
             if step.fused:
                 ans, residuals = step.forward(*args)
-                vjps.append(step.maker(step.argnums, ans, args, residuals))
+                vjps.append(
+                    step.maker(step.argnums, ans, args, residuals) if step.argnums else None
+                )
             else:
-                ans = step.forward(*args)
-                vjps.append(step.maker(step.argnums, ans, args, {}))
+                ans = step.forward(*args, **step.kwargs)
+                vjps.append(
+                    step.maker(step.argnums, ans, args, step.kwargs) if step.argnums else None
+                )
             values.append(ans)
         outputs = [values[slot] for slot in self._outputs]
         target = outputs[0]
@@ -225,7 +265,7 @@ class Program:
         del values, args
         for step, vjp in zip(reversed(self._steps), reversed(vjps)):
             g = grads[step.slot]
-            if g is None:
+            if g is None or vjp is None:
                 continue
             grads[step.slot] = None
             for slot, grad in zip(step.parent_slots, vjp(g)):
@@ -242,9 +282,10 @@ class Program:
 
 
 def _is_constant(value):
-    if type(value) in _CONSTANTS:
+    """Python numbers, strings, None, dtypes, and tuples of them (a NamedTuple of geometry)."""
+    if type(value) in _CONSTANTS or isinstance(value, np.dtype):
         return True
-    return type(value) is tuple and all(type(item) in _CONSTANTS for item in value)
+    return isinstance(value, tuple) and all(_is_constant(item) for item in value)
 
 
 def _name(op):

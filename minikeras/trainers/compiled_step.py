@@ -32,6 +32,7 @@ new `compile` records it again.
 """
 
 from minikeras.engine.replay import Program, Recorder
+from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.layers import (
     ELU,
@@ -111,11 +112,20 @@ class CompiledStep:
         return y_pred, loss, grads
 
     def recorder(self, tape, x, y):
-        """A `Recorder` for the eager step of a batch of a new kind, else None."""
+        """A `Recorder` for the eager step of a batch of a new kind, else None.
+
+        Its `inputs` is what to call the model on: floating inputs are
+        watched by the tape, so that the ops on them (a `Flatten` first, say)
+        are recorded too.
+        """
         if _signature(x, y) in self.programs:
             return None
         recorder = Recorder(tape._trace_id)
         recorder.writes = Variable.writes
+        recorder.inputs = x
+        if x.dtype.kind == "f":
+            recorder.inputs = Tensor(x)
+            tape.watch(recorder.inputs)
         return recorder
 
     def keep(self, recorder, tape, x, y, weights, loss, y_pred):
@@ -123,7 +133,10 @@ class CompiledStep:
         if Variable.writes != recorder.writes:
             program, reason = None, "a Variable was assigned during the step"
         else:
-            program, reason = Program.build(recorder, tape, [x, y], weights, [loss, y_pred])
+            watched = tape._nodes.get(id(recorder.inputs))
+            program, reason = Program.build(
+                recorder, tape, [x, y], weights, [loss, y_pred], input_nodes=[watched, None]
+            )
         self.programs[_signature(x, y)] = program if program is not None else reason
 
 

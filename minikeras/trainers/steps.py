@@ -244,7 +244,7 @@ class Steps:
             with GradientTape() as tape:
                 recorder = compiled.recorder(tape, x, y) if compiled is not None else None
                 with recorder or contextlib.nullcontext():
-                    y_pred = self(x, training=True)
+                    y_pred = self(x if recorder is None else recorder.inputs, training=True)
                     loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
             if recorder is not None:
                 compiled.keep(recorder, tape, x, y, weights, loss, y_pred)

@@ -1,0 +1,246 @@
+"""The compiled training step: recorded once per kind of batch, replayed after.
+
+Every replay must give bit for bit what the eager step gives
+(`jit_compile=False`), for each model, loss and input kind that compiles;
+what cannot be replayed must be refused, and then train exactly as eagerly.
+"""
+
+import numpy as np
+import pytest
+
+import minikeras as mk
+from minikeras.engine.replay import Program
+from minikeras.layers import (
+    Add,
+    BatchNormalization,
+    Concatenate,
+    Conv2D,
+    Dense,
+    Dropout,
+    Flatten,
+    Input,
+    MaxPooling2D,
+)
+from minikeras.trainers import compiled_step
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(40, 6)).astype(np.float32)
+LABELS = RNG.integers(0, 3, size=40)
+ONE_HOT = np.eye(3, dtype=np.float32)[LABELS]
+TARGETS = RNG.normal(size=(40, 2)).astype(np.float32)
+IMAGES = RNG.normal(size=(24, 8, 8, 2)).astype(np.float32)
+
+
+def mlp():
+    return mk.Sequential([Input((6,)), Dense(8, activation="relu"), Dense(3)])
+
+
+def functional():
+    inputs = Input((6,))
+    a = Dense(5, activation="tanh")(inputs)
+    b = Dense(5)(inputs)
+    merged = Concatenate()([Add()([a, b]), a])
+    return mk.Model(inputs, Dense(3)(merged))
+
+
+def cnn():
+    return mk.Sequential([
+        Input((8, 8, 2)), Conv2D(3, 3, activation="relu"), MaxPooling2D(), Flatten(), Dense(3),
+    ])  # fmt: skip
+
+
+def train(make, loss, x, y, jit_compile, epochs=3, batch_size=16, optimizer="adam", **compile_args):
+    mk.utils.set_random_seed(7)
+    model = make()
+    model.compile(optimizer, loss, jit_compile=jit_compile, **compile_args)
+    history = model.fit(x, y, batch_size=batch_size, epochs=epochs, verbose=0, shuffle=False)
+    return model, history.history
+
+
+def assert_same_training(make, loss, x, y, **kwargs):
+    """Trains twice, replayed and eager; returns the replayed model after comparing them."""
+    compiled, compiled_history = train(make, loss, x, y, "auto", **kwargs)
+    eager, eager_history = train(make, loss, x, y, False, **kwargs)
+    assert compiled_history == eager_history
+    for got, want in zip(compiled.weights, eager.weights):
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.path)
+    for got, want in zip(compiled.optimizer.variables, eager.optimizer.variables):
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.name)
+    return compiled
+
+
+def programs(model):
+    return list(model._compiled_step.programs.values())
+
+
+@pytest.mark.parametrize(
+    "make, loss, x, y, metric",
+    [
+        (mlp, mk.losses.SparseCategoricalCrossentropy(from_logits=True), X, LABELS, "accuracy"),
+        (mlp, mk.losses.CategoricalCrossentropy(from_logits=True), X, ONE_HOT, "accuracy"),
+        (functional, "mse", X, np.pad(TARGETS, ((0, 0), (0, 1))), "mae"),
+        (functional, mk.losses.MeanAbsoluteError(), X, np.pad(TARGETS, ((0, 0), (0, 1))), "mse"),
+        (
+            cnn,
+            mk.losses.SparseCategoricalCrossentropy(from_logits=True),
+            IMAGES,
+            LABELS[:24],
+            "accuracy",
+        ),
+    ],
+    ids=["mlp-sparse", "mlp-categorical", "functional-mse", "functional-mae", "cnn"],
+)
+def test_a_replayed_fit_trains_bit_for_bit_as_the_eager_one(make, loss, x, y, metric):
+    model = assert_same_training(make, loss, x, y, metrics=[metric])
+    # 16 per batch and a smaller last one: two kinds of batch, each recorded once.
+    assert model._compiled_step.reason is None
+    assert len(programs(model)) == 2
+    assert all(isinstance(program, Program) for program in programs(model))
+
+
+def test_float64_inputs_are_cast_as_the_model_would_and_replayed():
+    model = assert_same_training(mlp, "sparse_categorical_crossentropy", X, LABELS)
+    assert programs(model)  # the string loss takes probabilities: refused, but trained alike
+    logits = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    model = assert_same_training(mlp, logits, X.astype(np.float64), LABELS)
+    assert all(isinstance(program, Program) for program in programs(model))
+
+
+def test_train_on_batch_replays_too():
+    results = {}
+    for jit_compile in ("auto", False):
+        mk.utils.set_random_seed(3)
+        model = mlp()
+        model.compile("sgd", mk.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      jit_compile=jit_compile)  # fmt: skip
+        results[jit_compile] = [model.train_on_batch(X[:16], LABELS[:16]) for _ in range(4)]
+        if jit_compile == "auto":
+            assert isinstance(programs(model)[0], Program)
+    assert results["auto"] == results[False]
+
+
+def test_a_bad_label_in_a_replayed_step_raises_the_eager_error_and_changes_nothing():
+    model = mlp()
+    model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.train_on_batch(X[:16], LABELS[:16])
+    model.train_on_batch(X[:16], LABELS[:16])
+    assert isinstance(programs(model)[0], Program)
+    before = [w.numpy().copy() for w in model.weights]
+    bad = LABELS[:16].copy()
+    for label in (3, -1):
+        bad[5] = label
+        with pytest.raises(ValueError, match=r"labels must lie in \[0, 3\)"):
+            model.train_on_batch(X[:16], bad)
+    for weight, value in zip(model.weights, before):
+        np.testing.assert_array_equal(weight.numpy(), value)
+
+
+@pytest.mark.parametrize(
+    "make, reason",
+    [
+        (
+            lambda: mk.Sequential([Input((6,)), Dense(8), BatchNormalization(), Dense(3)]),
+            "BatchNormalization",
+        ),
+        (
+            lambda: mk.Sequential([Input((6,)), mk.layers.Lambda(lambda t: t * 2), Dense(3)]),
+            "Lambda",
+        ),
+        (lambda: mk.Sequential([Input((6,)), Dense(3, activation=lambda t: t)]), "activation"),
+        (lambda: mk.Sequential([Input((6,)), Dense(3, activity_regularizer="l2")]), "adds losses"),
+    ],
+    ids=["moving-statistics", "lambda", "user-activation", "activity-regularizer"],
+)
+def test_models_a_replay_cannot_see_through_run_eagerly_and_say_why(make, reason):
+    model = assert_same_training(make, mk.losses.CategoricalCrossentropy(from_logits=True), X,
+                                 ONE_HOT)  # fmt: skip
+    assert reason in model._compiled_step.reason
+    assert programs(model) == []
+
+
+def test_a_subclassed_model_or_custom_step_is_left_alone():
+    class Twice(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = Dense(3)
+
+        def call(self, inputs):
+            return self.dense(inputs)
+
+    model = assert_same_training(Twice, "mse", X, ONE_HOT)
+    assert "Sequential and functional" in model._compiled_step.reason
+
+
+def test_a_dropout_mask_drawn_outside_the_ops_refuses_the_recording():
+    # Dropout is allowed, but its training mask is an array the recorded ops did
+    # not compute: Program.build finds it and the step runs eagerly.
+    def make():
+        return mk.Sequential([Input((6,)), Dense(8), Dropout(0.5), Dense(3)])
+
+    model = assert_same_training(make, mk.losses.CategoricalCrossentropy(from_logits=True), X,
+                                 ONE_HOT)  # fmt: skip
+    assert all("computed outside the recorded ops" in reason for reason in programs(model))
+
+
+def test_a_variable_assigned_during_the_step_refuses_the_recording(monkeypatch):
+    # The check behind the layer list: moving statistics let through must still be caught.
+    monkeypatch.setattr(
+        compiled_step, "REPLAYABLE_LAYERS", compiled_step.REPLAYABLE_LAYERS | {BatchNormalization}
+    )
+
+    def make():
+        return mk.Sequential([Input((6,)), Dense(8), BatchNormalization(), Dense(3)])
+
+    model = assert_same_training(make, mk.losses.CategoricalCrossentropy(from_logits=True), X,
+                                 ONE_HOT)  # fmt: skip
+    assert programs(model)
+    assert all(reason == "a Variable was assigned during the step" for reason in programs(model))
+
+
+def test_the_recording_check_fires_when_an_input_is_not_recognised(monkeypatch):
+    # Were the inputs not known as such, what the ops computed from them would be
+    # taken for constants and a replay would reuse the first batch: refused instead.
+    built = []
+    original = Program.build.__func__
+
+    def build_without_inputs(cls, recorder, tape, inputs, sources, outputs, input_nodes=None):
+        built.append(True)
+        return original(cls, recorder, tape, [np.empty(0), np.empty(0)], sources, outputs)
+
+    monkeypatch.setattr(Program, "build", classmethod(build_without_inputs))
+    model = mk.Sequential([Input((6,)), Dense(3)])
+    model.compile("sgd", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(X, LABELS, batch_size=16, epochs=1, verbose=0)
+    assert built and all("outside the recorded ops" in reason for reason in programs(model))
+
+
+@pytest.mark.parametrize(
+    "flag", [{"jit_compile": False}, {"run_eagerly": True}], ids=["jit_compile", "run_eagerly"]
+)
+def test_jit_compile_false_or_run_eagerly_records_nothing(flag):
+    mk.utils.set_random_seed(0)
+    model = mlp()
+    model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True), **flag)
+    model.fit(X, LABELS, batch_size=16, epochs=2, verbose=0)
+    assert "_compiled_step" not in vars(model)
+
+
+def test_sample_weights_run_eagerly():
+    model = mlp()
+    model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(X, LABELS, sample_weight=np.ones(40), batch_size=16, epochs=1, verbose=0)
+    assert "_compiled_step" not in vars(model)
+
+
+def test_a_change_to_what_the_model_tracks_records_the_step_again():
+    compiled, _ = train(mlp, mk.losses.SparseCategoricalCrossentropy(from_logits=True), X,
+                        LABELS, "auto", epochs=1)  # fmt: skip
+    eager, _ = train(mlp, mk.losses.SparseCategoricalCrossentropy(from_logits=True), X, LABELS,
+                     False, epochs=1)  # fmt: skip
+    state = compiled._compiled_step
+    for model in (compiled, eager):
+        model.layers[0].trainable = False  # the first layer's weights are out of the list
+        model.fit(X, LABELS, batch_size=16, epochs=2, verbose=0, shuffle=False)
+    assert compiled._compiled_step is not state
+    for got, want in zip(compiled.weights, eager.weights):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
