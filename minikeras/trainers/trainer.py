@@ -88,11 +88,16 @@ class Trainer(FitLoop, Evaluation, Steps):
                 output name, as in Keras 3.
                 Not weighted by sample or class weights.
             weighted_metrics: likewise, weighted by `sample_weight` / `class_weight`.
-            run_eagerly: accepted for Keras compatibility; minikeras always
-                runs eagerly, so it changes nothing.
+            run_eagerly: True runs every step eagerly (no compiled step), as in Keras.
             steps_per_execution: accepted; minikeras runs one step per batch
                 whatever it is.
-            jit_compile: accepted; there is no compiler here, so it changes nothing.
+            jit_compile: `"auto"` (the default) or True compiles the default
+                `train_step` where it can: each kind of batch runs eagerly
+                once while its numpy calls are recorded, and later batches
+                replay them (bit for bit the same results, without the
+                Python around them; see `trainers.compiled_step` for which
+                models qualify). False runs every step eagerly. minikeras
+                has no XLA: True asks for nothing more than `"auto"`.
             report_unchanged: after `fit`, warn about trainable weights whose
                 values never changed (minikeras's own check; on by default).
 
