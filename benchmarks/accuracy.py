@@ -8,7 +8,9 @@ names a folder of MNIST's IDX files, a 784-256-128-10 MLP on its first
 the initial weights and the one shuffled order of the training set, the same
 for every contender, so that they all do the same training; each then reports
 its test accuracy and the wall time of its fit (input checks, compilation and
-all: what a user waits for). minikeras runs `model.fit(..., shuffle=False)`;
+all: what a user waits for). minikeras runs `model.fit(..., shuffle=False)`,
+its training step compiled as by default (recorded once, then replayed) and,
+as "minikeras eager", with `jit_compile=False`;
 numpy, autograd and torch their own loops over the same batches.
 """
 
@@ -22,6 +24,7 @@ from benchmarks.reference import Adam, NumpyMLP
 CONTENDERS = {
     "numpy": "benchmarks.accuracy:NumpyFit",
     "minikeras": "benchmarks.accuracy:MinikerasFit",
+    "minikeras eager": "benchmarks.accuracy:MinikerasEagerFit",
     "autograd": "benchmarks.peer_autograd:Fit",
     "torch": "benchmarks.peer_torch:Fit",
     "keras-jax": "benchmarks.peer_keras:Fit",
@@ -62,7 +65,9 @@ class NumpyFit:
 
 
 class MinikerasFit:
-    """`model.fit` as a user calls it, then `predict` for the test accuracy."""
+    """`model.fit` as a user calls it (its step compiled), then `predict` for the test accuracy."""
+
+    jit_compile = "auto"
 
     def __init__(self, config):
         self.config = config
@@ -77,6 +82,7 @@ class MinikerasFit:
         model.compile(
             optimizer=optimizers.Adam(learning_rate=problems.LEARNING_RATE),
             loss=losses.SparseCategoricalCrossentropy(from_logits=True),
+            jit_compile=self.jit_compile,
         )  # no metrics: the other loops compute none while they train
         start = time.perf_counter()
         model.fit(
@@ -90,6 +96,12 @@ class MinikerasFit:
         seconds = time.perf_counter() - start
         logits = model.predict(x_test, verbose=0)
         return {"seconds": seconds, "accuracy": float(np.mean(logits.argmax(axis=1) == y_test))}
+
+
+class MinikerasEagerFit(MinikerasFit):
+    """The same `fit` with `jit_compile=False`: every step eager, nothing replayed."""
+
+    jit_compile = False
 
 
 def run(suite):

@@ -7,7 +7,8 @@ over the batch, the gradients, and Adam (learning rate 1e-3).
 minikeras runs it as a user writes a custom training step: a `Sequential`
 of `Dense` layers, the loss object and the optimizer, `GradientTape`. The
 same model through `train_on_batch` (what `fit` runs per batch, with its
-input checks) is a second row, and the custom step on a subclassed `Model`
+input checks; its step compiled as by default, and eager with
+`jit_compile=False`) is a second row, and the custom step on a subclassed `Model`
 holding the three `Dense` layers as attributes a third. Before timing, minikeras and numpy take one
 step from the same weights and must agree on the loss and the updated weights.
 """
@@ -24,6 +25,7 @@ CONTENDERS = {
     "numpy": "benchmarks.mlp:NumpyStep",
     "minikeras": "benchmarks.mlp:MinikerasStep",
     "minikeras train_on_batch": "benchmarks.mlp:MinikerasTrainOnBatch",
+    "minikeras train_on_batch eager": "benchmarks.mlp:MinikerasEagerTrainOnBatch",
     "minikeras subclassed Model": "benchmarks.mlp:MinikerasSubclassedStep",
     "autograd": "benchmarks.peer_autograd:MLPStep",
     "torch": "benchmarks.peer_torch:MLPStep",
@@ -112,6 +114,17 @@ class MinikerasTrainOnBatch(MinikerasStep):
     def __init__(self, layers, batch, seed=0):
         super().__init__(layers, batch, seed)
         self.model.compile(optimizer=self.optimizer, loss=self.loss)
+
+    def step(self, x, labels):
+        return self.model.train_on_batch(x, labels)
+
+
+class MinikerasEagerTrainOnBatch(MinikerasStep):
+    """`train_on_batch` with `jit_compile=False`: every step eager, nothing replayed."""
+
+    def __init__(self, layers, batch, seed=0):
+        super().__init__(layers, batch, seed)
+        self.model.compile(optimizer=self.optimizer, loss=self.loss, jit_compile=False)
 
     def step(self, x, labels):
         return self.model.train_on_batch(x, labels)

@@ -392,7 +392,7 @@ def print_workload(name, result, out=sys.stdout):
             print_memory_case(case, out)
             continue
         fits = case["unit"] == "s per fit"
-        header = f"   {'contender':<26}{'median':>10}{'IQR':>10}{'x numpy':>9}"
+        header = f"   {'contender':<32}{'median':>10}{'IQR':>10}{'x numpy':>9}"
         header += f"{'accuracy':>10}" if fits else ""
         print(header, file=out)
         ratios, skipped = case.get("ratios_to_numpy", {}), []
@@ -402,7 +402,7 @@ def print_workload(name, result, out=sys.stdout):
                 continue
             ratio = ratios.get(contender)
             line = (
-                f"   {contender:<26}{format_time(entry['median_us']):>10}"
+                f"   {contender:<32}{format_time(entry['median_us']):>10}"
                 f"{format_time(entry['iqr_us']):>10}"
                 f"{(f'{ratio:.2f}' if ratio else '-'):>9}"
             )
@@ -415,14 +415,14 @@ def print_workload(name, result, out=sys.stdout):
 
 
 def print_memory_case(case, out):
-    print(f"   {'contender':<26}{'step peak (tracemalloc)':>24}{'max RSS':>10}", file=out)
+    print(f"   {'contender':<32}{'step peak (tracemalloc)':>24}{'max RSS':>10}", file=out)
     for contender, entry in case["contenders"].items():
         if entry["status"] != "ok":
             print(f"   - {contender} ({entry['status']}: {entry.get('reason', '')})", file=out)
             continue
         traced = entry["step_peak_traced_mib"]
         traced_text = "not visible" if traced is None else f"{traced:.1f} MiB"
-        print(f"   {contender:<26}{traced_text:>24}{entry['max_rss_mib']:>6.0f} MiB", file=out)
+        print(f"   {contender:<32}{traced_text:>24}{entry['max_rss_mib']:>6.0f} MiB", file=out)
 
 
 def print_header(record, out=sys.stdout):

@@ -26,6 +26,7 @@ the op's arguments: when it says no, the replay gives up, and the caller
 runs the step eagerly, which raises the op's own error.
 """
 
+import sys
 import threading
 
 import numpy as np
@@ -33,7 +34,8 @@ from autograd.core import VJPNode
 from autograd.core import primitive_vjps as _primitive_vjps
 from autograd.numpy.numpy_boxes import ArrayBox
 
-from minikeras.engine import primitive
+from minikeras.engine import backward, primitive
+from minikeras.engine.backward import _SOLE_REFS
 
 __all__ = ["Program", "Recorder", "replay_guard"]
 
@@ -268,7 +270,7 @@ class Program:
             if g is None or vjp is None:
                 continue
             grads[step.slot] = None
-            for slot, grad in zip(step.parent_slots, vjp(g)):
+            for slot, grad in zip(step.parent_slots, _pull(vjp, g)):
                 previous = grads[slot]
                 grads[slot] = grad if previous is None else previous + grad
         vjps.clear()
@@ -279,6 +281,21 @@ class Program:
                 grad = grad.astype(dtype)
             gradients.append(grad)
         return outputs, gradients
+
+
+def _pull(vjp, grad):
+    """`vjp(grad)`, letting the VJP write into `grad` when nothing else holds it.
+
+    As `backward._pull_back` does (the same reference count: a local of the
+    caller, the parameter, getrefcount's argument): a relu's mask is then
+    applied in place instead of into a new array.
+    """
+    if type(grad) is np.ndarray and grad.base is None and sys.getrefcount(grad) <= _SOLE_REFS:
+        backward._overwritable = grad
+    try:
+        return vjp(grad)
+    finally:
+        backward._overwritable = None
 
 
 def _is_constant(value):
