@@ -244,3 +244,15 @@ def test_a_change_to_what_the_model_tracks_records_the_step_again():
     assert compiled._compiled_step is not state
     for got, want in zip(compiled.weights, eager.weights):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_train_on_batch_sees_a_metric_attribute_or_a_frozen_layer_added_between_calls():
+    model = mlp()
+    model.compile("sgd", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    assert list(model.train_on_batch(X[:16], LABELS[:16], return_dict=True)) == ["loss"]
+    model.extra = mk.metrics.Mean(name="extra")
+    assert list(model.train_on_batch(X[:16], LABELS[:16], return_dict=True)) == ["loss", "extra"]
+    model.layers[0].trainable = False
+    frozen = model.layers[0].kernel.numpy().copy()
+    model.train_on_batch(X[:16], LABELS[:16])
+    np.testing.assert_array_equal(model.layers[0].kernel.numpy(), frozen)

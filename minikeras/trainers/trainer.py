@@ -31,6 +31,7 @@ import numpy as np
 
 from minikeras import optimizers as optimizers_module
 from minikeras import random
+from minikeras.engine.variable import TrackingGeneration
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer
 from minikeras.metrics.base import Metric
@@ -234,10 +235,7 @@ class Trainer(FitLoop, Evaluation, Steps):
         )
         build_on(self, data.x)
         self._build_compiled()
-        weights, loss_sources = weights_for_training(self)  # one walk finds both
-        cache = StepCache(weights, loss_sources, None)
-        if self._metrics_known():
-            cache.metrics = self.metrics
+        cache = self._batch_step_cache()
         object.__setattr__(self, "_step_cache", cache)
         try:
             self.reset_metrics()
@@ -245,6 +243,23 @@ class Trainer(FitLoop, Evaluation, Steps):
         finally:
             object.__setattr__(self, "_step_cache", None)
         return _result(python_logs(logs), return_dict)
+
+    def _batch_step_cache(self):
+        """A `StepCache` for one batch, from walks over the model made once.
+
+        The weights, the loss sources and the metrics stay what they were
+        while nothing the model tracks changes (`TrackingGeneration`; a
+        Metric set as an attribute counts) and the model is not compiled again.
+        """
+        key = (TrackingGeneration.value, id(self._compile_metrics), id(self.optimizer))
+        found = self.__dict__.get("_batch_cache")
+        if found is None or found[0] != key:
+            weights, loss_sources = weights_for_training(self)  # one walk finds both
+            found = [key, weights, loss_sources, None]
+            object.__setattr__(self, "_batch_cache", found)
+        if found[3] is None and self._metrics_known():
+            found[3] = self.metrics  # (per-output trackers exist after the first step)
+        return StepCache(found[1], found[2], found[3])
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """Computes the loss and metrics on one batch (`test_step`), without training.
