@@ -256,3 +256,17 @@ def test_train_on_batch_sees_a_metric_attribute_or_a_frozen_layer_added_between_
     frozen = model.layers[0].kernel.numpy().copy()
     model.train_on_batch(X[:16], LABELS[:16])
     np.testing.assert_array_equal(model.layers[0].kernel.numpy(), frozen)
+
+
+def test_a_batch_whose_targets_are_its_inputs_is_not_replayed_with_the_inputs_of_another():
+    # train_on_batch(x, x) (an autoencoder): the recording cannot tell the targets
+    # from the inputs by identity; a replay on (x2, y2) must not read y2 as x2.
+    first, inputs, targets = (RNG.normal(size=(16, 6)).astype(np.float32) for _ in range(3))
+    results = {}
+    for jit_compile in ("auto", False):
+        mk.utils.set_random_seed(3)
+        model = mk.Sequential([Input((6,)), Dense(6)])
+        model.compile("sgd", "mse", jit_compile=jit_compile)
+        results[jit_compile] = [model.train_on_batch(first, first)]
+        results[jit_compile] += [model.train_on_batch(inputs, targets) for _ in range(2)]
+    assert results["auto"] == results[False]

@@ -206,9 +206,12 @@ class Program:
                         parent_slots.append(slot)
                         kept.append(position)
                 elif isinstance(value, (np.ndarray, np.generic, ArrayBox)):
-                    slot = next((i for i, item in enumerate(inputs) if item is value), None)
-                    if slot is None:
+                    found = [i for i, item in enumerate(inputs) if item is value]
+                    if not found:
                         return None, f"{_name(op)} used an array computed outside the recorded ops"
+                    if len(found) > 1:  # `fit(x, x)`: a replay could not tell which one it was
+                        return None, f"{_name(op)} used an array given as several inputs"
+                    slot = found[0]
                 elif _is_constant(value):
                     continue
                 else:
