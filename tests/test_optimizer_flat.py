@@ -159,3 +159,17 @@ def test_only_small_variables_of_one_dtype_are_packed():
     lone = mk.optimizers.Adam()
     lone.apply([np.ones(3, np.float32)], [mk.Variable(np.zeros(3, np.float32))])
     assert lone._buffers.flat is None
+
+
+def test_a_slice_of_a_packed_slot_keeps_its_value_through_any_later_write():
+    # A slice of a slot's view refers to the packed array, not to the view: the
+    # one-by-one path (a subset of the variables) and assign must still see it held.
+    variables, optimizer = run(optimizer_for("adam"))
+    assert optimizer._buffers.flat is not None
+    momentum = optimizer.variables[1]
+    held = momentum.value[:2]
+    before = held.numpy().copy()
+    optimizer.apply(grads_for(0)[:2], variables[:2])
+    np.testing.assert_array_equal(held.numpy(), before)
+    momentum.assign_add(np.ones(momentum.shape, np.float32))
+    np.testing.assert_array_equal(held.numpy(), before)

@@ -278,7 +278,9 @@ def is_unshared(holder):
     The one question behind every in-place update: `Variable.assign` and the
     optimizers (which also ask it of their spare arrays) write into an array
     only when it answers yes. A Tensor read, a slice or view, or a tape's
-    record of the array each add a reference, and make it no.
+    record of the array each add a reference, and make it no. An array that
+    is itself a view (an optimizer's packed slots) is never unshared: a slice
+    of it refers to its base, not to it, so no count of it can tell.
 
     Args:
         holder: any object whose `_value` attribute holds a numpy array.
@@ -294,7 +296,7 @@ def is_unshared(holder):
         >>> mk.engine.variable.is_unshared(v)
         False
     """
-    return sys.getrefcount(holder._value) <= _UNSHARED_REFS
+    return holder._value.base is None and sys.getrefcount(holder._value) <= _UNSHARED_REFS
 
 
 class _BufferHolder:

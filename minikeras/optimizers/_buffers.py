@@ -36,7 +36,7 @@ import sys
 
 import numpy as np
 
-from minikeras.engine.variable import is_unshared
+from minikeras.engine.variable import _UNSHARED_REFS, is_unshared
 
 __all__ = ["FlatSlots", "UpdateBuffers"]
 
@@ -283,6 +283,7 @@ class FlatSlots:
             return False
         for member in self._slots:
             for slot, flat in zip(member, self.flats):
-                if slot._value.base is not flat or not is_unshared(slot):
+                # A view is never `is_unshared`: its own count, the packed array's above.
+                if slot._value.base is not flat or sys.getrefcount(slot._value) > _UNSHARED_REFS:
                     return False
         return True
