@@ -43,6 +43,17 @@ def functional():
     return mk.Model(inputs, Dense(3)(merged))
 
 
+def shared():
+    # A layer used three times, on values that have several users each: where their
+    # gradients meet, a replay must sum them in the tape's order for the same bits.
+    inputs = Input((6,))
+    dense = Dense(6)
+    first, second = Dense(6)(inputs), dense(inputs)
+    third = Dense(6)(second)
+    mixed = dense(Add()([first, second, third]))
+    return mk.Model(inputs, Dense(2)(Add()([mixed, dense(second), third])))
+
+
 def cnn():
     return mk.Sequential([
         Input((8, 8, 2)), Conv2D(3, 3, activation="relu"), MaxPooling2D(), Flatten(), Dense(3),
@@ -80,6 +91,7 @@ def programs(model):
         (mlp, mk.losses.CategoricalCrossentropy(from_logits=True), X, ONE_HOT, "accuracy"),
         (functional, "mse", X, np.pad(TARGETS, ((0, 0), (0, 1))), "mae"),
         (functional, mk.losses.MeanAbsoluteError(), X, np.pad(TARGETS, ((0, 0), (0, 1))), "mse"),
+        (shared, "mse", X, TARGETS, "mae"),
         (
             cnn,
             mk.losses.SparseCategoricalCrossentropy(from_logits=True),
@@ -88,7 +100,7 @@ def programs(model):
             "accuracy",
         ),
     ],
-    ids=["mlp-sparse", "mlp-categorical", "functional-mse", "functional-mae", "cnn"],
+    ids=["mlp-sparse", "mlp-categorical", "functional-mse", "functional-mae", "shared", "cnn"],
 )
 def test_a_replayed_fit_trains_bit_for_bit_as_the_eager_one(make, loss, x, y, metric):
     model = assert_same_training(make, loss, x, y, metrics=[metric])

@@ -19,11 +19,13 @@ constants depend on shapes, never on values (`trainers.compiled_step`).
 
 `Program.run` calls the same forwards on the new inputs and the Variables'
 current values, makes the same VJPs, and pulls the gradient back through
-them in reverse order of recording (a valid topological order), without
-Tensors, layers or a tape. An op whose Python front checks values (the
-cross-entropy's labels) registers a `replay_guard`, which a replay runs on
-the op's arguments: when it says no, the replay gives up, and the caller
-runs the step eagerly, which raises the op's own error.
+them in the order `GradientTape.gradient` visits them (found once, from the
+recorded graph: where a value has several users, the order in which their
+gradients are summed decides the last bits), without Tensors, layers or a
+tape. An op whose Python front checks values (the cross-entropy's labels)
+registers a `replay_guard`, which a replay runs on the op's arguments: when
+it says no, the replay gives up, and the caller runs the step eagerly,
+which raises the op's own error.
 """
 
 import sys
@@ -35,7 +37,7 @@ from autograd.core import primitive_vjps as _primitive_vjps
 from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras.engine import backward, primitive
-from minikeras.engine.backward import _SOLE_REFS
+from minikeras.engine.backward import _SOLE_REFS, _reverse_topological
 
 __all__ = ["Program", "Recorder", "replay_guard"]
 
@@ -153,8 +155,9 @@ class Program:
         (5.0, array([1., 1.], dtype=float32))
     """
 
-    def __init__(self, steps, input_count, sources, outputs):
+    def __init__(self, steps, input_count, sources, outputs, backward_order):
         self._steps = steps
+        self._backward_order = backward_order  # step numbers, as the tape's backward pass
         self._input_count = input_count
         self._source_dtypes = [source._value.dtype for source in sources]
         self._outputs = outputs
@@ -230,7 +233,12 @@ class Program:
             if slot is None:
                 return None, "an output was not computed by the recorded ops"
             output_slots.append(slot)
-        return cls(steps, input_count, sources, output_slots), None
+        first_step = input_count + len(sources)
+        order = [
+            slot_of[id(node)] - first_step
+            for node in _reverse_topological([outputs[0]._value._node])
+        ]
+        return cls(steps, input_count, sources, output_slots, order), None
 
     def run(self, inputs, sources):
         """Replays the step on `inputs` and the Variables' current values.
@@ -268,7 +276,8 @@ class Program:
         grads = [None] * len(values)
         grads[self._outputs[0]] = np.ones(np.shape(target), np.result_type(target))
         del values, args
-        for step, vjp in zip(reversed(self._steps), reversed(vjps)):
+        for index in self._backward_order:
+            step, vjp = self._steps[index], vjps[index]
             g = grads[step.slot]
             if g is None or vjp is None:
                 continue
