@@ -282,3 +282,21 @@ def test_a_batch_whose_targets_are_its_inputs_is_not_replayed_with_the_inputs_of
         results[jit_compile] = [model.train_on_batch(first, first)]
         results[jit_compile] += [model.train_on_batch(inputs, targets) for _ in range(2)]
     assert results["auto"] == results[False]
+
+
+def test_an_array_given_to_an_op_by_keyword_refuses_the_recording():
+    # autograd's primitives take keywords (anp.clip(x, a_min=...)); an array there
+    # is as much computed outside the recorded ops as a positional one.
+    import autograd.numpy as anp
+
+    from minikeras.engine.replay import Recorder
+    from minikeras.engine.tensor import wrap
+
+    w = mk.Variable([1.0, 2.0, 3.0])
+    x = np.ones(3, np.float32)
+    with mk.GradientTape() as tape, Recorder(tape._trace_id) as recorder:
+        clipped = anp.clip((w * x)._value, a_min=np.full(3, 1.5, np.float32), a_max=None)
+        loss = mk.ops.sum(wrap(clipped))
+    program, reason = Program.build(recorder, tape, [x], [w], [loss])
+    assert program is None
+    assert "by keyword" in reason

@@ -199,6 +199,8 @@ class Program:
             step.fused = fused is not None
             step.forward, step.maker = fused if fused is not None else (op.fun, _primitive_vjps[op])
             step.kwargs, step.guard = kwargs or {}, _guards.get(op)
+            if not all(_is_constant(value) for value in step.kwargs.values()):
+                return None, f"{_name(op)} was given an array or object by keyword"
             template, slot_args, parent_slots, kept = list(values), [], [], []
             for position, value in enumerate(values):
                 if position in argnums:
