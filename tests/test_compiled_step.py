@@ -5,11 +5,13 @@ Every replay must give bit for bit what the eager step gives
 what cannot be replayed must be refused, and then train exactly as eagerly.
 """
 
+import autograd.numpy as anp
 import numpy as np
 import pytest
 
 import minikeras as mk
-from minikeras.engine.replay import Program
+from minikeras.engine.replay import Program, Recorder
+from minikeras.engine.tensor import wrap
 from minikeras.layers import (
     Add,
     BatchNormalization,
@@ -287,11 +289,6 @@ def test_a_batch_whose_targets_are_its_inputs_is_not_replayed_with_the_inputs_of
 def test_an_array_given_to_an_op_by_keyword_refuses_the_recording():
     # autograd's primitives take keywords (anp.clip(x, a_min=...)); an array there
     # is as much computed outside the recorded ops as a positional one.
-    import autograd.numpy as anp
-
-    from minikeras.engine.replay import Recorder
-    from minikeras.engine.tensor import wrap
-
     w = mk.Variable([1.0, 2.0, 3.0])
     x = np.ones(3, np.float32)
     with mk.GradientTape() as tape, Recorder(tape._trace_id) as recorder:
