@@ -297,3 +297,15 @@ def test_an_array_given_to_an_op_by_keyword_refuses_the_recording():
     program, reason = Program.build(recorder, tape, [x], [w], [loss])
     assert program is None
     assert "by keyword" in reason
+
+
+def test_a_recording_step_lets_go_of_what_it_recorded_before_the_update():
+    # Held op arguments would keep the weights' arrays: the optimizer would then
+    # write into spares, and the whole graph would live through the backward pass.
+    model = mlp()
+    model.compile("sgd", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.train_on_batch(X[:16], LABELS[:16])
+    arrays = [id(weight._value) for weight in model.weights]
+    model.train_on_batch(X[:8], LABELS[:8])  # a new kind of batch: recorded
+    assert isinstance(model._compiled_step.programs[((8, 6), "<f4", (8,), "<i8")], Program)
+    assert [id(weight._value) for weight in model.weights] == arrays

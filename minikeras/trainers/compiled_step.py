@@ -138,6 +138,9 @@ class CompiledStep:
                 recorder, tape, [x, y], weights, [loss, y_pred], input_nodes=[watched, None]
             )
         self.programs[_signature(x, y)] = program if program is not None else reason
+        # What the ops received (activations, the weights' arrays) is the tape's to let go
+        # of during `gradient`, and the weights' then to update in place.
+        recorder.entries.clear()
 
 
 def _signature(x, y):
