@@ -172,6 +172,38 @@ def test_models_a_replay_cannot_see_through_run_eagerly_and_say_why(make, reason
     assert programs(model) == []
 
 
+def with_model_loss():
+    # A loss the model adds from Python (here a count of steps): its value is fixed
+    # in a recording, so such a model is not compiled.
+    inputs = Input((6,))
+    model = mk.Model(inputs, Dense(3)(inputs))
+    steps = iter(range(1000))
+    model.add_loss(lambda: 0.01 * next(steps))
+    return model
+
+
+@pytest.mark.parametrize(
+    "make, reason",
+    [
+        (with_model_loss, "the model adds losses"),
+        (
+            lambda: mk.Sequential(
+                [
+                    Input((6,)),
+                    Dense(3, kernel_regularizer=lambda w: 0.01 * mk.ops.sum(w * w)),
+                ]
+            ),  # fmt: skip
+            "a regularizer minikeras does not define",
+        ),
+    ],
+    ids=["model-add-loss", "user-regularizer"],
+)
+def test_losses_added_from_python_are_not_compiled(make, reason):
+    model = assert_same_training(make, mk.losses.CategoricalCrossentropy(from_logits=True), X,
+                                 ONE_HOT)  # fmt: skip
+    assert reason in model._compiled_step.reason
+
+
 def test_a_subclassed_model_or_custom_step_is_left_alone():
     class Twice(mk.Model):
         def __init__(self):

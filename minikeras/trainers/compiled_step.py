@@ -18,7 +18,9 @@ all there is:
 - a `Sequential` or functional model of layers whose `call` is plain math
   (`REPLAYABLE_LAYERS`: no random masks drawn in Python, no moving
   statistics, no states, no value checks in Python), with the activations
-  minikeras defines, no activity regularizer and one dtype;
+  minikeras defines, no activity regularizer and one dtype; no loss added
+  from Python (`model.add_loss` of a callable, a regularizer minikeras does
+  not define), whose numbers a recording would fix;
 - a single compiled loss of `REPLAYABLE_LOSSES`, or one of the loss functions
   minikeras defines (`compile(loss="mse")`); value checks (the sparse
   cross-entropy's labels) run at every replay (`replay_guard`).
@@ -186,6 +188,15 @@ def _not_compilable(model):
         return "train_step is overridden"
     if type(model) is not Sequential and not (type(model) is Model and model._inputs is not None):
         return "only Sequential and functional models are compiled"
+    # A loss callable or a regularizer runs any Python: its numbers would be fixed.
+    if model._callable_losses or model.activity_regularizer is not None:
+        return "the model adds losses"
+    for weight in model.weights:
+        regularizer = weight.regularizer
+        if regularizer is not None and (
+            getattr(regularizer, "__module__", None) != "minikeras.regularizers"
+        ):
+            return f"weight {weight.path!r} has a regularizer minikeras does not define"
     for layer in tracking.tracked_layers(model):
         if type(layer) not in REPLAYABLE_LAYERS:
             return f"layer {layer.name!r} ({type(layer).__name__}) is not replayable"
