@@ -26,7 +26,7 @@ _DEFAULTS = {
     "ema_momentum": (0.99,),
     "steps_per_execution": (1,),
     "jit_compile": (True, False, "auto"),
-    "run_eagerly": (False,),
+    "run_eagerly": (False, True),  # (compiled or eager, a minikeras step computes the same)
     "reduction": ("sum_over_batch_size",),
     "use_cudnn": ("auto",),
     "data_format": ("channels_last",),

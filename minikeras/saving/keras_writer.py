@@ -134,9 +134,10 @@ def _compile_config(model):
         "loss_weights": entries["loss_weights"],
         "metrics": _map_leaves(metric_entry, entries["metrics"]) or None,
         "weighted_metrics": None if weighted is None else _map_leaves(metric_entry, weighted),
-        "run_eagerly": False,
+        "run_eagerly": bool(model.run_eagerly),
         "steps_per_execution": 1,
-        "jit_compile": False,
+        # Keras compiles with XLA where the model allows ("auto"), as minikeras replays.
+        "jit_compile": model.jit_compile if model.jit_compile in (True, False) else "auto",
     }
 
 
