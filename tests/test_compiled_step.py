@@ -217,14 +217,32 @@ def test_a_subclassed_model_or_custom_step_is_left_alone():
     assert "Sequential and functional" in model._compiled_step.reason
 
 
-def test_a_dropout_mask_drawn_outside_the_ops_refuses_the_recording():
-    # Dropout is allowed, but its training mask is an array the recorded ops did
-    # not compute: Program.build finds it and the step runs eagerly.
+@pytest.mark.parametrize("seed", [None, 5], ids=["default-generator", "seeded"])
+def test_dropout_draws_a_fresh_mask_at_each_replay(seed):
+    # The mask is drawn inside its op: a replay draws again, from the same generator.
     def make():
-        return mk.Sequential([Input((6,)), Dense(8), Dropout(0.5), Dense(3)])
+        return mk.Sequential([Input((6,)), Dense(8), Dropout(0.5, seed=seed), Dense(3)])
 
     model = assert_same_training(make, mk.losses.CategoricalCrossentropy(from_logits=True), X,
                                  ONE_HOT)  # fmt: skip
+    assert programs(model) and all(isinstance(p, Program) for p in programs(model))
+
+
+def test_noise_drawn_outside_the_ops_refuses_the_recording(monkeypatch):
+    # GaussianNoise draws its noise in Python: were it let through, Program.build
+    # would find an array the recorded ops did not compute, and keep the step eager.
+    monkeypatch.setattr(
+        compiled_step,
+        "REPLAYABLE_LAYERS",
+        compiled_step.REPLAYABLE_LAYERS | {mk.layers.GaussianNoise},
+    )
+
+    def make():
+        return mk.Sequential([Input((6,)), Dense(8), mk.layers.GaussianNoise(0.3), Dense(3)])
+
+    model = assert_same_training(make, mk.losses.CategoricalCrossentropy(from_logits=True), X,
+                                 ONE_HOT)  # fmt: skip
+    assert programs(model)
     assert all("computed outside the recorded ops" in reason for reason in programs(model))
 
 
@@ -341,3 +359,19 @@ def test_a_recording_step_lets_go_of_what_it_recorded_before_the_update():
     model.train_on_batch(X[:8], LABELS[:8])  # a new kind of batch: recorded
     assert isinstance(model._compiled_step.programs[((8, 6), "<f4", (8,), "<i8")], Program)
     assert [id(weight._value) for weight in model.weights] == arrays
+
+
+def test_dropout_draws_its_mask_as_before_and_differentiates_twice():
+    x = mk.Variable(np.arange(1.0, 13.0).reshape(3, 4))
+    layer = Dropout(0.25, seed=11)
+    keep = np.random.default_rng(11).random((3, 4), dtype=np.float32) >= 0.25
+    mask = keep.astype(np.float32) / np.float32(0.75)
+    np.testing.assert_array_equal(layer(x.numpy(), training=True).numpy(), x.numpy() * mask)
+    layer = Dropout(0.25, seed=11)
+    with mk.GradientTape() as outer:
+        with mk.GradientTape() as inner:
+            y = mk.ops.sum(layer(x * x, training=True))
+        first = inner.gradient(y, x)  # 2 x mask
+        second = outer.gradient(mk.ops.sum(first), x)  # 2 mask
+    np.testing.assert_allclose(first.numpy(), 2 * x.numpy() * mask, rtol=1e-6)
+    np.testing.assert_allclose(second.numpy(), 2 * mask, rtol=1e-6)

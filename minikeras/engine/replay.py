@@ -313,8 +313,12 @@ def _pull(vjp, grad):
 
 
 def _is_constant(value):
-    """Python numbers, strings, None, dtypes, and tuples of them (a NamedTuple of geometry)."""
-    if type(value) in _CONSTANTS or isinstance(value, np.dtype):
+    """Python numbers, strings, None, dtypes, and tuples of them (a NamedTuple of geometry).
+
+    A numpy `Generator` counts too: an op that draws from it (a dropout mask)
+    draws again at each replay, moving its state on as the eager step would.
+    """
+    if type(value) in _CONSTANTS or isinstance(value, (np.dtype, np.random.Generator)):
         return True
     return isinstance(value, tuple) and all(_is_constant(item) for item in value)
 

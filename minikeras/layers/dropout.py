@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from minikeras import ops, random
 from minikeras.layers.layer import Layer
+from minikeras.ops.dropout_mask import dropout_mask
 
 __all__ = ["Dropout"]
 
@@ -58,10 +58,9 @@ class Dropout(Layer):
         shape = inputs.shape
         if self.noise_shape is not None:
             shape = tuple(s if n is None else n for n, s in zip(self.noise_shape, shape))
-        generator = self._generator or random.generator()
-        keep = generator.random(shape, dtype=np.float32) >= self.rate
-        mask = keep.astype(inputs.dtype) * inputs.dtype.type(1.0 / (1.0 - self.rate))
-        return ops.multiply(inputs, mask)
+        # The mask is drawn inside the op (from this layer's generator, or the
+        # thread's default one): a compiled training step draws a fresh one each step.
+        return dropout_mask(inputs, self.rate, shape, self._generator)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)

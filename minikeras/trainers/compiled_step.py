@@ -16,7 +16,7 @@ all there is:
 - the default `train_step` (an override runs as written), one array of
   inputs, one of targets, no sample or class weights;
 - a `Sequential` or functional model of layers whose `call` is plain math
-  (`REPLAYABLE_LAYERS`: no random masks drawn in Python, no moving
+  (`REPLAYABLE_LAYERS`: no random numbers drawn in Python, no moving
   statistics, no states, no value checks in Python), with the activations
   minikeras defines, no activity regularizer and one dtype; no loss added
   from Python (`model.add_loss` of a callable, a regularizer minikeras does
@@ -25,7 +25,7 @@ all there is:
   minikeras defines (`compile(loss="mse")`); value checks (the sparse
   cross-entropy's labels) run at every replay (`replay_guard`).
 
-Anything else, or a recording that `Program.build` refuses (a mask drawn in
+Anything else, or a recording that `Program.build` refuses (noise drawn in
 Python, a Variable assigned during the step), runs eagerly, as with
 `jit_compile=False`. As with a compiled Keras step, what `call` reads from
 Python attributes is fixed when the step is recorded: a change to what a
@@ -67,8 +67,8 @@ from minikeras.losses import (
 
 __all__ = ["REPLAYABLE_LAYERS", "REPLAYABLE_LOSSES", "CompiledStep", "compiled_step"]
 
-# Layers whose call is math on its inputs and weights (Dropout's training mask is
-# drawn in Python: `Program.build` refuses such a recording, and the step runs eagerly).
+# Layers whose call is math on its inputs and weights (Dropout's mask is drawn inside
+# its op, `ops.dropout_mask`, so a replay draws a fresh one from the same generator).
 REPLAYABLE_LAYERS = frozenset({
     Activation, Add, AveragePooling2D, Concatenate, Conv1D, Conv2D, Dense, Dropout, ELU,
     Flatten, GlobalAveragePooling2D, Identity, LeakyReLU, MaxPooling2D, ReLU,
