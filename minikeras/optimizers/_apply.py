@@ -185,5 +185,7 @@ def _flat_update(optimizer, flat, updates, grads, constants, decay):
         np.add(value, delta, out=out)  # the rule wrote `0 +- step`: this is `value +- step`
         if out is not variable._value:
             buffers.commit(index, variable, out)
+    if len(indices) == len(updates):  # (every variable is small, as in a small model)
+        return ()
     members = set(indices)
     return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in members]
