@@ -230,7 +230,7 @@ class Program:
             steps.append(step)
         output_slots = []
         for output in outputs:
-            value = output._value
+            value = getattr(output, "_value", None)  # (a list or dict of outputs has none)
             slot = slot_of.get(id(value._node)) if type(value) is ArrayBox else None
             if slot is None:
                 return None, "an output was not computed by the recorded ops"

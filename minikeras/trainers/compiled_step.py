@@ -14,7 +14,8 @@ A replay sees only numbers, so the step is compiled only where numbers are
 all there is:
 
 - the default `train_step` (an override runs as written), one array of
-  inputs, one of targets, no sample or class weights;
+  inputs, one of targets, one output tensor (not a list, tuple or dict of
+  them, even of one), no sample or class weights;
 - a `Sequential` or functional model of layers whose `call` is plain math
   (`REPLAYABLE_LAYERS`: no random numbers drawn in Python, no moving
   statistics, no states, no value checks in Python), with the activations
@@ -188,6 +189,8 @@ def _not_compilable(model):
         return "train_step is overridden"
     if type(model) is not Sequential and not (type(model) is Model and model._inputs is not None):
         return "only Sequential and functional models are compiled"
+    if isinstance(model._outputs, (list, tuple, dict)):  # `Model(x, [y])`: a list of one
+        return "the model's outputs are a list, tuple or dict, not one tensor"
     # A loss callable or a regularizer runs any Python: its numbers would be fixed.
     if model._callable_losses or model.activity_regularizer is not None:
         return "the model adds losses"

@@ -1,0 +1,55 @@
+"""The compiled training step at its edges: what a replay must refuse or notice.
+
+A second review of `trainers.compiled_step` and `engine.replay`: each test is
+user code that once made a replayed step differ from the eager one
+(`jit_compile=False`) or fail where the eager step trains.
+"""
+
+import numpy as np
+import pytest
+
+import minikeras as mk
+from minikeras.layers import Dense, Input
+
+RNG = np.random.default_rng(1)
+X = RNG.normal(size=(40, 6)).astype(np.float32)
+ONE_HOT = np.eye(3, dtype=np.float32)[RNG.integers(0, 3, size=40)]
+LOGITS = mk.losses.CategoricalCrossentropy(from_logits=True)
+
+
+def assert_same_state(compiled, eager):
+    for got, want in zip(compiled.weights, eager.weights, strict=True):
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.path)
+    for got, want in zip(compiled.optimizer.variables, eager.optimizer.variables, strict=True):
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.name)
+
+
+def in_a_list():
+    inputs = Input((6,))
+    return mk.Model(inputs, [Dense(3)(Dense(4, activation="relu")(inputs))])
+
+
+def in_a_tuple():
+    inputs = Input((6,))
+    return mk.Model(inputs, (Dense(3)(inputs),))
+
+
+def in_a_dict():
+    inputs = Input((6,))
+    return mk.Model(inputs, {"scores": Dense(3)(inputs)})
+
+
+@pytest.mark.parametrize("make", [in_a_list, in_a_tuple, in_a_dict], ids=["list", "tuple", "dict"])
+def test_a_model_whose_one_output_is_in_a_list_or_dict_trains_as_eagerly(make):
+    # Model(inputs, [outputs]) is common Keras code; its step used to be recorded and
+    # then crash in Program.build (a list has no value to replay).
+    results = {}
+    for jit_compile in ("auto", False):
+        mk.utils.set_random_seed(2)
+        model = make()
+        model.compile("adam", LOGITS, jit_compile=jit_compile)
+        history = model.fit(X, ONE_HOT, batch_size=16, epochs=2, verbose=0, shuffle=False)
+        results[jit_compile] = model, history.history
+    assert results["auto"][1] == results[False][1]
+    assert_same_state(results["auto"][0], results[False][0])
+    assert "list, tuple or dict" in results["auto"][0]._compiled_step.reason
