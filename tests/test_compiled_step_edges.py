@@ -53,3 +53,43 @@ def test_a_model_whose_one_output_is_in_a_list_or_dict_trains_as_eagerly(make):
     assert results["auto"][1] == results[False][1]
     assert_same_state(results["auto"][0], results[False][0])
     assert "list, tuple or dict" in results["auto"][0]._compiled_step.reason
+
+
+@pytest.mark.parametrize("owner", ["model", "layer"])
+def test_a_loss_added_after_the_step_was_recorded_is_trained_on(owner):
+    # add_loss(callable) outside call() changes what the step computes without
+    # changing what the model tracks: the replay, recorded without it, dropped it.
+    results = {}
+    for jit_compile in ("auto", False):
+        mk.utils.set_random_seed(3)
+        model = mk.Sequential([Input((6,)), Dense(8, activation="relu"), Dense(3)])
+        model.compile("sgd", LOGITS, jit_compile=jit_compile)
+        losses = [model.train_on_batch(X[:16], ONE_HOT[:16]) for _ in range(2)]
+        kernel = model.layers[0].kernel
+        (model if owner == "model" else model.layers[0]).add_loss(
+            lambda kernel=kernel: 0.1 * mk.ops.sum(kernel * kernel)
+        )
+        losses += [model.train_on_batch(X[:16], ONE_HOT[:16]) for _ in range(2)]
+        results[jit_compile] = model, losses
+    assert results["auto"][1] == results[False][1]
+    assert_same_state(results["auto"][0], results[False][0])
+    assert "adds losses" in results["auto"][0]._compiled_step.reason
+
+
+def test_a_loss_added_by_a_callback_during_fit_is_trained_on():
+    class AddPenalty(mk.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 0:
+                kernel = self.model.layers[0].kernel
+                self.model.add_loss(lambda: 0.1 * mk.ops.sum(kernel * kernel))
+
+    results = {}
+    for jit_compile in ("auto", False):
+        mk.utils.set_random_seed(3)
+        model = mk.Sequential([Input((6,)), Dense(8, activation="relu"), Dense(3)])
+        model.compile("adam", LOGITS, jit_compile=jit_compile)
+        history = model.fit(X, ONE_HOT, batch_size=16, epochs=3, verbose=0, shuffle=False,
+                            callbacks=[AddPenalty()])  # fmt: skip
+        results[jit_compile] = model, history.history
+    assert results["auto"][1] == results[False][1]
+    assert_same_state(results["auto"][0], results[False][0])

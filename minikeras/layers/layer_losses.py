@@ -10,6 +10,7 @@ import numpy as np
 
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor
+from minikeras.engine.variable import TrackingGeneration
 from minikeras.layers import call_checks, tracking
 
 __all__ = ["LayerLosses"]
@@ -77,6 +78,9 @@ class LayerLosses:
         if callable(loss):
             if not _state.call_stack:
                 self._callable_losses.append(loss)
+                # What a training step computes has changed: a compiled step recorded
+                # without this loss must not be replayed (see trainers.compiled_step).
+                TrackingGeneration.bump()
                 return
         elif isinstance(loss, (np.ndarray, np.generic, int, float)) and not isinstance(loss, bool):
             loss = Tensor(loss)
