@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import minikeras as mk
+from minikeras.engine.replay import Program
 from minikeras.layers import Dense, Input
 
 RNG = np.random.default_rng(1)
@@ -93,3 +94,28 @@ def test_a_loss_added_by_a_callback_during_fit_is_trained_on():
         results[jit_compile] = model, history.history
     assert results["auto"][1] == results[False][1]
     assert_same_state(results["auto"][0], results[False][0])
+
+
+@pytest.mark.filterwarnings("ignore:.*received no gradient")  # the spare layer's weights
+def test_a_replay_is_given_the_weights_it_was_recorded_with():
+    # A layer held in a list attribute and removed from it in place: the weights list
+    # changes without a tracking change; replayed with it, the ops misread their
+    # slots (here a matmul of mismatched shapes), where the eager step trains.
+    results = {}
+    for jit_compile in ("auto", False):
+        mk.utils.set_random_seed(4)
+        spare = Dense(8)
+        spare.build((None, 6))
+        inputs = Input((6,))
+        model = mk.Model(inputs, Dense(3)(Dense(8, activation="relu")(inputs)))
+        model.spares = [spare]
+        model.compile("sgd", LOGITS, jit_compile=jit_compile, report_unchanged=False)
+        model.fit(X, ONE_HOT, batch_size=16, epochs=1, verbose=0, shuffle=False)
+        model.spares.pop()
+        losses = [model.train_on_batch(X[:16], ONE_HOT[:16]) for _ in range(3)]
+        results[jit_compile] = model, losses
+    assert results["auto"][1] == results[False][1]
+    assert_same_state(results["auto"][0], results[False][0])
+    program = results["auto"][0]._compiled_step.programs[((16, 6), "<f4", (16, 3), "<f4")]
+    assert isinstance(program, Program)  # recorded again, with the new list
+    assert list(program.sources) == results["auto"][0].trainable_weights

@@ -143,6 +143,9 @@ class Program:
 
     Build it with `Program.build`; `run` replays it.
 
+    Attributes:
+        sources: the Variables given to `build`, which `run` must be given again.
+
     Example:
         >>> w = mk.Variable([2.0, 3.0])
         >>> x = np.array([1.0, 10.0], np.float32)
@@ -159,6 +162,7 @@ class Program:
         self._steps = steps
         self._backward_order = backward_order  # step numbers, as the tape's backward pass
         self._input_count = input_count
+        self.sources = tuple(sources)  # the Variables `run` must be given, in this order
         self._source_dtypes = [source._value.dtype for source in sources]
         self._outputs = outputs
 

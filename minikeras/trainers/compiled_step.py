@@ -34,6 +34,8 @@ model tracks (a layer added, a weight replaced, `trainable` switched) or a
 new `compile` records it again.
 """
 
+from operator import is_not
+
 from minikeras.engine.replay import Program, Recorder
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
@@ -105,8 +107,15 @@ class CompiledStep:
         Returns:
             `(y_pred array, loss array, gradients)` or None.
         """
-        program = self.programs.get(_signature(x, y))
+        signature = _signature(x, y)
+        program = self.programs.get(signature)
         if type(program) is not Program:
+            return None
+        sources = program.sources
+        if len(weights) != len(sources) or any(map(is_not, weights, sources)):
+            # Another list of weights at the same TrackingGeneration (a layer removed
+            # from a list attribute in place): its slots would be misread; record again.
+            del self.programs[signature]
             return None
         replayed = program.run([x, y], weights)
         if replayed is None:
