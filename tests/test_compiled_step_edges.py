@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import minikeras as mk
-from minikeras.engine.replay import Program
+from minikeras.engine.replay import Program, Recorder
 from minikeras.layers import Dense, Input
 
 RNG = np.random.default_rng(1)
@@ -119,3 +119,25 @@ def test_a_replay_is_given_the_weights_it_was_recorded_with():
     program = results["auto"][0]._compiled_step.programs[((16, 6), "<f4", (16, 3), "<f4")]
     assert isinstance(program, Program)  # recorded again, with the new list
     assert list(program.sources) == results["auto"][0].trainable_weights
+
+
+def test_a_replay_sums_an_indexing_gradient_as_the_tape_does():
+    # autograd's indexing VJP gives a SparseObject, which the tape's backward pass
+    # makes dense as it adds; a replay kept it as it was (AttributeError: 'SparseObject'
+    # object has no attribute 'dtype', or a crash in the next VJP).
+    w = mk.Variable(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    with mk.GradientTape() as tape, Recorder(tape._trace_id) as recorder:
+        row = w[1]
+        loss = mk.ops.sum(row * x + w[0] * row + row * row)
+    program, reason = Program.build(recorder, tape, [x], [w], [loss])
+    assert reason is None
+    (want,) = tape.gradient(loss, [w])
+    # By hand: d/dw[0] = w[1]; d/dw[1] = x + w[0] + 2 w[1].
+    value = w.numpy()
+    by_hand = np.stack([value[1], x + value[0] + 2 * value[1]])
+    np.testing.assert_array_equal(want.numpy(), by_hand)
+    (total,), (got,) = program.run([x], [w])
+    assert type(got) is np.ndarray
+    np.testing.assert_array_equal(got, want.numpy())
+    assert float(total) == float(loss)

@@ -32,7 +32,7 @@ import sys
 import threading
 
 import numpy as np
-from autograd.core import VJPNode
+from autograd.core import VJPNode, add_outgrads
 from autograd.core import primitive_vjps as _primitive_vjps
 from autograd.numpy.numpy_boxes import ArrayBox
 
@@ -279,26 +279,40 @@ class Program:
             values.append(ans)
         outputs = [values[slot] for slot in self._outputs]
         target = outputs[0]
+        # Per slot, `(gradient so far, owned)` or None, summed as `GradientTape.gradient` sums.
         grads = [None] * len(values)
-        grads[self._outputs[0]] = np.ones(np.shape(target), np.result_type(target))
+        grads[self._outputs[0]] = (np.ones(np.shape(target), np.result_type(target)), False)
         del values, args
         for index in self._backward_order:
             step, vjp = self._steps[index], vjps[index]
-            g = grads[step.slot]
-            if g is None or vjp is None:
+            if grads[step.slot] is None or vjp is None:
                 continue
+            g = grads[step.slot][0]
             grads[step.slot] = None
             for slot, grad in zip(step.parent_slots, _pull(vjp, g)):
-                previous = grads[slot]
-                grads[slot] = grad if previous is None else previous + grad
+                grads[slot] = _added(grads[slot], grad)
         vjps.clear()
         start = self._input_count
         gradients = []
-        for dtype, grad in zip(self._source_dtypes, grads[start : start + len(sources)]):
+        for dtype, summed in zip(self._source_dtypes, grads[start : start + len(sources)]):
+            grad = None if summed is None else summed[0]
             if grad is not None and grad.dtype != dtype:
                 grad = grad.astype(dtype)
             gradients.append(grad)
         return outputs, gradients
+
+
+def _added(previous, grad):
+    """`previous` (a `(sum, owned)` pair, or None) plus `grad`, as `backward._pull_back` adds.
+
+    A VJP may give something other than an array: autograd's indexing gives a
+    `SparseObject` (made dense by `add_outgrads`), a scalar's a numpy scalar.
+    """
+    if type(grad) is not np.ndarray:
+        return add_outgrads(previous, grad)
+    if previous is None:
+        return (grad, False)
+    return backward._add_arrays(previous, grad)
 
 
 def _pull(vjp, grad):
