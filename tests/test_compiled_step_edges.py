@@ -141,3 +141,20 @@ def test_a_replay_sums_an_indexing_gradient_as_the_tape_does():
     assert type(got) is np.ndarray
     np.testing.assert_array_equal(got, want.numpy())
     assert float(total) == float(loss)
+
+
+@pytest.mark.parametrize("jit_compile", ["auto", False])
+def test_a_regularizer_given_to_a_weight_between_train_on_batch_calls_counts(jit_compile):
+    # As in Keras 3, `variable.regularizer` adds a penalty; train_on_batch kept the
+    # weights with a penalty found on its first call, so a later one did not count.
+    mk.utils.set_random_seed(5)
+    model = mk.Sequential([Input((6,)), Dense(4), Dense(3)])
+    model.compile("sgd", LOGITS, jit_compile=jit_compile)
+    for _ in range(2):
+        model.train_on_batch(X[:16], ONE_HOT[:16])
+    kernel = model.layers[0].kernel
+    kernel.regularizer = mk.regularizers.L2(0.5)
+    data_loss = float(LOGITS(ONE_HOT[:16], model(X[:16])))
+    penalty = 0.5 * float(np.sum(np.square(kernel.numpy(), dtype=np.float64)))
+    loss = model.train_on_batch(X[:16], ONE_HOT[:16])
+    assert loss == pytest.approx(data_loss + penalty, rel=1e-6)

@@ -90,7 +90,9 @@ class Variable(Tensor):
         array([1.5, 2.5], dtype=float32)
     """
 
-    __slots__ = ("name", "_trainable", "path", "regularizer", "constraint", "_index", "__weakref__")
+    __slots__ = (
+        "name", "_trainable", "path", "_regularizer", "constraint", "_index", "__weakref__",
+    )  # fmt: skip
     _uid = 0
     writes = 0  # assignments so far, by any thread (engine.replay checks a step made none)
 
@@ -124,8 +126,22 @@ class Variable(Tensor):
         self.trainable = bool(trainable)
         # Set by `Layer.add_weight`: "layer_name/weight_name", and the Keras extras.
         self.path = None
-        self.regularizer = None
+        self._regularizer = None
         self.constraint = None
+
+    @property
+    def regularizer(self):
+        """`regularizer(variable)` adds a penalty to the training loss, or None.
+
+        Changing it invalidates what training found once (the weights with a
+        penalty, a compiled step), as a `trainable` change does.
+        """
+        return self._regularizer
+
+    @regularizer.setter
+    def regularizer(self, value):
+        self._regularizer = value
+        TrackingGeneration.bump()
 
     @property
     def trainable(self):
