@@ -158,3 +158,18 @@ def test_a_regularizer_given_to_a_weight_between_train_on_batch_calls_counts(jit
     penalty = 0.5 * float(np.sum(np.square(kernel.numpy(), dtype=np.float64)))
     loss = model.train_on_batch(X[:16], ONE_HOT[:16])
     assert loss == pytest.approx(data_loss + penalty, rel=1e-6)
+
+
+def test_train_on_batch_sees_a_metric_appended_to_a_list_attribute_in_place():
+    # Metrics held in a list attribute are the model's (as Keras tracks them); an
+    # append moves no TrackingGeneration, and train_on_batch kept its first list.
+    model = mk.Sequential([Input((6,)), Dense(3)])
+    model.compile("sgd", LOGITS)
+    model.extra_metrics = [mk.metrics.Mean(name="first")]
+    assert list(model.train_on_batch(X[:16], ONE_HOT[:16], return_dict=True)) == [
+        "loss",
+        "first",
+    ]
+    model.extra_metrics.append(mk.metrics.Mean(name="second"))
+    logs = model.train_on_batch(X[:16], ONE_HOT[:16], return_dict=True)
+    assert list(logs) == ["loss", "first", "second"]

@@ -31,7 +31,6 @@ import numpy as np
 
 from minikeras import optimizers as optimizers_module
 from minikeras import random
-from minikeras.engine.variable import TrackingGeneration
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer
 from minikeras.metrics.base import Metric
@@ -248,18 +247,22 @@ class Trainer(FitLoop, Evaluation, Steps):
         """A `StepCache` for one batch, from walks over the model made once.
 
         The weights, the loss sources and the metrics stay what they were
-        while nothing the model tracks changes (`TrackingGeneration`; a
-        Metric set as an attribute counts) and the model is not compiled again.
+        while nothing the model tracks changes and the model is not compiled
+        again: while `tracking.weight_lists` gives the same tuple, which it
+        makes anew after a `TrackingGeneration` move (a Metric set as an
+        attribute counts) or a change inside a list or dict it walked (a
+        Metric appended to a list attribute, a layer removed from one).
         """
-        key = (TrackingGeneration.value, id(self._compile_metrics), id(self.optimizer))
+        tracked = tracking.weight_lists(self)
+        key = (id(self._compile_metrics), id(self.optimizer))
         found = self.__dict__.get("_batch_cache")
-        if found is None or found[0] != key:
+        if found is None or found[0] is not tracked or found[1] != key:
             weights, loss_sources = weights_for_training(self)  # one walk finds both
-            found = [key, weights, loss_sources, None]
+            found = [tracked, key, weights, loss_sources, None]
             object.__setattr__(self, "_batch_cache", found)
-        if found[3] is None and self._metrics_known():
-            found[3] = self.metrics  # (per-output trackers exist after the first step)
-        return StepCache(found[1], found[2], found[3])
+        if found[4] is None and self._metrics_known():
+            found[4] = self.metrics  # (per-output trackers exist after the first step)
+        return StepCache(found[2], found[3], found[4])
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """Computes the loss and metrics on one batch (`test_step`), without training.
