@@ -5,12 +5,15 @@ user code that once made a replayed step differ from the eager one
 (`jit_compile=False`) or fail where the eager step trains.
 """
 
+import zipfile
+
 import numpy as np
 import pytest
 
 import minikeras as mk
 from minikeras.engine.replay import Program, Recorder
 from minikeras.layers import Dense, Input
+from minikeras.saving.keras_file import MINIKERAS_MEMBER
 
 RNG = np.random.default_rng(1)
 X = RNG.normal(size=(40, 6)).astype(np.float32)
@@ -173,3 +176,33 @@ def test_train_on_batch_sees_a_metric_appended_to_a_list_attribute_in_place():
     model.extra_metrics.append(mk.metrics.Mean(name="second"))
     logs = model.train_on_batch(X[:16], ONE_HOT[:16], return_dict=True)
     assert list(logs) == ["loss", "first", "second"]
+
+
+def _without_own_record(path):
+    # What Keras itself writes: the file without minikeras's member, read as Keras's.
+    with zipfile.ZipFile(path) as archive:
+        contents = {name: archive.read(name) for name in archive.namelist()}
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in contents.items():
+            if name != MINIKERAS_MEMBER:
+                archive.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".keras", ".minikeras", "keras-only"])
+@pytest.mark.parametrize(
+    "jit_compile, run_eagerly", [(False, False), (True, False), ("auto", True)]
+)
+def test_a_saved_model_loads_with_the_compile_flags_it_was_saved_with(
+    tmp_path, suffix, jit_compile, run_eagerly
+):
+    # Keras's compile_from_config passes them back to compile; they were written, then
+    # dropped on loading (every model came back jit_compile="auto", run_eagerly=False).
+    model = mk.Sequential([Input((6,)), Dense(3)])
+    model.compile("adam", LOGITS, jit_compile=jit_compile, run_eagerly=run_eagerly)
+    path = tmp_path / ("model.keras" if suffix == "keras-only" else "model" + suffix)
+    model.save(path)
+    if suffix == "keras-only":
+        _without_own_record(path)
+    restored = mk.saving.load_model(path)
+    assert (restored.jit_compile, restored.run_eagerly) == (jit_compile, run_eagerly)

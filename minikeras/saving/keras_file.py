@@ -352,7 +352,14 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
         optimizer = optimizers.get(arguments["optimizer"])
         loss = _loss(arguments["loss"], losses)
         metric_list = [_metric(m, metrics) for m in arguments["metrics"] or []]
-        model.compile(optimizer=optimizer, loss=loss, metrics=metric_list or None)
+        flags = config["compile_config"]  # as Keras's compile_from_config passes them
+        model.compile(
+            optimizer=optimizer,
+            loss=loss,
+            metrics=metric_list or None,
+            run_eagerly=bool(flags.get("run_eagerly", False)),
+            jit_compile=flags.get("jit_compile", "auto"),
+        )
         optimizer.build(model.trainable_weights)
     if weights is None:
         raise LoadError(path, ["it has no model.weights.h5"])

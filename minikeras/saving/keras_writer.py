@@ -115,7 +115,7 @@ def save_keras_weights(model, path, overwrite=True):
 
 def _compile_config(model):
     from minikeras import optimizers
-    from minikeras.saving.model_io import _compile_entries, _map_leaves
+    from minikeras.saving.model_io import _compile_entries, _compile_flags, _map_leaves
 
     if not getattr(model, "compiled", False):
         return None
@@ -134,10 +134,9 @@ def _compile_config(model):
         "loss_weights": entries["loss_weights"],
         "metrics": _map_leaves(metric_entry, entries["metrics"]) or None,
         "weighted_metrics": None if weighted is None else _map_leaves(metric_entry, weighted),
-        "run_eagerly": bool(model.run_eagerly),
         "steps_per_execution": 1,
         # Keras compiles with XLA where the model allows ("auto"), as minikeras replays.
-        "jit_compile": model.jit_compile if model.jit_compile in (True, False) else "auto",
+        **_compile_flags(model),
     }
 
 

@@ -87,8 +87,20 @@ def _compile_objects(config, objects):
         "metrics": _map_leaves(metric_of, config["metrics"]) or None,
         "weighted_metrics": None if weighted is None else _map_leaves(metric_of, weighted),
         "report_unchanged": bool(config.get("report_unchanged", True)),
+        # (files written before the flags were kept: compile's defaults)
+        "run_eagerly": bool(config.get("run_eagerly", False)),
+        "jit_compile": config.get("jit_compile", "auto"),
     }
     return optimizer, arguments
+
+
+def _compile_flags(model):
+    """`run_eagerly` and `jit_compile` as compile was given them, for Keras's compile_config."""
+    jit_compile = model.jit_compile
+    return {
+        "run_eagerly": bool(model.run_eagerly),
+        "jit_compile": jit_compile if jit_compile is True or jit_compile is False else "auto",
+    }
 
 
 def _random_states(model):
@@ -106,6 +118,7 @@ def _training_payload(model, table):
             "optimizer": optimizers.serialize(model.optimizer),
             **_compile_entries(model),
             "report_unchanged": bool(model.report_unchanged),
+            **_compile_flags(model),
         }
         to_json(config, "the compile arguments")
         _compile_objects(config, custom_objects_by_name())  # they can be made again
