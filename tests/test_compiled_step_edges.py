@@ -19,6 +19,7 @@ RNG = np.random.default_rng(1)
 X = RNG.normal(size=(40, 6)).astype(np.float32)
 ONE_HOT = np.eye(3, dtype=np.float32)[RNG.integers(0, 3, size=40)]
 LOGITS = mk.losses.CategoricalCrossentropy(from_logits=True)
+SPARSE_LOGITS = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
 
 
 def assert_same_state(compiled, eager):
@@ -206,3 +207,28 @@ def test_a_saved_model_loads_with_the_compile_flags_it_was_saved_with(
         _without_own_record(path)
     restored = mk.saving.load_model(path)
     assert (restored.jit_compile, restored.run_eagerly) == (jit_compile, run_eagerly)
+
+
+@pytest.mark.parametrize("seed", [None, 6], ids=["default-generator", "seeded"])
+def test_a_replay_that_gives_up_leaves_the_dropout_generators_as_it_found_them(seed):
+    # A bad label is found by the loss's replay_guard, after the replay drew the
+    # dropout masks; the eager step then ran (to raise the op's error) and drew them
+    # again, so every later mask differed from an eager run's that skipped the batch.
+    labels = RNG.integers(0, 3, size=16)
+    bad = labels.copy()
+    bad[0] = 5
+    results = {}
+    for jit_compile in ("auto", False):
+        mk.utils.set_random_seed(6)
+        model = mk.Sequential([Input((6,)), Dense(8), mk.layers.Dropout(0.5, seed=seed), Dense(3)])
+        model.compile("sgd", SPARSE_LOGITS, jit_compile=jit_compile)
+        losses = [model.train_on_batch(X[:16], labels) for _ in range(2)]
+        with pytest.raises(ValueError, match="labels"):
+            model.train_on_batch(X[:16], bad)
+        losses += [model.train_on_batch(X[:16], labels) for _ in range(2)]
+        states = [g.bit_generator.state for g in model._random_generators().values()]
+        results[jit_compile] = model, losses, states
+    assert results["auto"][1] == results[False][1]
+    assert results["auto"][2] == results[False][2]
+    assert_same_state(results["auto"][0], results[False][0])
+    assert isinstance(next(iter(results["auto"][0]._compiled_step.programs.values())), Program)

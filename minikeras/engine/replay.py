@@ -38,10 +38,12 @@ from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras.engine import backward, primitive
 from minikeras.engine.backward import _SOLE_REFS, _reverse_topological
+from minikeras.engine.context import state as _context
 
-__all__ = ["Program", "Recorder", "replay_guard"]
+__all__ = ["Program", "Recorder", "replay_draws", "replay_guard"]
 
 _guards = {}  # primitive -> guard(args) -> bool
+_drawing = set()  # primitives that draw random numbers (replay_draws)
 _CONSTANTS = (type(None), bool, int, float, str)
 
 
@@ -60,6 +62,26 @@ def replay_guard(op, guard):
         >>> mk.engine.replay.replay_guard(_relu, lambda args: True)
     """
     _guards[op] = guard
+
+
+def replay_draws(op):
+    """Registers `op` as drawing random numbers, from a numpy `Generator` argument or the thread's.
+
+    A replay that gives up part-way (a `replay_guard` said no) puts the
+    states of the generators such ops draw from back as they were, so that
+    the eager step that then runs draws what it would have drawn alone.
+
+    Args:
+        op: a primitive (fused or not).
+
+    Returns:
+        None.
+
+    Example:
+        >>> from minikeras.ops.dropout_mask import _dropout_mask
+        >>> mk.engine.replay.replay_draws(_dropout_mask)
+    """
+    _drawing.add(op)
 
 
 class Recorder:
@@ -158,8 +180,10 @@ class Program:
         (5.0, array([1., 1.], dtype=float32))
     """
 
-    def __init__(self, steps, input_count, sources, outputs, backward_order):
+    def __init__(self, steps, input_count, sources, outputs, backward_order, generators=None):
         self._steps = steps
+        # The Generators a replay that may give up must rewind (see replay_draws), or None.
+        self._generators = generators
         self._backward_order = backward_order  # step numbers, as the tape's backward pass
         self._input_count = input_count
         self.sources = tuple(sources)  # the Variables `run` must be given, in this order
@@ -196,8 +220,11 @@ class Program:
         for index, node in enumerate(input_nodes or ()):
             if node is not None:
                 slot_of[id(node)] = index  # a watched input: data, never differentiated
-        steps = []
+        steps, generators, draws = [], {}, False
         for op, argnums, parents, values, kwargs, node in recorder.entries:
+            if op in _drawing:
+                draws = True
+                generators.update((id(v), v) for v in values if isinstance(v, np.random.Generator))
             step = _Step()
             fused = primitive._fused.get(op)
             step.fused = fused is not None
@@ -244,7 +271,9 @@ class Program:
             slot_of[id(node)] - first_step
             for node in _reverse_topological([outputs[0]._value._node])
         ]
-        return cls(steps, input_count, sources, output_slots, order), None
+        may_give_up = any(step.guard is not None for step in steps)
+        rewound = list(generators.values()) if draws and may_give_up else None
+        return cls(steps, input_count, sources, output_slots, order, rewound), None
 
     def run(self, inputs, sources):
         """Replays the step on `inputs` and the Variables' current values.
@@ -259,12 +288,18 @@ class Program:
             None when a `replay_guard` refused the new inputs.
         """
         values = [*inputs, *(source._value for source in sources)]
+        if self._generators is not None:  # the thread's generator, read now, and the ops'
+            drawn = [_context.generator, *self._generators]
+            states = [generator.bit_generator.state for generator in drawn]
         vjps = []
         for step in self._steps:
             args = list(step.template)
             for position, slot in step.slot_args:
                 args[position] = values[slot]
             if step.guard is not None and not step.guard(args):
+                if self._generators is not None:
+                    for generator, state in zip(drawn, states):
+                        generator.bit_generator.state = state
                 return None
             if step.fused:
                 ans, residuals = step.forward(*args)

@@ -11,6 +11,7 @@ from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras.engine.context import state as _state
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
+from minikeras.engine.replay import replay_draws
 from minikeras.ops.core import dtype_of, value_of, wrap
 from minikeras.ops.math import multiply
 
@@ -37,6 +38,7 @@ def _dropout_mask_vjp(argnums, ans, args, mask):
 
 
 defvjp_fused(_dropout_mask, _dropout_mask_vjp)
+replay_draws(_dropout_mask)  # a replay that gives up puts the generators back
 
 
 def dropout_mask(x, rate, mask_shape, generator=None):
