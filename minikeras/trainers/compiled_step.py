@@ -30,8 +30,9 @@ Anything else, or a recording that `Program.build` refuses (noise drawn in
 Python, a Variable assigned during the step), runs eagerly, as with
 `jit_compile=False`. As with a compiled Keras step, what `call` reads from
 Python attributes is fixed when the step is recorded: a change to what a
-model tracks (a layer added, a weight replaced, `trainable` switched) or a
-new `compile` records it again.
+model tracks (a layer added, a weight replaced, `trainable` switched, a loss
+given to `add_loss`, a weight's `regularizer` set) or a new `compile`
+records it again.
 """
 
 from operator import is_not
