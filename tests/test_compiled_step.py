@@ -375,3 +375,15 @@ def test_dropout_draws_its_mask_as_before_and_differentiates_twice():
         second = outer.gradient(mk.ops.sum(first), x)  # 2 mask
     np.testing.assert_allclose(first.numpy(), 2 * x.numpy() * mask, rtol=1e-6)
     np.testing.assert_allclose(second.numpy(), 2 * mask, rtol=1e-6)
+
+
+def test_a_second_fit_replays_what_the_first_recorded():
+    model, _ = train(mlp, mk.losses.SparseCategoricalCrossentropy(from_logits=True), X, LABELS,
+                     "auto", epochs=1)  # fmt: skip
+    state, recorded = model._compiled_step, list(programs(model))
+    model.fit(X, LABELS, batch_size=16, epochs=1, verbose=0)  # (fit sets model.history)
+    assert model._compiled_step is state
+    assert all(a is b for a, b in zip(programs(model), recorded))
+    model.compile("sgd", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(X, LABELS, batch_size=16, epochs=1, verbose=0)
+    assert model._compiled_step is not state  # a new compile records again

@@ -160,7 +160,9 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
         old = self.__dict__.get(name)
         self._release_added_weight(name, value)
         object.__setattr__(self, name, value)
-        if tracking.may_hold_weights(value) or tracking.may_hold_weights(old):
+        if name not in self._untracked_attributes and (
+            tracking.may_hold_weights(value) or tracking.may_hold_weights(old)
+        ):
             # It may hold (or have held) weights: cached weight lists are stale.
             object.__setattr__(self, "_tracked_ids", None)
             TrackingGeneration.bump()

@@ -31,6 +31,7 @@ import numpy as np
 
 from minikeras import optimizers as optimizers_module
 from minikeras import random
+from minikeras.engine.variable import TrackingGeneration
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer
 from minikeras.metrics.base import Metric
@@ -134,6 +135,9 @@ class Trainer(FitLoop, Evaluation, Steps):
         self.report_unchanged = report_unchanged
         self.compiled = True
         self.stop_training = False
+        # What compile sets is not tracked, but a compiled step recorded with the old
+        # loss must not be found again under a reused id: start a new generation.
+        TrackingGeneration.bump()
 
     @property
     def compiled_metrics(self):
@@ -182,9 +186,12 @@ class Trainer(FitLoop, Evaluation, Steps):
     def __setattr__(self, name, value):
         # A Metric held by the model is one of its metrics (see `metrics`), not part of the
         # network: its variables are neither weights nor an untracked-variable warning.
+        metric = isinstance(value, Metric) or isinstance(self.__dict__.get(name), Metric)
         if isinstance(value, Metric) and name not in self._untracked_attributes:
             object.__setattr__(self, "_untracked_attributes", self._untracked_attributes | {name})
         super().__setattr__(name, value)
+        if metric:  # `metrics` changed, though no weight did
+            TrackingGeneration.bump()
 
     def _random_generators(self):
         """The global generator (`"global"`) and the generators layers hold, by path.
