@@ -254,3 +254,10 @@ def test_a_dropout_rate_changed_by_a_callback_mid_fit_is_used_by_later_steps():
                             callbacks=[Anneal()])  # fmt: skip
         results[jit_compile] = history.history
     assert results["auto"] == results[False]
+
+
+def test_compile_flags_from_a_file_are_read_as_compile_takes_them():
+    flags = mk.saving.keras_config.compile_flags
+    assert flags() == {"run_eagerly": False, "jit_compile": "auto"}
+    assert flags(True, False) == {"run_eagerly": True, "jit_compile": False}
+    assert flags("yes", ["xla"]) == {"run_eagerly": False, "jit_compile": "auto"}

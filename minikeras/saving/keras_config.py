@@ -18,7 +18,7 @@ import inspect
 
 from minikeras import serialization_lib
 
-__all__ = ["KerasConfigError", "clean_entry", "compile_arguments"]
+__all__ = ["KerasConfigError", "clean_entry", "compile_arguments", "compile_flags"]
 
 # Keras-only options, and the values that mean "not used" (None and False always do).
 _DEFAULTS = {
@@ -179,3 +179,28 @@ def compile_arguments(compile_config, where="config.json"):
                 "does not honour"
             )
     return arguments
+
+
+def compile_flags(run_eagerly=False, jit_compile="auto"):
+    """`run_eagerly` and `jit_compile` as a file keeps them and `compile` takes them back.
+
+    `run_eagerly` is True only if given True; `jit_compile` is True, False or
+    `"auto"`, which anything else a file holds reads as (a compiled and an
+    eager minikeras step compute the same numbers). A file written before
+    the flags were kept gives the defaults.
+
+    Args:
+        run_eagerly: what compile was given, or what a file holds.
+        jit_compile: likewise.
+
+    Returns:
+        A dict with the two keys.
+
+    Example:
+        >>> mk.saving.keras_config.compile_flags(True, "xla")
+        {'run_eagerly': True, 'jit_compile': 'auto'}
+    """
+    return {
+        "run_eagerly": run_eagerly is True,
+        "jit_compile": jit_compile if jit_compile is True or jit_compile is False else "auto",
+    }

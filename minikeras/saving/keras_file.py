@@ -357,8 +357,9 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
             optimizer=optimizer,
             loss=loss,
             metrics=metric_list or None,
-            run_eagerly=bool(flags.get("run_eagerly", False)),
-            jit_compile=flags.get("jit_compile", "auto"),
+            **keras_config.compile_flags(
+                flags.get("run_eagerly", False), flags.get("jit_compile", "auto")
+            ),
         )
         optimizer.build(model.trainable_weights)
     if weights is None:

@@ -115,7 +115,8 @@ def save_keras_weights(model, path, overwrite=True):
 
 def _compile_config(model):
     from minikeras import optimizers
-    from minikeras.saving.model_io import _compile_entries, _compile_flags, _map_leaves
+    from minikeras.saving.keras_config import compile_flags
+    from minikeras.saving.model_io import _compile_entries, _map_leaves
 
     if not getattr(model, "compiled", False):
         return None
@@ -136,7 +137,7 @@ def _compile_config(model):
         "weighted_metrics": None if weighted is None else _map_leaves(metric_entry, weighted),
         "steps_per_execution": 1,
         # Keras compiles with XLA where the model allows ("auto"), as minikeras replays.
-        **_compile_flags(model),
+        **compile_flags(model.run_eagerly, model.jit_compile),
     }
 
 

@@ -14,6 +14,7 @@ import zipfile
 from minikeras import losses, metrics, optimizers, random
 from minikeras.saving import archive
 from minikeras.saving.archive import LoadError, to_json
+from minikeras.saving.keras_config import compile_flags
 from minikeras.saving.registry import custom_objects_by_name, deserialize_layer, serialize_layer
 from minikeras.saving.weights import (
     _check_built,
@@ -87,20 +88,9 @@ def _compile_objects(config, objects):
         "metrics": _map_leaves(metric_of, config["metrics"]) or None,
         "weighted_metrics": None if weighted is None else _map_leaves(metric_of, weighted),
         "report_unchanged": bool(config.get("report_unchanged", True)),
-        # (files written before the flags were kept: compile's defaults)
-        "run_eagerly": bool(config.get("run_eagerly", False)),
-        "jit_compile": config.get("jit_compile", "auto"),
+        **compile_flags(config.get("run_eagerly", False), config.get("jit_compile", "auto")),
     }
     return optimizer, arguments
-
-
-def _compile_flags(model):
-    """`run_eagerly` and `jit_compile` as compile was given them, for Keras's compile_config."""
-    jit_compile = model.jit_compile
-    return {
-        "run_eagerly": bool(model.run_eagerly),
-        "jit_compile": jit_compile if jit_compile is True or jit_compile is False else "auto",
-    }
 
 
 def _random_states(model):
@@ -118,7 +108,7 @@ def _training_payload(model, table):
             "optimizer": optimizers.serialize(model.optimizer),
             **_compile_entries(model),
             "report_unchanged": bool(model.report_unchanged),
-            **_compile_flags(model),
+            **compile_flags(model.run_eagerly, model.jit_compile),
         }
         to_json(config, "the compile arguments")
         _compile_objects(config, custom_objects_by_name())  # they can be made again
