@@ -11,7 +11,7 @@ import sys
 import numpy as np
 from autograd.core import add_outgrads
 
-__all__ = ["may_overwrite"]
+__all__ = ["add_gradient", "may_overwrite"]
 
 
 def _reverse_topological(end_nodes):
@@ -76,15 +76,35 @@ def _pull_back(node, grad, outgrads):
         _overwritable = grad
     try:
         for parent, parent_grad in zip(node.parents, node.vjp(grad)):
-            previous = outgrads.get(parent)
-            if type(parent_grad) is not np.ndarray:
-                outgrads[parent] = add_outgrads(previous, parent_grad)
-            elif previous is None:
-                outgrads[parent] = (parent_grad, False)  # as add_outgrads stores a first one
-            else:
-                outgrads[parent] = _add_arrays(previous, parent_grad)
+            outgrads[parent] = add_gradient(outgrads.get(parent), parent_grad)
     finally:
         _overwritable = None
+
+
+def add_gradient(previous, grad):
+    """`previous` (a `(sum, owned)` pair, or None) plus `grad`: how a node's gradients add up.
+
+    A plain array takes `_add_arrays`; anything else (a numpy scalar,
+    autograd's `SparseObject` from an indexing VJP) autograd's `add_outgrads`.
+    `engine.replay` sums its gradients with it too.
+
+    Args:
+        previous: the sum so far, as `(value, owned)`, or None.
+        grad: the gradient to add.
+
+    Returns:
+        The new `(value, owned)` pair.
+
+    Example:
+        >>> total = mk.engine.backward.add_gradient(None, np.ones(2))
+        >>> mk.engine.backward.add_gradient(total, np.ones(2))[0]
+        array([2., 2.])
+    """
+    if type(grad) is not np.ndarray:
+        return add_outgrads(previous, grad)
+    if previous is None:
+        return (grad, False)  # as add_outgrads stores a first one
+    return _add_arrays(previous, grad)
 
 
 def _add_arrays(previous, grad):

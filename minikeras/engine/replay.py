@@ -32,12 +32,12 @@ import sys
 import threading
 
 import numpy as np
-from autograd.core import VJPNode, add_outgrads
+from autograd.core import VJPNode
 from autograd.core import primitive_vjps as _primitive_vjps
 from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras.engine import backward, primitive
-from minikeras.engine.backward import _SOLE_REFS, _reverse_topological
+from minikeras.engine.backward import _SOLE_REFS, _reverse_topological, add_gradient
 from minikeras.engine.context import state as _context
 
 __all__ = ["Program", "Recorder", "replay_draws", "replay_guard"]
@@ -325,7 +325,7 @@ class Program:
             g = grads[step.slot][0]
             grads[step.slot] = None
             for slot, grad in zip(step.parent_slots, _pull(vjp, g)):
-                grads[slot] = _added(grads[slot], grad)
+                grads[slot] = add_gradient(grads[slot], grad)
         vjps.clear()
         start = self._input_count
         gradients = []
@@ -335,19 +335,6 @@ class Program:
                 grad = grad.astype(dtype)
             gradients.append(grad)
         return outputs, gradients
-
-
-def _added(previous, grad):
-    """`previous` (a `(sum, owned)` pair, or None) plus `grad`, as `backward._pull_back` adds.
-
-    A VJP may give something other than an array: autograd's indexing gives a
-    `SparseObject` (made dense by `add_outgrads`), a scalar's a numpy scalar.
-    """
-    if type(grad) is not np.ndarray:
-        return add_outgrads(previous, grad)
-    if previous is None:
-        return (grad, False)
-    return backward._add_arrays(previous, grad)
 
 
 def _pull(vjp, grad):
