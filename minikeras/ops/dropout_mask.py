@@ -4,6 +4,7 @@ Drawn inside a fused primitive, the mask is part of what a tape records: a
 replayed training step (`engine.replay`) draws a fresh mask from the same
 generator, in the same order, where a mask drawn in the layer's Python would
 be frozen into the recording. Its VJP is the same product with the kept mask.
+`layers.Dropout` and `random.dropout` both draw their masks here.
 """
 
 import numpy as np

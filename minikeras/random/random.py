@@ -9,6 +9,7 @@ import numpy as np
 
 from minikeras import config, ops
 from minikeras.engine.tensor import Tensor
+from minikeras.ops.dropout_mask import dropout_mask
 from minikeras.random.generators import rng_for
 
 __all__ = [
@@ -198,9 +199,7 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
                 f"shape {shape}"
             )
         shape = tuple(s if n is None else int(n) for n, s in zip(noise_shape, shape))
-    keep = rng_for(seed, "dropout").random(shape, dtype=np.float32) >= rate
-    scale = keep.astype(inputs.dtype) * inputs.dtype.type(1.0 / (1.0 - rate))
-    return ops.multiply(inputs, scale)
+    return dropout_mask(inputs, rate, shape, rng_for(seed, "dropout"))
 
 
 def shuffle(x, axis=0, seed=None):
