@@ -37,8 +37,9 @@ from autograd.core import primitive_vjps as _primitive_vjps
 from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras.engine import backward, primitive
-from minikeras.engine.backward import _SOLE_REFS, _reverse_topological, add_gradient
+from minikeras.engine.backward import _SOLE_REFS, _reverse_topological
 from minikeras.engine.context import state as _context
+from minikeras.engine.replay_source import write_replay
 
 __all__ = ["Program", "Recorder", "replay_draws", "replay_guard"]
 
@@ -156,8 +157,8 @@ def _noting_init(node, value, fun, args, kwargs, parent_argnums, parents):
 
 
 class _Step:
-    __slots__ = ("forward", "maker", "fused", "argnums", "kwargs", "template", "slot_args",
-                 "parent_slots", "slot", "guard")  # fmt: skip
+    __slots__ = ("forward", "maker", "fused", "argnums", "kwargs", "refs", "pulls", "slot",
+                 "guard")  # fmt: skip
 
 
 class Program:
@@ -180,15 +181,24 @@ class Program:
         (5.0, array([1., 1.], dtype=float32))
     """
 
-    def __init__(self, steps, input_count, sources, outputs, backward_order, generators=None):
-        self._steps = steps
-        # The Generators a replay that may give up must rewind (see replay_draws), or None.
-        self._generators = generators
-        self._backward_order = backward_order  # step numbers, as the tape's backward pass
+    def __init__(self, steps, input_count, sources, outputs, backward_order, constants=(),
+                 seed=None, generators=None):  # fmt: skip
+        # Slots: the inputs, the sources, one per step (its output), then the constants.
         self._input_count = input_count
         self.sources = tuple(sources)  # the Variables `run` must be given, in this order
-        self._source_dtypes = [source._value.dtype for source in sources]
-        self._outputs = outputs
+        # The Generators a replay that may give up must rewind (see replay_draws), or None.
+        self._generators = generators
+        first_constant = input_count + len(sources) + len(steps)
+        self._replay, self.source = write_replay(
+            steps,
+            input_count + len(sources),
+            outputs,
+            backward_order,
+            {first_constant + index: value for index, value in enumerate(constants)},
+            [source._value.dtype for source in sources],
+            _pull,
+            seed,
+        )
 
     @classmethod
     def build(cls, recorder, tape, inputs, sources, outputs, input_nodes=None):
@@ -221,6 +231,7 @@ class Program:
             if node is not None:
                 slot_of[id(node)] = index  # a watched input: data, never differentiated
         steps, generators, draws = [], {}, False
+        constants, counts = [], {}  # constants by position; gradients each slot receives
         for op, argnums, parents, values, kwargs, node in recorder.entries:
             if op in _drawing:
                 draws = True
@@ -232,7 +243,7 @@ class Program:
             step.kwargs, step.guard = kwargs or {}, _guards.get(op)
             if not all(_is_constant(value) for value in step.kwargs.values()):
                 return None, f"{_name(op)} was given an array or object by keyword"
-            template, slot_args, parent_slots, kept = list(values), [], [], []
+            refs, parent_slots = [], []
             for position, value in enumerate(values):
                 if position in argnums:
                     slot = slot_of.get(id(parents[argnums.index(position)]))
@@ -240,7 +251,6 @@ class Program:
                         return None, f"{_name(op)} used a value from outside the recorded ops"
                     if slot >= input_count:
                         parent_slots.append(slot)
-                        kept.append(position)
                 elif isinstance(value, (np.ndarray, np.generic, ArrayBox)):
                     found = [i for i, item in enumerate(inputs) if item is value]
                     if not found:
@@ -249,16 +259,27 @@ class Program:
                         return None, f"{_name(op)} used an array given as several inputs"
                     slot = found[0]
                 elif _is_constant(value):
-                    continue
+                    slot = -1 - len(constants)  # numbered once the steps are counted
+                    constants.append(value)
                 else:
                     return None, f"{_name(op)} was given a {type(value).__name__}"
-                template[position] = None
-                slot_args.append((position, slot))
-            step.template, step.slot_args = template, tuple(slot_args)
-            step.argnums, step.parent_slots, step.slot = tuple(kept), tuple(parent_slots), next_slot
+                refs.append(slot)
+            step.refs = refs
+            step.argnums = tuple(
+                position for position, slot in enumerate(refs)
+                if position in argnums and slot >= input_count
+            )  # fmt: skip
+            for slot in parent_slots:
+                counts[slot] = counts.get(slot, 0) + 1
+            step.pulls = parent_slots
+            step.slot = next_slot
             slot_of[id(node)] = next_slot
             next_slot += 1
             steps.append(step)
+        first_constant = next_slot
+        for step in steps:
+            step.refs = tuple(first_constant - 1 - r if r < 0 else r for r in step.refs)
+            step.pulls = tuple((slot, counts[slot] > 1) for slot in step.pulls)
         output_slots = []
         for output in outputs:
             value = getattr(output, "_value", None)  # (a list or dict of outputs has none)
@@ -266,14 +287,21 @@ class Program:
             if slot is None:
                 return None, "an output was not computed by the recorded ops"
             output_slots.append(slot)
+        if counts.get(output_slots[0]):  # the loss feeds another op: its gradient is a sum
+            for step in steps:
+                step.pulls = tuple((s, shared or s == output_slots[0]) for s, shared in step.pulls)
         first_step = input_count + len(sources)
         order = [
             slot_of[id(node)] - first_step
             for node in _reverse_topological([outputs[0]._value._node])
         ]
+        loss = outputs[0]._value._value
+        seed = np.ones(np.shape(loss), np.result_type(loss))
+        seed.flags.writeable = False
         may_give_up = any(step.guard is not None for step in steps)
         rewound = list(generators.values()) if draws and may_give_up else None
-        return cls(steps, input_count, sources, output_slots, order, rewound), None
+        program = cls(steps, input_count, sources, output_slots, order, constants, seed, rewound)
+        return program, None
 
     def run(self, inputs, sources):
         """Replays the step on `inputs` and the Variables' current values.
@@ -287,54 +315,16 @@ class Program:
             gradient (None if the first output does not depend on it); or
             None when a `replay_guard` refused the new inputs.
         """
-        values = [*inputs, *(source._value for source in sources)]
-        if self._generators is not None:  # the thread's generator, read now, and the ops'
-            drawn = [_context.generator, *self._generators]
-            states = [generator.bit_generator.state for generator in drawn]
-        vjps = []
-        for step in self._steps:
-            args = list(step.template)
-            for position, slot in step.slot_args:
-                args[position] = values[slot]
-            if step.guard is not None and not step.guard(args):
-                if self._generators is not None:
-                    for generator, state in zip(drawn, states):
-                        generator.bit_generator.state = state
-                return None
-            if step.fused:
-                ans, residuals = step.forward(*args)
-                vjps.append(
-                    step.maker(step.argnums, ans, args, residuals) if step.argnums else None
-                )
-            else:
-                ans = step.forward(*args, **step.kwargs)
-                vjps.append(
-                    step.maker(step.argnums, ans, args, step.kwargs) if step.argnums else None
-                )
-            values.append(ans)
-        outputs = [values[slot] for slot in self._outputs]
-        target = outputs[0]
-        # Per slot, `(gradient so far, owned)` or None, summed as `GradientTape.gradient` sums.
-        grads = [None] * len(values)
-        grads[self._outputs[0]] = (np.ones(np.shape(target), np.result_type(target)), False)
-        del values, args
-        for index in self._backward_order:
-            step, vjp = self._steps[index], vjps[index]
-            if grads[step.slot] is None or vjp is None:
-                continue
-            g = grads[step.slot][0]
-            grads[step.slot] = None
-            for slot, grad in zip(step.parent_slots, _pull(vjp, g)):
-                grads[slot] = add_gradient(grads[slot], grad)
-        vjps.clear()
-        start = self._input_count
-        gradients = []
-        for dtype, summed in zip(self._source_dtypes, grads[start : start + len(sources)]):
-            grad = None if summed is None else summed[0]
-            if grad is not None and grad.dtype != dtype:
-                grad = grad.astype(dtype)
-            gradients.append(grad)
-        return outputs, gradients
+        values = [source._value for source in sources]
+        if self._generators is None:
+            return self._replay(*inputs, *values)
+        drawn = [_context.generator, *self._generators]  # the thread's, read now, and the ops'
+        states = [generator.bit_generator.state for generator in drawn]
+        replayed = self._replay(*inputs, *values)
+        if replayed is None:
+            for generator, state in zip(drawn, states):
+                generator.bit_generator.state = state
+        return replayed
 
 
 def _pull(vjp, grad):

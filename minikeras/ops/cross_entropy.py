@@ -96,12 +96,20 @@ defvjp_fused(_sparse_xent_logits, _sparse_xent_logits_vjp)
 
 
 def _labels_fit(args):
-    """The check a replay repeats: integer labels, each a class of the logits."""
+    """The check a replay repeats: integer labels, each a class of the logits.
+
+    Negative labels viewed as unsigned are huge: one reduction checks both ends.
+    """
     logits, labels = args
-    if labels.dtype.kind not in "iu":
-        return False
-    unsigned = labels.view(labels.dtype.str.replace("i", "u")).reshape(-1)
-    return not unsigned.size or np.maximum.reduce(unsigned) < logits.shape[-1]
+    unsigned = _UNSIGNED.get(labels.dtype)
+    if unsigned is None:
+        if labels.dtype.kind not in "iu":
+            return False
+        unsigned = _UNSIGNED.setdefault(labels.dtype, labels.dtype.str.replace("i", "u"))
+    return not labels.size or np.maximum.reduce(labels.view(unsigned), axis=None) < logits.shape[-1]
+
+
+_UNSIGNED = {np.dtype(kind + size): np.dtype("u" + size) for kind in "iu" for size in "1248"}
 
 
 replay_guard(_sparse_xent_logits, _labels_fit)
