@@ -387,3 +387,20 @@ def test_a_second_fit_replays_what_the_first_recorded():
     model.compile("sgd", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
     model.fit(X, LABELS, batch_size=16, epochs=1, verbose=0)
     assert model._compiled_step is not state  # a new compile records again
+
+
+def test_each_kind_of_batch_is_recorded_once_though_the_optimizer_builds_its_slots(monkeypatch):
+    # The first step's update creates the optimizer's slot Variables: new Variables are in
+    # no layer, so they must not count as a change to what the model tracks.
+    built = []
+    real_build = Program.build.__func__
+
+    def counting_build(cls, recorder, tape, inputs, *rest, **kwargs):
+        built.append(inputs[0].shape)
+        return real_build(cls, recorder, tape, inputs, *rest, **kwargs)
+
+    monkeypatch.setattr(Program, "build", classmethod(counting_build))
+    model = mlp()
+    model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(X, LABELS, batch_size=16, epochs=3, verbose=0)  # batches of 16, 16 and 8
+    assert sorted(built) == [(8, 6), (16, 6)]

@@ -123,7 +123,10 @@ class Variable(Tensor):
         # Creation order: layers list weights in it, and use it to spot creation inside call().
         self._index = Variable._uid
         self.name = name if name is not None else f"variable_{Variable._uid}"
-        self.trainable = bool(trainable)
+        # (not the setter: a new Variable is in no layer's lists yet, so nothing cached
+        # changes; a layer taking it moves TrackingGeneration on, an optimizer's slot
+        # does not invalidate a compiled step)
+        self._trainable = bool(trainable)
         # Set by `Layer.add_weight`: "layer_name/weight_name", and the Keras extras.
         self.path = None
         self._regularizer = None
