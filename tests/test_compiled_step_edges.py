@@ -120,7 +120,7 @@ def test_a_replay_is_given_the_weights_it_was_recorded_with():
         results[jit_compile] = model, losses
     assert results["auto"][1] == results[False][1]
     assert_same_state(results["auto"][0], results[False][0])
-    program = results["auto"][0]._compiled_step.programs[((16, 6), "<f4", (16, 3), "<f4")]
+    program = results["auto"][0]._compiled_step.programs[((16, 6), np.dtype("<f4"), (16, 3), np.dtype("<f4"))]
     assert isinstance(program, Program)  # recorded again, with the new list
     assert list(program.sources) == results["auto"][0].trainable_weights
 

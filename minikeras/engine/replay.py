@@ -168,6 +168,8 @@ class Program:
 
     Attributes:
         sources: the Variables given to `build`, which `run` must be given again.
+        source: the Python function a replay runs, as text (`engine.replay_source`).
+        complete: whether every source gets a gradient (none is None).
 
     Example:
         >>> w = mk.Variable([2.0, 3.0])
@@ -189,7 +191,7 @@ class Program:
         # The Generators a replay that may give up must rewind (see replay_draws), or None.
         self._generators = generators
         first_constant = input_count + len(sources) + len(steps)
-        self._replay, self.source = write_replay(
+        self._replay, self.source, self.complete = write_replay(
             steps,
             input_count + len(sources),
             outputs,

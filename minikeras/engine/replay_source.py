@@ -66,8 +66,9 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, p
         seed: the loss's gradient, ones (read-only).
 
     Returns:
-        `(function, source)`: `function(*inputs, *source_values)` returns
-        `(output values, gradients)`, or None when a step's guard says no.
+        `(function, source, complete)`: `function(*inputs, *source_values)`
+        returns `(output values, gradients)`, or None when a step's guard
+        says no; `complete` says that no gradient is None.
     """
     namespace = {"_pull": pull, "add_gradient": add_gradient, "_densified": _densified}
     namespace["seed"] = seed
@@ -148,7 +149,7 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, p
     lines.append(f"    return [{', '.join(map(name, outputs))}], [{', '.join(gradients)}]")
     source = "\n".join(lines)
     exec(_compiled(source), namespace)  # noqa: S102
-    return namespace["replay"], source
+    return namespace["replay"], source, "None" not in gradients
 
 
 @functools.lru_cache(maxsize=256)

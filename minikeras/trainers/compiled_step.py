@@ -95,9 +95,10 @@ class CompiledStep:
     def __init__(self, key, reason):
         self.key, self.reason = key, reason
         self.programs = {}
+        self._verified = {}  # per signature, the list of weights last found to be its sources
 
     def run(self, model, x, y, weights):
-        """Replays the step for this batch: `(y_pred, loss, grads)`, or None to run eagerly.
+        """Replays the step for this batch: `(y_pred, loss, grads, complete)`, or None.
 
         Args:
             model: the model.
@@ -106,23 +107,26 @@ class CompiledStep:
             weights: the Variables to differentiate.
 
         Returns:
-            `(y_pred array, loss array, gradients)` or None.
+            `(y_pred array, loss array, gradients, complete)`, `complete` saying
+            that no gradient is None; or None to run the step eagerly.
         """
-        signature = _signature(x, y)
+        signature = x.shape, x.dtype, y.shape, y.dtype
         program = self.programs.get(signature)
         if type(program) is not Program:
             return None
-        sources = program.sources
-        if len(weights) != len(sources) or any(map(is_not, weights, sources)):
-            # Another list of weights at the same TrackingGeneration (a layer removed
-            # from a list attribute in place): its slots would be misread; record again.
-            del self.programs[signature]
-            return None
+        if weights is not self._verified.get(signature):
+            sources = program.sources
+            if len(weights) != len(sources) or any(map(is_not, weights, sources)):
+                # Another list of weights at the same TrackingGeneration (a layer removed
+                # from a list attribute in place): its slots would be misread; record again.
+                del self.programs[signature]
+                return None
+            self._verified[signature] = weights  # (fit's list, or the model's cached one)
         replayed = program.run([x, y], weights)
         if replayed is None:
             return None
         (loss, y_pred), grads = replayed
-        return y_pred, loss, grads
+        return y_pred, loss, grads, program.complete
 
     def recorder(self, tape, x, y):
         """A `Recorder` for the eager step of a batch of a new kind, else None.
@@ -157,7 +161,7 @@ class CompiledStep:
 
 
 def _signature(x, y):
-    return x.shape, x.dtype.str, y.shape, y.dtype.str
+    return x.shape, x.dtype, y.shape, y.dtype
 
 
 def compiled_step(model, x, y, sample_weight):

@@ -238,7 +238,8 @@ class Steps:
         compiled, x = compiled_step(self, x, y, sample_weight)
         replayed = compiled.run(self, x, y, weights) if compiled is not None else None
         if replayed is not None:
-            y_pred, loss, grads = replayed
+            y_pred, loss, grads, complete = replayed
+            loss_value = float(loss)
             y_pred, loss = wrap(y_pred), wrap(loss)
         else:
             with GradientTape() as tape:
@@ -249,13 +250,14 @@ class Steps:
             if recorder is not None:
                 compiled.keep(recorder, tape, x, y, weights, loss, y_pred)
             grads = tape.gradient(loss, weights)
-        if cache is not None and cache.steps_done and any(grad is None for grad in grads):
+            complete, loss_value = False, float(loss)
+        if not complete and cache is not None and cache.steps_done and any(g is None for g in grads):
             # The optimizer named the weights without a gradient on the first step;
             # leaving them out afterwards keeps that warning to one per fit.
             pairs = [(grad, w) for grad, w in zip(grads, weights) if grad is not None]
             grads, weights = [grad for grad, _ in pairs], [w for _, w in pairs]
         self.optimizer.apply(grads, weights)
-        self._loss_tracker.update_state(float(loss), _batch_size(x))
+        self._loss_tracker.update_state(loss_value, _batch_size(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data):
