@@ -357,7 +357,9 @@ def test_a_recording_step_lets_go_of_what_it_recorded_before_the_update():
     model.train_on_batch(X[:16], LABELS[:16])
     arrays = [id(weight._value) for weight in model.weights]
     model.train_on_batch(X[:8], LABELS[:8])  # a new kind of batch: recorded
-    assert isinstance(model._compiled_step.programs[((8, 6), np.dtype("<f4"), (8,), np.dtype("<i8"))], Program)
+    assert isinstance(
+        model._compiled_step.programs[((8, 6), np.dtype("<f4"), (8,), np.dtype("<i8"))], Program
+    )
     assert [id(weight._value) for weight in model.weights] == arrays
 
 

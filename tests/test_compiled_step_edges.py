@@ -120,7 +120,9 @@ def test_a_replay_is_given_the_weights_it_was_recorded_with():
         results[jit_compile] = model, losses
     assert results["auto"][1] == results[False][1]
     assert_same_state(results["auto"][0], results[False][0])
-    program = results["auto"][0]._compiled_step.programs[((16, 6), np.dtype("<f4"), (16, 3), np.dtype("<f4"))]
+    program = results["auto"][0]._compiled_step.programs[
+        ((16, 6), np.dtype("<f4"), (16, 3), np.dtype("<f4"))
+    ]
     assert isinstance(program, Program)  # recorded again, with the new list
     assert list(program.sources) == results["auto"][0].trainable_weights
 
@@ -261,3 +263,46 @@ def test_compile_flags_from_a_file_are_read_as_compile_takes_them():
     assert flags() == {"run_eagerly": False, "jit_compile": "auto"}
     assert flags(True, False) == {"run_eagerly": True, "jit_compile": False}
     assert flags("yes", ["xla"]) == {"run_eagerly": False, "jit_compile": "auto"}
+
+
+def test_a_replay_lets_a_vjp_overwrite_exactly_the_gradients_the_tape_would():
+    from autograd.extend import defvjp_argnums, primitive
+
+    from minikeras.engine.primitive import call_primitive
+    from minikeras.engine.tape import may_overwrite
+
+    seen = []
+
+    @primitive
+    def probe(x):
+        return x * 1.0
+
+    @primitive
+    def pair(x, z):
+        return x + z
+
+    def probe_vjp(argnums, ans, args, kwargs):
+        def vjp(g):
+            seen.append(may_overwrite(g))
+            return [g * 1.0]
+
+        return vjp
+
+    defvjp_argnums(probe, probe_vjp)
+    # Both parents get the very same array: neither VJP may write into it while both hold it.
+    defvjp_argnums(pair, lambda argnums, ans, args, kwargs: lambda g: [g for _ in argnums])
+
+    def step(w, x):
+        a = mk.Tensor(call_primitive(probe, (w * x)._value))
+        b = mk.Tensor(call_primitive(probe, (w * 3.0)._value))
+        return mk.ops.sum(mk.Tensor(call_primitive(pair, a._value, b._value)))
+
+    w, x = mk.Variable([1.0, 2.0]), np.array([2.0, 5.0], np.float32)
+    with mk.GradientTape() as tape, Recorder(tape._trace_id) as recorder:
+        loss = step(w, x)
+    program, reason = Program.build(recorder, tape, [x], [w], [loss])
+    assert reason is None
+    tape.gradient(loss, w)
+    by_tape, seen[:] = list(seen), []
+    program.run([x], [w])
+    assert seen == by_tape == [False, True]

@@ -28,7 +28,6 @@ it says no, the replay gives up, and the caller runs the step eagerly,
 which raises the op's own error.
 """
 
-import sys
 import threading
 
 import numpy as np
@@ -36,8 +35,8 @@ from autograd.core import VJPNode
 from autograd.core import primitive_vjps as _primitive_vjps
 from autograd.numpy.numpy_boxes import ArrayBox
 
-from minikeras.engine import backward, primitive
-from minikeras.engine.backward import _SOLE_REFS, _reverse_topological
+from minikeras.engine import primitive
+from minikeras.engine.backward import _reverse_topological
 from minikeras.engine.context import state as _context
 from minikeras.engine.replay_source import write_replay
 
@@ -198,7 +197,6 @@ class Program:
             backward_order,
             {first_constant + index: value for index, value in enumerate(constants)},
             [source._value.dtype for source in sources],
-            _pull,
             seed,
         )
 
@@ -327,21 +325,6 @@ class Program:
             for generator, state in zip(drawn, states):
                 generator.bit_generator.state = state
         return replayed
-
-
-def _pull(vjp, grad):
-    """`vjp(grad)`, letting the VJP write into `grad` when nothing else holds it.
-
-    As `backward._pull_back` does (the same reference count: a local of the
-    caller, the parameter, getrefcount's argument): a relu's mask is then
-    applied in place instead of into a new array.
-    """
-    if type(grad) is np.ndarray and grad.base is None and sys.getrefcount(grad) <= _SOLE_REFS:
-        backward._overwritable = grad
-    try:
-        return vjp(grad)
-    finally:
-        backward._overwritable = None
 
 
 def _is_constant(value):

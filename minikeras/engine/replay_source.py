@@ -25,33 +25,44 @@ globals. `Program.source` shows the result:
         v3 = f1(*a, **k1)
         p3 = m1(n1, v3, a, k1)
         del a
-        d3 = seed
-        q0, = _pull(p3, d3)
-        d2 = _densified(q0)
-        del q0, d3, p3
-        q0, = _pull(p2, d2)
-        d1 = _densified(q0)
-        del q0, d2, p2
-        if d1.dtype != s0:
-            d1 = d1.astype(s0)
-        return [v3], [d1]
+        try:
+            d3 = seed
+            q0, = p3(d3)
+            d2 = _densified(q0)
+            del q0, d3, p3
+            _backward._overwritable = (
+                d2 if type(d2) is _ndarray and d2.base is None and _refcount(d2) <= _SOLE else None
+            )
+            q0, = p2(d2)
+            _backward._overwritable = None
+            d1 = _densified(q0)
+            del q0, d2, p2
+            if d1.dtype != s0:
+                d1 = d1.astype(s0)
+            return [v3], [d1]
+        finally:
+            _backward._overwritable = None
 
 Slots 0 and 1 are the input `x` and the Variable's value, 2 and 3 the
-products of `multiply` (`f0`, autograd's primitive) and `sum` (`f1`), 4 to 6
-the constants `sum` was given (its axis...); `a` is each op's argument
-tuple, `p2` and `p3` their VJPs, `d3 = seed` the loss's gradient (ones).
+results of `multiply` (`f0`) and `sum` (`f1`), 4 to 6 the constants `sum`
+was given (its axis...); `a` is each op's argument tuple, `p2` and `p3` their
+VJPs, `d3 = seed` the loss's gradient (ones). A VJP may write into the
+gradient it is handed when nothing else holds it, as in `GradientTape`'s
+backward pass (`backward.may_overwrite`), hence `_overwritable`.
 """
 
 import functools
+import sys
 
 import numpy as np
 
+from minikeras.engine import backward
 from minikeras.engine.backward import add_gradient
 
 __all__ = ["write_replay"]
 
 
-def write_replay(steps, param_count, outputs, order, constants, source_dtypes, pull, seed):
+def write_replay(steps, param_count, outputs, order, constants, source_dtypes, seed):
     """Writes and compiles the replay function of a recorded step.
 
     Args:
@@ -62,7 +73,6 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, p
         order: step numbers in the order the tape's backward pass visits them.
         constants: `{slot: value}` for the Python constants the ops received.
         source_dtypes: per source, the dtype its gradient must have.
-        pull: `replay._pull`, which hands a gradient to a VJP.
         seed: the loss's gradient, ones (read-only).
 
     Returns:
@@ -70,8 +80,9 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, p
         returns `(output values, gradients)`, or None when a step's guard
         says no; `complete` says that no gradient is None.
     """
-    namespace = {"_pull": pull, "add_gradient": add_gradient, "_densified": _densified}
-    namespace["seed"] = seed
+    namespace = {"add_gradient": add_gradient, "_densified": _densified, "seed": seed}
+    namespace.update(_backward=backward, _ndarray=np.ndarray, _refcount=sys.getrefcount)
+    namespace["_SOLE"] = _SOLE_REFS
     namespace.update((f"c{slot}", value) for slot, value in constants.items())
 
     def name(slot):
@@ -105,32 +116,48 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, p
     if made:
         lines.append(f"    del {', '.join(sorted(made))}")
     summed = {slot for index in pulled for slot, shared in steps[index].pulls if shared}
-    lines += [f"    t{slot} = None" for slot in sorted(summed - {loss})]
+    back = [f"t{slot} = None" for slot in sorted(summed - {loss})]
     if loss in summed:
-        lines.append(f"    t{loss} = (seed, False)")
+        back.append(f"t{loss} = (seed, False)")
     else:  # (a copy where the loss is a source: its gradient goes to the optimizer)
-        lines.append(f"    d{loss} = seed" + (".copy()" if loss < param_count else ""))
+        back.append(f"d{loss} = seed" + (".copy()" if loss < param_count else ""))
     for index in order:
         if index not in pulled:
             continue
         step, slot = steps[index], steps[index].slot
         if slot in summed:
-            lines += [f"    d{slot} = t{slot}[0]", f"    del t{slot}"]
+            back += [f"d{slot} = t{slot}[0]", f"del t{slot}"]
         if step.fused and not any(shared for _, shared in step.pulls):
             targets = _tuple([f"d{parent}" for parent, _ in step.pulls], parentheses=False)
-            lines += [f"    {targets} = _pull(p{slot}, d{slot})", f"    del d{slot}, p{slot}"]
+            direct = True
         else:
             # (unpacked: autograd's VJPs give their gradients as a generator)
             pulled_names = [f"q{position}" for position in range(len(step.pulls))]
-            lines.append(f"    {_tuple(pulled_names, parentheses=False)} = _pull(p{slot}, d{slot})")
+            targets = _tuple(pulled_names, parentheses=False)
+            direct = False
+        if slot != loss or loss in summed:  # (the seed is never written into)
+            # As `backward._pull_back`: the VJP may write into a gradient nothing else holds.
+            back += [
+                "_backward._overwritable = (",
+                f"    d{slot} if type(d{slot}) is _ndarray and d{slot}.base is None "
+                f"and _refcount(d{slot}) <= _SOLE else None",
+                ")",
+                f"{targets} = p{slot}(d{slot})",
+                "_backward._overwritable = None",
+            ]
+        else:
+            back.append(f"{targets} = p{slot}(d{slot})")
+        if direct:
+            back.append(f"del d{slot}, p{slot}")
+        else:
             for q, (parent, shared) in zip(pulled_names, step.pulls):
                 if shared:
-                    lines.append(f"    t{parent} = add_gradient(t{parent}, {q})")
+                    back.append(f"t{parent} = add_gradient(t{parent}, {q})")
                 elif step.fused:
-                    lines.append(f"    d{parent} = {q}")
+                    back.append(f"d{parent} = {q}")
                 else:  # autograd's own VJPs may give a sparse gradient (indexing)
-                    lines.append(f"    d{parent} = _densified({q})")
-            lines.append(f"    del {', '.join(pulled_names)}, d{slot}, p{slot}")
+                    back.append(f"d{parent} = _densified({q})")
+            back.append(f"del {', '.join(pulled_names)}, d{slot}, p{slot}")
     gradients = []
     first_source = param_count - len(source_dtypes)
     for position, dtype in enumerate(source_dtypes):
@@ -140,13 +167,12 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, p
             continue
         namespace[f"s{position}"] = dtype
         if slot in summed:
-            lines.append(f"    d{slot} = t{slot}[0]")
-        lines += [
-            f"    if d{slot}.dtype != s{position}:",
-            f"        d{slot} = d{slot}.astype(s{position})",
-        ]
+            back.append(f"d{slot} = t{slot}[0]")
+        back += [f"if d{slot}.dtype != s{position}:", f"    d{slot} = d{slot}.astype(s{position})"]
         gradients.append(f"d{slot}")
-    lines.append(f"    return [{', '.join(map(name, outputs))}], [{', '.join(gradients)}]")
+    back.append(f"return [{', '.join(map(name, outputs))}], [{', '.join(gradients)}]")
+    lines += ["    try:", *[f"        {line}" for line in back]]
+    lines += ["    finally:", "        _backward._overwritable = None"]
     source = "\n".join(lines)
     exec(_compiled(source), namespace)  # noqa: S102
     return namespace["replay"], source, "None" not in gradients
@@ -166,3 +192,14 @@ def _tuple(names, parentheses=True):
 def _densified(grad):
     """A gradient as `add_gradient` keeps the first one: autograd's sparse ones made dense."""
     return grad if type(grad) is np.ndarray else add_gradient(None, grad)[0]
+
+
+def _sole_refs():
+    """What `sys.getrefcount` counts for a local of a replay function that nothing else holds."""
+    namespace = {"_refcount": sys.getrefcount, "np": np}
+    probe = "def probe():\n    d = np.empty(1)\n    return _refcount(d)"
+    exec(compile(probe, "<minikeras replay>", "exec"), namespace)  # noqa: S102
+    return namespace["probe"]()
+
+
+_SOLE_REFS = _sole_refs()

@@ -147,7 +147,11 @@ class Steps:
             >>> model.get_metrics_result()
             {'loss': 0.0}
         """
-        return python_logs({metric.name: metric.result() for metric in self.metrics})
+        logs = {}
+        for metric in self.metrics:  # (python_logs, without a second dict: it runs every step)
+            value = metric.result()
+            logs[metric.name] = value if type(value) is float else _python(value)
+        return logs
 
     # -------------------------------------------------------------- loss, logs
 
@@ -251,7 +255,12 @@ class Steps:
                 compiled.keep(recorder, tape, x, y, weights, loss, y_pred)
             grads = tape.gradient(loss, weights)
             complete, loss_value = False, float(loss)
-        if not complete and cache is not None and cache.steps_done and any(g is None for g in grads):
+        if (
+            not complete
+            and cache is not None
+            and cache.steps_done
+            and any(g is None for g in grads)
+        ):
             # The optimizer named the weights without a gradient on the first step;
             # leaving them out afterwards keeps that warning to one per fit.
             pairs = [(grad, w) for grad, w in zip(grads, weights) if grad is not None]
