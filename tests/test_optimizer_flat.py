@@ -120,6 +120,12 @@ def test_the_held_slot_check_fires_when_the_packing_is_trusted_blindly(monkeypat
         hold_reads_across_a_step("adam")
 
 
+def test_the_held_value_check_fires_when_the_packing_is_trusted_blindly(monkeypatch):
+    monkeypatch.setattr(_buffers.FlatSlots, "values_intact", lambda self: self.values is not None)
+    with pytest.raises(AssertionError, match="held read"):
+        hold_reads_across_a_step("adam")
+
+
 def test_a_training_loop_packs_once_and_updates_in_place():
     variables, optimizer = run(optimizer_for("adam"))
     flat = optimizer._buffers.flat
@@ -131,6 +137,33 @@ def test_a_training_loop_packs_once_and_updates_in_place():
     assert [id(v._value) for v in variables] == values
     for slot in optimizer.variables[1:]:
         assert any(slot._value.base is array for array in flat.flats), slot.name
+    assert all(v._value.base is flat.values for v in variables)
+
+
+@pytest.mark.parametrize("jit_compile", ["auto", False])
+def test_fit_and_a_tape_loop_pack_the_values_once(jit_compile, monkeypatch):
+    # What a step reads of the weights (a tape's records, a replay's arguments) is let
+    # go of before the update: the packed values stay intact, step after step.
+    packs = []
+    real_pack = _buffers.FlatSlots.pack_values
+    monkeypatch.setattr(
+        _buffers.FlatSlots, "pack_values", lambda self: packs.append(1) or real_pack(self)
+    )
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(64, 5)).astype(np.float32), rng.integers(0, 3, 64)
+    model = mk.Sequential(
+        [mk.Input((5,)), mk.layers.Dense(4, activation="relu"), mk.layers.Dense(3)]
+    )
+    loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    model.compile("adam", loss, jit_compile=jit_compile)
+    model.fit(x, y, batch_size=16, epochs=2, verbose=0)
+    assert len(packs) == 1
+    optimizer, weights = mk.optimizers.Adam(), model.trainable_weights
+    for start in range(0, 64, 16):
+        with mk.GradientTape() as tape:
+            value = loss(y[start : start + 16], model(x[start : start + 16], training=True))
+        optimizer.apply(tape.gradient(value, weights), weights)
+    assert len(packs) == 2
 
 
 def test_a_slot_assigned_from_outside_is_packed_again_with_its_new_value(monkeypatch):

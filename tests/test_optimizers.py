@@ -464,6 +464,11 @@ def test_iterations_count_apply_calls_and_apply_gradients_returns_them():
     assert result is optimizer.iterations and int(result.numpy()) == 2
     optimizer.apply([np.ones(2)])  # the variables it was built for
     assert int(optimizer.iterations.numpy()) == 3
+    held, read = optimizer.iterations.numpy(), optimizer.iterations.value
+    optimizer.apply([np.ones(2)])  # counted in a new array: earlier reads keep 3
+    assert int(held) == int(read.numpy()) == 3 and int(optimizer.iterations.numpy()) == 4
+    optimizer.apply([np.ones(2)])
+    assert int(optimizer.iterations.numpy()) == 5
 
 
 def test_earlier_reads_of_a_variable_keep_their_value():

@@ -10,6 +10,7 @@ writes into arrays chosen by `_buffers.UpdateBuffers`.
 import numpy as np
 
 from minikeras.engine.tensor import Tensor
+from minikeras.engine.variable import Variable, is_unshared
 from minikeras.optimizers import _ema
 from minikeras.optimizers._buffers import FlatSlots
 from minikeras.optimizers._clipping import clip_gradients
@@ -145,7 +146,12 @@ def apply_update(optimizer, updates):
     for _, _, variable in updates:
         if variable.constraint is not None:
             variable.assign(variable.constraint(variable))
-    optimizer._iterations._update(np.add, _ONE, "assign_add")  # assign_add, one call less
+    iterations = optimizer._iterations
+    if is_unshared(iterations):  # (Variable.assign_add's own test, and its count of writes)
+        Variable.writes += 1
+        np.add(iterations._value, _ONE, out=iterations._value)
+    else:
+        iterations.assign_add(_ONE)
 
 
 def _flat_slots(optimizer):
@@ -171,11 +177,26 @@ def _flat_update(optimizer, flat, updates, grads, constants, decay):
     if not flat.intact():
         flat.pack()
     np.concatenate([grads[index].reshape(-1) for index in indices], out=flat.gradient)
-    optimizer._fused_step(
-        flat.gradient, flat.zeros, flat.delta, flat.flats, flat.scratch, constants
-    )
+    if decay is None:  # the new values, written in place into the packed values
+        if not flat.values_intact():
+            flat.pack_values()
+        values = flat.values
+        optimizer._fused_step(flat.gradient, values, values, flat.flats, flat.scratch, constants)
+    else:  # the step alone (rules write `out = value +- step`), then each its own decay
+        optimizer._fused_step(
+            flat.gradient, flat.zeros, flat.delta, flat.flats, flat.scratch, constants
+        )
+        _take_steps(optimizer, flat, updates, decay)
+    if len(indices) == len(updates):  # (every variable is small, as in a small model)
+        return ()
+    members = set(indices)
+    return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in members]
+
+
+def _take_steps(optimizer, flat, updates, decay):
+    """Each variable of `flat`: its decayed value (if it decays) plus its share of `delta`."""
     buffers, decayed = optimizer._buffers, optimizer._decayed
-    for index, delta in zip(indices, flat.deltas):
+    for index, delta in zip(flat.indices, flat.deltas):
         variable = updates[index][2]
         out = buffers.target(index, variable)
         value = variable._value
@@ -185,7 +206,3 @@ def _flat_update(optimizer, flat, updates, grads, constants, decay):
         np.add(value, delta, out=out)  # the rule wrote `0 +- step`: this is `value +- step`
         if out is not variable._value:
             buffers.commit(index, variable, out)
-    if len(indices) == len(updates):  # (every variable is small, as in a small model)
-        return ()
-    members = set(indices)
-    return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in members]

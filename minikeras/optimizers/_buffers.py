@@ -26,10 +26,12 @@ Small variables are updated together (`FlatSlots`, as PyTorch's "foreach"
 optimizers do): a model's biases and small kernels cost a dozen numpy calls
 each per update, nearly all of it call overhead. Their slots are views into
 one array per slot kind, their gradients are copied into one array, and the
-rule runs once on those; each variable then takes its share of the step. A
-held slot read (a view or a slice of the packed array included) is found
-by reference counts as above, and the slots are packed afresh, into new
-arrays, before the next update writes.
+rule runs once on those. Without weight decay the variables' values are
+packed the same way and the rule writes the new values in place, in one
+call; with it, each variable takes its share of the step, as the rule wrote
+it into `delta`. A held read (a view or a slice of a packed array included)
+is found by reference counts as above, and the slots or values are packed
+afresh, into new arrays, before the next update writes.
 """
 
 import sys
@@ -246,6 +248,9 @@ class FlatSlots:
         self.flats = []
         self._refs = []
         self.pack()
+        self._variables = [variables[i] for i in self.indices]
+        self.values = None  # the variables' values, packed by `pack_values` when first used
+        self._values_refs = None
 
     def pack(self):
         """Copies the slots' values into new packed arrays and makes each slot a view of one.
@@ -283,7 +288,39 @@ class FlatSlots:
             return False
         for member in self._slots:
             for slot, flat in zip(member, self.flats):
-                # A view is never `is_unshared`: its own count, the packed array's above.
-                if slot._value.base is not flat or sys.getrefcount(slot._value) > _UNSHARED_REFS:
+                if not _own_view(slot, flat):
                     return False
         return True
+
+    def pack_values(self):
+        """Copies the variables' values into a new packed array, `values`, and views them.
+
+        Returns:
+            None.
+        """
+        self.values = np.concatenate([variable._value.reshape(-1) for variable in self._variables])
+        for variable, (start, stop, shape) in zip(self._variables, self._bounds):
+            variable._value = self.values[start:stop].reshape(shape)
+        self._values_refs = self._values_count()
+
+    def _values_count(self):
+        return sys.getrefcount(self.values)
+
+    def values_intact(self):
+        """Whether `values` is packed, every variable still its view, and nobody else holds one.
+
+        Returns:
+            A bool; when False, `pack_values` before writing.
+        """
+        if self.values is None or self._values_count() != self._values_refs:
+            return False
+        return all(_own_view(variable, self.values) for variable in self._variables)
+
+
+def _own_view(holder, flat):
+    """Whether `holder._value` is a view of `flat` that nothing else holds.
+
+    A view is never `is_unshared`: its own count, and the packed array's
+    (which every view and slice of it adds to) checked by the caller.
+    """
+    return holder._value.base is flat and sys.getrefcount(holder._value) <= _UNSHARED_REFS
