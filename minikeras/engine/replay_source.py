@@ -67,7 +67,7 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
 
     Args:
         steps: the program's steps (`replay._Step`: forward, maker, fused,
-            argnums, kwargs, guard, refs, pulls, slot, summed).
+            argnums, kwargs, guard, refs, pulls, slot).
         param_count: how many slots are parameters (inputs, then sources).
         outputs: the output slots, the first being the loss.
         order: step numbers in the order the tape's backward pass visits them.

@@ -110,7 +110,7 @@ class CompiledStep:
             `(y_pred array, loss array, gradients, complete)`, `complete` saying
             that no gradient is None; or None to run the step eagerly.
         """
-        signature = x.shape, x.dtype, y.shape, y.dtype
+        signature = _signature(x, y)
         program = self.programs.get(signature)
         if type(program) is not Program:
             return None
@@ -154,7 +154,9 @@ class CompiledStep:
             program, reason = Program.build(
                 recorder, tape, [x, y], weights, [loss, y_pred], input_nodes=[watched, None]
             )
-        self.programs[_signature(x, y)] = program if program is not None else reason
+        signature = _signature(x, y)
+        self.programs[signature] = program if program is not None else reason
+        self._verified.pop(signature, None)  # (a list verified for an earlier program)
         # What the ops received (activations, the weights' arrays) is the tape's to let go
         # of during `gradient`, and the weights' then to update in place.
         recorder.entries.clear()
