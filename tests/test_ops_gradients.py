@@ -692,6 +692,31 @@ def test_dense_of_data_with_variables_matches_hand_computed_gradients(relu, x_dt
     np.testing.assert_allclose(grad_bias.numpy(), expected_bias, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("relu", [False, True])
+def test_dense_of_a_strided_sequence_matches_hand_computed_values_and_gradients(relu):
+    """A recurrent layer's output seen batch-major (a strided view), watched: rows once."""
+    rng = np.random.default_rng(5)
+    time_major = rng.standard_normal((4, 3, 5)).astype(np.float32)
+    x = Tensor(np.swapaxes(time_major, 0, 1))  # (batch 3, time 4, features 5), strided
+    kernel, bias = Variable(rng.standard_normal((5, 2))), Variable(rng.standard_normal(2))
+    weights = rng.standard_normal((3, 4, 2))
+    with GradientTape() as tape:
+        tape.watch(x)
+        out = ops.dense(x, kernel, bias, "relu" if relu else None)
+        loss = ops.sum(out * weights)
+    rows = x.numpy().reshape(-1, 5).astype(np.float64)
+    expected_out = (rows @ kernel.numpy() + bias.numpy()).reshape(3, 4, 2)
+    g = weights * (expected_out > 0) if relu else weights
+    if relu:
+        expected_out = np.maximum(expected_out, 0)
+    np.testing.assert_allclose(out.numpy(), expected_out, rtol=1e-5, atol=1e-6)
+    grad_x, grad_kernel, grad_bias = tape.gradient(loss, [x, kernel, bias])
+    np.testing.assert_allclose(grad_x.numpy(), g @ kernel.numpy().T, rtol=1e-5, atol=1e-5)
+    g_rows = g.reshape(-1, 2)
+    np.testing.assert_allclose(grad_kernel.numpy(), rows.T @ g_rows, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grad_bias.numpy(), g_rows.sum(axis=0), rtol=1e-5, atol=1e-5)
+
+
 def test_dense_with_x_from_an_outer_tape_gives_both_tapes_their_gradients():
     rng = np.random.default_rng(5)
     x = Variable(rng.standard_normal((2, 3)))

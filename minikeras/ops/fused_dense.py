@@ -27,14 +27,22 @@ __all__ = ["dense"]
 
 @fused_primitive
 def _dense(x, kernel, bias, use_relu):
-    """`x @ kernel + bias`, relu'd in place if asked; the residual is the relu's output."""
-    out = np.matmul(x, kernel)
+    """`x @ kernel + bias`, relu'd in place if asked; the residual is `x` as rows.
+
+    Inputs with more axes (a sequence's steps) are multiplied as one matrix of
+    rows, one BLAS call instead of one per leading index; a strided view (an
+    RNN's time-major output seen batch-major) is copied into rows once, here,
+    and the kernel's gradient reuses that copy.
+    """
+    rows = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+    out = np.matmul(rows, kernel)
     if bias is not None:
         out += bias
     if use_relu:
         np.maximum(out, 0, out=out)
-        return out, out
-    return out, None
+    if x.ndim != 2:
+        out = out.reshape(*x.shape[:-1], kernel.shape[1])
+    return out, rows
 
 
 def _dense_vjp(argnums, ans, args, residuals):
@@ -60,10 +68,13 @@ def _dense_vjp(argnums, ans, args, residuals):
         grads = []
         for argnum in argnums:
             if argnum == 0:
-                grads.append(g @ kernel.T)
+                grad = g_2d @ kernel.T
+                grads.append(grad if g.ndim == 2 else grad.reshape(*g.shape[:-1], kernel.shape[0]))
             elif argnum == 1:
-                x_2d = x if x.ndim == 2 else x.reshape(-1, kernel.shape[0])
-                grads.append(x_2d.T @ g_2d)
+                rows = residuals
+                if rows is None:  # (autograd's own grad called the op: no residuals)
+                    rows = x if x.ndim == 2 else x.reshape(-1, kernel.shape[0])
+                grads.append(rows.T @ g_2d)
             else:
                 grads.append(bias_gradient(g_2d))
         return grads
