@@ -121,6 +121,7 @@ def lstm_backward(cache, d_outputs, d_h, d_c, recurrent_kernel, keep, activation
         np.float64(0.25)
     """
     h, c, gates, cell = cache
+    units = h.shape[-1]
     grad, gate_grad = ACTIVATIONS[activation][1], ACTIVATIONS[gate_activation][1]
     d_gates = np.empty_like(gates)
     input_gates, forget_gates, candidates, output_gates = np.split(gates, 4, axis=-1)
@@ -145,11 +146,10 @@ def lstm_backward(cache, d_outputs, d_h, d_c, recurrent_kernel, keep, activation
         grad(through_cell, cell[t])
         dc += through_cell
         np.multiply(dc, g, out=di)
-        gate_grad(di, i)
+        np.multiply(dc, c[t], out=df)
+        gate_grad(d_gates[t, :, : 2 * units], gates[t, :, : 2 * units])  # i and f, adjacent
         np.multiply(dc, i, out=dg)
         grad(dg, g)
-        np.multiply(dc, c[t], out=df)
-        gate_grad(df, f)
         dc *= f
         np.matmul(d_gates[t], transposed, out=dh)
         if keep is not None:
