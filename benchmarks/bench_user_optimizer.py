@@ -1,0 +1,249 @@
+"""A user's own Adam, written as Keras 3 writes it, against minikeras's built-in Adam.
+
+Issue #17: a subclass that writes only `build` and `update_step` should train
+as fast as the built-ins. The user's Adam here is Keras 3's own
+`update_step` (keras/src/optimizers/adam.py) in minikeras's ops: the step
+count, the powers of the betas and `alpha` as float32 scalar ops, the moments
+with `self.assign_add`, the weight with `self.assign_sub`. The built-in is
+`optimizers.Adam`, which runs its private fused path.
+
+Three figures, each with both optimizers interleaved in one process, in an
+order that rotates every round, with BLAS on one thread:
+
+- `apply` on the weights of the 784-256-128-10 MLP (235,146 values, two
+  kernels too big to pack, four small arrays);
+- `apply` on the weights of the 64-64-10 digits MLP (4,810 values, all
+  small), the size at which per-call overhead decides;
+- a whole `model.fit` of the 64-64-10 MLP on the bundled digits (10 epochs,
+  batch 32, as `benchmarks/accuracy.py` runs it), compiled step as by default.
+
+Before timing, both optimizers' weights and moments after a few steps are
+checked against Adam by hand in float64 (to float32 rounding; the user's
+Adam computes its `alpha` in float32, as Keras does).
+
+Usage (from the repo root):
+    python benchmarks/bench_user_optimizer.py [--repeats 300] [--fit-repeats 5] [--json PATH]
+"""
+
+import os
+import sys
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO_ROOT not in sys.path:
+    sys.path.insert(0, REPO_ROOT)
+
+from benchmarks.common import pin_threads  # noqa: E402  (imports no numpy)
+
+pin_threads(1)  # BLAS reads its thread count once, when numpy first loads it
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import math  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from benchmarks import problems  # noqa: E402
+from benchmarks.accuracy import DIGITS_SMALL  # noqa: E402
+from benchmarks.common import THREAD_ENV_VARS, interleave, summarize, versions, write_json  # noqa: E402
+from benchmarks.mlp import minikeras_model  # noqa: E402
+from benchmarks.reference import BETA_1, BETA_2, EPSILON, dense_weights  # noqa: E402
+from minikeras import Tensor, Variable, losses, ops, optimizers  # noqa: E402
+
+LEARNING_RATE = 1e-3
+PROBLEMS = {"784-256-128-10": (784, 256, 128, 10), "64-64-10": (64, 64, 10)}
+DISTINCT_GRADIENTS = 4  # gradient sets cycled, so no step sees the same one twice in a row
+
+
+class KerasUserAdam(optimizers.Optimizer):
+    """Adam as a Keras 3 user writes it: Keras's own `update_step`, in `mk.ops`."""
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, **kwargs):
+        super().__init__(learning_rate, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+
+    def build(self, var_list):
+        super().build(var_list)
+        self._momentums = self.add_optimizer_variables(var_list, "momentum")
+        self._velocities = self.add_optimizer_variables(var_list, "velocity")
+
+    def update_step(self, gradient, variable, learning_rate):
+        lr = ops.cast(learning_rate, variable.dtype)
+        gradient = ops.cast(gradient, variable.dtype)
+        local_step = ops.cast(self.iterations + 1, variable.dtype)
+        beta_1_power = ops.power(ops.cast(self.beta_1, variable.dtype), local_step)
+        beta_2_power = ops.power(ops.cast(self.beta_2, variable.dtype), local_step)
+        m = self._momentums[self._get_variable_index(variable)]
+        v = self._velocities[self._get_variable_index(variable)]
+        alpha = lr * ops.sqrt(1 - beta_2_power) / (1 - beta_1_power)
+        self.assign_add(m, ops.multiply(ops.subtract(gradient, m), 1 - self.beta_1))
+        self.assign_add(v, ops.multiply(ops.subtract(ops.square(gradient), v), 1 - self.beta_2))
+        self.assign_sub(
+            variable, ops.divide(ops.multiply(m, alpha), ops.add(ops.sqrt(v), self.epsilon))
+        )
+
+
+OPTIMIZERS = {"built-in": optimizers.Adam, "user": KerasUserAdam}
+
+
+def make_problem(layers, seed=0):
+    """Glorot-uniform weights and gradient sets of their shapes (float32)."""
+    rng = np.random.default_rng(seed)
+    weights = dense_weights(layers, rng)
+    gradients = [
+        [(rng.standard_normal(w.shape) * 0.01).astype(np.float32) for w in weights]
+        for _ in range(DISTINCT_GRADIENTS)
+    ]
+    return weights, gradients
+
+
+def adam_by_hand(weights, gradients, steps):
+    """Adam in float64 for `steps` steps over the cycled gradient sets: weights, m, v."""
+    params = [w.astype(np.float64) for w in weights]
+    ms = [np.zeros_like(p) for p in params]
+    vs = [np.zeros_like(p) for p in params]
+    for step in range(1, steps + 1):
+        alpha = LEARNING_RATE * math.sqrt(1 - BETA_2**step) / (1 - BETA_1**step)
+        for p, g, m, v in zip(params, gradients[(step - 1) % DISTINCT_GRADIENTS], ms, vs):
+            g = g.astype(np.float64)
+            m += (g - m) * (1 - BETA_1)
+            v += (g * g - v) * (1 - BETA_2)
+            p -= alpha * m / (np.sqrt(v) + EPSILON)
+    return params, ms, vs
+
+
+class Stepper:
+    """One optimizer on its own Variables, stepping through the gradient sets."""
+
+    def __init__(self, kind, weights, gradients):
+        self.variables = [Variable(w) for w in weights]
+        self.optimizer = OPTIMIZERS[kind](
+            learning_rate=LEARNING_RATE, beta_1=BETA_1, beta_2=BETA_2, epsilon=EPSILON
+        )
+        self.gradients = [[Tensor(g) for g in grads] for grads in gradients]
+
+    def step(self, round_index):
+        grads = self.gradients[round_index % DISTINCT_GRADIENTS]
+        start = time.perf_counter()
+        self.optimizer.apply(grads, self.variables)
+        return time.perf_counter() - start
+
+
+def check_against_float64(kind, weights, gradients, steps=6):
+    """The optimizer's weights and moments after `steps` steps equal float64 Adam's."""
+    stepper = Stepper(kind, weights, gradients)
+    for round_index in range(steps):
+        stepper.step(round_index)
+    params, ms, vs = adam_by_hand(weights, gradients, steps)
+    count = len(params)
+    slots = [v.numpy() for v in stepper.optimizer.variables[1:]]  # iterations, then m..., v...
+    ours = [v.numpy() for v in stepper.variables] + slots
+    for index, (got, want) in enumerate(zip(ours, params + ms + vs)):
+        what = ("weight", "momentum", "velocity")[index // count]
+        assert got.dtype == np.float32, f"{kind}: {what} {index % count} is {got.dtype}"
+        np.testing.assert_allclose(
+            got, want, rtol=1e-4, atol=1e-7, err_msg=f"{kind}: {what} {index % count}"
+        )
+
+
+def time_apply(layers, repeats, warmup):
+    weights, gradients = make_problem(layers)
+    for kind in OPTIMIZERS:
+        check_against_float64(kind, weights, gradients)
+    steppers = {kind: Stepper(kind, weights, gradients) for kind in OPTIMIZERS}
+    gc.collect()
+    return interleave({kind: s.step for kind, s in steppers.items()}, repeats, warmup)
+
+
+def fit_once(kind, seed=0):
+    """One whole fit of the 64-64-10 MLP on the digits; returns (seconds, test accuracy)."""
+    config = DIGITS_SMALL
+    (x_train, y_train, x_test, y_test), weights = problems.fit_problem(config, seed)
+    model = minikeras_model(weights)
+    model.compile(
+        optimizer=OPTIMIZERS[kind](learning_rate=problems.LEARNING_RATE),
+        loss=losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
+    start = time.perf_counter()
+    model.fit(
+        x_train, y_train, batch_size=config["batch"], epochs=config["epochs"],
+        shuffle=False, verbose=0,
+    )  # fmt: skip
+    seconds = time.perf_counter() - start
+    logits = model.predict(x_test, verbose=0)
+    return seconds, float(np.mean(logits.argmax(axis=1) == y_test))
+
+
+def time_fit(repeats):
+    accuracies = {}
+
+    def timed(kind):
+        def run(round_index):
+            seconds, accuracies[kind] = fit_once(kind)
+            return seconds
+
+        return run
+
+    gc.collect()
+    samples = interleave({kind: timed(kind) for kind in OPTIMIZERS}, repeats, warmup=1)
+    return samples, accuracies
+
+
+def ratio_row(label, samples, unit):
+    stats = {kind: summarize(samples[kind]) for kind in OPTIMIZERS}
+    scale = 1e-3 if unit == "ms" else 1.0
+    ours, theirs = stats["built-in"]["median_us"], stats["user"]["median_us"]
+    paired = np.asarray(samples["user"]) / np.asarray(samples["built-in"])
+    print(
+        f"{label:<34}{ours * scale:>12.1f}{theirs * scale:>12.1f}{theirs / ours:>10.2f}"
+        f"{np.median(paired):>10.2f}  {unit}"
+    )
+    return {"stats": stats, "ratio": theirs / ours, "paired_ratio": float(np.median(paired))}
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=300, help="timed apply rounds (300)")
+    parser.add_argument("--warmup", type=int, default=30, help="untimed apply rounds (30)")
+    parser.add_argument("--fit-repeats", type=int, default=5, help="timed fits of each (5)")
+    parser.add_argument("--json", metavar="PATH", help="also write every figure to this JSON file")
+    args = parser.parse_args(argv)
+    if args.repeats < 1 or args.warmup < 0 or args.fit_repeats < 1:
+        parser.error("--repeats and --fit-repeats must be positive, --warmup non-negative")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    info = versions()
+    print(
+        f"A user's Adam (Keras 3's update_step in mk.ops) against the built-in Adam; "
+        f"python {info['python']}, numpy {info['numpy']}; BLAS threads: "
+        + ", ".join(f"{name}={os.environ.get(name)}" for name in THREAD_ENV_VARS)
+    )
+    print("both checked against float64 Adam by hand before timing")
+    print()
+    print(f"{'':<34}{'built-in':>12}{'user':>12}{'ratio':>10}{'paired':>10}")
+    results = {}
+    for name, layers in PROBLEMS.items():
+        samples = time_apply(layers, args.repeats, args.warmup)
+        results[f"apply {name}"] = ratio_row(f"apply, {name} MLP weights", samples, "us")
+    samples, accuracies = time_fit(args.fit_repeats)
+    results["fit digits 64-64-10"] = ratio_row("fit, digits 64-64-10, 10 epochs", samples, "ms")
+    results["fit digits 64-64-10"]["accuracy"] = accuracies
+    print()
+    print(
+        f"medians of {args.repeats} apply rounds ({args.warmup} warm-up) and "
+        f"{args.fit_repeats} fits (1 warm-up); test accuracy after the fit: "
+        + ", ".join(f"{kind} {value:.3f}" for kind, value in accuracies.items())
+    )
+    if args.json:
+        write_json(
+            args.json,
+            {"benchmark": "user_optimizer", "versions": info, "results": results},
+        )
+        print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
