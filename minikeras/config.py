@@ -79,6 +79,21 @@ def standardize_dtype(dtype):
     if dtype is float:
         return _FLOATX
     try:
-        return np.dtype(dtype).name
+        return _NAMES[dtype]  # numpy's `dtype.name` is Python code, ~4 us a call
+    except KeyError:
+        remember = len(_NAMES) < _NAMES_KEPT
+    except TypeError:  # an unhashable `dtype`, such as a list of fields
+        remember = False
+    try:
+        name = np.dtype(dtype).name
     except TypeError:
         raise TypeError(f"{dtype!r} is not a dtype") from None
+    if remember:
+        _NAMES[dtype] = name
+    return name
+
+
+# dtype (a name, numpy dtype or type, as given) -> its canonical name; a dtype equal
+# to a key has that key's name, so a lookup can never give another dtype's name.
+_NAMES = {}
+_NAMES_KEPT = 256

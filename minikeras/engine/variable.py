@@ -202,7 +202,8 @@ class Variable(Tensor):
 
     def _checked(self, value, what):
         if type(value) is not np.ndarray:
-            value = _untraced_array(value)
+            plain = value._value if type(value) is Tensor else None
+            value = plain if type(plain) is np.ndarray else _untraced_array(value)
         # Only a scalar broadcasts: a (3,) row silently filling a (2, 3) weight is a bug.
         if value.shape != self._value.shape and value.ndim:
             raise ValueError(

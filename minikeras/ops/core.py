@@ -168,12 +168,44 @@ def apply_binary(op, fn, x1, x2):
         >>> mk.ops.core.apply_binary("add", mk.ops.math._add, [1.0], [2.0]).numpy()
         array([3.], dtype=float32)
     """
-    a, b = promote(value_of(x1), value_of(x2))
+    a, b = value_of(x1), value_of(x2)
+    if _plain_pair(a, b):
+        # Outside a tape, with nothing to promote: what `call_primitive` would run.
+        try:
+            return wrap(fn.fun(a, b))
+        except ValueError as error:
+            problem = "shapes cannot be broadcast together" if not broadcastable(a, b) else error
+            raise op_error(op, problem, a, b) from None
+    a, b = promote(a, b)
     try:
         return wrap(call_primitive(fn, a, b))
     except ValueError as error:
         problem = "shapes cannot be broadcast together" if not broadcastable(a, b) else error
         raise op_error(op, problem, a, b) from None
+
+
+def _plain_pair(a, b):
+    """Whether `promote` leaves `(a, b)` as they are and neither is traced.
+
+    Two arrays (or numpy scalars) of one dtype, an array and a Python int, or
+    a floating array and a Python float: the usual operands outside a tape.
+    """
+    if type(a) in _PLAIN:
+        kind = type(b)
+        if kind in _PLAIN:
+            return a.dtype == b.dtype
+        return kind is int or (kind is float and a.dtype.kind in "fc")
+    if type(b) in _PLAIN:
+        kind = type(a)
+        return kind is int or (kind is float and b.dtype.kind in "fc")
+    return False
+
+
+# Untraced values with a dtype: arrays, and the numpy scalars an op on 0-d arrays gives.
+_PLAIN = frozenset(
+    [np.ndarray, np.bool_, np.float16, np.float32, np.float64, np.complex64, np.complex128]
+    + [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+)
 
 
 def broadcastable(*values):

@@ -72,7 +72,8 @@ def cast(x, dtype):
         array([ 1, -1], dtype=int32)
     """
     value = value_of(x)
-    dtype = np.dtype(config.standardize_dtype(dtype))
+    if not isinstance(dtype, np.dtype) or not dtype.isnative:
+        dtype = np.dtype(config.standardize_dtype(dtype))
     if getattr(value, "dtype", None) == dtype:
         return wrap(value)
     if dtype.kind not in "fc":
