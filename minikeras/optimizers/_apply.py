@@ -14,6 +14,7 @@ from minikeras.engine.variable import Variable, is_unshared
 from minikeras.optimizers import _ema
 from minikeras.optimizers._buffers import FlatSlots
 from minikeras.optimizers._clipping import clip_gradients
+from minikeras.optimizers._packed import PackedRule
 
 __all__ = ["apply_update", "checked_updates", "label"]
 
@@ -132,7 +133,12 @@ def apply_update(optimizer, updates):
             if out is not variable._value:
                 buffers.commit(index, variable, out)
     else:
-        for (index, _, variable), grad in zip(updates, grads):
+        pairs = zip(updates, grads)
+        if optimizer.elementwise_rule:
+            packed = _packed_rule(optimizer)
+            if packed is not None and packed.covers(updates):
+                pairs = packed.update(optimizer, updates, grads, learning_rate, decay)
+        for (index, _, variable), grad in pairs:
             if decay is not None and optimizer._decayed[index]:
                 optimizer.assign(variable, variable._value * decay)
             optimizer.update_step(grad, variable, learning_rate)
@@ -152,6 +158,14 @@ def apply_update(optimizer, updates):
         np.add(iterations._value, _ONE, out=iterations._value)
     else:
         iterations.assign_add(_ONE)
+
+
+def _packed_rule(optimizer):
+    """The `_packed.PackedRule` of an `elementwise_rule` optimizer (None if none), made once."""
+    if not optimizer._packed_checked:
+        optimizer._packed_rule = PackedRule.for_optimizer(optimizer)
+        optimizer._packed_checked = True
+    return optimizer._packed_rule
 
 
 def _flat_slots(optimizer):

@@ -1,0 +1,139 @@
+"""A user's elementwise rule run once on its small variables packed together.
+
+Design note. A rule written as `update_step` costs a dozen or more ops per
+variable, each ~1 µs of Python whatever the variable's size, so on a model of
+small weights the update is nearly all overhead. The built-ins avoid it by
+running their fused rule once on the packed slots of the small variables
+(`_buffers.FlatSlots`). A user's rule can be run the same way only if running
+it on a concatenation gives, element for element, what running it on each
+part gives: true of Adam, Adagrad, Lion, RMSprop as written in Keras, false of
+a rule that reads a norm, a mean, a shape or a name (LAMB, LARS, Adafactor).
+Nothing in Python can tell the two apart, and Keras has no such notion, so
+the user says so: `elementwise_rule = True` on the class. Then, at each update
+that covers every variable in the built order:
+
+- the slots of the small variables live as views of one packed array per
+  slot kind (`FlatSlots`, packed afresh when a read of them is held);
+- `update_step` runs once with a stand-in Variable holding the small
+  variables' values concatenated, and the concatenated gradients; for that
+  call the first small variable's slots hold the packed arrays, and
+  `_get_variable_index(stand_in)` gives that variable's index, so the rule
+  finds its slots as it always does;
+- each small variable then takes its part of the result, written as an
+  update is (into its own array when unshared, see `_buffers.UpdateBuffers`).
+
+The packing is declined, and every variable runs one by one, when the
+optimizer keeps state the base did not make per variable (a Variable made
+with `add_variable` in `build`, which the packed call would pair with the
+wrong shape), or when fewer than two variables qualify.
+"""
+
+import numpy as np
+
+from minikeras.engine.variable import Variable, is_unshared
+from minikeras.optimizers._buffers import FlatSlots
+
+__all__ = ["PackedRule"]
+
+
+class PackedRule:
+    """The small variables of an optimizer with `elementwise_rule`, updated by one call.
+
+    Args:
+        optimizer: a built `Optimizer`.
+        indices: the variables to pack (from `FlatSlots.members`).
+
+    Example:
+        >>> class MySGD(mk.optimizers.Optimizer):
+        ...     elementwise_rule = True
+        ...     def update_step(self, gradient, variable, learning_rate):
+        ...         self.assign_sub(variable, learning_rate * gradient)
+        >>> a, b = mk.Variable([1.0, 2.0]), mk.Variable([3.0])
+        >>> optimizer = MySGD(learning_rate=0.5)
+        >>> optimizer.apply([np.ones(2), np.ones(1)], [a, b])
+        >>> optimizer._packed_rule.indices, a.numpy(), b.numpy()
+        ((0, 1), array([0.5, 1.5], dtype=float32), array([2.5], dtype=float32))
+    """
+
+    @staticmethod
+    def for_optimizer(optimizer):
+        """A `PackedRule` for `optimizer`'s small variables, or None when it must not pack.
+
+        Args:
+            optimizer: a built `Optimizer` whose class sets `elementwise_rule`.
+
+        Returns:
+            A `PackedRule`, or None.
+        """
+        variables, slots = optimizer._trainable_variables, optimizer._slots
+        made = 1 + sum(len(member) for member in slots) + len(optimizer._averages)
+        if len(optimizer._variables) != made:
+            return None  # state of its own, which the packed call could not pair up
+        indices = FlatSlots.members(variables, slots)
+        return PackedRule(optimizer, indices) if indices else None
+
+    def __init__(self, optimizer, indices):
+        variables = optimizer._trainable_variables
+        self.indices = tuple(indices)
+        self.slots = FlatSlots(self.indices, variables, optimizer._slots)
+        self._bounds = self.slots._bounds
+        first = variables[self.indices[0]]
+        self._first_slots = optimizer._slots[self.indices[0]]
+        total = self._bounds[-1][1]
+        self.variable = Variable(np.zeros(total, first.dtype), name="packed_variables")
+        self.variable.path = f"{optimizer.name}/packed_variables"
+        # The stand-in finds the first small variable's slots (see the module docstring).
+        optimizer._trainable_variables_indices[id(self.variable)] = self.indices[0]
+
+    def covers(self, updates):
+        """Whether `updates` (from `checked_updates`) has every packed variable at its index."""
+        count = len(updates)
+        return all(index < count and updates[index][0] == index for index in self.indices)
+
+    def update(self, optimizer, updates, grads, learning_rate, decay):
+        """Runs `update_step` once for the packed variables; returns the other `(update, grad)`s.
+
+        Args:
+            optimizer: the optimizer.
+            updates: `(index, gradient, variable)` triples, `covers(updates)` true.
+            grads: the (clipped) gradients, in the order of `updates`.
+            learning_rate: this step's learning rate.
+            decay: the weight decay factor, or None.
+
+        Returns:
+            A list of the `(update, gradient)` pairs of the variables not packed.
+        """
+        if not self.slots.intact():
+            self.slots.pack()
+        members = [updates[index][2] for index in self.indices]
+        if decay is not None:
+            for index, variable in zip(self.indices, members):
+                if optimizer._decayed[index]:
+                    optimizer.assign(variable, variable._value * decay)
+        stand_in = self.variable
+        if not is_unshared(stand_in):  # the rule kept a read of it last time
+            stand_in._value = np.empty_like(stand_in._value)
+        np.concatenate([v._value.reshape(-1) for v in members], out=stand_in._value)
+        # A new array each step: a rule may keep its gradient, as one given by a tape.
+        gradient = np.concatenate([grads[index].reshape(-1) for index in self.indices])
+        views = [slot._value for slot in self._first_slots]
+        for slot, packed in zip(self._first_slots, self.slots.flats):
+            slot._value = packed
+        try:
+            optimizer.update_step(gradient, stand_in, learning_rate)
+        finally:
+            for slot, packed, view in zip(self._first_slots, self.slots.flats, views):
+                if slot._value is not packed:  # assigned into a new array: someone held it
+                    np.copyto(packed, slot._value)
+                slot._value = view
+            del views
+        result = stand_in._value
+        buffers = optimizer._buffers
+        for index, variable, (start, stop, shape) in zip(self.indices, members, self._bounds):
+            out = buffers.target(index, variable)
+            np.copyto(out, result[start:stop].reshape(shape))
+            buffers.commit(index, variable, out)
+        if len(self.indices) == len(updates):
+            return ()
+        packed = set(self.indices)
+        return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in packed]

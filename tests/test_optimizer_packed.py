@@ -1,0 +1,224 @@
+"""A user's rule declared `elementwise_rule` runs once on its small variables packed.
+
+It must give bit for bit what the one-by-one run gives (which follows float64
+hand computations), keep every held read unchanged, and fall back to one by
+one whenever packing could change the result: an update of some variables
+only, state the base did not make per variable, no declaration.
+"""
+
+import numpy as np
+import pytest
+from test_optimizers import GRADS, TOLERANCE, W0
+from test_optimizers_contract import UserAdagrad, UserLion, adagrad_by_hand
+
+import minikeras as mk
+from minikeras import ops, optimizers
+from minikeras.optimizers import _buffers
+
+
+class KerasAdam(optimizers.Optimizer):
+    """Adam as Keras 3 writes its `update_step`: scalars as float32 ops, slots by index."""
+
+    def __init__(self, learning_rate=0.01, beta_1=0.9, beta_2=0.999, epsilon=1e-7, **kwargs):
+        super().__init__(learning_rate, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+
+    def build(self, var_list):
+        super().build(var_list)
+        self._momentums = self.add_optimizer_variables(var_list, "momentum")
+        self._velocities = self.add_optimizer_variables(var_list, "velocity")
+
+    def update_step(self, gradient, variable, learning_rate):
+        step = ops.cast(self.iterations + 1, variable.dtype)
+        alpha = ops.cast(learning_rate, variable.dtype) * ops.sqrt(
+            1 - ops.power(ops.cast(self.beta_2, variable.dtype), step)
+        )
+        alpha = alpha / (1 - ops.power(ops.cast(self.beta_1, variable.dtype), step))
+        m = self._momentums[self._get_variable_index(variable)]
+        v = self._velocities[self._get_variable_index(variable)]
+        self.assign_add(m, ops.multiply(ops.subtract(gradient, m), 1 - self.beta_1))
+        self.assign_add(v, ops.multiply(ops.subtract(ops.square(gradient), v), 1 - self.beta_2))
+        self.assign_sub(variable, ops.divide(ops.multiply(m, alpha), ops.sqrt(v) + self.epsilon))
+
+
+def packed(cls):
+    """`cls` declaring its rule elementwise, and noting the shape of each `update_step` call."""
+
+    class Packed(cls):
+        elementwise_rule = True
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.calls = []
+
+        def update_step(self, gradient, variable, learning_rate):
+            self.calls.append(variable.shape)
+            super().update_step(gradient, variable, learning_rate)
+
+    return Packed
+
+
+def make_variables():
+    """Three small variables and one the monkeypatched size limit leaves out."""
+    return [
+        mk.Variable(W0, name="kernel"),
+        mk.Variable(W0[1], name="bias"),
+        mk.Variable(W0.T * 0.5, name="head"),
+        mk.Variable(np.linspace(-1.0, 1.0, 16, dtype=np.float32).reshape(4, 4), name="big"),
+    ]
+
+
+def grads_for(step):
+    g = GRADS[step]
+    return [g, g[0] * 2.0, g.T * -1.5, np.tile(g[:, :2], (2, 2))]
+
+
+@pytest.fixture(autouse=True)
+def small_limit(monkeypatch):
+    monkeypatch.setattr(_buffers, "FLAT_MAX_SIZE", 6)  # (2, 3) is small, (4, 4) is not
+
+
+ALL_STEPS = range(len(GRADS))
+
+
+def run(optimizer, steps=ALL_STEPS, variables=None):
+    variables = variables or make_variables()
+    for step in steps:
+        optimizer.apply(grads_for(step), variables)
+    return variables
+
+
+def assert_same_state(variables, optimizer, expected, expected_optimizer):
+    for got, want in zip(variables, expected):
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.name)
+    assert [v.name for v in optimizer.variables] == [v.name for v in expected_optimizer.variables]
+    for got, want in zip(optimizer.variables, expected_optimizer.variables):
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.name)
+
+
+RULES = {
+    "adagrad": (UserAdagrad, {"learning_rate": 0.1, "epsilon": 1e-3}),
+    "lion": (UserLion, {"learning_rate": 0.01, "beta_1": 0.8, "beta_2": 0.95}),
+    "keras adam": (KerasAdam, {"learning_rate": 0.05}),
+}
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+@pytest.mark.parametrize("extra", [{}, {"weight_decay": 0.3}, {"clipnorm": 0.2}, {"use_ema": True}])
+def test_the_packed_run_equals_the_one_by_one_run_bit_for_bit(rule, extra):
+    cls, arguments = RULES[rule]
+    optimizer, expected_optimizer = packed(cls)(**arguments, **extra), cls(**arguments, **extra)
+    if extra.get("weight_decay"):
+        for each in (optimizer, expected_optimizer):
+            each.exclude_from_weight_decay(var_names=["bias"])
+    variables, expected = run(optimizer), run(expected_optimizer)
+    assert optimizer._packed_rule.indices == (0, 1, 2)
+    assert optimizer.calls == [(15,), (4, 4)] * len(GRADS)  # the packed three, then "big"
+    assert_same_state(variables, optimizer, expected, expected_optimizer)
+
+
+def test_the_packed_run_follows_adagrad_by_hand_in_float32():
+    optimizer = packed(UserAdagrad)(0.1, 1e-3)
+    variables = [mk.Variable(W0), mk.Variable(W0[0])]  # the second: the first's top row
+    per_step = []
+    for g in GRADS:
+        optimizer.apply([g, g[0]], variables)
+        per_step.append([v.numpy() for v in variables])
+    assert optimizer.calls == [(9,)] * len(GRADS)
+    for step, ((whole, row), want) in enumerate(zip(per_step, adagrad_by_hand(0.1, 1e-3)), 1):
+        assert whole.dtype == row.dtype == np.float32
+        np.testing.assert_allclose(whole, want, **TOLERANCE, err_msg=f"step {step}")
+        np.testing.assert_allclose(row, want[0], **TOLERANCE, err_msg=f"row, step {step}")
+
+
+def test_an_update_of_some_variables_runs_them_one_by_one():
+    optimizer, expected_optimizer = packed(UserAdagrad)(), UserAdagrad()
+    variables, expected = run(optimizer, [0]), run(expected_optimizer, [0])
+    optimizer.calls.clear()
+    for each, each_variables in ((optimizer, variables), (expected_optimizer, expected)):
+        grads = grads_for(1)
+        each.apply([grads[2], grads[0]], [each_variables[2], each_variables[0]])  # a subset
+        order = [3, 2, 0, 1]
+        each.apply([grads[i] for i in order], [each_variables[i] for i in order])  # all, reordered
+    assert optimizer.calls == [(3, 2), (2, 3), (4, 4), (3, 2), (2, 3), (3,)]
+    run(optimizer, [2], variables)
+    run(expected_optimizer, [2], expected)
+    assert_same_state(variables, optimizer, expected, expected_optimizer)
+
+
+def test_an_optimizer_with_state_of_its_own_is_never_packed():
+    class CountingAdagrad(UserAdagrad):
+        def build(self, variables):
+            super().build(variables)
+            self.seen = self.add_variable((), name="seen")
+
+        def update_step(self, gradient, variable, learning_rate):
+            self.assign_add(self.seen, 1.0)
+            super().update_step(gradient, variable, learning_rate)
+
+    optimizer = packed(CountingAdagrad)()
+    run(optimizer)
+    assert optimizer._packed_rule is None
+    assert len(optimizer.calls) == 4 * len(GRADS)
+    assert float(optimizer.seen.numpy()) == 4 * len(GRADS)
+
+
+def test_without_the_declaration_a_rule_that_reads_a_norm_runs_per_variable():
+    class NormalizedSGD(optimizers.Optimizer):
+        """w -= learning_rate * g / |g|: each variable's own norm, not elementwise."""
+
+        def update_step(self, gradient, variable, learning_rate):
+            norm = ops.sqrt(ops.sum(ops.square(gradient)))
+            self.assign_sub(variable, learning_rate * gradient / norm)
+
+    variables = run(NormalizedSGD(0.1), [0])
+    for variable, g, start in zip(variables, grads_for(0), make_variables()):
+        want = start.numpy().astype(np.float64) - 0.1 * g / np.linalg.norm(g.astype(np.float64))
+        np.testing.assert_allclose(variable.numpy(), want, **TOLERANCE, err_msg=variable.name)
+    # Declared elementwise, which it is not, it would divide by the norm of all three.
+    wrongly = run(packed(NormalizedSGD)(0.1), [0])
+    assert not np.allclose(wrongly[1].numpy(), variables[1].numpy())
+
+
+def test_held_reads_keep_their_values_through_a_packed_update():
+    optimizer, expected_optimizer = packed(KerasAdam)(), KerasAdam()
+    variables, expected = run(optimizer, [0, 1]), run(expected_optimizer, [0, 1])
+    slots = optimizer.variables[1:]
+    held = [v.value for v in variables] + [variables[1][1:]]
+    held += [slot.value for slot in slots] + [slot[0] for slot in slots]
+    seen = [read.numpy().copy() for read in held]
+    run(optimizer, [2], variables)
+    run(expected_optimizer, [2], expected)
+    for index, (read, before) in enumerate(zip(held, seen)):
+        np.testing.assert_array_equal(read.numpy(), before, err_msg=f"held read {index}")
+    assert_same_state(variables, optimizer, expected, expected_optimizer)
+
+
+def test_a_rule_that_keeps_what_it_was_given_sees_it_unchanged():
+    class Keeping(UserAdagrad):
+        kept = ()
+
+        def update_step(self, gradient, variable, learning_rate):
+            super().update_step(gradient, variable, learning_rate)
+            self.kept = (*self.kept, (gradient, variable.value, gradient.copy(), variable.numpy()))
+
+    optimizer = packed(Keeping)(weight_decay=0.1)  # decay: each step gathers other values
+    run(optimizer)
+    assert len(optimizer.kept) == 2 * len(GRADS)
+    for gradient, value, gradient_then, value_then in optimizer.kept:
+        np.testing.assert_array_equal(gradient, gradient_then)
+        np.testing.assert_array_equal(value.numpy(), value_then)
+
+
+def test_a_model_trains_through_fit_with_a_packed_rule():
+    mk.utils.set_random_seed(0)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 3)).astype("float32")
+    y = x @ np.array([[1.0], [-2.0], [0.5]], "float32") + 0.3
+    model = mk.Sequential([mk.layers.Input((3,)), mk.layers.Dense(1)])
+    optimizer = packed(UserAdagrad)(learning_rate=0.5)
+    model.compile(optimizer, "mse")
+    history = model.fit(x, y, batch_size=16, epochs=30, verbose=0)
+    assert optimizer.calls[0] == (4,)  # kernel (3, 1) and bias (1,), packed
+    assert history.history["loss"][-1] < 1e-2 * history.history["loss"][0]
+    np.testing.assert_allclose(model.layers[0].kernel.numpy().ravel(), [1.0, -2.0, 0.5], atol=0.05)
