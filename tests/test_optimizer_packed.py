@@ -222,3 +222,22 @@ def test_a_model_trains_through_fit_with_a_packed_rule():
     assert optimizer.calls[0] == (4,)  # kernel (3, 1) and bias (1,), packed
     assert history.history["loss"][-1] < 1e-2 * history.history["loss"][0]
     np.testing.assert_allclose(model.layers[0].kernel.numpy().ravel(), [1.0, -2.0, 0.5], atol=0.05)
+
+
+def test_a_subclass_with_a_rule_of_its_own_does_not_inherit_the_declaration():
+    declared = packed(UserAdagrad)
+
+    class SameRule(declared):
+        pass
+
+    class OwnRule(declared):
+        def update_step(self, gradient, variable, learning_rate):
+            self.calls.append(variable.shape)
+            self.assign_sub(variable, learning_rate * gradient)
+
+    assert SameRule.elementwise_rule and not OwnRule.elementwise_rule
+    same, own = SameRule(), OwnRule()
+    run(same, [0])
+    run(own, [0])
+    assert same.calls == [(15,), (4, 4)]
+    assert own.calls == [(2, 3), (3,), (3, 2), (4, 4)]

@@ -35,7 +35,8 @@ class OptimizerState:
     path. The rule must find its slots with `self._get_variable_index(variable)`
     in lists made with `add_variable_from_reference` (or
     `add_optimizer_variables`); an optimizer that also makes state with
-    `add_variable` is never packed. See `_packed.py`.
+    `add_variable` is never packed. A subclass that writes its own
+    `update_step` does not inherit the declaration. See `_packed.py`.
 
     Args:
         name: the optimizer's name, which prefixes the paths of its variables.
@@ -76,6 +77,9 @@ class OptimizerState:
         # A class that writes its own rule runs it, not a built-in's fast path.
         if "update_step" in cls.__dict__ and "_fused_step" not in cls.__dict__:
             cls._fused_step = None
+        # The elementwise declaration is about one rule: a new rule must make its own.
+        if "update_step" in cls.__dict__ and "elementwise_rule" not in cls.__dict__:
+            cls.elementwise_rule = False
 
     @property
     def iterations(self):
