@@ -6,6 +6,9 @@ one whenever packing could change the result: an update of some variables
 only, state the base did not make per variable, no declaration.
 """
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 from test_optimizers import GRADS, TOLERANCE, W0
@@ -199,15 +202,19 @@ def test_a_rule_that_keeps_what_it_was_given_sees_it_unchanged():
         kept = ()
 
         def update_step(self, gradient, variable, learning_rate):
+            accumulator = self.accumulators[self._get_variable_index(variable)].value
             super().update_step(gradient, variable, learning_rate)
-            self.kept = (*self.kept, (gradient, variable.value, gradient.copy(), variable.numpy()))
+            self.kept = (*self.kept, (gradient, variable.value, accumulator))
+            self.seen = (*self.seen, tuple(np.array(read) for read in self.kept[-1]))
 
-    optimizer = packed(Keeping)(weight_decay=0.1)  # decay: each step gathers other values
-    run(optimizer)
+    optimizer, expected_optimizer = packed(Keeping)(weight_decay=0.1), UserAdagrad(weight_decay=0.1)
+    optimizer.seen = ()
+    variables, expected = run(optimizer), run(expected_optimizer)  # decay: gathers new values
     assert len(optimizer.kept) == 2 * len(GRADS)
-    for gradient, value, gradient_then, value_then in optimizer.kept:
-        np.testing.assert_array_equal(gradient, gradient_then)
-        np.testing.assert_array_equal(value.numpy(), value_then)
+    for kept, seen in zip(optimizer.kept, optimizer.seen):
+        for read, then in zip(kept, seen):
+            np.testing.assert_array_equal(np.array(read), then)
+    assert_same_state(variables, optimizer, expected, expected_optimizer)
 
 
 def test_a_model_trains_through_fit_with_a_packed_rule():
@@ -241,3 +248,13 @@ def test_a_subclass_with_a_rule_of_its_own_does_not_inherit_the_declaration():
     run(own, [0])
     assert same.calls == [(15,), (4, 4)]
     assert own.calls == [(2, 3), (3,), (3, 2), (4, 4)]
+
+
+def test_the_example_of_the_optimizers_page_runs_packed():
+    page = Path(__file__).resolve().parent.parent / "docs" / "api" / "optimizers.md"
+    (block,) = re.findall(r"^```python\n(.*?)^```", page.read_text(), re.MULTILINE | re.DOTALL)
+    namespace = {}
+    exec(compile(block, "optimizers.md", "exec"), namespace)  # noqa: S102 (our own page)
+    assert namespace["optimizer"]._packed_rule.indices == (0, 1)
+    np.testing.assert_allclose(namespace["kernel"].numpy(), np.full((3, 2), 0.9), rtol=1e-6)
+    np.testing.assert_allclose(namespace["bias"].numpy(), [-0.1, -0.1], rtol=1e-6)

@@ -122,11 +122,7 @@ class PackedRule:
         try:
             optimizer.update_step(gradient, stand_in, learning_rate)
         finally:
-            for slot, packed, view in zip(self._first_slots, self.slots.flats, views):
-                if slot._value is not packed:  # assigned into a new array: someone held it
-                    np.copyto(packed, slot._value)
-                slot._value = view
-            del views
+            self._give_back(views)
         result = stand_in._value
         buffers = optimizer._buffers
         for index, variable, (start, stop, shape) in zip(self.indices, members, self._bounds):
@@ -137,3 +133,29 @@ class PackedRule:
             return ()
         packed = set(self.indices)
         return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in packed]
+
+    def _give_back(self, views):
+        """Makes the first variable's slots their views again, the packed arrays up to date.
+
+        A packed array is never unshared (its views refer to it), so a rule's
+        `assign` to a slot wrote a new array: it is copied into the packed one,
+        unless someone (the rule itself) kept a read of that; then the new
+        array takes its place, and the next update packs afresh.
+        """
+        slots, flats = self._first_slots, self.slots.flats
+        written = []
+        for kind, (slot, view) in enumerate(zip(slots, views)):
+            if slot._value is flats[kind]:
+                slot._value = view
+            else:
+                written.append(kind)
+        if written:
+            counts = self.slots._counts()
+            for kind in written:
+                if counts[kind] == self.slots._refs[kind]:
+                    np.copyto(flats[kind], slots[kind]._value)
+                    slots[kind]._value = views[kind]
+                else:  # the rule kept a read of the packed array: the slots move to the new one
+                    flats[kind] = slots[kind]._value
+                    self.slots._view(kind)
+                    self.slots._refs = None  # and the next update packs afresh
