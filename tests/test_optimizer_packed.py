@@ -258,3 +258,17 @@ def test_the_example_of_the_optimizers_page_runs_packed():
     assert namespace["optimizer"]._packed_rule.indices == (0, 1)
     np.testing.assert_allclose(namespace["kernel"].numpy(), np.full((3, 2), 0.9), rtol=1e-6)
     np.testing.assert_allclose(namespace["bias"].numpy(), [-0.1, -0.1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_a_training_loop_packs_the_slots_once(rule):
+    cls, arguments = RULES[rule]
+    optimizer = packed(cls)(**arguments)
+    variables = run(optimizer, [0])
+    flats = optimizer._packed_rule.slots.flats
+    packed_ids = [id(array) for array in flats]
+    run(optimizer, ALL_STEPS, variables)
+    assert [id(array) for array in optimizer._packed_rule.slots.flats] == packed_ids
+    for index in optimizer._packed_rule.indices:
+        for slot in optimizer._slots[index]:
+            assert any(slot._value.base is array for array in flats), slot.name

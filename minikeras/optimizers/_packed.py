@@ -117,8 +117,8 @@ class PackedRule:
         # A new array each step: a rule may keep its gradient, as one given by a tape.
         gradient = np.concatenate([grads[index].reshape(-1) for index in self.indices])
         views = [slot._value for slot in self._first_slots]
-        for slot, packed in zip(self._first_slots, self.slots.flats):
-            slot._value = packed
+        for kind, slot in enumerate(self._first_slots):  # (no local left bound to an array)
+            slot._value = self.slots.flats[kind]
         try:
             optimizer.update_step(gradient, stand_in, learning_rate)
         finally:
@@ -144,9 +144,9 @@ class PackedRule:
         """
         slots, flats = self._first_slots, self.slots.flats
         written = []
-        for kind, (slot, view) in enumerate(zip(slots, views)):
-            if slot._value is flats[kind]:
-                slot._value = view
+        for kind in range(len(slots)):  # (a loop variable bound to a view would count as a hold)
+            if slots[kind]._value is flats[kind]:
+                slots[kind]._value = views[kind]
             else:
                 written.append(kind)
         if written:
