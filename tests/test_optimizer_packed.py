@@ -272,3 +272,14 @@ def test_a_training_loop_packs_the_slots_once(rule):
     for index in optimizer._packed_rule.indices:
         for slot in optimizer._slots[index]:
             assert any(slot._value.base is array for array in flats), slot.name
+
+
+def test_a_slot_assigned_from_outside_is_packed_again_with_its_new_value():
+    optimizer, expected_optimizer = packed(KerasAdam)(), KerasAdam()
+    variables, expected = run(optimizer, [0]), run(expected_optimizer, [0])
+    for each in (optimizer, expected_optimizer):  # as loading saved state does, between steps
+        for slot in each.variables[1:]:
+            slot.assign(np.full(slot.shape, 0.125, np.float32))
+    run(optimizer, [1, 2], variables)
+    run(expected_optimizer, [1, 2], expected)
+    assert_same_state(variables, optimizer, expected, expected_optimizer)
