@@ -203,13 +203,20 @@ def test_a_rule_that_keeps_what_it_was_given_sees_it_unchanged():
 
         def update_step(self, gradient, variable, learning_rate):
             accumulator = self.accumulators[self._get_variable_index(variable)].value
+            before = variable.value
             super().update_step(gradient, variable, learning_rate)
-            self.kept = (*self.kept, (gradient, variable.value, accumulator))
+            self.kept = (*self.kept, (gradient, before, variable.value, accumulator))
             self.seen = (*self.seen, tuple(np.array(read) for read in self.kept[-1]))
 
-    optimizer, expected_optimizer = packed(Keeping)(weight_decay=0.1), UserAdagrad(weight_decay=0.1)
+    for weight_decay in (None, 0.1):  # values packed as the variables' own; gathered and decayed
+        optimizer = packed(Keeping)(weight_decay=weight_decay)
+        expected_optimizer = UserAdagrad(weight_decay=weight_decay)
+        check_kept_reads(optimizer, expected_optimizer)
+
+
+def check_kept_reads(optimizer, expected_optimizer):
     optimizer.seen = ()
-    variables, expected = run(optimizer), run(expected_optimizer)  # decay: gathers new values
+    variables, expected = run(optimizer), run(expected_optimizer)
     assert len(optimizer.kept) == 2 * len(GRADS)
     for kept, seen in zip(optimizer.kept, optimizer.seen):
         for read, then in zip(kept, seen):
@@ -265,13 +272,14 @@ def test_a_training_loop_packs_the_slots_once(rule):
     cls, arguments = RULES[rule]
     optimizer = packed(cls)(**arguments)
     variables = run(optimizer, [0])
-    flats = optimizer._packed_rule.slots.flats
-    packed_ids = [id(array) for array in flats]
+    group = optimizer._packed_rule.slots  # (no local holds a packed array: that would be a read)
+    packed_ids = [id(array) for array in [*group.flats, group.values]]
     run(optimizer, ALL_STEPS, variables)
-    assert [id(array) for array in optimizer._packed_rule.slots.flats] == packed_ids
+    assert [id(array) for array in [*group.flats, group.values]] == packed_ids
     for index in optimizer._packed_rule.indices:
+        assert variables[index]._value.base is group.values, variables[index].name
         for slot in optimizer._slots[index]:
-            assert any(slot._value.base is array for array in flats), slot.name
+            assert any(slot._value.base is array for array in group.flats), slot.name
 
 
 def test_a_slot_assigned_from_outside_is_packed_again_with_its_new_value():

@@ -14,13 +14,18 @@ that covers every variable in the built order:
 
 - the slots of the small variables live as views of one packed array per
   slot kind (`FlatSlots`, packed afresh when a read of them is held);
-- `update_step` runs once with a stand-in Variable holding the small
-  variables' values concatenated, and the concatenated gradients; for that
-  call the first small variable's slots hold the packed arrays, and
+- without weight decay, so are their values (`FlatSlots.pack_values`, as
+  for the built-ins), and a stand-in Variable holds the packed values; with
+  it, each variable decays on its own and the stand-in holds a copy of them;
+- `update_step` runs once, on the stand-in and the concatenated gradients;
+  for that call the first small variable's slots hold the packed arrays, and
   `_get_variable_index(stand_in)` gives that variable's index, so the rule
   finds its slots as it always does;
-- each small variable then takes its part of the result, written as an
-  update is (into its own array when unshared, see `_buffers.UpdateBuffers`).
+- what the rule's `assign`s wrote (new arrays: a packed array, which views
+  refer to, is never unshared) is copied into the packed arrays, unless the
+  rule kept a read of those: then the new arrays take their place. With
+  weight decay each variable takes its part of the stand-in's new value,
+  written as an update is (see `_buffers.UpdateBuffers`).
 
 The packing is declined, and every variable runs one by one, when the
 optimizer keeps state the base did not make per variable (a Variable made
@@ -105,30 +110,29 @@ class PackedRule:
         """
         if not self.slots.intact():
             self.slots.pack()
-        members = [updates[index][2] for index in self.indices]
-        if decay is not None:
+        # A new array each step: a rule may keep its gradient, as one given by a tape.
+        gradient = np.concatenate([grads[index].reshape(-1) for index in self.indices])
+        if decay is None:  # the stand-in holds the packed values, of which the variables are views
+            if not self.slots.values_intact():
+                self.slots.pack_values()
+            self.variable._value = self.slots.values
+        else:  # each decays (or not) on its own first; the stand-in holds a copy
+            members = [updates[index][2] for index in self.indices]
             for index, variable in zip(self.indices, members):
                 if optimizer._decayed[index]:
                     optimizer.assign(variable, variable._value * decay)
-        stand_in = self.variable
-        if not is_unshared(stand_in):  # the rule kept a read of it last time
-            stand_in._value = np.empty_like(stand_in._value)
-        np.concatenate([v._value.reshape(-1) for v in members], out=stand_in._value)
-        # A new array each step: a rule may keep its gradient, as one given by a tape.
-        gradient = np.concatenate([grads[index].reshape(-1) for index in self.indices])
+            self._gather(members)
         views = [slot._value for slot in self._first_slots]
         for kind, slot in enumerate(self._first_slots):  # (no local left bound to an array)
             slot._value = self.slots.flats[kind]
         try:
-            optimizer.update_step(gradient, stand_in, learning_rate)
+            optimizer.update_step(gradient, self.variable, learning_rate)
         finally:
             self._give_back(views)
-        result = stand_in._value
-        buffers = optimizer._buffers
-        for index, variable, (start, stop, shape) in zip(self.indices, members, self._bounds):
-            out = buffers.target(index, variable)
-            np.copyto(out, result[start:stop].reshape(shape))
-            buffers.commit(index, variable, out)
+            if decay is None:
+                self._take_values()
+        if decay is not None:
+            self._scatter(optimizer, members)
         if len(self.indices) == len(updates):
             return ()
         packed = set(self.indices)
@@ -159,3 +163,43 @@ class PackedRule:
                     flats[kind] = slots[kind]._value
                     self.slots._view(kind)
                     self.slots._refs = None  # and the next update packs afresh
+
+    def _take_values(self):
+        """Puts the stand-in's new value into the packed values (the variables' own arrays).
+
+        The packed values are never unshared (their views refer to them), so the
+        rule's `assign` wrote a new array: it is copied in, unless someone (the
+        rule itself) kept a read of the packed values; then the new array takes
+        their place, and the next update packs afresh.
+        """
+        flat, stand_in = self.slots, self.variable
+        new = stand_in._value
+        stand_in._value = _IDLE  # (the stand-in must not count as a hold of the values)
+        if new is flat.values:
+            return  # the rule did not write the variable
+        if flat._values_count() == flat._values_refs:
+            np.copyto(flat.values, new)
+            return
+        flat.values = new
+        for variable, (start, stop, shape) in zip(flat._variables, self._bounds):
+            variable._value = new[start:stop].reshape(shape)
+        flat._values_refs = None
+
+    def _gather(self, members):
+        """The stand-in gets the variables' values, concatenated, in an array of its own."""
+        stand_in = self.variable
+        if stand_in._value.size != self._bounds[-1][1] or not is_unshared(stand_in):
+            stand_in._value = np.empty(self._bounds[-1][1], members[0].dtype)
+        np.concatenate([v._value.reshape(-1) for v in members], out=stand_in._value)
+
+    def _scatter(self, optimizer, members):
+        """Each variable takes its part of the stand-in's value, written as an update is."""
+        result = self.variable._value
+        buffers = optimizer._buffers
+        for index, variable, (start, stop, shape) in zip(self.indices, members, self._bounds):
+            out = buffers.target(index, variable)
+            np.copyto(out, result[start:stop].reshape(shape))
+            buffers.commit(index, variable, out)
+
+
+_IDLE = np.empty(0)  # the stand-in's value between updates
