@@ -14,7 +14,7 @@ import pytest
 
 import minikeras as mk
 from minikeras import config, ops
-from minikeras.ops import core
+from minikeras.ops import core, math
 
 OPERANDS = {
     "float32 array": np.array([1.5, -2.0, 3.0], np.float32),
@@ -27,6 +27,11 @@ OPERANDS = {
     "Python int": 3,
     "float32 Tensor": mk.Tensor([2.0, 0.5, -4.0]),
     "float32 Variable": mk.Variable([1.0, 8.0, -0.5]),
+    # A Tensor of a numpy scalar, as ops on 0-d values give (Keras's Adam computes its
+    # step size so); divide and power make the scalar a Python float on their general path.
+    "float32 scalar Tensor": ops.add(np.asarray(1.25, np.float32), 0),
+    "float64 scalar Tensor": ops.add(np.asarray(0.375, np.float64), 0),
+    "float32 0-d Tensor": mk.Tensor(np.asarray(2.5, np.float32)),
 }
 BINARY = [ops.add, ops.subtract, ops.multiply, ops.divide, ops.power, ops.maximum, ops.less]
 
@@ -34,7 +39,13 @@ BINARY = [ops.add, ops.subtract, ops.multiply, ops.divide, ops.power, ops.maximu
 def general_path(monkeypatch, op, x1, x2):
     with monkeypatch.context() as patch:
         patch.setattr(core, "_plain_pair", lambda a, b: False)
+        patch.setattr(math, "same_float_operands", lambda a, b: False)
         return op(x1, x2)
+
+
+def test_the_scalar_operands_are_what_they_claim():
+    assert type(OPERANDS["float32 scalar Tensor"]._value) is np.float32
+    assert type(OPERANDS["float64 scalar Tensor"]._value) is np.float64
 
 
 @pytest.mark.parametrize("op", BINARY, ids=lambda op: op.__name__)

@@ -20,7 +20,7 @@ from minikeras.engine.tensor import (
 
 __all__ = [
     "Tensor", "value_of", "wrap", "promote", "shape_of", "dtype_of", "op_error", "array_of",
-    "as_float", "broadcastable", "normalize_axis", "same_float",
+    "as_float", "broadcastable", "normalize_axis", "same_float", "same_float_operands",
 ]  # fmt: skip
 
 
@@ -199,6 +199,32 @@ def _plain_pair(a, b):
         kind = type(a)
         return kind is int or (kind is float and b.dtype.kind in "fc")
     return False
+
+
+def same_float_operands(a, b):
+    """Whether `a` and `b` are untraced floats of one dtype that `promote` would keep.
+
+    Arrays or numpy scalars of one floating dtype, at least one an array or
+    the dtype floatx: `divide` and `power` then compute directly what their
+    general paths compute (those make a numpy scalar a Python float first).
+
+    Args:
+        a: a value (array, numpy scalar, box or Python number).
+        b: a value.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> mk.ops.core.same_float_operands(np.ones(2, "float32"), np.float32(2.0))
+        True
+        >>> mk.ops.core.same_float_operands(np.ones(2, "float32"), 2.0)
+        False
+    """
+    kind_a, kind_b = type(a), type(b)
+    if kind_a not in _PLAIN or kind_b not in _PLAIN or a.dtype != b.dtype or a.dtype.kind != "f":
+        return False
+    return kind_a is np.ndarray or kind_b is np.ndarray or a.dtype == config.floatx()
 
 
 # Untraced values with a dtype: arrays, and the numpy scalars an op on 0-d arrays gives.

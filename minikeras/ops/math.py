@@ -4,6 +4,8 @@ The elementary functions (exp, log, sqrt, tanh, ...) are in `ops.elementary`;
 they are re-exported here, where they were first written.
 """
 
+from contextlib import suppress
+
 import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp_argnums, primitive
@@ -15,6 +17,7 @@ from minikeras.ops.core import (
     array_of,
     as_float,
     promote,
+    same_float_operands,
     value_of,
     wrap,
 )
@@ -183,6 +186,9 @@ def divide(x1, x2):
         array([0.25], dtype=float32)
     """
     a, b = value_of(x1), value_of(x2)
+    if same_float_operands(a, b):
+        with suppress(ValueError):  # (the general path below says what went wrong)
+            return wrap(_divide.fun(a, b))
     return apply_binary("divide", _divide, _float_if_ints(a, b), b)
 
 
@@ -257,7 +263,11 @@ def power(x1, x2):
         >>> mk.ops.power([2.0, 3.0], 2).numpy()
         array([4., 9.], dtype=float32)
     """
-    a, b = promote(value_of(x1), value_of(x2))
+    a, b = value_of(x1), value_of(x2)
+    if same_float_operands(a, b):  # (a scalar would meet the array's dtype below: it has it)
+        with suppress(ValueError):
+            return wrap(anp.power.fun(a, b))
+    a, b = promote(a, b)
     # autograd's gradient turns a scalar into a float64 array, which would widen
     # float32 gradients; give the scalar the other operand's float dtype.
     a_dtype, b_dtype = getattr(a, "dtype", None), getattr(b, "dtype", None)
