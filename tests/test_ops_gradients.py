@@ -717,6 +717,27 @@ def test_dense_of_a_strided_sequence_matches_hand_computed_values_and_gradients(
     np.testing.assert_allclose(grad_bias.numpy(), g_rows.sum(axis=0), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("relu", [False, True])
+def test_dense_of_a_sequence_with_no_features_gives_the_bias_and_its_gradients(relu):
+    # Rows as `reshape(-1, 0)`: numpy cannot infer -1 for no features, and the layer
+    # that gave `bias` for each step (np.matmul's (2, 3, 0) @ (0, 4)) raised instead.
+    x = Tensor(np.zeros((2, 3, 0), np.float32))
+    kernel, bias = Variable(np.zeros((0, 4))), Variable([1.0, -2.0, 3.0, -4.0])
+    weights = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    with GradientTape() as tape:
+        tape.watch(x)
+        out = ops.dense(x, kernel, bias, "relu" if relu else None)
+        loss = ops.sum(out * weights)
+    expected = np.broadcast_to([1.0, 0.0, 3.0, 0.0] if relu else [1.0, -2.0, 3.0, -4.0], (2, 3, 4))
+    np.testing.assert_array_equal(out.numpy(), expected)
+    grad_x, grad_kernel, grad_bias = tape.gradient(loss, [x, kernel, bias])
+    assert grad_x.shape == (2, 3, 0) and grad_kernel.shape == (0, 4)
+    column_sums = np.array([60.0, 66.0, 72.0, 78.0])  # weights summed over the 6 steps
+    np.testing.assert_array_equal(
+        grad_bias.numpy(), column_sums * (expected[0, 0] > 0 if relu else 1)
+    )
+
+
 def test_dense_with_x_from_an_outer_tape_gives_both_tapes_their_gradients():
     rng = np.random.default_rng(5)
     x = Variable(rng.standard_normal((2, 3)))

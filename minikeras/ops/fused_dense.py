@@ -6,6 +6,8 @@ gradients. Inside a tape, `dense` unboxes its own arguments and records its
 node with `record_fused`, skipping `call_primitive`'s general unboxing.
 """
 
+import math
+
 import autograd.numpy as anp
 import numpy as np
 from autograd.numpy.numpy_boxes import ArrayBox
@@ -34,7 +36,7 @@ def _dense(x, kernel, bias, use_relu):
     RNN's time-major output seen batch-major) is copied into rows once, here,
     and the kernel's gradient reuses that copy.
     """
-    rows = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+    rows = _rows(x)
     out = np.matmul(rows, kernel)
     if bias is not None:
         out += bias
@@ -43,6 +45,11 @@ def _dense(x, kernel, bias, use_relu):
     if x.ndim != 2:
         out = out.reshape(*x.shape[:-1], kernel.shape[1])
     return out, rows
+
+
+def _rows(x):
+    """`x` as a matrix of rows; counted, not `-1`, which numpy refuses for 0 features."""
+    return x if x.ndim == 2 else x.reshape(math.prod(x.shape[:-1]), x.shape[-1])
 
 
 def _dense_vjp(argnums, ans, args, residuals):
@@ -73,7 +80,7 @@ def _dense_vjp(argnums, ans, args, residuals):
             elif argnum == 1:
                 rows = residuals
                 if rows is None:  # (autograd's own grad called the op: no residuals)
-                    rows = x if x.ndim == 2 else x.reshape(-1, kernel.shape[0])
+                    rows = _rows(x)
                 grads.append(rows.T @ g_2d)
             else:
                 grads.append(bias_gradient(g_2d))
