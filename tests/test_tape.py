@@ -419,6 +419,26 @@ def test_gradients_of_float32_variables_are_float32():
     assert w.dtype == np.float32 and grad.dtype == np.float32
 
 
+def test_a_list_of_variables_takes_the_general_path_where_it_must():
+    # A list of Variables alone is answered without the general structure walk;
+    # a Tensor among them, a float64 gradient for a float32 weight, or a
+    # float64 weight must come out exactly as the general path gives them.
+    w32 = Variable(np.array([0.5, -1.0]))  # float32
+    w64 = Variable(np.array([2.0, 3.0]), dtype="float64")
+    x = Tensor(np.array([1.0, 4.0]))  # float64
+    data = np.array([3.0, -2.0])  # float64: y's part in w32 is computed in float64
+    with GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = ops.sum(w32 * data) + ops.sum(w64 * x)
+    g32, g64 = tape.gradient(y, [w32, w64])
+    assert g32.dtype == np.float32 and g64.dtype == np.float64
+    np.testing.assert_array_equal(g32.numpy(), [3.0, -2.0])
+    np.testing.assert_array_equal(g64.numpy(), [1.0, 4.0])
+    mixed = tape.gradient(y, (w64, x))
+    assert type(mixed) is tuple and mixed[1].dtype == np.float64
+    np.testing.assert_array_equal(mixed[1].numpy(), [2.0, 3.0])
+
+
 def test_gradients_match_finite_differences():
     x = np.array([[1.0, -0.5, 2.0], [0.3, 0.8, -1.2]], dtype="float64")
     kernel = np.array([[0.2, -0.4], [0.7, 0.1], [-0.3, 0.5]])

@@ -22,14 +22,16 @@ def _reverse_topological(end_nodes):
     """
     user_counts = {}
     stack = [node for node in end_nodes if node.parents]
-    seen = set(stack)
+    ends = set(stack)
     while stack:
         for parent in stack.pop().parents:
             if parent.parents:
-                user_counts[parent] = user_counts.get(parent, 0) + 1
-                if parent not in seen:
-                    seen.add(parent)
-                    stack.append(parent)
+                if parent in user_counts:
+                    user_counts[parent] += 1
+                else:  # its first user: walk on from it (an end node is walked already)
+                    user_counts[parent] = 1
+                    if parent not in ends:
+                        stack.append(parent)
     order = []
     ready = [node for node in end_nodes if node.parents and node not in user_counts]
     while ready:
@@ -76,7 +78,11 @@ def _pull_back(node, grad, outgrads):
         _overwritable = grad
     try:
         for parent, parent_grad in zip(node.parents, node.vjp(grad)):
-            outgrads[parent] = add_gradient(outgrads.get(parent), parent_grad)
+            previous = outgrads.get(parent)
+            if previous is None and type(parent_grad) is np.ndarray:
+                outgrads[parent] = (parent_grad, False)  # add_gradient's first array, inline
+            else:
+                outgrads[parent] = add_gradient(previous, parent_grad)
     finally:
         _overwritable = None
 

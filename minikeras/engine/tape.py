@@ -258,9 +258,16 @@ class GradientTape:
         # The common call, `gradient(loss, weights)`: a flat list of Variables,
         # whose nodes are the tape's roots, and one Tensor target to start from.
         flat = type(sources) in (list, tuple)
-        if flat and all(type(source) is Variable for source in sources):
+        nodes = None
+        if flat:
+            roots, nodes = self._nodes, []
+            for source in sources:
+                if type(source) is not Variable:
+                    nodes = None
+                    break
+                nodes.append(roots.get(id(source)))
+        if nodes is not None:
             sources_flat = sources
-            nodes = [self._nodes.get(id(source)) for source in sources]
         else:
             flat = flat and all(isinstance(source, Tensor) for source in sources)
             sources_flat = sources if flat else tree.flatten(sources)
@@ -276,10 +283,14 @@ class GradientTape:
             # A tape used once lets go of its graph as it goes (activations, and
             # its hold on the Variables' buffers, which then update in place).
             _backward(seeds, wanted, release=not self.persistent)
-        grads = [
-            _as_gradient(source, wanted[node] if node is not None else None, unconnected_gradients)
-            for source, node in zip(sources_flat, nodes)
-        ]
+        grads = []
+        for source, node in zip(sources_flat, nodes):
+            grad = wanted[node] if node is not None else None
+            # The common case, a float array of the source's dtype, without _as_gradient's call.
+            if type(grad) is np.ndarray and grad.dtype == source.dtype:
+                grads.append(wrap(grad))
+            else:
+                grads.append(_as_gradient(source, grad, unconnected_gradients))
         if not self.persistent:
             self._nodes, self._keep_alive = {}, []
         if flat:
