@@ -483,6 +483,37 @@ def test_a_float64_layer_keeps_float64():
     assert dense.kernel.dtype == np.float64 and y.dtype == np.float64
 
 
+def test_an_array_of_the_layers_dtype_is_taken_as_it_is():
+    # __call__ wraps such an array without _convert_inputs: the same Tensor it made,
+    # sharing the array; any other dtype still goes through the conversion.
+    seen = []
+
+    class Recorder(Layer):
+        def call(self, inputs):
+            seen.append(inputs)
+            return inputs
+
+    x32 = np.array([[1.0, 2.0]], dtype="float32")
+    Recorder()(x32)
+    Recorder(dtype="float64")(x32)
+    Recorder(dtype="int32")(np.array([1, 2], dtype="int32"))
+    assert type(seen[0]) is Tensor and seen[0]._value is x32
+    assert seen[1].dtype == np.float64 and seen[1]._value is not x32
+    assert type(seen[2]) is Tensor and seen[2].dtype == np.int32
+    dense = Dense(2, kernel_initializer="ones")
+    np.testing.assert_array_equal(dense(x32).numpy(), dense(Tensor(x32)).numpy())
+
+
+def test_an_array_with_a_symbolic_argument_still_builds_a_graph():
+    class Add(Layer):
+        def call(self, inputs, other):
+            return inputs + other
+
+    other = mk.Input((2,))
+    outputs = Add()(np.ones((1, 2), dtype="float32"), other=other)
+    assert isinstance(outputs, mk.layers.SymbolicTensor)
+
+
 def test_integer_inputs_are_not_cast():
     class Identity(Layer):
         def call(self, inputs):

@@ -11,7 +11,7 @@ what the layer holds where tracking cannot see. Symbolic inputs go to
 import numpy as np
 
 from minikeras.engine.context import state as _state
-from minikeras.engine.tensor import Tensor
+from minikeras.engine.tensor import Tensor, wrap
 from minikeras.layers import call_checks, call_helpers, call_spec
 from minikeras.layers.call_helpers import contains
 from minikeras.layers.input_layer import SymbolicTensor
@@ -37,11 +37,15 @@ class LayerCall:
         else:  # every argument by keyword: layer(query=q, value=v)
             inputs = call_helpers.pop_first_argument(self, kwargs)
         if type(inputs) is not Tensor:  # the common case skips the structure checks
-            if contains(inputs, SymbolicTensor) or (
+            plain = type(inputs) is np.ndarray  # (an array is never symbolic)
+            if (not plain and contains(inputs, SymbolicTensor)) or (
                 (args or kwargs) and call_helpers.symbolic_among(args, kwargs)
             ):
                 return symbolic_call(self, inputs, args, kwargs)
-            inputs = self._convert_inputs(inputs)
+            if plain and inputs.dtype == self.dtype:
+                inputs = wrap(inputs)  # what _convert_inputs makes of it, without its checks
+            else:
+                inputs = self._convert_inputs(inputs)
         else:
             dtype = inputs.dtype
             if dtype != self.dtype and dtype.kind == "f":
