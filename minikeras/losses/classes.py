@@ -266,14 +266,12 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             and self.fn is sparse_categorical_crossentropy
         ):
             y_pred = ops.convert_to_tensor(y_pred)
-            dtype = y_pred.dtype
+            dtype, shape = y_pred.dtype, y_pred.shape
             # (The mean of no losses is 0 in the general path, nan in the fused op.)
-            if dtype.kind == "f" and self.dtype in (None, dtype) and y_pred.size:
+            if dtype.kind == "f" and self.dtype in (None, dtype) and 0 not in shape:
                 # Labels of one axis for (batch, classes): the op checks them itself.
                 if not (
-                    type(y_true) is np.ndarray
-                    and y_pred.ndim == 2
-                    and y_true.shape == y_pred.shape[:1]
+                    type(y_true) is np.ndarray and len(shape) == 2 and y_true.shape == shape[:1]
                 ):
                     y_true, y_pred = _sparse_pair(y_true, y_pred, -1)
                 return ops.cross_entropy.mean_sparse_categorical_crossentropy(y_true, y_pred)
