@@ -218,6 +218,20 @@ def test_targets_that_depend_on_each_other():
     np.testing.assert_allclose(tape.gradient([b, a], w).numpy(), 8 * w.numpy())
 
 
+def test_a_target_that_another_target_uses_is_walked_once():
+    # b is a target and a step of a; the walk from both must count b's own
+    # inputs (the inner node h) once, or h never becomes ready and w loses
+    # b's share.
+    w = Variable([0.5, -1.0])
+    with GradientTape() as tape:
+        h = w * 2.0
+        b = ops.tanh(h)
+        a = ops.sum(b * 3.0)
+    # d(sum(b) + a)/dw = (1 + 3) * 2 * (1 - tanh(2w)^2)
+    expected = 4 * 2 * (1 - np.tanh(2 * w.numpy()) ** 2)
+    np.testing.assert_allclose(tape.gradient([b, a], w).numpy(), expected, rtol=1e-6)
+
+
 def test_gradient_of_a_variable_with_respect_to_itself():
     w = Variable([1.0, 2.0])
     with GradientTape() as tape:
