@@ -320,12 +320,15 @@ def find_untrackable(layer, max_depth=3):
     layers = [("", layer)] + [(path + "/", sub) for path, _, sub in reachable if _is_layer(sub)]
     for prefix, owner in layers:
         for name, value in _attributes(owner):
-            _scan(value, prefix + name, owner, found, max_depth, set())
+            if type(value) not in _LEAF_TYPES:  # (most attributes: names, sizes, flags)
+                _scan(value, prefix + name, owner, found, max_depth, set())
     # Something also reachable through tracking (a functional graph's nodes) is fine.
     return [item for item in found if id(item[2]) not in tracked]
 
 
 def _scan(value, path, owner, found, depth, seen):
+    if type(value) in _LEAF_TYPES:  # (what the checks below would reach last)
+        return
     if depth < 0 or id(value) in seen or isinstance(value, _OPAQUE) or _is_layer(value):
         return
     seen.add(id(value))

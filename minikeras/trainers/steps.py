@@ -43,6 +43,8 @@ __all__ = ["Steps", "python_logs"]
 
 def unpack(data):
     """`(x, y, sample_weight)` from a batch: a tuple of 1 to 3 entries, or the inputs alone."""
+    if type(data) is tuple and len(data) == 3:  # (what fit's arrays give, every step)
+        return data
     if isinstance(data, tuple) and 1 <= len(data) <= 3:
         return data + (None,) * (3 - len(data))
     return data, None, None
