@@ -10,7 +10,6 @@ writes into arrays chosen by `_buffers.UpdateBuffers`.
 import numpy as np
 
 from minikeras.engine.tensor import Tensor
-from minikeras.engine.variable import Variable, is_unshared
 from minikeras.optimizers import _ema
 from minikeras.optimizers._buffers import FlatSlots
 from minikeras.optimizers._clipping import clip_gradients
@@ -152,12 +151,7 @@ def apply_update(optimizer, updates):
     for _, _, variable in updates:
         if variable.constraint is not None:
             variable.assign(variable.constraint(variable))
-    iterations = optimizer._iterations
-    if is_unshared(iterations):  # (Variable.assign_add's own test, and its count of writes)
-        Variable.writes += 1
-        np.add(iterations._value, _ONE, out=iterations._value)
-    else:
-        iterations.assign_add(_ONE)
+    optimizer._iterations._update(np.add, _ONE, "assign_add")  # assign_add, one call less
 
 
 def _packed_rule(optimizer):
