@@ -184,8 +184,7 @@ def _sparse_xent_operands(name, target, output, axis):
         if labels.size and not np.all(np.mod(labels, 1) == 0):
             raise ValueError(f"{name}: labels must be integer class indices, got {labels.dtype}")
         labels = labels.astype(np.int64)
-    # Negative labels viewed as unsigned are huge: one reduction checks both ends.
-    if labels.size and labels.view(labels.dtype.str.replace("i", "u")).max() >= classes:
+    if not _labels_fit((scores, labels)):  # (the check a replay repeats)
         low, high = labels.min(), labels.max()
         problem = f"labels must lie in [0, {classes}), but range from {low} to {high}"
         raise op_error(name, problem, labels, output_value)
