@@ -71,7 +71,7 @@ def _dense_vjp(argnums, ans, args, residuals):
                 g *= outputs > 0  # nobody else holds g: no new buffer, as numpy code does
             else:
                 g = g * (outputs > 0)
-        g_2d = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
+        g_2d = _rows(g)
         grads = []
         for argnum in argnums:
             if argnum == 0:

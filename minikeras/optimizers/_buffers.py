@@ -260,19 +260,14 @@ class FlatSlots:
         Returns:
             None.
         """
-        kinds = len(self._slots[0])
         self.flats = [
-            np.concatenate([member[kind]._value.reshape(-1) for member in self._slots])
-            for kind in range(kinds)
+            _packed([member[kind] for member in self._slots], self._bounds)
+            for kind in range(len(self._slots[0]))
         ]
-        for kind in range(kinds):
-            self._view(kind)
         self._refs = self._counts()
 
     def _view(self, kind):
-        flat = self.flats[kind]
-        for member, (start, stop, shape) in zip(self._slots, self._bounds):
-            member[kind]._value = flat[start:stop].reshape(shape)
+        _view_into([member[kind] for member in self._slots], self.flats[kind], self._bounds)
 
     def _counts(self):
         # Each view of a packed array (the slots' own, and any slice of them) refers to it.
@@ -298,9 +293,7 @@ class FlatSlots:
         Returns:
             None.
         """
-        self.values = np.concatenate([variable._value.reshape(-1) for variable in self._variables])
-        for variable, (start, stop, shape) in zip(self._variables, self._bounds):
-            variable._value = self.values[start:stop].reshape(shape)
+        self.values = _packed(self._variables, self._bounds)
         self._values_refs = self._values_count()
 
     def _values_count(self):
@@ -315,6 +308,18 @@ class FlatSlots:
         if self.values is None or self._values_count() != self._values_refs:
             return False
         return all(_own_view(variable, self.values) for variable in self._variables)
+
+
+def _packed(holders, bounds):
+    """A new array of the holders' values end to end; each holder becomes a view of its part."""
+    flat = np.concatenate([holder._value.reshape(-1) for holder in holders])
+    _view_into(holders, flat, bounds)
+    return flat
+
+
+def _view_into(holders, flat, bounds):
+    for holder, (start, stop, shape) in zip(holders, bounds):
+        holder._value = flat[start:stop].reshape(shape)
 
 
 def _own_view(holder, flat):
