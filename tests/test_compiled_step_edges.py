@@ -301,8 +301,14 @@ def test_a_replay_lets_a_vjp_overwrite_exactly_the_gradients_the_tape_would():
     with mk.GradientTape() as tape, Recorder(tape._trace_id) as recorder:
         loss = step(w, x)
     program, reason = Program.build(recorder, tape, [x], [w], [loss])
+    # The generator a tape's node runs (models.replayed_call) counts its locals alike.
+    generator, _ = Program.build(recorder, tape, [x], [w], [loss], seeded=False)
     assert reason is None
     tape.gradient(loss, w)
     by_tape, seen[:] = list(seen), []
     program.run([x], [w])
     assert seen == by_tape == [False, True]
+    seen[:] = []
+    _, backward = generator.start([x], [w])
+    backward.send(np.ones((), np.float32))
+    assert seen == by_tape

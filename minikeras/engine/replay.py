@@ -201,7 +201,7 @@ class Program:
         )
 
     @classmethod
-    def build(cls, recorder, tape, inputs, sources, outputs, input_nodes=None):
+    def build(cls, recorder, tape, inputs, sources, outputs, input_nodes=None, seeded=True):
         """Checks a recording and makes its program; call it before `tape.gradient`.
 
         Args:
@@ -213,6 +213,8 @@ class Program:
                 values, and the gradient is that of the first (a scalar).
             input_nodes: per input, the tape's root node if the input was
                 watched (its ops are then recorded too), else None.
+            seeded: whether the gradient is that of a loss (ones); if False,
+                it is sent to the replay by `start`'s caller.
 
         Returns:
             `(program, None)`, or `(None, reason)` when the recording cannot
@@ -295,13 +297,54 @@ class Program:
             slot_of[id(node)] - first_step
             for node in _reverse_topological([outputs[0]._value._node])
         ]
-        loss = outputs[0]._value._value
-        seed = np.ones(np.shape(loss), np.result_type(loss))
-        seed.flags.writeable = False
+        seed = None
+        if seeded:
+            loss = outputs[0]._value._value
+            seed = np.ones(np.shape(loss), np.result_type(loss))
+            seed.flags.writeable = False
         may_give_up = any(step.guard is not None for step in steps)
         rewound = list(generators.values()) if draws and may_give_up else None
         program = cls(steps, input_count, sources, output_slots, order, constants, seed, rewound)
         return program, None
+
+    def start(self, inputs, sources):
+        """Replays the forward pass of a program built with `seeded=False`.
+
+        Args:
+            inputs: arrays in the places of the recorded ones (same shapes and dtypes).
+            sources: the Variables given to `build`, in the same order.
+
+        Returns:
+            `(outputs, backward)`: the outputs' values, and a generator that,
+            sent the first output's gradient, yields the gradient of each
+            source (None where the output does not depend on it); or None
+            when a `replay_guard` refused the new inputs.
+
+        Example:
+            >>> w = mk.Variable([2.0, 3.0])
+            >>> x = np.array([1.0, 10.0], np.float32)
+            >>> with mk.GradientTape() as tape:
+            ...     with mk.engine.replay.Recorder(tape._trace_id) as recorder:
+            ...         y = w * x
+            >>> program, _ = mk.engine.replay.Program.build(
+            ...     recorder, tape, [x], [w], [y], seeded=False
+            ... )
+            >>> (y,), backward = program.start([np.array([1.0, 2.0], np.float32)], [w])
+            >>> y, backward.send(np.array([1.0, 0.5], np.float32))
+            (array([2., 6.], dtype=float32), [array([1., 1.], dtype=float32)])
+        """
+        values = [source._value for source in sources]
+        replay = self._replay(*inputs, *values)
+        if self._generators is None:
+            outputs = next(replay)
+        else:
+            drawn = [_context.generator, *self._generators]
+            states = [generator.bit_generator.state for generator in drawn]
+            outputs = next(replay)
+            if outputs is None:
+                for generator, state in zip(drawn, states):
+                    generator.bit_generator.state = state
+        return None if outputs is None else (outputs, replay)
 
     def run(self, inputs, sources):
         """Replays the step on `inputs` and the Variables' current values.

@@ -73,13 +73,18 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
         order: step numbers in the order the tape's backward pass visits them.
         constants: `{slot: value}` for the Python constants the ops received.
         source_dtypes: per source, the dtype its gradient must have.
-        seed: the loss's gradient, ones (read-only).
+        seed: the loss's gradient, ones (read-only); or None for a generator.
 
     Returns:
         `(function, source, complete)`: `function(*inputs, *source_values)`
         returns `(output values, gradients)`, or None when a step's guard
-        says no; `complete` says that no gradient is None.
+        says no; `complete` says that no gradient is None. Without a `seed`
+        the function is a generator, the forward pass and the backward pass
+        of a node that a tape records (`models.replayed_call`): it first
+        yields the output values (or None, a guard having said no), is then
+        sent the first output's gradient, and yields the gradients.
     """
+    seeded = seed is not None
     namespace = {"add_gradient": add_gradient, "_densified": _densified, "seed": seed}
     namespace.update(_backward=backward, _ndarray=np.ndarray, _refcount=sys.getrefcount)
     namespace["_SOLE"] = _SOLE_REFS
@@ -104,7 +109,8 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
         made.add("a")
         if step.guard is not None:
             namespace[f"g{index}"] = step.guard
-            lines += [f"    if not g{index}(a):", "        return None"]
+            lines += [f"    if not g{index}(a):"]
+            lines += ["        return None"] if seeded else ["        yield None", "        return"]
         if step.fused:
             lines.append(f"    v{step.slot}, r = f{index}(*a)")
             made.add("r")
@@ -115,6 +121,8 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
             lines.append(f"    p{step.slot} = m{index}(n{index}, v{step.slot}, a, {extra})")
     if made:
         lines.append(f"    del {', '.join(sorted(made))}")
+    if not seeded:  # the gradient a tape pulls back to the node, in the place of ones
+        lines.append(f"    seed = yield [{', '.join(map(name, outputs))}]")
     summed = {slot for index in pulled for slot, shared in steps[index].pulls if shared}
     back = [f"t{slot} = None" for slot in sorted(summed - {loss})]
     if loss in summed:
@@ -170,9 +178,14 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
             back.append(f"d{slot} = t{slot}[0]")
         back += [f"if d{slot}.dtype != s{position}:", f"    d{slot} = d{slot}.astype(s{position})"]
         gradients.append(f"d{slot}")
-    back.append(f"return [{', '.join(map(name, outputs))}], [{', '.join(gradients)}]")
+    if seeded:
+        back.append(f"return [{', '.join(map(name, outputs))}], [{', '.join(gradients)}]")
+    else:
+        back.append(f"gradients = [{', '.join(gradients)}]")
     lines += ["    try:", *[f"        {line}" for line in back]]
     lines += ["    finally:", "        _backward._overwritable = None"]
+    if not seeded:
+        lines.append("    yield gradients")
     source = "\n".join(lines)
     exec(_compiled(source), namespace)  # noqa: S102
     return namespace["replay"], source, "None" not in gradients

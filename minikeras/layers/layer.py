@@ -20,7 +20,27 @@ from minikeras.layers.layer_shapes import LayerShapes, computed_attribute
 from minikeras.layers.layer_weights import LayerWeights
 from minikeras.utils.naming import to_snake_case as _snake_case
 
-__all__ = ["Layer", "computed_attribute", "unique_name"]
+__all__ = ["AttributeGeneration", "Layer", "computed_attribute", "unique_name"]
+
+
+class AttributeGeneration:
+    """A counter that moves whenever an attribute of a built layer is set or deleted.
+
+    What a layer's `call` reads from its attributes (a Dropout's `rate`, an
+    activation) is fixed in a recording of it; `models.replayed_call` keeps a
+    recording while this counter stands still. Layers' own bookkeeping during
+    a call bypasses `Layer.__setattr__` and does not move it.
+
+    Example:
+        >>> layer = mk.layers.Dropout(0.5)
+        >>> layer.build((None, 2))
+        >>> before = mk.layers.layer.AttributeGeneration.value
+        >>> layer.rate = 0.25
+        >>> mk.layers.layer.AttributeGeneration.value != before
+        True
+    """
+
+    value = 0
 
 
 def unique_name(base):
@@ -157,7 +177,10 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
                 f"{type(self).__name__}: call super().__init__() at the start of __init__, "
                 f"before assigning attributes (assigning {name!r})"
             )
-        old = self.__dict__.get(name)
+        attributes = self.__dict__
+        old = attributes.get(name)
+        if attributes.get("built"):
+            AttributeGeneration.value += 1
         self._release_added_weight(name, value)
         object.__setattr__(self, name, value)
         if name not in self._untracked_attributes and (
@@ -168,6 +191,8 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             TrackingGeneration.bump()
 
     def __delattr__(self, name):
+        if self.__dict__.get("built"):
+            AttributeGeneration.value += 1
         self._release_added_weight(name, None)
         object.__delattr__(self, name)
         object.__setattr__(self, "_tracked_ids", None)

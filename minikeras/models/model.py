@@ -7,9 +7,10 @@ inputs and outputs of a functional graph: `Model(inputs, outputs)`. Training
 
 import numpy as np
 
+from minikeras.engine.context import state as _state
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer, computed_attribute
-from minikeras.models import graph, summary
+from minikeras.models import graph, replayed_call, summary
 from minikeras.models.model_saving import ModelSaving
 from minikeras.trainers import Trainer
 from minikeras.tree import flatten, map_structure
@@ -200,6 +201,14 @@ class Model(Trainer, ModelSaving, Layer):
             f"Model '{self.name}' has no layer named {name!r}; its layers are "
             f"{[layer.name for layer in layers]}"
         )
+
+    def __call__(self, *args, **kwargs):
+        # Under a tape, a model of plain-math layers may run as one recorded node.
+        if _state.active_tapes and len(args) == 1:
+            outputs = replayed_call.tape_call(self, args[0], kwargs)
+            if outputs is not None:
+                return outputs
+        return super().__call__(*args, **kwargs)
 
     def compute_output_spec(self, *args, **kwargs):
         """The symbolic outputs for symbolic inputs: the graph replayed, or a trace.

@@ -40,26 +40,6 @@ from operator import is_not
 from minikeras.engine.replay import Program, Recorder
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
-from minikeras.layers import (
-    ELU,
-    Activation,
-    Add,
-    AveragePooling2D,
-    Concatenate,
-    Conv1D,
-    Conv2D,
-    Dense,
-    Dropout,
-    Flatten,
-    GlobalAveragePooling2D,
-    Identity,
-    LeakyReLU,
-    MaxPooling2D,
-    ReLU,
-    Reshape,
-    Softmax,
-    tracking,
-)
 from minikeras.losses import (
     BinaryCrossentropy,
     CategoricalCrossentropy,
@@ -68,16 +48,10 @@ from minikeras.losses import (
     MeanSquaredError,
     SparseCategoricalCrossentropy,
 )
+from minikeras.models.replayed_call import REPLAYABLE_LAYERS, not_replayable
 
 __all__ = ["REPLAYABLE_LAYERS", "REPLAYABLE_LOSSES", "CompiledStep", "compiled_step"]
 
-# Layers whose call is math on its inputs and weights (Dropout's mask is drawn inside
-# its op, `ops.dropout_mask`, so a replay draws a fresh one from the same generator).
-REPLAYABLE_LAYERS = frozenset({
-    Activation, Add, AveragePooling2D, Concatenate, Conv1D, Conv2D, Dense, Dropout, ELU,
-    Flatten, GlobalAveragePooling2D, Identity, LeakyReLU, MaxPooling2D, ReLU,
-    Reshape, Softmax,
-})  # fmt: skip
 REPLAYABLE_LOSSES = frozenset({
     BinaryCrossentropy, CategoricalCrossentropy, MeanAbsoluteError, MeanSquaredError,
     SparseCategoricalCrossentropy,
@@ -197,38 +171,19 @@ def compiled_step(model, x, y, sample_weight):
 
 def _not_compilable(model):
     """Why `model`'s default step cannot be replayed, or None if it can."""
-    from minikeras.models.model import Model
-    from minikeras.models.sequential import Sequential
     from minikeras.trainers.steps import Steps
 
     if type(model).train_step is not Steps.train_step:
         return "train_step is overridden"
-    if type(model) is not Sequential and not (type(model) is Model and model._inputs is not None):
-        return "only Sequential and functional models are compiled"
-    if isinstance(model._outputs, (list, tuple, dict)):  # `Model(x, [y])`: a list of one
-        return "the model's outputs are a list, tuple or dict, not one tensor"
-    # A loss callable or a regularizer runs any Python: its numbers would be fixed.
-    if model._callable_losses or model.activity_regularizer is not None:
-        return "the model adds losses"
+    reason = not_replayable(model, REPLAYABLE_LAYERS)
+    if reason is not None:
+        return reason
     for weight in model.weights:
         regularizer = weight.regularizer
         if regularizer is not None and (
             getattr(regularizer, "__module__", None) != "minikeras.regularizers"
         ):
             return f"weight {weight.path!r} has a regularizer minikeras does not define"
-    for layer in tracking.tracked_layers(model):
-        if type(layer) not in REPLAYABLE_LAYERS:
-            return f"layer {layer.name!r} ({type(layer).__name__}) is not replayable"
-        activation = getattr(layer, "activation", None)
-        if (
-            activation is not None
-            and getattr(activation, "__module__", None) != "minikeras.activations"
-        ):
-            return f"layer {layer.name!r} has an activation minikeras does not define"
-        if layer.activity_regularizer is not None or layer._callable_losses:
-            return f"layer {layer.name!r} adds losses"
-        if layer.dtype != model.dtype:
-            return f"layer {layer.name!r} computes in {layer.dtype}, the model in {model.dtype}"
     compiled = model._compile_loss
     if compiled is None or compiled.single is None or compiled.loss_weights is not None:
         return "the compiled loss is not a single loss"

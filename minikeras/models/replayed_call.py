@@ -1,0 +1,268 @@
+"""A Sequential or functional model called under a `GradientTape`: one recorded node.
+
+A custom training loop calls its model inside a tape at every step:
+
+    with mk.GradientTape() as tape:
+        loss = loss_fn(y, model(x, training=True))
+    grads = tape.gradient(loss, model.trainable_weights)
+
+Eagerly, each layer's call converts its inputs, checks them, reads its
+weights through the tape and records a node or two; on a small model that
+Python costs as much as the arithmetic. Yet for a model made only of layers
+whose `call` is plain math (`REPLAYABLE_LAYERS`, the layers `fit` compiles),
+every call of a given kind of input does the same numpy calls in the same
+order. So, as `fit` does with its whole step (`trainers.compiled_step`), the
+model's call is recorded once per kind of input (`engine.replay.Program`,
+without a loss: `seeded=False`) and replayed from then on as ONE node of the
+user's tape, whose VJP runs the recorded backward pass:
+
+- the first call runs eagerly, with the first call's checks;
+- a later call of a new kind (input shape and dtype, `training`) runs
+  eagerly too, under the user's tape, while a `Recorder` notes its ops;
+- later calls of that kind replay the forward pass, read the weights
+  through the tape (so the tape differentiates them, and read observers
+  see them), and record one node whose parents are the weights' roots.
+
+The numbers are those of the eager call, bit for bit: the same forwards and
+VJPs run in the order the tape would run them. A weight's gradient is a sum
+when the loss also reads it outside the model (a penalty on it); the sum
+then adds the same terms in an order that may differ, in the last bits.
+
+What is replayed is fixed when it is recorded, so anything that could change
+it records it again: what the model tracks (`TrackingGeneration`: a layer
+added, a weight replaced, `trainable` switched) and any attribute set on a
+built layer (`layers.layer.AttributeGeneration`: a Dropout's `rate`, an
+activation). A model recorded again more than `_MOST_RECORDINGS` times is
+called eagerly from then on. The call is eager, as written, whenever the
+replay could differ from it or could not serve the tape:
+
+- the model is subclassed (its `call` is the user's Python), has layers
+  outside `REPLAYABLE_LAYERS`, several outputs, or a loss added from Python;
+- the input is not one floating array (or Tensor; one of another float
+  dtype is cast to the model's, as the eager call casts it), is watched by
+  the tape (its gradient is wanted) or carries a mask, or the call has
+  arguments other than `training`;
+- the tape is persistent (a node's VJP may then run more than once), does
+  not watch the Variables it reads, or is nested in another tape (a
+  gradient of a gradient); the call is inside another layer's call; `fit`
+  is recording its own step;
+- the recording reads a weight the tape does not watch (a frozen layer's),
+  assigns a Variable, or leaves a weight without a gradient.
+
+Unlike the eager call, a replayed one does not update the layers'
+bookkeeping for `summary()` and call-time losses: a replayable model has
+none that a replay could change.
+"""
+
+import numpy as np
+
+from minikeras.engine import primitive
+from minikeras.engine.context import state as _state
+from minikeras.engine.replay import Program, Recorder
+from minikeras.engine.tensor import Tensor, read_variable, wrap
+from minikeras.engine.variable import TrackingGeneration, Variable
+from minikeras.layers import (
+    ELU,
+    Activation,
+    Add,
+    AveragePooling2D,
+    Concatenate,
+    Conv1D,
+    Conv2D,
+    Dense,
+    Dropout,
+    Flatten,
+    GlobalAveragePooling2D,
+    Identity,
+    LeakyReLU,
+    MaxPooling2D,
+    ReLU,
+    Reshape,
+    Softmax,
+    tracking,
+)
+from minikeras.layers.layer import AttributeGeneration
+from minikeras.layers.layer_call import LayerCall
+
+__all__ = ["REPLAYABLE_LAYERS", "not_replayable", "tape_call"]
+
+# Layers whose call is math on its inputs and weights (Dropout's mask is drawn inside
+# its op, `ops.dropout_mask`, so a replay draws a fresh one from the same generator).
+REPLAYABLE_LAYERS = frozenset({
+    Activation, Add, AveragePooling2D, Concatenate, Conv1D, Conv2D, Dense, Dropout, ELU,
+    Flatten, GlobalAveragePooling2D, Identity, LeakyReLU, MaxPooling2D, ReLU,
+    Reshape, Softmax,
+})  # fmt: skip
+
+_TRAINING = (bool, type(None))
+_MOST_RECORDINGS = 16  # recordings of one model after which it is called eagerly for good
+
+
+def not_replayable(model, layers=REPLAYABLE_LAYERS):
+    """Why a call of `model` cannot be recorded and replayed, or None if it can.
+
+    Args:
+        model: a model.
+        layers: the layer classes whose calls are replayable.
+
+    Returns:
+        A reason (a string), or None.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> mk.models.replayed_call.not_replayable(model) is None
+        True
+        >>> mk.models.replayed_call.not_replayable(
+        ...     mk.Sequential([mk.Input((3, 4)), mk.layers.LSTM(2, name="rnn")])
+        ... )
+        "layer 'rnn' (LSTM) is not replayable"
+    """
+    from minikeras.models.model import Model
+    from minikeras.models.sequential import Sequential
+
+    if type(model) is not Sequential and not (type(model) is Model and model._inputs is not None):
+        return "only Sequential and functional models are compiled"
+    if isinstance(model._outputs, (list, tuple, dict)):  # `Model(x, [y])`: a list of one
+        return "the model's outputs are a list, tuple or dict, not one tensor"
+    # A loss callable or a regularizer runs any Python: its numbers would be fixed.
+    if model._callable_losses or model.activity_regularizer is not None:
+        return "the model adds losses"
+    for layer in tracking.tracked_layers(model):
+        if type(layer) not in layers:
+            return f"layer {layer.name!r} ({type(layer).__name__}) is not replayable"
+        activation = getattr(layer, "activation", None)
+        if (
+            activation is not None
+            and getattr(activation, "__module__", None) != "minikeras.activations"
+        ):
+            return f"layer {layer.name!r} has an activation minikeras does not define"
+        if layer.activity_regularizer is not None or layer._callable_losses:
+            return f"layer {layer.name!r} adds losses"
+        if layer.dtype != model.dtype:
+            return f"layer {layer.name!r} computes in {layer.dtype}, the model in {model.dtype}"
+    return None
+
+
+class _Calls:
+    """A model's recorded calls while what they read stands still (see the module)."""
+
+    __slots__ = ("key", "reason", "programs")
+
+    def __init__(self, key, reason):
+        self.key, self.reason = key, reason
+        self.programs = {}  # (shape, dtype, training) -> Program, or why it was refused
+
+
+def tape_call(model, inputs, kwargs):
+    """Calls `model` on `inputs` as one node of the recording tape, or returns None.
+
+    Args:
+        model: the model being called.
+        inputs: its one positional argument.
+        kwargs: its keyword arguments.
+
+    Returns:
+        The output Tensor, or None when the call must run eagerly (see the module).
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> x = np.ones((4, 3), np.float32)
+        >>> for _ in range(3):  # eager, eager and recorded, then replayed
+        ...     with mk.GradientTape() as tape:
+        ...         loss = mk.ops.sum(model(x))
+        >>> [g.shape for g in tape.gradient(loss, model.trainable_weights)]
+        [(3, 2), (2,)]
+    """
+    state = _state
+    tapes = state.active_tapes
+    if len(tapes) != 1 or state.call_stack or primitive.recorders:
+        return None
+    tape = tapes[0]
+    if tape.persistent or not tape.watch_accessed_variables:
+        return None
+    training = None
+    if kwargs:
+        training = kwargs.get("training")
+        if len(kwargs) != 1 or "training" not in kwargs or type(training) not in _TRAINING:
+            return None
+    if type(inputs) is Tensor:
+        if getattr(inputs, "_keras_mask", None) is not None:
+            return None
+        value = inputs._value
+    else:
+        value = inputs
+    if type(value) is not np.ndarray:
+        return None  # watched by a tape (a box), or a scalar or list: converted eagerly
+    if value.dtype != model.dtype:
+        if value.dtype.kind != "f":
+            return None
+        value = value.astype(model.dtype)  # as the eager call casts it
+    attributes = model.__dict__
+    calls = attributes.get("_replayed_calls")
+    key = (TrackingGeneration.value, AttributeGeneration.value)
+    if calls is None or calls.key != key:
+        if not attributes.get("_first_call_done"):
+            return None  # the first call runs eagerly, with its checks
+        recordings = attributes.get("_replayed_recordings", 0)
+        reason = not_replayable(model) if recordings < _MOST_RECORDINGS else "recorded too often"
+        calls = _Calls(key, reason)
+        object.__setattr__(model, "_replayed_calls", calls)
+    if calls.reason is not None:
+        return None
+    signature = (value.shape, value.dtype, training)
+    program = calls.programs.get(signature)
+    if program is None:
+        return _record(model, calls, signature, tape, value, training)
+    if type(program) is not Program:
+        return None
+    return _replay(program, tape, value)
+
+
+def _record(model, calls, signature, tape, value, training):
+    """Calls the model eagerly under `tape` while a `Recorder` notes its ops; keeps the program."""
+    attributes = model.__dict__
+    object.__setattr__(model, "_replayed_recordings", attributes.get("_replayed_recordings", 0) + 1)
+    # The input is watched, so that the ops on it (a Flatten first, say) are recorded too.
+    x = Tensor(value)
+    tape.watch(x)
+    writes = Variable.writes
+    with Recorder(tape._trace_id) as recorder:
+        output = LayerCall.__call__(model, x, training=training)
+    sources = model.trainable_weights
+    if Variable.writes != writes:
+        program, reason = None, "a Variable was assigned during the call"
+    elif type(output) is not Tensor or not sources:
+        program, reason = None, "the model's output is not one tensor of its weights"
+    else:
+        program, reason = Program.build(
+            recorder, tape, [value], sources, [output], [tape._nodes.get(id(x))], seeded=False
+        )
+        if program is not None and not program.complete:
+            program, reason = None, "the output does not depend on every trainable weight"
+    recorder.entries.clear()
+    calls.programs[signature] = program if program is not None else reason
+    return output
+
+
+def _replay(program, tape, value):
+    """The model's output as one node of `tape`, from the recorded forward and backward."""
+    sources = program.sources
+    parents, positions = [], []
+    for position, variable in enumerate(sources):
+        read = read_variable(variable)  # (the tape's root for it; read observers told)
+        if type(read) is not np.ndarray:  # boxed by the tape
+            parents.append(read._node)
+            positions.append(position)
+    started = program.start([value], sources)
+    if started is None:
+        return None  # a guard said no: the eager call raises the op's own error
+    (output,), backward = started
+    if len(positions) == len(sources):
+        vjp = backward.send
+    else:
+
+        def vjp(g):
+            gradients = backward.send(g)
+            return [gradients[position] for position in positions]
+
+    return wrap(primitive.record(output, tape._trace_id, tuple(parents), vjp))

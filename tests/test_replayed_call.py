@@ -1,0 +1,236 @@
+"""A model called under a GradientTape, recorded once and replayed as one node.
+
+Every replayed call must give bit for bit what the eager call gives (the
+replay switched off): outputs, gradients and the weights a custom training
+loop trains. What cannot be replayed, or could differ, must run eagerly.
+"""
+
+import numpy as np
+import pytest
+
+import minikeras as mk
+from minikeras.engine.replay import Program
+from minikeras.layers import Add, Concatenate, Conv2D, Dense, Dropout, Flatten, Input
+from minikeras.models import replayed_call
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(16, 6)).astype(np.float32)
+LABELS = RNG.integers(0, 3, size=16)
+IMAGES = RNG.normal(size=(8, 6, 6, 2)).astype(np.float32)
+
+
+def mlp():
+    return mk.Sequential([Input((6,)), Dense(8, activation="relu"), Dropout(0.3), Dense(3)])
+
+
+def functional():
+    inputs = Input((6,))
+    shared = Dense(5, activation="tanh")  # used twice: its gradients are sums
+    a, b = Dense(5)(inputs), Dense(5)(inputs)
+    merged = Concatenate()([Add()([shared(a), b, shared(b)]), a])
+    return mk.Model(inputs, Dense(3)(merged))
+
+
+def cnn():
+    return mk.Sequential([Input((6, 6, 2)), Conv2D(3, 3, activation="relu"), Flatten(), Dense(3)])
+
+
+def eager(monkeypatch):
+    monkeypatch.setattr(replayed_call, "tape_call", lambda model, inputs, kwargs: None)
+
+
+def train(make, x, steps=5, seed=0, penalty=False, prepare=None):
+    """A custom loop with Adam: the losses, outputs, gradients and final weights."""
+    mk.utils.set_random_seed(seed)
+    model = make()
+    if prepare is not None:
+        prepare(model)
+    loss_fn = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    optimizer = mk.optimizers.Adam(0.01)
+    seen = []
+    for _ in range(steps):
+        with mk.GradientTape() as tape:
+            outputs = model(x, training=True)
+            loss = loss_fn(LABELS[: len(x)], outputs)
+            if penalty:  # the loss reads a weight outside the model too
+                loss = loss + 0.1 * mk.ops.sum(model.trainable_weights[0] ** 2)
+        grads = tape.gradient(loss, model.trainable_weights)
+        optimizer.apply(grads, model.trainable_weights)
+        seen.append((loss.numpy(), outputs.numpy(), [g.numpy() for g in grads]))
+    return model, seen, [w.numpy() for w in model.weights]
+
+
+def assert_same(first, second):
+    (_, seen_a, weights_a), (_, seen_b, weights_b) = first, second
+    for (loss_a, out_a, grads_a), (loss_b, out_b, grads_b) in zip(seen_a, seen_b):
+        np.testing.assert_array_equal(loss_a, loss_b)
+        np.testing.assert_array_equal(out_a, out_b)
+        for grad_a, grad_b in zip(grads_a, grads_b):
+            np.testing.assert_array_equal(grad_a, grad_b)
+    for weight_a, weight_b in zip(weights_a, weights_b):
+        np.testing.assert_array_equal(weight_a, weight_b)
+
+
+def programs(model):
+    calls = model.__dict__.get("_replayed_calls")
+    return {} if calls is None else calls.programs
+
+
+@pytest.mark.parametrize(
+    "make, x", [(mlp, X), (functional, X), (cnn, IMAGES)], ids=["mlp", "functional", "cnn"]
+)
+def test_replayed_calls_train_bit_for_bit_as_eager_calls(make, x, monkeypatch):
+    replayed = train(make, x)
+    assert any(type(p) is Program for p in programs(replayed[0]).values())
+    eager(monkeypatch)
+    assert_same(replayed, train(make, x))
+
+
+def test_a_replayed_call_is_one_node_whose_parents_are_the_weights():
+    model = mlp()
+    for _ in range(3):
+        with mk.GradientTape() as tape:
+            outputs = model(X, training=False)
+    node = outputs._value._node
+    assert len(node.parents) == len(model.trainable_weights)
+    assert node.parents == tuple(tape._nodes[id(w)] for w in model.trainable_weights)
+    assert set(programs(model)) == {(X.shape, X.dtype, False)}
+
+
+def test_a_penalty_on_a_weight_outside_the_model_adds_up_as_eagerly(monkeypatch):
+    replayed = train(mlp, X, penalty=True)
+    eager(monkeypatch)
+    expected = train(mlp, X, penalty=True)
+    for (_, _, grads_a), (_, _, grads_b) in zip(replayed[1], expected[1]):
+        for grad_a, grad_b in zip(grads_a, grads_b):  # (the sum's order may differ: last bits)
+            np.testing.assert_allclose(grad_a, grad_b, rtol=1e-6, atol=1e-7)
+
+
+def test_an_attribute_set_on_a_layer_records_the_call_again(monkeypatch):
+    def change_rate_and_activation(model, step):
+        model.layers[1].rate = 0.1 * step
+        if step == 3:
+            model.layers[0].activation = mk.activations.get("tanh")
+
+    def loop(model):
+        results = []
+        for step in range(6):
+            change_rate_and_activation(model, step)
+            with mk.GradientTape() as tape:
+                outputs = model(X, training=True)
+                total = mk.ops.sum(outputs)
+            results.append((outputs.numpy(), tape.gradient(total, model.weights)))
+        return results
+
+    mk.utils.set_random_seed(1)
+    replayed = loop(mlp())
+    eager(monkeypatch)
+    mk.utils.set_random_seed(1)
+    for (out_a, grads_a), (out_b, grads_b) in zip(replayed, loop(mlp())):
+        np.testing.assert_array_equal(out_a, out_b)
+        for grad_a, grad_b in zip(grads_a, grads_b):
+            np.testing.assert_array_equal(grad_a.numpy(), grad_b.numpy())
+
+
+def test_a_frozen_layer_is_not_replayed_and_gets_no_gradient(monkeypatch):
+    def freeze_first(model):
+        model.layers[0].trainable = False
+
+    replayed = train(mlp, X, prepare=freeze_first)
+    assert all(type(p) is not Program for p in programs(replayed[0]).values())
+    eager(monkeypatch)
+    assert_same(replayed, train(mlp, X, prepare=freeze_first))
+
+
+def test_a_model_recorded_again_too_often_is_called_eagerly():
+    model = mlp()
+    for step in range(replayed_call._MOST_RECORDINGS + 4):
+        model.layers[1].rate = 0.01 * (step % 3)
+        with mk.GradientTape():
+            model(X, training=True)
+    assert model._replayed_calls.reason == "recorded too often"
+
+
+def test_calls_that_must_stay_eager_record_nothing():
+    model = mlp()
+    model(X)
+    x = mk.Tensor(X)
+    for _ in range(3):
+        with mk.GradientTape(persistent=True):
+            model(X)
+        with mk.GradientTape(watch_accessed_variables=False):
+            model(X)
+        with mk.GradientTape() as outer, mk.GradientTape():
+            model(X)
+        with mk.GradientTape() as tape:
+            tape.watch(x)
+            total = mk.ops.sum(model(x))
+        model(X)  # (no tape)
+        with mk.GradientTape():
+            model(X, mask=None)
+    assert programs(model) == {}
+    # The watched input's gradient is the eager one.
+    assert tape.gradient(total, x).shape == X.shape
+    assert outer is not None
+
+
+def test_an_input_of_another_float_dtype_is_cast_as_the_eager_call_casts_it(monkeypatch):
+    wide = X.astype(np.float64)
+    replayed = train(mlp, wide)
+    assert set(programs(replayed[0])) == {(X.shape, np.dtype(np.float32), True)}
+    eager(monkeypatch)
+    assert_same(replayed, train(mlp, wide))
+
+
+def test_models_that_cannot_be_replayed_say_why():
+    class Net(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = Dense(2)
+
+        def call(self, inputs):
+            return self.dense(inputs)
+
+    nested = mk.Sequential([Input((6,)), mk.Sequential([Dense(2)])])
+    noisy = mk.Sequential([Input((6,)), mk.layers.GaussianNoise(0.1), Dense(2)])
+    for model in (Net(), nested, noisy):
+        for _ in range(3):
+            with mk.GradientTape():
+                model(X)
+        assert programs(model) == {}
+        assert model._replayed_calls.reason
+    assert "GaussianNoise" in noisy._replayed_calls.reason
+
+
+def test_a_variable_assigned_during_the_recording_refuses_it(monkeypatch):
+    model = mlp()
+    model(X)
+    original = Dense.call
+
+    def assigning_call(self, inputs):
+        self.bias.assign_add(np.zeros(self.units, np.float32))
+        return original(self, inputs)
+
+    monkeypatch.setattr(Dense, "call", assigning_call)
+    with mk.GradientTape():
+        model(X)
+    assert programs(model) == {(X.shape, X.dtype, None): "a Variable was assigned during the call"}
+
+
+def test_two_threads_training_their_own_models_match_running_one_after_the_other():
+    import threading
+
+    expected = [train(mlp, X, seed=seed)[2] for seed in (0, 1)]
+    results = {}
+
+    def worker(seed):
+        results[seed] = train(mlp, X, seed=seed)[2]
+
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for seed in (0, 1):
+        for got, want in zip(results[seed], expected[seed]):
+            np.testing.assert_array_equal(got, want)
