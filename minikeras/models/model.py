@@ -202,9 +202,15 @@ class Model(Trainer, ModelSaving, Layer):
             f"{[layer.name for layer in layers]}"
         )
 
+    _replays_calls = False  # (Sequential: True; a functional Model is told by its inputs)
+
     def __call__(self, *args, **kwargs):
         # Under a tape, a model of plain-math layers may run as one recorded node.
-        if _state.active_tapes and len(args) == 1:
+        if (
+            _state.active_tapes
+            and len(args) == 1
+            and (type(self)._replays_calls or (type(self) is Model and self._inputs is not None))
+        ):
             outputs = replayed_call.tape_call(self, args[0], kwargs)
             if outputs is not None:
                 return outputs

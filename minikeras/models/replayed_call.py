@@ -36,6 +36,8 @@ activation). A model recorded again more than `_MOST_RECORDINGS` times is
 called eagerly from then on. The call is eager, as written, whenever the
 replay could differ from it or could not serve the tape:
 
+- the model was compiled with `run_eagerly=True` or `jit_compile=False`,
+  which ask for eager steps (and so switch this off);
 - the model is subclassed (its `call` is the user's Python), has layers
   outside `REPLAYABLE_LAYERS`, several outputs, or a loss added from Python;
 - the input is not one floating array (or Tensor; one of another float
@@ -198,6 +200,8 @@ def tape_call(model, inputs, kwargs):
             return None
         value = value.astype(model.dtype)  # as the eager call casts it
     attributes = model.__dict__
+    if attributes.get("run_eagerly") or attributes.get("jit_compile") is False:
+        return None  # compiled so: every step eager, as Keras runs it
     calls = attributes.get("_replayed_calls")
     key = (TrackingGeneration.value, AttributeGeneration.value)
     if calls is None or calls.key != key:

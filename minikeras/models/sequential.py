@@ -28,6 +28,7 @@ class Sequential(Model):
     """
 
     _summary_shows_inputs = False  # as in Keras
+    _replays_calls = True  # under a tape (models.replayed_call)
 
     def __init__(self, layers=None, trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name, **kwargs)
