@@ -5,7 +5,10 @@ over the batch, the gradient of all six weights, and a plain SGD update in
 place. The minikeras step goes through the public API (`ops.dense`,
 `ops.sparse_categorical_crossentropy`, `ops.mean`, `GradientTape`,
 `Variable.assign_sub`); the numpy step does the same arithmetic by hand, the
-way a careful numpy programmer writes it. Both run interleaved in one process
+way a careful numpy programmer writes it (scaling the gradients, its own, in
+place). Two more contenders take issue #17's path: a model called in the tape
+(a Sequential, and a subclassed Model holding three Dense layers), the loss
+object, and `SGD.apply_gradients`. Both run interleaved in one process
 with the floor (the step's eight matrix products alone), in an order that
 rotates every round, with BLAS on one thread, so that a noisy machine slows
 all three alike.
@@ -43,6 +46,7 @@ from benchmarks.common import (  # noqa: E402
     versions,
     write_json,
 )
+from benchmarks.mlp import minikeras_model, subclassed_model  # noqa: E402
 from benchmarks.problems import DISTINCT_BATCHES, mlp_problem  # noqa: E402
 from benchmarks.reference import NumpyMLP, mlp_floor, sgd_in_place  # noqa: E402
 from minikeras import GradientTape, Tensor, Variable, ops  # noqa: E402
@@ -105,6 +109,43 @@ class MinikerasStep:
         del tape, loss, grads
         t3 = clock()
         return {"forward": t1 - t0, "gradient": t2 - t1, "update": t3 - t2, "step": t3 - t0}
+
+
+class ModelStep:
+    """The issue's path: a model called in a `GradientTape`, `SGD.apply_gradients`.
+
+    Args:
+        make: `benchmarks.mlp.minikeras_model` (a Sequential, whose call a
+            tape replays as one node) or `subclassed_model` (its `call` is
+            Python, run eagerly).
+        weights: the starting weights.
+        learning_rate: SGD's learning rate.
+    """
+
+    def __init__(self, make, weights, learning_rate):
+        from minikeras import losses, optimizers
+
+        self.model = make([w.copy() for w in weights])
+        self.variables = self.model.trainable_weights
+        self.loss_fn = losses.SparseCategoricalCrossentropy(from_logits=True)
+        self.optimizer = optimizers.SGD(learning_rate)
+
+    def forward_backward(self, x, labels):
+        with GradientTape() as tape:
+            loss = self.loss_fn(labels, self.model(x, training=True))
+        return loss, tape.gradient(loss, self.variables)
+
+    def step(self, x, labels):
+        loss, grads = self.forward_backward(x, labels)
+        self.optimizer.apply_gradients(zip(grads, self.variables))
+        return loss
+
+    def timed_step(self, x, labels, clock=time.perf_counter):
+        """One step; returns the seconds it took (freeing included)."""
+        t0 = clock()
+        loss = self.step(x, labels)
+        del loss
+        return {"step": clock() - t0}
 
 
 class NumpyStep:
@@ -191,6 +232,8 @@ def time_steps(weights, batches, repeats, warmup, learning_rate):
     """
     contenders = {
         "minikeras": MinikerasStep(weights, learning_rate),
+        "sequential": ModelStep(minikeras_model, weights, learning_rate),
+        "subclassed": ModelStep(subclassed_model, weights, learning_rate),
         "numpy": NumpyStep(weights, learning_rate),
         "gemm": mlp_floor(weights, batches[0][0]),
     }
@@ -347,6 +390,8 @@ def print_report(args, info, threads, stats, ratios, update_variants, small_ops,
         ("  forward + loss (in tape)", "minikeras_forward"),
         ("  tape.gradient", "minikeras_gradient"),
         ("  SGD update (6 x assign_sub)", "minikeras_update"),
+        ("Sequential in tape, SGD.apply_gradients", "sequential_step"),
+        ("subclassed in tape, SGD.apply_gradients", "subclassed_step"),
         ("numpy step (hand-written)", "numpy_step"),
         ("  forward + loss + backward", "numpy_forward_backward"),
         ("  SGD update (in place)", "numpy_update"),
@@ -367,6 +412,11 @@ def print_report(args, info, threads, stats, ratios, update_variants, small_ops,
         f"(target <= {TARGET_RATIO}: {verdict})"
     )
     print(f"ratio minikeras / numpy (paired rounds, median): {ratios['paired_median']:.3f}")
+    for name in ("sequential", "subclassed"):
+        print(
+            f"ratio {name} model + SGD.apply_gradients / numpy (medians): "
+            f"{ratios[f'{name}_over_numpy']:.3f}  (issue #17's row, target <= 1.10)"
+        )
     print(f"ratio numpy / GEMM floor (medians):    {ratios['numpy_over_gemm']:.3f}")
     print(f"ratio minikeras / GEMM floor (medians): {ratios['minikeras_over_gemm']:.3f}")
     print(
@@ -427,6 +477,8 @@ def main(argv=None):
         "numpy_over_gemm": np_median / gemm_median,
         "minikeras_over_gemm": mk_median / gemm_median,
         "overhead_us": mk_median - np_median,
+        "sequential_over_numpy": stats["sequential_step"]["median_us"] / np_median,
+        "subclassed_over_numpy": stats["subclassed_step"]["median_us"] / np_median,
         "target": TARGET_RATIO,
     }
     update_variants = time_update_variants(weights, *batches[0], LEARNING_RATE)
