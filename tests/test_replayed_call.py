@@ -263,3 +263,18 @@ def test_fit_steps_that_run_eagerly_replay_the_model_call_and_train_alike():
     assert histories["auto"] == histories[False]
     for got, want in zip(weights["auto"], weights[False]):
         np.testing.assert_array_equal(got, want)
+
+
+def test_a_loss_added_before_a_replayed_call_is_past_as_after_an_eager_one(monkeypatch):
+    def counted(model):
+        seen = []
+        for _ in range(4):
+            model.layers[0].add_loss(mk.ops.sum(model.layers[0].kernel))
+            with mk.GradientTape():
+                model(X)
+            seen.append(len(model.losses))
+        return seen
+
+    replayed = counted(mlp())
+    eager(monkeypatch)
+    assert replayed == counted(mlp()) == [0, 0, 0, 0]

@@ -51,9 +51,9 @@ replay could differ from it or could not serve the tape:
 - the recording reads a weight the tape does not watch (a frozen layer's),
   assigns a Variable, or leaves a weight without a gradient.
 
-Unlike the eager call, a replayed one does not update the layers'
-bookkeeping for `summary()` and call-time losses: a replayable model has
-none that a replay could change.
+A replayed call counts as a new outermost call, as the eager one does (a
+loss given to `add_loss` before it no longer counts in `model.losses`); the
+layers' own bookkeeping for `summary()` is left as the recording set it.
 """
 
 import numpy as np
@@ -81,6 +81,7 @@ from minikeras.layers import (
     ReLU,
     Reshape,
     Softmax,
+    call_checks,
     tracking,
 )
 from minikeras.layers.layer import AttributeGeneration
@@ -219,7 +220,7 @@ def tape_call(model, inputs, kwargs):
         return _record(model, calls, signature, tape, value, training)
     if type(program) is not Program:
         return None
-    return _replay(program, tape, value)
+    return _replay(model, program, tape, value)
 
 
 def _record(model, calls, signature, tape, value, training):
@@ -248,7 +249,7 @@ def _record(model, calls, signature, tape, value, training):
     return output
 
 
-def _replay(program, tape, value):
+def _replay(model, program, tape, value):
     """The model's output as one node of `tape`, from the recorded forward and backward."""
     sources = program.sources
     parents, positions = [], []
@@ -261,6 +262,10 @@ def _replay(program, tape, value):
     if started is None:
         return None  # a guard said no: the eager call raises the op's own error
     (output,), backward = started
+    # A new outermost call, as the eager one counts it: losses added before it are past.
+    counter = call_checks.counter
+    counter.outermost_calls += 1
+    model.__dict__["_latest_call"] = counter.outermost_calls
     if len(positions) == len(sources):
         vjp = backward.send
     else:
