@@ -278,3 +278,29 @@ def test_a_loss_added_before_a_replayed_call_is_past_as_after_an_eager_one(monke
     replayed = counted(mlp())
     eager(monkeypatch)
     assert replayed == counted(mlp()) == [0, 0, 0, 0]
+
+
+def test_inputs_of_ever_new_shapes_stop_the_recordings(monkeypatch):
+    # Each batch size is a new kind of input: past the limit the calls are eager and
+    # the programs kept so far are let go (they would otherwise pile up, one a shape).
+    def loop():
+        mk.utils.set_random_seed(0)
+        model = mlp()
+        seen = []
+        for size in range(1, replayed_call._MOST_RECORDINGS + 8):
+            with mk.GradientTape() as tape:
+                outputs = model(np.resize(X, (size, 6)), training=True)
+                total = mk.ops.sum(outputs * outputs)
+            seen.append(
+                [outputs.numpy()] + [g.numpy() for g in tape.gradient(total, model.weights)]
+            )
+        return model, seen
+
+    model, replayed = loop()
+    assert model._replayed_calls.reason == "recorded too often"
+    assert programs(model) == {}
+    assert model._replayed_recordings == replayed_call._MOST_RECORDINGS
+    eager(monkeypatch)
+    for got, want in zip(replayed, loop()[1]):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)

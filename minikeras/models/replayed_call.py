@@ -32,9 +32,10 @@ What is replayed is fixed when it is recorded, so anything that could change
 it records it again: what the model tracks (`TrackingGeneration`: a layer
 added, a weight replaced, `trainable` switched) and any attribute set on a
 built layer (`layers.layer.AttributeGeneration`: a Dropout's `rate`, an
-activation). A model recorded again more than `_MOST_RECORDINGS` times is
-called eagerly from then on. The call is eager, as written, whenever the
-replay could differ from it or could not serve the tape:
+activation). A model recorded more than `_MOST_RECORDINGS` times (for new
+kinds of input, or again after such changes) is called eagerly from then on.
+The call is eager, as written, whenever the replay could differ from it or
+could not serve the tape:
 
 - the model was compiled with `run_eagerly=True` or `jit_compile=False`,
   which ask for eager steps (and so switch this off);
@@ -217,6 +218,10 @@ def tape_call(model, inputs, kwargs):
     signature = (value.shape, value.dtype, training)
     program = calls.programs.get(signature)
     if program is None:
+        if attributes.get("_replayed_recordings", 0) >= _MOST_RECORDINGS:
+            # (inputs of ever new shapes, as well as changed layers, end the recordings)
+            calls.reason, calls.programs = "recorded too often", {}
+            return None
         return _record(model, calls, signature, tape, value, training)
     if type(program) is not Program:
         return None
