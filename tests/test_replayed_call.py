@@ -304,3 +304,21 @@ def test_inputs_of_ever_new_shapes_stop_the_recordings(monkeypatch):
     for got, want in zip(replayed, loop()[1]):
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
+
+
+def test_a_loss_added_to_a_layer_before_a_replayed_call_is_past_and_let_go(monkeypatch):
+    # The eager call is a new outermost call of every layer, which forgets (and frees)
+    # the Tensors given to its add_loss before it: the replayed call must too.
+    def counted(model):
+        layer = model.layers[0]
+        seen = []
+        for _ in range(5):
+            with mk.GradientTape():
+                layer.add_loss(mk.ops.sum(layer.kernel))
+                model(X)
+            seen.append((len(layer.losses), len(layer._losses), len(model.losses)))
+        return seen
+
+    replayed = counted(mlp())
+    eager(monkeypatch)
+    assert replayed == counted(mlp()) == [(0, 0, 0)] * 5

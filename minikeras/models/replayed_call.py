@@ -52,9 +52,10 @@ could not serve the tape:
 - the recording reads a weight the tape does not watch (a frozen layer's),
   assigns a Variable, or leaves a weight without a gradient.
 
-A replayed call counts as a new outermost call, as the eager one does (a
-loss given to `add_loss` before it no longer counts in `model.losses`); the
-layers' own bookkeeping for `summary()` is left as the recording set it.
+A replayed call counts as a new outermost call of the model and of each of
+its layers, as the eager one does (a loss given to `add_loss` before it no
+longer counts in `losses`, and is let go); the layers' own bookkeeping for
+`summary()` is left as the recording set it.
 """
 
 import numpy as np
@@ -150,10 +151,10 @@ def not_replayable(model, layers=REPLAYABLE_LAYERS):
 class _Calls:
     """A model's recorded calls while what they read stands still (see the module)."""
 
-    __slots__ = ("key", "reason", "programs")
+    __slots__ = ("key", "reason", "programs", "layers")
 
-    def __init__(self, key, reason):
-        self.key, self.reason = key, reason
+    def __init__(self, key, reason, layers):
+        self.key, self.reason, self.layers = key, reason, layers
         self.programs = {}  # (shape, dtype, training) -> Program, or why it was refused
 
 
@@ -211,7 +212,8 @@ def tape_call(model, inputs, kwargs):
             return None  # the first call runs eagerly, with its checks
         recordings = attributes.get("_replayed_recordings", 0)
         reason = not_replayable(model) if recordings < _MOST_RECORDINGS else "recorded too often"
-        calls = _Calls(key, reason)
+        layers = [model, *tracking.tracked_layers(model)] if reason is None else None
+        calls = _Calls(key, reason, layers)
         object.__setattr__(model, "_replayed_calls", calls)
     if calls.reason is not None:
         return None
@@ -225,7 +227,7 @@ def tape_call(model, inputs, kwargs):
         return _record(model, calls, signature, tape, value, training)
     if type(program) is not Program:
         return None
-    return _replay(model, program, tape, value)
+    return _replay(calls, program, tape, value)
 
 
 def _record(model, calls, signature, tape, value, training):
@@ -254,7 +256,7 @@ def _record(model, calls, signature, tape, value, training):
     return output
 
 
-def _replay(model, program, tape, value):
+def _replay(calls, program, tape, value):
     """The model's output as one node of `tape`, from the recorded forward and backward."""
     sources = program.sources
     parents, positions = [], []
@@ -270,7 +272,12 @@ def _replay(model, program, tape, value):
     # A new outermost call, as the eager one counts it: losses added before it are past.
     counter = call_checks.counter
     counter.outermost_calls += 1
-    model.__dict__["_latest_call"] = counter.outermost_calls
+    number = counter.outermost_calls
+    for layer in calls.layers:  # (the model first)
+        layer.__dict__["_latest_call"] = number
+        losses = layer._losses
+        if losses and losses[0][0] < number:
+            losses[:] = [entry for entry in losses if entry[0] >= number]
     if len(positions) == len(sources):
         vjp = backward.send
     else:
