@@ -322,3 +322,30 @@ def test_a_loss_added_to_a_layer_before_a_replayed_call_is_past_and_let_go(monke
     replayed = counted(mlp())
     eager(monkeypatch)
     assert replayed == counted(mlp()) == [(0, 0, 0)] * 5
+
+
+def test_a_float64_loss_with_a_penalty_sums_before_the_cast_as_eagerly(monkeypatch):
+    # A float64 factor makes the gradient reaching the model float64: the tape sums the
+    # weight's gradients (the model's and the penalty's) in float64, then casts the sum
+    # to float32; the replayed node must not cast its part first.
+    factor = np.random.default_rng(1).normal(size=(16, 3))
+
+    def loop():
+        mk.utils.set_random_seed(0)
+        model = mlp()
+        seen = []
+        for _ in range(4):
+            with mk.GradientTape() as tape:
+                outputs = model(X, training=True)
+                bias = model.trainable_weights[3]
+                loss = mk.ops.sum(outputs * factor) + mk.ops.sum(bias * factor[0])
+            seen.append([g.numpy() for g in tape.gradient(loss, model.trainable_weights)])
+        return model, seen
+
+    model, replayed = loop()
+    assert [type(p) for p in programs(model).values()] == [Program]
+    eager(monkeypatch)
+    for got, want in zip(replayed, loop()[1]):
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype == np.float32
+            np.testing.assert_array_equal(a, b)

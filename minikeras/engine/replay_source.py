@@ -72,7 +72,8 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
         outputs: the output slots, the first being the loss.
         order: step numbers in the order the tape's backward pass visits them.
         constants: `{slot: value}` for the Python constants the ops received.
-        source_dtypes: per source, the dtype its gradient must have.
+        source_dtypes: per source, the dtype its gradient must have (a
+            generator leaves the cast to the tape, which sums first).
         seed: the loss's gradient, ones (read-only); or None for a generator.
 
     Returns:
@@ -173,10 +174,14 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
         if slot not in reached:
             gradients.append("None")
             continue
-        namespace[f"s{position}"] = dtype
         if slot in summed:
             back.append(f"d{slot} = t{slot}[0]")
-        back += [f"if d{slot}.dtype != s{position}:", f"    d{slot} = d{slot}.astype(s{position})"]
+        if seeded:  # (a tape casts its roots' gradients once it has summed them, as eagerly)
+            namespace[f"s{position}"] = dtype
+            back += [
+                f"if d{slot}.dtype != s{position}:",
+                f"    d{slot} = d{slot}.astype(s{position})",
+            ]
         gradients.append(f"d{slot}")
     if seeded:
         back.append(f"return [{', '.join(map(name, outputs))}], [{', '.join(gradients)}]")
