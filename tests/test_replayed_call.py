@@ -349,3 +349,24 @@ def test_a_float64_loss_with_a_penalty_sums_before_the_cast_as_eagerly(monkeypat
         for a, b in zip(got, want):
             assert a.dtype == b.dtype == np.float32
             np.testing.assert_array_equal(a, b)
+
+
+def test_a_replayed_model_is_freed_as_soon_as_nothing_holds_it():
+    # What a model keeps for its replays must not refer back to it (a cycle would wait
+    # for the garbage collector, with the weights and whatever the model holds).
+    import gc
+    import weakref
+
+    model = mlp()
+    for _ in range(3):
+        with mk.GradientTape() as tape:
+            total = mk.ops.sum(model(X, training=True))
+        tape.gradient(total, model.trainable_weights)
+    assert [type(p) for p in programs(model).values()] == [Program]
+    held = weakref.ref(model)
+    gc.disable()
+    try:
+        del model, tape, total
+        assert held() is None
+    finally:
+        gc.enable()

@@ -212,7 +212,7 @@ def tape_call(model, inputs, kwargs):
             return None  # the first call runs eagerly, with its checks
         recordings = attributes.get("_replayed_recordings", 0)
         reason = not_replayable(model) if recordings < _MOST_RECORDINGS else "recorded too often"
-        layers = [model, *tracking.tracked_layers(model)] if reason is None else None
+        layers = tracking.tracked_layers(model) if reason is None else None
         calls = _Calls(key, reason, layers)
         object.__setattr__(model, "_replayed_calls", calls)
     if calls.reason is not None:
@@ -227,7 +227,7 @@ def tape_call(model, inputs, kwargs):
         return _record(model, calls, signature, tape, value, training)
     if type(program) is not Program:
         return None
-    return _replay(calls, program, tape, value)
+    return _replay(model, calls, program, tape, value)
 
 
 def _record(model, calls, signature, tape, value, training):
@@ -256,7 +256,7 @@ def _record(model, calls, signature, tape, value, training):
     return output
 
 
-def _replay(calls, program, tape, value):
+def _replay(model, calls, program, tape, value):
     """The model's output as one node of `tape`, from the recorded forward and backward."""
     sources = program.sources
     parents, positions = [], []
@@ -273,7 +273,7 @@ def _replay(calls, program, tape, value):
     counter = call_checks.counter
     counter.outermost_calls += 1
     number = counter.outermost_calls
-    for layer in calls.layers:  # (the model first)
+    for layer in (model, *calls.layers):
         layer.__dict__["_latest_call"] = number
         losses = layer._losses
         if losses and losses[0][0] < number:
