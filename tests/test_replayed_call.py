@@ -370,3 +370,24 @@ def test_a_replayed_model_is_freed_as_soon_as_nothing_holds_it():
         assert held() is None
     finally:
         gc.enable()
+
+
+def test_fit_called_epoch_by_epoch_keeps_its_recordings_and_trains_alike():
+    # fit attaches its bookkeeping to the model (history, stop_training...), which is
+    # not part of the network: it must not record the model's call again at each fit,
+    # past the most recordings (all calls eager from then on).
+    weights = {}
+    for jit_compile in ("auto", False):
+        mk.utils.set_random_seed(0)
+        model = mlp()
+        model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      jit_compile=jit_compile)  # fmt: skip
+        for _ in range(replayed_call._MOST_RECORDINGS):
+            model.fit(X, LABELS, sample_weight=np.linspace(0.5, 1.5, 16), batch_size=6,
+                      epochs=1, verbose=0, shuffle=False)  # fmt: skip
+        weights[jit_compile] = model.get_weights()
+        if jit_compile == "auto":
+            assert model._replayed_recordings == 2  # batches of 6 and of 4
+            assert [type(p) for p in programs(model).values()] == [Program, Program]
+    for got, want in zip(weights["auto"], weights[False]):
+        np.testing.assert_array_equal(got, want)

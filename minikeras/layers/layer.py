@@ -29,7 +29,9 @@ class AttributeGeneration:
     What a layer's `call` reads from its attributes (a Dropout's `rate`, an
     activation) is fixed in a recording of it; `models.replayed_call` keeps a
     recording while this counter stands still. Layers' own bookkeeping during
-    a call bypasses `Layer.__setattr__` and does not move it.
+    a call bypasses `Layer.__setattr__` and does not move it, nor do the
+    attributes a layer declares outside its network (`_untracked_attributes`:
+    what `compile` and `fit` attach to a model, its `history`...).
 
     Example:
         >>> layer = mk.layers.Dropout(0.5)
@@ -179,7 +181,7 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             )
         attributes = self.__dict__
         old = attributes.get(name)
-        if attributes.get("built"):
+        if attributes.get("built") and name not in self._untracked_attributes:
             AttributeGeneration.value += 1
         self._release_added_weight(name, value)
         object.__setattr__(self, name, value)
