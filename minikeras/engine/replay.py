@@ -317,8 +317,9 @@ class Program:
         Returns:
             `(outputs, backward)`: the outputs' values, and a generator that,
             sent the first output's gradient, yields the gradient of each
-            source (None where the output does not depend on it); or None
-            when a `replay_guard` refused the new inputs.
+            source (None where the output does not depend on it) in the dtype
+            the VJPs give it, which a tape casts once it has summed it; or
+            None when a `replay_guard` refused the new inputs.
 
         Example:
             >>> w = mk.Variable([2.0, 3.0])
