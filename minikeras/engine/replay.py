@@ -169,6 +169,8 @@ class Program:
         sources: the Variables given to `build`, which `run` must be given again.
         source: the Python function a replay runs, as text (`engine.replay_source`).
         complete: whether every source gets a gradient (none is None).
+        counts: per source, how many gradients `start`'s generator gives it
+            (one per op reading it, for a source read several times; else 1).
 
     Example:
         >>> w = mk.Variable([2.0, 3.0])
@@ -190,7 +192,7 @@ class Program:
         # The Generators a replay that may give up must rewind (see replay_draws), or None.
         self._generators = generators
         first_constant = input_count + len(sources) + len(steps)
-        self._replay, self.source, self.complete = write_replay(
+        self._replay, self.source, self.complete, self.counts = write_replay(
             steps,
             input_count + len(sources),
             outputs,
@@ -316,10 +318,11 @@ class Program:
 
         Returns:
             `(outputs, backward)`: the outputs' values, and a generator that,
-            sent the first output's gradient, yields the gradient of each
-            source (None where the output does not depend on it) in the dtype
-            the VJPs give it, which a tape casts once it has summed it; or
-            None when a `replay_guard` refused the new inputs.
+            sent the first output's gradient, yields the gradients of the
+            sources (`counts[i]` for source `i`; None where the output does
+            not depend on it) in the dtype the VJPs give them, which a tape
+            adds up and casts as it does eagerly; or None when a
+            `replay_guard` refused the new inputs.
 
         Example:
             >>> w = mk.Variable([2.0, 3.0])

@@ -77,13 +77,16 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
         seed: the loss's gradient, ones (read-only); or None for a generator.
 
     Returns:
-        `(function, source, complete)`: `function(*inputs, *source_values)`
-        returns `(output values, gradients)`, or None when a step's guard
-        says no; `complete` says that no gradient is None. Without a `seed`
-        the function is a generator, the forward pass and the backward pass
-        of a node that a tape records (`models.replayed_call`): it first
-        yields the output values (or None, a guard having said no), is then
-        sent the first output's gradient, and yields the gradients.
+        `(function, source, complete, counts)`: `function(*inputs,
+        *source_values)` returns `(output values, gradients)`, or None when a
+        step's guard says no; `complete` says that no gradient is None.
+        Without a `seed` the function is a generator, the forward pass and the
+        backward pass of a node that a tape records (`models.replayed_call`):
+        it first yields the output values (or None, a guard having said no),
+        is then sent the first output's gradient, and yields the gradients,
+        `counts[i]` of them for source `i`: a source several ops read gets
+        each op's gradient, in the tape's order, for the tape to add to what
+        the rest of its graph gives that source, as it adds them eagerly.
     """
     seeded = seed is not None
     namespace = {"add_gradient": add_gradient, "_densified": _densified, "seed": seed}
@@ -125,7 +128,10 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
     if not seeded:  # the gradient a tape pulls back to the node, in the place of ones
         lines.append(f"    seed = yield [{', '.join(map(name, outputs))}]")
     summed = {slot for index in pulled for slot, shared in steps[index].pulls if shared}
-    back = [f"t{slot} = None" for slot in sorted(summed - {loss})]
+    first_source = param_count - len(source_dtypes)
+    # A generator hands over each gradient of a source read several times (see Returns).
+    handed = {} if seeded else {s: [] for s in summed if first_source <= s < param_count}
+    back = [f"t{slot} = None" for slot in sorted(summed - {loss} - set(handed))]
     if loss in summed:
         back.append(f"t{loss} = (seed, False)")
     else:  # (a copy where the loss is a source: its gradient goes to the optimizer)
@@ -160,20 +166,29 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
             back.append(f"del d{slot}, p{slot}")
         else:
             for q, (parent, shared) in zip(pulled_names, step.pulls):
-                if shared:
+                if parent in handed:
+                    given = f"e{parent}_{len(handed[parent])}"
+                    handed[parent].append(given)
+                    back.append(f"{given} = {q}")
+                elif shared:
                     back.append(f"t{parent} = add_gradient(t{parent}, {q})")
                 elif step.fused:
                     back.append(f"d{parent} = {q}")
                 else:  # autograd's own VJPs may give a sparse gradient (indexing)
                     back.append(f"d{parent} = _densified({q})")
             back.append(f"del {', '.join(pulled_names)}, d{slot}, p{slot}")
-    gradients = []
-    first_source = param_count - len(source_dtypes)
+    gradients, counts = [], []
     for position, dtype in enumerate(source_dtypes):
         slot = first_source + position
         if slot not in reached:
             gradients.append("None")
+            counts.append(1)
             continue
+        if slot in handed:
+            gradients += handed[slot]
+            counts.append(len(handed[slot]))
+            continue
+        counts.append(1)
         if slot in summed:
             back.append(f"d{slot} = t{slot}[0]")
         if seeded:  # (a tape casts its roots' gradients once it has summed them, as eagerly)
@@ -193,7 +208,7 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
         lines.append("    yield gradients")
     source = "\n".join(lines)
     exec(_compiled(source), namespace)  # noqa: S102
-    return namespace["replay"], source, "None" not in gradients
+    return namespace["replay"], source, "None" not in gradients, counts
 
 
 @functools.lru_cache(maxsize=256)

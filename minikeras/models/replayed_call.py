@@ -24,9 +24,9 @@ user's tape, whose VJP runs the recorded backward pass:
   see them), and record one node whose parents are the weights' roots.
 
 The numbers are those of the eager call, bit for bit: the same forwards and
-VJPs run in the order the tape would run them. A weight's gradient is a sum
-when the loss also reads it outside the model (a penalty on it); the sum
-then adds the same terms in an order that may differ, in the last bits.
+VJPs run in the order the tape would run them. A weight the model reads
+several times (a shared layer) gets each read's gradient from the node, which
+the tape adds to the rest (a penalty on the weight) one by one, as eagerly.
 
 What is replayed is fixed when it is recorded, so anything that could change
 it records it again: what the model tracks (`TrackingGeneration`: a layer
@@ -259,12 +259,14 @@ def _record(model, calls, signature, tape, value, training):
 def _replay(model, calls, program, tape, value):
     """The model's output as one node of `tape`, from the recorded forward and backward."""
     sources = program.sources
-    parents, positions = [], []
-    for position, variable in enumerate(sources):
+    # Per source, its gradients (one per read, for a weight the model reads several times).
+    parents, positions, given = [], [], 0
+    for variable, count in zip(sources, program.counts):
         read = read_variable(variable)  # (the tape's root for it; read observers told)
         if type(read) is not np.ndarray:  # boxed by the tape
-            parents.append(read._node)
-            positions.append(position)
+            parents += [read._node] * count
+            positions += range(given, given + count)
+        given += count
     started = program.start([value], sources)
     if started is None:
         return None  # a guard said no: the eager call raises the op's own error
@@ -278,7 +280,7 @@ def _replay(model, calls, program, tape, value):
         losses = layer._losses
         if losses and losses[0][0] < number:
             losses[:] = [entry for entry in losses if entry[0] >= number]
-    if len(positions) == len(sources):
+    if len(positions) == given:
         vjp = backward.send
     else:
 
