@@ -170,7 +170,8 @@ class Program:
         source: the Python function a replay runs, as text (`engine.replay_source`).
         complete: whether every source gets a gradient (none is None).
         counts: per source, how many gradients `start`'s generator gives it
-            (one per op reading it, for a source read several times; else 1).
+            (one per op reading it, for a source read several times; else
+            1), or None when every source gets one.
 
     Example:
         >>> w = mk.Variable([2.0, 3.0])
@@ -192,7 +193,7 @@ class Program:
         # The Generators a replay that may give up must rewind (see replay_draws), or None.
         self._generators = generators
         first_constant = input_count + len(sources) + len(steps)
-        self._replay, self.source, self.complete, self.counts = write_replay(
+        self._replay, self.source, self.complete, counts = write_replay(
             steps,
             input_count + len(sources),
             outputs,
@@ -201,6 +202,7 @@ class Program:
             [source._value.dtype for source in sources],
             seed,
         )
+        self.counts = counts if any(count != 1 for count in counts) else None
 
     @classmethod
     def build(cls, recorder, tape, inputs, sources, outputs, input_nodes=None, seeded=True):

@@ -259,14 +259,15 @@ def _record(model, calls, signature, tape, value, training):
 def _replay(model, calls, program, tape, value):
     """The model's output as one node of `tape`, from the recorded forward and backward."""
     sources = program.sources
-    # Per source, its gradients (one per read, for a weight the model reads several times).
-    parents, positions, given = [], [], 0
-    for variable, count in zip(sources, program.counts):
+    parents, positions = [], []
+    for position, variable in enumerate(sources):
         read = read_variable(variable)  # (the tape's root for it; read observers told)
         if type(read) is not np.ndarray:  # boxed by the tape
-            parents += [read._node] * count
-            positions += range(given, given + count)
-        given += count
+            parents.append(read._node)
+            positions.append(position)
+    given = len(sources)
+    if program.counts is not None:  # a weight read several times: a gradient per read
+        parents, positions, given = _per_read(parents, positions, program.counts)
     started = program.start([value], sources)
     if started is None:
         return None  # a guard said no: the eager call raises the op's own error
@@ -289,3 +290,16 @@ def _replay(model, calls, program, tape, value):
             return [gradients[position] for position in positions]
 
     return wrap(primitive.record(output, tape._trace_id, tuple(parents), vjp))
+
+
+def _per_read(parents, positions, counts):
+    """`parents` and `positions` with each source repeated `counts[source]` times."""
+    starts = [0]
+    for count in counts:
+        starts.append(starts[-1] + count)
+    repeated, places = [], []
+    for parent, position in zip(parents, positions):
+        count = counts[position]
+        repeated += [parent] * count
+        places += range(starts[position], starts[position] + count)
+    return repeated, places, starts[-1]
