@@ -88,6 +88,37 @@ def test_callback_list_calls_every_hook_on_each_callback_in_order():
         assert [(tag, hook) for tag, hook, _ in calls] == [("a", name), ("b", name)]
 
 
+def test_batch_hooks_go_only_to_the_callbacks_that_define_them(monkeypatch):
+    # As in Keras: an inherited (empty) batch hook is not called at each step.
+    inherited, default = [], callbacks.Callback.on_train_batch_end
+
+    def spy(self, batch, logs=None):
+        inherited.append(type(self).__name__)
+        default(self, batch, logs)
+
+    monkeypatch.setattr(callbacks.Callback, "on_train_batch_end", spy)
+    seen = []
+
+    class Own(callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            seen.append(("own", batch))
+
+    class Older(callbacks.Callback):
+        def on_batch_end(self, batch, logs=None):  # Keras's older name still counts
+            seen.append(("older", batch))
+
+    patched = callbacks.Callback()
+    callback_list = callbacks.CallbackList([callbacks.Callback(), Own(), Older(), patched])
+    callback_list.on_train_batch_end(0)
+    patched.on_train_batch_end = lambda batch, logs=None: seen.append(("patched", batch))
+    callback_list.on_epoch_begin(0)  # (hooks set on a callback are found again each epoch)
+    late = Own()
+    callback_list.append(late)
+    callback_list.on_train_batch_end(1)
+    assert seen == [("own", 0), ("older", 0), ("own", 1), ("older", 1), ("patched", 1), ("own", 1)]
+    assert inherited == ["Older", "Older"]  # never the plain Callback's empty hook
+
+
 def test_callback_list_sets_model_and_params_and_keeps_history_last():
     model = FakeModel()
     first = callbacks.TerminateOnNaN()

@@ -11,7 +11,10 @@ class CallbackList(Callback):
 
     With `add_history=True` a `History` is appended, unless one was given; it
     stays last (`append` inserts before it), so it records the keys other
-    callbacks add to the epoch logs.
+    callbacks add to the epoch logs. A batch-level hook goes only to the
+    callbacks that define it (or, for training batches, Keras's older
+    `on_batch_begin` / `on_batch_end`), as in Keras: at every step of a
+    small model the calls of empty hooks cost ~2% of `fit`.
 
     Args:
         callbacks: a list of `Callback`s, or None.
@@ -35,6 +38,7 @@ class CallbackList(Callback):
         self.callbacks = []
         self._history = None
         self._history_added = False
+        self._batch_methods = {}  # hook -> the callbacks' methods that do something
         for callback in callbacks or []:
             self.append(callback)
         if add_history and self._history is None:
@@ -81,6 +85,7 @@ class CallbackList(Callback):
             self.callbacks.insert(len(self.callbacks) - 1, callback)
         else:
             self.callbacks.append(callback)
+        self._batch_methods = {}
         if self.model is not None:
             callback.set_model(self.model)
         if self.params:
@@ -106,44 +111,78 @@ class CallbackList(Callback):
         for callback in self.callbacks:
             getattr(callback, hook)(*args)
 
+    def _call_batch(self, hook, batch, logs):
+        methods = self._batch_methods.get(hook)
+        if methods is None or methods[0] != len(self.callbacks):
+            methods = self._batch_methods[hook] = (len(self.callbacks), _defining(self, hook))
+        if methods[1]:
+            logs = {} if logs is None else logs
+            for method in methods[1]:
+                method(batch, logs)
+
     def on_train_begin(self, logs=None):
+        self._batch_methods = {}  # (a hook set on a callback since is found again)
         self._call("on_train_begin", logs)
 
     def on_train_end(self, logs=None):
         self._call("on_train_end", logs)
 
     def on_epoch_begin(self, epoch, logs=None):
+        self._batch_methods = {}  # (a hook set on a callback since is found again)
         self._call("on_epoch_begin", epoch, logs)
 
     def on_epoch_end(self, epoch, logs=None):
         self._call("on_epoch_end", epoch, logs)
 
     def on_train_batch_begin(self, batch, logs=None):
-        self._call("on_train_batch_begin", batch, logs)
+        self._call_batch("on_train_batch_begin", batch, logs)
 
     def on_train_batch_end(self, batch, logs=None):
-        self._call("on_train_batch_end", batch, logs)
+        self._call_batch("on_train_batch_end", batch, logs)
 
     def on_test_begin(self, logs=None):
+        self._batch_methods = {}  # (a hook set on a callback since is found again)
         self._call("on_test_begin", logs)
 
     def on_test_end(self, logs=None):
         self._call("on_test_end", logs)
 
     def on_test_batch_begin(self, batch, logs=None):
-        self._call("on_test_batch_begin", batch, logs)
+        self._call_batch("on_test_batch_begin", batch, logs)
 
     def on_test_batch_end(self, batch, logs=None):
-        self._call("on_test_batch_end", batch, logs)
+        self._call_batch("on_test_batch_end", batch, logs)
 
     def on_predict_begin(self, logs=None):
+        self._batch_methods = {}  # (a hook set on a callback since is found again)
         self._call("on_predict_begin", logs)
 
     def on_predict_end(self, logs=None):
         self._call("on_predict_end", logs)
 
     def on_predict_batch_begin(self, batch, logs=None):
-        self._call("on_predict_batch_begin", batch, logs)
+        self._call_batch("on_predict_batch_begin", batch, logs)
 
     def on_predict_batch_end(self, batch, logs=None):
-        self._call("on_predict_batch_end", batch, logs)
+        self._call_batch("on_predict_batch_end", batch, logs)
+
+
+# A training batch's hook calls its older name by default (see `Callback`).
+_ALIASES = {"on_train_batch_begin": "on_batch_begin", "on_train_batch_end": "on_batch_end"}
+
+
+def _defining(callback_list, hook):
+    """The bound `hook` of each callback that defines it or its older name, in order.
+
+    Asked of the callback itself, as Keras does: a hook set on the instance,
+    or made by its `__getattribute__`, counts as defined.
+    """
+    names = (hook, _ALIASES[hook]) if hook in _ALIASES else (hook,)
+    return [
+        getattr(callback, hook)
+        for callback in callback_list.callbacks
+        if any(
+            getattr(getattr(callback, name), "__func__", None) is not getattr(Callback, name)
+            for name in names
+        )
+    ]
