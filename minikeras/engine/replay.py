@@ -205,7 +205,8 @@ class Program:
         self.counts = counts if any(count != 1 for count in counts) else None
 
     @classmethod
-    def build(cls, recorder, tape, inputs, sources, outputs, input_nodes=None, seeded=True):
+    def build(cls, recorder, tape, inputs, sources, outputs, input_nodes=None, seeded=True,
+              source_nodes=None):  # fmt: skip
         """Checks a recording and makes its program; call it before `tape.gradient`.
 
         Args:
@@ -219,6 +220,9 @@ class Program:
                 watched (its ops are then recorded too), else None.
             seeded: whether the gradient is that of a loss (ones); if False,
                 it is sent to the replay by `start`'s caller.
+            source_nodes: per source, its node, where it is not the tape's
+                root of it (a differentiated input computed on the tape is a
+                source too: anything with a `_value`); None to look each up.
 
         Returns:
             `(program, None)`, or `(None, reason)` when the recording cannot
@@ -229,7 +233,9 @@ class Program:
         input_count = len(inputs)
         slot_of = {}
         for index, source in enumerate(sources):
-            node = tape._nodes.get(id(source))
+            node = source_nodes[index] if source_nodes is not None else None
+            if node is None:
+                node = tape._nodes.get(id(source))
             if node is not None:
                 slot_of[id(node)] = input_count + index
         next_slot = input_count + len(sources)
@@ -297,9 +303,14 @@ class Program:
             for step in steps:
                 step.pulls = tuple((s, shared or s == output_slots[0]) for s, shared in step.pulls)
         first_step = input_count + len(sources)
+        # (A source computed on the tape has inner nodes above it too: not the steps'.)
         order = [
-            slot_of[id(node)] - first_step
-            for node in _reverse_topological([outputs[0]._value._node])
+            slot - first_step
+            for slot in (
+                slot_of.get(id(node), -1)
+                for node in _reverse_topological([outputs[0]._value._node])
+            )
+            if slot >= first_step
         ]
         seed = None
         if seeded:

@@ -41,10 +41,12 @@ could not serve the tape:
   which ask for eager steps (and so switch this off);
 - the model is subclassed (its `call` is the user's Python), has layers
   outside `REPLAYABLE_LAYERS`, several outputs, or a loss added from Python;
-- the input is not one floating array (or Tensor; one of another float
-  dtype is cast to the model's, as the eager call casts it), is watched by
-  the tape (its gradient is wanted) or carries a mask, or the call has
-  arguments other than `training`;
+- the input is not one floating array or Tensor (an array of another float
+  dtype is cast to the model's, as the eager call casts it), carries a mask,
+  or is traced by another tape; or the call has arguments other than
+  `training`. An input this tape traces (watched, or computed on the tape:
+  a generator's output fed to a discriminator) is fine: the node gives its
+  gradient too;
 - the tape is persistent (a node's VJP may then run more than once), does
   not watch the Variables it reads, or is nested in another tape (a
   gradient of a gradient); the call is inside another layer's call; `fit`
@@ -196,9 +198,15 @@ def tape_call(model, inputs, kwargs):
         value = inputs._value
     else:
         value = inputs
+    node = None
     if type(value) is not np.ndarray:
-        return None  # watched by a tape (a box), or a scalar or list: converted eagerly
-    if value.dtype != model.dtype:
+        # A Tensor this tape computed or watches: the node gives its gradient too.
+        if getattr(value, "_trace", None) != tape._trace_id:
+            return None  # a scalar or list (converted eagerly), or another tape's
+        node, value = value._node, value._value
+        if type(value) is not np.ndarray or value.dtype != model.dtype:
+            return None
+    elif value.dtype != model.dtype:
         if value.dtype.kind != "f":
             return None
         value = value.astype(model.dtype)  # as the eager call casts it
@@ -217,58 +225,78 @@ def tape_call(model, inputs, kwargs):
         object.__setattr__(model, "_replayed_calls", calls)
     if calls.reason is not None:
         return None
-    signature = (value.shape, value.dtype, training)
+    signature = (value.shape, value.dtype, training, node is not None)
     program = calls.programs.get(signature)
     if program is None:
         if attributes.get("_replayed_recordings", 0) >= _MOST_RECORDINGS:
             # (inputs of ever new shapes, as well as changed layers, end the recordings)
             calls.reason, calls.programs = "recorded too often", {}
             return None
-        return _record(model, calls, signature, tape, value, training)
+        return _record(model, calls, signature, tape, value, training, inputs, node)
     if type(program) is not Program:
         return None
-    return _replay(model, calls, program, tape, value)
+    return _replay(model, calls, program, tape, value, node)
 
 
-def _record(model, calls, signature, tape, value, training):
-    """Calls the model eagerly under `tape` while a `Recorder` notes its ops; keeps the program."""
+def _record(model, calls, signature, tape, value, training, inputs, node):
+    """Calls the model eagerly under `tape` while a `Recorder` notes its ops; keeps the program.
+
+    An input the tape traces (`node`) is recorded as a first source, whose
+    gradient the replayed node gives too; a plain one is watched, so that
+    the ops on it (a Flatten first, say) are recorded, as data.
+    """
     attributes = model.__dict__
     object.__setattr__(model, "_replayed_recordings", attributes.get("_replayed_recordings", 0) + 1)
-    # The input is watched, so that the ops on it (a Flatten first, say) are recorded too.
-    x = Tensor(value)
-    tape.watch(x)
+    if node is None:
+        x = Tensor(value)
+        tape.watch(x)
+    else:
+        x = inputs if type(inputs) is Tensor else wrap(inputs)
     writes = Variable.writes
     with Recorder(tape._trace_id) as recorder:
         output = LayerCall.__call__(model, x, training=training)
-    sources = model.trainable_weights
+    weights = model.trainable_weights
     if Variable.writes != writes:
         program, reason = None, "a Variable was assigned during the call"
-    elif type(output) is not Tensor or not sources:
+    elif type(output) is not Tensor or not weights:
         program, reason = None, "the model's output is not one tensor of its weights"
-    else:
+    elif node is None:
         program, reason = Program.build(
-            recorder, tape, [value], sources, [output], [tape._nodes.get(id(x))], seeded=False
+            recorder, tape, [value], weights, [output], [tape._nodes.get(id(x))], seeded=False
         )
-        if program is not None and not program.complete:
-            program, reason = None, "the output does not depend on every trainable weight"
+    else:
+        given = _Input(value)
+        program, reason = Program.build(
+            recorder, tape, [], [given, *weights], [output], seeded=False,
+            source_nodes=[node] + [None] * len(weights),
+        )  # fmt: skip
+        given._value = None  # (each replay gives its own)
+    if program is not None and not program.complete:
+        program, reason = None, "the output does not depend on its input and every trainable weight"
     recorder.entries.clear()
     calls.programs[signature] = program if program is not None else reason
     return output
 
 
-def _replay(model, calls, program, tape, value):
+def _replay(model, calls, program, tape, value, node):
     """The model's output as one node of `tape`, from the recorded forward and backward."""
     sources = program.sources
-    parents, positions = [], []
-    for position, variable in enumerate(sources):
+    if node is None:
+        parents, positions, weights, first = [], [], sources, 0
+    else:  # the traced input is the first source (see `_record`)
+        parents, positions, weights, first = [node], [0], sources[1:], 1
+    for position, variable in enumerate(weights, first):
         read = read_variable(variable)  # (the tape's root for it; read observers told)
         if type(read) is not np.ndarray:  # boxed by the tape
             parents.append(read._node)
             positions.append(position)
     given = len(sources)
-    if program.counts is not None:  # a weight read several times: a gradient per read
+    if program.counts is not None:  # a source read several times: a gradient per read
         parents, positions, given = _per_read(parents, positions, program.counts)
-    started = program.start([value], sources)
+    if node is None:
+        started = program.start([value], sources)
+    else:
+        started = program.start([], (_Input(value), *weights))
     if started is None:
         return None  # a guard said no: the eager call raises the op's own error
     (output,), backward = started
@@ -303,3 +331,12 @@ def _per_read(parents, positions, counts):
         repeated += [parent] * count
         places += range(starts[position], starts[position] + count)
     return repeated, places, starts[-1]
+
+
+class _Input:
+    """A traced input in the place of a source: what `Program` reads of one, its `_value`."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        self._value = value
