@@ -119,6 +119,31 @@ def test_batch_hooks_go_only_to_the_callbacks_that_define_them(monkeypatch):
     assert inherited == ["Older", "Older"]  # never the plain Callback's empty hook
 
 
+def test_batch_hooks_follow_a_callback_list_changed_by_hand():
+    # `callbacks` is a plain list: an entry replaced or removed (the length kept)
+    # must not leave the old callback's hook called, nor the new one's skipped.
+    seen = []
+
+    class Tagged(callbacks.Callback):
+        def __init__(self, tag):
+            super().__init__()
+            self.tag = tag
+
+        def on_train_batch_end(self, batch, logs=None):
+            seen.append((self.tag, batch))
+
+    callback_list = callbacks.CallbackList([Tagged("a")])
+    callback_list.on_train_batch_end(0)
+    callback_list.callbacks[0] = Tagged("b")
+    callback_list.on_train_batch_end(1)
+    callback_list.callbacks.pop()
+    callback_list.callbacks.append(callbacks.Callback())
+    callback_list.on_train_batch_end(2)
+    callback_list.callbacks = [Tagged("c")]
+    callback_list.on_train_batch_end(3)
+    assert seen == [("a", 0), ("b", 1), ("c", 3)]
+
+
 def test_callback_list_sets_model_and_params_and_keeps_history_last():
     model = FakeModel()
     first = callbacks.TerminateOnNaN()

@@ -38,7 +38,7 @@ class CallbackList(Callback):
         self.callbacks = []
         self._history = None
         self._history_added = False
-        self._batch_methods = {}  # hook -> the callbacks' methods that do something
+        self._batch_methods = {}  # hook -> (the callbacks then, their methods that do something)
         for callback in callbacks or []:
             self.append(callback)
         if add_history and self._history is None:
@@ -113,8 +113,10 @@ class CallbackList(Callback):
 
     def _call_batch(self, hook, batch, logs):
         methods = self._batch_methods.get(hook)
-        if methods is None or methods[0] != len(self.callbacks):
-            methods = self._batch_methods[hook] = (len(self.callbacks), _defining(self, hook))
+        # (`callbacks` is a plain list a user may change: its entries, not its length,
+        # key the cache; an unchanged list compares by identity, running no `__eq__`)
+        if methods is None or methods[0] != self.callbacks:
+            methods = self._batch_methods[hook] = (list(self.callbacks), _defining(self, hook))
         if methods[1]:
             logs = {} if logs is None else logs
             for method in methods[1]:
