@@ -38,6 +38,27 @@ def test_bias_gradient_sums_all_but_the_last_axis():
     np.testing.assert_array_equal(bias_gradient(g), g.sum(axis=(0, 1)))
 
 
+def test_bias_gradient_of_any_dtype_or_byte_order_is_the_sum_in_its_dtype(monkeypatch):
+    from minikeras.engine import broadcast
+
+    monkeypatch.setattr(broadcast, "_ONES", {})
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(128, 64)) * 8
+    swapped = values.astype(">f4")  # a non-native gradient (output_gradients given so)
+    np.testing.assert_allclose(bias_gradient(swapped), values.sum(axis=0), rtol=1e-5)
+    # Its cached row of ones is native: a native gradient after it is not converted.
+    assert all(ones.dtype.isnative for ones in broadcast._ONES.values())
+    native = values.astype(np.float32)
+    np.testing.assert_array_equal(bias_gradient(native), bias_gradient(swapped))
+    for dtype in (np.float16, np.int32, np.int64):  # summed by numpy, as before
+        g = values.astype(dtype)
+        np.testing.assert_array_equal(bias_gradient(g), np.add.reduce(g, axis=0))
+    row = values[:1].astype(np.float32)  # one row: itself
+    np.testing.assert_array_equal(bias_gradient(row), row[0])
+    cube = native.reshape(4, 32, 64)
+    np.testing.assert_array_equal(bias_gradient(cube), bias_gradient(native))
+
+
 def test_a_value_used_many_times_gets_the_sum_of_its_gradients():
     # x feeds five nodes; the backward pass adds their gradients (first out of
     # place, then into its own buffer) and must not write into any VJP's `g`.

@@ -85,13 +85,18 @@ def bias_gradient(g):
 
 
 def _ones(count, dtype):
-    """A read-only row of `count` ones, made once per length and dtype."""
+    """A read-only row of `count` ones, made once per length and dtype, in native byte order.
+
+    Keyed by the dtype's character, which byte order does not change: the row
+    is made native, so a big-endian gradient does not leave a row that every
+    later native one must convert.
+    """
     key = (count, np.dtype(dtype).char)
     ones = _ONES.get(key)
     if ones is None:
         if len(_ONES) > 64:
             _ONES.clear()
-        ones = _ONES[key] = np.ones(count, dtype)
+        ones = _ONES[key] = np.ones(count, key[1])
         ones.flags.writeable = False
     return ones
 
