@@ -144,6 +144,21 @@ def test_batch_hooks_follow_a_callback_list_changed_by_hand():
     assert seen == [("a", 0), ("b", 1), ("c", 3)]
 
 
+def test_a_batch_hook_replaced_between_batches_is_the_one_called():
+    # A hook found at the epoch's first batch is looked up again at each call:
+    # replaced (or removed) on the instance, the old one is not called any more.
+    seen = []
+    callback = callbacks.LambdaCallback(on_train_batch_end=lambda batch, logs: seen.append(batch))
+    callback_list = callbacks.CallbackList([callback])
+    callback_list.on_epoch_begin(0)
+    callback_list.on_train_batch_end(0)
+    callback.on_train_batch_end = lambda batch, logs: seen.append(("new", batch))
+    callback_list.on_train_batch_end(1)
+    del callback.on_train_batch_end  # back to the inherited, empty hook
+    callback_list.on_train_batch_end(2)
+    assert seen == [0, ("new", 1)]
+
+
 def test_callback_list_sets_model_and_params_and_keeps_history_last():
     model = FakeModel()
     first = callbacks.TerminateOnNaN()

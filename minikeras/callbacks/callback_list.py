@@ -13,8 +13,11 @@ class CallbackList(Callback):
     stays last (`append` inserts before it), so it records the keys other
     callbacks add to the epoch logs. A batch-level hook goes only to the
     callbacks that define it (or, for training batches, Keras's older
-    `on_batch_begin` / `on_batch_end`), as in Keras: at every step of a
-    small model the calls of empty hooks cost ~2% of `fit`.
+    `on_batch_begin` / `on_batch_end`): at every step of a small model the
+    calls of empty hooks cost ~2% of `fit`. Which callbacks define one is
+    found again at each train, test, predict or epoch begin and whenever
+    the list's entries change; a hook first set on a callback mid-epoch is
+    called from the next of those on (Keras 3 calls every callback's hook).
 
     Args:
         callbacks: a list of `Callback`s, or None.
@@ -38,7 +41,7 @@ class CallbackList(Callback):
         self.callbacks = []
         self._history = None
         self._history_added = False
-        self._batch_methods = {}  # hook -> (the callbacks then, their methods that do something)
+        self._batch_methods = {}  # hook -> (the callbacks then, those defining the hook)
         for callback in callbacks or []:
             self.append(callback)
         if add_history and self._history is None:
@@ -119,8 +122,8 @@ class CallbackList(Callback):
             methods = self._batch_methods[hook] = (list(self.callbacks), _defining(self, hook))
         if methods[1]:
             logs = {} if logs is None else logs
-            for method in methods[1]:
-                method(batch, logs)
+            for callback in methods[1]:  # (looked up now: a hook replaced since counts)
+                getattr(callback, hook)(batch, logs)
 
     def on_train_begin(self, logs=None):
         self._batch_methods = {}  # (a hook set on a callback since is found again)
@@ -174,14 +177,14 @@ _ALIASES = {"on_train_batch_begin": "on_batch_begin", "on_train_batch_end": "on_
 
 
 def _defining(callback_list, hook):
-    """The bound `hook` of each callback that defines it or its older name, in order.
+    """The callbacks that define `hook` or its older name, in order.
 
     Asked of the callback itself, as Keras does: a hook set on the instance,
     or made by its `__getattribute__`, counts as defined.
     """
     names = (hook, _ALIASES[hook]) if hook in _ALIASES else (hook,)
     return [
-        getattr(callback, hook)
+        callback
         for callback in callback_list.callbacks
         if any(
             getattr(getattr(callback, name), "__func__", None) is not getattr(Callback, name)
