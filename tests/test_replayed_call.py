@@ -461,3 +461,39 @@ def test_a_traced_input_gets_its_gradient_from_the_node_as_eagerly(monkeypatch):
     for got, want in zip(replayed, expected):
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
+
+
+def test_an_input_read_several_times_and_a_model_fed_its_own_output_match_eager(monkeypatch):
+    # The traced input is read by several ops (Add and Concatenate of it with
+    # itself, a shared layer on it), is differentiated itself, has a penalty
+    # of its own, and the model is fed its own output (model(model(x))).
+    def square():
+        inputs = Input((6,))
+        shared = Dense(6, activation="relu")
+        doubled = Add()([inputs, inputs, shared(inputs)])
+        merged = Concatenate()([doubled, shared(doubled), inputs])
+        return mk.Model(inputs, Dense(6)(merged))
+
+    def loop(steps=5):
+        mk.utils.set_random_seed(0)
+        model = square()
+        optimizer = mk.optimizers.Adam(0.01)
+        x = mk.Tensor(X)
+        seen = []
+        for _ in range(steps):
+            with mk.GradientTape() as tape:
+                tape.watch(x)
+                once = model(x)
+                loss = mk.ops.sum(x * x) + mk.ops.mean(model(once) ** 2) + mk.ops.sum(once)
+            grads = tape.gradient(loss, [x, *model.trainable_weights])
+            optimizer.apply(grads[1:], model.trainable_weights)
+            seen.append([loss.numpy()] + [g.numpy() for g in grads])
+        return seen, programs(model)
+
+    replayed, kept = loop()
+    assert type(kept[(X.shape, X.dtype, None, True)]) is Program
+    eager(monkeypatch)
+    expected, _ = loop()
+    for got, want in zip(replayed, expected):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
