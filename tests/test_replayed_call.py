@@ -497,3 +497,19 @@ def test_an_input_read_several_times_and_a_model_fed_its_own_output_match_eager(
     for got, want in zip(replayed, expected):
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
+
+
+def thrice():
+    inputs = Input((6,))
+    shared = Dense(6, activation="tanh")  # its weights read three times: three gradients each
+    first = shared(inputs)
+    second = shared(first)
+    return mk.Model(inputs, Dense(3)(Add()([first, second, shared(second)])))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_weight_read_three_times_gets_its_gradients_in_the_eager_order(seed, monkeypatch):
+    # Three terms (and a penalty) make the order of the sum show in the last bits.
+    replayed = train(thrice, X, steps=4, seed=seed, penalty=True)
+    eager(monkeypatch)
+    assert_same(replayed, train(thrice, X, steps=4, seed=seed, penalty=True))
