@@ -56,6 +56,12 @@ def shared():
     return mk.Model(inputs, Dense(2)(Add()([mixed, dense(second), third])))
 
 
+def nested():
+    # A base model under a new head: its layers are plain math, so the whole is replayed.
+    base = mk.Sequential([Input((6,)), Dense(6, activation="relu"), Dropout(0.2)])
+    return mk.Sequential([Input((6,)), base, functional(), Dense(2)])
+
+
 def cnn():
     return mk.Sequential([
         Input((8, 8, 2)), Conv2D(3, 3, activation="relu"), MaxPooling2D(), Flatten(), Dense(3),
@@ -101,8 +107,17 @@ def programs(model):
             LABELS[:24],
             "accuracy",
         ),
+        (nested, "mse", X, TARGETS, "mae"),
     ],
-    ids=["mlp-sparse", "mlp-categorical", "functional-mse", "functional-mae", "shared", "cnn"],
+    ids=[
+        "mlp-sparse",
+        "mlp-categorical",
+        "functional-mse",
+        "functional-mae",
+        "shared",
+        "cnn",
+        "nested",
+    ],  # fmt: skip
 )
 def test_a_replayed_fit_trains_bit_for_bit_as_the_eager_one(make, loss, x, y, metric):
     model = assert_same_training(make, loss, x, y, metrics=[metric])

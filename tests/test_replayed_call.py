@@ -187,7 +187,7 @@ def test_models_that_cannot_be_replayed_say_why():
         def call(self, inputs):
             return self.dense(inputs)
 
-    nested = mk.Sequential([Input((6,)), mk.Sequential([Dense(2)])])
+    nested = mk.Sequential([Input((6,)), Net()])
     noisy = mk.Sequential([Input((6,)), mk.layers.GaussianNoise(0.1), Dense(2)])
     for model in (nested, noisy, Net()):
         for _ in range(3):
@@ -195,7 +195,7 @@ def test_models_that_cannot_be_replayed_say_why():
                 model(X)
         assert programs(model) == {}
     assert "_replayed_calls" not in vars(model)  # a subclassed model is never considered
-    assert "Sequential" in nested._replayed_calls.reason
+    assert "only Sequential and functional" in nested._replayed_calls.reason
     assert "GaussianNoise" in noisy._replayed_calls.reason
 
 
@@ -513,3 +513,21 @@ def test_a_weight_read_three_times_gets_its_gradients_in_the_eager_order(seed, m
     replayed = train(thrice, X, steps=4, seed=seed, penalty=True)
     eager(monkeypatch)
     assert_same(replayed, train(thrice, X, steps=4, seed=seed, penalty=True))
+
+
+def nested():
+    base = mk.Sequential([Input((6,)), Dense(8, activation="relu"), Dropout(0.2)], name="base")
+    return mk.Sequential([Input((6,)), base, functional_head()])
+
+
+def functional_head():
+    inputs = Input((8,))
+    return mk.Model(inputs, Dense(3)(Concatenate()([Dense(4)(inputs), inputs])))
+
+
+def test_models_used_as_layers_are_replayed_with_the_model_bit_for_bit(monkeypatch):
+    # A base model under a new head (transfer learning): one node for the whole.
+    replayed = train(nested, X)
+    assert [type(p) for p in programs(replayed[0]).values()] == [Program]
+    eager(monkeypatch)
+    assert_same(replayed, train(nested, X))

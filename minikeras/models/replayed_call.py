@@ -40,7 +40,9 @@ could not serve the tape:
 - the model was compiled with `run_eagerly=True` or `jit_compile=False`,
   which ask for eager steps (and so switch this off);
 - the model is subclassed (its `call` is the user's Python), has layers
-  outside `REPLAYABLE_LAYERS`, several outputs, or a loss added from Python;
+  outside `REPLAYABLE_LAYERS` (a Sequential or functional model used as a
+  layer counts as its own layers), several outputs, or a loss added from
+  Python;
 - the input is not one floating array or Tensor (an array of another float
   dtype is cast to the model's, as the eager call casts it), carries a mask,
   or is traced by another tape; or the call has arguments other than
@@ -125,18 +127,19 @@ def not_replayable(model, layers=REPLAYABLE_LAYERS):
         "layer 'rnn' (LSTM) is not replayable"
     """
     from minikeras.models.model import Model
-    from minikeras.models.sequential import Sequential
 
-    if type(model) is not Sequential and not (type(model) is Model and model._inputs is not None):
-        return "only Sequential and functional models are compiled"
-    if isinstance(model._outputs, (list, tuple, dict)):  # `Model(x, [y])`: a list of one
-        return "the model's outputs are a list, tuple or dict, not one tensor"
-    # A loss callable or a regularizer runs any Python: its numbers would be fixed.
-    if model._callable_losses or model.activity_regularizer is not None:
-        return "the model adds losses"
+    reason = _not_replayable_model(model)
+    if reason is not None:
+        return reason
     for layer in tracking.tracked_layers(model):
         if type(layer) not in layers:
-            return f"layer {layer.name!r} ({type(layer).__name__}) is not replayable"
+            if not isinstance(layer, Model):
+                return f"layer {layer.name!r} ({type(layer).__name__}) is not replayable"
+            # A model used as a layer (a base under a new head): plain math if its own
+            # layers are (this loop reaches them too) and it runs its graph.
+            reason = _not_replayable_model(layer)
+            if reason is not None:
+                return f"layer {layer.name!r}: {reason}"
         activation = getattr(layer, "activation", None)
         if (
             activation is not None
@@ -147,6 +150,21 @@ def not_replayable(model, layers=REPLAYABLE_LAYERS):
             return f"layer {layer.name!r} adds losses"
         if layer.dtype != model.dtype:
             return f"layer {layer.name!r} computes in {layer.dtype}, the model in {model.dtype}"
+    return None
+
+
+def _not_replayable_model(model):
+    """Why `model` itself (not its layers) cannot be replayed, or None."""
+    from minikeras.models.model import Model
+    from minikeras.models.sequential import Sequential
+
+    if type(model) is not Sequential and not (type(model) is Model and model._inputs is not None):
+        return "only Sequential and functional models are compiled"
+    if isinstance(model._outputs, (list, tuple, dict)):  # `Model(x, [y])`: a list of one
+        return "the model's outputs are a list, tuple or dict, not one tensor"
+    # A loss callable or a regularizer runs any Python: its numbers would be fixed.
+    if model._callable_losses or model.activity_regularizer is not None:
+        return "the model adds losses"
     return None
 
 
