@@ -385,7 +385,7 @@ def test_fit_called_epoch_by_epoch_keeps_its_recordings_and_trains_alike():
                       epochs=1, verbose=0, shuffle=False)  # fmt: skip
         weights[jit_compile] = model.get_weights()
         if jit_compile == "auto":
-            assert model._replayed_recordings == 2  # batches of 6 and of 4
+            assert model._replayed_calls.reason is None  # batches of 6 and of 4, replayed
             assert [type(p) for p in programs(model).values()] == [Program, Program]
     for got, want in zip(weights["auto"], weights[False]):
         np.testing.assert_array_equal(got, want)
@@ -531,3 +531,37 @@ def test_models_used_as_layers_are_replayed_with_the_model_bit_for_bit(monkeypat
     assert [type(p) for p in programs(replayed[0]).values()] == [Program]
     eager(monkeypatch)
     assert_same(replayed, train(nested, X))
+
+
+def test_recordings_that_pay_off_do_not_count_towards_the_limit(monkeypatch):
+    # A change at every epoch (a callback's, a new compile) records again, then replays.
+    def loop():
+        mk.utils.set_random_seed(0)
+        model, seen = mlp(), []
+        for epoch in range(replayed_call._MOST_RECORDINGS + 4):
+            model.layers[1].rate = 0.1 + 0.01 * epoch
+            for _ in range(3):
+                with mk.GradientTape() as tape:
+                    total = mk.ops.sum(model(X, training=True))
+                seen.append([g.numpy() for g in tape.gradient(total, model.weights)])
+        return model, seen
+
+    model, replayed = loop()
+    assert model._replayed_calls.reason is None
+    assert [type(p) for p in programs(model).values()] == [Program]
+    eager(monkeypatch)
+    for got, want in zip(replayed, loop()[1]):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_kinds_of_input_past_the_limit_run_eagerly_and_the_first_ones_replay():
+    model = mlp()
+    model(X)
+    for size in [*range(1, replayed_call._MOST_RECORDINGS + 5), 1, 2]:
+        for _ in range(2):  # (each kind replayed once: the recordings pay off)
+            with mk.GradientTape():
+                model(np.resize(X, (size, 6)))
+    assert model._replayed_calls.reason is None
+    assert len(programs(model)) == replayed_call._MOST_RECORDINGS
+    assert all(type(p) is Program for p in programs(model).values())

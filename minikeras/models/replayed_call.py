@@ -32,8 +32,10 @@ What is replayed is fixed when it is recorded, so anything that could change
 it records it again: what the model tracks (`TrackingGeneration`: a layer
 added, a weight replaced, `trainable` switched) and any attribute set on a
 built layer (`layers.layer.AttributeGeneration`: a Dropout's `rate`, an
-activation). A model recorded more than `_MOST_RECORDINGS` times (for new
-kinds of input, or again after such changes) is called eagerly from then on.
+activation). A model recorded `_MOST_RECORDINGS` times with no replay in
+between (new kinds of input at every call, or a layer changed at every
+step) is called eagerly from then on; kinds of input past the first
+`_MOST_RECORDINGS` run eagerly, so that the recordings kept stay few.
 The call is eager, as written, whenever the replay could differ from it or
 could not serve the tape:
 
@@ -250,9 +252,13 @@ def tape_call(model, inputs, kwargs):
             # (inputs of ever new shapes, as well as changed layers, end the recordings)
             calls.reason, calls.programs = "recorded too often", {}
             return None
+        if len(calls.programs) >= _MOST_RECORDINGS:
+            return None  # kinds of input past the first ones run eagerly (memory)
         return _record(model, calls, signature, tape, value, training, inputs, node)
     if type(program) is not Program:
         return None
+    if attributes.get("_replayed_recordings"):  # a replay: the recordings paid off
+        attributes["_replayed_recordings"] = 0
     return _replay(model, calls, program, tape, value, node)
 
 
