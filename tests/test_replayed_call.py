@@ -76,6 +76,18 @@ def programs(model):
     return {} if calls is None else calls.programs
 
 
+def assert_loop_replays_as_eager(loop, monkeypatch, kept=(Program,)):
+    """Runs `loop()` (-> model, [arrays per step]) replayed, then eagerly: the same bits."""
+    model, replayed = loop()
+    assert [type(p) for p in programs(model).values()] == list(kept)
+    eager(monkeypatch)
+    for got, want in zip(replayed, loop()[1], strict=True):
+        for a, b in zip(got, want, strict=True):
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(a, b)
+    return model
+
+
 @pytest.mark.parametrize(
     "make, x", [(mlp, X), (functional, X), (cnn, IMAGES)], ids=["mlp", "functional", "cnn"]
 )
@@ -294,14 +306,9 @@ def test_inputs_of_ever_new_shapes_stop_the_recordings(monkeypatch):
             )
         return model, seen
 
-    model, replayed = loop()
+    model = assert_loop_replays_as_eager(loop, monkeypatch, kept=())
     assert model._replayed_calls.reason == "recorded too often"
-    assert programs(model) == {}
     assert model._replayed_recordings == replayed_call._MOST_RECORDINGS
-    eager(monkeypatch)
-    for got, want in zip(replayed, loop()[1]):
-        for a, b in zip(got, want):
-            np.testing.assert_array_equal(a, b)
 
 
 def test_a_loss_added_to_a_layer_before_a_replayed_call_is_past_and_let_go(monkeypatch):
@@ -340,13 +347,8 @@ def test_a_float64_loss_with_a_penalty_sums_before_the_cast_as_eagerly(monkeypat
             seen.append([g.numpy() for g in tape.gradient(loss, model.trainable_weights)])
         return model, seen
 
-    model, replayed = loop()
-    assert [type(p) for p in programs(model).values()] == [Program]
-    eager(monkeypatch)
-    for got, want in zip(replayed, loop()[1]):
-        for a, b in zip(got, want):
-            assert a.dtype == b.dtype == np.float32
-            np.testing.assert_array_equal(a, b)
+    model = assert_loop_replays_as_eager(loop, monkeypatch)
+    assert all(weight.dtype == np.float32 for weight in model.weights)
 
 
 def test_a_replayed_model_is_freed_as_soon_as_nothing_holds_it():
@@ -418,12 +420,7 @@ def test_a_penalty_on_a_shared_weight_adds_up_bit_for_bit(penalty_first, monkeyp
             seen.append([g.numpy() for g in grads])
         return model, seen
 
-    model, replayed = loop()
-    assert [type(p) for p in programs(model).values()] == [Program]
-    eager(monkeypatch)
-    for got, want in zip(replayed, loop()[1]):
-        for a, b in zip(got, want):
-            np.testing.assert_array_equal(a, b)
+    assert_loop_replays_as_eager(loop, monkeypatch)
 
 
 def test_a_traced_input_gets_its_gradient_from_the_node_as_eagerly(monkeypatch):
@@ -546,13 +543,8 @@ def test_recordings_that_pay_off_do_not_count_towards_the_limit(monkeypatch):
                 seen.append([g.numpy() for g in tape.gradient(total, model.weights)])
         return model, seen
 
-    model, replayed = loop()
+    model = assert_loop_replays_as_eager(loop, monkeypatch)
     assert model._replayed_calls.reason is None
-    assert [type(p) for p in programs(model).values()] == [Program]
-    eager(monkeypatch)
-    for got, want in zip(replayed, loop()[1]):
-        for a, b in zip(got, want):
-            np.testing.assert_array_equal(a, b)
 
 
 def test_kinds_of_input_past_the_limit_run_eagerly_and_the_first_ones_replay():
