@@ -557,3 +557,23 @@ def test_kinds_of_input_past_the_limit_run_eagerly_and_the_first_ones_replay():
     assert model._replayed_calls.reason is None
     assert len(programs(model)) == replayed_call._MOST_RECORDINGS
     assert all(type(p) is Program for p in programs(model).values())
+
+
+def test_attributes_set_on_another_models_layers_record_nothing_again(monkeypatch):
+    # A custom layer noting something at every call (in a GAN's generator, say) must
+    # not make a replayable model beside it record its call again at every step.
+    class Noting(mk.layers.Layer):
+        def call(self, inputs):
+            self.seen = inputs.shape  # an attribute set at every call
+            return inputs
+
+    recordings = []
+    record = replayed_call._record
+    monkeypatch.setattr(
+        replayed_call, "_record", lambda *args: recordings.append(1) or record(*args)
+    )
+    other, model = mk.Sequential([Input((6,)), Noting()]), mlp()
+    for _ in range(6):
+        with mk.GradientTape():
+            model(other(X))
+    assert len(recordings) == 1  # (the first call is eager; the second records)

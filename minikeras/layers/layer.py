@@ -20,29 +20,7 @@ from minikeras.layers.layer_shapes import LayerShapes, computed_attribute
 from minikeras.layers.layer_weights import LayerWeights
 from minikeras.utils.naming import to_snake_case as _snake_case
 
-__all__ = ["AttributeGeneration", "Layer", "computed_attribute", "unique_name"]
-
-
-class AttributeGeneration:
-    """A counter that moves whenever an attribute of a built layer is set or deleted.
-
-    What a layer's `call` reads from its attributes (a Dropout's `rate`, an
-    activation) is fixed in a recording of it; `models.replayed_call` keeps a
-    recording while this counter stands still. Layers' own bookkeeping during
-    a call bypasses `Layer.__setattr__` and does not move it, nor do the
-    attributes a layer declares outside its network (`_untracked_attributes`:
-    what `compile` and `fit` attach to a model, its `history`...).
-
-    Example:
-        >>> layer = mk.layers.Dropout(0.5)
-        >>> layer.build((None, 2))
-        >>> before = mk.layers.layer.AttributeGeneration.value
-        >>> layer.rate = 0.25
-        >>> mk.layers.layer.AttributeGeneration.value != before
-        True
-    """
-
-    value = 0
+__all__ = ["Layer", "computed_attribute", "unique_name"]
 
 
 def unique_name(base):
@@ -182,7 +160,9 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
         attributes = self.__dict__
         old = attributes.get(name)
         if attributes.get("built") and name not in self._untracked_attributes:
-            AttributeGeneration.value += 1
+            # What `call` reads may have changed: a recording of it is stale (see
+            # `models.replayed_call`). Bookkeeping during a call bypasses this method.
+            attributes["_attribute_sets"] = attributes.get("_attribute_sets", 0) + 1
         self._release_added_weight(name, value)
         object.__setattr__(self, name, value)
         if name not in self._untracked_attributes and (
@@ -193,8 +173,9 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             TrackingGeneration.bump()
 
     def __delattr__(self, name):
-        if self.__dict__.get("built"):
-            AttributeGeneration.value += 1
+        attributes = self.__dict__
+        if attributes.get("built"):
+            attributes["_attribute_sets"] = attributes.get("_attribute_sets", 0) + 1
         self._release_added_weight(name, None)
         object.__delattr__(self, name)
         object.__setattr__(self, "_tracked_ids", None)

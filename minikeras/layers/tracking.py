@@ -203,14 +203,20 @@ def may_hold_weights(value):
         value: any attribute value.
 
     Returns:
-        A bool: False for strings, numbers, None, arrays, plain Tensors and functions.
+        A bool: False for strings, numbers, None, arrays, plain Tensors and
+        functions, and for tuples of those (a shape: immutable, it never will).
 
     Example:
         >>> tracking = mk.layers.tracking
         >>> tracking.may_hold_weights(3), tracking.may_hold_weights([])
         (False, True)
+        >>> tracking.may_hold_weights((None, 4)), tracking.may_hold_weights((mk.Variable(1.0),))
+        (False, True)
     """
-    return type(value) not in _LEAF_TYPES
+    kind = type(value)
+    if kind is tuple:
+        return not all(type(item) in _LEAF_TYPES for item in value)
+    return kind not in _LEAF_TYPES
 
 
 def _walk_layer(layer, prefix, seen, containers=None):

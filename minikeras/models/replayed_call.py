@@ -31,8 +31,9 @@ the tape adds to the rest (a penalty on the weight) one by one, as eagerly.
 What is replayed is fixed when it is recorded, so anything that could change
 it records it again: what the model tracks (`TrackingGeneration`: a layer
 added, a weight replaced, `trainable` switched) and any attribute set on a
-built layer (`layers.layer.AttributeGeneration`: a Dropout's `rate`, an
-activation). A model recorded `_MOST_RECORDINGS` times with no replay in
+built layer of the model (counted per layer by `Layer.__setattr__`: a
+Dropout's `rate`, an activation; a layer of another model changes
+nothing). A model recorded `_MOST_RECORDINGS` times with no replay in
 between (new kinds of input at every call, or a layer changed at every
 step) is called eagerly from then on; kinds of input past the first
 `_MOST_RECORDINGS` run eagerly, so that the recordings kept stay few.
@@ -92,7 +93,6 @@ from minikeras.layers import (
     call_checks,
     tracking,
 )
-from minikeras.layers.layer import AttributeGeneration
 from minikeras.layers.layer_call import LayerCall
 
 __all__ = ["REPLAYABLE_LAYERS", "not_replayable", "tape_call"]
@@ -173,11 +173,30 @@ def _not_replayable_model(model):
 class _Calls:
     """A model's recorded calls while what they read stands still (see the module)."""
 
-    __slots__ = ("key", "reason", "programs", "layers")
+    __slots__ = ("generation", "sets", "reason", "programs", "layers")
 
-    def __init__(self, key, reason, layers):
-        self.key, self.reason, self.layers = key, reason, layers
-        self.programs = {}  # (shape, dtype, training) -> Program, or why it was refused
+    def __init__(self, generation, sets, reason, layers):
+        self.generation, self.sets, self.reason = generation, sets, reason
+        self.layers = layers  # (not the model itself: it holds this)
+        self.programs = {}  # (shape, dtype, training, traced) -> Program, or why refused
+
+
+def _new_calls(model, generation):
+    """The model's `_Calls` made afresh (nothing recorded yet), kept on the model."""
+    recordings = model.__dict__.get("_replayed_recordings", 0)
+    reason = not_replayable(model) if recordings < _MOST_RECORDINGS else "recorded too often"
+    layers = tuple(tracking.tracked_layers(model))
+    calls = _Calls(generation, _attribute_sets(model, layers), reason, layers)
+    object.__setattr__(model, "_replayed_calls", calls)
+    return calls
+
+
+def _attribute_sets(model, layers):
+    """How many times attributes of the model and its layers were set once built."""
+    sets = model.__dict__.get("_attribute_sets", 0)
+    for layer in layers:
+        sets += layer.__dict__.get("_attribute_sets", 0)
+    return sets
 
 
 def tape_call(model, inputs, kwargs):
@@ -234,17 +253,17 @@ def tape_call(model, inputs, kwargs):
     if attributes.get("run_eagerly") or attributes.get("jit_compile") is False:
         return None  # compiled so: every step eager, as Keras runs it
     calls = attributes.get("_replayed_calls")
-    key = (TrackingGeneration.value, AttributeGeneration.value)
-    if calls is None or calls.key != key:
+    generation = TrackingGeneration.value
+    if calls is None or calls.generation != generation:
         if not attributes.get("_first_call_done"):
             return None  # the first call runs eagerly, with its checks
-        recordings = attributes.get("_replayed_recordings", 0)
-        reason = not_replayable(model) if recordings < _MOST_RECORDINGS else "recorded too often"
-        layers = tracking.tracked_layers(model) if reason is None else None
-        calls = _Calls(key, reason, layers)
-        object.__setattr__(model, "_replayed_calls", calls)
+        calls = _new_calls(model, generation)
     if calls.reason is not None:
         return None
+    if calls.sets != _attribute_sets(model, calls.layers):  # an attribute set since
+        calls = _new_calls(model, generation)
+        if calls.reason is not None:
+            return None
     signature = (value.shape, value.dtype, training, node is not None)
     program = calls.programs.get(signature)
     if program is None:
