@@ -692,3 +692,27 @@ def test_extreme_values_of_softmax_family():
     assert ops.logsumexp([-np.inf, -np.inf]).numpy() == -np.inf
     np.testing.assert_array_equal(ops.sigmoid([-1000.0, 1000.0]).numpy(), [0.0, 1.0])
     np.testing.assert_array_equal(ops.softplus([-1000.0, 1000.0]).numpy(), [0.0, 1000.0])
+
+
+def test_dense_on_a_time_major_view_multiplies_without_a_copy_and_agrees():
+    # An RNN's output is a (batch, time, n) view of time-major memory: dense multiplies
+    # its rows in that order (no copy) and returns the same kind of view.
+    rng = np.random.default_rng(0)
+    x_tm = rng.standard_normal((5, 3, 4)).astype(np.float32)
+    kernel = rng.standard_normal((4, 6)).astype(np.float32)
+    bias = rng.standard_normal(6).astype(np.float32)
+    view = x_tm.transpose(1, 0, 2)
+    out = ops.dense(view, kernel, bias, "relu").numpy()
+    expected = ops.dense(np.ascontiguousarray(view), kernel, bias, "relu").numpy()
+    np.testing.assert_array_equal(out, expected)  # each row's products are the same
+    assert out.transpose(1, 0, 2).flags.c_contiguous  # (a view of time-major memory)
+    weights = [Tensor(kernel), Tensor(bias)]
+    grads = {}
+    for name, x in (("view", view), ("copy", np.ascontiguousarray(view))):
+        inputs = Tensor(x)
+        with GradientTape() as tape:
+            tape.watch([inputs, *weights])
+            total = ops.sum(ops.dense(inputs, *weights, "relu") * np.arange(6.0, dtype="f4"))
+        grads[name] = tape.gradient(total, [inputs, *weights])
+    for got, want in zip(grads["view"], grads["copy"]):  # (sums over rows: another order)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)

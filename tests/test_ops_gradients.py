@@ -372,6 +372,15 @@ NN = [
         normal(5),
     ),
     case("dense-1d", ops.dense, normal(4), normal(4, 5), normal(5)),
+    case(
+        # A (batch, time, features) view of time-major memory, as an RNN's output:
+        # multiplied in its own row order, without a copy.
+        "dense-time-major-relu",
+        lambda x_tm, k, b: ops.dense(ops.transpose(x_tm, (1, 0, 2)), k, b, activation="relu"),
+        normal(3, 2, 4),
+        normal(4, 5),
+        normal(5),
+    ),
 ]
 
 CASES = ELEMENTWISE + UNARY + REDUCTIONS + LINALG + SHAPE_OPS + NN

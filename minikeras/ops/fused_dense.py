@@ -32,10 +32,21 @@ def _dense(x, kernel, bias, use_relu):
     """`x @ kernel + bias`, relu'd in place if asked; the residual is `x` as rows.
 
     Inputs with more axes (a sequence's steps) are multiplied as one matrix of
-    rows, one BLAS call instead of one per leading index; a strided view (an
-    RNN's time-major output seen batch-major) is copied into rows once, here,
-    and the kernel's gradient reuses that copy.
+    rows, one BLAS call instead of one per leading index. A `(batch, time,
+    features)` view of time-major memory (an RNN's output) is multiplied in
+    its own time-major row order, without a copy, and the result is the same
+    kind of view; its gradient is taken in that order too (`_time_rows`).
+    Another strided view is copied into rows once, here, and the kernel's
+    gradient reuses that copy.
     """
+    if _is_time_major(x):
+        rows = _rows(x.transpose(1, 0, 2))
+        out = np.matmul(rows, kernel)
+        if bias is not None:
+            out += bias
+        if use_relu:
+            np.maximum(out, 0, out=out)
+        return out.reshape(x.shape[1], x.shape[0], kernel.shape[1]).transpose(1, 0, 2), rows
     rows = _rows(x)
     out = np.matmul(rows, kernel)
     if bias is not None:
@@ -45,6 +56,17 @@ def _dense(x, kernel, bias, use_relu):
     if x.ndim != 2:
         out = out.reshape(*x.shape[:-1], kernel.shape[1])
     return out, rows
+
+
+def _is_time_major(x):
+    """Whether `x` is a `(batch, time, n)` view of `(time, batch, n)` C-ordered memory."""
+    return x.ndim == 3 and not x.flags.c_contiguous and x.transpose(1, 0, 2).flags.c_contiguous
+
+
+def _time_rows(g):
+    """A `(batch, time, n)` gradient as rows in time-major order (a copy only if it must)."""
+    g = g.transpose(1, 0, 2)
+    return _rows(g if g.flags.c_contiguous else np.ascontiguousarray(g))
 
 
 def _rows(x):
@@ -71,16 +93,22 @@ def _dense_vjp(argnums, ans, args, residuals):
                 g *= outputs > 0  # nobody else holds g: no new buffer, as numpy code does
             else:
                 g = g * (outputs > 0)
-        g_2d = _rows(g)
+        # Rows in the order the forward pass multiplied them (time-major for an RNN's output).
+        time_major = _is_time_major(x)
+        rows = residuals
+        if rows is None:  # (autograd's own grad called the op: no residuals)
+            rows = _rows(x.transpose(1, 0, 2) if time_major else x)
+        g_2d = _time_rows(g) if time_major else _rows(g)
         grads = []
         for argnum in argnums:
             if argnum == 0:
                 grad = g_2d @ kernel.T
-                grads.append(grad if g.ndim == 2 else grad.reshape(*g.shape[:-1], kernel.shape[0]))
+                if time_major:
+                    grad = grad.reshape(g.shape[1], g.shape[0], kernel.shape[0]).transpose(1, 0, 2)
+                elif g.ndim != 2:
+                    grad = grad.reshape(*g.shape[:-1], kernel.shape[0])
+                grads.append(grad)
             elif argnum == 1:
-                rows = residuals
-                if rows is None:  # (autograd's own grad called the op: no residuals)
-                    rows = _rows(x)
                 grads.append(rows.T @ g_2d)
             else:
                 grads.append(bias_gradient(g_2d))
