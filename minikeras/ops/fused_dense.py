@@ -35,27 +35,18 @@ def _dense(x, kernel, bias, use_relu):
     rows, one BLAS call instead of one per leading index. A `(batch, time,
     features)` view of time-major memory (an RNN's output) is multiplied in
     its own time-major row order, without a copy, and the result is the same
-    kind of view; its gradient is taken in that order too (`_time_rows`).
+    kind of view; its gradient is taken in that order too (`_as_rows`).
     Another strided view is copied into rows once, here, and the kernel's
     gradient reuses that copy.
     """
-    if _is_time_major(x):
-        rows = _rows(x.transpose(1, 0, 2))
-        out = np.matmul(rows, kernel)
-        if bias is not None:
-            out += bias
-        if use_relu:
-            np.maximum(out, 0, out=out)
-        return out.reshape(x.shape[1], x.shape[0], kernel.shape[1]).transpose(1, 0, 2), rows
-    rows = _rows(x)
+    time_major = _is_time_major(x)
+    rows = _as_rows(x, time_major)
     out = np.matmul(rows, kernel)
     if bias is not None:
         out += bias
     if use_relu:
         np.maximum(out, 0, out=out)
-    if x.ndim != 2:
-        out = out.reshape(*x.shape[:-1], kernel.shape[1])
-    return out, rows
+    return _from_rows(out, x.shape, time_major), rows
 
 
 def _is_time_major(x):
@@ -63,10 +54,23 @@ def _is_time_major(x):
     return x.ndim == 3 and not x.flags.c_contiguous and x.transpose(1, 0, 2).flags.c_contiguous
 
 
-def _time_rows(g):
-    """A `(batch, time, n)` gradient as rows in time-major order (a copy only if it must)."""
-    g = g.transpose(1, 0, 2)
-    return _rows(g if g.flags.c_contiguous else np.ascontiguousarray(g))
+def _as_rows(x, time_major):
+    """`x` as the matrix of rows dense multiplies: in time-major order for an RNN's output.
+
+    A copy only where a view cannot be had (a gradient of another layout).
+    """
+    if time_major:
+        x = x.transpose(1, 0, 2)
+        if not x.flags.c_contiguous:
+            x = np.ascontiguousarray(x)
+    return _rows(x)
+
+
+def _from_rows(rows, shape, time_major):
+    """`rows` (from `_as_rows`) with the leading axes of `shape` back (a view)."""
+    if time_major:
+        return rows.reshape(shape[1], shape[0], rows.shape[1]).transpose(1, 0, 2)
+    return rows if len(shape) == 2 else rows.reshape(*shape[:-1], rows.shape[1])
 
 
 def _rows(x):
@@ -97,17 +101,12 @@ def _dense_vjp(argnums, ans, args, residuals):
         time_major = _is_time_major(x)
         rows = residuals
         if rows is None:  # (autograd's own grad called the op: no residuals)
-            rows = _rows(x.transpose(1, 0, 2) if time_major else x)
-        g_2d = _time_rows(g) if time_major else _rows(g)
+            rows = _as_rows(x, time_major)
+        g_2d = _as_rows(g, time_major)
         grads = []
         for argnum in argnums:
             if argnum == 0:
-                grad = g_2d @ kernel.T
-                if time_major:
-                    grad = grad.reshape(g.shape[1], g.shape[0], kernel.shape[0]).transpose(1, 0, 2)
-                elif g.ndim != 2:
-                    grad = grad.reshape(*g.shape[:-1], kernel.shape[0])
-                grads.append(grad)
+                grads.append(_from_rows(g_2d @ kernel.T, g.shape, time_major))
             elif argnum == 1:
                 grads.append(rows.T @ g_2d)
             else:
