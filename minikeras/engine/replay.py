@@ -355,12 +355,7 @@ class Program:
         if self._generators is None:
             outputs = next(replay)
         else:
-            drawn = [_context.generator, *self._generators]
-            states = [generator.bit_generator.state for generator in drawn]
-            outputs = next(replay)
-            if outputs is None:
-                for generator, state in zip(drawn, states):
-                    generator.bit_generator.state = state
+            outputs = self._rewinding(lambda: next(replay))
         return None if outputs is None else (outputs, replay)
 
     def run(self, inputs, sources):
@@ -378,9 +373,13 @@ class Program:
         values = [source._value for source in sources]
         if self._generators is None:
             return self._replay(*inputs, *values)
+        return self._rewinding(lambda: self._replay(*inputs, *values))
+
+    def _rewinding(self, replay):
+        """`replay()`; when it gives None (a guard said no), the generators are put back."""
         drawn = [_context.generator, *self._generators]  # the thread's, read now, and the ops'
         states = [generator.bit_generator.state for generator in drawn]
-        replayed = self._replay(*inputs, *values)
+        replayed = replay()
         if replayed is None:
             for generator, state in zip(drawn, states):
                 generator.bit_generator.state = state
