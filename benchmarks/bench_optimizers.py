@@ -55,10 +55,10 @@ LEARNING_RATE = 1e-3
 DISTINCT_GRADIENTS = 4
 
 
-def make_problem(seed=0):
+def make_problem(seed=0, layers=LAYER_SIZES):
     """Glorot-uniform kernels, small biases, and gradient sets of their shapes (float32)."""
     rng = np.random.default_rng(seed)
-    weights = dense_weights(LAYER_SIZES, rng)
+    weights = dense_weights(layers, rng)
     gradients = [
         [(rng.standard_normal(w.shape) * 0.01).astype(np.float32) for w in weights]
         for _ in range(DISTINCT_GRADIENTS)

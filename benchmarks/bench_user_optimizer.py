@@ -48,14 +48,14 @@ import numpy as np  # noqa: E402
 
 from benchmarks import problems  # noqa: E402
 from benchmarks.accuracy import DIGITS_SMALL  # noqa: E402
+from benchmarks.bench_optimizers import DISTINCT_GRADIENTS, make_problem  # noqa: E402
 from benchmarks.common import THREAD_ENV_VARS, interleave, summarize, versions, write_json  # noqa: E402
 from benchmarks.mlp import minikeras_model  # noqa: E402
-from benchmarks.reference import BETA_1, BETA_2, EPSILON, dense_weights  # noqa: E402
+from benchmarks.reference import BETA_1, BETA_2, EPSILON  # noqa: E402
 from minikeras import Tensor, Variable, losses, ops, optimizers  # noqa: E402
 
 LEARNING_RATE = 1e-3
 PROBLEMS = {"784-256-128-10": (784, 256, 128, 10), "64-64-10": (64, 64, 10)}
-DISTINCT_GRADIENTS = 4  # gradient sets cycled, so no step sees the same one twice in a row
 
 
 class KerasUserAdam(optimizers.Optimizer):
@@ -93,17 +93,6 @@ class PackedUserAdam(KerasUserAdam):
 
 
 OPTIMIZERS = {"built-in": optimizers.Adam, "user": KerasUserAdam, "user packed": PackedUserAdam}
-
-
-def make_problem(layers, seed=0):
-    """Glorot-uniform weights and gradient sets of their shapes (float32)."""
-    rng = np.random.default_rng(seed)
-    weights = dense_weights(layers, rng)
-    gradients = [
-        [(rng.standard_normal(w.shape) * 0.01).astype(np.float32) for w in weights]
-        for _ in range(DISTINCT_GRADIENTS)
-    ]
-    return weights, gradients
 
 
 def adam_by_hand(weights, gradients, steps):
@@ -156,7 +145,7 @@ def check_against_float64(kind, weights, gradients, steps=6):
 
 
 def time_apply(layers, repeats, warmup):
-    weights, gradients = make_problem(layers)
+    weights, gradients = make_problem(layers=layers)
     for kind in OPTIMIZERS:
         check_against_float64(kind, weights, gradients)
     steppers = {kind: Stepper(kind, weights, gradients) for kind in OPTIMIZERS}
