@@ -178,6 +178,8 @@ def value_of(x):
         # A numpy float64 scalar is not "weak" under numpy 2 promotion and would
         # turn float32 work into float64; treat it like the Python number it is.
         return x.item() if x.dtype.kind in "fc" else x
+    if getattr(kind, "_traced_value", False):
+        return x  # an optimizer's traced value (optimizers/_traced.py), handed to numpy as it is
     return _as_array(x)
 
 

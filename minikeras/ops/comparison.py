@@ -172,7 +172,8 @@ def where(condition, x1, x2):
         >>> mk.ops.where([True, False], [1.0, 2.0], 0.0).numpy()
         array([1., 0.], dtype=float32)
     """
-    c = np.asarray(getval(value_of(condition))).astype(bool)
+    c = getval(value_of(condition))
+    c = c.astype(bool) if hasattr(c, "astype") else np.asarray(c, dtype=bool)
     a, b = promote(value_of(x1), value_of(x2))
     try:
         return wrap(call_primitive(_where, c, a, b))

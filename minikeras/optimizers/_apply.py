@@ -14,6 +14,7 @@ from minikeras.optimizers import _ema
 from minikeras.optimizers._buffers import FlatSlots
 from minikeras.optimizers._clipping import clip_gradients
 from minikeras.optimizers._packed import PackedRule
+from minikeras.optimizers._traced import RuleRunner
 
 __all__ = ["apply_update", "checked_updates", "label"]
 
@@ -132,6 +133,10 @@ def apply_update(optimizer, updates):
             if out is not variable._value:
                 buffers.commit(index, variable, out)
     else:
+        runner = optimizer._rule_runner
+        if runner is None:
+            runner = optimizer._rule_runner = RuleRunner()
+        runner.begin(optimizer, learning_rate)
         pairs = zip(updates, grads)
         if optimizer.elementwise_rule:
             packed = _packed_rule(optimizer)
@@ -140,7 +145,7 @@ def apply_update(optimizer, updates):
         for (index, _, variable), grad in pairs:
             if decay is not None and optimizer._decayed[index]:
                 optimizer.assign(variable, variable._value * decay)
-            optimizer.update_step(grad, variable, learning_rate)
+            runner.run(optimizer, grad, variable, learning_rate)
     if optimizer.use_ema:
         _ema.update(
             optimizer._averages, optimizer._trainable_variables, optimizer.ema_momentum, step

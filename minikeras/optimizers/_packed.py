@@ -126,7 +126,7 @@ class PackedRule:
         for kind, slot in enumerate(self._first_slots):  # (no local left bound to an array)
             slot._value = self.slots.flats[kind]
         try:
-            optimizer.update_step(gradient, self.variable, learning_rate)
+            optimizer._rule_runner.run(optimizer, gradient, self.variable, learning_rate)
         finally:
             self._give_back(views)
             if decay is None:

@@ -228,6 +228,9 @@ class OptimizerState:
             >>> v.numpy()
             array([3.], dtype=float32)
         """
+        if self._rule_trace is not None:  # (tracing update_step: see _traced.py)
+            self._rule_trace.write(variable, value, "assign")
+            return
         variable.assign(value)
 
     def assign_add(self, variable, value):
@@ -243,6 +246,9 @@ class OptimizerState:
             >>> v.numpy()
             array([4.], dtype=float32)
         """
+        if self._rule_trace is not None:  # (tracing update_step: see _traced.py)
+            self._rule_trace.write(variable, value, "assign_add")
+            return
         variable.assign_add(value)
 
     def assign_sub(self, variable, value):
@@ -258,6 +264,9 @@ class OptimizerState:
             >>> v.numpy()
             array([-2.], dtype=float32)
         """
+        if self._rule_trace is not None:  # (tracing update_step: see _traced.py)
+            self._rule_trace.write(variable, value, "assign_sub")
+            return
         variable.assign_sub(value)
 
     def update_step(self, gradient, variable, learning_rate):
@@ -285,6 +294,12 @@ class OptimizerState:
 
     # Whether `update_step` may run once on the small variables packed (see the class docstring).
     elementwise_rule = False
+
+    # Whether `update_step` is traced on a variable's second update and replayed after
+    # (`_traced.py`); False runs it eagerly every time (a rule with Python side effects).
+    trace_update_step = True
+    _rule_trace = None  # the `_traced._Trace` while one records
+    _rule_runner = None  # the `_traced.RuleRunner`, made on the first update by `update_step`
 
     # The built-ins' fast path (see the module docstring): `_fused_step(gradient,
     # value, out, slots, scratch, constants)` writes the new value into `out` from

@@ -1,0 +1,250 @@
+"""What a traced `update_step` records: `TracedValue`s and the `Trace` of their calls.
+
+See `_traced.py` for the design. A `TracedValue` holds a real array; numpy
+hands every call involving one to it, and it computes on the real arrays
+and has the `Trace` write the call down. Whatever would take the data out of
+numpy's protocols hands out the real value and spoils the trace.
+"""
+
+import operator
+
+import numpy as np
+
+from minikeras.engine.tensor import Tensor, value_of
+
+__all__ = ["Trace", "TracedValue"]
+
+# numpy functions that only read metadata (fixed for a traced variable): answered, not recorded.
+_METADATA = {np.shape, np.ndim, np.size, np.result_type}
+
+
+class TracedValue:
+    """A step's value under tracing: the real array, and where it came from.
+
+    Not an ndarray: numpy hands every call that involves one to
+    `__array_ufunc__` / `__array_function__`, which compute on the real
+    arrays and record the call. Anything that would take the data out
+    (`__array__`, `float`, `bool`, an unknown attribute) hands out the real
+    value and spoils the trace.
+
+    Args:
+        value: the real numpy array or numpy scalar.
+        node: its index in the trace.
+        trace: the `Trace` recording it.
+    """
+
+    _traced_value = True  # `engine.tensor.value_of` passes such values through
+    __slots__ = ("value", "node", "trace")
+
+    def __init__(self, value, node, trace):
+        self.value, self.node, self.trace = value, node, trace
+
+    @property
+    def shape(self):
+        return np.shape(self.value)
+
+    @property
+    def dtype(self):
+        return self.value.dtype
+
+    @property
+    def ndim(self):
+        return np.ndim(self.value)
+
+    @property
+    def size(self):
+        return np.size(self.value)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        trace = self.trace
+        if method != "__call__" or ufunc.nout != 1 or not trace.usable(inputs, kwargs):
+            trace.spoil(f"{ufunc.__name__}.{method}")
+            if "out" in kwargs:
+                kwargs["out"] = tuple(_plain(item) for item in kwargs["out"])
+            return getattr(ufunc, method)(*map(_plain, inputs), **kwargs)
+        return trace.call(ufunc, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        trace = self.trace
+        if func in _METADATA:
+            return func(*map(_plain, args), **kwargs)
+        if trace.usable(args, kwargs):
+            return trace.call(func, args, kwargs)
+        trace.spoil(getattr(func, "__name__", repr(func)))
+        return func(*map(_plain, args), **{key: _plain(v) for key, v in kwargs.items()})
+
+    def astype(self, dtype, copy=True):
+        if not self.trace.usable((), {}):
+            return self.value.astype(dtype, copy=copy)
+        return self.trace.call(_astype, (self,), {"dtype": np.dtype(dtype), "copy": copy})
+
+    def _leak(self, what):
+        self.trace.spoil(what)
+        return self.value
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._leak("np.asarray"), dtype=dtype)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):  # numpy's probes for protocols (then it calls `__array__`)
+            raise AttributeError(name)
+        return getattr(self._leak(f"attribute {name!r}"), name)
+
+    def __float__(self):
+        return float(self._leak("float()"))
+
+    def __int__(self):
+        return int(self._leak("int()"))
+
+    def __index__(self):
+        return operator.index(self._leak("an index"))
+
+    def __bool__(self):
+        return bool(self._leak("bool()"))
+
+    def __len__(self):
+        return len(self._leak("len()"))
+
+    def __iter__(self):
+        return iter(self._leak("iteration"))
+
+    def __getitem__(self, key):
+        return self._leak("indexing")[key]
+
+    def __setitem__(self, key, value):
+        self._leak("item assignment")[key] = _plain(value)
+
+    def __repr__(self):
+        return f"<TracedValue node={self.node} {self.value!r}>"
+
+    __hash__ = object.__hash__
+
+
+def _operator(function, reflected=False):
+    """A Python operator of `TracedValue`, recorded as the operator on the real values.
+
+    With a Tensor it declines, as an ndarray does, so that the Tensor's own
+    operator runs (and hands the traced value to `mk.ops`).
+    """
+    if reflected:
+        function = _REFLECTED.setdefault(function, lambda a, b, f=function: f(b, a))
+
+    def method(self, other):
+        if isinstance(other, Tensor):
+            return NotImplemented
+        return self.trace.call(function, (self, other), {})
+
+    return method
+
+
+_REFLECTED = {}
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"):
+    _function = getattr(operator, _name)
+    setattr(TracedValue, f"__{_name}__", _operator(_function))
+    setattr(TracedValue, f"__r{_name}__", _operator(_function, reflected=True))
+for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(TracedValue, f"__{_name}__", _operator(getattr(operator, _name)))
+
+
+def _unary(function):
+    return lambda self: self.trace.call(function, (self,), {})
+
+
+for _name in ("neg", "pos", "abs"):
+    setattr(TracedValue, f"__{_name}__", _unary(getattr(operator, _name)))
+
+
+def _astype(value, dtype, copy=True):
+    return value.astype(dtype, copy=copy)
+
+
+def _plain(value):
+    return value.value if type(value) is TracedValue else value
+
+
+class Trace:
+    """The record of one traced `update_step`: reads, numpy calls and writes, in order.
+
+    Steps are `("read", node, k)` (the value of variable `k` now), `("call",
+    node, function, refs, kwargs)` and `("write", k, method, ref)`; a ref is
+    `("n", node)` or `("c", constant)`. Node 0 is the gradient.
+    """
+
+    def __init__(self, variables):
+        self.variables = variables
+        self.slots = {id(variable): k for k, variable in enumerate(variables)}
+        self.steps = []
+        self.nodes = 1
+        self.live = True  # recording (until the rule returns)
+        self.spoiled = None  # why the trace cannot be replayed, once it cannot
+
+    def spoil(self, why):
+        if self.live and self.spoiled is None:
+            self.spoiled = why
+
+    def usable(self, args, kwargs):
+        """Whether a call on `args` / `kwargs` can be recorded (else it spoils the trace)."""
+        if not self.live or self.spoiled is not None:
+            return False
+        for arg in args:
+            kind = type(arg)
+            if kind is TracedValue:
+                if arg.trace is not self:
+                    return False
+            elif (kind is list or kind is tuple) and any(type(a) is TracedValue for a in arg):
+                return False  # (nested values: not recorded)
+        for key, value in kwargs.items():
+            if key == "out" or key == "where" or type(value) is TracedValue:
+                return False
+        return True
+
+    def _node(self, value):
+        node = self.nodes
+        self.nodes += 1
+        return TracedValue(value, node, self)
+
+    def read(self, k):
+        value = self._node(self.variables[k]._value)
+        self.steps.append(("read", value.node, k))
+        return value
+
+    def call(self, function, args, kwargs):
+        """Computes `function(*args, **kwargs)` on the real values, recording it if it can."""
+        plain = [_plain(arg) for arg in args]
+        if not self.usable(args, kwargs):
+            self.spoil(getattr(function, "__name__", "a call"))
+            return function(*plain, **kwargs)
+        result = function(*plain, **kwargs)
+        if not isinstance(result, (np.ndarray, np.generic)):
+            self.spoil(
+                f"{getattr(function, '__name__', 'a call')} returning {type(result).__name__}"
+            )
+            return result
+        refs = tuple(("n", a.node) if type(a) is TracedValue else ("c", a) for a in args)
+        value = self._node(result)
+        self.steps.append(("call", value.node, function, refs, dict(kwargs)))
+        return value
+
+    def write(self, variable, value, method):
+        """The optimizer's `assign*` during the trace: done for real, and recorded."""
+        value = value_of(value)
+        k = self.slots.get(id(variable))
+        if k is None or not self.usable((value,), {}):
+            self.spoil(f"a write to {getattr(variable, 'name', 'a variable')!r}")
+            if type(variable._value) is TracedValue:
+                variable._value = variable._value.value
+            getattr(variable, method)(_plain(value))
+            return
+        current = variable._value
+        if type(current) is TracedValue:
+            variable._value = current.value
+        del current
+        getattr(variable, method)(_plain(value))
+        ref = ("n", value.node) if type(value) is TracedValue else ("c", value)
+        self.steps.append(("write", k, method, ref))
+        variable._value = self.read(k)
+
+    def observe(self, variable):
+        """Told of every Variable read: one outside the rule's own spoils the trace."""
+        if id(variable) not in self.slots:
+            self.spoil(f"a read of Variable {getattr(variable, 'name', '?')!r}")

@@ -1,0 +1,227 @@
+"""A user's `update_step`, traced once and then replayed as straight-line numpy.
+
+Design note. A rule written as Keras writes it (`update_step` in ops and
+`self.assign_add`) costs ~1 µs of minikeras per op on top of numpy's own
+work, a dozen or more ops per variable, at every step. Keras compiles the
+rule (with the train step) and so runs only the arithmetic; this module
+does the same in the only way that is safe in Python, by watching what the
+rule does with the step's data rather than by reading its code:
+
+- On its second update of a variable (the first may set things up in
+  Python), the rule runs on `TracedValue`s: the gradient and the values of
+  the variable, its slots and `iterations` are wrapped, each holding its
+  real array. Every numpy call that touches one (through `mk.ops`, which
+  hand such values to numpy unchanged, or directly) computes on the real
+  arrays and is written down; so are the optimizer's `assign`,
+  `assign_add` and `assign_sub`. The step itself is therefore the eager
+  step, number for number.
+- Anything else done with the data (a Python `float` or `bool` of it,
+  `np.asarray`, an attribute numpy does not expose to protocols, a write
+  with `out=`, a read of another Variable, a `Variable.assign` of its own)
+  hands out the real value and marks the trace unusable: that variable's
+  rule stays eager. So no value computed from the data can be frozen into
+  the replay unnoticed; whatever the rule computes from Python constants
+  (its hyperparameters) is frozen, as Keras's tracing freezes it.
+- The replay is one generated Python function per variable: the numpy calls
+  in order, the writes as the Variables' own `assign*` methods, each
+  intermediate released after its last use (so writes stay in place).
+- Guards, checked before a replay: no tape or read observer is active, the
+  learning rate is the traced one, and the optimizer's attributes are those
+  at tracing: their values for numbers, strings and None, their identity
+  otherwise. A change traces anew; after `_MOST_TRACES` such changes (a
+  schedule's new rate at every step soon makes them) the optimizer runs its
+  rule eagerly for good.
+
+What a trace cannot see is Python state the rule keeps outside its
+attributes and Variables (a global counter, a list it appends to, a numpy
+array it changes in place): such a rule sets `trace_update_step = False` on
+its class, as a Keras rule with side effects must avoid compilation.
+"""
+
+import numpy as np
+
+from minikeras.engine.context import state as _state
+from minikeras.engine.tensor import add_read_observer, remove_read_observer
+from minikeras.optimizers._trace_record import Trace, TracedValue
+
+__all__ = ["RuleRunner"]
+
+_MOST_TRACES = 8  # times an optimizer's programs may go stale before its rule stays eager
+_SIMPLE = (int, float, bool, str, bytes, complex, type(None), np.generic)
+
+
+class _Program:
+    """A traced rule as one generated function `replay(gradient, variables)`.
+
+    Only the steps a write depends on are kept; each intermediate is deleted
+    after its last use, so that a Variable's array is unshared again when it
+    is written (and the write can be in place, as in the eager rule).
+    """
+
+    def __init__(self, steps, variables):
+        kept = _needed(steps)
+        last_use = {}
+        for index, step in enumerate(kept):
+            for ref in _refs(step):
+                if ref[0] == "n":
+                    last_use[ref[1]] = index
+        namespace, lines, used = {}, [], set()
+
+        def expression(ref):
+            if ref[0] == "n":
+                return f"t{ref[1]}"
+            name = f"C{len(namespace)}"
+            namespace[name] = ref[1]
+            return name
+
+        for index, step in enumerate(kept):
+            if step[0] == "read":
+                _, node, k = step
+                used.add(k)
+                lines.append(f"t{node} = v{k}._value")
+            elif step[0] == "call":
+                _, node, function, refs, kwargs = step
+                name = f"F{len(namespace)}"
+                namespace[name] = function
+                args = [expression(ref) for ref in refs]
+                if kwargs:
+                    keywords = f"K{len(namespace)}"
+                    namespace[keywords] = kwargs
+                    args.append(f"**{keywords}")
+                lines.append(f"t{node} = {name}({', '.join(args)})")
+            else:
+                _, k, method, ref = step
+                used.add(k)
+                lines.append(f"v{k}.{method}({expression(ref)})")
+            dead = sorted(node for node, last in last_use.items() if last == index)
+            if dead:
+                lines.append("del " + ", ".join(f"t{node}" for node in dead))
+        unpack = [f"v{k}" for k in range(len(variables))]
+        source = "def replay(t0, V):\n    " + ", ".join(unpack) + ", = V\n"
+        source += "".join(f"    {line}\n" for line in lines)
+        exec(compile(source, "<minikeras update_step>", "exec"), namespace)
+        self.source = source
+        self.function = namespace["replay"]
+        self.variables = tuple(variables)
+
+    def run(self, gradient):
+        self.function(gradient, self.variables)
+
+
+def _refs(step):
+    if step[0] == "call":
+        return step[3]
+    if step[0] == "write":
+        return (step[3],)
+    return ()
+
+
+def _needed(steps):
+    """The steps the writes depend on, in order."""
+    needed, kept = set(), []
+    for step in reversed(steps):
+        if step[0] == "write" or step[1] in needed:
+            kept.append(step)
+            needed.update(ref[1] for ref in _refs(step) if ref[0] == "n")
+    return kept[::-1]
+
+
+def _snapshot(optimizer):
+    """The optimizer's attributes as a replay depends on them: values if simple, else identity."""
+    return [
+        (name, value if isinstance(value, _SIMPLE) else id(value))
+        for name, value in vars(optimizer).items()
+        if name != "_rule_runner"
+    ]
+
+
+def _trace(optimizer, gradient, variable, learning_rate):
+    """Runs `update_step` once, traced; returns its `_Program`, or why it cannot be replayed."""
+    index = optimizer._get_variable_index(variable)
+    variables = []
+    for candidate in (optimizer._iterations, variable, *optimizer._slots[index]):
+        if all(candidate is not seen for seen in variables):
+            variables.append(candidate)
+    trace = Trace(variables)
+    for k in range(len(variables)):
+        variables[k]._value = trace.read(k)
+    traced_gradient = TracedValue(gradient, 0, trace)
+    add_read_observer(trace.observe)
+    optimizer._rule_trace = trace
+    try:
+        optimizer.update_step(traced_gradient, variable, learning_rate)
+    finally:
+        del optimizer._rule_trace
+        remove_read_observer(trace.observe)
+        trace.live = False
+        for held in variables:
+            if type(held._value) is TracedValue:
+                held._value = held._value.value
+    if trace.spoiled is not None:
+        return trace.spoiled
+    if not any(step[0] == "write" for step in trace.steps):
+        return "it writes nothing"
+    return _Program(trace.steps, variables)
+
+
+class RuleRunner:
+    """Runs an optimizer's `update_step` for each variable: eagerly, traced, or replayed.
+
+    `begin` is called once per update, before any `run`.
+
+    Example:
+        >>> class MySGD(mk.optimizers.Optimizer):
+        ...     def update_step(self, gradient, variable, learning_rate):
+        ...         self.assign_sub(variable, mk.ops.multiply(gradient, learning_rate))
+        >>> w = mk.Variable([1.0, 2.0])
+        >>> optimizer = MySGD(learning_rate=0.5)
+        >>> for _ in range(3):  # eager, traced, replayed
+        ...     optimizer.apply([np.ones(2)], [w])
+        >>> w.numpy(), len(optimizer._rule_runner.programs)
+        (array([-0.5,  0.5], dtype=float32), 1)
+    """
+
+    def __init__(self):
+        self.programs = {}  # id(variable) -> _Program, or None where it cannot be replayed
+        self.seen = set()  # ids of variables updated once (eagerly)
+        self.spoiled = {}  # id(variable) -> why its last trace cannot be replayed
+        self.snapshot = None
+        self.learning_rate = None
+        self.invalidations = 0  # times programs went stale (an attribute or the rate changed)
+        self.ready = False
+
+    def begin(self, optimizer, learning_rate):
+        """Decides whether this update may trace or replay; drops programs gone stale."""
+        self.ready = False
+        if (
+            self.invalidations > _MOST_TRACES
+            or not type(optimizer).trace_update_step
+            or "update_step" in vars(optimizer)
+            or _state.active_tapes
+            or _state.read_observers
+        ):
+            return
+        snapshot = _snapshot(optimizer)
+        if snapshot != self.snapshot or learning_rate != self.learning_rate:
+            if self.snapshot is not None:
+                self.invalidations += 1
+            self.programs.clear()
+            self.snapshot, self.learning_rate = snapshot, learning_rate
+        self.ready = self.invalidations <= _MOST_TRACES
+
+    def run(self, optimizer, gradient, variable, learning_rate):
+        """One variable's update: replayed if it can be, traced on its second update."""
+        if self.ready:
+            key = id(variable)
+            program = self.programs.get(key, False)
+            if program:
+                program.run(gradient)
+                return
+            if program is False and key in self.seen:
+                program = _trace(optimizer, gradient, variable, learning_rate)
+                if type(program) is str:
+                    self.spoiled[key], program = program, None
+                self.programs[key] = program
+                return
+            self.seen.add(key)
+        optimizer.update_step(gradient, variable, learning_rate)

@@ -1,0 +1,255 @@
+"""A user's `update_step` is traced on a variable's second update and replayed after.
+
+Each replayed rule must give bit for bit what the same rule run eagerly every
+step gives (`trace_update_step = False`), and every way data could leave the
+trace unseen must keep the rule eager: a test for each shows that a replay
+would have frozen a value (its twin's numbers differ from a frozen run's).
+"""
+
+import numpy as np
+import pytest
+from test_optimizer_packed import KerasAdam
+from test_optimizers_contract import UserAdagrad, UserLion
+
+import minikeras as mk
+from minikeras import ops, optimizers
+from minikeras.optimizers import _traced
+
+SHAPES = [(5, 4), (4,), (4, 3), (3,), (40, 30)]
+
+
+def gradients(step, scale=1.0):
+    rng = np.random.default_rng(100 + step)
+    return [(rng.standard_normal(shape) * scale).astype(np.float32) for shape in SHAPES]
+
+
+def variables():
+    rng = np.random.default_rng(7)
+    return [mk.Variable(rng.standard_normal(shape).astype(np.float32)) for shape in SHAPES]
+
+
+def eager(cls):
+    """`cls`, running its rule eagerly every step: the reference."""
+    return type(f"Eager{cls.__name__}", (cls,), {"trace_update_step": False})
+
+
+def run_twins(cls, steps=6, scales=None, between=None, **arguments):
+    """Runs `cls` traced and eagerly on the same gradients; asserts the same state at each step."""
+    traced, reference = cls(**arguments), eager(cls)(**arguments)
+    weights, reference_weights = variables(), variables()
+    for step in range(steps):
+        grads = gradients(step, scales[step] if scales else 1.0)
+        if between is not None:
+            between(step, traced)
+            between(step, reference)
+        traced.apply(grads, weights)
+        reference.apply(grads, reference_weights)
+        for got, want in zip(weights + traced.variables, reference_weights + reference.variables):
+            np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"step {step}")
+            assert got.dtype == want.dtype
+    return traced, weights
+
+
+class MomentumRule(optimizers.Optimizer):
+    """SGD with momentum on a clipped gradient: `ops.where` on a comparison, and `np.clip`."""
+
+    def build(self, variables):
+        super().build(variables)
+        self.velocities = self.add_optimizer_variables(variables, "velocity")
+
+    def update_step(self, gradient, variable, learning_rate):
+        velocity = self.velocities[self._get_variable_index(variable)]
+        clipped = ops.where(ops.greater(gradient, 1.0), 1.0, np.clip(gradient, -1.5, None))
+        self.assign(velocity, ops.subtract(velocity * 0.9, ops.multiply(clipped, learning_rate)))
+        self.assign_add(variable, velocity)
+
+
+RULES = {
+    "keras adam": (KerasAdam, {"learning_rate": 0.05}),
+    "adagrad": (UserAdagrad, {"learning_rate": 0.1, "epsilon": 1e-3}),
+    "lion": (UserLion, {"learning_rate": 0.01, "beta_1": 0.8, "beta_2": 0.95}),
+    "momentum, clipped": (MomentumRule, {"learning_rate": 0.1}),
+}
+OPTIONS = [{}, {"weight_decay": 0.3}, {"clipnorm": 0.5}, {"use_ema": True}]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["plain", "decay", "clipnorm", "ema"])
+@pytest.mark.parametrize("rule", list(RULES))
+def test_a_replayed_rule_equals_the_eager_rule_bit_for_bit(rule, options):
+    cls, arguments = RULES[rule]
+    optimizer, _ = run_twins(cls, **arguments, **options)
+    runner = optimizer._rule_runner
+    assert len(runner.programs) == len(SHAPES) and all(runner.programs.values()), runner.spoiled
+
+
+@pytest.mark.parametrize("rule", ["keras adam", "lion"])
+def test_a_packed_elementwise_rule_is_replayed_too(rule):
+    cls, arguments = RULES[rule]
+    packed = type(f"Packed{cls.__name__}", (cls,), {"elementwise_rule": True})
+    optimizer, _ = run_twins(packed, **arguments)
+    assert optimizer._packed_rule is not None
+    programs = optimizer._rule_runner.programs
+    assert id(optimizer._packed_rule.variable) in programs and all(programs.values())
+
+
+def test_the_replay_writes_in_place_and_held_reads_keep_their_values():
+    optimizer, weights = run_twins(KerasAdam, steps=3, learning_rate=0.05)
+    address = weights[4]._value.ctypes.data
+    optimizer.apply(gradients(3), weights)
+    assert weights[4]._value.ctypes.data == address  # nothing held it: written in place
+    held = weights[4].value
+    before = held.numpy()
+    optimizer.apply(gradients(4), weights)
+    np.testing.assert_array_equal(held.numpy(), before)
+    assert not np.array_equal(weights[4].numpy(), before)
+
+
+# ------------------------------------------------ data leaving the trace keeps it eager
+
+
+class BranchOnData(optimizers.Optimizer):
+    """Takes a Python float of the gradient: the branch depends on the step's data."""
+
+    def update_step(self, gradient, variable, learning_rate):
+        scale = 0.5 if float(ops.max(ops.abs(gradient))) > 2.0 else 1.0
+        self.assign_sub(variable, ops.multiply(gradient, learning_rate * scale))
+
+
+class AsArray(optimizers.Optimizer):
+    """Takes the gradient out with `np.asarray`, then computes with it."""
+
+    def update_step(self, gradient, variable, learning_rate):
+        self.assign_sub(variable, np.asarray(gradient) * learning_rate)
+
+
+class WritesDirectly(optimizers.Optimizer):
+    """Writes its variable with `Variable.assign_sub`, not the optimizer's."""
+
+    def update_step(self, gradient, variable, learning_rate):
+        variable.assign_sub(ops.multiply(gradient, learning_rate))
+
+
+class ReadsAScale(optimizers.Optimizer):
+    """Reads a Variable of its own (not per variable), which changes between steps."""
+
+    def build(self, variables):
+        super().build(variables)
+        self.scale = self.add_variable((), initializer="ones", name="scale")
+
+    def update_step(self, gradient, variable, learning_rate):
+        self.assign_sub(variable, ops.multiply(gradient, self.scale * learning_rate))
+
+
+def grow_the_scale(step, optimizer):
+    if optimizer.built:
+        optimizer.scale.assign(1.0 + step)
+
+
+@pytest.mark.parametrize(
+    "cls, why, twin_arguments",
+    [
+        (BranchOnData, "float()", {"scales": [1.0, 1.0, 1.0, 5.0, 5.0, 1.0]}),
+        (AsArray, "np.asarray", {}),
+        (WritesDirectly, "np.asarray", {}),  # (Variable.assign takes the array)
+        (ReadsAScale, "a read of Variable 'scale'", {"between": grow_the_scale}),
+    ],
+)
+def test_data_that_leaves_the_trace_keeps_the_rule_eager(cls, why, twin_arguments):
+    optimizer, _ = run_twins(cls, learning_rate=0.1, **twin_arguments)
+    runner = optimizer._rule_runner
+    assert set(runner.programs.values()) == {None}
+    assert all(why in reason for reason in runner.spoiled.values()), runner.spoiled
+
+
+def test_the_tests_above_would_see_a_frozen_value():
+    """A replay that froze BranchOnData's branch at step 2 would differ at steps 3 and 4."""
+    scales = [1.0, 1.0, 1.0, 5.0, 5.0, 1.0]
+    frozen, reference = variables(), variables()
+    optimizer = eager(BranchOnData)(learning_rate=0.1)
+    for step, scale in enumerate(scales):
+        grads = gradients(step, scale)
+        optimizer.apply(grads, reference)
+        for weight, grad in zip(frozen, grads):
+            weight.assign_sub(grad * np.float32(0.1 * 1.0))  # the branch of step 2
+    assert not np.array_equal(frozen[0].numpy(), reference[0].numpy())
+
+
+# ------------------------------------------------ what a trace depends on changes
+
+
+class CountingRule(optimizers.Optimizer):
+    """Keeps a Python counter on itself and uses it: every step's attributes differ."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.count = 0
+
+    def update_step(self, gradient, variable, learning_rate):
+        self.count += 1
+        self.assign_sub(variable, ops.multiply(gradient, learning_rate / self.count))
+
+
+def test_a_changed_attribute_traces_again_and_endless_changes_end_tracing():
+    def new_beta(step, optimizer):
+        if step == 3:
+            optimizer.beta_1 = 0.5
+
+    optimizer, _ = run_twins(KerasAdam, between=new_beta, learning_rate=0.05)
+    assert optimizer._rule_runner.invalidations == 1 and all(
+        optimizer._rule_runner.programs.values()
+    )
+
+    optimizer, _ = run_twins(CountingRule, steps=_traced._MOST_TRACES + 5, learning_rate=0.1)
+    assert optimizer._rule_runner.invalidations > _traced._MOST_TRACES
+    assert not optimizer._rule_runner.ready
+
+
+def test_a_schedule_traces_at_each_new_rate_until_it_stays_eager():
+    schedule = optimizers.schedules.ExponentialDecay(0.1, decay_steps=1, decay_rate=0.9)
+    optimizer, _ = run_twins(KerasAdam, steps=_traced._MOST_TRACES + 4, learning_rate=schedule)
+    assert not optimizer._rule_runner.ready
+
+
+def test_a_constant_rate_changed_once_traces_again():
+    def halve(step, optimizer):
+        if step == 3:
+            optimizer.learning_rate = 0.025
+
+    optimizer, _ = run_twins(KerasAdam, between=halve, learning_rate=0.05)
+    assert optimizer._rule_runner.invalidations == 1
+
+
+def test_no_trace_or_replay_inside_a_tape():
+    optimizer, weights = run_twins(KerasAdam, steps=3, learning_rate=0.05)
+    reference = eager(KerasAdam)(learning_rate=0.05)
+    reference_weights = variables()
+    for step in range(3):
+        reference.apply(gradients(step), reference_weights)
+    with mk.GradientTape():
+        optimizer.apply(gradients(3), weights)
+        reference.apply(gradients(3), reference_weights)
+    assert not optimizer._rule_runner.ready
+    for got, want in zip(weights, reference_weights):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+class FailsOnItsSecondUpdate(optimizers.Optimizer):
+    def update_step(self, gradient, variable, learning_rate):
+        if self.iterations.numpy() == 1:
+            raise RuntimeError("second update")
+        self.assign_sub(variable, ops.multiply(gradient, learning_rate))
+
+
+def test_a_rule_that_raises_while_traced_leaves_plain_arrays_behind():
+    optimizer, weights = FailsOnItsSecondUpdate(learning_rate=0.1), variables()
+    optimizer.apply(gradients(0), weights)
+    with pytest.raises(RuntimeError, match="second update"):
+        optimizer.apply(gradients(1), weights)
+    for variable in weights + optimizer.variables:
+        assert type(variable._value) is np.ndarray
+    assert optimizer._rule_trace is None
+
+
+def test_trace_update_step_false_never_traces():
+    optimizer, _ = run_twins(eager(KerasAdam), steps=3, learning_rate=0.05)
+    assert not optimizer._rule_runner.ready and not optimizer._rule_runner.programs
