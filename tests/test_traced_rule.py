@@ -253,3 +253,10 @@ def test_a_rule_that_raises_while_traced_leaves_plain_arrays_behind():
 def test_trace_update_step_false_never_traces():
     optimizer, _ = run_twins(eager(KerasAdam), steps=3, learning_rate=0.05)
     assert not optimizer._rule_runner.ready and not optimizer._rule_runner.programs
+
+
+def test_the_bias_correction_runs_once_per_update_for_all_variables():
+    optimizer, _ = run_twins(KerasAdam, steps=4, learning_rate=0.05)
+    signatures = {program.signature for program in optimizer._rule_runner.programs.values()}
+    assert len(signatures) == 1 and None not in signatures  # one shared `scalars`, run once
+    assert len(optimizer._rule_runner.scalars) == 1

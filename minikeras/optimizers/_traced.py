@@ -26,9 +26,9 @@ rule does with the step's data rather than by reading its code:
   in order, the writes as the Variables' own `assign*` methods, each
   intermediate released after its last use (so writes stay in place).
 - Guards, checked before a replay: no tape or read observer is active, the
-  learning rate is the traced one, and the optimizer's attributes are those
-  at tracing: their values for numbers, strings and None, their identity
-  otherwise. A change traces anew; after `_MOST_TRACES` such changes (a
+  learning rate is the traced one, and the optimizer's attributes are bound
+  to the objects they were bound to at tracing (a number set again, even to
+  the same value, counts as a change). A change traces anew; after `_MOST_TRACES` such changes (a
   schedule's new rate at every step soon makes them) the optimizer runs its
   rule eagerly for good.
 
@@ -37,6 +37,8 @@ attributes and Variables (a global counter, a list it appends to, a numpy
 array it changes in place): such a rule sets `trace_update_step = False` on
 its class, as a Keras rule with side effects must avoid compilation.
 """
+
+import operator
 
 import numpy as np
 
@@ -51,21 +53,25 @@ _SIMPLE = (int, float, bool, str, bytes, complex, type(None), np.generic)
 
 
 class _Program:
-    """A traced rule as one generated function `replay(gradient, variables)`.
+    """A traced rule as generated functions: `scalars(iterations)` and `replay(gradient, ...)`.
 
     Only the steps a write depends on are kept; each intermediate is deleted
     after its last use, so that a Variable's array is unshared again when it
-    is written (and the write can be in place, as in the eager rule).
+    is written (and the write can be in place, as in the eager rule). The
+    steps that depend on `iterations` alone (a bias correction) are split off
+    into `scalars`: programs whose `scalars` are the same code on the same
+    constants share one run of it per update (`signature`).
     """
 
     def __init__(self, steps, variables):
         kept = _needed(steps)
+        scalar = _scalar_nodes(kept)
         last_use = {}
         for index, step in enumerate(kept):
             for ref in _refs(step):
                 if ref[0] == "n":
                     last_use[ref[1]] = index
-        namespace, lines, used = {}, [], set()
+        namespace, lines, head, keys = {}, [], [], []
 
         def expression(ref):
             if ref[0] == "n":
@@ -77,8 +83,7 @@ class _Program:
         for index, step in enumerate(kept):
             if step[0] == "read":
                 _, node, k = step
-                used.add(k)
-                lines.append(f"t{node} = v{k}._value")
+                line = f"t{node} = v{k}._value"
             elif step[0] == "call":
                 _, node, function, refs, kwargs = step
                 name = f"F{len(namespace)}"
@@ -88,24 +93,89 @@ class _Program:
                     keywords = f"K{len(namespace)}"
                     namespace[keywords] = kwargs
                     args.append(f"**{keywords}")
-                lines.append(f"t{node} = {name}({', '.join(args)})")
+                line = f"t{node} = {name}({', '.join(args)})"
             else:
                 _, k, method, ref = step
-                used.add(k)
-                lines.append(f"v{k}.{method}({expression(ref)})")
-            dead = sorted(node for node, last in last_use.items() if last == index)
+                line = f"v{k}.{method}({expression(ref)})"
+            if step[0] != "write" and step[1] in scalar:
+                head.append(line)
+                keys.append(_key(step))
+                continue
+            lines.append(line)
+            dead = sorted(n for n, last in last_use.items() if last == index and n not in scalar)
             if dead:
-                lines.append("del " + ", ".join(f"t{node}" for node in dead))
-        unpack = [f"v{k}" for k in range(len(variables))]
-        source = "def replay(t0, V):\n    " + ", ".join(unpack) + ", = V\n"
+                lines.append("del " + ", ".join(f"t{n}" for n in dead))
+        shared = [n for n in sorted(scalar) if _used_outside(n, kept, scalar)]
+        names = "".join(f"t{n}, " for n in shared)
+        unpack = ", ".join(f"v{k}" for k in range(len(variables)))
+        source = "def scalars(v0):\n" + "".join(f"    {line}\n" for line in head)
+        source += f"    return ({names})\n"
+        source += f"def replay(t0, V, S):\n    {unpack}, = V\n"
+        source += f"    {names}= S\n" if shared else ""
         source += "".join(f"    {line}\n" for line in lines)
         exec(compile(source, "<minikeras update_step>", "exec"), namespace)
         self.source = source
-        self.function = namespace["replay"]
+        self.scalars, self.function = namespace["scalars"], namespace["replay"]
+        self.signature = tuple(keys) if shared else None
         self.variables = tuple(variables)
 
-    def run(self, gradient):
-        self.function(gradient, self.variables)
+    def run(self, gradient, cache):
+        """Replays the rule on `gradient`; `cache` holds this update's shared `scalars`."""
+        if self.signature is None:
+            self.function(gradient, self.variables, ())
+            return
+        scalars = cache.get(self.signature)
+        if scalars is None:
+            scalars = cache[self.signature] = self.scalars(self.variables[0])
+        self.function(gradient, self.variables, scalars)
+
+
+def _scalar_nodes(kept):
+    """Nodes computed from `iterations` (variable 0) alone, when the rule does not write it."""
+    if any(step[0] == "write" and step[1] == 0 for step in kept):
+        return set()
+    scalar = set()
+    for step in kept:
+        if step[0] == "read":
+            from_iterations = step[2] == 0
+        elif step[0] == "call":
+            refs = step[3]
+            from_iterations = all(
+                ref[1] in scalar if ref[0] == "n" else _small(ref[1]) for ref in refs
+            )
+        else:
+            from_iterations = False
+        if from_iterations:
+            scalar.add(step[1])
+    return scalar
+
+
+def _used_outside(node, kept, scalar):
+    return any(
+        ref == ("n", node)
+        for step in kept
+        if step[0] == "write" or step[1] not in scalar
+        for ref in _refs(step)
+    )
+
+
+def _small(constant):
+    return isinstance(constant, _SIMPLE) or (
+        isinstance(constant, np.ndarray) and constant.ndim == 0
+    )
+
+
+def _key(step):
+    """What makes a scalar step the same computation in another program."""
+    if step[0] == "read":
+        return ("read", step[1])
+    _, node, function, refs, kwargs = step
+    return (
+        node,
+        id(function),
+        tuple(ref if ref[0] == "n" else repr(ref[1]) for ref in refs),
+        repr(sorted(kwargs.items())),
+    )
 
 
 def _refs(step):
@@ -127,12 +197,18 @@ def _needed(steps):
 
 
 def _snapshot(optimizer):
-    """The optimizer's attributes as a replay depends on them: values if simple, else identity."""
-    return [
-        (name, value if isinstance(value, _SIMPLE) else id(value))
-        for name, value in vars(optimizer).items()
-        if name != "_rule_runner"
-    ]
+    """The optimizer's attributes as a replay depends on them: their names and their objects."""
+    attributes = vars(optimizer)
+    return tuple(attributes), tuple(attributes.values())
+
+
+def _same(snapshot, other):
+    """Whether two snapshots name the same attributes, bound to the same objects."""
+    return (
+        other is not None
+        and snapshot[0] == other[0]
+        and all(map(operator.is_, snapshot[1], other[1]))
+    )
 
 
 def _trace(optimizer, gradient, variable, learning_rate):
@@ -185,6 +261,7 @@ class RuleRunner:
         self.programs = {}  # id(variable) -> _Program, or None where it cannot be replayed
         self.seen = set()  # ids of variables updated once (eagerly)
         self.spoiled = {}  # id(variable) -> why its last trace cannot be replayed
+        self.scalars = {}  # this update's shared `_Program.scalars` results, by signature
         self.snapshot = None
         self.learning_rate = None
         self.invalidations = 0  # times programs went stale (an attribute or the rate changed)
@@ -193,6 +270,7 @@ class RuleRunner:
     def begin(self, optimizer, learning_rate):
         """Decides whether this update may trace or replay; drops programs gone stale."""
         self.ready = False
+        self.scalars.clear()
         if (
             self.invalidations > _MOST_TRACES
             or not type(optimizer).trace_update_step
@@ -202,7 +280,7 @@ class RuleRunner:
         ):
             return
         snapshot = _snapshot(optimizer)
-        if snapshot != self.snapshot or learning_rate != self.learning_rate:
+        if learning_rate != self.learning_rate or not _same(snapshot, self.snapshot):
             if self.snapshot is not None:
                 self.invalidations += 1
             self.programs.clear()
@@ -215,7 +293,7 @@ class RuleRunner:
             key = id(variable)
             program = self.programs.get(key, False)
             if program:
-                program.run(gradient)
+                program.run(gradient, self.scalars)
                 return
             if program is False and key in self.seen:
                 program = _trace(optimizer, gradient, variable, learning_rate)
