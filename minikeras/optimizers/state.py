@@ -10,7 +10,7 @@ so a user's rule needs to know nothing about buffers.
 The built-in optimizers also define `_fused_step`, a private fast path that
 computes the same rule with numpy ufuncs writing into arrays made once
 (`out=`). A class that overrides `update_step` leaves that fast path and
-runs its own rule.
+runs its own rule, traced once per variable and then replayed (`_traced.py`).
 """
 
 from minikeras import initializers
@@ -272,9 +272,21 @@ class OptimizerState:
     def update_step(self, gradient, variable, learning_rate):
         """Applies the rule to one variable; what a subclass writes.
 
+        A subclass's rule is traced on each variable's second update and
+        replayed as plain numpy calls after (`_traced.py`), as Keras compiles
+        it: Python code that does not touch the step's data (reading a
+        hyperparameter, a counter kept on `self`) runs at tracing only, and
+        the replay follows what the trace saw, with the new step's arrays.
+        A rule that takes the data into Python (`float`, `bool`,
+        `np.asarray`), reads another Variable or writes with `out=` is kept
+        eager, as is every rule while an optimizer attribute or the learning
+        rate keeps changing. A rule with Python side effects that must run
+        at every step sets `trace_update_step = False` on its class.
+
         Args:
             gradient: the (clipped) gradient, a numpy array of the variable's
-                dtype. Read it; do not write into it.
+                dtype (under tracing, a stand-in that numpy and `mk.ops`
+                treat as one). Read it; do not write into it.
             variable: the `Variable` to update (weight decay already applied).
                 `self._get_variable_index(variable)` finds its slots.
             learning_rate: the learning rate of this step, a Python float.
