@@ -15,7 +15,7 @@ import minikeras as mk
 from minikeras import ops, optimizers
 from minikeras.optimizers import _traced
 
-SHAPES = [(5, 4), (4,), (4, 3), (3,), (40, 30)]
+SHAPES = [(5, 4), (4,), (4, 3), (3,), (64, 48)]  # the last large enough for `out=` buffers
 
 
 def gradients(step, scale=1.0):
@@ -260,3 +260,13 @@ def test_the_bias_correction_runs_once_per_update_for_all_variables():
     signatures = {program.signature for program in optimizer._rule_runner.programs.values()}
     assert len(signatures) == 1 and None not in signatures  # one shared `scalars`, run once
     assert len(optimizer._rule_runner.scalars) == 1
+
+
+def test_a_large_variable_is_replayed_into_buffers_of_its_own():
+    optimizer, _ = run_twins(KerasAdam, steps=3, learning_rate=0.05)
+    large = [
+        p for p in optimizer._rule_runner.programs.values() if p.variables[1].shape == (64, 48)
+    ]
+    assert "out=B" in large[0].source
+    small = [p for p in optimizer._rule_runner.programs.values() if p.variables[1].shape == (4,)]
+    assert "out=" not in small[0].source

@@ -137,11 +137,34 @@ def _operator(function, reflected=False):
     return method
 
 
+# An ndarray's operator is this ufunc (`**` is not: `a ** 2` is `np.square`); on an
+# array result the trace records the ufunc, which a replay can call with `out=`.
+_UFUNCS = {
+    operator.add: np.add,
+    operator.sub: np.subtract,
+    operator.mul: np.multiply,
+    operator.truediv: np.true_divide,
+    operator.floordiv: np.floor_divide,
+    operator.mod: np.remainder,
+    operator.lt: np.less,
+    operator.le: np.less_equal,
+    operator.gt: np.greater,
+    operator.ge: np.greater_equal,
+    operator.eq: np.equal,
+    operator.ne: np.not_equal,
+    operator.neg: np.negative,
+    operator.abs: np.absolute,
+}
+
+
 _REFLECTED = {}
+_SWAPPED = {}  # a reflected operator -> the ufunc it is, its operands swapped
 for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"):
     _function = getattr(operator, _name)
     setattr(TracedValue, f"__{_name}__", _operator(_function))
     setattr(TracedValue, f"__r{_name}__", _operator(_function, reflected=True))
+    if _function in _UFUNCS:
+        _SWAPPED[_REFLECTED[_function]] = _UFUNCS[_function]
 for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
     setattr(TracedValue, f"__{_name}__", _operator(getattr(operator, _name)))
 
@@ -166,7 +189,8 @@ class Trace:
     """The record of one traced `update_step`: reads, numpy calls and writes, in order.
 
     Steps are `("read", node, k)` (the value of variable `k` now), `("call",
-    node, function, refs, kwargs)` and `("write", k, method, ref)`; a ref is
+    node, function, refs, kwargs, layout)` (`layout` the shape and dtype of an
+    array result, else None) and `("write", k, method, ref)`; a ref is
     `("n", node)` or `("c", constant)`. Node 0 is the gradient.
     """
 
@@ -221,8 +245,14 @@ class Trace:
             )
             return result
         refs = tuple(("n", a.node) if type(a) is TracedValue else ("c", a) for a in args)
+        if type(result) is np.ndarray:
+            if function in _UFUNCS:
+                function = _UFUNCS[function]
+            elif function in _SWAPPED:
+                function, refs = _SWAPPED[function], refs[::-1]
         value = self._node(result)
-        self.steps.append(("call", value.node, function, refs, dict(kwargs)))
+        layout = (result.shape, result.dtype) if type(result) is np.ndarray else None
+        self.steps.append(("call", value.node, function, refs, dict(kwargs), layout))
         return value
 
     def write(self, variable, value, method):

@@ -50,6 +50,7 @@ __all__ = ["RuleRunner"]
 
 _MOST_TRACES = 8  # times an optimizer's programs may go stale before its rule stays eager
 _SIMPLE = (int, float, bool, str, bytes, complex, type(None), np.generic)
+_OUT_MIN_SIZE = 2048  # ufunc results this large are written into a program's own buffers
 
 
 class _Program:
@@ -72,6 +73,7 @@ class _Program:
                 if ref[0] == "n":
                     last_use[ref[1]] = index
         namespace, lines, head, keys = {}, [], [], []
+        buffers = _Buffers(kept, scalar, namespace)
 
         def expression(ref):
             if ref[0] == "n":
@@ -85,7 +87,7 @@ class _Program:
                 _, node, k = step
                 line = f"t{node} = v{k}._value"
             elif step[0] == "call":
-                _, node, function, refs, kwargs = step
+                _, node, function, refs, kwargs, _ = step
                 name = f"F{len(namespace)}"
                 namespace[name] = function
                 args = [expression(ref) for ref in refs]
@@ -93,6 +95,9 @@ class _Program:
                     keywords = f"K{len(namespace)}"
                     namespace[keywords] = kwargs
                     args.append(f"**{keywords}")
+                out = buffers.take(step) if node not in scalar else None
+                if out is not None:
+                    args.append(f"out={out}")
                 line = f"t{node} = {name}({', '.join(args)})"
             else:
                 _, k, method, ref = step
@@ -105,6 +110,7 @@ class _Program:
             dead = sorted(n for n, last in last_use.items() if last == index and n not in scalar)
             if dead:
                 lines.append("del " + ", ".join(f"t{n}" for n in dead))
+                buffers.give_back(dead)
         shared = [n for n in sorted(scalar) if _used_outside(n, kept, scalar)]
         names = "".join(f"t{n}, " for n in shared)
         unpack = ", ".join(f"v{k}" for k in range(len(variables)))
@@ -128,6 +134,55 @@ class _Program:
         if scalars is None:
             scalars = cache[self.signature] = self.scalars(self.variables[0])
         self.function(gradient, self.variables, scalars)
+
+
+class _Buffers:
+    """The arrays a program's ufuncs write into (`out=`), made once and reused.
+
+    A large array result of a ufunc gets a buffer of its shape and dtype,
+    which goes back to the pool after the result's last use, for a later
+    result; within a replay nothing outlives its last use (a write copies),
+    and across replays the program is the buffers' only user. A result that a
+    call other than a ufunc reads (which might return a view of it) keeps its
+    buffer to itself.
+    """
+
+    def __init__(self, kept, scalar, namespace):
+        self.namespace, self.pool, self.owners = namespace, {}, {}
+        self.pinned = {
+            ref[1]
+            for step in kept
+            if step[0] == "call" and not isinstance(step[2], np.ufunc)
+            for ref in step[3]
+            if ref[0] == "n"
+        }
+
+    def take(self, step):
+        """The name of the buffer `step` (a call) writes into, or None for a plain call."""
+        _, node, function, _, kwargs, layout = step
+        if (
+            layout is None
+            or not isinstance(function, np.ufunc)
+            or function.nout != 1
+            or "out" in kwargs
+            or int(np.prod(layout[0])) < _OUT_MIN_SIZE
+        ):
+            return None
+        free = self.pool.setdefault(layout, [])
+        if free:
+            name = free.pop()
+        else:
+            name = f"B{len(self.namespace)}"
+            self.namespace[name] = np.empty(layout[0], layout[1])
+        if node not in self.pinned:
+            self.owners[node] = (layout, name)
+        return name
+
+    def give_back(self, nodes):
+        for node in nodes:
+            if node in self.owners:
+                layout, name = self.owners.pop(node)
+                self.pool[layout].append(name)
 
 
 def _scalar_nodes(kept):
@@ -169,7 +224,7 @@ def _key(step):
     """What makes a scalar step the same computation in another program."""
     if step[0] == "read":
         return ("read", step[1])
-    _, node, function, refs, kwargs = step
+    _, node, function, refs, kwargs, _ = step
     return (
         node,
         id(function),
