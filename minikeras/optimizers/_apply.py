@@ -138,9 +138,11 @@ def apply_update(optimizer, updates):
             runner = optimizer._rule_runner = RuleRunner()
         runner.begin(optimizer, learning_rate)
         pairs = zip(updates, grads)
-        if optimizer.elementwise_rule:
+        if optimizer.elementwise_rule or runner.may_pack(optimizer):
             packed = _packed_rule(optimizer)
             if packed is not None and packed.covers(updates):
+                if not optimizer.elementwise_rule:
+                    runner.adopt(optimizer, packed)
                 pairs = packed.update(optimizer, updates, grads, learning_rate, decay)
         for (index, _, variable), grad in pairs:
             if decay is not None and optimizer._decayed[index]:
@@ -160,7 +162,7 @@ def apply_update(optimizer, updates):
 
 
 def _packed_rule(optimizer):
-    """The `_packed.PackedRule` of an `elementwise_rule` optimizer (None if none), made once."""
+    """The `_packed.PackedRule` of an optimizer that packs its rule (None if none), made once."""
     if not optimizer._packed_checked:
         optimizer._packed_rule = PackedRule.for_optimizer(optimizer)
         optimizer._packed_checked = True

@@ -44,12 +44,17 @@ import numpy as np
 
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import add_read_observer, remove_read_observer
-from minikeras.optimizers._trace_record import Trace, TracedValue
+from minikeras.optimizers._buffers import FlatSlots
+from minikeras.optimizers._trace_record import Trace, TracedValue, _astype
 
 __all__ = ["RuleRunner"]
 
 _MOST_TRACES = 8  # times an optimizer's programs may go stale before its rule stays eager
 _SIMPLE = (int, float, bool, str, bytes, complex, type(None), np.generic)
+# Attributes the base sets as it goes, on which no rule depends.
+_BOOKKEEPING = frozenset({"_packed_rule", "_packed_checked", "_rule_runner"})
+# Functions (besides ufuncs) whose every element depends on the same element of each operand.
+_ELEMENTWISE_FUNCTIONS = frozenset({_astype, np.clip, np.where})
 _OUT_MIN_SIZE = 2048  # ufunc results this large are written into a program's own buffers
 
 
@@ -64,8 +69,10 @@ class _Program:
     constants share one run of it per update (`signature`).
     """
 
-    def __init__(self, steps, variables):
+    def __init__(self, steps, variables, buffered=True):
         kept = _needed(steps)
+        self.steps = kept
+        self.key, self.elementwise = _shape_free_key(kept, variables)
         scalar = _scalar_nodes(kept)
         last_use = {}
         for index, step in enumerate(kept):
@@ -95,7 +102,7 @@ class _Program:
                     keywords = f"K{len(namespace)}"
                     namespace[keywords] = kwargs
                     args.append(f"**{keywords}")
-                out = buffers.take(step) if node not in scalar else None
+                out = buffers.take(step) if buffered and node not in scalar else None
                 if out is not None:
                     args.append(f"out={out}")
                 line = f"t{node} = {name}({', '.join(args)})"
@@ -185,6 +192,52 @@ class _Buffers:
                 self.pool[layout].append(name)
 
 
+def _shape_free_key(kept, variables):
+    """The program's steps as a key equal for the same code on the same constants, and
+    whether every step treats each element alike (so that it may run on variables packed).
+
+    Elementwise: each call is a ufunc (or a cast, `np.clip`, `np.where`) whose
+    array operands and result have the variable's shape or none (a scalar), or
+    a call on scalars alone, and each constant is a scalar.
+    Constants are keyed by their `repr` when they are scalars, else by identity.
+    """
+    shape = variables[1]._value.shape
+    shapes = {0: shape}
+    elementwise, key = True, [len(variables)]
+
+    def operands(refs):
+        return tuple(
+            ref if ref[0] == "n" else ("c", repr(ref[1]) if _small(ref[1]) else id(ref[1]))
+            for ref in refs
+        )
+
+    for step in kept:
+        if step[0] == "read":
+            _, node, k = step
+            shapes[node] = variables[k]._value.shape
+            elementwise = elementwise and shapes[node] in (shape, ())
+            key.append(step)
+        elif step[0] == "write":
+            key.append(("write", step[1], step[2], operands(step[3:])))
+        else:
+            _, node, function, refs, kwargs, layout = step
+            key.append(("call", node, id(function), operands(refs), repr(sorted(kwargs.items()))))
+            shapes[node] = layout[0] if layout is not None else ()
+            arrays = [shapes[r[1]] for r in refs if r[0] == "n"] + [shapes[node]]
+            elementwise = (
+                elementwise
+                and all(ref[0] == "n" or _small(ref[1]) for ref in refs)
+                and all(each in (shape, ()) for each in arrays)
+                # (a call on scalars alone reads no element: any function will do)
+                and (
+                    isinstance(function, np.ufunc)
+                    or function in _ELEMENTWISE_FUNCTIONS
+                    or not any(arrays)
+                )
+            )
+    return tuple(key), elementwise
+
+
 def _scalar_nodes(kept):
     """Nodes computed from `iterations` (variable 0) alone, when the rule does not write it."""
     if any(step[0] == "write" and step[1] == 0 for step in kept):
@@ -258,12 +311,19 @@ def _snapshot(optimizer):
 
 
 def _same(snapshot, other):
-    """Whether two snapshots name the same attributes, bound to the same objects."""
-    return (
-        other is not None
-        and snapshot[0] == other[0]
-        and all(map(operator.is_, snapshot[1], other[1]))
+    """Whether two snapshots name the same attributes, bound to the same objects.
+
+    The base's own bookkeeping (`_BOOKKEEPING`) may differ.
+    """
+    if other is None:
+        return False
+    if snapshot[0] == other[0] and all(map(operator.is_, snapshot[1], other[1])):
+        return True
+    ours, theirs = (
+        {name: value for name, value in zip(*each) if name not in _BOOKKEEPING}
+        for each in (snapshot, other)
     )
+    return ours.keys() == theirs.keys() and all(ours[name] is theirs[name] for name in ours)
 
 
 def _trace(optimizer, gradient, variable, learning_rate):
@@ -320,6 +380,8 @@ class RuleRunner:
         self.snapshot = None
         self.learning_rate = None
         self.invalidations = 0  # times programs went stale (an attribute or the rate changed)
+        self.members = None  # the indices of the variables small enough to pack
+        self.packing = None  # whether they run packed (None: not decided since programs changed)
         self.ready = False
 
     def begin(self, optimizer, learning_rate):
@@ -339,8 +401,42 @@ class RuleRunner:
             if self.snapshot is not None:
                 self.invalidations += 1
             self.programs.clear()
-            self.snapshot, self.learning_rate = snapshot, learning_rate
+            self.packing = None
+            self.learning_rate = learning_rate
+        self.snapshot = snapshot
         self.ready = self.invalidations <= _MOST_TRACES
+
+    def may_pack(self, optimizer):
+        """Whether the small variables' programs are one elementwise program, to run packed.
+
+        The same program (the same code on the same constants) that treats
+        each element alike gives, run once on the small variables packed
+        together, what it gives run on each: so the base packs them, as for
+        a rule declared `elementwise_rule`, without the declaration.
+        """
+        if not self.ready:
+            return False
+        if self.packing is None:
+            if self.members is None:
+                self.members = FlatSlots.members(optimizer._trainable_variables, optimizer._slots)
+            programs = [
+                self.programs.get(id(optimizer._trainable_variables[i])) for i in self.members
+            ]
+            self.packing = (
+                len(programs) > 1
+                and all(program and program.elementwise for program in programs)
+                and len({program.key for program in programs}) == 1
+            )
+        return self.packing
+
+    def adopt(self, optimizer, packed):
+        """Gives `packed`'s stand-in the program of its first member, written for any shape."""
+        stand_in = packed.variable
+        if id(stand_in) not in self.programs:
+            first = self.programs[id(optimizer._trainable_variables[packed.indices[0]])]
+            variables = (first.variables[0], stand_in, *first.variables[2:])
+            self.programs[id(stand_in)] = _Program(first.steps, variables, buffered=False)
+            self.seen.add(id(stand_in))
 
     def run(self, optimizer, gradient, variable, learning_rate):
         """One variable's update: replayed if it can be, traced on its second update."""
@@ -355,6 +451,7 @@ class RuleRunner:
                 if type(program) is str:
                     self.spoiled[key], program = program, None
                 self.programs[key] = program
+                self.packing = None
                 return
             self.seen.add(key)
         optimizer.update_step(gradient, variable, learning_rate)
