@@ -55,7 +55,9 @@ _SIMPLE = (int, float, bool, str, bytes, complex, type(None), np.generic)
 _BOOKKEEPING = frozenset({"_packed_rule", "_packed_checked", "_rule_runner"})
 # Functions (besides ufuncs) whose every element depends on the same element of each operand.
 _ELEMENTWISE_FUNCTIONS = frozenset({_astype, np.clip, np.where})
-_OUT_MIN_SIZE = 2048  # ufunc results this large are written into a program's own buffers
+_OUT_MIN_SIZE = 2048
+_CODE = {}  # generated source -> its code object (variables of one rule share their code)
+_MOST_CODE = 256  # ufunc results this large are written into a program's own buffers
 
 
 class _Program:
@@ -118,7 +120,8 @@ class _Program:
             if dead:
                 lines.append("del " + ", ".join(f"t{n}" for n in dead))
                 buffers.give_back(dead)
-        shared = [n for n in sorted(scalar) if _used_outside(n, kept, scalar)]
+        outside = _used_outside(kept, scalar)
+        shared = [n for n in sorted(scalar) if n in outside]
         names = "".join(f"t{n}, " for n in shared)
         unpack = ", ".join(f"v{k}" for k in range(len(variables)))
         source = "def scalars(v0):\n" + "".join(f"    {line}\n" for line in head)
@@ -126,7 +129,12 @@ class _Program:
         source += f"def replay(t0, V, S):\n    {unpack}, = V\n"
         source += f"    {names}= S\n" if shared else ""
         source += "".join(f"    {line}\n" for line in lines)
-        exec(compile(source, "<minikeras update_step>", "exec"), namespace)
+        code = _CODE.get(source)
+        if code is None:
+            if len(_CODE) >= _MOST_CODE:
+                _CODE.clear()
+            code = _CODE[source] = compile(source, "<minikeras update_step>", "exec")
+        exec(code, namespace)
         self.source = source
         self.scalars, self.function = namespace["scalars"], namespace["replay"]
         self.signature = tuple(keys) if shared else None
@@ -207,7 +215,7 @@ def _shape_free_key(kept, variables):
 
     def operands(refs):
         return tuple(
-            ref if ref[0] == "n" else ("c", repr(ref[1]) if _small(ref[1]) else id(ref[1]))
+            ref if ref[0] == "n" else ("c", _constant_key(ref[1]) if _small(ref[1]) else id(ref[1]))
             for ref in refs
         )
 
@@ -258,19 +266,28 @@ def _scalar_nodes(kept):
     return scalar
 
 
-def _used_outside(node, kept, scalar):
-    return any(
-        ref == ("n", node)
+def _used_outside(kept, scalar):
+    """The nodes read by the steps that are not scalar steps."""
+    return {
+        ref[1]
         for step in kept
         if step[0] == "write" or step[1] not in scalar
         for ref in _refs(step)
-    )
+        if ref[0] == "n"
+    }
 
 
 def _small(constant):
     return isinstance(constant, _SIMPLE) or (
         isinstance(constant, np.ndarray) and constant.ndim == 0
     )
+
+
+def _constant_key(constant):
+    """A scalar constant as a key: its type and its bytes (exact, and cheaper than `repr`)."""
+    if isinstance(constant, (np.ndarray, np.generic)):
+        return (constant.dtype.str, constant.tobytes())
+    return (type(constant).__name__, repr(constant))
 
 
 def _key(step):
@@ -281,7 +298,7 @@ def _key(step):
     return (
         node,
         id(function),
-        tuple(ref if ref[0] == "n" else repr(ref[1]) for ref in refs),
+        tuple(ref if ref[0] == "n" else _constant_key(ref[1]) for ref in refs),
         repr(sorted(kwargs.items())),
     )
 
