@@ -13,7 +13,7 @@ from test_optimizers_contract import UserAdagrad, UserLion
 
 import minikeras as mk
 from minikeras import ops, optimizers
-from minikeras.optimizers import _traced
+from minikeras.optimizers import _buffers, _traced
 
 SHAPES = [(5, 4), (4,), (4, 3), (3,), (64, 48)]  # the last large enough for `out=` buffers
 
@@ -88,14 +88,20 @@ def test_a_packed_elementwise_rule_is_replayed_too(rule):
     packed = type(f"Packed{cls.__name__}", (cls,), {"elementwise_rule": True})
     optimizer, _ = run_twins(packed, **arguments)
     assert optimizer._packed_rule is not None
-    programs = optimizer._rule_runner.programs
-    assert id(optimizer._packed_rule.variable) in programs and all(programs.values())
+    runner = optimizer._rule_runner
+    assert id(optimizer._packed_rule.variable) in runner.programs and all(runner.programs.values())
+    # then its stand-in's program runs in place on the packed arrays
+    assert runner.flat is optimizer._packed_rule.slots and runner.flat_program is not None
 
 
 @pytest.mark.parametrize("rule", list(RULES))
 def test_the_small_variables_of_one_elementwise_program_run_packed(rule):
     cls, arguments = RULES[rule]
-    optimizer, _ = run_twins(cls, **arguments)
+    optimizer, _ = run_twins(cls, **arguments)  # in place on the packed arrays
+    runner = optimizer._rule_runner
+    assert runner.flat.indices == (0, 1, 2, 3, 4) and runner.flat_program is not None
+    assert "out=v1" in runner.flat_program.source
+    optimizer, _ = run_twins(cls, weight_decay=0.3, **arguments)  # (with decay: the stand-in's)
     packed = optimizer._packed_rule
     assert packed is not None and packed.indices == (0, 1, 2, 3, 4)
     assert optimizer._rule_runner.programs[id(packed.variable)]
@@ -119,7 +125,7 @@ class CentredGradient(optimizers.Optimizer):
 @pytest.mark.parametrize("cls", [ShapeScaled, CentredGradient])
 def test_programs_that_differ_or_read_other_elements_do_not_pack(cls):
     optimizer, _ = run_twins(cls, learning_rate=0.1)
-    assert optimizer._packed_rule is None
+    assert optimizer._packed_rule is None and optimizer._rule_runner.flat is None
     assert all(optimizer._rule_runner.programs.values())  # each replayed on its own
 
 
@@ -127,6 +133,10 @@ def test_packing_those_would_change_the_result(monkeypatch):
     """The test above can fail: packed anyway, both rules give other numbers."""
 
     def may_pack(self, optimizer):  # whenever every variable has its program
+        if self.members is None:
+            self.members = _buffers.FlatSlots.members(
+                optimizer._trainable_variables, optimizer._slots
+            )
         return self.ready and all(self.programs.get(id(v)) for v in optimizer._trainable_variables)
 
     monkeypatch.setattr(_traced.RuleRunner, "may_pack", may_pack)
@@ -135,16 +145,23 @@ def test_packing_those_would_change_the_result(monkeypatch):
             run_twins(cls, learning_rate=0.1)
 
 
-def test_the_replay_writes_in_place_and_held_reads_keep_their_values():
-    optimizer, weights = run_twins(KerasAdam, steps=3, learning_rate=0.05)
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "one by one"])
+def test_the_replay_writes_in_place_and_held_reads_keep_their_values(packed, monkeypatch):
+    if not packed:
+        monkeypatch.setattr(_traced.RuleRunner, "may_pack", lambda self, optimizer: False)
+    optimizer, weights = run_twins(KerasAdam, steps=4, learning_rate=0.05)
     address = weights[4]._value.ctypes.data
-    optimizer.apply(gradients(3), weights)
-    assert weights[4]._value.ctypes.data == address  # nothing held it: written in place
-    held = weights[4].value
-    before = held.numpy()
     optimizer.apply(gradients(4), weights)
+    assert weights[4]._value.ctypes.data == address  # nothing held it: written in place
+    momentum = optimizer.variables[5]  # weights[4]'s
+    assert momentum.shape == (64, 48)
+    held, held_momentum = weights[4].value, momentum.value
+    before, momentum_before = held.numpy(), held_momentum.numpy()
+    optimizer.apply(gradients(5), weights)
     np.testing.assert_array_equal(held.numpy(), before)
+    np.testing.assert_array_equal(held_momentum.numpy(), momentum_before)
     assert not np.array_equal(weights[4].numpy(), before)
+    assert not np.array_equal(momentum.numpy(), momentum_before)
 
 
 # ------------------------------------------------ data leaving the trace keeps it eager

@@ -138,7 +138,10 @@ def apply_update(optimizer, updates):
             runner = optimizer._rule_runner = RuleRunner()
         runner.begin(optimizer, learning_rate)
         pairs = zip(updates, grads)
-        if optimizer.elementwise_rule or runner.may_pack(optimizer):
+        rest = runner.run_packed(optimizer, updates, grads) if decay is None else None
+        if rest is not None:  # (None: it could not)
+            pairs = rest
+        elif optimizer.elementwise_rule or runner.may_pack(optimizer):
             packed = _packed_rule(optimizer)
             if packed is not None and packed.covers(updates):
                 if not optimizer.elementwise_rule:

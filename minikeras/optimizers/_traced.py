@@ -71,7 +71,7 @@ class _Program:
     constants share one run of it per update (`signature`).
     """
 
-    def __init__(self, steps, variables, buffered=True):
+    def __init__(self, steps, variables, buffered=True, in_place=False):
         kept = _needed(steps)
         self.steps = kept
         self.key, self.elementwise = _shape_free_key(kept, variables)
@@ -94,7 +94,7 @@ class _Program:
         for index, step in enumerate(kept):
             if step[0] == "read":
                 _, node, k = step
-                line = f"t{node} = v{k}._value"
+                line = f"t{node} = v{k}" if in_place and k else f"t{node} = v{k}._value"
             elif step[0] == "call":
                 _, node, function, refs, kwargs, _ = step
                 name = f"F{len(namespace)}"
@@ -108,6 +108,13 @@ class _Program:
                 if out is not None:
                     args.append(f"out={out}")
                 line = f"t{node} = {name}({', '.join(args)})"
+            elif in_place:  # into the array itself, as `Variable.assign*` computes it
+                _, k, method, ref = step
+                if method == "assign":
+                    line = f"_copyto(v{k}, {expression(ref)}, casting='unsafe')"
+                else:
+                    ufunc = "_add" if method == "assign_add" else "_subtract"
+                    line = f"{ufunc}(v{k}, {expression(ref)}, out=v{k}, casting='unsafe')"
             else:
                 _, k, method, ref = step
                 line = f"v{k}.{method}({expression(ref)})"
@@ -129,6 +136,7 @@ class _Program:
         source += f"def replay(t0, V, S):\n    {unpack}, = V\n"
         source += f"    {names}= S\n" if shared else ""
         source += "".join(f"    {line}\n" for line in lines)
+        namespace.update(_copyto=np.copyto, _add=np.add, _subtract=np.subtract)
         code = _CODE.get(source)
         if code is None:
             if len(_CODE) >= _MOST_CODE:
@@ -139,6 +147,25 @@ class _Program:
         self.scalars, self.function = namespace["scalars"], namespace["replay"]
         self.signature = tuple(keys) if shared else None
         self.variables = tuple(variables)
+
+    def writes_in_place_safely(self):
+        """Whether the rule may write its arrays in place: no read of a variable made
+        before a write to it is used after that write (it would see the new value),
+        and `iterations` is not written."""
+        last_use = {}
+        for index, step in enumerate(self.steps):
+            for ref in _refs(step):
+                if ref[0] == "n":
+                    last_use[ref[1]] = index
+        reads = {}  # variable -> its read nodes so far
+        for index, step in enumerate(self.steps):
+            if step[0] == "read":
+                reads.setdefault(step[2], []).append(step[1])
+            elif step[0] == "write":
+                k = step[1]
+                if k == 0 or any(last_use.get(node, -1) > index for node in reads.get(k, ())):
+                    return False
+        return True
 
     def run(self, gradient, cache):
         """Replays the rule on `gradient`; `cache` holds this update's shared `scalars`."""
@@ -399,6 +426,8 @@ class RuleRunner:
         self.invalidations = 0  # times programs went stale (an attribute or the rate changed)
         self.members = None  # the indices of the variables small enough to pack
         self.packing = None  # whether they run packed (None: not decided since programs changed)
+        self.flat = None  # their `FlatSlots`, for `run_packed`
+        self.flat_program = None  # the program `run_packed` runs, writing in place
         self.ready = False
 
     def begin(self, optimizer, learning_rate):
@@ -418,7 +447,7 @@ class RuleRunner:
             if self.snapshot is not None:
                 self.invalidations += 1
             self.programs.clear()
-            self.packing = None
+            self.packing = self.flat_program = None
             self.learning_rate = learning_rate
         self.snapshot = snapshot
         self.ready = self.invalidations <= _MOST_TRACES
@@ -445,6 +474,60 @@ class RuleRunner:
                 and len({program.key for program in programs}) == 1
             )
         return self.packing
+
+    def run_packed(self, optimizer, updates, grads):
+        """Runs the small variables' one program once, in place on their packed arrays.
+
+        As the built-ins' packed path does (`_apply._flat_update`): the
+        gradients are copied into one array, the values and slots are views
+        of packed arrays that nobody else holds (`FlatSlots.intact`), and the
+        program writes those arrays in place, as `Variable.assign*` computes.
+
+        Returns:
+            The `(update, gradient)` pairs of the other variables, or None
+            when the updates do not cover the packed ones in order or the
+            rule reads a value after overwriting it (then nothing ran).
+        """
+        program = self.flat_program
+        if program is None:
+            source = self._packed_source(optimizer)
+            if source is None or not source.writes_in_place_safely():
+                return None
+            program = self.flat_program = _Program(source.steps, source.variables, False, True)
+        indices = self.members
+        if any(index >= len(updates) or updates[index][0] != index for index in indices):
+            return None
+        flat = self.flat
+        if flat is None:
+            packed = optimizer._packed_rule  # (one packing of the slots, not two)
+            flat = packed.slots if packed is not None else None
+            if flat is None:
+                flat = FlatSlots(indices, optimizer._trainable_variables, optimizer._slots)
+            self.flat = flat
+        if not flat.intact():
+            flat.pack()
+        if not flat.values_intact():
+            flat.pack_values()
+        np.concatenate([grads[index].reshape(-1) for index in indices], out=flat.gradient)
+        scalars = ()
+        if program.signature is not None:
+            scalars = self.scalars.get(program.signature)
+            if scalars is None:
+                scalars = self.scalars[program.signature] = program.scalars(optimizer._iterations)
+        program.function(flat.gradient, (optimizer._iterations, flat.values, *flat.flats), scalars)
+        members = set(indices)
+        return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in members]
+
+    def _packed_source(self, optimizer):
+        """The program to run packed: the small variables' one elementwise program, or
+        the stand-in's of a rule declared `elementwise_rule`; None if there is none yet."""
+        if self.may_pack(optimizer):
+            return self.programs[id(optimizer._trainable_variables[self.members[0]])]
+        packed = optimizer._packed_rule
+        if not (self.ready and optimizer.elementwise_rule and packed is not None):
+            return None
+        self.members = packed.indices
+        return self.programs.get(id(packed.variable))
 
     def adopt(self, optimizer, packed):
         """Gives `packed`'s stand-in the program of its first member, written for any shape."""
