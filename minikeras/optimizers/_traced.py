@@ -104,7 +104,9 @@ class _Program:
                     keywords = f"K{len(namespace)}"
                     namespace[keywords] = kwargs
                     args.append(f"**{keywords}")
-                out = buffers.take(step) if buffered and node not in scalar else None
+                out = (
+                    buffers.take(step, index, last_use) if buffered and node not in scalar else None
+                )
                 if out is not None:
                     args.append(f"out={out}")
                 line = f"t{node} = {name}({', '.join(args)})"
@@ -199,9 +201,14 @@ class _Buffers:
             if ref[0] == "n"
         }
 
-    def take(self, step):
-        """The name of the buffer `step` (a call) writes into, or None for a plain call."""
-        _, node, function, _, kwargs, layout = step
+    def take(self, step, index, last_use):
+        """The name of the buffer `step` (a call) writes into, or None for a plain call.
+
+        An operand whose last use is this step hands its buffer on (a ufunc
+        writing over its own operand, element for element, is exact), which
+        keeps fewer arrays in cache.
+        """
+        _, node, function, refs, kwargs, layout = step
         if (
             layout is None
             or not isinstance(function, np.ufunc)
@@ -210,8 +217,16 @@ class _Buffers:
             or int(np.prod(layout[0])) < _OUT_MIN_SIZE
         ):
             return None
+        inherited = [
+            ref[1]
+            for ref in refs
+            if ref[0] == "n" and last_use.get(ref[1]) == index and ref[1] in self.owners
+        ]
+        inherited = [n for n in inherited if self.owners[n][0] == layout]
         free = self.pool.setdefault(layout, [])
-        if free:
+        if inherited:
+            name = self.owners.pop(inherited[0])[1]
+        elif free:
             name = free.pop()
         else:
             name = f"B{len(self.namespace)}"
