@@ -42,8 +42,9 @@ def run_twins(cls, steps=6, scales=None, between=None, **arguments):
         if between is not None:
             between(step, traced)
             between(step, reference)
+        copies = [grad.copy() for grad in grads]  # (a rule may write into its gradient)
         traced.apply(grads, weights)
-        reference.apply(grads, reference_weights)
+        reference.apply(copies, reference_weights)
         for got, want in zip(weights + traced.variables, reference_weights + reference.variables):
             np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"step {step}")
             assert got.dtype == want.dtype
@@ -118,7 +119,7 @@ class CentredGradient(optimizers.Optimizer):
     """Subtracts the gradient's mean: not elementwise."""
 
     def update_step(self, gradient, variable, learning_rate):
-        centred = ops.subtract(gradient, np.mean(gradient))
+        centred = ops.subtract(gradient, np.mean(gradient, keepdims=True))
         self.assign_sub(variable, ops.multiply(centred, learning_rate))
 
 
@@ -330,3 +331,192 @@ def test_a_large_variable_is_replayed_into_buffers_of_its_own():
     assert "out=B" in large[0].source
     small = [p for p in optimizer._rule_runner.programs.values() if p.variables[1].shape == (4,)]
     assert "out=" not in small[0].source
+
+
+# ------------------------------------------------ rules found by review to need care
+
+
+def rule(step_of):
+    """An optimizer class whose update is `variable -= step_of(self, gradient, variable) * lr`."""
+
+    class Rule(optimizers.Optimizer):
+        def update_step(self, gradient, variable, learning_rate):
+            self.assign_sub(
+                variable, ops.multiply(step_of(self, gradient, variable), learning_rate)
+            )
+
+    return Rule
+
+
+MASKS = {
+    "&": lambda self, g, v: g * ((g > 0) & (g < 1)),
+    "|": lambda self, g, v: g * ((g > 1) | (g < -1)),
+    "^": lambda self, g, v: g * ((g > 0) ^ (g > 1)),
+    "~": lambda self, g, v: g * ~(g > 0),
+}
+
+
+@pytest.mark.parametrize("name", list(MASKS))
+def test_bitwise_operators_on_masks_are_replayed(name):
+    optimizer, _ = run_twins(rule(MASKS[name]), learning_rate=0.1)
+    assert all(optimizer._rule_runner.programs.values())
+
+
+LEAVING = {  # each takes the step's data out of numpy: eager from the trace on
+    "round": (lambda self, g, v: g / round(float(np.max(np.abs(g))) + 1.0, 3), "float()"),
+    "round of a value": (lambda self, g, v: g / (round(np.max(np.abs(g)), 3) + 1.0), "round()"),
+    "divmod": (lambda self, g, v: g - divmod(g, 0.5)[1], "divmod()"),
+    "format": (lambda self, g, v: g * (len(f"{np.max(g):.3f}") > 0), "format()"),
+    "data-shaped": (lambda self, g, v: g * np.flatnonzero(g > 0).size, "data-shaped"),
+    "numpy scalar": (lambda self, g, v: ops.multiply(g, np.mean(g > 0)), "a numpy scalar"),
+    "in place": (lambda self, g, v: g.__imul__(0.5), "an in-place operator"),
+    "random draw": (
+        lambda self, g, v: g + mk.random.normal(g.shape, seed=self.seeds),
+        "a random draw",
+    ),
+    "numpy() of a Variable": (lambda self, g, v: g * self.scale.numpy(), "numpy() of Variable"),
+    "error state": (lambda self, g, v: _with_errstate(lambda: g / 2.0), "error state"),
+}
+
+
+def _with_errstate(compute):
+    with np.errstate(divide="raise"):
+        return compute()
+
+
+def with_state(cls):
+    """`cls` with a seed generator and a plain Variable (not the optimizer's) to read."""
+
+    class WithState(cls):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.seeds = mk.random.SeedGenerator(3)
+            self.scale = mk.Variable(2.0, name="scale")
+
+    return WithState
+
+
+@pytest.mark.parametrize("name", list(LEAVING))
+def test_what_takes_the_data_out_keeps_the_rule_eager(name):
+    step_of, why = LEAVING[name]
+    optimizer, _ = run_twins(with_state(rule(step_of)), learning_rate=0.1)
+    runner = optimizer._rule_runner
+    assert set(runner.programs.values()) == {None}
+    assert all(why in reason for reason in runner.spoiled.values()), runner.spoiled
+
+
+def test_a_changing_variable_read_with_numpy_is_not_frozen():
+    def grow(step, optimizer):
+        if hasattr(optimizer, "scale"):
+            optimizer.scale.assign(1.0 + step)
+
+    step_of = LEAVING["numpy() of a Variable"][0]
+    run_twins(with_state(rule(step_of)), between=grow, learning_rate=0.1)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16"])
+def test_keras_adam_on_other_float_dtypes_equals_the_eager_rule(dtype, monkeypatch):
+    module = __import__(__name__)
+    float32_variables, float32_gradients = variables, gradients
+    monkeypatch.setattr(
+        module,
+        "variables",
+        lambda: [mk.Variable(v.numpy().astype(dtype)) for v in float32_variables()],
+    )
+    monkeypatch.setattr(
+        module,
+        "gradients",
+        lambda step, scale=1.0: [g.astype(dtype) for g in float32_gradients(step)],
+    )
+    run_twins(KerasAdam, learning_rate=0.05)
+
+
+def test_a_generalized_ufunc_is_not_packed():
+    def normalized(self, g, v):
+        return g / np.sqrt(np.vecdot(g.reshape(-1), g.reshape(-1)) + 1e-6)
+
+    optimizer, _ = run_twins(rule(normalized), learning_rate=0.1)
+    assert optimizer._rule_runner.flat is None and optimizer._packed_rule is None
+
+
+class CatchingRule(optimizers.Optimizer):
+    """Inverts a 2x2 gradient, falling back to the gradient when it is singular."""
+
+    def update_step(self, gradient, variable, learning_rate):
+        try:
+            direction = np.linalg.inv(gradient)
+        except np.linalg.LinAlgError:
+            direction = gradient
+        self.assign_sub(variable, ops.multiply(direction, learning_rate))
+
+
+def test_a_replay_that_raises_hands_the_error_on_and_the_rule_turns_eager():
+    optimizer, weight = CatchingRule(learning_rate=0.1), mk.Variable(np.zeros((2, 2), "float32"))
+    invertible = np.array([[2.0, 0.0], [0.0, 4.0]], "float32")
+    for _ in range(3):
+        optimizer.apply([invertible], [weight])
+    assert optimizer._rule_runner.programs[id(weight)]
+    with pytest.raises(np.linalg.LinAlgError):  # the eager rule would have caught it
+        optimizer.apply([np.zeros((2, 2), "float32")], [weight])
+    assert optimizer._rule_runner.programs[id(weight)] is None
+    before = weight.numpy()
+    optimizer.apply([np.ones((2, 2), "float32")], [weight])  # eager: caught, falls back
+    np.testing.assert_allclose(weight.numpy(), before - 0.1)
+
+
+def test_another_thread_sees_arrays_while_a_rule_is_traced():
+    import threading
+
+    seen, tracing, read = [], threading.Event(), threading.Event()
+
+    class Waiting(optimizers.Optimizer):
+        def update_step(self, gradient, variable, learning_rate):
+            if self._rule_trace is not None:
+                tracing.set()
+                read.wait(5)
+            self.assign_sub(variable, ops.multiply(gradient, learning_rate))
+
+    optimizer, weight = Waiting(learning_rate=0.1), mk.Variable([1.0, 2.0])
+
+    def reader():
+        tracing.wait(5)
+        seen.append(type(mk.engine.tensor.value_of(weight)))
+        read.set()
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    for _ in range(2):
+        optimizer.apply([np.ones(2, "float32")], [weight])
+    thread.join(5)
+    assert seen == [np.ndarray] and optimizer._rule_runner.programs[id(weight)]
+
+
+def test_a_rate_set_again_to_its_value_does_not_trace_again():
+    def set_rate(step, optimizer):
+        optimizer.learning_rate = float("0.05")  # a new float object each time
+
+    optimizer, _ = run_twins(KerasAdam, between=set_rate, learning_rate=0.05)
+    assert optimizer._rule_runner.invalidations == 0
+
+
+def test_a_class_attribute_changed_traces_again():
+    class ClassBeta(optimizers.Optimizer):
+        beta = 0.5
+
+        def update_step(self, gradient, variable, learning_rate):
+            self.assign_sub(variable, ops.multiply(gradient, learning_rate * self.beta))
+
+    def change(step, optimizer):
+        if step == 3:
+            type(optimizer).beta = 0.25  # (both twins' classes derive from ClassBeta)
+
+    optimizer, _ = run_twins(ClassBeta, between=change, learning_rate=0.1)
+    assert optimizer._rule_runner.invalidations == 1
+
+
+def test_trace_update_step_false_on_the_instance_never_traces():
+    optimizer, weight = KerasAdam(learning_rate=0.05), variables()
+    optimizer.trace_update_step = False
+    for step in range(3):
+        optimizer.apply(gradients(step), weight)
+    assert not optimizer._rule_runner.programs

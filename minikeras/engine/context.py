@@ -32,6 +32,12 @@ class SessionState(threading.local):
         active_tapes: the recording `GradientTape`s, outermost first.
         recording_traces: their trace ids (a box of any other tape id is stale).
         read_observers: callables told of every Variable read.
+        read_interceptors: callables `intercept(variable, value) -> value` that
+            see every Variable read and may hand out something else (an
+            optimizer tracing its rule, `optimizers/_traced.py`).
+        effect_observers: callables `observer(what)` told of what
+            `read_interceptors` cannot see: a Variable's array taken out
+            directly (`numpy()`, `np.asarray`) and random draws.
         call_stack: a frame per layer being called, outermost first.
         reads: `(variable, frame)` pairs read during the outermost call.
         name_counts: how often each default layer name was handed out.
@@ -46,6 +52,8 @@ class SessionState(threading.local):
         self.active_tapes = []
         self.recording_traces = set()
         self.read_observers = []
+        self.read_interceptors = []
+        self.effect_observers = []
         self.call_stack = []
         self.reads = []
         self.new_session()

@@ -20,6 +20,7 @@ __all__ = [
     "add_read_observer",
     "drop_stale_boxes",
     "dtype_of",
+    "note_effect",
     "read_variable",
     "remove_read_observer",
     "value_of",
@@ -60,7 +61,26 @@ def read_variable(variable):
     if state.read_observers:
         for observer in state.read_observers:
             observer(variable)
+    if state.read_interceptors:
+        for intercept in state.read_interceptors:
+            value = intercept(variable, value)
     return value
+
+
+def note_effect(what):
+    """Tells `effect_observers` (engine.context) of a read or draw that no tape sees.
+
+    Args:
+        what: a short description, e.g. "a random draw".
+
+    Returns:
+        None.
+
+    Example:
+        >>> mk.engine.tensor.note_effect("a random draw")  # (nobody listens)
+    """
+    for observer in _state.effect_observers:
+        observer(what)
 
 
 def add_read_observer(observer):
@@ -104,6 +124,8 @@ def remove_read_observer(observer):
 
 def _as_array(value, dtype=None):
     """Converts Python data to a numpy array; Python floats become floatx."""
+    if getattr(type(value), "_traced_value", False):
+        value = np.asarray(value)  # (it spoils its trace) as the array it holds, dtype and all
     if dtype is not None:
         return np.asarray(value, dtype=config.standardize_dtype(dtype))
     array = np.asarray(value)
@@ -179,7 +201,7 @@ def value_of(x):
         # turn float32 work into float64; treat it like the Python number it is.
         return x.item() if x.dtype.kind in "fc" else x
     if getattr(kind, "_traced_value", False):
-        return x  # an optimizer's traced value (optimizers/_traced.py), handed to numpy as it is
+        return x._operand()  # an optimizer's traced value (optimizers/_traced.py), as numpy's
     return _as_array(x)
 
 

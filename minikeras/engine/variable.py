@@ -11,7 +11,15 @@ import numpy as np
 from autograd.tracer import getval
 
 from minikeras import config
-from minikeras.engine.tensor import Tensor, _format_values, read_variable, value_of, wrap
+from minikeras.engine.context import state as _state
+from minikeras.engine.tensor import (
+    Tensor,
+    _format_values,
+    note_effect,
+    read_variable,
+    value_of,
+    wrap,
+)
 
 __all__ = ["TrackingGeneration", "Variable", "is_unshared"]
 
@@ -186,9 +194,13 @@ class Variable(Tensor):
             >>> mk.Variable([1.0]).numpy()
             array([1.], dtype=float32)
         """
+        if _state.effect_observers:
+            note_effect(f"a numpy() of Variable {self.name!r}")
         return self._value.copy()
 
     def __array__(self, dtype=None, copy=None):
+        if _state.effect_observers:
+            note_effect(f"an array of Variable {self.name!r}")
         if dtype is not None and np.dtype(dtype) != self._value.dtype:
             return self._value.astype(dtype)
         # A copy unless told otherwise: writing into it must not change the Variable.

@@ -21,6 +21,7 @@ from minikeras.engine.tensor import (
 __all__ = [
     "Tensor", "value_of", "wrap", "promote", "shape_of", "dtype_of", "op_error", "array_of",
     "as_float", "broadcastable", "normalize_axis", "same_float", "same_float_operands",
+    "plain_kind",
 ]  # fmt: skip
 
 
@@ -190,15 +191,38 @@ def _plain_pair(a, b):
     Two arrays (or numpy scalars) of one dtype, an array and a Python int, or
     a floating array and a Python float: the usual operands outside a tape.
     """
-    if type(a) in _PLAIN:
-        kind = type(b)
+    if plain_kind(a) in _PLAIN:
+        kind = plain_kind(b)
         if kind in _PLAIN:
             return a.dtype == b.dtype
         return kind is int or (kind is float and a.dtype.kind in "fc")
-    if type(b) in _PLAIN:
+    if plain_kind(b) in _PLAIN:
         kind = type(a)
         return kind is int or (kind is float and b.dtype.kind in "fc")
     return False
+
+
+def plain_kind(value):
+    """The type an op dispatches on: a traced value's is that of the array it holds.
+
+    An optimizer tracing its rule (`optimizers/_traced.py`) hands ops values
+    that stand for numpy arrays and scalars; the ops must take the path they
+    take for those, so that the trace records what an eager run computes.
+
+    Args:
+        value: an op's operand, as `value_of` gives it.
+
+    Returns:
+        A type.
+
+    Example:
+        >>> mk.ops.core.plain_kind(np.float32(1.0))
+        <class 'numpy.float32'>
+    """
+    kind = type(value)
+    if kind in _PLAIN or kind is float or kind is int or not getattr(kind, "_traced_value", False):
+        return kind
+    return type(value.value)
 
 
 def same_float_operands(a, b):
@@ -221,7 +245,7 @@ def same_float_operands(a, b):
         >>> mk.ops.core.same_float_operands(np.ones(2, "float32"), 2.0)
         False
     """
-    kind_a, kind_b = type(a), type(b)
+    kind_a, kind_b = plain_kind(a), plain_kind(b)
     if kind_a not in _PLAIN or kind_b not in _PLAIN or a.dtype != b.dtype or a.dtype.kind != "f":
         return False
     return kind_a is np.ndarray or kind_b is np.ndarray or a.dtype == config.floatx()

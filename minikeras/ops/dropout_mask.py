@@ -13,6 +13,7 @@ from autograd.numpy.numpy_boxes import ArrayBox
 from minikeras.engine.context import state as _state
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
 from minikeras.engine.replay import replay_draws
+from minikeras.engine.tensor import note_effect
 from minikeras.ops.core import dtype_of, value_of, wrap
 from minikeras.ops.math import multiply
 
@@ -20,6 +21,8 @@ __all__ = ["dropout_mask"]
 
 
 def _draw(dtype, rate, mask_shape, generator):
+    if _state.effect_observers:
+        note_effect("a random draw")
     rng = _state.generator if generator is None else generator  # the thread's, at each call
     keep = rng.random(mask_shape, dtype=np.float32) >= rate
     return keep.astype(dtype) * dtype.type(1.0 / (1.0 - rate))

@@ -16,6 +16,7 @@ from minikeras.ops.core import (
     apply_binary,
     array_of,
     as_float,
+    plain_kind,
     promote,
     same_float_operands,
     value_of,
@@ -280,7 +281,7 @@ def power(x1, x2):
 
 def _is_scalar(value):
     """A Python number or numpy scalar (which `value_of` turns into a Python float)."""
-    return isinstance(value, (bool, int, float, np.generic))
+    return issubclass(plain_kind(value), (bool, int, float, np.generic))
 
 
 def negative(x):

@@ -14,8 +14,15 @@ from minikeras.engine.tensor import Tensor, value_of
 
 __all__ = ["Trace", "TracedValue"]
 
-# numpy functions that only read metadata (fixed for a traced variable): answered, not recorded.
+# numpy functions that only read metadata: answered, not recorded, for a value whose
+# shape the shapes of the step's arrays fix (see `TracedValue.fixed`).
 _METADATA = {np.shape, np.ndim, np.size, np.result_type}
+# numpy functions (besides ufuncs) whose result's shape the operands' shapes fix.
+_SHAPED_BY_OPERANDS = frozenset(
+    [np.clip, np.where, np.sum, np.mean, np.max, np.min, np.amax, np.amin, np.prod]
+    + [np.std, np.var, np.dot, np.matmul, np.outer, np.zeros_like, np.ones_like, np.full_like]
+    + [np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims, np.abs, np.sqrt]
+)
 
 
 class TracedValue:
@@ -31,17 +38,29 @@ class TracedValue:
         value: the real numpy array or numpy scalar.
         node: its index in the trace.
         trace: the `Trace` recording it.
+        fixed: whether its shape follows from the shapes of the step's
+            arrays alone (not from their values, as `np.flatnonzero`'s does);
+            reading the shape of a value that is not fixed spoils the trace.
     """
 
     _traced_value = True  # `engine.tensor.value_of` passes such values through
-    __slots__ = ("value", "node", "trace")
+    __slots__ = ("value", "node", "trace", "fixed")
 
-    def __init__(self, value, node, trace):
-        self.value, self.node, self.trace = value, node, trace
+    def __init__(self, value, node, trace, fixed=True):
+        self.value, self.node, self.trace, self.fixed = value, node, trace, fixed
+
+    def _operand(self):
+        """What `value_of` gives an op: a float numpy scalar becomes a Python float there."""
+        if isinstance(self.value, np.generic) and self.value.dtype.kind in "fc":
+            return self._leak("a numpy scalar taken as a Python number").item()
+        return self
+
+    def _metadata(self, read):
+        return read(self.value if self.fixed else self._leak("the shape of a data-shaped value"))
 
     @property
     def shape(self):
-        return np.shape(self.value)
+        return self._metadata(np.shape)
 
     @property
     def dtype(self):
@@ -49,11 +68,11 @@ class TracedValue:
 
     @property
     def ndim(self):
-        return np.ndim(self.value)
+        return self._metadata(np.ndim)
 
     @property
     def size(self):
-        return np.size(self.value)
+        return self._metadata(np.size)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         trace = self.trace
@@ -66,16 +85,14 @@ class TracedValue:
 
     def __array_function__(self, func, types, args, kwargs):
         trace = self.trace
-        if func in _METADATA:
+        if func in _METADATA and all(a.fixed for a in args if type(a) is TracedValue):
             return func(*map(_plain, args), **kwargs)
         if trace.usable(args, kwargs):
-            return trace.call(func, args, kwargs)
+            return trace.call(func, args, kwargs, shaped=func in _SHAPED_BY_OPERANDS)
         trace.spoil(getattr(func, "__name__", repr(func)))
         return func(*map(_plain, args), **{key: _plain(v) for key, v in kwargs.items()})
 
     def astype(self, dtype, copy=True):
-        if not self.trace.usable((), {}):
-            return self.value.astype(dtype, copy=copy)
         return self.trace.call(_astype, (self,), {"dtype": np.dtype(dtype), "copy": copy})
 
     def _leak(self, what):
@@ -96,6 +113,9 @@ class TracedValue:
     def __int__(self):
         return int(self._leak("int()"))
 
+    def __complex__(self):
+        return complex(self._leak("complex()"))
+
     def __index__(self):
         return operator.index(self._leak("an index"))
 
@@ -113,6 +133,18 @@ class TracedValue:
 
     def __setitem__(self, key, value):
         self._leak("item assignment")[key] = _plain(value)
+
+    def __format__(self, spec):
+        return format(self._leak("format()"), spec)
+
+    def __round__(self, digits=None):
+        return round(self._leak("round()"), digits)
+
+    def __divmod__(self, other):
+        return divmod(self._leak("divmod()"), _plain(other))
+
+    def __rdivmod__(self, other):
+        return divmod(_plain(other), self._leak("divmod()"))
 
     def __repr__(self):
         return f"<TracedValue node={self.node} {self.value!r}>"
@@ -137,6 +169,18 @@ def _operator(function, reflected=False):
     return method
 
 
+def _in_place(function):
+    """`x op= y`: in place on the real array, as an ndarray does; that spoils the trace."""
+
+    def method(self, other):
+        if isinstance(other, Tensor):
+            return NotImplemented
+        self.value = function(self._leak("an in-place operator"), _plain(other))
+        return self
+
+    return method
+
+
 # An ndarray's operator is this ufunc (`**` is not: `a ** 2` is `np.square`); on an
 # array result the trace records the ufunc, which a replay can call with `out=`.
 _UFUNCS = {
@@ -146,6 +190,11 @@ _UFUNCS = {
     operator.truediv: np.true_divide,
     operator.floordiv: np.floor_divide,
     operator.mod: np.remainder,
+    operator.and_: np.bitwise_and,
+    operator.or_: np.bitwise_or,
+    operator.xor: np.bitwise_xor,
+    operator.lshift: np.left_shift,
+    operator.rshift: np.right_shift,
     operator.lt: np.less,
     operator.le: np.less_equal,
     operator.gt: np.greater,
@@ -153,16 +202,17 @@ _UFUNCS = {
     operator.eq: np.equal,
     operator.ne: np.not_equal,
     operator.neg: np.negative,
+    operator.invert: np.invert,
     operator.abs: np.absolute,
 }
-
-
 _REFLECTED = {}
 _SWAPPED = {}  # a reflected operator -> the ufunc it is, its operands swapped
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"):
-    _function = getattr(operator, _name)
+_BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
+for _name in _BINARY + ("and", "or", "xor", "lshift", "rshift"):
+    _function = getattr(operator, _name + "_" if _name in ("and", "or") else _name)
     setattr(TracedValue, f"__{_name}__", _operator(_function))
     setattr(TracedValue, f"__r{_name}__", _operator(_function, reflected=True))
+    setattr(TracedValue, f"__i{_name}__", _in_place(getattr(operator, f"i{_name}")))
     if _function in _UFUNCS:
         _SWAPPED[_REFLECTED[_function]] = _UFUNCS[_function]
 for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
@@ -173,7 +223,7 @@ def _unary(function):
     return lambda self: self.trace.call(function, (self,), {})
 
 
-for _name in ("neg", "pos", "abs"):
+for _name in ("neg", "pos", "abs", "invert"):
     setattr(TracedValue, f"__{_name}__", _unary(getattr(operator, _name)))
 
 
@@ -190,21 +240,32 @@ class Trace:
 
     Steps are `("read", node, k)` (the value of variable `k` now), `("call",
     node, function, refs, kwargs, layout)` (`layout` the shape and dtype of an
-    array result, else None) and `("write", k, method, ref)`; a ref is
+    array result, None for a scalar, False for an array whose shape the data
+    decide) and `("write", k, method, ref)`; a ref is
     `("n", node)` or `("c", constant)`. Node 0 is the gradient.
+
+    Args:
+        variables: the Variables the rule may read and write: `iterations`,
+            the variable, its slots. Reading any other spoils the trace.
     """
 
     def __init__(self, variables):
         self.variables = variables
         self.slots = {id(variable): k for k, variable in enumerate(variables)}
+        self.current = {}  # k -> the TracedValue of variable k's value now
         self.steps = []
         self.nodes = 1
         self.live = True  # recording (until the rule returns)
         self.spoiled = None  # why the trace cannot be replayed, once it cannot
+        self.errors = np.geterr()  # (a rule that sets numpy's error state cannot be replayed)
 
     def spoil(self, why):
         if self.live and self.spoiled is None:
             self.spoiled = why
+
+    def effect(self, what):
+        """Told of a Variable's array taken out directly, or of a random draw."""
+        self.spoil(what)
 
     def usable(self, args, kwargs):
         """Whether a call on `args` / `kwargs` can be recorded (else it spoils the trace)."""
@@ -222,36 +283,55 @@ class Trace:
                 return False
         return True
 
-    def _node(self, value):
+    def _node(self, value, fixed=True):
         node = self.nodes
         self.nodes += 1
-        return TracedValue(value, node, self)
+        return TracedValue(value, node, self, fixed)
 
-    def read(self, k):
-        value = self._node(self.variables[k]._value)
-        self.steps.append(("read", value.node, k))
-        return value
+    def gradient(self, array):
+        """The gradient, node 0."""
+        return TracedValue(array, 0, self)
 
-    def call(self, function, args, kwargs):
-        """Computes `function(*args, **kwargs)` on the real values, recording it if it can."""
+    def intercept(self, variable, value):
+        """Every Variable read (`engine.tensor.read_variable`): its traced value, or a spoil."""
+        k = self.slots.get(id(variable))
+        if k is None or not self.live:
+            self.spoil(f"a read of Variable {getattr(variable, 'name', '?')!r}")
+            return value
+        current = self.current.get(k)
+        if current is None:
+            current = self.current[k] = self._node(value)
+            self.steps.append(("read", current.node, k))
+        return current
+
+    def call(self, function, args, kwargs, shaped=True):
+        """Computes `function(*args, **kwargs)` on the real values, recording it if it can.
+
+        `shaped`: whether the result's shape follows from the operands' shapes.
+        """
         plain = [_plain(arg) for arg in args]
+        name = getattr(function, "__name__", "a call")
         if not self.usable(args, kwargs):
-            self.spoil(getattr(function, "__name__", "a call"))
+            self.spoil(name)
+            return function(*plain, **kwargs)
+        if np.geterr() != self.errors:
+            self.spoil("numpy's error state, set by the rule")
             return function(*plain, **kwargs)
         result = function(*plain, **kwargs)
         if not isinstance(result, (np.ndarray, np.generic)):
-            self.spoil(
-                f"{getattr(function, '__name__', 'a call')} returning {type(result).__name__}"
-            )
+            self.spoil(f"{name} returning {type(result).__name__}")
             return result
+        traced = [arg for arg in args if type(arg) is TracedValue]
         refs = tuple(("n", a.node) if type(a) is TracedValue else ("c", a) for a in args)
         if type(result) is np.ndarray:
             if function in _UFUNCS:
                 function = _UFUNCS[function]
             elif function in _SWAPPED:
                 function, refs = _SWAPPED[function], refs[::-1]
-        value = self._node(result)
+        value = self._node(result, shaped and all(arg.fixed for arg in traced))
         layout = (result.shape, result.dtype) if type(result) is np.ndarray else None
+        if not value.fixed:
+            layout = False  # (an array whose shape the data decide)
         self.steps.append(("call", value.node, function, refs, dict(kwargs), layout))
         return value
 
@@ -261,20 +341,8 @@ class Trace:
         k = self.slots.get(id(variable))
         if k is None or not self.usable((value,), {}):
             self.spoil(f"a write to {getattr(variable, 'name', 'a variable')!r}")
-            if type(variable._value) is TracedValue:
-                variable._value = variable._value.value
-            getattr(variable, method)(_plain(value))
-            return
-        current = variable._value
-        if type(current) is TracedValue:
-            variable._value = current.value
-        del current
+        else:
+            ref = ("n", value.node) if type(value) is TracedValue else ("c", value)
+            self.steps.append(("write", k, method, ref))
+        self.current.pop(k, None)  # (the next read is of the new value)
         getattr(variable, method)(_plain(value))
-        ref = ("n", value.node) if type(value) is TracedValue else ("c", value)
-        self.steps.append(("write", k, method, ref))
-        variable._value = self.read(k)
-
-    def observe(self, variable):
-        """Told of every Variable read: one outside the rule's own spoils the trace."""
-        if id(variable) not in self.slots:
-            self.spoil(f"a read of Variable {getattr(variable, 'name', '?')!r}")

@@ -43,14 +43,15 @@ import operator
 import numpy as np
 
 from minikeras.engine.context import state as _state
-from minikeras.engine.tensor import add_read_observer, remove_read_observer
 from minikeras.optimizers._buffers import FlatSlots
-from minikeras.optimizers._trace_record import Trace, TracedValue, _astype
+from minikeras.optimizers._trace_record import Trace, _astype
 
 __all__ = ["RuleRunner"]
 
-_MOST_TRACES = 8  # times an optimizer's programs may go stale before its rule stays eager
+_MOST_TRACES = 8  # times programs may go stale within _RECENT updates before the rule stays eager
+_RECENT = 16
 _SIMPLE = (int, float, bool, str, bytes, complex, type(None), np.generic)
+_IMMUTABLE = frozenset({int, float, bool, str, type(None)})
 # Attributes the base sets as it goes, on which no rule depends.
 _BOOKKEEPING = frozenset({"_packed_rule", "_packed_checked", "_rule_runner"})
 # Functions (besides ufuncs) whose every element depends on the same element of each operand.
@@ -109,7 +110,9 @@ class _Program:
                 )
                 if out is not None:
                     args.append(f"out={out}")
-                line = f"t{node} = {name}({', '.join(args)})"
+                line = f"{name}({', '.join(args)})"
+                if node in last_use:  # (a result nothing uses is not kept)
+                    line = f"t{node} = {line}"
             elif in_place:  # into the array itself, as `Variable.assign*` computes it
                 _, k, method, ref = step
                 if method == "assign":
@@ -210,7 +213,7 @@ class _Buffers:
         """
         _, node, function, refs, kwargs, layout = step
         if (
-            layout is None
+            not layout
             or not isinstance(function, np.ufunc)
             or function.nout != 1
             or "out" in kwargs
@@ -246,7 +249,8 @@ def _shape_free_key(kept, variables):
     """The program's steps as a key equal for the same code on the same constants, and
     whether every step treats each element alike (so that it may run on variables packed).
 
-    Elementwise: each call is a ufunc (or a cast, `np.clip`, `np.where`) whose
+    Elementwise: each call is a ufunc that is not generalized (`np.matmul` and
+    `np.vecdot` are), or a cast, `np.clip` or `np.where`, whose
     array operands and result have the variable's shape or none (a scalar), or
     a call on scalars alone, and each constant is a scalar.
     Constants are keyed by their `repr` when they are scalars, else by identity.
@@ -272,7 +276,9 @@ def _shape_free_key(kept, variables):
         else:
             _, node, function, refs, kwargs, layout = step
             key.append(("call", node, id(function), operands(refs), repr(sorted(kwargs.items()))))
-            shapes[node] = layout[0] if layout is not None else ()
+            if layout is False:  # (an array whose shape the data decide)
+                elementwise = False
+            shapes[node] = layout[0] if layout else ()
             arrays = [shapes[r[1]] for r in refs if r[0] == "n"] + [shapes[node]]
             elementwise = (
                 elementwise
@@ -280,7 +286,7 @@ def _shape_free_key(kept, variables):
                 and all(each in (shape, ()) for each in arrays)
                 # (a call on scalars alone reads no element: any function will do)
                 and (
-                    isinstance(function, np.ufunc)
+                    (isinstance(function, np.ufunc) and function.signature is None)
                     or function in _ELEMENTWISE_FUNCTIONS
                     or not any(arrays)
                 )
@@ -354,59 +360,66 @@ def _refs(step):
 
 
 def _needed(steps):
-    """The steps the writes depend on, in order."""
-    needed, kept = set(), []
-    for step in reversed(steps):
-        if step[0] == "write" or step[1] in needed:
-            kept.append(step)
-            needed.update(ref[1] for ref in _refs(step) if ref[0] == "n")
-    return kept[::-1]
+    """The steps to replay: every call and write (a call may raise or warn, as it would
+    eagerly), and the reads something uses."""
+    used = {ref[1] for step in steps for ref in _refs(step) if ref[0] == "n"}
+    return [step for step in steps if step[0] != "read" or step[1] in used]
 
 
 def _snapshot(optimizer):
-    """The optimizer's attributes as a replay depends on them: their names and their objects."""
+    """What a replay depends on in Python: the optimizer's attributes (names and objects)
+    and its class's own attributes (objects)."""
     attributes = vars(optimizer)
-    return tuple(attributes), tuple(attributes.values())
+    return tuple(attributes), tuple(attributes.values()), tuple(vars(type(optimizer)).values())
 
 
 def _same(snapshot, other):
     """Whether two snapshots name the same attributes, bound to the same objects.
 
-    The base's own bookkeeping (`_BOOKKEEPING`) may differ.
+    A number, string, bool or None bound anew to an equal value counts as the
+    same (a callback setting the rate each epoch), and the base's own
+    bookkeeping (`_BOOKKEEPING`) may differ.
     """
-    if other is None:
+    if other is None or not all(map(operator.is_, snapshot[2], other[2])):
         return False
     if snapshot[0] == other[0] and all(map(operator.is_, snapshot[1], other[1])):
         return True
     ours, theirs = (
-        {name: value for name, value in zip(*each) if name not in _BOOKKEEPING}
+        {name: value for name, value in zip(*each[:2]) if name not in _BOOKKEEPING}
         for each in (snapshot, other)
     )
-    return ours.keys() == theirs.keys() and all(ours[name] is theirs[name] for name in ours)
+    return ours.keys() == theirs.keys() and all(_equal(ours[name], theirs[name]) for name in ours)
+
+
+def _equal(value, other):
+    if value is other:
+        return True
+    kind = type(value)
+    return kind is type(other) and kind in _IMMUTABLE and value == other
 
 
 def _trace(optimizer, gradient, variable, learning_rate):
-    """Runs `update_step` once, traced; returns its `_Program`, or why it cannot be replayed."""
+    """Runs `update_step` once, traced; returns its `_Program`, or why it cannot be replayed.
+
+    The trace sees this thread's Variable reads (`read_interceptors`), so
+    other threads keep seeing the Variables' arrays.
+    """
     index = optimizer._get_variable_index(variable)
     variables = []
     for candidate in (optimizer._iterations, variable, *optimizer._slots[index]):
         if all(candidate is not seen for seen in variables):
             variables.append(candidate)
     trace = Trace(variables)
-    for k in range(len(variables)):
-        variables[k]._value = trace.read(k)
-    traced_gradient = TracedValue(gradient, 0, trace)
-    add_read_observer(trace.observe)
+    _state.read_interceptors.append(trace.intercept)
+    _state.effect_observers.append(trace.effect)
     optimizer._rule_trace = trace
     try:
-        optimizer.update_step(traced_gradient, variable, learning_rate)
+        optimizer.update_step(trace.gradient(gradient), variable, learning_rate)
     finally:
         del optimizer._rule_trace
-        remove_read_observer(trace.observe)
+        _state.read_interceptors.remove(trace.intercept)
+        _state.effect_observers.remove(trace.effect)
         trace.live = False
-        for held in variables:
-            if type(held._value) is TracedValue:
-                held._value = held._value.value
     if trace.spoiled is not None:
         return trace.spoiled
     if not any(step[0] == "write" for step in trace.steps):
@@ -438,7 +451,8 @@ class RuleRunner:
         self.scalars = {}  # this update's shared `_Program.scalars` results, by signature
         self.snapshot = None
         self.learning_rate = None
-        self.invalidations = 0  # times programs went stale (an attribute or the rate changed)
+        self.invalidations = 0  # times programs went stale soon after the last time
+        self.updates = self.invalidated = 0  # updates begun; the one that last found them stale
         self.members = None  # the indices of the variables small enough to pack
         self.packing = None  # whether they run packed (None: not decided since programs changed)
         self.flat = None  # their `FlatSlots`, for `run_packed`
@@ -451,16 +465,18 @@ class RuleRunner:
         self.scalars.clear()
         if (
             self.invalidations > _MOST_TRACES
-            or not type(optimizer).trace_update_step
+            or not optimizer.trace_update_step
             or "update_step" in vars(optimizer)
             or _state.active_tapes
             or _state.read_observers
         ):
             return
+        self.updates += 1
         snapshot = _snapshot(optimizer)
         if learning_rate != self.learning_rate or not _same(snapshot, self.snapshot):
-            if self.snapshot is not None:
-                self.invalidations += 1
+            if self.snapshot is not None and self.updates - self.invalidated < _RECENT:
+                self.invalidations += 1  # (changes farther apart than that cost little)
+            self.invalidated = self.updates
             self.programs.clear()
             self.packing = self.flat_program = None
             self.learning_rate = learning_rate
@@ -525,13 +541,30 @@ class RuleRunner:
             flat.pack_values()
         np.concatenate([grads[index].reshape(-1) for index in indices], out=flat.gradient)
         scalars = ()
-        if program.signature is not None:
-            scalars = self.scalars.get(program.signature)
-            if scalars is None:
-                scalars = self.scalars[program.signature] = program.scalars(optimizer._iterations)
-        program.function(flat.gradient, (optimizer._iterations, flat.values, *flat.flats), scalars)
+        try:
+            if program.signature is not None:
+                scalars = self.scalars.get(program.signature)
+                if scalars is None:
+                    scalars = program.scalars(optimizer._iterations)
+                    self.scalars[program.signature] = scalars
+            program.function(
+                flat.gradient, (optimizer._iterations, flat.values, *flat.flats), scalars
+            )
+        except Exception as error:
+            self._drop(id(flat), error)
+            self.packing, self.flat_program = False, None
+            raise
         members = set(indices)
         return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in members]
+
+    def _drop(self, key, error):
+        """A replay raised: that rule runs eagerly from now on (the error goes on up).
+
+        The eager rule might have caught the error (a `try` around a numpy
+        call), which a replay cannot; the writes before the error are done.
+        """
+        self.programs[key] = None
+        self.spoiled[key] = f"its replay raised {type(error).__name__}"
 
     def _packed_source(self, optimizer):
         """The program to run packed: the small variables' one elementwise program, or
@@ -559,7 +592,11 @@ class RuleRunner:
             key = id(variable)
             program = self.programs.get(key, False)
             if program:
-                program.run(gradient, self.scalars)
+                try:
+                    program.run(gradient, self.scalars)
+                except Exception as error:
+                    self._drop(key, error)
+                    raise
                 return
             if program is False and key in self.seen:
                 program = _trace(optimizer, gradient, variable, learning_rate)

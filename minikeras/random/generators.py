@@ -8,6 +8,7 @@ run reproducible.
 import numpy as np
 
 from minikeras.engine.context import state as _state
+from minikeras.engine.tensor import note_effect
 
 __all__ = ["SeedGenerator", "generator", "make_seed", "rng_for", "seed"]
 
@@ -161,6 +162,8 @@ def rng_for(seed, where="random"):
         >>> a == mk.random.rng_for(4).random()
         True
     """
+    if _state.effect_observers:
+        note_effect("a random draw")
     if seed is None:
         return _state.generator
     if isinstance(seed, SeedGenerator):
