@@ -38,6 +38,7 @@ array it changes in place): such a rule sets `trace_update_step = False` on
 its class, as a Keras rule with side effects must avoid compilation.
 """
 
+import math
 import operator
 
 import numpy as np
@@ -72,8 +73,10 @@ class _Program:
     constants share one run of it per update (`signature`).
     """
 
-    def __init__(self, steps, variables, buffered=True, in_place=False):
+    def __init__(self, steps, variables, buffered=True, in_place=False, size=None):
         kept = _needed(steps)
+        if size is not None:  # an elementwise program run on packed arrays of `size` values
+            kept = [_resized(step, size) for step in kept]
         self.steps = kept
         self.key, self.elementwise = _shape_free_key(kept, variables)
         scalar = _scalar_nodes(kept)
@@ -217,7 +220,7 @@ class _Buffers:
             or not isinstance(function, np.ufunc)
             or function.nout != 1
             or "out" in kwargs
-            or int(np.prod(layout[0])) < _OUT_MIN_SIZE
+            or math.prod(layout[0]) < _OUT_MIN_SIZE
         ):
             return None
         inherited = [
@@ -349,6 +352,13 @@ def _key(step):
         tuple(ref if ref[0] == "n" else _constant_key(ref[1]) for ref in refs),
         repr(sorted(kwargs.items())),
     )
+
+
+def _resized(step, size):
+    """A step of an elementwise program, its array result made `size` values long."""
+    if step[0] != "call" or not step[5]:
+        return step
+    return (*step[:5], ((size,), step[5][1]))
 
 
 def _refs(step):
@@ -524,7 +534,11 @@ class RuleRunner:
             source = self._packed_source(optimizer)
             if source is None or not source.writes_in_place_safely():
                 return None
-            program = self.flat_program = _Program(source.steps, source.variables, False, True)
+            size = None  # (a declared rule's stand-in was traced on the packed arrays)
+            if source.variables[1] is not getattr(optimizer._packed_rule, "variable", None):
+                size = sum(optimizer._trainable_variables[i]._value.size for i in self.members)
+            program = _Program(source.steps, source.variables, in_place=True, size=size)
+            self.flat_program = program
         indices = self.members
         if any(index >= len(updates) or updates[index][0] != index for index in indices):
             return None
