@@ -1,0 +1,336 @@
+"""A traced `update_step` as generated Python: `Program` (see `_traced.py`).
+
+A program is the trace's steps written out as straight-line numpy calls, in
+two functions: `scalars(iterations)`, the calls on `iterations` alone, and
+`replay(gradient, variables, scalars)`, the rest and the writes. This module
+also says which programs may run packed (`Program.key`, `elementwise`).
+"""
+
+import math
+
+import numpy as np
+
+from minikeras.optimizers._trace_record import _astype
+
+__all__ = ["Program"]
+
+_SIMPLE = (int, float, bool, str, bytes, complex, type(None), np.generic)
+# Functions (besides ufuncs) whose every element depends on the same element of each operand.
+_ELEMENTWISE_FUNCTIONS = frozenset({_astype, np.clip, np.where})
+_OUT_MIN_SIZE = 2048  # ufunc results this large are written into a program's own buffers
+_CODE = {}  # generated source -> its code object (variables of one rule share their code)
+_MOST_CODE = 256
+
+
+class Program:
+    """A traced rule as generated functions: `scalars(iterations)` and `replay(gradient, ...)`.
+
+    Only the steps a write depends on are kept; each intermediate is deleted
+    after its last use, so that a Variable's array is unshared again when it
+    is written (and the write can be in place, as in the eager rule). The
+    steps that depend on `iterations` alone (a bias correction) are split off
+    into `scalars`: programs whose `scalars` are the same code on the same
+    constants share one run of it per update (`signature`).
+    """
+
+    def __init__(self, steps, variables, buffered=True, in_place=False, size=None):
+        kept = _needed(steps)
+        if size is not None:  # an elementwise program run on packed arrays of `size` values
+            kept = [_resized(step, size) for step in kept]
+        self.steps = kept
+        self.key, self.elementwise = _shape_free_key(kept, variables)
+        scalar = _scalar_nodes(kept)
+        last_use = {}
+        for index, step in enumerate(kept):
+            for ref in _refs(step):
+                if ref[0] == "n":
+                    last_use[ref[1]] = index
+        namespace, lines, head, keys = {}, [], [], []
+        buffers = _Buffers(kept, scalar, namespace)
+
+        def expression(ref):
+            if ref[0] == "n":
+                return f"t{ref[1]}"
+            name = f"C{len(namespace)}"
+            namespace[name] = ref[1]
+            return name
+
+        for index, step in enumerate(kept):
+            if step[0] == "read":
+                _, node, k = step
+                line = f"t{node} = v{k}" if in_place and k else f"t{node} = v{k}._value"
+            elif step[0] == "call":
+                _, node, function, refs, kwargs, _ = step
+                name = f"F{len(namespace)}"
+                namespace[name] = function
+                args = [expression(ref) for ref in refs]
+                if kwargs:
+                    keywords = f"K{len(namespace)}"
+                    namespace[keywords] = kwargs
+                    args.append(f"**{keywords}")
+                out = (
+                    buffers.take(step, index, last_use) if buffered and node not in scalar else None
+                )
+                if out is not None:
+                    args.append(f"out={out}")
+                line = f"{name}({', '.join(args)})"
+                if node in last_use:  # (a result nothing uses is not kept)
+                    line = f"t{node} = {line}"
+            elif in_place:  # into the array itself, as `Variable.assign*` computes it
+                _, k, method, ref = step
+                if method == "assign":
+                    line = f"_copyto(v{k}, {expression(ref)}, casting='unsafe')"
+                else:
+                    ufunc = "_add" if method == "assign_add" else "_subtract"
+                    line = f"{ufunc}(v{k}, {expression(ref)}, out=v{k}, casting='unsafe')"
+            else:
+                _, k, method, ref = step
+                line = f"v{k}.{method}({expression(ref)})"
+            if step[0] != "write" and step[1] in scalar:
+                head.append(line)
+                keys.append(_key(step))
+                continue
+            lines.append(line)
+            dead = sorted(n for n, last in last_use.items() if last == index and n not in scalar)
+            if dead:
+                lines.append("del " + ", ".join(f"t{n}" for n in dead))
+                buffers.give_back(dead)
+        outside = _used_outside(kept, scalar)
+        shared = [n for n in sorted(scalar) if n in outside]
+        names = "".join(f"t{n}, " for n in shared)
+        unpack = ", ".join(f"v{k}" for k in range(len(variables)))
+        source = "def scalars(v0):\n" + "".join(f"    {line}\n" for line in head)
+        source += f"    return ({names})\n"
+        source += f"def replay(t0, V, S):\n    {unpack}, = V\n"
+        source += f"    {names}= S\n" if shared else ""
+        source += "".join(f"    {line}\n" for line in lines)
+        namespace.update(_copyto=np.copyto, _add=np.add, _subtract=np.subtract)
+        code = _CODE.get(source)
+        if code is None:
+            if len(_CODE) >= _MOST_CODE:
+                _CODE.clear()
+            code = _CODE[source] = compile(source, "<minikeras update_step>", "exec")
+        exec(code, namespace)
+        self.source = source
+        self.scalars, self.function = namespace["scalars"], namespace["replay"]
+        self.signature = tuple(keys) if shared else None
+        self.variables = tuple(variables)
+
+    def writes_in_place_safely(self):
+        """Whether the rule may write its arrays in place: no read of a variable made
+        before a write to it is used after that write (it would see the new value),
+        and `iterations` is not written."""
+        last_use = {}
+        for index, step in enumerate(self.steps):
+            for ref in _refs(step):
+                if ref[0] == "n":
+                    last_use[ref[1]] = index
+        reads = {}  # variable -> its read nodes so far
+        for index, step in enumerate(self.steps):
+            if step[0] == "read":
+                reads.setdefault(step[2], []).append(step[1])
+            elif step[0] == "write":
+                k = step[1]
+                if k == 0 or any(last_use.get(node, -1) > index for node in reads.get(k, ())):
+                    return False
+        return True
+
+    def run(self, gradient, cache):
+        """Replays the rule on `gradient`; `cache` holds this update's shared `scalars`."""
+        if self.signature is None:
+            self.function(gradient, self.variables, ())
+            return
+        scalars = cache.get(self.signature)
+        if scalars is None:
+            scalars = cache[self.signature] = self.scalars(self.variables[0])
+        self.function(gradient, self.variables, scalars)
+
+
+class _Buffers:
+    """The arrays a program's ufuncs write into (`out=`), made once and reused.
+
+    A large array result of a ufunc gets a buffer of its shape and dtype,
+    which goes back to the pool after the result's last use, for a later
+    result; within a replay nothing outlives its last use (a write copies),
+    and across replays the program is the buffers' only user. A result that a
+    call other than a ufunc reads (which might return a view of it) keeps its
+    buffer to itself.
+    """
+
+    def __init__(self, kept, scalar, namespace):
+        self.namespace, self.pool, self.owners = namespace, {}, {}
+        self.pinned = {
+            ref[1]
+            for step in kept
+            if step[0] == "call" and not isinstance(step[2], np.ufunc)
+            for ref in step[3]
+            if ref[0] == "n"
+        }
+
+    def take(self, step, index, last_use):
+        """The name of the buffer `step` (a call) writes into, or None for a plain call.
+
+        An operand whose last use is this step hands its buffer on (a ufunc
+        writing over its own operand, element for element, is exact), which
+        keeps fewer arrays in cache.
+        """
+        _, node, function, refs, kwargs, layout = step
+        if (
+            not layout
+            or not isinstance(function, np.ufunc)
+            or function.nout != 1
+            or "out" in kwargs
+            or math.prod(layout[0]) < _OUT_MIN_SIZE
+        ):
+            return None
+        inherited = [
+            ref[1]
+            for ref in refs
+            if ref[0] == "n" and last_use.get(ref[1]) == index and ref[1] in self.owners
+        ]
+        inherited = [n for n in inherited if self.owners[n][0] == layout]
+        free = self.pool.setdefault(layout, [])
+        if inherited:
+            name = self.owners.pop(inherited[0])[1]
+        elif free:
+            name = free.pop()
+        else:
+            name = f"B{len(self.namespace)}"
+            self.namespace[name] = np.empty(layout[0], layout[1])
+        if node not in self.pinned:
+            self.owners[node] = (layout, name)
+        return name
+
+    def give_back(self, nodes):
+        for node in nodes:
+            if node in self.owners:
+                layout, name = self.owners.pop(node)
+                self.pool[layout].append(name)
+
+
+def _shape_free_key(kept, variables):
+    """The program's steps as a key equal for the same code on the same constants, and
+    whether every step treats each element alike (so that it may run on variables packed).
+
+    Elementwise: each call is a ufunc that is not generalized (`np.matmul` and
+    `np.vecdot` are), or a cast, `np.clip` or `np.where`, whose
+    array operands and result have the variable's shape or none (a scalar), or
+    a call on scalars alone, and each constant is a scalar.
+    Constants are keyed by their `repr` when they are scalars, else by identity.
+    """
+    shape = variables[1]._value.shape
+    shapes = {0: shape}
+    elementwise, key = True, [len(variables)]
+
+    def operands(refs):
+        return tuple(
+            ref if ref[0] == "n" else ("c", _constant_key(ref[1]) if _small(ref[1]) else id(ref[1]))
+            for ref in refs
+        )
+
+    for step in kept:
+        if step[0] == "read":
+            _, node, k = step
+            shapes[node] = variables[k]._value.shape
+            elementwise = elementwise and shapes[node] in (shape, ())
+            key.append(step)
+        elif step[0] == "write":
+            key.append(("write", step[1], step[2], operands(step[3:])))
+        else:
+            _, node, function, refs, kwargs, layout = step
+            key.append(("call", node, id(function), operands(refs), repr(sorted(kwargs.items()))))
+            if layout is False:  # (an array whose shape the data decide)
+                elementwise = False
+            shapes[node] = layout[0] if layout else ()
+            arrays = [shapes[r[1]] for r in refs if r[0] == "n"] + [shapes[node]]
+            elementwise = (
+                elementwise
+                and all(ref[0] == "n" or _small(ref[1]) for ref in refs)
+                and all(each in (shape, ()) for each in arrays)
+                # (a call on scalars alone reads no element: any function will do)
+                and (
+                    (isinstance(function, np.ufunc) and function.signature is None)
+                    or function in _ELEMENTWISE_FUNCTIONS
+                    or not any(arrays)
+                )
+            )
+    return tuple(key), elementwise
+
+
+def _scalar_nodes(kept):
+    """Nodes computed from `iterations` (variable 0) alone, when the rule does not write it."""
+    if any(step[0] == "write" and step[1] == 0 for step in kept):
+        return set()
+    scalar = set()
+    for step in kept:
+        if step[0] == "read":
+            from_iterations = step[2] == 0
+        elif step[0] == "call":
+            refs = step[3]
+            from_iterations = all(
+                ref[1] in scalar if ref[0] == "n" else _small(ref[1]) for ref in refs
+            )
+        else:
+            from_iterations = False
+        if from_iterations:
+            scalar.add(step[1])
+    return scalar
+
+
+def _used_outside(kept, scalar):
+    """The nodes read by the steps that are not scalar steps."""
+    return {
+        ref[1]
+        for step in kept
+        if step[0] == "write" or step[1] not in scalar
+        for ref in _refs(step)
+        if ref[0] == "n"
+    }
+
+
+def _small(constant):
+    return isinstance(constant, _SIMPLE) or (
+        isinstance(constant, np.ndarray) and constant.ndim == 0
+    )
+
+
+def _constant_key(constant):
+    """A scalar constant as a key: its type and its bytes (exact, and cheaper than `repr`)."""
+    if isinstance(constant, (np.ndarray, np.generic)):
+        return (constant.dtype.str, constant.tobytes())
+    return (type(constant).__name__, repr(constant))
+
+
+def _key(step):
+    """What makes a scalar step the same computation in another program."""
+    if step[0] == "read":
+        return ("read", step[1])
+    _, node, function, refs, kwargs, _ = step
+    return (
+        node,
+        id(function),
+        tuple(ref if ref[0] == "n" else _constant_key(ref[1]) for ref in refs),
+        repr(sorted(kwargs.items())),
+    )
+
+
+def _resized(step, size):
+    """A step of an elementwise program, its array result made `size` values long."""
+    if step[0] != "call" or not step[5]:
+        return step
+    return (*step[:5], ((size,), step[5][1]))
+
+
+def _refs(step):
+    if step[0] == "call":
+        return step[3]
+    if step[0] == "write":
+        return (step[3],)
+    return ()
+
+
+def _needed(steps):
+    """The steps to replay: every call and write (a call may raise or warn, as it would
+    eagerly), and the reads something uses."""
+    used = {ref[1] for step in steps for ref in _refs(step) if ref[0] == "n"}
+    return [step for step in steps if step[0] != "read" or step[1] in used]
