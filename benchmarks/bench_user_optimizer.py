@@ -4,11 +4,13 @@ Issue #17: a subclass that writes only `build` and `update_step` should train
 as fast as the built-ins. The user's Adam here is Keras 3's own
 `update_step` (keras/src/optimizers/adam.py) in minikeras's ops: the step
 count, the powers of the betas and `alpha` as float32 scalar ops, the moments
-with `self.assign_add`, the weight with `self.assign_sub`. The built-in is
-`optimizers.Adam`, which runs its private fused path. A third contender is
-the same user Adam with `elementwise_rule = True` on its class (the user's
-declaration that the rule treats every element alike), which lets the base
-run it once on all the small variables packed together.
+with `self.assign_add`, the weight with `self.assign_sub`. minikeras traces
+it on each variable's second update and replays it after
+(`minikeras/optimizers/_traced.py`), packing the small variables when their
+programs are one elementwise program. The built-in is `optimizers.Adam`,
+which runs its private fused path. A third contender is the same user Adam
+with `elementwise_rule = True` on its class (the user's declaration that the
+rule treats every element alike).
 
 Three figures, each with the three optimizers interleaved in one process, in
 an order that rotates every round, with BLAS on one thread:
