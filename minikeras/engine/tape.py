@@ -30,6 +30,7 @@ from minikeras.engine.tensor import (
     Tensor,
     drop_stale_boxes,
     dtype_of,
+    note_effect,
     value_of,
     wrap,
 )
@@ -126,6 +127,8 @@ class GradientTape:
         if self._trace_id is not None:
             raise RuntimeError("GradientTape: a tape can be entered only once; make a new one")
         self._trace_id = next(_trace_ids)
+        if _state.effect_observers:
+            note_effect("a GradientTape")  # (a traced optimizer rule: it cannot tape its values)
         _state.active_tapes.append(self)
         _state.recording_traces.add(self._trace_id)
         return self
@@ -198,6 +201,8 @@ class GradientTape:
             elif _node_in(item._value, self._trace_id) is None:
                 original = item._value
                 value = drop_stale_boxes(original)
+                if getattr(type(value), "_traced_value", False):  # (a traced optimizer rule's)
+                    value = value._operand()  # the tape spoiled that trace: the array itself
                 item._value = _box_at_level(value, self._trace_id, self._root(item))
                 self._watched_tensors.append((item, value, original))
 

@@ -21,7 +21,7 @@ from minikeras.engine.tensor import (
     wrap,
 )
 
-__all__ = ["TrackingGeneration", "Variable", "is_unshared"]
+__all__ = ["TrackingGeneration", "Variable", "as_written", "is_unshared"]
 
 
 def _untraced_array(value):
@@ -33,6 +33,26 @@ def _untraced_array(value):
     if isinstance(value, Tensor):
         value = value_of(value)
     return np.asarray(getval(value))
+
+
+def as_written(value):
+    """The array a Variable's write takes `value` as (before casting it to its dtype).
+
+    Args:
+        value: what `assign`, `assign_add` or `assign_sub` was given.
+
+    Returns:
+        A numpy array (a Python float becomes a float64 0-d array, as numpy
+        makes it).
+
+    Example:
+        >>> mk.engine.variable.as_written(0.5).dtype
+        dtype('float64')
+    """
+    if type(value) is np.ndarray:
+        return value
+    plain = value._value if type(value) is Tensor else None
+    return plain if type(plain) is np.ndarray else _untraced_array(value)
 
 
 def _shape_str(shape):
@@ -213,9 +233,7 @@ class Variable(Tensor):
         )
 
     def _checked(self, value, what):
-        if type(value) is not np.ndarray:
-            plain = value._value if type(value) is Tensor else None
-            value = plain if type(plain) is np.ndarray else _untraced_array(value)
+        value = as_written(value)
         # Only a scalar broadcasts: a (3,) row silently filling a (2, 3) weight is a bug.
         if value.shape != self._value.shape and value.ndim:
             raise ValueError(
@@ -232,6 +250,8 @@ class Variable(Tensor):
         anything holds the buffer an update writes into a new one.
         """
         Variable.writes += 1  # (every assign goes through here: a replay checks for none)
+        if _state.effect_observers:
+            note_effect(f"a write to Variable {self.name!r}")
         if is_unshared(self):
             return self._value
         return np.empty_like(self._value)

@@ -85,7 +85,9 @@ class PackedRule:
         first = variables[self.indices[0]]
         self._first_slots = optimizer._slots[self.indices[0]]
         total = self._bounds[-1][1]
-        self.variable = Variable(np.zeros(total, first.dtype), name="packed_variables")
+        self.variable = Variable(
+            np.zeros(total, first.dtype), dtype=first.dtype, name="packed_variables"
+        )
         self.variable.path = f"{optimizer.name}/packed_variables"
         # The stand-in finds the first small variable's slots (see the module docstring).
         optimizer._trainable_variables_indices[id(self.variable)] = self.indices[0]

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from minikeras.engine.variable import as_written
 from minikeras.optimizers._trace_record import _astype
 
 __all__ = ["Program"]
@@ -33,7 +34,7 @@ class Program:
     constants share one run of it per update (`signature`).
     """
 
-    def __init__(self, steps, variables, buffered=True, in_place=False, size=None):
+    def __init__(self, steps, variables, buffered=True, in_place=False, size=None, shared=None):
         kept = _needed(steps)
         if size is not None:  # an elementwise program run on packed arrays of `size` values
             kept = [_resized(step, size) for step in kept]
@@ -46,7 +47,7 @@ class Program:
                 if ref[0] == "n":
                     last_use[ref[1]] = index
         namespace, lines, head, keys = {}, [], [], []
-        buffers = _Buffers(kept, scalar, namespace)
+        buffers = _Buffers(kept, scalar, namespace, {} if shared is None else shared)
 
         def expression(ref):
             if ref[0] == "n":
@@ -78,11 +79,14 @@ class Program:
                     line = f"t{node} = {line}"
             elif in_place:  # into the array itself, as `Variable.assign*` computes it
                 _, k, method, ref = step
+                if ref[0] == "c":  # (taken as the Variable takes it: 0.1 as a float64 array)
+                    ref = ("c", as_written(ref[1]))
+                value = expression(ref)
                 if method == "assign":
-                    line = f"_copyto(v{k}, {expression(ref)}, casting='unsafe')"
+                    line = f"_copyto(v{k}, {value}, casting='unsafe')"
                 else:
                     ufunc = "_add" if method == "assign_add" else "_subtract"
-                    line = f"{ufunc}(v{k}, {expression(ref)}, out=v{k}, casting='unsafe')"
+                    line = f"{ufunc}(v{k}, {value}, out=v{k}, casting='unsafe')"
             else:
                 _, k, method, ref = step
                 line = f"v{k}.{method}({expression(ref)})"
@@ -113,25 +117,30 @@ class Program:
         exec(code, namespace)
         self.source = source
         self.scalars, self.function = namespace["scalars"], namespace["replay"]
-        self.signature = tuple(keys) if shared else None
+        self.signature = (tuple(keys), tuple(shared)) if shared else None
         self.variables = tuple(variables)
 
     def writes_in_place_safely(self):
-        """Whether the rule may write its arrays in place: no read of a variable made
-        before a write to it is used after that write (it would see the new value),
-        and `iterations` is not written."""
+        """Whether the rule may write its arrays in place: nothing that is or may be a
+        view of a variable's value read before a write to it (a read, or what a call
+        other than a ufunc made of one) is used after that write, and `iterations`
+        is not written."""
         last_use = {}
         for index, step in enumerate(self.steps):
             for ref in _refs(step):
                 if ref[0] == "n":
                     last_use[ref[1]] = index
-        reads = {}  # variable -> its read nodes so far
+        views = {}  # node -> the variables whose value it is or may be a view of
         for index, step in enumerate(self.steps):
             if step[0] == "read":
-                reads.setdefault(step[2], []).append(step[1])
+                views[step[1]] = {step[2]}
+            elif step[0] == "call" and not isinstance(step[2], np.ufunc):
+                views[step[1]] = set().union(*(views.get(r[1], ()) for r in step[3] if r[0] == "n"))
             elif step[0] == "write":
                 k = step[1]
-                if k == 0 or any(last_use.get(node, -1) > index for node in reads.get(k, ())):
+                if k == 0 or any(
+                    k in seen and last_use.get(node, -1) > index for node, seen in views.items()
+                ):
                     return False
         return True
 
@@ -151,14 +160,17 @@ class _Buffers:
 
     A large array result of a ufunc gets a buffer of its shape and dtype,
     which goes back to the pool after the result's last use, for a later
-    result; within a replay nothing outlives its last use (a write copies),
-    and across replays the program is the buffers' only user. A result that a
-    call other than a ufunc reads (which might return a view of it) keeps its
-    buffer to itself.
+    result; within a replay nothing outlives its last use (a write copies).
+    The arrays themselves belong to the optimizer (`shared`, by layout), and
+    its programs, which run one after another, use the same ones: a model's
+    large variables of one shape cost one set. A result that a call other
+    than a ufunc reads (which might return a view of it) keeps its buffer to
+    itself.
     """
 
-    def __init__(self, kept, scalar, namespace):
+    def __init__(self, kept, scalar, namespace, shared):
         self.namespace, self.pool, self.owners = namespace, {}, {}
+        self.shared, self.made = shared, {}
         self.pinned = {
             ref[1]
             for step in kept
@@ -194,9 +206,13 @@ class _Buffers:
             name = self.owners.pop(inherited[0])[1]
         elif free:
             name = free.pop()
-        else:
+        else:  # the program's next array of this layout, shared with the optimizer's others
+            arrays = self.shared.setdefault(layout, [])
+            made = self.made[layout] = self.made.get(layout, 0) + 1
+            if made > len(arrays):
+                arrays.append(np.empty(layout[0], layout[1]))
             name = f"B{len(self.namespace)}"
-            self.namespace[name] = np.empty(layout[0], layout[1])
+            self.namespace[name] = arrays[made - 1]
         if node not in self.pinned:
             self.owners[node] = (layout, name)
         return name
@@ -213,32 +229,35 @@ def _shape_free_key(kept, variables):
     whether every step treats each element alike (so that it may run on variables packed).
 
     Elementwise: each call is a ufunc that is not generalized (`np.matmul` and
-    `np.vecdot` are), or a cast, `np.clip` or `np.where`, whose
-    array operands and result have the variable's shape or none (a scalar), or
-    a call on scalars alone, and each constant is a scalar.
-    Constants are keyed by their `repr` when they are scalars, else by identity.
+    `np.vecdot` are), or a cast, `np.clip` or `np.where`, whose array operands
+    and result have the variable's shape or none (a scalar), or a call on
+    values of `iterations` alone; and each constant, keyword arguments
+    included, is a scalar. Scalar constants are keyed by `_constant_key`,
+    others by identity.
     """
     shape = variables[1]._value.shape
     shapes = {0: shape}
+    from_iterations = _scalar_nodes(kept)
     elementwise, key = True, [len(variables)]
 
+    def constant(value):
+        return _constant_key(value) if _small(value) else ("id", id(value))
+
     def operands(refs):
-        return tuple(
-            ref if ref[0] == "n" else ("c", _constant_key(ref[1]) if _small(ref[1]) else id(ref[1]))
-            for ref in refs
-        )
+        return tuple(ref if ref[0] == "n" else ("c", constant(ref[1])) for ref in refs)
 
     for step in kept:
         if step[0] == "read":
             _, node, k = step
             shapes[node] = variables[k]._value.shape
-            elementwise = elementwise and shapes[node] in (shape, ())
+            elementwise = elementwise and (shapes[node] == shape or k == 0)  # (0: iterations)
             key.append(step)
         elif step[0] == "write":
             key.append(("write", step[1], step[2], operands(step[3:])))
         else:
             _, node, function, refs, kwargs, layout = step
-            key.append(("call", node, id(function), operands(refs), repr(sorted(kwargs.items()))))
+            keywords = tuple((name, constant(value)) for name, value in sorted(kwargs.items()))
+            key.append(("call", node, id(function), operands(refs), keywords))
             if layout is False:  # (an array whose shape the data decide)
                 elementwise = False
             shapes[node] = layout[0] if layout else ()
@@ -246,12 +265,13 @@ def _shape_free_key(kept, variables):
             elementwise = (
                 elementwise
                 and all(ref[0] == "n" or _small(ref[1]) for ref in refs)
+                and all(_small(value) or isinstance(value, np.dtype) for value in kwargs.values())
                 and all(each in (shape, ()) for each in arrays)
-                # (a call on scalars alone reads no element: any function will do)
                 and (
                     (isinstance(function, np.ufunc) and function.signature is None)
                     or function in _ELEMENTWISE_FUNCTIONS
-                    or not any(arrays)
+                    # (a call on values of `iterations` alone reads no element)
+                    or all(r[1] in from_iterations for r in refs if r[0] == "n")
                 )
             )
     return tuple(key), elementwise
@@ -295,10 +315,13 @@ def _small(constant):
 
 
 def _constant_key(constant):
-    """A scalar constant as a key: its type and its bytes (exact, and cheaper than `repr`)."""
-    if isinstance(constant, (np.ndarray, np.generic)):
-        return (constant.dtype.str, constant.tobytes())
-    return (type(constant).__name__, repr(constant))
+    """A constant as a key: a numpy value's dtype and bytes, a Python scalar's type and
+    `repr` (exact for numbers), anything else its identity."""
+    if isinstance(constant, (np.ndarray, np.generic)) and constant.size <= 1:
+        return (constant.dtype.str, constant.shape, constant.tobytes())
+    if isinstance(constant, (int, float, bool, str, complex, type(None), np.dtype)):
+        return (type(constant).__name__, repr(constant))
+    return ("id", id(constant))
 
 
 def _key(step):
@@ -310,7 +333,7 @@ def _key(step):
         node,
         id(function),
         tuple(ref if ref[0] == "n" else _constant_key(ref[1]) for ref in refs),
-        repr(sorted(kwargs.items())),
+        tuple((name, _constant_key(value)) for name, value in sorted(kwargs.items())),
     )
 
 

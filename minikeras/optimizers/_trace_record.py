@@ -20,7 +20,18 @@ _METADATA = {np.shape, np.ndim, np.size, np.result_type}
 # numpy functions (besides ufuncs) whose result's shape the operands' shapes fix.
 _SHAPED_BY_OPERANDS = frozenset(
     [np.clip, np.where, np.sum, np.mean, np.max, np.min, np.amax, np.amin, np.prod]
-    + [np.std, np.var, np.dot, np.matmul, np.outer, np.zeros_like, np.ones_like, np.full_like]
+    + [
+        np.any,
+        np.all,
+        np.std,
+        np.var,
+        np.dot,
+        np.matmul,
+        np.outer,
+        np.zeros_like,
+        np.ones_like,
+        np.full_like,
+    ]
     + [np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims, np.abs, np.sqrt]
 )
 
@@ -50,10 +61,13 @@ class TracedValue:
         self.value, self.node, self.trace, self.fixed = value, node, trace, fixed
 
     def _operand(self):
-        """What `value_of` gives an op: a float numpy scalar becomes a Python float there."""
-        if isinstance(self.value, np.generic) and self.value.dtype.kind in "fc":
+        """What `value_of` gives an op: a float numpy scalar becomes a Python float there;
+        once the trace is spoiled (or over), the array itself, as eagerly."""
+        value = self.value
+        if isinstance(value, np.generic) and value.dtype.kind in "fc":
             return self._leak("a numpy scalar taken as a Python number").item()
-        return self
+        trace = self.trace
+        return value if not trace.live or trace.spoiled is not None else self
 
     def _metadata(self, read):
         return read(self.value if self.fixed else self._leak("the shape of a data-shaped value"))
@@ -219,6 +233,21 @@ for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
     setattr(TracedValue, f"__{_name}__", _operator(getattr(operator, _name)))
 
 
+def _reduction(name):
+    """`x.sum(...)` and the like: recorded as `np.sum(x, ...)`, which calls the same."""
+    function = getattr(np, name)
+
+    def method(self, *args, **kwargs):
+        return self.trace.call(function, (self, *args), kwargs)
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("sum", "mean", "max", "min", "prod", "std", "var", "any", "all"):
+    setattr(TracedValue, _name, _reduction(_name))
+
+
 def _unary(function):
     return lambda self: self.trace.call(function, (self,), {})
 
@@ -229,6 +258,10 @@ for _name in ("neg", "pos", "abs", "invert"):
 
 def _astype(value, dtype, copy=True):
     return value.astype(dtype, copy=copy)
+
+
+def _traced(value):
+    return type(value) is TracedValue
 
 
 def _plain(value):
@@ -258,14 +291,17 @@ class Trace:
         self.live = True  # recording (until the rule returns)
         self.spoiled = None  # why the trace cannot be replayed, once it cannot
         self.errors = np.geterr()  # (a rule that sets numpy's error state cannot be replayed)
+        self.writing = False  # (while `write` does the write it records)
 
     def spoil(self, why):
         if self.live and self.spoiled is None:
             self.spoiled = why
 
     def effect(self, what):
-        """Told of a Variable's array taken out directly, or of a random draw."""
-        self.spoil(what)
+        """Told of a Variable's array taken out or written directly, a random draw, a tape,
+        an optimizer's update (the trace's own writes aside)."""
+        if not self.writing:
+            self.spoil(what)
 
     def usable(self, args, kwargs):
         """Whether a call on `args` / `kwargs` can be recorded (else it spoils the trace)."""
@@ -295,9 +331,9 @@ class Trace:
     def intercept(self, variable, value):
         """Every Variable read (`engine.tensor.read_variable`): its traced value, or a spoil."""
         k = self.slots.get(id(variable))
-        if k is None or not self.live:
+        if k is None or not self.live or self.spoiled is not None:
             self.spoil(f"a read of Variable {getattr(variable, 'name', '?')!r}")
-            return value
+            return value  # (once spoiled, values are plain, as eagerly)
         current = self.current.get(k)
         if current is None:
             current = self.current[k] = self._node(value)
@@ -336,8 +372,13 @@ class Trace:
         return value
 
     def write(self, variable, value, method):
-        """The optimizer's `assign*` during the trace: done for real, and recorded."""
-        value = value_of(value)
+        """The optimizer's `assign*` during the trace: done for real, and recorded.
+
+        The value is handed on as given (the Variable converts it, as it
+        does eagerly), a traced one as the array it holds.
+        """
+        if isinstance(value, Tensor) and (type(value) is not Tensor or _traced(value._value)):
+            value = value_of(value)  # (a Variable's read: its traced value, or a spoil)
         k = self.slots.get(id(variable))
         if k is None or not self.usable((value,), {}):
             self.spoil(f"a write to {getattr(variable, 'name', 'a variable')!r}")
@@ -345,4 +386,8 @@ class Trace:
             ref = ("n", value.node) if type(value) is TracedValue else ("c", value)
             self.steps.append(("write", k, method, ref))
         self.current.pop(k, None)  # (the next read is of the new value)
-        getattr(variable, method)(_plain(value))
+        self.writing = True
+        try:
+            getattr(variable, method)(_plain(value))
+        finally:
+            self.writing = False

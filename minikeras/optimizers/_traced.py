@@ -64,7 +64,7 @@ from minikeras.optimizers._trace_record import Trace
 
 __all__ = ["RuleRunner"]
 
-_MOST_TRACES = 8  # times programs may go stale within _RECENT updates before the rule stays eager
+_MOST_TRACES = 8  # times in a row programs may go stale within _RECENT updates of the last
 _RECENT = 16
 _IMMUTABLE = frozenset({int, float, bool, str, type(None)})
 # Attributes the base sets as it goes, on which no rule depends.
@@ -73,9 +73,19 @@ _BOOKKEEPING = frozenset({"_packed_rule", "_packed_checked", "_rule_runner"})
 
 def _snapshot(optimizer):
     """What a replay depends on in Python: the optimizer's attributes (names and objects)
-    and its class's own attributes (objects)."""
+    and those of its classes (objects), minikeras's own classes aside."""
     attributes = vars(optimizer)
-    return tuple(attributes), tuple(attributes.values()), tuple(vars(type(optimizer)).values())
+    return tuple(attributes), tuple(attributes.values()), _class_attributes(type(optimizer))
+
+
+def _class_attributes(cls):
+    """The objects bound in the classes of `cls`'s MRO that are not minikeras's own."""
+    return tuple(
+        value
+        for each in cls.__mro__
+        if not each.__module__.startswith("minikeras.") and each is not object
+        for value in vars(each).values()
+    )
 
 
 def _same(snapshot, other):
@@ -85,7 +95,9 @@ def _same(snapshot, other):
     same (a callback setting the rate each epoch), and the base's own
     bookkeeping (`_BOOKKEEPING`) may differ.
     """
-    if other is None or not all(map(operator.is_, snapshot[2], other[2])):
+    if other is None or len(snapshot[2]) != len(other[2]):
+        return False
+    if not all(map(operator.is_, snapshot[2], other[2])):
         return False
     if snapshot[0] == other[0] and all(map(operator.is_, snapshot[1], other[1])):
         return True
@@ -97,10 +109,14 @@ def _same(snapshot, other):
 
 
 def _equal(value, other):
+    """Whether two attribute values are the same: one object, or equal numbers (-0.0 and
+    0.0 are not equal here, a NaN is itself), strings, bools or None."""
     if value is other:
         return True
     kind = type(value)
-    return kind is type(other) and kind in _IMMUTABLE and value == other
+    if kind is not type(other) or kind not in _IMMUTABLE:
+        return False
+    return value.hex() == other.hex() if kind is float else value == other
 
 
 def _trace(optimizer, gradient, variable, learning_rate):
@@ -129,7 +145,7 @@ def _trace(optimizer, gradient, variable, learning_rate):
         return trace.spoiled
     if not any(step[0] == "write" for step in trace.steps):
         return "it writes nothing"
-    return Program(trace.steps, variables)
+    return Program(trace.steps, variables, shared=optimizer._rule_runner.buffers)
 
 
 class RuleRunner:
@@ -154,6 +170,7 @@ class RuleRunner:
         self.seen = set()  # ids of variables updated once (eagerly)
         self.spoiled = {}  # id(variable) -> why its last trace cannot be replayed
         self.scalars = {}  # this update's shared `Program.scalars` results, by signature
+        self.buffers = {}  # (shape, dtype) -> the arrays programs write into, shared by them
         self.snapshot = None
         self.learning_rate = None
         self.invalidations = 0  # times programs went stale soon after the last time
@@ -162,6 +179,7 @@ class RuleRunner:
         self.packing = None  # whether they run packed (None: not decided since programs changed)
         self.flat = None  # their `FlatSlots`, for `run_packed`
         self.flat_program = None  # the program `run_packed` runs, writing in place
+        self.unpackable = False  # (its replay raised: one by one until programs go stale)
         self.ready = False
 
     def begin(self, optimizer, learning_rate):
@@ -179,11 +197,13 @@ class RuleRunner:
         self.updates += 1
         snapshot = _snapshot(optimizer)
         if learning_rate != self.learning_rate or not _same(snapshot, self.snapshot):
-            if self.snapshot is not None and self.updates - self.invalidated < _RECENT:
-                self.invalidations += 1  # (changes farther apart than that cost little)
+            if self.snapshot is not None:  # (changes farther apart than that cost little)
+                recent = self.updates - self.invalidated < _RECENT
+                self.invalidations = self.invalidations + 1 if recent else 0
             self.invalidated = self.updates
             self.programs.clear()
             self.packing = self.flat_program = None
+            self.unpackable = False
             self.learning_rate = learning_rate
         self.snapshot = snapshot
         self.ready = self.invalidations <= _MOST_TRACES
@@ -196,7 +216,7 @@ class RuleRunner:
         together, what it gives run on each: so the base packs them, as for
         a rule declared `elementwise_rule`, without the declaration.
         """
-        if not self.ready:
+        if not self.ready or self.unpackable:
             return False
         if self.packing is None:
             if self.members is None:
@@ -225,6 +245,8 @@ class RuleRunner:
             rule reads a value after overwriting it (then nothing ran).
         """
         program = self.flat_program
+        if self.unpackable:
+            return None
         if program is None:
             source = self._packed_source(optimizer)
             if source is None or not source.writes_in_place_safely():
@@ -232,7 +254,9 @@ class RuleRunner:
             size = None  # (a declared rule's stand-in was traced on the packed arrays)
             if source.variables[1] is not getattr(optimizer._packed_rule, "variable", None):
                 size = sum(optimizer._trainable_variables[i]._value.size for i in self.members)
-            program = Program(source.steps, source.variables, in_place=True, size=size)
+            program = Program(
+                source.steps, source.variables, in_place=True, size=size, shared=self.buffers
+            )
             self.flat_program = program
         indices = self.members
         if any(index >= len(updates) or updates[index][0] != index for index in indices):
@@ -261,7 +285,7 @@ class RuleRunner:
             )
         except Exception as error:
             self._drop(id(flat), error)
-            self.packing, self.flat_program = False, None
+            self.packing, self.flat_program, self.unpackable = False, None, True
             raise
         members = set(indices)
         return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in members]

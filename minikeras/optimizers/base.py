@@ -13,7 +13,8 @@ import re
 
 import numpy as np
 
-from minikeras.engine.tensor import Tensor
+from minikeras.engine.context import state as _state
+from minikeras.engine.tensor import Tensor, note_effect
 from minikeras.optimizers import _ema, schedules
 from minikeras.optimizers._apply import apply_update, checked_updates, label
 from minikeras.optimizers._checks import NON_NEGATIVE, POSITIVE, check_number
@@ -251,6 +252,8 @@ class Optimizer(OptimizerState):
             >>> w.numpy()
             array([0.9, 2.1], dtype=float32)
         """
+        if _state.effect_observers:
+            note_effect(f"an update by optimizer {self.name!r}")  # (inside a traced rule)
         updates = checked_updates(self, list(grads), trainable_variables)
         if updates:
             apply_update(self, updates)
