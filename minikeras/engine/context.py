@@ -34,10 +34,11 @@ class SessionState(threading.local):
         read_observers: callables told of every Variable read.
         read_interceptors: callables `intercept(variable, value) -> value` that
             see every Variable read and may hand out something else (an
-            optimizer tracing its rule, `optimizers/_traced.py`).
+            optimizer tracing its rule, `optimizers/_trace_record.py`).
         effect_observers: callables `observer(what)` told of what
             `read_interceptors` cannot see: a Variable's array taken out
-            directly (`numpy()`, `np.asarray`) and random draws.
+            directly (`numpy()`, `np.asarray`), a Variable written, a random
+            draw, a `GradientTape` entered, an optimizer's update.
         call_stack: a frame per layer being called, outermost first.
         reads: `(variable, frame)` pairs read during the outermost call.
         name_counts: how often each default layer name was handed out.

@@ -27,6 +27,7 @@ from minikeras.engine import tensor as _tensor
 from minikeras.engine.backward import _backward, may_overwrite
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import (
+    TRACED_TYPES,
     Tensor,
     drop_stale_boxes,
     dtype_of,
@@ -201,7 +202,7 @@ class GradientTape:
             elif _node_in(item._value, self._trace_id) is None:
                 original = item._value
                 value = drop_stale_boxes(original)
-                if getattr(type(value), "_traced_value", False):  # (a traced optimizer rule's)
+                if type(value) in TRACED_TYPES:  # (a traced optimizer rule's)
                     value = value._operand()  # the tape spoiled that trace: the array itself
                 item._value = _box_at_level(value, self._trace_id, self._root(item))
                 self._watched_tensors.append((item, value, original))

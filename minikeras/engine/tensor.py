@@ -16,6 +16,7 @@ from minikeras.engine.context import state as _state
 from minikeras.engine.operators import Operators
 
 __all__ = [
+    "TRACED_TYPES",
     "Tensor",
     "add_read_observer",
     "drop_stale_boxes",
@@ -122,9 +123,14 @@ def remove_read_observer(observer):
     _state.read_observers.remove(observer)
 
 
+# The types of values an optimizer traces its rule with (`optimizers/_trace_record.py`
+# registers `TracedValue`): `value_of` hands them to ops, which compute on what they hold.
+TRACED_TYPES = set()
+
+
 def _as_array(value, dtype=None):
     """Converts Python data to a numpy array; Python floats become floatx."""
-    if getattr(type(value), "_traced_value", False):
+    if type(value) in TRACED_TYPES:
         value = np.asarray(value)  # (it spoils its trace) as the array it holds, dtype and all
     if dtype is not None:
         return np.asarray(value, dtype=config.standardize_dtype(dtype))
@@ -200,8 +206,8 @@ def value_of(x):
         # A numpy float64 scalar is not "weak" under numpy 2 promotion and would
         # turn float32 work into float64; treat it like the Python number it is.
         return x.item() if x.dtype.kind in "fc" else x
-    if getattr(kind, "_traced_value", False):
-        return x._operand()  # an optimizer's traced value (optimizers/_traced.py), as numpy's
+    if kind in TRACED_TYPES:
+        return x._operand()  # (optimizers/_trace_record.py) what an op takes it as
     return _as_array(x)
 
 

@@ -233,7 +233,8 @@ class Variable(Tensor):
         )
 
     def _checked(self, value, what):
-        value = as_written(value)
+        if type(value) is not np.ndarray:
+            value = as_written(value)
         # Only a scalar broadcasts: a (3,) row silently filling a (2, 3) weight is a bug.
         if value.shape != self._value.shape and value.ndim:
             raise ValueError(

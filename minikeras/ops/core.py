@@ -11,6 +11,7 @@ import numpy as np
 from minikeras import config
 from minikeras.engine.primitive import call_primitive
 from minikeras.engine.tensor import (
+    TRACED_TYPES,
     Tensor,
     dtype_of,
     getval,  # autograd's, through the engine
@@ -186,26 +187,27 @@ def apply_binary(op, fn, x1, x2):
 
 
 def _plain_pair(a, b):
-    """Whether `promote` leaves `(a, b)` as they are and neither is traced.
+    """Whether `promote` leaves `(a, b)` as they are and neither is taped.
 
     Two arrays (or numpy scalars) of one dtype, an array and a Python int, or
     a floating array and a Python float: the usual operands outside a tape.
     """
-    if plain_kind(a) in _PLAIN:
-        kind = plain_kind(b)
-        if kind in _PLAIN:
+    kind_a, kind_b = type(a), type(b)
+    if kind_a in TRACED_TYPES or kind_b in TRACED_TYPES:  # (ops dispatch on what they hold)
+        kind_a, kind_b = plain_kind(a), plain_kind(b)
+    if kind_a in _PLAIN:
+        if kind_b in _PLAIN:
             return a.dtype == b.dtype
-        return kind is int or (kind is float and a.dtype.kind in "fc")
-    if plain_kind(b) in _PLAIN:
-        kind = type(a)
-        return kind is int or (kind is float and b.dtype.kind in "fc")
+        return kind_b is int or (kind_b is float and a.dtype.kind in "fc")
+    if kind_b in _PLAIN:
+        return kind_a is int or (kind_a is float and b.dtype.kind in "fc")
     return False
 
 
 def plain_kind(value):
     """The type an op dispatches on: a traced value's is that of the array it holds.
 
-    An optimizer tracing its rule (`optimizers/_traced.py`) hands ops values
+    An optimizer tracing its rule (`optimizers/_trace_record.py`) hands ops values
     that stand for numpy arrays and scalars; the ops must take the path they
     take for those, so that the trace records what an eager run computes.
 
@@ -220,9 +222,7 @@ def plain_kind(value):
         <class 'numpy.float32'>
     """
     kind = type(value)
-    if kind in _PLAIN or kind is float or kind is int or not getattr(kind, "_traced_value", False):
-        return kind
-    return type(value.value)
+    return type(value.value) if kind in TRACED_TYPES else kind
 
 
 def same_float_operands(a, b):
@@ -245,7 +245,9 @@ def same_float_operands(a, b):
         >>> mk.ops.core.same_float_operands(np.ones(2, "float32"), 2.0)
         False
     """
-    kind_a, kind_b = plain_kind(a), plain_kind(b)
+    kind_a, kind_b = type(a), type(b)
+    if kind_a in TRACED_TYPES or kind_b in TRACED_TYPES:
+        kind_a, kind_b = plain_kind(a), plain_kind(b)
     if kind_a not in _PLAIN or kind_b not in _PLAIN or a.dtype != b.dtype or a.dtype.kind != "f":
         return False
     return kind_a is np.ndarray or kind_b is np.ndarray or a.dtype == config.floatx()

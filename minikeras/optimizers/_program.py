@@ -15,7 +15,7 @@ from minikeras.optimizers._trace_record import _astype
 
 __all__ = ["Program"]
 
-_SIMPLE = (int, float, bool, str, bytes, complex, type(None), np.generic)
+_SIMPLE = (int, float, bool, str, complex, type(None), np.generic)
 # Functions (besides ufuncs) whose every element depends on the same element of each operand.
 _ELEMENTWISE_FUNCTIONS = frozenset({_astype, np.clip, np.where})
 _OUT_MIN_SIZE = 2048  # ufunc results this large are written into a program's own buffers
@@ -26,7 +26,8 @@ _MOST_CODE = 256
 class Program:
     """A traced rule as generated functions: `scalars(iterations)` and `replay(gradient, ...)`.
 
-    Only the steps a write depends on are kept; each intermediate is deleted
+    Every call and write is kept (a call may raise or warn, as it would
+    eagerly), and the reads something uses; each intermediate is deleted
     after its last use, so that a Variable's array is unshared again when it
     is written (and the write can be in place, as in the eager rule). The
     steps that depend on `iterations` alone (a bias correction) are split off

@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from minikeras.engine.tensor import Tensor, value_of
+from minikeras.engine.tensor import TRACED_TYPES, Tensor, value_of
 
 __all__ = ["Trace", "TracedValue"]
 
@@ -19,21 +19,10 @@ __all__ = ["Trace", "TracedValue"]
 _METADATA = {np.shape, np.ndim, np.size, np.result_type}
 # numpy functions (besides ufuncs) whose result's shape the operands' shapes fix.
 _SHAPED_BY_OPERANDS = frozenset(
-    [np.clip, np.where, np.sum, np.mean, np.max, np.min, np.amax, np.amin, np.prod]
-    + [
-        np.any,
-        np.all,
-        np.std,
-        np.var,
-        np.dot,
-        np.matmul,
-        np.outer,
-        np.zeros_like,
-        np.ones_like,
-        np.full_like,
-    ]
-    + [np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims, np.abs, np.sqrt]
-)
+    [np.clip, np.where, np.sum, np.mean, np.max, np.min, np.amax, np.amin, np.prod, np.any]
+    + [np.all, np.std, np.var, np.dot, np.outer, np.zeros_like, np.ones_like, np.full_like]
+    + [np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims]
+)  # fmt: skip
 
 
 class TracedValue:
@@ -54,7 +43,6 @@ class TracedValue:
             reading the shape of a value that is not fixed spoils the trace.
     """
 
-    _traced_value = True  # `engine.tensor.value_of` passes such values through
     __slots__ = ("value", "node", "trace", "fixed")
 
     def __init__(self, value, node, trace, fixed=True):
@@ -233,6 +221,9 @@ for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
     setattr(TracedValue, f"__{_name}__", _operator(getattr(operator, _name)))
 
 
+TRACED_TYPES.add(TracedValue)
+
+
 def _reduction(name):
     """`x.sum(...)` and the like: recorded as `np.sum(x, ...)`, which calls the same."""
     function = getattr(np, name)
@@ -283,7 +274,6 @@ class Trace:
     """
 
     def __init__(self, variables):
-        self.variables = variables
         self.slots = {id(variable): k for k, variable in enumerate(variables)}
         self.current = {}  # k -> the TracedValue of variable k's value now
         self.steps = []

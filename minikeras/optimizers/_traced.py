@@ -22,27 +22,29 @@ rule does with the step's data rather than by reading its code:
   not expose to protocols, an in-place operator or a write with `out=`, a
   numpy scalar an op takes as a Python number, the shape of a value whose
   shape the data decide (`np.flatnonzero`), a read of another Variable (or
-  any Variable's `numpy()`), a random draw, a change of numpy's error
-  state. So no value computed from the data is frozen into the replay
+  any Variable's `numpy()`), a write to a Variable other than the trace's
+  own, a random draw, a `GradientTape`, another optimizer's update, a
+  change of numpy's error state. So no value computed from the data is frozen into the replay
   unnoticed; what the rule computes from Python constants (its
   hyperparameters) is frozen, as Keras's tracing freezes it.
 - The replay is one generated Python function per variable: every recorded
   call in order (one may raise, as it would eagerly), the writes as the
   Variables' own `assign*`, large ufunc results written into buffers made
-  once, each intermediate released after its last use (so writes stay in
+  once and shared by the optimizer's programs, each intermediate released after its last use (so writes stay in
   place). The calls on `iterations` alone (a bias correction) run once per
   update for all variables whose programs share them.
 - When the small variables' programs are one program (the same code on the
   same scalar constants) whose every call treats each element alike, it
   runs once on them packed, in place, as the built-ins' packed path runs
   (`RuleRunner.run_packed`); so does a rule declared `elementwise_rule`.
-- Guards, checked before a replay: no tape or read observer is active, the
-  learning rate is the traced one, and the optimizer's attributes and its
-  class's are bound to the objects they were bound to at tracing (a
-  number, string or None set again to an equal value counts as the same).
-  A change traces anew; after `_MOST_TRACES` changes each within `_RECENT`
-  updates of the last (a schedule's new rate at every step makes them) the
-  optimizer runs its rule eagerly for good. A replay that raises turns
+- Guards, checked before every replay, packed or not: no tape or read
+  observer is active, `trace_update_step` holds, the learning rate is the
+  traced one, and the attributes of the optimizer and of its classes
+  (minikeras's own aside) are bound to the objects they were bound to at
+  tracing (a number, string or None set again to an equal value counts as
+  the same). A change traces anew; after `_MOST_TRACES` changes in a row,
+  each within `_RECENT` updates of the last (a schedule's new rate at every
+  step makes them), the optimizer runs its rule eagerly for good. A replay that raises turns
   that rule eager (the eager rule might have caught the error; the writes
   before it are done).
 
@@ -187,7 +189,7 @@ class RuleRunner:
         self.ready = False
         self.scalars.clear()
         if (
-            self.invalidations > _MOST_TRACES
+            self.invalidations >= _MOST_TRACES
             or not optimizer.trace_update_step
             or "update_step" in vars(optimizer)
             or _state.active_tapes
@@ -206,7 +208,7 @@ class RuleRunner:
             self.unpackable = False
             self.learning_rate = learning_rate
         self.snapshot = snapshot
-        self.ready = self.invalidations <= _MOST_TRACES
+        self.ready = self.invalidations < _MOST_TRACES
 
     def may_pack(self, optimizer):
         """Whether the small variables' programs are one elementwise program, to run packed.
@@ -245,11 +247,14 @@ class RuleRunner:
             rule reads a value after overwriting it (then nothing ran).
         """
         program = self.flat_program
-        if self.unpackable:
+        if not self.ready or self.unpackable:
             return None
         if program is None:
             source = self._packed_source(optimizer)
-            if source is None or not source.writes_in_place_safely():
+            if source is None:
+                return None
+            if not source.writes_in_place_safely():
+                self.unpackable = True  # (until programs go stale; the stand-in's path runs)
                 return None
             size = None  # (a declared rule's stand-in was traced on the packed arrays)
             if source.variables[1] is not getattr(optimizer._packed_rule, "variable", None):
@@ -284,7 +289,7 @@ class RuleRunner:
                 flat.gradient, (optimizer._iterations, flat.values, *flat.flats), scalars
             )
         except Exception as error:
-            self._drop(id(flat), error)
+            self.spoiled["packed"] = f"its packed replay raised {type(error).__name__}"
             self.packing, self.flat_program, self.unpackable = False, None, True
             raise
         members = set(indices)
@@ -305,10 +310,12 @@ class RuleRunner:
         if self.may_pack(optimizer):
             return self.programs[id(optimizer._trainable_variables[self.members[0]])]
         packed = optimizer._packed_rule
-        if not (self.ready and optimizer.elementwise_rule and packed is not None):
+        if not (optimizer.elementwise_rule and packed is not None):
             return None
-        self.members = packed.indices
-        return self.programs.get(id(packed.variable))
+        source = self.programs.get(id(packed.variable))
+        if source is not None:
+            self.members = packed.indices  # (the declared rule packs these)
+        return source
 
     def adopt(self, optimizer, packed):
         """Gives `packed`'s stand-in the program of its first member, written for any shape."""

@@ -275,13 +275,14 @@ class OptimizerState:
         A subclass's rule is traced on each variable's second update and
         replayed as plain numpy calls after (`_traced.py`), as Keras compiles
         it: Python code that does not touch the step's data (reading a
-        hyperparameter, a counter kept on `self`) runs at tracing only, and
-        the replay follows what the trace saw, with the new step's arrays.
-        A rule that takes the data into Python (`float`, `bool`,
-        `np.asarray`), reads another Variable or writes with `out=` is kept
-        eager, as is every rule while an optimizer attribute or the learning
-        rate keeps changing. A rule with Python side effects that must run
-        at every step sets `trace_update_step = False` on its class.
+        hyperparameter) runs at tracing only, and the replay follows what
+        the trace saw, with the new step's arrays. A rule that takes the
+        data into Python (`float`, `bool`, `np.asarray`), reads or writes
+        another Variable, draws random numbers or writes with `out=` stays
+        eager; a change of an attribute (a counter kept on `self`) or of the
+        learning rate traces it again, and changes at every step soon keep
+        it eager for good. A rule with Python side effects the optimizer
+        does not see (a global counter) sets `trace_update_step = False`.
 
         Args:
             gradient: the (clipped) gradient, a numpy array of the variable's
@@ -310,8 +311,8 @@ class OptimizerState:
     # Whether `update_step` is traced on a variable's second update and replayed after
     # (`_traced.py`); False runs it eagerly every time (a rule with Python side effects).
     trace_update_step = True
-    _rule_trace = None  # the `_traced._Trace` while one records
-    _rule_runner = None  # the `_traced.RuleRunner`, made on the first update by `update_step`
+    _rule_trace = None  # the `_trace_record.Trace` while one records
+    _rule_runner = None  # the `_traced.RuleRunner`, made by the first update through `update_step`
 
     # The built-ins' fast path (see the module docstring): `_fused_step(gradient,
     # value, out, slots, scratch, constants)` writes the new value into `out` from
