@@ -30,9 +30,10 @@ rule does with the step's data rather than by reading its code:
 - The replay is one generated Python function per variable: every recorded
   call in order (one may raise, as it would eagerly), the writes as the
   Variables' own `assign*`, large ufunc results written into buffers made
-  once and shared by the optimizer's programs, each intermediate released after its last use (so writes stay in
-  place). The calls on `iterations` alone (a bias correction) run once per
-  update for all variables whose programs share them.
+  once and shared by the optimizer's programs, each intermediate released
+  after its last use (so writes stay in place). The calls on `iterations`
+  alone (a bias correction) run once per update for all variables whose
+  programs share them.
 - When the small variables' programs are one program (the same code on the
   same scalar constants) whose every call treats each element alike, it
   runs once on them packed, in place, as the built-ins' packed path runs
