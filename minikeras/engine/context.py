@@ -22,7 +22,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["SessionState", "clear_session", "state"]
+__all__ = ["TRACING", "SessionState", "clear_session", "state"]
 
 
 class SessionState(threading.local):
@@ -82,6 +82,10 @@ class SessionState(threading.local):
 
 
 state = SessionState()
+
+# How many optimizer rules are being traced now, in any thread: the hooks above are
+# asked only while this is not zero (one global look-up instead of a thread-local one).
+TRACING = [0]
 
 
 def clear_session():

@@ -25,6 +25,7 @@ from autograd.tracer import getval, isbox, new_box
 from minikeras import tree
 from minikeras.engine import tensor as _tensor
 from minikeras.engine.backward import _backward, may_overwrite
+from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import (
     TRACED_TYPES,
@@ -128,7 +129,7 @@ class GradientTape:
         if self._trace_id is not None:
             raise RuntimeError("GradientTape: a tape can be entered only once; make a new one")
         self._trace_id = next(_trace_ids)
-        if _state.effect_observers:
+        if TRACING[0] and _state.effect_observers:
             note_effect("a GradientTape")  # (a traced optimizer rule: it cannot tape its values)
         _state.active_tapes.append(self)
         _state.recording_traces.add(self._trace_id)

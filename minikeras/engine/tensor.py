@@ -12,6 +12,7 @@ from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
 from minikeras import config
+from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.operators import Operators
 
@@ -62,7 +63,7 @@ def read_variable(variable):
     if state.read_observers:
         for observer in state.read_observers:
             observer(variable)
-    if state.read_interceptors:
+    if TRACING[0] and state.read_interceptors:
         for intercept in state.read_interceptors:
             value = intercept(variable, value)
     return value

@@ -11,6 +11,7 @@ import numpy as np
 from autograd.tracer import getval
 
 from minikeras import config
+from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import (
     Tensor,
@@ -214,12 +215,12 @@ class Variable(Tensor):
             >>> mk.Variable([1.0]).numpy()
             array([1.], dtype=float32)
         """
-        if _state.effect_observers:
+        if TRACING[0] and _state.effect_observers:
             note_effect(f"a numpy() of Variable {self.name!r}")
         return self._value.copy()
 
     def __array__(self, dtype=None, copy=None):
-        if _state.effect_observers:
+        if TRACING[0] and _state.effect_observers:
             note_effect(f"an array of Variable {self.name!r}")
         if dtype is not None and np.dtype(dtype) != self._value.dtype:
             return self._value.astype(dtype)
@@ -234,7 +235,8 @@ class Variable(Tensor):
 
     def _checked(self, value, what):
         if type(value) is not np.ndarray:
-            value = as_written(value)
+            plain = value._value if type(value) is Tensor else None
+            value = plain if type(plain) is np.ndarray else as_written(value)
         # Only a scalar broadcasts: a (3,) row silently filling a (2, 3) weight is a bug.
         if value.shape != self._value.shape and value.ndim:
             raise ValueError(
@@ -251,7 +253,7 @@ class Variable(Tensor):
         anything holds the buffer an update writes into a new one.
         """
         Variable.writes += 1  # (every assign goes through here: a replay checks for none)
-        if _state.effect_observers:
+        if TRACING[0] and _state.effect_observers:
             note_effect(f"a write to Variable {self.name!r}")
         if is_unshared(self):
             return self._value

@@ -193,14 +193,17 @@ def _plain_pair(a, b):
     a floating array and a Python float: the usual operands outside a tape.
     """
     kind_a, kind_b = type(a), type(b)
-    if kind_a in TRACED_TYPES or kind_b in TRACED_TYPES:  # (ops dispatch on what they hold)
-        kind_a, kind_b = plain_kind(a), plain_kind(b)
     if kind_a in _PLAIN:
         if kind_b in _PLAIN:
             return a.dtype == b.dtype
-        return kind_b is int or (kind_b is float and a.dtype.kind in "fc")
-    if kind_b in _PLAIN:
-        return kind_a is int or (kind_a is float and b.dtype.kind in "fc")
+        if kind_b is int or (kind_b is float and a.dtype.kind in "fc"):
+            return True
+    elif kind_b in _PLAIN and (kind_a is int or (kind_a is float and b.dtype.kind in "fc")):
+        return True
+    if kind_a in TRACED_TYPES or kind_b in TRACED_TYPES:  # (ops dispatch on what they hold)
+        return _plain_pair(
+            a.value if kind_a in TRACED_TYPES else a, b.value if kind_b in TRACED_TYPES else b
+        )
     return False
 
 

@@ -10,6 +10,7 @@ be frozen into the recording. Its VJP is the same product with the kept mask.
 import numpy as np
 from autograd.numpy.numpy_boxes import ArrayBox
 
+from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
 from minikeras.engine.replay import replay_draws
@@ -21,7 +22,7 @@ __all__ = ["dropout_mask"]
 
 
 def _draw(dtype, rate, mask_shape, generator):
-    if _state.effect_observers:
+    if TRACING[0] and _state.effect_observers:
         note_effect("a random draw")
     rng = _state.generator if generator is None else generator  # the thread's, at each call
     keep = rng.random(mask_shape, dtype=np.float32) >= rate

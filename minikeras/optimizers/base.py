@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor, note_effect
 from minikeras.optimizers import _ema, schedules
@@ -252,7 +253,7 @@ class Optimizer(OptimizerState):
             >>> w.numpy()
             array([0.9, 2.1], dtype=float32)
         """
-        if _state.effect_observers:
+        if TRACING[0] and _state.effect_observers:
             note_effect(f"an update by optimizer {self.name!r}")  # (inside a traced rule)
         updates = checked_updates(self, list(grads), trainable_variables)
         if updates:

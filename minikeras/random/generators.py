@@ -7,6 +7,7 @@ run reproducible.
 
 import numpy as np
 
+from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import note_effect
 
@@ -162,7 +163,7 @@ def rng_for(seed, where="random"):
         >>> a == mk.random.rng_for(4).random()
         True
     """
-    if _state.effect_observers:
+    if TRACING[0] and _state.effect_observers:
         note_effect("a random draw")
     if seed is None:
         return _state.generator
