@@ -761,3 +761,36 @@ def test_a_packed_replay_that_raises_hands_the_error_on_and_unpacks():
     assert runner.unpackable and "packed" in runner.spoiled
     optimizer.apply(gradients(5), weights)  # one by one now
     assert runner.flat_program is None
+
+
+def test_two_threads_tracing_at_once_each_see_their_reads():
+    import threading
+
+    barrier = threading.Barrier(2, timeout=5)
+
+    class Meeting(KerasAdam):
+        def update_step(self, gradient, variable, learning_rate):
+            if self._rule_trace is not None:
+                barrier.wait()  # both threads are tracing now
+            super().update_step(gradient, variable, learning_rate)
+
+    results = {}
+
+    def train(name):
+        optimizer, weight = Meeting(learning_rate=0.05), [mk.Variable(np.ones(3, "float32"))]
+        for step in range(4):
+            optimizer.apply([np.full(3, 0.1 * (step + 1), "float32")], weight)
+        results[name] = (weight[0].numpy(), all(optimizer._rule_runner.programs.values()))
+
+    threads = [threading.Thread(target=train, args=(name,)) for name in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    reference, weight = eager(KerasAdam)(learning_rate=0.05), [mk.Variable(np.ones(3, "float32"))]
+    for step in range(4):
+        reference.apply([np.full(3, 0.1 * (step + 1), "float32")], weight)
+    for name in "ab":
+        np.testing.assert_array_equal(results[name][0], weight[0].numpy())
+        assert results[name][1]
+    assert mk.engine.context.TRACING == [0]

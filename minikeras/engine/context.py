@@ -22,7 +22,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["TRACING", "SessionState", "clear_session", "state"]
+__all__ = ["TRACING", "SessionState", "clear_session", "state", "tracing"]
 
 
 class SessionState(threading.local):
@@ -85,7 +85,27 @@ state = SessionState()
 
 # How many optimizer rules are being traced now, in any thread: the hooks above are
 # asked only while this is not zero (one global look-up instead of a thread-local one).
+# Change it with `tracing(+1)` / `tracing(-1)`, which hold a lock (`+=` is not atomic).
 TRACING = [0]
+_TRACING_LOCK = threading.Lock()
+
+
+def tracing(change):
+    """Adds `change` (+1 or -1) to `TRACING`, under a lock.
+
+    Args:
+        change: +1 when a trace starts, -1 when it ends.
+
+    Returns:
+        None.
+
+    Example:
+        >>> mk.engine.context.tracing(+1); mk.engine.context.tracing(-1)
+        >>> mk.engine.context.TRACING
+        [0]
+    """
+    with _TRACING_LOCK:
+        TRACING[0] += change
 
 
 def clear_session():

@@ -60,8 +60,8 @@ import operator
 
 import numpy as np
 
-from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
+from minikeras.engine.context import tracing
 from minikeras.optimizers._buffers import FlatSlots
 from minikeras.optimizers._program import Program
 from minikeras.optimizers._trace_record import Trace
@@ -137,13 +137,13 @@ def _trace(optimizer, gradient, variable, learning_rate):
     trace = Trace(variables)
     _state.read_interceptors.append(trace.intercept)
     _state.effect_observers.append(trace.effect)
-    TRACING[0] += 1
+    tracing(+1)
     optimizer._rule_trace = trace
     try:
         optimizer.update_step(trace.gradient(gradient), variable, learning_rate)
     finally:
         del optimizer._rule_trace
-        TRACING[0] -= 1
+        tracing(-1)
         _state.read_interceptors.remove(trace.intercept)
         _state.effect_observers.remove(trace.effect)
         trace.live = False
