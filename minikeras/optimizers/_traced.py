@@ -75,20 +75,20 @@ _IMMUTABLE = frozenset({int, float, bool, str, type(None)})
 _BOOKKEEPING = frozenset({"_packed_rule", "_packed_checked", "_rule_runner"})
 
 
-def _snapshot(optimizer):
+def _snapshot(optimizer, classes):
     """What a replay depends on in Python: the optimizer's attributes (names and objects)
-    and those of its classes (objects), minikeras's own classes aside."""
+    and those of `classes` (objects)."""
     attributes = vars(optimizer)
-    return tuple(attributes), tuple(attributes.values()), _class_attributes(type(optimizer))
+    members = tuple(value for each in classes for value in vars(each).values())
+    return tuple(attributes), tuple(attributes.values()), members
 
 
-def _class_attributes(cls):
-    """The objects bound in the classes of `cls`'s MRO that are not minikeras's own."""
+def _user_classes(cls):
+    """The classes of `cls`'s MRO that are not minikeras's own."""
     return tuple(
-        value
+        each
         for each in cls.__mro__
         if not each.__module__.startswith("minikeras.") and each is not object
-        for value in vars(each).values()
     )
 
 
@@ -178,6 +178,7 @@ class RuleRunner:
         self.scalars = {}  # this update's shared `Program.scalars` results, by signature
         self.buffers = {}  # (shape, dtype) -> the arrays programs write into, shared by them
         self.snapshot = None
+        self.cls = self.classes = None  # the optimizer's class, and those of its MRO guarded
         self.learning_rate = None
         self.invalidations = 0  # times programs went stale soon after the last time
         self.updates = self.invalidated = 0  # updates begun; the one that last found them stale
@@ -201,7 +202,9 @@ class RuleRunner:
         ):
             return
         self.updates += 1
-        snapshot = _snapshot(optimizer)
+        if type(optimizer) is not self.cls:
+            self.cls, self.classes = type(optimizer), _user_classes(type(optimizer))
+        snapshot = _snapshot(optimizer, self.classes)
         if learning_rate != self.learning_rate or not _same(snapshot, self.snapshot):
             if self.snapshot is not None:  # (changes farther apart than that cost little)
                 recent = self.updates - self.invalidated < _RECENT
