@@ -759,7 +759,8 @@ def test_a_packed_replay_that_raises_hands_the_error_on_and_unpacks():
     with pytest.raises(FloatingPointError):
         optimizer.apply(gradients(4), weights)
     assert runner.unpackable and "packed" in runner.spoiled
-    optimizer.apply(gradients(5), weights)  # one by one now
+    assert all(runner.programs[id(weight)] is None for weight in weights)  # eager now
+    optimizer.apply(gradients(5), weights)
     assert runner.flat_program is None
 
 
@@ -794,3 +795,78 @@ def test_two_threads_tracing_at_once_each_see_their_reads():
         np.testing.assert_array_equal(results[name][0], weight[0].numpy())
         assert results[name][1]
     assert mk.engine.context.TRACING == [0]
+
+
+# ------------------------------------------------ found by a third review
+
+
+class CatchesOnItsTrace(optimizers.Optimizer):
+    """Preconditions by the inverse, falling back to the gradient when it is singular."""
+
+    def update_step(self, gradient, variable, learning_rate):
+        try:
+            direction = np.linalg.inv(gradient) @ gradient
+        except np.linalg.LinAlgError:
+            direction = gradient
+        self.assign_sub(variable, ops.multiply(direction, learning_rate))
+
+
+def test_an_error_caught_while_tracing_keeps_the_rule_eager():
+    """Singular only on the traced step: a replay would keep the fallback for good."""
+    singular, regular = np.ones((2, 2), "float32"), np.array([[2, 0], [0, 4]], "float32")
+    traced, reference = (
+        CatchesOnItsTrace(learning_rate=0.1),
+        eager(CatchesOnItsTrace)(learning_rate=0.1),
+    )
+    weights = [mk.Variable(np.zeros((2, 2), "float32")) for _ in range(2)]
+    for gradient in (regular, singular, regular, regular):
+        traced.apply([gradient], weights[:1])
+        reference.apply([gradient.copy()], weights[1:])
+        np.testing.assert_array_equal(weights[0].numpy(), weights[1].numpy())
+    assert set(traced._rule_runner.spoiled.values()) == {"inv raising"}
+
+
+DELTA = np.array([0.5, -0.25], "float32")
+
+
+class AddsDelta(optimizers.Optimizer):
+    """Adds a constant array of the variables' shape: not a scalar, so not packed."""
+
+    def update_step(self, gradient, variable, learning_rate):
+        self.assign_sub(variable, ops.multiply(gradient, learning_rate))
+        self.assign_add(variable, DELTA)
+
+
+def test_an_array_written_as_a_constant_is_not_packed(monkeypatch):
+    module = __import__(__name__)
+    monkeypatch.setattr(module, "SHAPES", [(2,)] * 3)
+    optimizer, _ = run_twins(AddsDelta, learning_rate=0.1)
+    assert optimizer._rule_runner.flat is None and all(optimizer._rule_runner.programs.values())
+
+
+class AppliesItself(optimizers.Optimizer):
+    """Applies itself to a Variable of its own from inside its rule."""
+
+    def build(self, variables):
+        super().build(variables)
+        self.aux = mk.Variable(np.zeros(3, "float32"))
+
+    def update_step(self, gradient, variable, learning_rate):
+        if variable is not self.aux and len(self._trainable_variables) > 1:
+            self.apply([np.ones(3, "float32")], [self.aux])
+        self.assign_sub(variable, ops.multiply(gradient, learning_rate))
+
+
+def test_a_rule_that_applies_its_own_optimizer_leaves_no_hook_behind():
+    optimizer = AppliesItself(learning_rate=0.1)
+    weights = [mk.Variable(np.ones(3, "float32"))]
+    optimizer.build(weights + [mk.Variable(np.zeros(3, "float32"))])
+    optimizer.aux = optimizer._trainable_variables[1]
+    for _ in range(4):
+        optimizer.apply(
+            [np.ones(3, "float32"), np.ones(3, "float32")], optimizer._trainable_variables
+        )
+    state = mk.engine.context.state
+    assert mk.engine.context.TRACING == [0]
+    assert not state.read_interceptors and not state.effect_observers
+    assert optimizer._rule_trace is None

@@ -255,6 +255,8 @@ def _shape_free_key(kept, variables):
             key.append(step)
         elif step[0] == "write":
             key.append(("write", step[1], step[2], operands(step[3:])))
+            ref = step[3]
+            elementwise = elementwise and (ref[0] == "n" or _small(ref[1]))
         else:
             _, node, function, refs, kwargs, layout = step
             keywords = tuple((name, constant(value)) for name, value in sorted(kwargs.items()))

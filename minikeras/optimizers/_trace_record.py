@@ -343,7 +343,12 @@ class Trace:
         if np.geterr() != self.errors:
             self.spoil("numpy's error state, set by the rule")
             return function(*plain, **kwargs)
-        result = function(*plain, **kwargs)
+        try:
+            result = function(*plain, **kwargs)
+        except BaseException:
+            # (the rule may catch it: a replay, where it may not be raised, would not)
+            self.spoil(f"{name} raising")
+            raise
         if not isinstance(result, (np.ndarray, np.generic)):
             self.spoil(f"{name} returning {type(result).__name__}")
             return result

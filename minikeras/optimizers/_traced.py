@@ -24,7 +24,8 @@ rule does with the step's data rather than by reading its code:
   shape the data decide (`np.flatnonzero`), a read of another Variable (or
   any Variable's `numpy()`), a write to a Variable other than the trace's
   own, a random draw, a `GradientTape`, another optimizer's update, a
-  change of numpy's error state. So no value computed from the data is frozen into the replay
+  change of numpy's error state, a numpy call that raises (the rule may
+  catch it). So no value computed from the data is frozen into the replay
   unnoticed; what the rule computes from Python constants (its
   hyperparameters) is frozen, as Keras's tracing freezes it.
 - The replay is one generated Python function per variable: every recorded
@@ -51,7 +52,8 @@ rule does with the step's data rather than by reading its code:
 
 What a trace cannot see is Python state the rule keeps outside its
 attributes and Variables (a global counter, a list or dict it changes in
-place, numpy's own random generator, a Variable's private `_value`): such
+place, numpy's own random generator, warnings it records, reads in other
+threads, a Variable's private `_value`): such
 a rule sets `trace_update_step = False`, as a Keras rule with side effects
 must avoid compilation.
 """
@@ -135,18 +137,22 @@ def _trace(optimizer, gradient, variable, learning_rate):
         if all(candidate is not seen for seen in variables):
             variables.append(candidate)
     trace = Trace(variables)
+    outer = vars(optimizer).get("_rule_trace")  # (a rule that applies its own optimizer)
     _state.read_interceptors.append(trace.intercept)
     _state.effect_observers.append(trace.effect)
     tracing(+1)
-    optimizer._rule_trace = trace
     try:
+        optimizer._rule_trace = trace
         optimizer.update_step(trace.gradient(gradient), variable, learning_rate)
     finally:
-        del optimizer._rule_trace
+        trace.live = False
         tracing(-1)
         _state.read_interceptors.remove(trace.intercept)
         _state.effect_observers.remove(trace.effect)
-        trace.live = False
+        if outer is None:
+            vars(optimizer).pop("_rule_trace", None)
+        else:
+            optimizer._rule_trace = outer
     if trace.spoiled is not None:
         return trace.spoiled
     if not any(step[0] == "write" for step in trace.steps):
@@ -298,6 +304,8 @@ class RuleRunner:
         except Exception as error:
             self.spoiled["packed"] = f"its packed replay raised {type(error).__name__}"
             self.packing, self.flat_program, self.unpackable = False, None, True
+            for index in indices:  # (their programs are the same: eager, as for one)
+                self._drop(id(optimizer._trainable_variables[index]), error)
             raise
         members = set(indices)
         return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in members]
