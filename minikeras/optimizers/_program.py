@@ -40,13 +40,9 @@ class Program:
         if size is not None:  # an elementwise program run on packed arrays of `size` values
             kept = [_resized(step, size) for step in kept]
         self.steps = kept
-        self.key, self.elementwise = _shape_free_key(kept, variables)
         scalar = _scalar_nodes(kept)
-        last_use = {}
-        for index, step in enumerate(kept):
-            for ref in _refs(step):
-                if ref[0] == "n":
-                    last_use[ref[1]] = index
+        self.key, self.elementwise = _shape_free_key(kept, variables, scalar)
+        self.last_use = last_use = _last_uses(kept)
         namespace, lines, head, keys = {}, [], [], []
         buffers = _Buffers(kept, scalar, namespace, {} if shared is None else shared)
 
@@ -126,11 +122,7 @@ class Program:
         view of a variable's value read before a write to it (a read, or what a call
         other than a ufunc made of one) is used after that write, and `iterations`
         is not written."""
-        last_use = {}
-        for index, step in enumerate(self.steps):
-            for ref in _refs(step):
-                if ref[0] == "n":
-                    last_use[ref[1]] = index
+        last_use = self.last_use
         views = {}  # node -> the variables whose value it is or may be a view of
         for index, step in enumerate(self.steps):
             if step[0] == "read":
@@ -225,20 +217,19 @@ class _Buffers:
                 self.pool[layout].append(name)
 
 
-def _shape_free_key(kept, variables):
+def _shape_free_key(kept, variables, from_iterations):
     """The program's steps as a key equal for the same code on the same constants, and
     whether every step treats each element alike (so that it may run on variables packed).
 
     Elementwise: each call is a ufunc that is not generalized (`np.matmul` and
     `np.vecdot` are), or a cast, `np.clip` or `np.where`, whose array operands
     and result have the variable's shape or none (a scalar), or a call on
-    values of `iterations` alone; and each constant, keyword arguments
-    included, is a scalar. Scalar constants are keyed by `_constant_key`,
-    others by identity.
+    values of `iterations` alone (`from_iterations`, as `_scalar_nodes` gives
+    them); and each constant, keyword arguments included, is a scalar.
+    Scalar constants are keyed by `_constant_key`, others by identity.
     """
     shape = variables[1]._value.shape
     shapes = {0: shape}
-    from_iterations = _scalar_nodes(kept)
     elementwise, key = True, [len(variables)]
 
     def constant(value):
@@ -278,6 +269,16 @@ def _shape_free_key(kept, variables):
                 )
             )
     return tuple(key), elementwise
+
+
+def _last_uses(kept):
+    """Node -> the index of the last step that reads it."""
+    last_use = {}
+    for index, step in enumerate(kept):
+        for ref in _refs(step):
+            if ref[0] == "n":
+                last_use[ref[1]] = index
+    return last_use
 
 
 def _scalar_nodes(kept):
