@@ -15,33 +15,9 @@ from test_optimizers import GRADS, TOLERANCE, W0
 from test_optimizers_contract import UserAdagrad, UserLion, adagrad_by_hand
 
 import minikeras as mk
+from benchmarks.user_adam import KerasUserAdam as KerasAdam  # Keras 3 Adam as a user writes it
 from minikeras import ops, optimizers
 from minikeras.optimizers import _buffers
-
-
-class KerasAdam(optimizers.Optimizer):
-    """Adam as Keras 3 writes its `update_step`: scalars as float32 ops, slots by index."""
-
-    def __init__(self, learning_rate=0.01, beta_1=0.9, beta_2=0.999, epsilon=1e-7, **kwargs):
-        super().__init__(learning_rate, **kwargs)
-        self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
-
-    def build(self, var_list):
-        super().build(var_list)
-        self._momentums = self.add_optimizer_variables(var_list, "momentum")
-        self._velocities = self.add_optimizer_variables(var_list, "velocity")
-
-    def update_step(self, gradient, variable, learning_rate):
-        step = ops.cast(self.iterations + 1, variable.dtype)
-        alpha = ops.cast(learning_rate, variable.dtype) * ops.sqrt(
-            1 - ops.power(ops.cast(self.beta_2, variable.dtype), step)
-        )
-        alpha = alpha / (1 - ops.power(ops.cast(self.beta_1, variable.dtype), step))
-        m = self._momentums[self._get_variable_index(variable)]
-        v = self._velocities[self._get_variable_index(variable)]
-        self.assign_add(m, ops.multiply(ops.subtract(gradient, m), 1 - self.beta_1))
-        self.assign_add(v, ops.multiply(ops.subtract(ops.square(gradient), v), 1 - self.beta_2))
-        self.assign_sub(variable, ops.divide(ops.multiply(m, alpha), ops.sqrt(v) + self.epsilon))
 
 
 def packed(cls):
@@ -185,7 +161,7 @@ def test_without_the_declaration_a_rule_that_reads_a_norm_runs_per_variable():
 
 
 def test_held_reads_keep_their_values_through_a_packed_update():
-    optimizer, expected_optimizer = packed(KerasAdam)(), KerasAdam()
+    optimizer, expected_optimizer = packed(KerasAdam)(0.01), KerasAdam(0.01)
     variables, expected = run(optimizer, [0, 1]), run(expected_optimizer, [0, 1])
     slots = optimizer.variables[1:]
     held = [v.value for v in variables] + [variables[1][1:]]
@@ -284,7 +260,7 @@ def test_a_training_loop_packs_the_slots_once(rule):
 
 
 def test_a_slot_assigned_from_outside_is_packed_again_with_its_new_value():
-    optimizer, expected_optimizer = packed(KerasAdam)(), KerasAdam()
+    optimizer, expected_optimizer = packed(KerasAdam)(0.01), KerasAdam(0.01)
     variables, expected = run(optimizer, [0]), run(expected_optimizer, [0])
     for each in (optimizer, expected_optimizer):  # as loading saved state does, between steps
         for slot in each.variables[1:]:

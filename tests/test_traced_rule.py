@@ -10,11 +10,11 @@ a rule eager.
 
 import numpy as np
 import pytest
-from test_optimizer_packed import KerasAdam
 from test_optimizers_contract import UserAdagrad, UserLion
 from traced_twins import eager, gradients, rule, run_twins
 
 import minikeras as mk
+from benchmarks.user_adam import KerasUserAdam as KerasAdam
 from minikeras import ops, optimizers
 from minikeras.optimizers import _buffers, _traced
 

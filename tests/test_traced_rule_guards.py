@@ -10,10 +10,10 @@ or stay eager. `test_traced_rule.py` covers the replays themselves.
 
 import numpy as np
 import pytest
-from test_optimizer_packed import KerasAdam
 from traced_twins import SHAPES, eager, gradients, rule, run_twins, variables
 
 import minikeras as mk
+from benchmarks.user_adam import KerasUserAdam as KerasAdam
 from minikeras import ops, optimizers
 from minikeras.optimizers import _traced
 
