@@ -65,6 +65,19 @@ def test_a_packed_elementwise_rule_is_replayed_too(rule):
     assert runner.flat is optimizer._packed_rule.slots and runner.flat_program is not None
 
 
+def test_the_programs_of_packed_variables_are_never_written_out():
+    # Each variable's rule is traced and analysed (to decide the packing), but
+    # only the packed program runs: the members' own are never generated.
+    optimizer, weights = run_twins(KerasAdam, learning_rate=0.05)
+    runner = optimizer._rule_runner
+    members = [runner.programs[id(weights[index])] for index in runner.flat.indices]
+    assert members and not any("function" in vars(program) for program in members)
+    assert "function" in vars(runner.flat_program)
+    program = members[0]  # generated on demand, the same code as a traced variable's
+    assert "def replay" in program.source and callable(program.function)
+    assert program.signature is not None and "function" in vars(program)
+
+
 @pytest.mark.parametrize("rule", list(RULES))
 def test_the_small_variables_of_one_elementwise_program_run_packed(rule):
     cls, arguments = RULES[rule]

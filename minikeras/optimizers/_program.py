@@ -21,6 +21,7 @@ _ELEMENTWISE_FUNCTIONS = frozenset({_astype, np.clip, np.where})
 _OUT_MIN_SIZE = 2048  # ufunc results this large are written into a program's own buffers
 _CODE = {}  # generated source -> its code object (variables of one rule share their code)
 _MOST_CODE = 256
+_GENERATED = frozenset({"source", "scalars", "function", "signature"})
 
 
 class Program:
@@ -42,7 +43,23 @@ class Program:
         self.steps = kept
         scalar = _scalar_nodes(kept)
         self.key, self.elementwise = _shape_free_key(kept, variables, scalar)
-        self.last_use = last_use = _last_uses(kept)
+        self.last_use = _last_uses(kept)
+        self.variables = tuple(variables)
+        self._plan = (scalar, buffered, in_place, shared)
+
+    def __getattr__(self, name):
+        # The generated functions are made on first use: a variable whose rule runs
+        # packed never runs its own program, which is then only analysed.
+        if name in _GENERATED and "_plan" in self.__dict__:
+            self._generate()
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _generate(self):
+        """Writes `scalars` and `replay` out, compiles them, and sets `source`,
+        `scalars`, `function` and `signature`."""
+        scalar, buffered, in_place, shared = self.__dict__.pop("_plan")
+        kept, last_use, variables = self.steps, self.last_use, self.variables
         namespace, lines, head, keys = {}, [], [], []
         buffers = _Buffers(kept, scalar, namespace, {} if shared is None else shared)
 
@@ -115,7 +132,6 @@ class Program:
         self.source = source
         self.scalars, self.function = namespace["scalars"], namespace["replay"]
         self.signature = (tuple(keys), tuple(shared)) if shared else None
-        self.variables = tuple(variables)
 
     def writes_in_place_safely(self):
         """Whether the rule may write its arrays in place: nothing that is or may be a
