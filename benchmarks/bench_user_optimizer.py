@@ -26,6 +26,11 @@ Before timing, every optimizer's weights and moments after a few steps are
 checked against Adam by hand in float64 (to float32 rounding; the user's
 Adam computes its `alpha` in float32, as Keras does).
 
+A second table times `apply` of three more rules as users write them
+(`benchmarks/user_rules.py`: Adamax, a centred RMSprop with momentum,
+Nesterov SGD) against their built-ins on both sets of weights, after
+checking that the two agree to float32 rounding.
+
 Usage (from the repo root):
     python benchmarks/bench_user_optimizer.py [--repeats 300] [--fit-repeats 5] [--json PATH]
 """
@@ -55,6 +60,7 @@ from benchmarks.common import THREAD_ENV_VARS, interleave, summarize, versions, 
 from benchmarks.mlp import minikeras_model  # noqa: E402
 from benchmarks.reference import BETA_1, BETA_2, EPSILON  # noqa: E402
 from benchmarks.user_adam import KerasUserAdam  # noqa: E402
+from benchmarks.user_rules import Adamax, CenteredRMSprop, NesterovSGD  # noqa: E402
 from minikeras import Tensor, Variable, losses, optimizers  # noqa: E402
 
 LEARNING_RATE = 1e-3
@@ -68,6 +74,20 @@ class PackedUserAdam(KerasUserAdam):
 
 
 OPTIMIZERS = {"built-in": optimizers.Adam, "user": KerasUserAdam, "user packed": PackedUserAdam}
+
+
+# Other rules as users write them (benchmarks/user_rules.py) against their built-ins:
+# name -> (user class, built-in class, shared arguments, the built-in's own arguments).
+OTHER_RULES = {
+    "Adamax": (Adamax, optimizers.Adamax, {"learning_rate": 0.01}, {}),
+    "RMSprop, centred, momentum": (
+        CenteredRMSprop, optimizers.RMSprop,
+        {"learning_rate": 0.01, "rho": 0.9, "momentum": 0.5}, {"centered": True},
+    ),
+    "SGD, Nesterov momentum": (
+        NesterovSGD, optimizers.SGD, {"learning_rate": 0.01, "momentum": 0.9}, {"nesterov": True},
+    ),
+}  # fmt: skip
 
 
 def adam_by_hand(weights, gradients, steps):
@@ -162,6 +182,32 @@ def time_fit(repeats):
     return samples, accuracies
 
 
+def time_other_rule(name, layers, repeats, warmup):
+    """`apply` of a user rule and of its built-in, interleaved; after a few steps the two
+    must agree to float32 rounding (their orders of operations differ)."""
+    user, built_in, shared, own = OTHER_RULES[name]
+    weights, gradients = make_problem(layers=layers)
+    grads = [[Tensor(g) for g in each] for each in gradients]
+    steppers = {}
+    for kind, optimizer in (("built-in", built_in(**shared, **own)), ("user", user(**shared))):
+        variables = [Variable(w) for w in weights]
+
+        def step(round_index, optimizer=optimizer, variables=variables):
+            these = grads[round_index % DISTINCT_GRADIENTS]
+            start = time.perf_counter()
+            optimizer.apply(these, variables)
+            return time.perf_counter() - start
+
+        steppers[kind] = (step, variables)
+    for round_index in range(6):
+        for step, _ in steppers.values():
+            step(round_index)
+    for got, want in zip(steppers["user"][1], steppers["built-in"][1]):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-5, atol=1e-6, err_msg=name)
+    gc.collect()
+    return interleave({kind: step for kind, (step, _) in steppers.items()}, repeats, warmup)
+
+
 def ratio_row(label, samples, unit):
     """Prints medians and each user Adam's ratio to the built-in; returns the figures."""
     stats = {kind: summarize(samples[kind]) for kind in OPTIMIZERS}
@@ -208,6 +254,15 @@ def main(argv=None):
     samples, accuracies = time_fit(args.fit_repeats)
     results["fit digits 64-64-10"] = ratio_row("fit, digits 64-64-10, 10 epochs", samples, "ms")
     results["fit digits 64-64-10"]["accuracy"] = accuracies
+    print()
+    print(f"{'other rules as users write them, apply':<50}{'built-in':>10}{'user':>10}{'ratio':>8}")
+    for name in OTHER_RULES:
+        for problem, layers in PROBLEMS.items():
+            samples = time_other_rule(name, layers, args.repeats, args.warmup)
+            ours, theirs = (summarize(samples[kind])["median_us"] for kind in ("built-in", "user"))
+            results[f"apply {name} {problem}"] = {"built-in": ours, "user": theirs}
+            label = f"{name}, {problem}"
+            print(f"{label:<50}{ours:>10.1f}{theirs:>10.1f}{theirs / ours:>7.2f}x  us")
     print()
     print(
         f"medians of {args.repeats} apply rounds ({args.warmup} warm-up) and "

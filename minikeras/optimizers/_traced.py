@@ -34,11 +34,13 @@ rule does with the step's data rather than by reading its code:
   once and shared by the optimizer's programs, each intermediate released
   after its last use (so writes stay in place). The calls on `iterations`
   alone (a bias correction) run once per update for all variables whose
-  programs share them.
+  programs share them. The code is written and compiled on a program's
+  first run.
 - When the small variables' programs are one program (the same code on the
   same scalar constants) whose every call treats each element alike, it
   runs once on them packed, in place, as the built-ins' packed path runs
   (`RuleRunner.run_packed`); so does a rule declared `elementwise_rule`.
+  Their own programs are then analysed but never written out.
 - Guards, checked before every replay, packed or not: no tape or read
   observer is active, `trace_update_step` holds, the learning rate is the
   traced one, and the attributes of the optimizer and of its classes
