@@ -175,6 +175,9 @@ def drop_stale_boxes(value):
     return value
 
 
+_NDARRAY = np.ndarray  # (one global look-up on the hottest path, not two)
+
+
 def value_of(x):
     """The value behind `x`: a Tensor's array or box, or `x` made an array.
 
@@ -194,8 +197,13 @@ def value_of(x):
     kind = type(x)
     if kind is Tensor:
         value = x._value
-        if type(value) is ArrayBox and value._trace not in _state.recording_traces:
-            return drop_stale_boxes(value)
+        held = type(value)
+        if held is _NDARRAY:
+            return value
+        if held is ArrayBox:
+            return value if value._trace in _state.recording_traces else drop_stale_boxes(value)
+        if held in TRACED_TYPES:
+            return value._in_tensor()  # (optimizers/_trace_record.py) what an op sees of it
         return value
     if kind is np.ndarray or kind is float or kind is int:
         return x

@@ -11,7 +11,7 @@ import numpy as np
 
 from minikeras.engine.tensor import Tensor
 from minikeras.optimizers import _ema
-from minikeras.optimizers._buffers import FlatSlots
+from minikeras.optimizers._buffers import FlatSlots, unpacked
 from minikeras.optimizers._clipping import clip_gradients
 from minikeras.optimizers._packed import PackedRule
 from minikeras.optimizers._traced import RuleRunner
@@ -207,8 +207,7 @@ def _flat_update(optimizer, flat, updates, grads, constants, decay):
         _take_steps(optimizer, flat, updates, decay)
     if len(indices) == len(updates):  # (every variable is small, as in a small model)
         return ()
-    members = set(indices)
-    return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in members]
+    return unpacked(updates, grads, indices)
 
 
 def _take_steps(optimizer, flat, updates, decay):

@@ -40,7 +40,7 @@ import numpy as np
 
 from minikeras.engine.variable import _UNSHARED_REFS, is_unshared
 
-__all__ = ["FlatSlots", "UpdateBuffers"]
+__all__ = ["FlatSlots", "UpdateBuffers", "unpacked"]
 
 # Variables up to this many entries are updated together: past it the call
 # overhead a flat update saves is small next to the copy of the gradient.
@@ -308,6 +308,31 @@ class FlatSlots:
         if self.values is None or self._values_count() != self._values_refs:
             return False
         return all(_own_view(variable, self.values) for variable in self._variables)
+
+
+def unpacked(updates, grads, indices):
+    """The `(update, gradient)` pairs a packed run did not do: all but those at `indices`.
+
+    A packed run requires each packed variable's update at the position of
+    its index; an update at any other position (the same variable a second
+    time in one `apply`) is not done by it, and runs one by one, as eagerly.
+
+    Args:
+        updates: `(index, gradient, variable)` triples, each of `indices` at its position.
+        grads: the gradients, in the order of `updates`.
+        indices: the packed variables' indices.
+
+    Returns:
+        A list of `(update, gradient)` pairs, in order.
+
+    Example:
+        >>> from minikeras.optimizers._buffers import unpacked
+        >>> updates = [(0, "g0", "a"), (1, "g1", "b"), (0, "g2", "a")]
+        >>> unpacked(updates, ["g0", "g1", "g2"], (0, 1))
+        [((0, 'g2', 'a'), 'g2')]
+    """
+    packed = set(indices)
+    return [pair for position, pair in enumerate(zip(updates, grads)) if position not in packed]
 
 
 def _packed(holders, bounds):

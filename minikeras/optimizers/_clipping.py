@@ -1,7 +1,9 @@
 """Gradient clipping as Keras does it: `clipnorm`, `global_clipnorm`, `clipvalue`.
 
 Gradients are never changed in place (the caller may hold them): a clipped
-gradient is a new array, an unchanged one is returned as it is.
+gradient is a new array of the gradient's shape and dtype (a 0-d gradient
+stays an array, not a numpy scalar, which ops would take as a Python
+number), an unchanged one is returned as it is.
 """
 
 import math
@@ -21,7 +23,8 @@ def _scale_to_norm(gradient, norm, clip_norm):
     if norm <= clip_norm:
         return gradient
     # A non-finite norm makes every value NaN, as in Keras, rather than hiding the problem.
-    return gradient * (clip_norm / norm if math.isfinite(norm) else math.nan)
+    scale = clip_norm / norm if math.isfinite(norm) else math.nan
+    return np.multiply(gradient, scale, out=np.empty_like(gradient))
 
 
 def clip_gradients(grads, clipnorm=None, clipvalue=None, global_clipnorm=None):
@@ -46,5 +49,5 @@ def clip_gradients(grads, clipnorm=None, clipvalue=None, global_clipnorm=None):
         norm = math.sqrt(sum(_squared_norm(g) for g in grads))
         return [_scale_to_norm(g, norm, global_clipnorm) for g in grads]
     if clipvalue:
-        return [np.clip(g, -clipvalue, clipvalue) for g in grads]
+        return [np.clip(g, -clipvalue, clipvalue, out=np.empty_like(g)) for g in grads]
     return grads

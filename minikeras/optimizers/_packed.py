@@ -36,7 +36,7 @@ wrong shape), or when fewer than two variables qualify.
 import numpy as np
 
 from minikeras.engine.variable import Variable, is_unshared
-from minikeras.optimizers._buffers import FlatSlots
+from minikeras.optimizers._buffers import FlatSlots, unpacked
 
 __all__ = ["PackedRule"]
 
@@ -137,8 +137,7 @@ class PackedRule:
             self._scatter(optimizer, members)
         if len(self.indices) == len(updates):
             return ()
-        packed = set(self.indices)
-        return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in packed]
+        return unpacked(updates, grads, self.indices)
 
     def _give_back(self, views):
         """Makes the first variable's slots their views again, the packed arrays up to date.

@@ -41,7 +41,10 @@ class Program:
         if size is not None:  # an elementwise program run on packed arrays of `size` values
             kept = [_resized(step, size) for step in kept]
         self.steps = kept
-        scalar = _scalar_nodes(kept)
+        # A rule that writes `iterations` shares no `scalars`, and those shared so far in
+        # the update are stale once it ran (`run`).
+        self.writes_iterations = any(step[0] == "write" and step[1] == 0 for step in kept)
+        scalar = set() if self.writes_iterations else _scalar_nodes(kept)
         self.key, self.elementwise = _shape_free_key(kept, variables, scalar)
         self.last_use = _last_uses(kept)
         self.variables = tuple(variables)
@@ -157,6 +160,8 @@ class Program:
         """Replays the rule on `gradient`; `cache` holds this update's shared `scalars`."""
         if self.signature is None:
             self.function(gradient, self.variables, ())
+            if self.writes_iterations:
+                cache.clear()  # (the variables after it compute theirs from the new value)
             return
         scalars = cache.get(self.signature)
         if scalars is None:
@@ -298,9 +303,7 @@ def _last_uses(kept):
 
 
 def _scalar_nodes(kept):
-    """Nodes computed from `iterations` (variable 0) alone, when the rule does not write it."""
-    if any(step[0] == "write" and step[1] == 0 for step in kept):
-        return set()
+    """Nodes computed from `iterations` (variable 0) alone (for a rule that does not write it)."""
     scalar = set()
     for step in kept:
         if step[0] == "read":

@@ -57,6 +57,14 @@ class TracedValue:
         trace = self.trace
         return value if not trace.live or trace.spoiled is not None else self
 
+    def _in_tensor(self):
+        """What `value_of` gives an op for a Tensor holding this value: itself, except a
+        numpy float64 or complex128 scalar, which ops (`isinstance(..., float)`) may take
+        as a Python number, as they take the scalar itself eagerly: that one is handed out."""
+        if isinstance(self.value, (float, complex)):
+            return self._leak("a numpy scalar taken as a Python number")
+        return self
+
     def _metadata(self, read):
         return read(self.value if self.fixed else self._leak("the shape of a data-shaped value"))
 

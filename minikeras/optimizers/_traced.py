@@ -60,13 +60,14 @@ a rule sets `trace_update_step = False`, as a Keras rule with side effects
 must avoid compilation.
 """
 
+import math
 import operator
 
 import numpy as np
 
 from minikeras.engine.context import state as _state
 from minikeras.engine.context import tracing
-from minikeras.optimizers._buffers import FlatSlots
+from minikeras.optimizers._buffers import FlatSlots, unpacked
 from minikeras.optimizers._program import Program
 from minikeras.optimizers._trace_record import Trace
 
@@ -114,6 +115,12 @@ def _same(snapshot, other):
         for each in (snapshot, other)
     )
     return ours.keys() == theirs.keys() and all(_equal(ours[name], theirs[name]) for name in ours)
+
+
+def _same_rate(rate, other):
+    """Whether a learning rate is the traced one: equal, and -0.0 is not 0.0 (a rule
+    multiplying by it writes -0.0 where 0.0 would write 0.0)."""
+    return rate == other and (rate != 0 or math.copysign(1.0, rate) == math.copysign(1.0, other))
 
 
 def _equal(value, other):
@@ -213,7 +220,7 @@ class RuleRunner:
         if type(optimizer) is not self.cls:
             self.cls, self.classes = type(optimizer), _user_classes(type(optimizer))
         snapshot = _snapshot(optimizer, self.classes)
-        if learning_rate != self.learning_rate or not _same(snapshot, self.snapshot):
+        if not _same_rate(learning_rate, self.learning_rate) or not _same(snapshot, self.snapshot):
             if self.snapshot is not None:  # (changes farther apart than that cost little)
                 recent = self.updates - self.invalidated < _RECENT
                 self.invalidations = self.invalidations + 1 if recent else 0
@@ -309,8 +316,7 @@ class RuleRunner:
             for index in indices:  # (their programs are the same: eager, as for one)
                 self._drop(id(optimizer._trainable_variables[index]), error)
             raise
-        members = set(indices)
-        return [(update, grad) for update, grad in zip(updates, grads) if update[0] not in members]
+        return unpacked(updates, grads, indices)
 
     def _drop(self, key, error):
         """A replay raised: that rule runs eagerly from now on (the error goes on up).

@@ -136,6 +136,7 @@ class OptimizerState:
         self._slots = [[] for _ in variables]
         self._buffers = UpdateBuffers(len(variables))
         self._packed_rule, self._packed_checked = None, False
+        self._rule_runner = None  # (a traced rule's programs and packing were of the old state)
         self.built = True
 
     def add_variable(self, shape, initializer="zeros", dtype=None, name=None):
