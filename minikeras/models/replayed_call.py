@@ -33,9 +33,11 @@ it records it again: what the model tracks (`TrackingGeneration`: a layer
 added, a weight replaced, `trainable` switched) and any attribute set on a
 built layer of the model (counted per layer by `Layer.__setattr__`: a
 Dropout's `rate`, an activation; a layer of another model changes
-nothing). A model recorded `_MOST_RECORDINGS` times with no replay in
-between (new kinds of input at every call, or a layer changed at every
-step) is called eagerly from then on; kinds of input past the first
+nothing). A value changed in place is not an attribute set, and is not
+seen (an item of a Softmax's `axis` list): set the attribute anew. A
+model recorded `_MOST_RECORDINGS` times with no replay in between (new
+kinds of input at every call, or a layer changed at every step) is
+called eagerly from then on; kinds of input past the first
 `_MOST_RECORDINGS` run eagerly, so that the recordings kept stay few.
 The call is eager, as written, whenever the replay could differ from it or
 could not serve the tape:
@@ -45,7 +47,9 @@ could not serve the tape:
 - the model is subclassed (its `call` is the user's Python), has layers
   outside `REPLAYABLE_LAYERS` (a Sequential or functional model used as a
   layer counts as its own layers), several outputs, or a loss added from
-  Python;
+  Python; it or a layer has a method replaced on the instance (`layer.call
+  = hook`), or a layer's activation is not a function minikeras defines
+  (a wrapper of one, even with `functools.wraps`, is the user's Python);
 - the input is not one floating array or Tensor (an array of another float
   dtype is cast to the model's, as the eager call casts it), carries a mask,
   or is traced by another tape; or the call has arguments other than
@@ -65,8 +69,11 @@ longer counts in `losses`, and is let go); the layers' own bookkeeping for
 `summary()` is left as the recording set it.
 """
 
+from types import FunctionType
+
 import numpy as np
 
+from minikeras import activations
 from minikeras.engine import primitive
 from minikeras.engine.context import state as _state
 from minikeras.engine.replay import Program, Recorder
@@ -95,7 +102,7 @@ from minikeras.layers import (
 )
 from minikeras.layers.layer_call import LayerCall
 
-__all__ = ["REPLAYABLE_LAYERS", "not_replayable", "tape_call"]
+__all__ = ["REPLAYABLE_LAYERS", "defined_in", "not_replayable", "overridden_method", "tape_call"]
 
 # Layers whose call is math on its inputs and weights (Dropout's mask is drawn inside
 # its op, `ops.dropout_mask`, so a replay draws a fresh one from the same generator).
@@ -133,7 +140,13 @@ def not_replayable(model, layers=REPLAYABLE_LAYERS):
     reason = _not_replayable_model(model)
     if reason is not None:
         return reason
+    overridden = overridden_method(model)
+    if overridden is not None:
+        return f"the model's {overridden!r} is replaced on the instance"
     for layer in tracking.tracked_layers(model):
+        overridden = overridden_method(layer)
+        if overridden is not None:
+            return f"layer {layer.name!r} has its {overridden!r} replaced on the instance"
         if type(layer) not in layers:
             if not isinstance(layer, Model):
                 return f"layer {layer.name!r} ({type(layer).__name__}) is not replayable"
@@ -143,15 +156,63 @@ def not_replayable(model, layers=REPLAYABLE_LAYERS):
             if reason is not None:
                 return f"layer {layer.name!r}: {reason}"
         activation = getattr(layer, "activation", None)
-        if (
-            activation is not None
-            and getattr(activation, "__module__", None) != "minikeras.activations"
-        ):
+        if activation is not None and not defined_in(activation, activations):
             return f"layer {layer.name!r} has an activation minikeras does not define"
         if layer.activity_regularizer is not None or layer._callable_losses:
             return f"layer {layer.name!r} adds losses"
         if layer.dtype != model.dtype:
             return f"layer {layer.name!r} computes in {layer.dtype}, the model in {model.dtype}"
+    return None
+
+
+def defined_in(function, module):
+    """Whether `function` is one of the functions `module` defines (not a wrapper of one,
+    which `functools.wraps` gives the module's name).
+
+    Args:
+        function: any object.
+        module: a module.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> import functools
+        >>> relu = mk.activations.relu
+        >>> wrapped = functools.wraps(relu)(lambda x: relu(x) * 2.0)
+        >>> defined_in = mk.models.replayed_call.defined_in
+        >>> defined_in(relu, mk.activations), defined_in(wrapped, mk.activations)
+        (True, False)
+    """
+    name = getattr(function, "__name__", None)
+    return isinstance(name, str) and vars(module).get(name) is function
+
+
+def overridden_method(instance):
+    """The name of a method of `instance`'s class that the instance replaces, or None.
+
+    A method set on an instance (`layer.call = ...`) runs instead of the
+    class's, which is all a replay knows of.
+
+    Args:
+        instance: any object with a `__dict__`.
+
+    Returns:
+        The attribute's name, or None.
+
+    Example:
+        >>> layer = mk.layers.Dense(2)
+        >>> overridden_method = mk.models.replayed_call.overridden_method
+        >>> overridden_method(layer) is None
+        True
+        >>> layer.call = lambda inputs: inputs
+        >>> overridden_method(layer)
+        'call'
+    """
+    cls = type(instance)
+    for name, value in vars(instance).items():
+        if callable(value) and isinstance(getattr(cls, name, None), FunctionType):
+            return name
     return None
 
 

@@ -19,12 +19,15 @@ all there is:
 - a `Sequential` or functional model of layers whose `call` is plain math
   (`REPLAYABLE_LAYERS`: no random numbers drawn in Python, no moving
   statistics, no states, no value checks in Python), with the activations
-  minikeras defines, no activity regularizer and one dtype; no loss added
-  from Python (`model.add_loss` of a callable, a regularizer minikeras does
-  not define), whose numbers a recording would fix;
+  minikeras defines (the functions, not wrappers of them), no method
+  replaced on an instance, no activity regularizer and one dtype; no loss
+  added from Python (`model.add_loss` of a callable, a regularizer
+  minikeras does not define), whose numbers a recording would fix;
 - a single compiled loss of `REPLAYABLE_LOSSES`, or one of the loss functions
-  minikeras defines (`compile(loss="mse")`); value checks (the sparse
-  cross-entropy's labels) run at every replay (`replay_guard`).
+  minikeras defines (`compile(loss="mse")`), computing with its own function
+  (not one set on the instance, nor a wrapper of a minikeras function, even
+  with `functools.wraps`); value checks (the sparse cross-entropy's labels)
+  run at every replay (`replay_guard`).
 
 Anything else, or a recording that `Program.build` refuses (noise drawn in
 Python, a Variable assigned during the step), runs eagerly, as with
@@ -47,8 +50,14 @@ from minikeras.losses import (
     MeanAbsoluteError,
     MeanSquaredError,
     SparseCategoricalCrossentropy,
+    functions,
 )
-from minikeras.models.replayed_call import REPLAYABLE_LAYERS, not_replayable
+from minikeras.models.replayed_call import (
+    REPLAYABLE_LAYERS,
+    defined_in,
+    not_replayable,
+    overridden_method,
+)
 
 __all__ = ["REPLAYABLE_LAYERS", "REPLAYABLE_LOSSES", "CompiledStep", "compiled_step"]
 
@@ -180,17 +189,15 @@ def _not_compilable(model):
         return reason
     for weight in model.weights:
         regularizer = weight.regularizer
-        if regularizer is not None and (
-            getattr(regularizer, "__module__", None) != "minikeras.regularizers"
-        ):
+        if regularizer is not None and type(regularizer).__module__ != "minikeras.regularizers":
             return f"weight {weight.path!r} has a regularizer minikeras does not define"
     compiled = model._compile_loss
     if compiled is None or compiled.single is None or compiled.loss_weights is not None:
         return "the compiled loss is not a single loss"
     loss = compiled.single
-    built_in_function = type(loss) is LossFunctionWrapper and (
-        getattr(loss.fn, "__module__", None) == "minikeras.losses.functions"
-    )
+    built_in_function = type(loss) is LossFunctionWrapper and defined_in(loss.fn, functions)
     if type(loss) not in REPLAYABLE_LOSSES and not built_in_function:
         return f"loss {type(loss).__name__} is not replayable"
+    if not defined_in(getattr(loss, "fn", None), functions) or overridden_method(loss):
+        return f"loss {type(loss).__name__} computes with a function of its own"
     return None
