@@ -26,6 +26,11 @@ Before timing, every optimizer's weights and moments after a few steps are
 checked against Adam by hand in float64 (to float32 rounding; the user's
 Adam computes its `alpha` in float32, as Keras does).
 
+Then the first four `apply` calls of a new optimizer on the 64-64-10
+weights (for the user's Adam: eager, traced, the first packed one, replayed),
+which a whole `fit` pays once. The process has compiled the rules' code by
+then (it is cached by source), as for every fit but a process's first.
+
 A second table times `apply` of three more rules as users write them
 (`benchmarks/user_rules.py`: Adamax, a centred RMSprop with momentum,
 Nesterov SGD) against their built-ins on both sets of weights, after
@@ -137,6 +142,25 @@ def check_against_float64(kind, weights, gradients, steps=6):
         np.testing.assert_allclose(
             got, want, rtol=1e-4, atol=1e-7, err_msg=f"{kind}: {what} {index % count}"
         )
+
+
+def time_first_updates(layers, rounds=5):
+    """Milliseconds of each of the first four `apply` calls of a new optimizer, per kind
+    (medians over `rounds` fresh optimizers): the user's are eager, traced, first packed."""
+    weights, gradients = make_problem(layers=layers)
+    grads = [Tensor(g) for g in gradients[0]]
+    times = {kind: [] for kind in OPTIMIZERS}
+    for _ in range(rounds):
+        for kind, cls in OPTIMIZERS.items():
+            variables = [Variable(w) for w in weights]
+            optimizer = cls(learning_rate=LEARNING_RATE)
+            each = []
+            for _ in range(4):
+                start = time.perf_counter()
+                optimizer.apply(grads, variables)
+                each.append((time.perf_counter() - start) * 1e3)
+            times[kind].append(each)
+    return {kind: np.median(np.asarray(rows), axis=0).tolist() for kind, rows in times.items()}
 
 
 def time_apply(layers, repeats, warmup):
@@ -251,6 +275,11 @@ def main(argv=None):
     for name, layers in PROBLEMS.items():
         samples = time_apply(layers, args.repeats, args.warmup)
         results[f"apply {name}"] = ratio_row(f"apply, {name} MLP weights", samples, "us")
+    first = time_first_updates(PROBLEMS["64-64-10"])
+    results["first updates 64-64-10"] = first
+    for kind, each in first.items():
+        cells = "".join(f"{t:>7.2f}" for t in each)
+        print(f"first 4 applies, 64-64-10, {kind:<14}{cells}  ms")
     samples, accuracies = time_fit(args.fit_repeats)
     results["fit digits 64-64-10"] = ratio_row("fit, digits 64-64-10, 10 epochs", samples, "ms")
     results["fit digits 64-64-10"]["accuracy"] = accuracies
