@@ -195,6 +195,14 @@ LINALG = [
         normal(4, 3),
     ),
     case("einsum-ellipsis", lambda a, b: ops.einsum("...i,i->...", a, b), normal(2, 3), normal(3)),
+    # A summed letter of size 1 in one operand, broadcast against the other's.
+    case(
+        "einsum-summed-broadcast",
+        lambda a, b: ops.einsum("ij,ij->i", a, b),
+        normal(3, 4),
+        normal(3, 1),
+    ),
+    case("einsum-summed-broadcast-1d", lambda a, b: ops.einsum("i,i->", a, b), normal(1), normal(4)),
     case(
         "einsum-three",
         lambda a, b, c: ops.einsum("ij,jk,k->i", a, b, c),

@@ -16,6 +16,7 @@ and work done after the block never joins the old tape's graph.
 """
 
 import itertools
+import warnings
 
 import numpy as np
 from autograd.core import VJPNode
@@ -163,7 +164,12 @@ class GradientTape:
         """Boxes a Variable's value if this tape watches it (see `read_variable`)."""
         node = self._nodes.get(id(variable))
         if node is None:
-            if not (self.watch_accessed_variables and variable.trainable):
+            # Integers and booleans have no gradient: not watched, as in TensorFlow.
+            if not (
+                self.watch_accessed_variables
+                and variable.trainable
+                and variable._value.dtype.kind in "fc"
+            ):
                 return value
             node = self._new_root(variable)
         return ArrayBox(value, self._trace_id, node)
@@ -198,6 +204,13 @@ class GradientTape:
                 raise TypeError(
                     f"GradientTape.watch expects Tensors or Variables, got {type(item).__name__}"
                 )
+            if item.dtype.kind not in "fc":  # (no gradient: TensorFlow warns and goes on)
+                warnings.warn(
+                    f"GradientTape.watch: the watched tensor has dtype {item.dtype}; only "
+                    "floating-point tensors have gradients, so it is not watched",
+                    stacklevel=3,
+                )
+                return
             if isinstance(item, Variable):
                 self._root(item)
             elif _node_in(item._value, self._trace_id) is None:

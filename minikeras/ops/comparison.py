@@ -117,16 +117,23 @@ def minimum(x1, x2):
 def clip(x, x_min, x_max):
     """Limits values to `[x_min, x_max]`; the gradient is zero outside.
 
+    Bounds that are numbers clip in one op, whose gradient is also zero at
+    a bound. Bounds that are arrays or Tensors (a learned threshold) may
+    broadcast `x` and take gradients themselves: they clip as
+    `minimum(maximum(x, x_min), x_max)`, as Keras's JAX backend does, which
+    splits the gradient half and half where `x` equals a bound.
+
     Args:
         x: Tensor or array-like.
-        x_min: the lower bound (a number).
-        x_max: the upper bound (a number).
+        x_min: the lower bound: a number, or an array or Tensor that
+            broadcasts with `x`.
+        x_max: the upper bound, likewise.
 
     Returns:
-        A Tensor.
+        A Tensor, of the shape `x` and the bounds broadcast to.
 
     Raises:
-        ValueError: if `x_min > x_max`.
+        ValueError: if `x_min > x_max` anywhere, or the shapes do not broadcast.
 
     Example:
         >>> mk.ops.clip([-1.0, 0.5, 2.0], 0, 1).numpy()
@@ -135,10 +142,19 @@ def clip(x, x_min, x_max):
     lo, hi = value_of(x_min), value_of(x_max)
     if np.any(np.asarray(getval(lo)) > np.asarray(getval(hi))):
         raise ValueError(f"clip: x_min ({x_min}) must not exceed x_max ({x_max})")
+    if not (_is_number(lo) and _is_number(hi)):
+        return minimum(maximum(x, x_min), x_max)
     value = array_of(x)
     if isinstance(lo, float) or isinstance(hi, float):
         value = as_float(value)  # integers clipped to float bounds become floatx, not float64
     return apply_unary("clip", anp.clip, value, lo, hi)
+
+
+def _is_number(value):
+    """A Python or numpy number, or a plain 0-d array: a bound that takes no gradient."""
+    return isinstance(value, (int, float, np.generic)) or (
+        type(value) is np.ndarray and value.ndim == 0
+    )
 
 
 @primitive

@@ -172,7 +172,13 @@ def _einsum_vjp(argnum, ans, args, kwargs):
         summed = tuple(
             axis for axis, size in enumerate(shape) if size == 1 and np.shape(grad)[axis] != 1
         )
-        return anp.sum(grad, axis=summed, keepdims=True) if summed else grad
+        if summed:
+            grad = anp.sum(grad, axis=summed, keepdims=True)
+        # A summed letter of size 1 in every other operand (broadcast against this one):
+        # each of its values took the same share, so the gradient is the same along it.
+        if np.shape(grad) != shape:
+            grad = grad * np.ones(shape, dtype=dtype)  # (an array of its own, not a view)
+        return grad
 
     return vjp
 
