@@ -202,7 +202,9 @@ LINALG = [
         normal(3, 4),
         normal(3, 1),
     ),
-    case("einsum-summed-broadcast-1d", lambda a, b: ops.einsum("i,i->", a, b), normal(1), normal(4)),
+    case(
+        "einsum-summed-broadcast-1d", lambda a, b: ops.einsum("i,i->", a, b), normal(1), normal(4)
+    ),
     case(
         "einsum-three",
         lambda a, b, c: ops.einsum("ij,jk,k->i", a, b, c),
