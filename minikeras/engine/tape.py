@@ -177,6 +177,10 @@ class GradientTape:
     def watch(self, tensor):
         """Makes the tape record operations on `tensor` (or a structure of them).
 
+        Only floating-point (and complex) values have gradients: an integer
+        or boolean one is not watched, with a warning, as in TensorFlow (nor
+        is an integer Variable the tape reads).
+
         Args:
             tensor: a Tensor, a Variable (even a non-trainable one), or a
                 list/tuple/dict of them.
