@@ -86,23 +86,25 @@ class Bidirectional(Layer):
                 )
         super().__init__(**kwargs)
         self.forward_layer = _renamed(layer, "forward_")
-        if backward_layer is None:
-            backward_layer = _renamed(layer, "backward_", go_backwards=not layer.go_backwards)
+        if backward_layer is None:  # (always reading backwards, as Keras makes it)
+            backward_layer = _renamed(layer, "backward_", go_backwards=True)
         self.backward_layer = backward_layer
         if self.forward_layer.go_backwards == self.backward_layer.go_backwards:
             raise ValueError(
                 "Bidirectional: the forward and backward layers must differ in go_backwards, "
                 f"both have go_backwards={self.forward_layer.go_backwards}"
+                + (" (wrap a layer that reads forwards)" if layer.go_backwards else "")
             )
-        for attribute in ("return_sequences", "return_state"):
-            forward = getattr(self.forward_layer, attribute)
-            backward = getattr(self.backward_layer, attribute)
+        for attribute in ("stateful", "return_sequences", "return_state"):
+            forward = getattr(self.forward_layer, attribute, False)
+            backward = getattr(self.backward_layer, attribute, False)
             if forward != backward:
                 raise ValueError(
                     f"Bidirectional: the forward and backward layers must have the same "
                     f"{attribute}, got {forward} and {backward}"
                 )
         self.merge_mode = merge_mode
+        self.stateful = bool(getattr(self.forward_layer, "stateful", False))
         self.return_sequences = self.forward_layer.return_sequences
         self.return_state = self.forward_layer.return_state
         for copy in (self.forward_layer, self.backward_layer):

@@ -70,6 +70,7 @@ class GRUCell(RecurrentCell):
         reset_after=True,
         **kwargs,
     ):
+        kwargs.pop("implementation", None)  # Keras's choice of matrix layout: one layout here
         super().__init__(
             units,
             activation=activation,
@@ -89,7 +90,8 @@ class GRUCell(RecurrentCell):
         single = not isinstance(states, (list, tuple))
         h_previous = states if single else states[0]
         self._check_step(inputs)
-        inputs, h_previous = self._dropped(inputs, h_previous, training)
+        # (the dropped state feeds the gates; the update mixes in the state itself, as Keras)
+        inputs, h_dropped = self._dropped(inputs, h_previous, training)
         units, gate = self.units, self.recurrent_activation
         input_bias = recurrent_bias = None
         if self.bias is not None:
@@ -101,18 +103,18 @@ class GRUCell(RecurrentCell):
         if input_bias is not None:
             x = x + input_bias
         if self.reset_after:
-            inner = ops.matmul(h_previous, self.recurrent_kernel)
+            inner = ops.matmul(h_dropped, self.recurrent_kernel)
             if recurrent_bias is not None:
                 inner = inner + recurrent_bias
         else:
-            inner = ops.matmul(h_previous, self.recurrent_kernel[:, : 2 * units])
+            inner = ops.matmul(h_dropped, self.recurrent_kernel[:, : 2 * units])
         update = gate(x[:, :units] + inner[:, :units])
         reset = gate(x[:, units : 2 * units] + inner[:, units : 2 * units])
         if self.reset_after:
             recurrent_candidate = reset * inner[:, 2 * units :]
         else:
             recurrent_candidate = ops.matmul(
-                reset * h_previous, self.recurrent_kernel[:, 2 * units :]
+                reset * h_dropped, self.recurrent_kernel[:, 2 * units :]
             )
         candidate = self.activation(x[:, 2 * units :] + recurrent_candidate)
         h = update * h_previous + (1.0 - update) * candidate
@@ -196,6 +198,7 @@ class GRU(RNNBase):
         reset_after=True,
         **kwargs,
     ):
+        kwargs.pop("implementation", None)  # Keras's choice of matrix layout: one layout here
         cell_arguments = {
             "units": units,
             "activation": activation,

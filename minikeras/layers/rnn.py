@@ -315,8 +315,12 @@ class RNN(StatefulStates, Layer):
     # -------------------------------------------------------------- shapes
 
     def compute_mask(self, inputs, mask=None):
-        """The outputs' mask: the input mask if `return_sequences` (reversed if
-        `go_backwards`, like the outputs), else None; None for each state.
+        """The outputs' mask: the input mask if `return_sequences`, else None; None
+        for each state.
+
+        With `go_backwards` the outputs come in reverse order but the mask is
+        passed on as it came, as Keras passes it, so that a model computes
+        what it computes in Keras.
 
         Args:
             inputs: the inputs.
@@ -332,8 +336,6 @@ class RNN(StatefulStates, Layer):
         """
         mask = first_mask(mask)
         output_mask = mask if self.return_sequences else None
-        if output_mask is not None and self.go_backwards:
-            output_mask = ops.flip(output_mask, axis=1)
         if self.return_state:
             return [output_mask] + [None] * len(self._state_sizes)
         return output_mask

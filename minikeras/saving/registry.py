@@ -215,7 +215,10 @@ def serialize_layer(layer):
     }
     shape = layer.__dict__.get("_build_input_shape")
     if layer.built and shape is not None:
-        entry["build_config"] = {"input_shape": _batchless(shape)}
+        # A stateful layer's batch size is part of it (its states have that size): Keras
+        # keeps it in the build shape, and refuses a stateful layer built without one.
+        kept = shape if getattr(layer, "stateful", False) else _batchless(shape)
+        entry["build_config"] = {"input_shape": kept}
     return entry
 
 
