@@ -76,3 +76,21 @@ def test_a_stateful_layer_is_saved_with_its_batch_size(tmp_path):
 def test_keras_implementation_argument_is_taken(cls):
     layer = cls(2, implementation=1)
     assert "implementation" not in layer.get_config()
+
+
+def test_a_mask_with_a_trailing_axis_of_one_is_taken():
+    layer = LSTM(2, return_sequences=True)
+    x = np.random.default_rng(0).normal(size=(2, 4, 3)).astype("float32")
+    mask = np.array([[True, True, False, False], [True, True, True, True]])
+    np.testing.assert_array_equal(
+        layer(x, mask=mask[..., None]).numpy(), layer(x, mask=mask).numpy()
+    )
+
+
+def test_stacked_cells_take_initial_states_nested_per_cell_as_keras_gives_them():
+    x = np.random.default_rng(1).normal(size=(2, 3, 5)).astype("float32")
+    layer = mk.layers.RNN([mk.layers.LSTMCell(4), GRUCell(2)])
+    h, c, g = (np.full((2, n), v, "float32") for n, v in ((4, 0.1), (4, 0.2), (2, 0.3)))
+    np.testing.assert_array_equal(
+        layer(x, initial_state=[[h, c], [g]]).numpy(), layer(x, initial_state=[h, c, g]).numpy()
+    )

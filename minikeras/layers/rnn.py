@@ -240,7 +240,9 @@ class RNN(StatefulStates, Layer):
             return self._kept_states()  # None: the cell's initial states, made by _loop
         expected = self._state_shapes(batch)
         given = list(given) if isinstance(given, (list, tuple)) else [given]
-        got = [tuple(state.shape) for state in given]
+        # Keras nests stacked cells' states cell by cell: taken flat, in that order.
+        given = [s for each in given for s in (each if isinstance(each, (list, tuple)) else [each])]
+        got = [tuple(np.shape(state)) for state in given]
         if got != expected:
             raise ValueError(
                 f"{type(self).__name__} '{self.name}' expected initial states of shapes "

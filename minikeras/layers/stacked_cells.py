@@ -19,7 +19,8 @@ class StackedRNNCells(Layer):
 
     Where we differ from Keras: `RNN(StackedRNNCells(...), return_state=True)`
     returns the states flat, `[output, *states_of_cell_0, *states_of_cell_1, ...]`,
-    and takes `initial_state` flat in the same order; Keras nests them per cell.
+    where Keras nests them per cell; an eager call takes `initial_state` flat
+    in that order or nested per cell, as Keras gives it.
     Called directly, the cell takes states either flat or nested per cell and
     answers in the same form.
 

@@ -95,6 +95,8 @@ def _check(op, inputs, kernel, recurrent_kernel, bias, states, mask, gates, bias
         values.append(state)
     if mask is not None:
         mask = np.asarray(getval(value_of(mask)))
+        if mask.shape == (batch, steps, 1):  # (Keras takes a trailing axis of 1 too)
+            mask = mask[..., 0]
         if mask.shape != (batch, steps):
             raise op_error(op, f"mask must have shape ({batch}, {steps})", x, mask)
         mask = mask.astype(bool, copy=False)
