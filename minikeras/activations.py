@@ -4,23 +4,45 @@ Each activation takes a Tensor (or array-like) and returns a Tensor. The math
 and its gradient live in `minikeras.ops`; this module adds the names layers
 accept (`Dense(4, activation="relu")`) and the `get` / `serialize` /
 `deserialize` round trip that saving relies on.
+
+The less common ones (`selu`, `hard_sigmoid`, `mish`, ...) live in
+`minikeras.more_activations` and are named and registered here.
 """
 
 from minikeras import ops, serialization_lib
+from minikeras.more_activations import (
+    exponential,
+    hard_sigmoid,
+    hard_silu,
+    log_sigmoid,
+    mish,
+    relu6,
+    selu,
+    softsign,
+)
 
 __all__ = [
     "deserialize",
     "elu",
+    "exponential",
     "gelu",
     "get",
+    "hard_sigmoid",
+    "hard_silu",
+    "hard_swish",
     "leaky_relu",
     "linear",
+    "log_sigmoid",
+    "mish",
     "relu",
+    "relu6",
+    "selu",
     "serialize",
     "sigmoid",
     "silu",
     "softmax",
     "softplus",
+    "softsign",
     "swish",
     "tanh",
 ]
@@ -164,6 +186,7 @@ def swish(x):
 
 
 silu = swish
+hard_swish = hard_silu
 
 
 def linear(x):
@@ -211,6 +234,15 @@ _ACTIVATIONS = {
     "silu": swish,
     "linear": linear,
     "softplus": softplus,
+    "relu6": relu6,
+    "hard_sigmoid": hard_sigmoid,
+    "hard_silu": hard_silu,
+    "hard_swish": hard_silu,
+    "selu": selu,
+    "softsign": softsign,
+    "mish": mish,
+    "log_sigmoid": log_sigmoid,
+    "exponential": exponential,
 }
 
 

@@ -54,6 +54,19 @@ CASES = [
     ("swish", activations.swish, lambda x: x * _sigmoid(x)),
     ("linear", activations.linear, lambda x: x),
     ("softplus", activations.softplus, lambda x: np.log1p(np.exp(x))),
+    # Keras 3's further activations (minikeras.more_activations).
+    ("relu6", activations.relu6, lambda x: np.clip(x, 0, 6)),
+    ("hard_sigmoid", activations.hard_sigmoid, lambda x: np.clip(x / 6 + 0.5, 0, 1)),
+    ("hard_silu", activations.hard_silu, lambda x: x * np.clip(x / 6 + 0.5, 0, 1)),
+    (
+        "selu",
+        activations.selu,
+        lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x)),
+    ),
+    ("softsign", activations.softsign, lambda x: x / (np.abs(x) + 1)),
+    ("mish", activations.mish, lambda x: x * np.tanh(np.log1p(np.exp(x)))),
+    ("log_sigmoid", activations.log_sigmoid, lambda x: -np.log1p(np.exp(-x))),
+    ("exponential", activations.exponential, np.exp),
 ]
 IDS = [case[0] for case in CASES]
 

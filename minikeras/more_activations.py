@@ -1,0 +1,157 @@
+"""The rest of Keras's activations: saturating, self-normalising and smooth ones.
+
+`minikeras.activations` names and registers them beside the common ones
+(`Dense(4, activation="selu")`, `LSTM(4, recurrent_activation="hard_sigmoid")`),
+and they are reached as `mk.activations.selu` and so on. Each is built from
+`minikeras.ops`, which give its gradient, with Keras 3's definitions and
+defaults (Keras 3's `hard_sigmoid` is `relu6(x + 3) / 6`, not Keras 2's
+`0.2 x + 0.5`).
+"""
+
+from minikeras import ops
+
+__all__ = [
+    "exponential",
+    "hard_sigmoid",
+    "hard_silu",
+    "log_sigmoid",
+    "mish",
+    "relu6",
+    "selu",
+    "softsign",
+]
+
+# SELU's constants (Klambauer et al., 2017), as Keras has them.
+_SELU_ALPHA = 1.6732632423543772
+_SELU_SCALE = 1.0507009873554805
+
+
+def relu6(x):
+    """Rectified linear unit capped at 6: `relu6(x) = min(max(x, 0), 6)`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> mk.activations.relu6([-1.0, 3.0, 8.0]).numpy()
+        array([0., 3., 6.], dtype=float32)
+    """
+    return ops.clip(x, 0.0, 6.0)
+
+
+def hard_sigmoid(x):
+    """Piecewise-linear sigmoid: `0` below -3, `1` above 3, `x / 6 + 0.5` between.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> mk.activations.hard_sigmoid([-4.0, 0.0, 1.5, 4.0]).numpy()
+        array([0.  , 0.5 , 0.75, 1.  ], dtype=float32)
+    """
+    return ops.clip(ops.add(ops.divide(x, 6.0), 0.5), 0.0, 1.0)
+
+
+def hard_silu(x):
+    """Hard SiLU, also called hard swish: `x * hard_sigmoid(x)`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> mk.activations.hard_silu([-4.0, 0.0, 1.5, 4.0]).numpy()
+        array([-0.   ,  0.   ,  1.125,  4.   ], dtype=float32)
+    """
+    return ops.multiply(x, hard_sigmoid(x))
+
+
+def selu(x):
+    """Scaled exponential linear unit: `scale * elu(x, alpha)`, Keras's constants.
+
+    With `alpha ~ 1.6733` and `scale ~ 1.0507`, activations keep a mean of 0
+    and a variance of 1 through layers initialised with `lecun_normal`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> np.round(mk.activations.selu([-1.0, 0.0, 1.0]).numpy(), 4)
+        array([-1.1113,  0.    ,  1.0507], dtype=float32)
+    """
+    return ops.multiply(ops.elu(x, alpha=_SELU_ALPHA), _SELU_SCALE)
+
+
+def softsign(x):
+    """`softsign(x) = x / (|x| + 1)`, a sigmoid-shaped curve in (-1, 1).
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> mk.activations.softsign([-3.0, 0.0, 1.0]).numpy()
+        array([-0.75,  0.  ,  0.5 ], dtype=float32)
+    """
+    return ops.divide(x, ops.add(ops.abs(x), 1.0))
+
+
+def mish(x):
+    """Mish (Misra, 2019): `x * tanh(softplus(x))`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> np.round(mk.activations.mish([-1.0, 0.0, 1.0]).numpy(), 4)
+        array([-0.3034,  0.    ,  0.8651], dtype=float32)
+    """
+    return ops.multiply(x, ops.tanh(ops.softplus(x)))
+
+
+def log_sigmoid(x):
+    """The logarithm of the sigmoid, `-softplus(-x)`, stable for any magnitude.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> np.round(mk.activations.log_sigmoid([-50.0, 0.0, 50.0]).numpy(), 4)
+        array([-50.    ,  -0.6931,  -0.    ], dtype=float32)
+    """
+    return ops.negative(ops.softplus(ops.negative(x)))
+
+
+def exponential(x):
+    """`exponential(x) = exp(x)`.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> np.round(mk.activations.exponential([0.0, 1.0]).numpy(), 4)
+        array([1.    , 2.7183], dtype=float32)
+    """
+    return ops.exp(x)
