@@ -246,7 +246,7 @@ def test_r2_score_over_batches_for_each_aggregation():
     got = feed(metrics.R2Score("variance_weighted_average"), y_true, y_pred, WEIGHTS)
     assert got == pytest.approx(np.sum(scores * total) / total.sum())
     unweighted, _ = r2_scores(y_true, y_pred, np.ones(N))
-    n, p = N, 2
+    n, p = y_true.size, 2  # (Keras's n: every value, rows times outputs)
     adjusted = 1 - (1 - unweighted.mean()) * (n - 1) / (n - p - 1)
     assert feed(metrics.R2Score(num_regressors=p), y_true, y_pred) == pytest.approx(adjusted)
 

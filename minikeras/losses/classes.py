@@ -206,9 +206,14 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
 
     Args:
         from_logits: whether `y_pred` holds logits (stable for any magnitude).
+        ignore_class: None only (Keras's default); a class to ignore raises,
+            not supported yet.
         reduction: as in `Loss`.
         name: the loss's name.
         dtype: as in `Loss`.
+
+    Raises:
+        NotImplementedError: for an `ignore_class`.
 
     Example:
         >>> float(
@@ -220,10 +225,18 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
     def __init__(
         self,
         from_logits=False,
+        ignore_class=None,
         reduction="sum_over_batch_size",
         name="sparse_categorical_crossentropy",
         dtype=None,
     ):
+        if ignore_class is not None:
+            raise NotImplementedError(
+                "SparseCategoricalCrossentropy: ignore_class is not supported yet; pass "
+                "sample_weight=(labels != ignore_class) (and labels with the ignored class "
+                "replaced by a valid one) for the same losses"
+            )
+        self.ignore_class = None
         self.from_logits = bool(from_logits)
         super().__init__(
             sparse_categorical_crossentropy,
@@ -232,6 +245,18 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             dtype=dtype,
             from_logits=self.from_logits,
         )
+
+    def get_config(self):
+        """Returns the constructor arguments, Keras's `ignore_class` among them.
+
+        Returns:
+            A dict.
+
+        Example:
+            >>> mk.losses.SparseCategoricalCrossentropy().get_config()["ignore_class"] is None
+            True
+        """
+        return {**super().get_config(), "ignore_class": self.ignore_class}
 
     def __call__(self, y_true, y_pred, sample_weight=None, mask=None):
         """Computes the reduced loss; the usual training case is one fused op.

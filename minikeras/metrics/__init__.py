@@ -45,11 +45,12 @@ from minikeras.metrics.accuracies import (
 )
 from minikeras.metrics.auto_accuracy import _accuracy_for_loss, _AutoAccuracy
 from minikeras.metrics.base import Metric
-from minikeras.metrics.confusion import AUC, Precision, Recall
+from minikeras.metrics.confusion import AUC
 from minikeras.metrics.f_score import F1Score, FBetaScore
 from minikeras.metrics.hinge_metrics import CategoricalHinge, Hinge, SquaredHinge
 from minikeras.metrics.iou import IoU, MeanIoU
 from minikeras.metrics.mean import Mean, MeanMetricWrapper
+from minikeras.metrics.precision_recall import Precision, Recall
 from minikeras.metrics.r2_score import R2Score
 from minikeras.metrics.reduction import Sum
 from minikeras.metrics.regression import (

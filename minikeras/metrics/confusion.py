@@ -7,9 +7,9 @@ averaging per-sample values.
 import numpy as np
 
 from minikeras import config
-from minikeras.metrics.base import Metric, _aligned, _snake_case
+from minikeras.metrics.base import Metric, _aligned
 
-__all__ = ["AUC", "Precision", "Recall"]
+__all__ = ["AUC"]
 
 
 def _parse_thresholds(name, thresholds, default):
@@ -36,17 +36,21 @@ def _weights_like(name, sample_weight, shape):
         ) from None
 
 
-def _confusion_counts(name, y_true, y_pred, thresholds, sample_weight):
-    """Weighted (tp, fp, tn, fn) at each threshold; `y_pred > threshold` is positive."""
+def _confusion_counts(name, y_true, y_pred, thresholds, sample_weight, dtype):
+    """Weighted (tp, fp, tn, fn) at each threshold; `y_pred > threshold` is positive.
+
+    The scores are compared in the metric's `dtype` (float32 by default), as
+    Keras casts them: a float64 score of 0.3 then sits on a 0.3 threshold.
+    """
     y_true, y_pred = _aligned(f"Metric {name!r}", y_true, y_pred)
-    if y_pred.dtype.kind != "f":
-        y_pred = y_pred.astype(config.floatx())
+    if y_pred.dtype != dtype:
+        y_pred = y_pred.astype(dtype)
     weights = np.ones(y_pred.shape) if sample_weight is None else sample_weight
     weights = _weights_like(name, weights, y_pred.shape).ravel()
     positive = y_true.astype(bool).ravel()
     scores = y_pred.ravel()
     order = np.argsort(thresholds, kind="stable")
-    # Compared in the predictions' dtype, as Keras does: 0.5 is 0.5 in float32 too.
+    # The thresholds in that dtype too: 0.5 is 0.5 in float32 as in float64.
     ordered = thresholds[order].astype(scores.dtype)
     # How many thresholds each score exceeds; a score is positive at threshold j iff above > j.
     above = np.searchsorted(ordered, scores, side="left")
@@ -90,7 +94,7 @@ class _ConfusionMetric(Metric):
         """
         y_pred = self._scores(y_pred)
         tp, fp, tn, fn = _confusion_counts(
-            self.name, y_true, y_pred, self._thresholds, sample_weight
+            self.name, y_true, y_pred, self._thresholds, sample_weight, self.dtype
         )
         self.true_positives += tp
         self.false_positives += fp
@@ -102,95 +106,6 @@ class _ConfusionMetric(Metric):
 
     def _single_or_list(self, values):
         return float(values[0]) if len(values) == 1 else [float(v) for v in values]
-
-
-class _RateAtThresholds(_ConfusionMetric):
-    """A ratio of counts at `thresholds` (default 0.5): Precision's and Recall's shape."""
-
-    def __init__(self, thresholds=None, name=None, dtype=None):
-        super().__init__(dtype=dtype, name=name or _snake_case(type(self).__name__))
-        self.init_thresholds = thresholds
-        self._thresholds = _parse_thresholds(type(self).__name__, thresholds, 0.5)
-        self.thresholds = self._thresholds.tolist()
-        self.reset_state()
-
-    def get_config(self):
-        """Returns the constructor arguments.
-
-        Returns:
-            A dict.
-
-        Example:
-            >>> mk.metrics.Precision(thresholds=0.3).get_config()["thresholds"]
-            0.3
-        """
-        return {**super().get_config(), "thresholds": self.init_thresholds}
-
-
-class Precision(_RateAtThresholds):
-    """Fraction of predicted positives that are positive: `tp / (tp + fp)`.
-
-    A prediction is positive when `y_pred > threshold`. Empty counts give 0.
-
-    Args:
-        thresholds: None (0.5), a float in [0, 1], or a list of them.
-        name: the metric's name.
-        dtype: as in `Metric`.
-
-    Raises:
-        ValueError: if a threshold lies outside [0, 1].
-
-    Example:
-        >>> mk.metrics.Precision()([0, 1, 1, 1], [1, 0, 1, 1])
-        0.6666666666666666
-    """
-
-    def result(self):
-        """Returns the precision so far.
-
-        Returns:
-            A Python float, or a list of them (one per threshold) when several
-            thresholds were given.
-
-        Example:
-            >>> mk.metrics.Precision(thresholds=[0.2, 0.7])([1, 0], [0.9, 0.5])
-            [0.5, 1.0]
-        """
-        tp, fp = self.true_positives, self.false_positives
-        return self._single_or_list(_divide_no_nan(tp, tp + fp))
-
-
-class Recall(_RateAtThresholds):
-    """Fraction of positives predicted positive: `tp / (tp + fn)`.
-
-    A prediction is positive when `y_pred > threshold`. Empty counts give 0.
-
-    Args:
-        thresholds: None (0.5), a float in [0, 1], or a list of them.
-        name: the metric's name.
-        dtype: as in `Metric`.
-
-    Raises:
-        ValueError: if a threshold lies outside [0, 1].
-
-    Example:
-        >>> mk.metrics.Recall()([0, 1, 1, 1], [1, 0, 1, 1])
-        0.6666666666666666
-    """
-
-    def result(self):
-        """Returns the recall so far.
-
-        Returns:
-            A Python float, or a list of them (one per threshold) when several
-            thresholds were given.
-
-        Example:
-            >>> mk.metrics.Recall(thresholds=[0.2, 0.7])([1, 1], [0.9, 0.5])
-            [1.0, 0.5]
-        """
-        tp, fn = self.true_positives, self.false_negatives
-        return self._single_or_list(_divide_no_nan(tp, tp + fn))
 
 
 class AUC(_ConfusionMetric):
@@ -217,11 +132,16 @@ class AUC(_ConfusionMetric):
         dtype: as in `Metric`.
         thresholds: optional list of thresholds in [0, 1] to use instead of
             the even ones (-eps and 1 + eps are added).
+        multi_label: False only (Keras's default: one curve over every label's
+            scores); True raises.
+        num_labels: accepted, as in Keras (it only matters with `multi_label`).
+        label_weights: None only; anything else raises.
         from_logits: whether `y_pred` holds logits (a sigmoid is applied).
 
     Raises:
         ValueError: for an unknown curve or summation method, fewer than two
             thresholds, or a threshold outside [0, 1].
+        NotImplementedError: for `multi_label=True` or `label_weights`.
 
     Example:
         >>> mk.metrics.AUC()([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
@@ -236,9 +156,18 @@ class AUC(_ConfusionMetric):
         name=None,
         dtype=None,
         thresholds=None,
+        multi_label=False,
+        num_labels=None,
+        label_weights=None,
         from_logits=False,
     ):
+        if multi_label or label_weights is not None:
+            raise NotImplementedError(
+                "AUC: multi_label=True and label_weights (one curve per label, averaged) are "
+                "not supported yet; the AUC of all labels' scores together is multi_label=False"
+            )
         super().__init__(dtype=dtype, name=name or "auc")
+        self.multi_label, self.num_labels, self.label_weights = False, num_labels, None
         self.curve = str(curve).upper()
         if self.curve not in ("ROC", "PR"):
             raise ValueError(f"AUC: curve must be 'ROC' or 'PR', got {curve!r}")
@@ -328,5 +257,8 @@ class AUC(_ConfusionMetric):
             "curve": self.curve,
             "summation_method": self.summation_method,
             "thresholds": self.init_thresholds,
+            "multi_label": self.multi_label,
+            "num_labels": self.num_labels,
+            "label_weights": self.label_weights,
             "from_logits": self.from_logits,
         }

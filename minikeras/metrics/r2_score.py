@@ -20,6 +20,9 @@ class R2Score(Metric):
         r2 = 1 - residual / total                       (0 where that is infinite)
         adjusted = 1 - (1 - r2) * (n - 1) / (n - num_regressors - 1)
 
+    where `n` counts every value of `y_true` seen (rows times outputs,
+    weights aside), as Keras counts it.
+
     1 is a perfect fit, 0 is no better than predicting the mean, below 0 is
     worse. Inputs are 2-D (batch_size, outputs); a (batch_size,) operand
     against a (batch_size, 1) one gains the output axis.
@@ -111,7 +114,7 @@ class R2Score(Metric):
         )
         for variable, part in zip(self._sums, parts):
             variable.assign_add(part.sum(axis=0))
-        self.num_samples.assign_add(np.sum(np.any(weights != 0, axis=-1)))
+        self.num_samples.assign_add(y_true.size)  # (Keras's n: every value, weights aside)
 
     def result(self):
         """Returns R² (or the adjusted R²) so far; 0.0 before any batch.
