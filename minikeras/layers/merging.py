@@ -7,6 +7,8 @@ errors name the layer and every shape it got.
 
 import functools
 
+import numpy as np
+
 from minikeras import ops
 from minikeras.layers.layer import Layer
 
@@ -41,6 +43,27 @@ class _Merge(Layer):
 
     def build(self, input_shape):
         self.compute_output_shape(input_shape)
+
+    def compute_mask(self, inputs, mask=None):
+        """The inputs' masks combined, as Keras does: a step is kept where every input
+        that has a mask keeps it; None if none has one.
+
+        Args:
+            inputs: the list of inputs.
+            mask: the list of their masks (None for an input without one), or None.
+
+        Returns:
+            A boolean array, or None.
+
+        Example:
+            >>> masks = [np.array([[True, True, False]]), np.array([[True, False, True]])]
+            >>> mk.layers.Add().compute_mask([np.ones((1, 3, 2))] * 2, masks)
+            array([[ True, False, False]])
+        """
+        if not isinstance(mask, (list, tuple)):
+            return None
+        given = [np.asarray(m, dtype=bool) for m in mask if m is not None]
+        return np.logical_and.reduce(given) if given else None
 
     def call(self, inputs):
         if not isinstance(inputs, (list, tuple)):
@@ -285,6 +308,35 @@ class Concatenate(_Merge):
         if isinstance(axis, bool) or not isinstance(axis, int):
             raise ValueError(f"Concatenate: `axis` must be an int, got {axis!r}")
         self.axis = axis
+
+    def compute_mask(self, inputs, mask=None):
+        """The masks joined as the inputs are, Keras's way: an input without one counts as
+        kept everywhere, each mask is widened to its input's shape, and a position is kept
+        where any value along the last axis is.
+
+        Args:
+            inputs: the list of inputs.
+            mask: the list of their masks (None for an input without one), or None.
+
+        Returns:
+            A boolean array, or None if no input has a mask.
+
+        Example:
+            >>> mask = np.array([[True, False]])
+            >>> mk.layers.Concatenate(axis=1).compute_mask([np.ones((1, 2, 3))] * 2, [mask, None])
+            array([[ True, False,  True,  True]])
+        """
+        if not isinstance(mask, (list, tuple)) or all(m is None for m in mask):
+            return None
+        full = []
+        for x, m in zip(inputs, mask):
+            shape = np.shape(x)
+            if m is None:
+                full.append(np.ones(shape, dtype=bool))
+                continue
+            m = np.asarray(m, dtype=bool)
+            full.append(np.broadcast_to(m[..., None], shape) if m.ndim < len(shape) else m)
+        return np.any(np.concatenate(full, axis=self.axis), axis=-1)
 
     def compute_output_shape(self, input_shape):
         self._check_list(input_shape)

@@ -4,7 +4,7 @@ Both are written in `minikeras.ops` (`mean`, `var`, arithmetic), so gradients
 flow to the inputs, `gamma` and `beta` through the batch statistics too.
 """
 
-from minikeras import initializers, ops
+from minikeras import config, initializers, ops
 from minikeras.layers.layer import Layer
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
@@ -40,6 +40,10 @@ def _check_axis_argument(layer_class, axis):
 class _Normalization(Layer):
     """What both layers share: the normalized axes, fixed at build, checked on every call."""
 
+    # A mask passes through, as in Keras (and BatchNormalization's batch statistics
+    # leave the masked steps out).
+    supports_masking = True
+
     # The check is on the normalized axes (below), which need not be the last one.
 
     def _build_axes(self, input_shape, axes):
@@ -66,11 +70,22 @@ class _Normalization(Layer):
             shape[axis] = size
         return ops.reshape(weight, tuple(shape))
 
-    def _normalize(self, inputs, reduced, training=False):
-        """`(inputs - mean) / sqrt(variance + epsilon) * gamma + beta`, moments over `reduced`."""
-        mean = ops.mean(inputs, axis=reduced, keepdims=True)
-        centered = inputs - mean
-        variance = ops.mean(ops.square(centered), axis=reduced, keepdims=True)
+    def _normalize(self, inputs, reduced, training=False, mask=None):
+        """`(inputs - mean) / sqrt(variance + epsilon) * gamma + beta`, moments over `reduced`
+        (over the steps `mask` keeps, if given, as Keras's masked moments)."""
+        if mask is None:
+            mean = ops.mean(inputs, axis=reduced, keepdims=True)
+            centered = inputs - mean
+            variance = ops.mean(ops.square(centered), axis=reduced, keepdims=True)
+        else:
+            weights = ops.cast(mask, inputs.dtype)
+            while len(weights.shape) < len(inputs.shape):
+                weights = ops.expand_dims(weights, -1)
+            weights = weights * ops.ones_like(inputs)  # (every channel counts its steps)
+            total = ops.sum(weights, axis=reduced, keepdims=True) + config.epsilon()
+            mean = ops.sum(weights * inputs, axis=reduced, keepdims=True) / total
+            centered = inputs - mean
+            variance = ops.sum(weights * ops.square(centered), axis=reduced, keepdims=True) / total
         if training:
             self._update_moving_statistics(mean, variance)
         outputs = centered * (1.0 / ops.sqrt(variance + self.epsilon))
@@ -189,11 +204,11 @@ class BatchNormalization(_Normalization):
             trainable=False,
         )
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         self._check_inputs(inputs)
         if training and self.trainable:
             reduced = tuple(a for a in range(self._rank) if a not in self._axes)
-            return self._normalize(inputs, reduced, training=True)
+            return self._normalize(inputs, reduced, training=True, mask=mask)
         # Per-channel statistics: fold them into one scale and one shift, so that the
         # full-size work is one multiply and one add.
         inv = 1.0 / ops.sqrt(self._broadcast(self.moving_variance) + self.epsilon)

@@ -82,6 +82,8 @@ class GaussianNoise(Layer):
         (0.1, array([[0., 0.]], dtype=float32))
     """
 
+    supports_masking = True  # (the mask passes through, as in Keras)
+
     def __init__(self, stddev, seed=None, **kwargs):
         super().__init__(**kwargs)
         if isinstance(stddev, bool) or not (

@@ -93,8 +93,8 @@ class Reshape(Layer):
 
     def compute_output_shape(self, input_shape):
         rest = input_shape[1:]
-        if any(s is None for s in rest):
-            return (input_shape[0], *self.target_shape)
+        if any(s is None for s in rest):  # (then the -1 is not known either)
+            return (input_shape[0], *(None if s == -1 else s for s in self.target_shape))
         size = math.prod(rest)
         known = math.prod(s for s in self.target_shape if s != -1)
         fits = size % known == 0 if -1 in self.target_shape else size == known
