@@ -15,6 +15,7 @@ from minikeras.more_activations import (
     hard_sigmoid,
     hard_silu,
     log_sigmoid,
+    log_softmax,
     mish,
     relu6,
     selu,
@@ -33,6 +34,7 @@ __all__ = [
     "leaky_relu",
     "linear",
     "log_sigmoid",
+    "log_softmax",
     "mish",
     "relu",
     "relu6",
@@ -242,6 +244,7 @@ _ACTIVATIONS = {
     "softsign": softsign,
     "mish": mish,
     "log_sigmoid": log_sigmoid,
+    "log_softmax": log_softmax,
     "exponential": exponential,
 }
 

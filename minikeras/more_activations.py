@@ -15,6 +15,7 @@ __all__ = [
     "hard_sigmoid",
     "hard_silu",
     "log_sigmoid",
+    "log_softmax",
     "mish",
     "relu6",
     "selu",
@@ -155,3 +156,20 @@ def exponential(x):
         array([1.    , 2.7183], dtype=float32)
     """
     return ops.exp(x)
+
+
+def log_softmax(x, axis=-1):
+    """The logarithm of the softmax along `axis`: `x - logsumexp(x, axis)`, stable.
+
+    Args:
+        x: Tensor or array-like.
+        axis: the axis the probabilities sum to one along.
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> np.round(np.exp(mk.activations.log_softmax([[0.0, 0.0]]).numpy()), 4)
+        array([[0.5, 0.5]], dtype=float32)
+    """
+    return ops.log_softmax(x, axis=axis)

@@ -67,6 +67,7 @@ CASES = [
     ("mish", activations.mish, lambda x: x * np.tanh(np.log1p(np.exp(x)))),
     ("log_sigmoid", activations.log_sigmoid, lambda x: -np.log1p(np.exp(-x))),
     ("exponential", activations.exponential, np.exp),
+    ("log_softmax", activations.log_softmax, lambda x: np.log(_softmax(x, -1))),
 ]
 IDS = [case[0] for case in CASES]
 

@@ -77,8 +77,8 @@ class MultiHeadAttention(Layer):
         use_bias: whether the four projections have biases.
         output_shape: the size of the output's last axis (an int or a tuple
             of sizes); the query's last axis by default.
-        attention_axes: None only (attention over all axes but the batch and
-            the last); kept for Keras's signature.
+        attention_axes: None, or those same axes (all but the batch and the
+            last, as Keras's default): other axes raise at build.
         kernel_initializer: initializer of the four kernels.
         bias_initializer: initializer of the four biases.
         seed: int seed of the dropout's mask stream.
@@ -134,12 +134,16 @@ class MultiHeadAttention(Layer):
         self.key_dim = check_positive_int("MultiHeadAttention", "key_dim", key_dim)
         value_dim = key_dim if value_dim is None else value_dim
         self.value_dim = check_positive_int("MultiHeadAttention", "value_dim", value_dim)
-        if attention_axes is not None:
+        if isinstance(attention_axes, int):
+            attention_axes = (attention_axes,)
+        if attention_axes is not None and not all(
+            isinstance(a, int) and not isinstance(a, bool) for a in attention_axes
+        ):
             raise ValueError(
-                "MultiHeadAttention: only attention_axes=None (attend over every axis but "
-                f"the batch and the last) is supported, got {attention_axes!r}"
+                f"MultiHeadAttention: attention_axes must be None or ints, got {attention_axes!r}"
             )
-        self.attention_axes = None
+        # Checked at build, against the query's rank: only the default's axes are supported.
+        self.attention_axes = None if attention_axes is None else tuple(attention_axes)
         if isinstance(output_shape, int):
             output_shape = (output_shape,)
         if output_shape is not None:
@@ -195,6 +199,15 @@ class MultiHeadAttention(Layer):
                     f"MultiHeadAttention '{self.name}' needs {part} of shape (batch, steps, "
                     f"features) with a known last axis, got shape {tuple(shape)}"
                 )
+        rank = len(query_shape)
+        if self.attention_axes is not None and sorted(
+            a % rank for a in self.attention_axes
+        ) != list(range(1, rank - 1)):
+            raise ValueError(
+                f"MultiHeadAttention '{self.name}': only attention over every axis but the "
+                f"batch and the last ({tuple(range(1, rank - 1))} for inputs of rank {rank}) "
+                f"is supported, got attention_axes={self.attention_axes}"
+            )
         heads = self.num_heads
         output_shape = self._output_shape_arg or (query_shape[-1],)
         self.query_kernel, self.query_bias = self._projection(

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from minikeras import ops
+from minikeras.layers.data_format import check_layer_data_format
 from minikeras.layers.layer import Layer
 from minikeras.layers.reshaping_2d import Cropping2D, UpSampling2D, ZeroPadding2D
 
@@ -29,6 +30,9 @@ class Flatten(Layer):
     """Flattens each sample: `(batch, d1, d2, ...)` becomes `(batch, d1 * d2 * ...)`.
 
     Args:
+        data_format: `"channels_last"` (the default) or `"channels_first"`;
+            with the latter the channel axis is moved last before flattening,
+            as Keras does, so the values come in the channels-last order.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -37,14 +41,29 @@ class Flatten(Layer):
     Output shape:
         `(batch, d1 * d2 * ...)`; `(batch, 1)` for 1-D inputs.
 
+    Raises:
+        ValueError: for an unknown `data_format`.
+
     Example:
         >>> mk.layers.Flatten()(np.zeros((2, 3, 4))).shape
         (2, 12)
+        >>> x = np.arange(4.0).reshape(1, 2, 2)  # (batch, channels, steps)
+        >>> mk.layers.Flatten(data_format="channels_first")(x).numpy()
+        array([[0., 2., 1., 3.]], dtype=float32)
     """
 
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = check_layer_data_format("Flatten", data_format)
+
     def call(self, inputs):
+        if self.data_format == "channels_first" and inputs.ndim > 2:
+            inputs = ops.transpose(inputs, (0, *range(2, inputs.ndim), 1))
         # The size is written out: with 0 samples, -1 would be ambiguous.
         return ops.reshape(inputs, (inputs.shape[0], math.prod(inputs.shape[1:])))
+
+    def get_config(self):
+        return {**super().get_config(), "data_format": self.data_format}
 
     def compute_output_shape(self, input_shape):
         rest = input_shape[1:]

@@ -1,7 +1,8 @@
-"""Masks through merge and normalization layers, and Reshape's unknown `-1`, where a review
-against Keras 3 found minikeras apart: merges combine their inputs' masks, normalization
-and noise layers pass a mask on, BatchNormalization's batch statistics leave masked steps
-out, and `Reshape((-1, n))` of an input of unknown size has an unknown axis.
+"""Layers where a review against Keras 3 found minikeras apart: merges combine their
+inputs' masks, normalization and noise layers pass a mask on, BatchNormalization's batch
+statistics leave masked steps out, `Reshape((-1, n))` of an input of unknown size has an
+unknown axis, MultiHeadAttention takes its default `attention_axes` written out, and
+`Flatten` takes `data_format`.
 """
 
 import numpy as np
@@ -69,3 +70,31 @@ def test_reshape_minus_one_of_an_unknown_size_is_unknown():
     inputs = layers.Input((None, 4))
     model = mk.Model(inputs, layers.Conv1D(3, 3)(layers.Reshape((-1, 2))(inputs)))
     assert model.predict(np.ones((1, 5, 4), "float32"), verbose=0).shape == (1, 8, 3)
+
+
+def test_multi_head_attention_takes_the_default_attention_axes_written_out():
+    rng = np.random.default_rng(2)
+    q, v = (
+        rng.normal(size=(2, 5, 4)).astype("float32"),
+        rng.normal(size=(2, 3, 4)).astype("float32"),
+    )
+    default = layers.MultiHeadAttention(2, 3, seed=0)
+    written = layers.MultiHeadAttention(2, 3, attention_axes=(1,), seed=0)
+    default(q, v)
+    written(q, v)
+    written.set_weights(default.get_weights())
+    np.testing.assert_array_equal(written(q, v).numpy(), default(q, v).numpy())
+    assert layers.MultiHeadAttention.from_config(written.get_config()).attention_axes == (1,)
+    with pytest.raises(ValueError, match=r"only attention over.*\(1, 2\).*attention_axes=\(2,\)"):
+        x = np.ones((1, 2, 3, 4), "float32")
+        layers.MultiHeadAttention(2, 3, attention_axes=2)(x, x)
+
+
+def test_flatten_channels_first_flattens_in_the_channels_last_order():
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)  # (batch, channels, steps)
+    out = layers.Flatten(data_format="channels_first")(x).numpy()
+    np.testing.assert_array_equal(out, x.transpose(0, 2, 1).reshape(2, 12))
+    config = layers.Flatten(data_format="channels_first").get_config()
+    assert layers.Flatten.from_config(config).data_format == "channels_first"
+    with pytest.raises(ValueError, match="data_format"):
+        layers.Flatten(data_format="nchw")
