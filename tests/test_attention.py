@@ -181,8 +181,8 @@ def test_errors_name_the_layer_and_shapes():
         MultiHeadAttention(0, 4)
     with pytest.raises(ValueError, match="`dropout` must be in"):
         MultiHeadAttention(2, 4, dropout=1.0)
-    with pytest.raises(ValueError, match="only attention_axes=None"):
-        MultiHeadAttention(2, 4, attention_axes=(1,))
+    with pytest.raises(ValueError, match="attention_axes must be None or ints"):
+        MultiHeadAttention(2, 4, attention_axes=("time",))
     layer = MultiHeadAttention(2, 4, name="att")
     with pytest.raises(TypeError, match="'att'.*missing a required argument: 'value'"):
         layer(np.ones((1, 2, 3)))
