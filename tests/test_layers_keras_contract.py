@@ -98,3 +98,27 @@ def test_flatten_channels_first_flattens_in_the_channels_last_order():
     assert layers.Flatten.from_config(config).data_format == "channels_first"
     with pytest.raises(ValueError, match="data_format"):
         layers.Flatten(data_format="nchw")
+
+
+@pytest.mark.parametrize(
+    "make, weight",
+    [
+        (lambda **kw: layers.BatchNormalization(**kw), "gamma"),
+        (lambda **kw: layers.LayerNormalization(**kw), "gamma"),
+        (lambda **kw: layers.Embedding(5, 3, **kw), "embeddings"),
+    ],
+    ids=["BatchNormalization", "LayerNormalization", "Embedding"],
+)
+def test_keras_regularizers_and_constraints_of_normalization_and_embedding(make, weight):
+    prefix = "embeddings" if weight == "embeddings" else "gamma"
+    layer = make(**{f"{prefix}_regularizer": "l2", f"{prefix}_constraint": "non_neg"})
+    x = np.array([[1, 2, 3]]) if weight == "embeddings" else np.ones((2, 3), "float32")
+    layer(x)
+    variable = getattr(layer, weight)
+    penalty = 0.01 * np.sum(variable.numpy() ** 2)
+    assert float(sum(float(loss) for loss in layer.losses)) == pytest.approx(penalty, rel=1e-5)
+    mk.optimizers.SGD(1.0).apply([np.full(variable.shape, 10.0, "float32")], [variable])
+    assert variable.numpy().min() == 0.0  # (the constraint clipped what went negative)
+    config = layer.get_config()
+    again = type(layer).from_config(config)
+    assert again.get_config()[f"{prefix}_regularizer"] == config[f"{prefix}_regularizer"]

@@ -1,6 +1,6 @@
 """`Embedding`: integer ids to dense vectors, rows of a trained table."""
 
-from minikeras import initializers, ops
+from minikeras import constraints, initializers, ops, regularizers
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.layer import Layer
 
@@ -18,6 +18,8 @@ class Embedding(Layer):
         output_dim: positive int, the size of each vector.
         embeddings_initializer: initializer of the `(input_dim, output_dim)`
             table; `"uniform"` (in `[-0.05, 0.05)`) by default, as in Keras.
+        embeddings_regularizer: optional regularizer of the table.
+        embeddings_constraint: optional constraint of the table.
         mask_zero: whether id 0 is padding. If True, `compute_mask` gives
             `ids != 0`, which Sequential and functional models pass to the
             layers after this one (an RNN skips those steps), and id 0 should
@@ -54,6 +56,8 @@ class Embedding(Layer):
         input_dim,
         output_dim,
         embeddings_initializer="uniform",
+        embeddings_regularizer=None,
+        embeddings_constraint=None,
         mask_zero=False,
         weights=None,
         input_length=None,
@@ -65,6 +69,8 @@ class Embedding(Layer):
         self.input_dim = check_positive_int("Embedding", "input_dim", input_dim)
         self.output_dim = check_positive_int("Embedding", "output_dim", output_dim)
         self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
         self.mask_zero = bool(mask_zero)
         if weights is not None and not isinstance(weights, (list, tuple)):
             weights = [weights]
@@ -75,6 +81,8 @@ class Embedding(Layer):
             "embeddings",
             shape=(self.input_dim, self.output_dim),
             initializer=self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint,
         )
         if self._initial_weights is not None:
             self.set_weights(self._initial_weights)
@@ -111,5 +119,7 @@ class Embedding(Layer):
             "input_dim": self.input_dim,
             "output_dim": self.output_dim,
             "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
+            "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
+            "embeddings_constraint": constraints.serialize(self.embeddings_constraint),
             "mask_zero": self.mask_zero,
         }

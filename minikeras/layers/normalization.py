@@ -4,7 +4,7 @@ Both are written in `minikeras.ops` (`mean`, `var`, arithmetic), so gradients
 flow to the inputs, `gamma` and `beta` through the batch statistics too.
 """
 
-from minikeras import config, initializers, ops
+from minikeras import config, constraints, initializers, ops, regularizers
 from minikeras.layers.layer import Layer
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
@@ -43,6 +43,43 @@ class _Normalization(Layer):
     # A mask passes through, as in Keras (and BatchNormalization's batch statistics
     # leave the masked steps out).
     supports_masking = True
+
+    def _set_penalties(
+        self, beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint
+    ):
+        """Keras's regularizers and constraints of `beta` and `gamma`."""
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
+
+    def _add_scale_and_center(self, shape):
+        """`gamma` and `beta` (None where `scale` / `center` is off)."""
+        self.gamma = self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight(
+                "gamma",
+                shape=shape,
+                initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint,
+            )
+        if self.center:
+            self.beta = self.add_weight(
+                "beta",
+                shape=shape,
+                initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint,
+            )
+
+    def _penalties_config(self):
+        return {
+            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
+            "beta_constraint": constraints.serialize(self.beta_constraint),
+            "gamma_constraint": constraints.serialize(self.gamma_constraint),
+        }
 
     # The check is on the normalized axes (below), which need not be the last one.
 
@@ -127,6 +164,10 @@ class BatchNormalization(_Normalization):
         gamma_initializer: initializer of `gamma`.
         moving_mean_initializer: initializer of `moving_mean`.
         moving_variance_initializer: initializer of `moving_variance`.
+        beta_regularizer: optional regularizer of `beta`.
+        gamma_regularizer: optional regularizer of `gamma`.
+        beta_constraint: optional constraint of `beta`.
+        gamma_constraint: optional constraint of `gamma`.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -167,9 +208,14 @@ class BatchNormalization(_Normalization):
         gamma_initializer="ones",
         moving_mean_initializer="zeros",
         moving_variance_initializer="ones",
+        beta_regularizer=None,
+        gamma_regularizer=None,
+        beta_constraint=None,
+        gamma_constraint=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        self._set_penalties(beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)
         if isinstance(axis, bool) or not isinstance(axis, int):
             raise ValueError(f"BatchNormalization: `axis` must be an int, got {axis!r}")
         if not 0.0 <= momentum <= 1.0:
@@ -189,11 +235,7 @@ class BatchNormalization(_Normalization):
     def build(self, input_shape):
         self._build_axes(input_shape, [self.axis])
         shape = self._sizes
-        self.gamma = self.beta = None
-        if self.scale:
-            self.gamma = self.add_weight("gamma", shape=shape, initializer=self.gamma_initializer)
-        if self.center:
-            self.beta = self.add_weight("beta", shape=shape, initializer=self.beta_initializer)
+        self._add_scale_and_center(shape)
         self.moving_mean = self.add_weight(
             "moving_mean", shape=shape, initializer=self.moving_mean_initializer, trainable=False
         )
@@ -237,6 +279,7 @@ class BatchNormalization(_Normalization):
             "gamma_initializer": initializers.serialize(self.gamma_initializer),
             "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
             "moving_variance_initializer": initializers.serialize(self.moving_variance_initializer),
+            **self._penalties_config(),
         }
 
 
@@ -256,6 +299,10 @@ class LayerNormalization(_Normalization):
         scale: whether to multiply by the learned `gamma`.
         beta_initializer: initializer of `beta`.
         gamma_initializer: initializer of `gamma`.
+        beta_regularizer: optional regularizer of `beta`.
+        gamma_regularizer: optional regularizer of `gamma`.
+        beta_constraint: optional constraint of `beta`.
+        gamma_constraint: optional constraint of `gamma`.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -289,9 +336,14 @@ class LayerNormalization(_Normalization):
         scale=True,
         beta_initializer="zeros",
         gamma_initializer="ones",
+        beta_regularizer=None,
+        gamma_regularizer=None,
+        beta_constraint=None,
+        gamma_constraint=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        self._set_penalties(beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)
         _check_axis_argument("LayerNormalization", axis)
         if not epsilon >= 0.0:
             raise ValueError(f"LayerNormalization: `epsilon` must be >= 0, got {epsilon!r}")
@@ -305,15 +357,7 @@ class LayerNormalization(_Normalization):
     def build(self, input_shape):
         axes = self.axis if isinstance(self.axis, list) else [self.axis]
         self._build_axes(input_shape, axes)
-        self.gamma = self.beta = None
-        if self.scale:
-            self.gamma = self.add_weight(
-                "gamma", shape=self._sizes, initializer=self.gamma_initializer
-            )
-        if self.center:
-            self.beta = self.add_weight(
-                "beta", shape=self._sizes, initializer=self.beta_initializer
-            )
+        self._add_scale_and_center(self._sizes)
 
     def call(self, inputs):
         self._check_inputs(inputs)
@@ -328,4 +372,5 @@ class LayerNormalization(_Normalization):
             "scale": self.scale,
             "beta_initializer": initializers.serialize(self.beta_initializer),
             "gamma_initializer": initializers.serialize(self.gamma_initializer),
+            **self._penalties_config(),
         }
