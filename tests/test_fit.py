@@ -270,12 +270,12 @@ BAD_INPUTS = {
         lambda x, y: ((x, y), {"validation_data": (x[:5], y[:4])}),
         r"fit \(validation_data\): x has 5 samples but y has 4",
     ),
-    "class missing from class_weight": (  # class 1 first shows up in the fourth batch
+    "class_weight with sample_weight": (  # (Keras refuses both at once)
         lambda x, y: (
             (x, np.repeat([0, 1], [30, 10])),
-            {"class_weight": {0: 1.0}, "batch_size": 8, "shuffle": False},
+            {"class_weight": {0: 1.0}, "sample_weight": np.ones(40), "batch_size": 8},
         ),
-        "class_weight has no entry for class 1",
+        "class_weight or sample_weight, not both",
     ),
     "batch_size 0": (lambda x, y: ((x, y), {"batch_size": 0}), "batch_size must be an int >= 1"),
     "labels shaped unlike the predictions": (
@@ -622,9 +622,9 @@ def tiny_problem():
         (None, None, [1.0, 1.0, 1.0, 1.0]),
         ([1.0, 2.0, 0.5, 0.0], None, [1.0, 2.0, 0.5, 0.0]),
         (None, {0: 1.0, 1: 3.0}, [3.0, 1.0, 3.0, 1.0]),
-        ([1.0, 2.0, 0.5, 0.0], {0: 1.0, 1: 3.0}, [3.0, 2.0, 1.5, 0.0]),
+        (None, {1: 1.0, 2: 5.0}, [1.0, 1.0, 1.0, 1.0]),  # (class 0 left out: it weighs 1)
     ],
-    ids=["unweighted", "sample_weight", "class_weight", "both"],
+    ids=["unweighted", "sample_weight", "class_weight", "class left out"],
 )
 def test_one_step_matches_the_update_computed_by_hand(sample_weight, class_weight, weight):
     model, x, y, kernel, bias = tiny_problem()
@@ -643,6 +643,12 @@ def test_one_step_matches_the_update_computed_by_hand(sample_weight, class_weigh
     assert history.history["mae"][0] == pytest.approx(
         np.mean(np.abs(x @ kernel + bias - y)), rel=1e-6
     )
+
+
+def test_class_weight_and_sample_weight_together_are_refused_as_in_keras():
+    model, x, y, _, _ = tiny_problem()
+    with pytest.raises(ValueError, match="class_weight or sample_weight, not both"):
+        model.fit(x, y, sample_weight=np.ones(4), class_weight={0: 1.0, 1: 3.0}, verbose=0)
 
 
 def test_class_weight_applies_to_training_not_to_validation():
@@ -930,3 +936,9 @@ def test_evaluate_and_predict_arguments_are_named():
         model.evaluate(x, y, batch_size=0, verbose=0)
     with pytest.raises(ValueError, match="predict: verbose must be"):
         model.predict(x, verbose=5)
+
+
+def test_validation_data_may_be_a_list_as_in_keras():
+    model, x, y, _, _ = tiny_problem()
+    as_list = model.fit(x, y, validation_data=[x, y], verbose=0, shuffle=False)
+    assert as_list.history["val_loss"][0] == pytest.approx(model.evaluate(x, y, verbose=0)[0])

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from minikeras import losses, metrics
+from minikeras.metrics.auto_accuracy import _AutoAccuracy
 
 # ---------------------------------------------------------------- helpers
 
@@ -362,9 +363,10 @@ def test_auc_is_fast_on_large_batches():
         (losses.CategoricalCrossentropy(), metrics.CategoricalAccuracy),
         ("binary_crossentropy", metrics.BinaryAccuracy),
         (losses.BinaryCrossentropy(), metrics.BinaryAccuracy),
-        ("mse", metrics.Accuracy),
-        (losses.MeanAbsoluteError(), metrics.Accuracy),
-        ("huber", metrics.Accuracy),
+        # Other losses: by the shapes of the first batch, as Keras 3 picks it.
+        ("mse", _AutoAccuracy),
+        (losses.MeanAbsoluteError(), _AutoAccuracy),
+        ("huber", _AutoAccuracy),
         (losses.CategoricalCrossentropy, metrics.CategoricalAccuracy),
         ({"class_name": "BinaryCrossentropy", "config": {}}, metrics.BinaryAccuracy),
     ],
@@ -374,6 +376,14 @@ def test_accuracy_resolves_from_the_loss(loss, expected):
         metric = metrics.get(identifier, loss=loss)
         assert type(metric) is expected
         assert metric.name == identifier
+
+
+def test_accuracy_for_a_regression_loss_follows_the_shapes_as_keras():
+    one_hot = np.eye(3)[[0, 1, 2, 1]]
+    softmax = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.5, 0.3, 0.2], [0.2, 0.3, 0.5]])
+    assert metrics.get("accuracy", loss="mse")(one_hot, softmax) == pytest.approx(0.5)
+    binary = metrics.get("accuracy", loss="mse")([[1], [0], [1]], [[0.9], [0.2], [0.3]])
+    assert binary == pytest.approx(2 / 3)
 
 
 def test_binary_accuracy_for_logits_thresholds_at_zero():

@@ -1,9 +1,8 @@
 """The accuracy `"accuracy"` stands for in `compile(metrics=[...])`: picked by loss or by shapes.
 
-`_accuracy_for_loss` reads the kind of accuracy off the compiled loss (its
-kind of cross-entropy, else exact equality); for no loss or a custom one,
-`_AutoAccuracy` picks it from the shapes of the first batch, by Keras 3's
-rule. `metrics.get("accuracy", loss=...)` calls the first.
+`_accuracy_for_loss` reads the kind of accuracy off a cross-entropy loss;
+for any other loss, or none, `_AutoAccuracy` picks it from the shapes of the
+first batch, by Keras 3's rule. `metrics.get("accuracy", loss=...)` calls the first.
 """
 
 import numpy as np
@@ -108,7 +107,7 @@ class _AutoAccuracy(Metric):
 
 
 def _accuracy_for_loss(loss, name):
-    """The accuracy a loss calls for: its kind of cross-entropy, else exact equality."""
+    """The accuracy a loss calls for: its kind of cross-entropy, else by the shapes."""
     if loss is None:
         return _AutoAccuracy(name=name)
     try:
@@ -125,7 +124,5 @@ def _accuracy_for_loss(loss, name):
     if fn is losses.binary_crossentropy:
         # sigmoid(logit) > 0.5 exactly when logit > 0.
         return BinaryAccuracy(name=name, threshold=0.0 if kwargs.get("from_logits") else 0.5)
-    builtin = (losses.mse, losses.mae, losses.huber, losses.kld)
-    if fn in builtin:
-        return Accuracy(name=name)
+    # Any other loss (mse on one-hot targets, say): by the shapes, as Keras 3 picks it.
     return _AutoAccuracy(name=name)

@@ -27,15 +27,17 @@ def _with_class_weight(sample_weight, y, class_weight, method="fit"):
         raise ValueError(
             f"{method}: class_weight needs one array of targets (a model with one output)"
         )
+    if sample_weight is not None:  # (which would win? Keras refuses both, so do we)
+        raise ValueError(
+            f"{method}: pass class_weight or sample_weight, not both (fold the class weights "
+            "into the sample weights)"
+        )
     labels = np.asarray(y)
     labels = (
         labels.argmax(axis=-1) if labels.ndim > 1 and labels.shape[-1] > 1 else labels.reshape(-1)
     )
-    try:
-        weights = np.array([class_weight[int(c)] for c in labels], dtype=np.float32)
-    except KeyError as error:
-        raise ValueError(f"{method}: class_weight has no entry for class {error.args[0]}") from None
-    return weights if sample_weight is None else weights * sample_weight
+    # A class the dict leaves out weighs 1, as in Keras.
+    return np.array([class_weight.get(int(c), 1.0) for c in labels], dtype=np.float32)
 
 
 class _PyDatasetSource:
@@ -368,7 +370,7 @@ def _validation(validation_data, dtype, batch_size, steps=None, need_y=True):
     if _is_batch_iterable(validation_data):
         return _Batches(validation_data, dtype, "fit (validation_data)", steps=steps, need_y=need_y)
     _no_steps_with_arrays(steps, "fit", "validation_steps")
-    if not isinstance(validation_data, tuple) or len(validation_data) not in (2, 3):
+    if not isinstance(validation_data, (tuple, list)) or len(validation_data) not in (2, 3):
         raise ValueError(
             "fit: validation_data must be (x_val, y_val) or (x_val, y_val, sample_weight)"
         )

@@ -239,8 +239,8 @@ class FitLoop:
                     break
                 self.reset_metrics()
                 callback_list.on_epoch_begin(epoch)
-                if self.stop_training:
-                    break
+                # (stop_training is read after each batch and each epoch, as Keras reads
+                # it: set before, it still lets one batch, and the epoch's end, run)
                 progress = Progress(train.steps, verbose, f"Epoch {epoch + 1}/{epochs}")
                 epoch_steps, logs = 0, {}
                 # Streamed data is checked batch by batch: a bad batch restores this point.
