@@ -444,3 +444,39 @@ def test_a_layer_saves_and_loads_its_own_state_through_the_hooks(tmp_path):
     twin = mk.Sequential([mk.Input((3,)), Vocabulary()])
     twin.load_weights(tmp_path / "w.weights.h5")
     np.testing.assert_array_equal(twin.layers[0].table, [1.0, 2.0, 3.0])
+
+
+def test_a_keras_file_compiled_but_never_trained_loads_with_fresh_slots(tmp_path):
+    # Keras writes only the iterations and the learning rate before the first step.
+    import h5py
+
+    with zipfile.ZipFile(FIXTURES / "batchnorm_adam.keras") as archive:
+        buffer = io.BytesIO(archive.read("model.weights.h5"))
+    with h5py.File(buffer, "r+") as file:
+        group = file["optimizer/vars"]
+        for name in [name for name in group if int(name) >= 2]:
+            del group[name]
+        group["0"][()] = 0
+    target = _rewrite(FIXTURES / "batchnorm_adam.keras", tmp_path / "untrained.keras",
+                      members={"model.weights.h5": buffer.getvalue()})  # fmt: skip
+    model = mk.models.load_model(target, safe_mode=True)
+    assert int(model.optimizer.iterations.numpy()) == 0
+    assert all(not v.numpy().any() for v in model.optimizer.variables[1:])
+
+
+def test_a_learning_rate_schedule_is_no_optimizer_variable_in_the_keras_layout(tmp_path):
+    import h5py
+
+    model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+    schedule = mk.optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)
+    model.compile(mk.optimizers.Adam(schedule), "mse")
+    model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+    path = tmp_path / "scheduled.keras"
+    model.save(path)
+    with zipfile.ZipFile(path) as archive:
+        weights = io.BytesIO(archive.read("model.weights.h5"))
+    with h5py.File(weights, "r") as file:
+        count = len(file["optimizer/vars"])
+    assert count == 1 + 2 * len(model.trainable_weights)  # iterations, then m and v
+    again = mk.models.load_model(path)
+    assert int(again.optimizer.iterations.numpy()) == 1

@@ -7,7 +7,7 @@ from minikeras.models.sequential import Sequential
 __all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_json"]
 
 
-def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 (Keras's name)
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
     """Loads a model saved with `Model.save` (this is `minikeras.saving.load_model`).
 
     Args:
@@ -16,6 +16,8 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 (Kera
             classes and functions that are not registered.
         compile: restore the training state (compile arguments, optimizer
             state, random states), if the file has one.
+        safe_mode: accepted for Keras's signature; minikeras never runs code
+            from a file, so False changes nothing.
 
     Returns:
         The model.
@@ -35,4 +37,6 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 (Kera
     # Imported here: saving sits above models in the import graph.
     from minikeras import saving
 
-    return saving.load_model(filepath, custom_objects=custom_objects, compile=compile)
+    return saving.load_model(
+        filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode
+    )

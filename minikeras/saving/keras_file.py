@@ -266,7 +266,16 @@ def load_keras_weights(model, data, path, optimizer=None):
     if optimizer is not None:
         slots = keras_layout.optimizer_variables(optimizer)
         datasets = read("optimizer/vars")
-        if datasets is not None and len(datasets) == len(slots):
+        # A model compiled but never trained: Keras writes only the iterations (and the
+        # learning rate), its slots not made yet; they start afresh here too.
+        leading = (
+            len(slots)
+            - sum(1 for slot in slots if not isinstance(slot, keras_layout._LearningRate))
+            + 1
+        )
+        if datasets is not None and (
+            len(datasets) == len(slots) or (len(datasets) == leading < len(slots))
+        ):
             for index, (variable, dataset) in enumerate(zip(slots, datasets)):
                 array = _check_value(variable, dataset, f"optimizer/vars/{index}", problems)
                 if array is not None:

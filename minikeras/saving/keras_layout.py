@@ -355,7 +355,7 @@ def optimizer_variables(optimizer):
         )
     variables = list(optimizer.variables)
     found = [variables[0]]
-    if isinstance(optimizer.learning_rate, (int, float, np.floating)):
+    if not callable(optimizer._learning_rate):  # (a schedule is no variable in Keras)
         found.append(_LearningRate(optimizer))
     by_slot = {}
     for slots in _SLOT_CALLS[kind]:

@@ -210,7 +210,7 @@ def save_model(model, filepath, overwrite=True):
     archive.write_archive(filepath, "model", documents, tables, overwrite)
 
 
-def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 (Keras's name)
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
     """Loads a model saved by `Model.save`, checked before anything is assigned.
 
     With `compile=True` the training state comes back too: the model is
@@ -224,6 +224,9 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 (Kera
         custom_objects: optional dict of name -> class or function, for
             classes and functions that are not registered.
         compile: restore the training state, if the file has one.
+        safe_mode: accepted for Keras's signature. minikeras never runs code
+            from a file (a Keras `Lambda` saved as Python bytecode is refused
+            either way), so False changes nothing.
 
     Returns:
         The model.
