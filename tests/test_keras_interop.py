@@ -270,7 +270,19 @@ def _models():
                         rng.standard_normal((16, 3)).astype("float32")]),
         "custom_layer": (mk.Sequential([mk.Input((6,)), Scale(1.5, name="scale"),
                                         mk.layers.Dense(3)]), x),
+        "branches": (_branches(), [rng.standard_normal((16, 4)).astype("float32"),
+                                   rng.standard_normal((16, 4)).astype("float32")]),
     }  # fmt: skip
+
+
+def _branches():
+    """Two branches, the shorter built first: Keras lists the deeper one's first layer first."""
+    c, d = mk.Input((4,), name="c"), mk.Input((4,), name="d")
+    short = mk.layers.Dense(5, name="short")(c)
+    deep = mk.layers.Dense(5, name="deep2")(mk.layers.Dense(5, name="deep1")(d))
+    return mk.Model(
+        [c, d], mk.layers.Dense(3, name="head")(mk.layers.Add(name="add")([short, deep]))
+    )
 
 
 def _keras_scale(keras):
@@ -310,8 +322,10 @@ def test_keras_loads_minikeras_files_and_continues_training(tmp_path, name):
     )
     assert int(loaded.optimizer.iterations) == 2
     from minikeras.saving.keras_layout import optimizer_variables
+    from minikeras.saving.keras_order import keras_layer_order, trainable_order
 
-    ours = [np.asarray(v.numpy()) for v in optimizer_variables(model.optimizer)]
+    order = trainable_order(model, model.optimizer._trainable_variables)
+    ours = [np.asarray(v.numpy()) for v in optimizer_variables(model.optimizer, order)]
     theirs = [np.asarray(v) for v in loaded.optimizer.variables]
     assert len(ours) == len(theirs)
     for a, b in zip(theirs, ours):
@@ -321,7 +335,9 @@ def test_keras_loads_minikeras_files_and_continues_training(tmp_path, name):
     if name != "batchnorm_dropout":  # dropout draws differ between frameworks
         loaded.train_on_batch(first, y[:8])
         model.train_on_batch(first, y[:8])
-    for a, b in zip(loaded.get_weights(), model.get_weights()):
+    layers = keras_layer_order(model) or model.layers  # (Keras's order of the weights)
+    ours = [w.numpy() for layer in layers for w in layer.weights]
+    for a, b in zip(loaded.get_weights(), ours, strict=True):
         np.testing.assert_allclose(np.asarray(a), b, rtol=1e-4, atol=1e-6)
 
 
@@ -480,3 +496,28 @@ def test_a_learning_rate_schedule_is_no_optimizer_variable_in_the_keras_layout(t
     assert count == 1 + 2 * len(model.trainable_weights)  # iterations, then m and v
     again = mk.models.load_model(path)
     assert int(again.optimizer.iterations.numpy()) == 1
+
+
+def test_optimizer_slots_are_written_in_kerass_order_of_the_layers(tmp_path):
+    # Keras lists a functional model's layers by depth from the outputs, the deepest
+    # first: deep1 (three layers from the output), then short and deep2 (two), then
+    # head. The slots follow that order, not the order the layers were built in.
+    import h5py
+
+    from minikeras.saving.keras_order import keras_layer_order
+
+    model = _branches()
+    assert [layer.name for layer in keras_layer_order(model)] == [
+        "deep1", "short", "deep2", "add", "head",
+    ]  # fmt: skip
+    model.compile(mk.optimizers.Adam(0.01), "mse")
+    rng = np.random.default_rng(1)
+    x = [rng.standard_normal((8, 4)).astype("float32") for _ in range(2)]
+    model.fit(x, rng.standard_normal((8, 3)).astype("float32"), verbose=0)
+    model.save(tmp_path / "branches.keras")
+    with zipfile.ZipFile(tmp_path / "branches.keras") as archive:
+        weights = io.BytesIO(archive.read("model.weights.h5"))
+    with h5py.File(weights, "r") as file:
+        first_slot = file["optimizer/vars/2"][()]  # (after iterations and the learning rate)
+    momentum = next(v for v in model.optimizer.variables if v.name == "deep1_kernel_momentum")
+    np.testing.assert_array_equal(first_slot, momentum.numpy())

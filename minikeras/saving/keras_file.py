@@ -20,7 +20,7 @@ import zlib
 
 import numpy as np
 
-from minikeras.saving import keras_config, keras_layout
+from minikeras.saving import keras_config, keras_layout, keras_order
 from minikeras.saving.archive import LoadError, check_regular_file
 from minikeras.saving.keras_writer import (
     KERAS_FORMAT_VERSION,
@@ -264,7 +264,8 @@ def load_keras_weights(model, data, path, optimizer=None):
             if array is not None:
                 assignments.append((variable, array))
     if optimizer is not None:
-        slots = keras_layout.optimizer_variables(optimizer)
+        order = keras_order.trainable_order(model, optimizer._trainable_variables)
+        slots = keras_layout.optimizer_variables(optimizer, order)
         datasets = read("optimizer/vars")
         # A model compiled but never trained: Keras writes only the iterations (and the
         # learning rate), its slots not made yet; they start afresh here too.

@@ -325,7 +325,7 @@ class _LearningRate:
         self.optimizer.learning_rate = float(np.asarray(value))
 
 
-def optimizer_variables(optimizer):
+def optimizer_variables(optimizer, order=None):
     """A built optimizer's variables in the order of Keras's `optimizer/vars/<i>`.
 
     `iterations`, then the learning rate (unless it is a schedule, which
@@ -333,6 +333,9 @@ def optimizer_variables(optimizer):
 
     Args:
         optimizer: a built minikeras optimizer of a kind Keras has.
+        order: positions in the optimizer's variables of the model's
+            trainable variables in Keras's order (`keras_order.trainable_order`);
+            the optimizer's own order if None.
 
     Returns:
         A list of Variables (the learning rate as a stand-in with `assign`).
@@ -364,6 +367,6 @@ def optimizer_variables(optimizer):
     count = len(optimizer._trainable_variables)
     for slots in _SLOT_CALLS[kind]:
         present = [slot for slot in slots if len(by_slot[slot]) == count and count]
-        for index in range(count):
+        for index in range(count) if order is None else order:
             found.extend(by_slot[slot][index] for slot in present)
     return found

@@ -12,7 +12,7 @@ import zipfile
 
 import numpy as np
 
-from minikeras.saving import keras_layout
+from minikeras.saving import keras_layout, keras_order
 
 __all__ = [
     "KERAS_FORMAT_VERSION",
@@ -80,7 +80,8 @@ def keras_weights_bytes(model, optimizer=None):
                 group.create_dataset(str(index), data=variable.numpy())
         if optimizer is not None:
             group = file.require_group("optimizer/vars")
-            for index, variable in enumerate(keras_layout.optimizer_variables(optimizer)):
+            order = keras_order.trainable_order(model, optimizer._trainable_variables)
+            for index, variable in enumerate(keras_layout.optimizer_variables(optimizer, order)):
                 group.create_dataset(str(index), data=np.asarray(variable.numpy()))
     return buffer.getvalue()
 
