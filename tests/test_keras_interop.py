@@ -521,3 +521,20 @@ def test_optimizer_slots_are_written_in_kerass_order_of_the_layers(tmp_path):
         first_slot = file["optimizer/vars/2"][()]  # (after iterations and the learning rate)
     momentum = next(v for v in model.optimizer.variables if v.name == "deep1_kernel_momentum")
     np.testing.assert_array_equal(first_slot, momentum.numpy())
+
+
+@pytest.mark.parametrize("suffix", [".minikeras", ".keras"])
+def test_dict_inputs_and_outputs_come_back_as_dicts(tmp_path, suffix):
+    a, b = mk.Input((4,), name="a"), mk.Input((2,), name="b")
+    joined = mk.layers.Concatenate()([a, b])
+    model = mk.Model(
+        {"a": a, "b": b},
+        {"reg": mk.layers.Dense(2, name="reg")(joined), "cls": mk.layers.Dense(1, name="cls")(a)},
+    )
+    x = {"a": np.ones((3, 4), "float32"), "b": np.full((3, 2), 0.5, "float32")}
+    model.save(tmp_path / f"dicts{suffix}")
+    again = mk.models.load_model(tmp_path / f"dicts{suffix}")
+    want, got = model.predict(x, verbose=0), again.predict(x, verbose=0)
+    assert isinstance(got, dict) and got.keys() == want.keys()
+    for key in want:
+        np.testing.assert_array_equal(got[key], want[key])

@@ -85,7 +85,10 @@ def functional_config(model):
 
 
 def _triples(structure, history):
-    """A model's inputs or outputs as Keras writes them: `[layer name, node, tensor]` each."""
+    """A model's inputs or outputs as Keras writes them: `[layer name, node, tensor]` each
+    (a dict of them keeps its keys, as Keras writes it)."""
+    if isinstance(structure, dict):
+        return {key: _triples(value, history) for key, value in structure.items()}
     leaves = flatten(structure)
     triples = [history[id(tensor)] for tensor in leaves]
     return triples[0] if isinstance(structure, SymbolicTensor) else triples
@@ -134,6 +137,8 @@ def _keras_triples(value):
         return {"class_name": _TENSOR, "config": {"keras_history": value}}
     if isinstance(value, list) and value and all(_is_triple(item) for item in value):
         return [_keras_triples(item) for item in value]
+    if isinstance(value, dict) and value and all(_is_triple(item) for item in value.values()):
+        return {key: _keras_triples(item) for key, item in value.items()}
     return value
 
 
