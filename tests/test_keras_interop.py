@@ -538,3 +538,15 @@ def test_dict_inputs_and_outputs_come_back_as_dicts(tmp_path, suffix):
     assert isinstance(got, dict) and got.keys() == want.keys()
     for key in want:
         np.testing.assert_array_equal(got[key], want[key])
+
+
+def test_an_optimizer_whose_keras_layout_is_unknown_is_a_load_error(tmp_path):
+    keras = _keras()
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, keras.layers.Dense(2)(inputs))
+    model.compile(keras.optimizers.Nadam(), "mse")
+    model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+    model.save(tmp_path / "nadam.keras")
+    with pytest.raises(LoadError, match=r"Nadam.*compile=False"):
+        mk.models.load_model(tmp_path / "nadam.keras")
+    assert mk.models.load_model(tmp_path / "nadam.keras", compile=False).layers

@@ -265,7 +265,12 @@ def load_keras_weights(model, data, path, optimizer=None):
                 assignments.append((variable, array))
     if optimizer is not None:
         order = keras_order.trainable_order(model, optimizer._trainable_variables)
-        slots = keras_layout.optimizer_variables(optimizer, order)
+        try:
+            slots = keras_layout.optimizer_variables(optimizer, order)
+        except ValueError as error:  # (a kind whose Keras layout minikeras does not know)
+            raise LoadError(
+                path, [f"optimizer: {error}; load_model(..., compile=False) gives the model"]
+            ) from None
         datasets = read("optimizer/vars")
         # A model compiled but never trained: Keras writes only the iterations (and the
         # learning rate), its slots not made yet; they start afresh here too.
