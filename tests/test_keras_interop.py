@@ -550,3 +550,20 @@ def test_an_optimizer_whose_keras_layout_is_unknown_is_a_load_error(tmp_path):
     with pytest.raises(LoadError, match=r"Nadam.*compile=False"):
         mk.models.load_model(tmp_path / "nadam.keras")
     assert mk.models.load_model(tmp_path / "nadam.keras", compile=False).layers
+
+
+def test_keras_loads_a_learning_rate_schedule_and_trains_on_alike(tmp_path):
+    keras = _keras()
+    model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+    schedule = mk.optimizers.schedules.ExponentialDecay(0.1, decay_steps=2, decay_rate=0.5)
+    model.compile(mk.optimizers.Adam(schedule), "mse")
+    x, y = np.linspace(0, 1, 12, dtype="float32").reshape(4, 3), np.ones((4, 2), "float32")
+    model.fit(x, y, verbose=0)
+    model.save(tmp_path / "scheduled.keras")
+    loaded = keras.saving.load_model(tmp_path / "scheduled.keras")
+    assert int(loaded.optimizer.iterations) == 1
+    loaded.train_on_batch(x, y)
+    model.train_on_batch(x, y)
+    np.testing.assert_allclose(
+        np.asarray(loaded.predict(x, verbose=0)), model.predict(x, verbose=0), rtol=1e-4, atol=1e-5
+    )  # (Keras's Adam computes its step size in float32)

@@ -115,7 +115,6 @@ def save_keras_weights(model, path, overwrite=True):
 
 
 def _compile_config(model):
-    from minikeras import optimizers
     from minikeras.saving.keras_config import compile_flags
     from minikeras.saving.model_io import _compile_entries, _map_leaves
 
@@ -131,7 +130,7 @@ def _compile_config(model):
 
     weighted = entries["weighted_metrics"]
     return {
-        "optimizer": _keras_entry(optimizers.serialize(model.optimizer), "keras.optimizers"),
+        "optimizer": _optimizer_entry(model.optimizer),
         "loss": _map_leaves(lambda e: _keras_entry(e, "keras.losses"), entries["loss"]),
         "loss_weights": entries["loss_weights"],
         "metrics": _map_leaves(metric_entry, entries["metrics"]) or None,
@@ -140,6 +139,21 @@ def _compile_config(model):
         # Keras compiles with XLA where the model allows ("auto"), as minikeras replays.
         **compile_flags(model.run_eagerly, model.jit_compile),
     }
+
+
+def _optimizer_entry(optimizer):
+    """The optimizer's entry for Keras; a learning-rate schedule in it named as Keras names one."""
+    from minikeras import optimizers
+
+    entry = _keras_entry(optimizers.serialize(optimizer), "keras.optimizers")
+    rate = entry.get("config", {}).get("learning_rate")
+    if isinstance(rate, dict):
+        config = {
+            **entry["config"],
+            "learning_rate": _keras_entry(rate, "keras.optimizers.schedules"),
+        }
+        entry = {**entry, "config": config}
+    return entry
 
 
 def _keras_entry(entry, module):
