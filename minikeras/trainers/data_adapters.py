@@ -10,6 +10,7 @@ sample weights. `_ArrayBatches` cuts them into (shuffled) batches;
 `fit`'s `validation_data` into either.
 """
 
+import itertools
 import numbers
 
 import numpy as np
@@ -368,7 +369,16 @@ def _validation(validation_data, dtype, batch_size, steps=None, need_y=True):
             _check_steps(steps, "fit", "validation_steps")
         return None
     if _is_batch_iterable(validation_data):
-        return _Batches(validation_data, dtype, "fit (validation_data)", steps=steps, need_y=need_y)
+        if steps is not None:
+            # As Keras: validation starts from the data's beginning at each epoch, so every
+            # epoch is scored on the same first `validation_steps` batches (read once).
+            steps = _check_steps(steps, "fit", "validation_steps")
+            source = validation_data
+            if _is_py_dataset(source):
+                source = _PyDatasetSource(source)
+            first = list(itertools.islice(iter(source), steps))
+            return _Batches(first, dtype, "fit (validation_data)", need_y=need_y)
+        return _Batches(validation_data, dtype, "fit (validation_data)", need_y=need_y)
     _no_steps_with_arrays(steps, "fit", "validation_steps")
     if not isinstance(validation_data, (tuple, list)) or len(validation_data) not in (2, 3):
         raise ValueError(

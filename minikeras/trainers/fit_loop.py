@@ -114,8 +114,9 @@ class FitLoop:
                 warning; a generator that runs out stops training, a list
                 starts over the next epoch. None: an epoch is one pass (a
                 generator is read whole first, so it must end).
-            validation_steps: likewise for an iterable of validation batches:
-                the batches of each validation pass.
+            validation_steps: for an iterable of validation batches, how many
+                each validation pass takes: the first ones, at every epoch
+                (read once, as Keras starts the validation data afresh).
             validation_batch_size: samples per validation batch (None: `batch_size`).
             validation_freq: validate after every `validation_freq`-th epoch
                 (an int, as in Keras 3).
