@@ -1,9 +1,10 @@
 """`GroupNormalization` (statistics per sample and group of channels) and `UnitNormalization`
 (each sample scaled to unit L2 norm)."""
 
-from minikeras import constraints, initializers, ops, regularizers
+from minikeras import initializers, ops
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
+from minikeras.layers.normalization import ScaleAndCenter
 
 __all__ = ["GroupNormalization", "UnitNormalization"]
 
@@ -67,7 +68,7 @@ class UnitNormalization(Layer):
         return {**super().get_config(), "axis": self.axis}
 
 
-class GroupNormalization(Layer):
+class GroupNormalization(ScaleAndCenter, Layer):
     """Normalizes each sample over groups of channels (Wu and He, 2018).
 
     The channels (the entries along `axis`) are split into `groups` groups of
@@ -150,10 +151,7 @@ class GroupNormalization(Layer):
         self.scale = bool(scale)
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = constraints.get(beta_constraint)
-        self.gamma_constraint = constraints.get(gamma_constraint)
+        self._set_penalties(beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)
 
     def build(self, input_shape):
         rank = len(input_shape)
@@ -177,23 +175,7 @@ class GroupNormalization(Layer):
         self._groups = groups
         self._channel_axis = self.axis % rank
         self.input_spec = InputSpec(ndim=rank, axes={self._channel_axis: channels})
-        self.gamma = self.beta = None
-        if self.scale:
-            self.gamma = self.add_weight(
-                "gamma",
-                shape=(channels,),
-                initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer,
-                constraint=self.gamma_constraint,
-            )
-        if self.center:
-            self.beta = self.add_weight(
-                "beta",
-                shape=(channels,),
-                initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer,
-                constraint=self.beta_constraint,
-            )
+        self._add_scale_and_center((channels,))
 
     def call(self, inputs):
         shape, axis, groups = inputs.shape, self._channel_axis, self._groups
@@ -228,8 +210,5 @@ class GroupNormalization(Layer):
             "scale": self.scale,
             "beta_initializer": initializers.serialize(self.beta_initializer),
             "gamma_initializer": initializers.serialize(self.gamma_initializer),
-            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
-            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
-            "beta_constraint": constraints.serialize(self.beta_constraint),
-            "gamma_constraint": constraints.serialize(self.gamma_constraint),
+            **self._penalties_config(),
         }

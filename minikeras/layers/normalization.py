@@ -7,7 +7,7 @@ flow to the inputs, `gamma` and `beta` through the batch statistics too.
 from minikeras import config, constraints, initializers, ops, regularizers
 from minikeras.layers.layer import Layer
 
-__all__ = ["BatchNormalization", "LayerNormalization"]
+__all__ = ["BatchNormalization", "LayerNormalization", "ScaleAndCenter"]
 
 
 def _normalize_axes(layer, axes, input_shape):
@@ -37,12 +37,20 @@ def _check_axis_argument(layer_class, axis):
         raise ValueError(f"{layer_class}: `axis` must be an int or a list of ints, got {axis!r}")
 
 
-class _Normalization(Layer):
-    """What both layers share: the normalized axes, fixed at build, checked on every call."""
+class ScaleAndCenter:
+    """`gamma` and `beta` with Keras's regularizers and constraints, for normalization layers.
 
-    # A mask passes through, as in Keras (and BatchNormalization's batch statistics
-    # leave the masked steps out).
-    supports_masking = True
+    A base of `BatchNormalization`, `LayerNormalization` and
+    `GroupNormalization`: the layer sets `scale`, `center` and the two
+    initializers, calls `_set_penalties` in `__init__`, `_add_scale_and_center`
+    in `build`, and adds `_penalties_config()` to its config.
+
+    Example:
+        >>> layer = mk.layers.LayerNormalization(gamma_regularizer="l2")
+        >>> _ = layer(np.ones((1, 3)))
+        >>> layer._penalties_config()["gamma_regularizer"]["class_name"]
+        'L2'
+    """
 
     def _set_penalties(
         self, beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint
@@ -80,6 +88,14 @@ class _Normalization(Layer):
             "beta_constraint": constraints.serialize(self.beta_constraint),
             "gamma_constraint": constraints.serialize(self.gamma_constraint),
         }
+
+
+class _Normalization(ScaleAndCenter, Layer):
+    """What both layers share: the normalized axes, fixed at build, checked on every call."""
+
+    # A mask passes through, as in Keras (and BatchNormalization's batch statistics
+    # leave the masked steps out).
+    supports_masking = True
 
     # The check is on the normalized axes (below), which need not be the last one.
 
