@@ -274,11 +274,7 @@ def load_keras_weights(model, data, path, optimizer=None):
         datasets = read("optimizer/vars")
         # A model compiled but never trained: Keras writes only the iterations (and the
         # learning rate), its slots not made yet; they start afresh here too.
-        leading = (
-            len(slots)
-            - sum(1 for slot in slots if not isinstance(slot, keras_layout._LearningRate))
-            + 1
-        )
+        leading = 1 + sum(isinstance(slot, keras_layout._LearningRate) for slot in slots)
         if datasets is not None and (
             len(datasets) == len(slots) or (len(datasets) == leading < len(slots))
         ):
