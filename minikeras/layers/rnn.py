@@ -11,7 +11,7 @@ steps: the same results, much slower.
 
 import numpy as np
 
-from minikeras import ops
+from minikeras import ops, tree
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
 from minikeras.layers.stacked_cells import StackedRNNCells, takes_training
@@ -239,9 +239,8 @@ class RNN(StatefulStates, Layer):
         if given is None:
             return self._kept_states()  # None: the cell's initial states, made by _loop
         expected = self._state_shapes(batch)
-        given = list(given) if isinstance(given, (list, tuple)) else [given]
         # Keras nests stacked cells' states cell by cell: taken flat, in that order.
-        given = [s for each in given for s in (each if isinstance(each, (list, tuple)) else [each])]
+        given = tree.flatten(given)
         got = [tuple(np.shape(state)) for state in given]
         if got != expected:
             raise ValueError(
