@@ -135,8 +135,8 @@ def test_dropout_scales_kept_entries_and_broadcasts_its_noise_shape():
     for row, source in zip(out, x):
         # One keep decision per row: all kept (scaled by 4/3) or all dropped.
         assert np.allclose(row, 0) or np.allclose(row, source / 0.75)
-    with pytest.raises(ValueError, match=r"`rate` must be in \[0, 1\), got 1"):
-        mk_random.dropout(x, 1)
+    with pytest.raises(ValueError, match=r"`rate` must be in \[0, 1\], got 1.5"):
+        mk_random.dropout(x, 1.5)
 
 
 def test_dropout_gradient_is_the_kept_scale():

@@ -10,6 +10,7 @@ run reproducible. Each function here takes `seed=`:
 - a `SeedGenerator`: draw from its own stream, which advances at each call.
 """
 
+from minikeras.random.distributions import beta, binomial, gamma
 from minikeras.random.generators import (
     SeedGenerator,
     generator,
@@ -29,8 +30,11 @@ from minikeras.random.random import (
 
 __all__ = [
     "SeedGenerator",
+    "beta",
+    "binomial",
     "categorical",
     "dropout",
+    "gamma",
     "generator",
     "make_seed",
     "normal",

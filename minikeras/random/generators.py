@@ -128,6 +128,23 @@ class SeedGenerator:
         """
         return {"seed": self.seed, "name": self.name}
 
+    @classmethod
+    def from_config(cls, config):
+        """A new generator from `get_config()`'s dict (its stream starts afresh).
+
+        Args:
+            config: a dict with `seed` and optionally `name`.
+
+        Returns:
+            A `SeedGenerator`.
+
+        Example:
+            >>> sg = mk.random.SeedGenerator.from_config({"seed": 5, "name": "aug"})
+            >>> sg.next() == mk.random.SeedGenerator(5).next()
+            True
+        """
+        return cls(**config)
+
     def __repr__(self):
         return f"<SeedGenerator name={self.name!r} seed={self.seed!r}>"
 

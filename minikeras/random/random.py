@@ -75,8 +75,9 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 
     Args:
         shape: the shape of the result.
-        minval: the lower bound (included).
-        maxval: the upper bound (excluded).
+        minval: the lower bound (included): a float, or an array broadcast
+            against `shape`.
+        maxval: the upper bound (excluded), likewise.
         dtype: a float dtype; `config.floatx()` by default.
         seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
 
@@ -85,7 +86,8 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 
     Raises:
         TypeError: for a bad `shape` or `seed`.
-        ValueError: for a negative size, a non-float `dtype`, or `maxval < minval`.
+        ValueError: for a negative size, a non-float `dtype`, or `maxval < minval`
+            anywhere (Keras draws nonsense there without a word).
 
     Example:
         >>> x = mk.random.uniform((1000,), minval=-1.0, maxval=1.0, seed=1).numpy()
@@ -93,7 +95,7 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         True
     """
     shape, dtype = _shape(shape, "uniform"), _float_dtype(dtype, "uniform")
-    if maxval < minval:
+    if np.any(np.asarray(maxval) < np.asarray(minval)):
         raise ValueError(f"uniform: `maxval` ({maxval}) must not be below `minval` ({minval})")
     values = rng_for(seed, "uniform").uniform(minval, maxval, shape)
     return Tensor(values.astype(dtype))
@@ -139,7 +141,7 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
         shape: the shape of the result.
         minval: the lowest value (included).
         maxval: the bound (excluded).
-        dtype: an integer dtype, `"int32"` by default.
+        dtype: an integer dtype; `"int32"` by default (also for None).
         seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
 
     Returns:
@@ -147,7 +149,8 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
 
     Raises:
         TypeError: for a bad `shape` or `seed`.
-        ValueError: for a non-integer `dtype` or `maxval <= minval`.
+        ValueError: for a non-integer `dtype` or `maxval <= minval` (an empty
+            range: Keras's JAX backend returns `minval` there, torch raises).
 
     Example:
         >>> x = mk.random.randint((1000,), 3, 6, seed=0).numpy()
@@ -155,6 +158,7 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
         ([3, 4, 5], dtype('int32'))
     """
     shape = _shape(shape, "randint")
+    dtype = "int32" if dtype is None else dtype
     if np.dtype(dtype).kind not in "iu":
         raise ValueError(f"randint: `dtype` must be an integer dtype, got {dtype}")
     if maxval <= minval:
@@ -166,12 +170,15 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
 def dropout(inputs, rate, noise_shape=None, seed=None):
     """Zeroes each entry with probability `rate` and scales the rest by `1 / (1 - rate)`.
 
-    Gradients flow to `inputs` through the kept entries.
+    Gradients flow to `inputs` through the kept entries. As in Keras,
+    `rate=0` returns the inputs unchanged and `rate=1` returns zeros (whose
+    gradient is zero).
 
     Args:
-        inputs: a Tensor or array (float).
-        rate: the fraction to drop, in `[0, 1)`.
-        noise_shape: the shape of the keep mask, broadcast over `inputs`;
+        inputs: a float Tensor or array.
+        rate: the fraction to drop, in `[0, 1]`.
+        noise_shape: the shape of the keep mask, of the inputs' rank, each
+            size 1 (one decision shared along that axis) or the inputs' size;
             `None` entries take the inputs' size. By default the inputs' shape.
         seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
 
@@ -179,17 +186,21 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         A Tensor of the inputs' shape and dtype.
 
     Raises:
-        ValueError: if `rate` is not in `[0, 1)`, or `noise_shape` does not
-            have the inputs' rank.
+        TypeError: if `inputs` are not floats (a scaled integer would be
+            truncated).
+        ValueError: if `rate` is not in `[0, 1]`, or `noise_shape` does not
+            have the inputs' rank or does not broadcast to their shape.
 
     Example:
         >>> out = mk.random.dropout(np.ones((2, 4), "float32"), 0.5, seed=0).numpy()
         >>> sorted(set(out.ravel().tolist()))
         [0.0, 2.0]
     """
-    if not 0 <= rate < 1:
-        raise ValueError(f"dropout: `rate` must be in [0, 1), got {rate!r}")
+    if isinstance(rate, bool) or not 0 <= rate <= 1:
+        raise ValueError(f"dropout: `rate` must be in [0, 1], got {rate!r}")
     inputs = ops.convert_to_tensor(inputs)
+    if np.dtype(inputs.dtype).kind != "f":
+        raise TypeError(f"dropout: `inputs` must be floats, got dtype {inputs.dtype}")
     shape = inputs.shape
     if noise_shape is not None:
         noise_shape = tuple(noise_shape)
@@ -198,8 +209,19 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
                 f"dropout: `noise_shape` {noise_shape} must have the rank of the inputs' "
                 f"shape {shape}"
             )
-        shape = tuple(s if n is None else int(n) for n, s in zip(noise_shape, shape))
-    return dropout_mask(inputs, rate, shape, rng_for(seed, "dropout"))
+        noise_shape = tuple(s if n is None else int(n) for n, s in zip(noise_shape, shape))
+        if any(n not in (1, s) for n, s in zip(noise_shape, shape)):
+            raise ValueError(
+                f"dropout: `noise_shape` {noise_shape} does not broadcast to the inputs' "
+                f"shape {shape}: each size must be 1 or the inputs' size"
+            )
+        shape = noise_shape
+    rng = rng_for(seed, "dropout")
+    if rate == 0:
+        return inputs
+    if rate == 1:  # `where`, not `inputs * 0`, so infinite inputs give 0, not nan
+        return ops.where(np.zeros(inputs.shape, bool), inputs, np.zeros((), inputs.dtype))
+    return dropout_mask(inputs, rate, shape, rng)
 
 
 def shuffle(x, axis=0, seed=None):
@@ -214,7 +236,7 @@ def shuffle(x, axis=0, seed=None):
         A Tensor with the slices along `axis` in a random order.
 
     Raises:
-        ValueError: if `axis` is out of range.
+        ValueError: if `x` is a scalar (0-D) or `axis` is out of range.
 
     Example:
         >>> x = mk.random.shuffle(np.arange(6).reshape(3, 2), seed=0).numpy()
@@ -222,7 +244,9 @@ def shuffle(x, axis=0, seed=None):
         ([0, 2, 4], True)
     """
     x = ops.convert_to_tensor(x)
-    if not -x.ndim <= axis < max(x.ndim, 1):
+    if x.ndim == 0:
+        raise ValueError(f"shuffle: `x` must have at least one axis, got a scalar {x.numpy()!r}")
+    if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"shuffle: `axis` {axis} is out of range for shape {x.shape}")
     order = rng_for(seed, "shuffle").permutation(x.shape[axis])
     return ops.take(x, order, axis=axis)
@@ -234,13 +258,15 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
     Args:
         logits: a 2D array `(batch, num_classes)` of unnormalized log-probabilities.
         num_samples: the number of draws per row.
-        dtype: an integer dtype, `"int32"` by default.
+        dtype: the result's dtype, `"int32"` by default; None gives
+            `config.floatx()`, as Keras's JAX backend does.
         seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
 
     Returns:
         A Tensor `(batch, num_samples)` of class indices.
 
     Raises:
+        TypeError: if `num_samples` is not an int.
         ValueError: if `logits` is not 2D or `num_samples` is negative.
 
     Example:
@@ -253,8 +279,11 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
         raise ValueError(
             f"categorical: `logits` must be 2D (batch, num_classes), got shape {logits.shape}"
         )
-    if int(num_samples) < 0:
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
+        raise TypeError(f"categorical: `num_samples` must be an int, got {num_samples!r}")
+    if num_samples < 0:
         raise ValueError(f"categorical: `num_samples` must be >= 0, got {num_samples}")
+    dtype = config.floatx() if dtype is None else dtype
     # The Gumbel-max trick: argmax(logits + Gumbel noise) is a draw from softmax(logits).
     rng = rng_for(seed, "categorical")
     gumbel = -np.log(-np.log(rng.uniform(size=(*logits.shape, int(num_samples))) + 1e-300))
