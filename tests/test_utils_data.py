@@ -216,3 +216,35 @@ def test_progbar_verbose_one_draws_a_bar_and_ends_the_line(capsys):
     bar = utils.Progbar(target=None, verbose=1, interval=0.0)
     bar.update(5, [("loss", 1e-5)])
     assert "5/Unknown" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------ Keras edges
+
+
+def test_to_categorical_of_a_tensor_is_a_tensor_and_num_classes_is_checked():
+    got = utils.to_categorical(mk.ops.convert_to_tensor(np.array([[1], [0]])), 3)
+    assert isinstance(got, mk.Tensor) and got.dtype == np.float32
+    np.testing.assert_array_equal(got.numpy(), [[0, 1, 0], [1, 0, 0]])
+    with pytest.raises(TypeError, match=r"to_categorical: num_classes must be an int >= 1 or "):
+        utils.to_categorical([1], 2.5)
+    with pytest.raises(ValueError, match=r"num_classes must be an int >= 1 or None, got 0"):
+        utils.to_categorical([0, 1], 0)
+    assert utils.to_categorical([1], np.int64(3)).shape == (1, 3)
+
+
+def test_pad_sequences_maxlen_must_be_an_int():
+    with pytest.raises(TypeError, match=r"pad_sequences: maxlen must be an int >= 0 or None"):
+        utils.pad_sequences([[1, 2, 3]], maxlen=2.5)
+    with pytest.raises(ValueError, match=r"maxlen must be an int >= 0 or None, got -1"):
+        utils.pad_sequences([[1, 2, 3]], maxlen=-1)
+    assert utils.pad_sequences([[1, 2, 3]], maxlen=np.int64(2)).tolist() == [[2, 3]]
+
+
+def test_split_dataset_shuffle_without_a_seed_follows_set_random_seed():
+    data = np.arange(50)
+    utils.set_random_seed(4)
+    first = utils.split_dataset(data, left_size=0.5, shuffle=True)
+    utils.set_random_seed(4)
+    again = utils.split_dataset(data, left_size=0.5, shuffle=True)
+    np.testing.assert_array_equal(first[0], again[0])
+    assert not np.array_equal(first[0], data[:25])

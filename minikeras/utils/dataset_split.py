@@ -4,6 +4,8 @@ import numbers
 
 import numpy as np
 
+from minikeras.random import rng_for
+
 __all__ = ["split_dataset"]
 
 
@@ -61,7 +63,9 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=
         right_size: int count or float fraction of the right part, or None.
         shuffle: whether to shuffle the samples (the same way in every array)
             before splitting.
-        seed: int seed for the shuffle; None draws one.
+        seed: int seed for the shuffle; None draws from the global generator,
+            so `minikeras.utils.set_random_seed` makes the split reproducible
+            (as in Keras).
 
     Returns:
         A tuple `(left, right)`, each structured like `dataset`.
@@ -114,7 +118,7 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=
         )
     order = np.arange(total)
     if shuffle:
-        order = np.random.default_rng(seed).permutation(total)
+        order = rng_for(seed, "split_dataset").permutation(total)
     left_order, right_order = order[:left], order[total - right :]
     return (
         rebuild([array[left_order] for array in arrays]),

@@ -3,6 +3,7 @@
 import numpy as np
 
 from minikeras import config, ops
+from minikeras.argument_checks import _int as check_int
 from minikeras.engine.tensor import Tensor
 
 __all__ = ["normalize", "to_categorical"]
@@ -13,20 +14,23 @@ def to_categorical(x, num_classes=None):
 
     A trailing axis of size 1 is dropped first, so labels of shape (n, 1)
     give (n, num_classes), as in Keras. The result is floatx (float32);
-    Keras returns float64 for numpy input.
+    Keras returns float64 for numpy input. Keras wraps a label of -1 round
+    to the last class and reads `num_classes=0` as None; both are errors here.
 
     Args:
         x: array-like of integer labels in `[0, num_classes)` (floats are
             truncated to ints, as in Keras).
-        num_classes: the number of classes; None means `max(x) + 1`.
+        num_classes: the number of classes, an int >= 1; None means `max(x) + 1`.
 
     Returns:
-        A numpy array of shape `x.shape + (num_classes,)` (without the
-        trailing 1) of zeros and ones.
+        An array of shape `x.shape + (num_classes,)` (without the trailing
+        1) of zeros and ones: a Tensor if `x` is a Tensor (as Keras returns
+        a tensor for a tensor), a numpy array otherwise.
 
     Raises:
-        ValueError: if a label lies outside `[0, num_classes)`, or `x` is
-            empty and `num_classes` is None.
+        TypeError: if `num_classes` is not an int or None.
+        ValueError: if `num_classes` < 1, a label lies outside
+            `[0, num_classes)`, or `x` is empty and `num_classes` is None.
 
     Example:
         >>> mk.utils.to_categorical([0, 2, 1], num_classes=3)
@@ -36,7 +40,8 @@ def to_categorical(x, num_classes=None):
         >>> mk.utils.to_categorical([[1], [0]]).shape
         (2, 2)
     """
-    labels = np.array(x, dtype="int64")
+    check_int("to_categorical", "num_classes", num_classes, 1, allow_none=True)
+    labels = np.array(x.numpy() if isinstance(x, Tensor) else x, dtype="int64")
     shape = labels.shape
     if len(shape) > 1 and shape[-1] == 1:
         shape = shape[:-1]
@@ -54,7 +59,8 @@ def to_categorical(x, num_classes=None):
         )
     categorical = np.zeros((labels.size, num_classes), dtype=config.floatx())
     categorical[np.arange(labels.size), labels] = 1
-    return categorical.reshape(shape + (num_classes,))
+    categorical = categorical.reshape(shape + (num_classes,))
+    return Tensor(categorical) if isinstance(x, Tensor) else categorical
 
 
 def normalize(x, axis=-1, order=2):

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from minikeras.argument_checks import _int as check_int
+
 __all__ = ["pad_sequences"]
 
 
@@ -18,7 +20,8 @@ def pad_sequences(
     Args:
         sequences: a list of sequences (lists or arrays); an empty sequence
             becomes a row of `value`.
-        maxlen: int, the length of every row; None means the longest sequence.
+        maxlen: an int >= 0, the length of every row; None means the longest
+            sequence.
         dtype: the result's dtype; use `object` for strings of any length.
         padding: `"pre"` or `"post"`, where to pad.
         truncating: `"pre"` or `"post"`, where to cut long sequences.
@@ -28,7 +31,8 @@ def pad_sequences(
         A numpy array of shape `(len(sequences), maxlen) + element_shape`.
 
     Raises:
-        ValueError: if `sequences` is not a list of sequences, `padding` or
+        TypeError: if `maxlen` is not an int or None.
+        ValueError: if `sequences` is not a list of sequences, `maxlen` < 0, `padding` or
             `truncating` is not `"pre"`/`"post"`, a string `value` meets a
             non-string `dtype`, or an element's shape differs from the first
             non-empty sequence's.
@@ -50,6 +54,7 @@ def pad_sequences(
         raise ValueError(f'pad_sequences: padding must be "pre" or "post", got {padding!r}')
     if truncating not in ("pre", "post"):
         raise ValueError(f'pad_sequences: truncating must be "pre" or "post", got {truncating!r}')
+    check_int("pad_sequences", "maxlen", maxlen, 0, allow_none=True)
     lengths, sample_shape = [], None
     for position, sequence in enumerate(sequences):
         try:
@@ -62,11 +67,7 @@ def pad_sequences(
         if sample_shape is None and len(sequence):
             sample_shape = np.asarray(sequence).shape[1:]
     sample_shape = sample_shape or ()
-    if maxlen is None:
-        maxlen = max(lengths, default=0)
-    maxlen = int(maxlen)
-    if maxlen < 0:
-        raise ValueError(f"pad_sequences: maxlen must be >= 0 or None, got {maxlen}")
+    maxlen = max(lengths, default=0) if maxlen is None else int(maxlen)
     is_string_dtype = np.issubdtype(dtype, np.str_) or np.issubdtype(dtype, np.bytes_)
     if isinstance(value, str) and dtype is not object and not is_string_dtype:
         raise ValueError(
