@@ -2,14 +2,18 @@
 
 Seeding (`set_random_seed`), a fresh session (`clear_session`), naming
 (`to_snake_case`), labels and arrays (`to_categorical`, `normalize`),
-sequences (`pad_sequences`), data (`split_dataset`, and `PyDataset` for data
-read batch by batch) and a progress bar for hand-written loops (`Progbar`).
+sequences (`pad_sequences`, `timeseries_dataset_from_array`), data
+(`split_dataset`, `PyDataset` for data read batch by batch, and the batch
+tuples of `pack_x_y_sample_weight` / `unpack_x_y_sample_weight`), dtype names
+(`standardize_dtype`) and a progress bar for hand-written loops (`Progbar`).
 
 `keras.utils.plot_model` is left out: it needs pydot and the Graphviz
 program, an outside binary minikeras does not depend on. `model.summary()`
 prints the layer graph as text.
 """
 
+from minikeras.config import standardize_dtype
+from minikeras.utils.data_tuples import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from minikeras.utils.dataset_split import split_dataset
 from minikeras.utils.naming import to_snake_case
 from minikeras.utils.numerical import normalize, to_categorical
@@ -18,15 +22,23 @@ from minikeras.utils.py_dataset import PyDataset
 from minikeras.utils.seeding import set_random_seed
 from minikeras.utils.sequence import pad_sequences
 from minikeras.utils.session import clear_session
+from minikeras.utils.timeseries import timeseries_dataset_from_array
+
+Sequence = PyDataset  # Keras 3 exports the same class under both names
 
 __all__ = [
     "Progbar",
     "PyDataset",
+    "Sequence",
     "clear_session",
     "normalize",
+    "pack_x_y_sample_weight",
     "pad_sequences",
     "set_random_seed",
     "split_dataset",
+    "standardize_dtype",
+    "timeseries_dataset_from_array",
     "to_categorical",
     "to_snake_case",
+    "unpack_x_y_sample_weight",
 ]

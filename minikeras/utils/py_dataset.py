@@ -10,7 +10,9 @@ class PyDataset:
     `__getitem__(index)` (batch `index`: `(x,)`, `(x, y)` or `(x, y,
     sample_weight)`, or `x` alone for `predict`); `on_epoch_end` is called by
     `fit` after each epoch (to reshuffle, say). `fit`, `evaluate` and `predict`
-    take one in place of arrays. Each batch is checked as it is read.
+    take one in place of arrays. Each batch is checked as it is read. A `for`
+    loop reads the batches in order. `Sequence` is the same class under its
+    older Keras name.
 
     Args:
         workers: accepted for Keras compatibility; batches are read in the
@@ -58,6 +60,21 @@ class PyDataset:
             NotImplementedError: if the subclass does not define it.
         """
         raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+
+    def __iter__(self):
+        """Yields the batches in order: `self[0]`, `self[1]`, ... up to `len(self)`.
+
+        Example:
+            >>> class Squares(mk.utils.PyDataset):
+            ...     def __len__(self):
+            ...         return 3
+            ...     def __getitem__(self, index):
+            ...         return index * index
+            >>> list(Squares())
+            [0, 1, 4]
+        """
+        for index in range(len(self)):
+            yield self[index]
 
     def on_epoch_end(self):
         """Called by `fit` after each epoch; does nothing unless overridden.
