@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["load_folder", "read_idx"]
+__all__ = ["keras_cache", "load_folder", "load_local", "read_idx"]
 
 _IDX_TYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 
@@ -96,3 +96,85 @@ def load_folder(name, path, env_var):
             )
         arrays[key] = read_idx(found)
     return (arrays["x_train"], arrays["y_train"]), (arrays["x_test"], arrays["y_test"])
+
+
+def keras_cache():
+    """The folder where Keras keeps the data sets it downloaded: `$KERAS_HOME/datasets`.
+
+    Returns:
+        A `Path`: `$KERAS_HOME/datasets`, or `~/.keras/datasets` if the
+        variable is not set (Keras's rule).
+
+    Example:
+        >>> mk.datasets.idx.keras_cache().name
+        'datasets'
+    """
+    return Path(os.environ.get("KERAS_HOME") or Path.home() / ".keras") / "datasets"
+
+
+def _load_npz(path):
+    with np.load(path, allow_pickle=False) as data:
+        missing = [key for key in FILES if key not in data.files]
+        if missing:
+            raise ValueError(f"{path}: not a data set file, it lacks the arrays {missing}")
+        return (data["x_train"], data["y_train"]), (data["x_test"], data["y_test"])
+
+
+def _has_idx_files(folder):
+    return all(
+        (folder / stem).exists() or (folder / (stem + ".gz")).exists() for stem in FILES.values()
+    )
+
+
+def load_local(name, path, env_var, keras_name):
+    """Loads an MNIST-style data set from local files, looking where a user keeps them.
+
+    `path` is a folder of the four IDX files, or a `.npz` file with
+    `x_train`, `y_train`, `x_test` and `y_test` (as Keras downloads MNIST);
+    a relative path that does not exist is also looked for in Keras's cache
+    (so Keras's `load_data(path="mnist.npz")` works). Without `path`:
+    `$env_var`, then `~/.minikeras/datasets/<name>`, then what Keras
+    downloaded (`keras_cache() / keras_name`), the first that has the files.
+
+    Args:
+        name: the data set's name, for messages and the default folder.
+        path: a folder or `.npz` file, or None to look in the usual places.
+        env_var: the environment variable that may name the folder.
+        keras_name: the file or folder Keras keeps the data set as, in its cache.
+
+    Returns:
+        `(x_train, y_train), (x_test, y_test)`.
+
+    Raises:
+        FileNotFoundError: if the files are in none of the places, naming them all.
+        ValueError: if a file is not a valid IDX or data set file.
+
+    Example:
+        >>> mk.datasets.idx.load_local("mnist", "/nonexistent", "X", "mnist.npz")
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: mnist: cannot find train-images-idx3-ubyte[.gz] in /nonexistent...
+    """
+    if path is not None:
+        path = Path(path)
+        if not path.exists() and not path.is_absolute() and (keras_cache() / path).exists():
+            path = keras_cache() / path
+        if path.suffix == ".npz":
+            if not path.exists():
+                raise FileNotFoundError(
+                    f"{name}: cannot find {path}. minikeras never downloads data"
+                )
+            return _load_npz(path)
+        return load_folder(name, path, env_var)
+    places = [Path(os.environ[env_var])] if os.environ.get(env_var) else []
+    places += [Path.home() / ".minikeras" / "datasets" / name, keras_cache() / keras_name]
+    for place in places:
+        if place.suffix == ".npz" and place.is_file():
+            return _load_npz(place)
+        if place.is_dir() and _has_idx_files(place):
+            return load_folder(name, place, env_var)
+    raise FileNotFoundError(
+        f"{name}: cannot find the data in {', '.join(str(p) for p in places)}. minikeras "
+        f"never downloads data: put the four IDX files ({', '.join(FILES.values())}, gzipped "
+        f"or not) in a folder and pass path=, or set ${env_var}."
+    )
