@@ -93,6 +93,13 @@ def test_uniform_takes_array_bounds_that_broadcast():
         mk_random.uniform((2, 3), low, np.array([1.0, 9.0, 101.0]))
 
 
+def test_randint_takes_array_bounds_that_broadcast():
+    x = mk_random.randint((3000, 2), np.array([0, 10]), np.array([2, 13]), seed=0).numpy()
+    assert sorted(set(x[:, 0].tolist())) == [0, 1] and sorted(set(x[:, 1].tolist())) == [10, 11, 12]
+    with pytest.raises(ValueError, match="must be above"):
+        mk_random.randint((2,), np.array([0, 5]), np.array([1, 5]))
+
+
 def test_randint_and_categorical_dtype_none_as_keras():
     assert mk_random.randint((3,), 0, 5, dtype=None, seed=0).dtype == np.int32
     draws = mk_random.categorical(np.zeros((2, 3)), 4, dtype=None, seed=0)

@@ -83,7 +83,7 @@ class SeedGenerator:
         name: an optional name, for messages.
 
     Raises:
-        TypeError: if `seed` is not an int or None.
+        TypeError: if `seed` is not an int or None (Keras raises ValueError).
         ValueError: if `seed` is negative.
 
     Example:
@@ -172,7 +172,7 @@ def rng_for(seed, where="random"):
         A `numpy.random.Generator`.
 
     Raises:
-        TypeError: for any other kind of seed.
+        TypeError: for any other kind of seed (Keras raises ValueError).
         ValueError: for a negative int seed.
 
     Example:

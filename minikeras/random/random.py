@@ -139,8 +139,9 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
 
     Args:
         shape: the shape of the result.
-        minval: the lowest value (included).
-        maxval: the bound (excluded).
+        minval: the lowest value (included): an int, or an array broadcast
+            against `shape`.
+        maxval: the bound (excluded), likewise.
         dtype: an integer dtype; `"int32"` by default (also for None).
         seed: None, an int or a `SeedGenerator` (see `minikeras.random`).
 
@@ -161,7 +162,7 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
     dtype = "int32" if dtype is None else dtype
     if np.dtype(dtype).kind not in "iu":
         raise ValueError(f"randint: `dtype` must be an integer dtype, got {dtype}")
-    if maxval <= minval:
+    if np.any(np.asarray(maxval) <= np.asarray(minval)):
         raise ValueError(f"randint: `maxval` ({maxval}) must be above `minval` ({minval})")
     values = rng_for(seed, "randint").integers(minval, maxval, shape)
     return Tensor(values.astype(dtype))
