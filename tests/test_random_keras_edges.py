@@ -131,6 +131,23 @@ def test_dropout_rejects_integer_inputs_and_a_mask_that_does_not_broadcast():
             mk_random.dropout(np.ones(2, "float32"), rate)
 
 
+def test_categorical_with_many_classes_and_samples_and_logits_that_are_no_distribution():
+    # 8 x 50,000 classes x 2,000 samples: a Gumbel-max draw would need 6 GB.
+    logits = np.zeros((8, 50_000))
+    logits[:, :2] = np.log([3.0, 1.0]) + 20  # almost all mass on classes 0 and 1, 3 to 1
+    draws = mk_random.categorical(logits, 2_000, seed=0).numpy()
+    assert draws.shape == (8, 2_000) and draws.dtype == np.int32
+    assert abs((draws == 0).mean() - 0.75) < 0.02 and (draws < 2).mean() > 0.99
+    impossible = mk_random.categorical(np.array([[-np.inf, 0.0, -np.inf]]), 50, seed=0)
+    np.testing.assert_array_equal(impossible.numpy(), 1)
+    assert mk_random.categorical(np.zeros((0, 3)), 4, seed=0).shape == (0, 4)
+    for bad in ([[np.nan, 0.0]], [[0.0, np.inf]], [[-np.inf, -np.inf]]):
+        with pytest.raises(ValueError, match="categorical: each row of `logits` must hold"):
+            mk_random.categorical(np.array(bad), 2)
+    with pytest.raises(ValueError, match="at least one class"):
+        mk_random.categorical(np.zeros((2, 0)), 2)
+
+
 def test_shuffle_of_a_scalar_is_a_clear_error():
     with pytest.raises(ValueError, match="shuffle: `x` must have at least one axis"):
         mk_random.shuffle(np.array(3.0))

@@ -268,7 +268,9 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
 
     Raises:
         TypeError: if `num_samples` is not an int.
-        ValueError: if `logits` is not 2D or `num_samples` is negative.
+        ValueError: if `logits` is not 2D, a row has nan, +inf or only -inf
+            (not a distribution: Keras's JAX backend draws class 0 or the +inf
+            class, torch raises), or `num_samples` is negative.
 
     Example:
         >>> logits = np.log(np.array([[0.0, 1.0], [1.0, 0.0]]) + 1e-30)
@@ -285,8 +287,22 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
     if num_samples < 0:
         raise ValueError(f"categorical: `num_samples` must be >= 0, got {num_samples}")
     dtype = config.floatx() if dtype is None else dtype
-    # The Gumbel-max trick: argmax(logits + Gumbel noise) is a draw from softmax(logits).
+    if logits.shape[1] == 0:
+        raise ValueError(
+            f"categorical: `logits` must have at least one class, got shape {logits.shape}"
+        )
+    peak = logits.max(axis=1, keepdims=True)
+    if np.isnan(logits).any() or np.isposinf(peak).any() or np.isneginf(peak).any():
+        raise ValueError(
+            "categorical: each row of `logits` must hold finite values (-inf for an "
+            "impossible class, not every class), with no nan or +inf"
+        )
+    # Inverse CDF, row by row: memory batch * (classes + samples), where the
+    # Gumbel-max trick needs batch * classes * samples.
     rng = rng_for(seed, "categorical")
-    gumbel = -np.log(-np.log(rng.uniform(size=(*logits.shape, int(num_samples))) + 1e-300))
-    draws = np.argmax(logits[:, :, None] + gumbel, axis=1)
-    return Tensor(draws.astype(dtype))
+    cumulative = np.cumsum(np.exp(logits - peak), axis=1)
+    targets = rng.random((len(logits), int(num_samples))) * cumulative[:, -1:]
+    draws = np.empty(targets.shape, dtype=np.int64)
+    for row, (cdf, target) in enumerate(zip(cumulative, targets)):
+        draws[row] = np.searchsorted(cdf, target, side="right")
+    return Tensor(np.minimum(draws, logits.shape[1] - 1).astype(dtype))
