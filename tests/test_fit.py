@@ -824,13 +824,14 @@ def test_validation_steps_and_evaluate_and_predict_steps_take_that_many_batches(
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda m, x, y: m.fit(x, y, steps_per_epoch=2, verbose=0), "fit: steps_per_epoch is for"),
         (
-            lambda m, x, y: m.fit(x, y, validation_data=(x, y), validation_steps=2, verbose=0),
-            "fit: validation_steps is for",
+            lambda m, x, y: m.fit(x, y, steps_per_epoch=1.5, verbose=0),
+            r"fit: steps_per_epoch must be an int >= 1 or None, got 1.5 \(float\)",
         ),
-        (lambda m, x, y: m.evaluate(x, y, steps=2, verbose=0), "evaluate: steps is for"),
-        (lambda m, x, y: m.predict(x, steps=2), "predict: steps is for"),
+        (
+            lambda m, x, y: m.evaluate(x, y, steps=0, verbose=0),
+            r"evaluate: steps must be an int >= 1 or None, got 0",
+        ),
         (
             lambda m, x, y: m.fit(batches_of(x, y, 8), steps_per_epoch=0, verbose=0),
             r"fit: steps_per_epoch must be an int >= 1 or None, got 0",

@@ -196,21 +196,58 @@ class _Data:
 
 
 class _ArrayBatches:
-    """Batches of arrays, reshuffled each epoch from the global generator."""
+    """Batches of arrays, reshuffled each pass from the global generator.
 
-    def __init__(self, data, batch_size, shuffle):
-        self.data, self.batch_size, self.shuffle = data, _check_batch_size(batch_size), shuffle
+    Without `steps`, every iteration is one pass over the data. With `steps`
+    (`fit`'s `steps_per_epoch`, `evaluate`'s or `validation_steps`), an
+    iteration takes the next `steps` batches of a pass that carries on from
+    iteration to iteration (`carry_on`, fit's training data) or starts afresh
+    each time (validation). As in Keras 3: `batch_size` None means
+    `ceil(samples / steps)`; a pass that ends inside an iteration ends that
+    iteration early (`ran_out`), and the next one starts a new (reshuffled)
+    pass.
+    """
+
+    def __init__(self, data, batch_size, shuffle, steps=None, carry_on=False):
+        self.data, self.shuffle = data, shuffle
         self.n = _length(data.x)
-        self.steps = -(-self.n // self.batch_size)
+        if batch_size is None and steps is not None:
+            batch_size = -(-self.n // steps)
+        self.batch_size = _check_batch_size(batch_size)
+        self.batches_per_pass = -(-self.n // self.batch_size)
+        self.by_steps, self.carry_on = steps is not None, carry_on
+        self.steps = self.batches_per_pass if steps is None else steps
+        self.ran_out = self.exhausted = False  # (an array pass can always start again)
+        self._pass, self._taken = None, 0
 
     def first_inputs(self):
         """The inputs of a first batch, without shuffling (to build the model)."""
         return _slice(self.data.x, slice(0, self.batch_size))
 
+    def has_next(self):
+        """Whether another batch comes: always, as a new pass can start."""
+        return True
+
     def __iter__(self):
+        if not self.by_steps:
+            yield from self._one_pass()
+            return
+        if self._pass is None or not self.carry_on:
+            self._pass, self._taken = self._one_pass(), 0
+        self.ran_out = False
+        for _ in range(self.steps):
+            if self._taken == self.batches_per_pass:
+                self.ran_out = True
+                break
+            self._taken += 1
+            yield next(self._pass)
+        if self._taken == self.batches_per_pass:  # the next iteration starts a new pass
+            self._pass = None
+
+    def _one_pass(self):
         x, y, w = self.data.x, self.data.y, self.data.sample_weight
         if self.shuffle:
-            # One gather per epoch, then contiguous slices (views) per step.
+            # One gather per pass, then contiguous slices (views) per step.
             order = random.generator().permutation(self.n)
             x, y = _slice(x, order), None if y is None else _slice(y, order)
             w = None if w is None else w[order]
@@ -355,14 +392,6 @@ def _check_steps(steps, method, name="steps"):
     return int(steps)
 
 
-def _no_steps_with_arrays(steps, method, name):
-    if steps is not None:
-        raise ValueError(
-            f"{method}: {name} is for an iterable of batches (a generator, say); with "
-            "arrays, a pass is every batch of the data (set batch_size instead)"
-        )
-
-
 def _validation(validation_data, dtype, batch_size, steps=None, need_y=True):
     if validation_data is None:
         if steps is not None:
@@ -379,7 +408,8 @@ def _validation(validation_data, dtype, batch_size, steps=None, need_y=True):
             first = list(itertools.islice(iter(source), steps))
             return _Batches(first, dtype, "fit (validation_data)", need_y=need_y)
         return _Batches(validation_data, dtype, "fit (validation_data)", need_y=need_y)
-    _no_steps_with_arrays(steps, "fit", "validation_steps")
+    if steps is not None:
+        steps = _check_steps(steps, "fit", "validation_steps")
     if not isinstance(validation_data, (tuple, list)) or len(validation_data) not in (2, 3):
         raise ValueError(
             "fit: validation_data must be (x_val, y_val) or (x_val, y_val, sample_weight)"
@@ -389,4 +419,5 @@ def _validation(validation_data, dtype, batch_size, steps=None, need_y=True):
         validation_data[0], validation_data[1], weight, dtype, "fit (validation_data)",
         need_y=need_y,
     )  # fmt: skip
-    return _ArrayBatches(data, batch_size, shuffle=False)
+    # As Keras: each validation starts afresh, on the first `steps` batches.
+    return _ArrayBatches(data, batch_size, shuffle=False, steps=steps)

@@ -24,7 +24,6 @@ from minikeras.trainers.data_adapters import (
     _is_batch_iterable,
     _is_py_dataset,
     _length,
-    _no_steps_with_arrays,
     _PyDatasetSource,
     _slice,
 )
@@ -85,6 +84,13 @@ class Evaluation:
                 )
                 return {}
             raise ValueError(f"{batches.method}: the data set is empty (no batches)")
+        if prefix and getattr(batches, "ran_out", False):
+            warnings.warn(
+                f"fit: the validation data ran out before validation_steps={batches.steps} "
+                f"batches; the val_ figures are over the {step + 1} it gave",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
         if callback_list is not None:
             callback_list.on_test_end(logs)  # unprefixed, as in Keras, also when fit validates
         return {prefix + key: value for key, value in logs.items()} if prefix else logs
@@ -100,8 +106,10 @@ class Evaluation:
             batch_size: samples per batch.
             verbose: `"auto"` or 1 (a progress bar), 2 (one line), 0 (silent).
             sample_weight: optional per-sample weights.
-            steps: for an iterable of batches, evaluate its first `steps`
-                batches (fewer if it ends first); None: all of them.
+            steps: evaluate the first `steps` batches (fewer, with a
+                warning, if the data ends first); with arrays and no
+                `batch_size`, the batches are `ceil(samples / steps)` samples
+                (as in Keras 3). None: all of them.
             callbacks: a list of `minikeras.callbacks.Callback`; their
                 `on_test_*` hooks are called.
             return_dict: return a dict instead of a list.
@@ -127,9 +135,8 @@ class Evaluation:
             _check_no_arrays_with_batches(y, sample_weight, "evaluate")
             batches = _Batches(x, self.dtype, "evaluate", steps=steps, need_y=self._needs_y())
         else:
-            _no_steps_with_arrays(steps, "evaluate", "steps")
             data = _Data(x, y, sample_weight, self.dtype, "evaluate", need_y=self._needs_y())
-            batches = _ArrayBatches(data, batch_size, shuffle=False)
+            batches = _ArrayBatches(data, batch_size, shuffle=False, steps=steps)
         progress = Progress(batches.steps, verbose, "Evaluate") if verbose else None
         callback_list = callbacks_module.CallbackList(
             callbacks, model=self, steps=batches.steps, verbose=verbose
@@ -165,9 +172,11 @@ class Evaluation:
                 input batches.
             batch_size: samples per batch.
             verbose: 1 shows a progress bar.
-            steps: for an iterable of batches, predict its first `steps`
-                batches (fewer if it ends first), so a generator that never
-                ends can be used; None: all of them.
+            steps: predict the first `steps` batches, so a generator that
+                never ends can be used; fewer if the data ends first (with
+                a warning for arrays). With arrays and no `batch_size`, the
+                batches are `ceil(samples / steps)` samples (as in Keras 3).
+                None: all of them.
             callbacks: a list of `minikeras.callbacks.Callback`; their
                 `on_predict_*` hooks are called (batch logs hold `"outputs"`).
 
@@ -193,11 +202,21 @@ class Evaluation:
             chunks = [_as_input(b[0] if isinstance(b, tuple) else b, self.dtype, "predict")
                       for b in x]  # fmt: skip
         else:
-            _no_steps_with_arrays(steps, "predict", "steps")
             inputs = _as_input(x, self.dtype, "predict")
             total = _length(inputs)
+            if batch_size is None and steps is not None:  # as Keras: steps batches cover x
+                batch_size = -(-total // steps)
             batch_size = _check_batch_size(batch_size)
             chunks = [_slice(inputs, slice(i, i + batch_size)) for i in range(0, total, batch_size)]
+            if steps is not None and steps < len(chunks):
+                chunks = chunks[:steps]
+            elif steps is not None and steps > len(chunks):
+                warnings.warn(
+                    f"predict: the data ran out before steps={steps} batches (it makes "
+                    f"{len(chunks)} of batch_size={batch_size}); the outputs are for all of it",
+                    UserWarning,
+                    stacklevel=user_stacklevel(),
+                )
         if not chunks:
             raise ValueError("predict: the input is empty (0 samples)")
         progress = Progress(len(chunks), verbose, "Predict")

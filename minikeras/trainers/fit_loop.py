@@ -22,7 +22,6 @@ from minikeras.trainers.data_adapters import (
     _check_no_arrays_with_batches,
     _Data,
     _is_batch_iterable,
-    _no_steps_with_arrays,
     _validation,
     _with_class_weight,
 )
@@ -107,16 +106,21 @@ class FitLoop:
                 training samples; compiled metrics stay unweighted, as in Keras).
             sample_weight: optional per-sample loss weights.
             initial_epoch: the epoch to start at (to resume training).
-            steps_per_epoch: for an iterable of batches: the batches of one
-                epoch, taken from one iterator that carries on from epoch to
-                epoch (as in Keras), so a generator that never ends can feed
-                training. If the data runs out, the epoch ends there with a
-                warning; a generator that runs out stops training, a list
-                starts over the next epoch. None: an epoch is one pass (a
-                generator is read whole first, so it must end).
-            validation_steps: for an iterable of validation batches, how many
-                each validation pass takes: the first ones, at every epoch
-                (read once, as Keras starts the validation data afresh).
+            steps_per_epoch: the batches of one epoch, taken from one pass
+                over the data that carries on from epoch to epoch (as in
+                Keras), so a generator that never ends can feed training.
+                If the data runs out, the epoch ends there with a warning; a
+                generator that runs out stops training, while arrays (a new
+                shuffled pass) and a list start over the next epoch. With
+                arrays and no `batch_size`, the batches are
+                `ceil(samples / steps_per_epoch)` samples, as in Keras 3.
+                None: an epoch is one pass (a generator is read whole
+                first, so it must end).
+            validation_steps: how many validation batches each validation
+                takes: the first ones, at every epoch (as Keras starts the
+                validation data afresh; a generator's are read once). With
+                arrays and no batch size, the batches are
+                `ceil(samples / validation_steps)` samples.
             validation_batch_size: samples per validation batch (None: `batch_size`).
             validation_freq: validate after every `validation_freq`-th epoch
                 (an int, as in Keras 3).
@@ -130,8 +134,7 @@ class FitLoop:
                 `add_loss`, default `train_step`); for mismatched lengths,
                 NaN in the targets or sample weights, non-numeric data, an
                 empty data set, a class missing
-                from `class_weight`, a bad `validation_split` or `batch_size`,
-                or `steps_per_epoch` / `validation_steps` with arrays.
+                from `class_weight`, or a bad `validation_split` or `batch_size`.
 
         Example:
             >>> from minikeras import Sequential, layers
@@ -181,13 +184,12 @@ class FitLoop:
                 raise ValueError("fit: validation_split needs arrays, not an iterable of batches")
             train = _Batches(x, self.dtype, "fit", class_weight, steps_per_epoch, need_y)
             return train, validation_data
-        _no_steps_with_arrays(steps_per_epoch, "fit", "steps_per_epoch")
         data = _Data(x, y, sample_weight, self.dtype, "fit", need_y=need_y)
         if validation_split and validation_data is None:  # validation_data wins, as in Keras
             data, validation_data = data.split(validation_split)
         # Class weights apply to the training samples only, checked before any step.
         data.sample_weight = _with_class_weight(data.sample_weight, data.y, class_weight)
-        train = _ArrayBatches(data, batch_size, shuffle)
+        train = _ArrayBatches(data, batch_size, shuffle, steps_per_epoch, carry_on=True)
         build_now = data.x[:1] if not isinstance(data.x, (list, dict)) else None
         if build_now is not None and not self.built and type(self).train_step is Steps.train_step:
             build_on(self, build_now)  # to know its output shape for the label check
