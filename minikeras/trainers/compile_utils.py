@@ -141,7 +141,10 @@ def _as_loss(identifier):
 
 
 class CompileLoss:
-    """The compiled loss of every output, weighted and summed; one tracker per output.
+    """The compiled loss of every output, weighted and summed; a tracker per output loss.
+
+    The trackers (`<name>_loss`) exist when two or more outputs have a loss,
+    as in Keras 3.
 
     Args:
         loss: the `compile` argument (one identifier, a list, or a dict by output name).
@@ -183,7 +186,8 @@ class CompileLoss:
             self.weights = [None] * len(names)
         else:
             self.weights = _per_output(weights, names, "loss_weights", lambda w: w)
-        if len(names) > 1:
+        # As Keras 3: a tracker per output loss only when two or more outputs have a loss.
+        if sum(fn is not None for fn in self.losses) > 1:
             self.trackers = [
                 LossTracker(f"{name}_loss") if fn is not None else None
                 for name, fn in zip(names, self.losses)

@@ -78,8 +78,10 @@ class Trainer(FitLoop, Evaluation, Steps):
             optimizer: a name such as `"adam"`, or an `Optimizer`.
             loss: a name such as `"sparse_categorical_crossentropy"`, a `Loss`,
                 or a function `loss(y_true, y_pred)`; for several outputs, a
-                list (in output order) or a dict keyed by output name. None:
-                no compiled loss, for a model that only uses `add_loss` or
+                list (in output order) or a dict keyed by output name (None
+                for an output with no loss); the logs hold each output's
+                `<name>_loss` when two or more outputs have a loss, as in
+                Keras 3. None: no compiled loss, for a model that only uses `add_loss` or
                 computes its loss in its own `train_step`.
             loss_weights: for several outputs, the weight of each output's
                 loss (a list or a dict by output name) in the total.
