@@ -139,3 +139,46 @@ def test_tensorboard_refuses_what_it_cannot_write_and_names_the_missing_extra(mo
         model.fit(*data(), verbose=0, callbacks=[mk.callbacks.TensorBoard("unused")])
     for a, b in zip(before, model.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_double_checkpoint_resumes_from_the_previous_backup_when_the_last_is_unreadable(
+    tmp_path,
+):
+    x, y = data()
+    straight = make_model()
+    full = straight.fit(x, y, batch_size=8, epochs=5, verbose=0).history["loss"]
+
+    killed = make_model()
+    backup = mk.callbacks.BackupAndRestore(tmp_path, double_checkpoint=True)
+    with pytest.raises(KeyboardInterrupt):
+        killed.fit(x, y, batch_size=8, epochs=5, verbose=0, callbacks=[backup, Kill(3)])
+    assert sorted(os.listdir(tmp_path)) == [
+        "latest.npz", "latest.npz.bkp", "training_metadata.json", "training_metadata.json.bkp"
+    ]  # fmt: skip
+    (tmp_path / "latest.npz").write_bytes(b"half a file")  # the epoch-3 backup, unreadable
+
+    resumed = make_model()
+    history = resumed.fit(x, y, batch_size=8, epochs=5, verbose=0, callbacks=[backup])
+    assert history.epoch == [2, 3, 4]  # from the epoch-2 backup
+    assert history.history["loss"] == full[2:]
+    for a, b in zip(resumed.get_weights(), straight.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert os.listdir(tmp_path) == []  # both backups deleted at the end
+
+
+def test_an_unreadable_or_half_written_backup_is_an_error_before_any_change(tmp_path):
+    x, y = data()
+    backup = mk.callbacks.BackupAndRestore(tmp_path, delete_checkpoint=False)
+    model = make_model()
+    model.fit(x, y, epochs=2, verbose=0, callbacks=[backup])
+    metadata = (tmp_path / "training_metadata.json").read_text()
+    # A crash after the arrays of epoch 2 were written, before its metadata: epoch 1's.
+    (tmp_path / "training_metadata.json").write_text(metadata.replace('"epoch": 2', '"epoch": 1'))
+    before = model.get_weights()
+    with pytest.raises(ValueError, match=r"arrays are of epoch 2 but its metadata of epoch 1"):
+        model.fit(x, y, epochs=3, verbose=0, callbacks=[backup])
+    (tmp_path / "latest.npz").write_bytes(b"half a file")
+    with pytest.raises(ValueError, match=r"cannot read the backup in .*delete it to start afresh"):
+        model.fit(x, y, epochs=3, verbose=0, callbacks=[backup])
+    for a, b in zip(before, model.get_weights()):
+        np.testing.assert_array_equal(a, b)

@@ -2,6 +2,7 @@
 
 import json
 import os
+import zipfile
 
 import numpy as np
 
@@ -33,10 +34,15 @@ class BackupAndRestore(Callback):
         backup_dir: the directory of the backup (created if missing).
         save_freq: `"epoch"` (the only choice here: Keras's per-batch backups
             are not supported, and asking for them is an error).
-        delete_checkpoint: delete the backup when training ends.
+        double_checkpoint: also keep the backup before the last one
+            (`*.bkp`); when the last one cannot be read, `fit` resumes from
+            that one, an epoch earlier.
+        delete_checkpoint: delete the backup(s) when training ends.
 
     Raises:
-        ValueError: for a `save_freq` other than `"epoch"`.
+        ValueError: for a `save_freq` other than `"epoch"`; when `fit`
+            starts, for a backup that cannot be read (without a readable
+            previous one) or that another model wrote.
 
     Example:
         >>> import tempfile
@@ -56,7 +62,8 @@ class BackupAndRestore(Callback):
         [2, 3, 4]
     """
 
-    def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True):
+    def __init__(self, backup_dir, save_freq="epoch", double_checkpoint=False,
+                 delete_checkpoint=True):  # fmt: skip
         super().__init__()
         if not backup_dir:
             raise ValueError("BackupAndRestore: backup_dir is empty; give a directory")
@@ -67,22 +74,44 @@ class BackupAndRestore(Callback):
             )
         self.backup_dir = os.fspath(backup_dir)
         self.save_freq = save_freq
+        self.double_checkpoint = double_checkpoint
         self.delete_checkpoint = delete_checkpoint
         self._arrays_path = os.path.join(self.backup_dir, "latest.npz")
         self._metadata_path = os.path.join(self.backup_dir, "training_metadata.json")
 
+    def _backups(self):
+        """The (arrays, metadata) paths of the backups, newest first."""
+        latest = (self._arrays_path, self._metadata_path)
+        previous = tuple(path + ".bkp" for path in latest)
+        return [latest, previous] if self.double_checkpoint else [latest]
+
     def on_train_begin(self, logs=None):
-        if os.path.exists(self._metadata_path) and os.path.exists(self._arrays_path):
-            self._restore()
+        failures = []
+        for paths in self._backups():
+            if not all(os.path.exists(path) for path in paths):
+                continue
+            try:
+                metadata, values = _read(*paths)
+            except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+                failures.append(f"{paths[0]}: {error}")
+                continue
+            self._restore(metadata, values)
+            return
+        if failures:
+            raise ValueError(
+                f"BackupAndRestore: cannot read the backup in {self.backup_dir!r} "
+                f"({'; '.join(failures)}); delete it to start afresh"
+            )
 
     def on_epoch_end(self, epoch, logs=None):
         self._save(epoch + 1)
 
     def on_train_end(self, logs=None):
         if self.delete_checkpoint:
-            for path in (self._arrays_path, self._metadata_path):
-                if os.path.exists(path):
-                    os.remove(path)
+            for paths in self._backups():
+                for path in paths:
+                    if os.path.exists(path):
+                        os.remove(path)
 
     def _variables(self):
         model = self.model
@@ -102,17 +131,19 @@ class BackupAndRestore(Callback):
             "variables": len(arrays),
             "random": {key: g.bit_generator.state for key, g in generators.items()},
         }
+        # The epoch in both files: a crash between the two writes is found on restore.
+        arrays["epoch"] = np.array(epoch)
+        if self.double_checkpoint:  # the last backup becomes the previous one
+            for path in (self._arrays_path, self._metadata_path):
+                if os.path.exists(path):
+                    os.replace(path, path + ".bkp")
         _write_atomically(self._arrays_path, lambda stream: np.savez(stream, **arrays))
         _write_atomically(
             self._metadata_path, lambda stream: stream.write(json.dumps(metadata).encode())
         )
 
-    def _restore(self):
-        with open(self._metadata_path, encoding="utf-8") as stream:
-            metadata = json.load(stream)
+    def _restore(self, metadata, values):
         variables = self._variables()
-        with np.load(self._arrays_path) as arrays:
-            values = [arrays[f"v{i}"] for i in range(len(arrays.files))]
         shapes = [tuple(v.shape) for v in variables]
         if len(values) != len(variables) or [v.shape for v in values] != shapes:
             raise ValueError(
@@ -132,3 +163,18 @@ class BackupAndRestore(Callback):
         for key, state in metadata["random"].items():
             generators[key].bit_generator.state = state
         self.model._initial_epoch = int(metadata["epoch"])
+
+
+def _read(arrays_path, metadata_path):
+    """The metadata and the arrays of one backup, checked to be of one epoch."""
+    with open(metadata_path, encoding="utf-8") as stream:
+        metadata = json.load(stream)  # (json's decode error is a ValueError)
+    with np.load(arrays_path) as arrays:
+        values = [arrays[f"v{i}"] for i in range(int(metadata["variables"]))]
+        epoch = int(arrays["epoch"]) if "epoch" in arrays.files else metadata["epoch"]
+    if epoch != metadata["epoch"]:
+        raise ValueError(
+            f"its arrays are of epoch {epoch} but its metadata of epoch {metadata['epoch']} "
+            "(a crash between the two writes)"
+        )
+    return metadata, values

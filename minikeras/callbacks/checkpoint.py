@@ -7,6 +7,33 @@ from minikeras.callbacks.monitoring import _check_mode, _metric_direction, _moni
 
 __all__ = ["ModelCheckpoint"]
 
+_WEIGHTS_SUFFIXES = (".weights.h5", ".weights.minikeras")
+_MODEL_SUFFIXES = (".keras", ".minikeras")
+
+
+def _check_filepath(filepath, save_weights_only):
+    """`filepath`, if its suffix names a file of the kind to save (as Keras 3 checks it)."""
+    if save_weights_only:
+        if not filepath.endswith(_WEIGHTS_SUFFIXES):
+            raise ValueError(
+                "ModelCheckpoint: with save_weights_only=True, filepath must end in "
+                "'.weights.h5' (Keras's weights file) or '.weights.minikeras', got "
+                f"filepath={filepath!r}"
+            )
+    elif filepath.endswith(_WEIGHTS_SUFFIXES) or not filepath.endswith(_MODEL_SUFFIXES):
+        hint = (
+            "; for weights only, pass save_weights_only=True"
+            if filepath.endswith(_WEIGHTS_SUFFIXES)
+            else "; minikeras writes no legacy HDF5 model file"
+            if filepath.endswith(".h5")
+            else ""
+        )
+        raise ValueError(
+            "ModelCheckpoint: filepath must end in '.keras' (Keras's model file) or "
+            f"'.minikeras' when it saves the whole model, got filepath={filepath!r}{hint}"
+        )
+    return filepath
+
 
 class ModelCheckpoint(Callback):
     """Saves the model (or its weights) during training, every epoch or every few batches.
@@ -21,8 +48,15 @@ class ModelCheckpoint(Callback):
     on the best value so far (which starts at `initial_value_threshold`, if
     given): in "min" mode `current < best`, in "max" mode `current > best`.
 
+    As Keras 3 does, the file's suffix is checked when the callback is made:
+    a whole model goes to a `.keras` file (Keras's format, which Keras
+    loads) or a `.minikeras` one; weights only (`save_weights_only=True`) to
+    a `.weights.h5` file (Keras's) or a `.weights.minikeras` one. Keras also
+    takes a `.h5` model file (its legacy HDF5 format); minikeras writes none.
+
     Args:
-        filepath: the path, possibly with format fields.
+        filepath: the path, possibly with format fields, ending in one of
+            the suffixes above.
         monitor: the log key that `save_best_only` watches.
         verbose: 1 prints a line at each save or skipped save.
         save_best_only: save only when `monitor` improves.
@@ -33,7 +67,8 @@ class ModelCheckpoint(Callback):
 
     Raises:
         ValueError: for a `save_freq` that is neither "epoch" nor a positive
-            int; at the first save, if mode "auto" cannot tell the direction.
+            int, or a `filepath` suffix that does not fit `save_weights_only`;
+            at the first save, if mode "auto" cannot tell the direction.
         KeyError: if `filepath` names a field that the logs do not hold.
 
     Example:
@@ -69,7 +104,7 @@ class ModelCheckpoint(Callback):
             raise ValueError(
                 f"ModelCheckpoint: save_freq must be 'epoch' or a positive int, got {save_freq!r}"
             )
-        self.filepath = os.fspath(filepath)
+        self.filepath = _check_filepath(os.fspath(filepath), save_weights_only)
         self.monitor = monitor
         self.verbose = verbose
         self.save_best_only = save_best_only
