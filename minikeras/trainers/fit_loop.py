@@ -81,7 +81,10 @@ class FitLoop:
         returned (the interrupted epoch's logs without validation).
         `model.trainable` and the layers' `trainable` flags are read when
         `fit` starts. A non-finite loss warns once (`RuntimeWarning`) unless a
-        callback such as `TerminateOnNaN` stops training.
+        callback such as `TerminateOnNaN` stops training. When training
+        ends (before `on_train_end`), `fit` calls the optimizer's
+        `finalize_variable_values` on the trained weights, as Keras 3 does:
+        with `use_ema=True`, the model ends with their moving averages.
 
         Args:
             x: inputs (a numpy array, a list of arrays for several inputs, or
