@@ -62,3 +62,35 @@ def test_log_keys_match_keras(loss, metrics, keys):
     history = reference.fit(X, [Y_A, Y_B], epochs=1, verbose=0)
     assert sorted(history.history) == keys
     assert sorted(reference.evaluate(X, [Y_A, Y_B], verbose=0, return_dict=True)) == keys
+
+
+def test_metrics_lists_every_metric_after_compile_and_after_the_first_step():
+    model = _two_heads(mk)
+    model.compile("sgd", ["mse", "mae"], metrics=[["mae"], ["mse"]])
+    assert model.metrics_names == ["loss"]  # the per-output ones come with the outputs
+    model.fit(X, [Y_A, Y_B], verbose=0)
+    assert model.metrics_names == ["loss", "a_loss", "b_loss", "a_mae", "b_mse"]
+    single = mk.Sequential([mk.Input((3,)), mk.layers.Dense(1)])
+    single.compile("sgd", "mse", metrics=["mae"], weighted_metrics=["mse"])
+    assert single.metrics_names == ["loss", "mae", "mse"]
+
+
+def test_keras_groups_the_compiled_metrics_as_documented():
+    keras = pytest.importorskip("keras")
+    reference = _two_heads(keras)
+    reference.compile("sgd", ["mse", "mae"], metrics=[["mae"], ["mse"]])
+    assert reference.metrics_names == ["loss", "compile_metrics"]
+    reference.fit(X, [Y_A, Y_B], verbose=0)
+    assert reference.metrics_names == ["loss", "compile_metrics", "a_loss", "b_loss"]
+    assert [m.name for m in reference.metrics[1].metrics] == ["mae", "mse"]  # logged a_, b_
+    model = _two_heads(mk)
+    model.compile("sgd", ["mse", "mae"], metrics=[["mae"], ["mse"]])
+    model.fit(X, [Y_A, Y_B], verbose=0)
+    # The same metrics, each listed by minikeras: the per-output losses before the compiled.
+    assert model.metrics_names == ["loss", "a_loss", "b_loss", "a_mae", "b_mse"]
+    y = [Y_A + 1.0, Y_B]
+    ours, theirs = model.evaluate(X, y, verbose=0), reference.evaluate(X, y, verbose=0)
+    assert len(ours) == len(theirs) == 5
+    assert sorted(model.evaluate(X, y, verbose=0, return_dict=True)) == sorted(
+        reference.evaluate(X, y, verbose=0, return_dict=True)
+    )

@@ -77,8 +77,20 @@ class Steps:
         """The metrics `fit` reports: the loss tracker, the compiled metrics, then the user's.
 
         Per-output loss trackers follow the loss tracker for a model with
-        several outputs; the `Metric`s the model holds as attributes (or in a
-        list attribute) come last, as Keras tracks them.
+        several outputs (from the first step on, once the outputs are
+        known); the `Metric`s the model holds as attributes (or in a list
+        attribute) come last, as Keras tracks them.
+
+        Differs from Keras 3, which groups the compiled metrics into one
+        entry named `"compile_metrics"` (whose own `metrics` hold them), set
+        right after the loss tracker and before the per-output loss
+        trackers: for two outputs `a`, `b` with a loss and a metric each,
+        Keras lists `loss, compile_metrics, a_loss, b_loss` where minikeras
+        lists `loss, a_loss, b_loss, a_mae, b_mse`, and for one output,
+        `loss, compile_metrics` where minikeras lists `loss, mae`. minikeras
+        keeps each metric in the list so that a custom `train_step` can
+        update and read them one by one. The logs, and `evaluate`'s list,
+        are the same in both.
 
         Returns:
             A list of `Metric`s (empty before `compile`).
@@ -115,6 +127,10 @@ class Steps:
     @property
     def metrics_names(self):
         """The names of `metrics`, in order.
+
+        Differs from Keras 3 as `metrics` does: each compiled metric by its
+        own name (`['loss', 'mae']`) where Keras 3 gives one
+        `'compile_metrics'` (`['loss', 'compile_metrics']`).
 
         Example:
             >>> model = mk.Sequential([mk.layers.Dense(1)]); model.compile("sgd", "mse")
