@@ -28,7 +28,10 @@ class BackupAndRestore(Callback):
     there, all of it is restored and training resumes at the next epoch, so a
     run killed part-way and run again ends with the same weights, bit for
     bit, as a run that was never stopped (for the same model, data and
-    arguments). The backup is deleted when training completes.
+    arguments). The backup is deleted when training completes. With
+    `steps_per_epoch`, only epochs that end where a pass over the data ends
+    resume bit for bit: the place inside a pass (or a generator's state) is
+    not backed up, so a resumed `fit` starts a new pass.
 
     Args:
         backup_dir: the directory of the backup (created if missing).
