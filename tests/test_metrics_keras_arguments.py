@@ -71,7 +71,5 @@ def test_keras_default_configs_load_and_round_trip(cls):
 
 
 def test_what_is_not_supported_says_so():
-    with pytest.raises(NotImplementedError, match="multi_label"):
-        metrics.AUC(multi_label=True)
     with pytest.raises(NotImplementedError, match="ignore_class"):
         mk.losses.SparseCategoricalCrossentropy(ignore_class=-1)

@@ -36,21 +36,49 @@ def _weights_like(name, sample_weight, shape):
         ) from None
 
 
-def _confusion_counts(name, y_true, y_pred, thresholds, sample_weight, dtype):
+def _confusion_counts(
+    name, y_true, y_pred, thresholds, sample_weight, dtype, label_weights=None, multi_label=False
+):
     """Weighted (tp, fp, tn, fn) at each threshold; `y_pred > threshold` is positive.
 
     The scores are compared in the metric's `dtype` (float32 by default), as
     Keras casts them: a float64 score of 0.3 then sits on a 0.3 threshold.
+    `label_weights` weigh the last axis's labels. With `multi_label`, `y_pred`
+    must be (batch, labels) and each count has shape (thresholds, labels);
+    otherwise every label's score counts in one curve.
     """
     y_true, y_pred = _aligned(f"Metric {name!r}", y_true, y_pred)
+    if multi_label and y_pred.ndim != 2:
+        raise ValueError(
+            f"Metric {name!r}: with multi_label=True, y_pred must have rank 2 "
+            f"(batch, labels); got shape {y_pred.shape}"
+        )
     if y_pred.dtype != dtype:
         y_pred = y_pred.astype(dtype)
     weights = np.ones(y_pred.shape) if sample_weight is None else sample_weight
-    weights = _weights_like(name, weights, y_pred.shape).ravel()
-    positive = y_true.astype(bool).ravel()
-    scores = y_pred.ravel()
+    weights = _weights_like(name, weights, y_pred.shape)
+    if label_weights is not None:
+        if not y_pred.ndim or y_pred.shape[-1] != len(label_weights):
+            raise ValueError(
+                f"Metric {name!r}: label_weights has {len(label_weights)} entries, one per "
+                f"label, but y_pred of shape {y_pred.shape} has "
+                f"{y_pred.shape[-1] if y_pred.ndim else 1} labels on its last axis"
+            )
+        weights = weights * label_weights
+    positive = y_true.astype(bool)
+    if not multi_label:
+        return _counts_at(positive.ravel(), y_pred.ravel(), weights.ravel(), thresholds)
+    columns = [
+        _counts_at(positive[:, j], y_pred[:, j], weights[:, j], thresholds)
+        for j in range(y_pred.shape[1])
+    ]
+    return tuple(np.stack(counts, axis=1) for counts in zip(*columns))
+
+
+def _counts_at(positive, scores, weights, thresholds):
+    """(tp, fp, tn, fn) of 1-D labels, scores and weights at each threshold."""
     order = np.argsort(thresholds, kind="stable")
-    # The thresholds in that dtype too: 0.5 is 0.5 in float32 as in float64.
+    # The thresholds in the scores' dtype too: 0.5 is 0.5 in float32 as in float64.
     ordered = thresholds[order].astype(scores.dtype)
     # How many thresholds each score exceeds; a score is positive at threshold j iff above > j.
     above = np.searchsorted(ordered, scores, side="left")
@@ -92,17 +120,16 @@ class _ConfusionMetric(Metric):
             >>> m = mk.metrics.Precision(); m.update_state([1, 0, 1], [0.9, 0.8, 0.1]); m.result()
             0.5
         """
-        y_pred = self._scores(y_pred)
-        tp, fp, tn, fn = _confusion_counts(
+        counts = _confusion_counts(
             self.name, y_true, y_pred, self._thresholds, sample_weight, self.dtype
         )
+        self._add_counts(*counts)
+
+    def _add_counts(self, tp, fp, tn, fn):
         self.true_positives += tp
         self.false_positives += fp
         self.true_negatives += tn
         self.false_negatives += fn
-
-    def _scores(self, y_pred):
-        return y_pred
 
     def _single_or_list(self, values):
         return float(values[0]) if len(values) == 1 else [float(v) for v in values]
@@ -124,6 +151,12 @@ class AUC(_ConfusionMetric):
     straight line between consecutive (tp, fp) points (Davis & Goadrich, 2006),
     as Keras does. The result approaches the exact area as thresholds get finer.
 
+    With `multi_label=True`, each label (column of `y_pred`, of shape
+    `(batch, labels)`) has its own counts and curve, and the result is the
+    mean of the labels' areas, weighted by `label_weights` if given. With
+    `multi_label=False`, every score is a point of one curve and
+    `label_weights` weigh the points by their label (last axis).
+
     Args:
         num_thresholds: int > 1, the number of thresholds.
         curve: `"ROC"` or `"PR"`.
@@ -132,19 +165,24 @@ class AUC(_ConfusionMetric):
         dtype: as in `Metric`.
         thresholds: optional list of thresholds in [0, 1] to use instead of
             the even ones (-eps and 1 + eps are added).
-        multi_label: False only (Keras's default: one curve over every label's
-            scores); True raises.
-        num_labels: accepted, as in Keras (it only matters with `multi_label`).
-        label_weights: None only; anything else raises.
+        multi_label: whether to compute one AUC per label and average them
+            (True), or one AUC of all the scores together (False, the default).
+        num_labels: None, or with `multi_label=True` the number of labels
+            (otherwise it is taken from the first batch).
+        label_weights: None, or one non-negative weight per label.
         from_logits: whether `y_pred` holds logits (a sigmoid is applied).
 
     Raises:
         ValueError: for an unknown curve or summation method, fewer than two
-            thresholds, or a threshold outside [0, 1].
-        NotImplementedError: for `multi_label=True` or `label_weights`.
+            thresholds, a threshold outside [0, 1], `num_labels` without
+            `multi_label`, or `label_weights` that are not one non-negative
+            number per label.
 
     Example:
         >>> mk.metrics.AUC()([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+        0.75
+        >>> m = mk.metrics.AUC(multi_label=True)  # label 0: 1.0, label 1: 0.5
+        >>> m([[0, 1], [1, 0], [1, 1]], [[0.2, 0.6], [0.7, 0.6], [0.9, 0.6]])
         0.75
     """
 
@@ -161,13 +199,7 @@ class AUC(_ConfusionMetric):
         label_weights=None,
         from_logits=False,
     ):
-        if multi_label or label_weights is not None:
-            raise NotImplementedError(
-                "AUC: multi_label=True and label_weights (one curve per label, averaged) are "
-                "not supported yet; the AUC of all labels' scores together is multi_label=False"
-            )
         super().__init__(dtype=dtype, name=name or "auc")
-        self.multi_label, self.num_labels, self.label_weights = False, num_labels, None
         self.curve = str(curve).upper()
         if self.curve not in ("ROC", "PR"):
             raise ValueError(f"AUC: curve must be 'ROC' or 'PR', got {curve!r}")
@@ -177,6 +209,31 @@ class AUC(_ConfusionMetric):
                 "AUC: summation_method must be 'interpolation', 'minoring' or 'majoring', "
                 f"got {summation_method!r}"
             )
+        self.multi_label = bool(multi_label)
+        if num_labels is not None and not self.multi_label:
+            raise ValueError(
+                "AUC: num_labels is needed only with multi_label=True, got "
+                f"num_labels={num_labels!r}"
+            )
+        if num_labels is not None and (
+            isinstance(num_labels, bool) or int(num_labels) != num_labels or num_labels < 1
+        ):
+            raise ValueError(f"AUC: num_labels must be None or an int >= 1, got {num_labels!r}")
+        self.num_labels = None if num_labels is None else int(num_labels)
+        self.label_weights = None
+        if label_weights is not None:
+            weights = np.asarray(label_weights, dtype=np.float64)
+            if weights.ndim != 1 or np.any(~(weights >= 0)):
+                raise ValueError(
+                    f"AUC: label_weights must be a list of non-negative numbers, one per label; "
+                    f"got {label_weights!r}"
+                )
+            if self.num_labels is not None and len(weights) != self.num_labels:
+                raise ValueError(
+                    f"AUC: label_weights has {len(weights)} entries but num_labels is "
+                    f"{self.num_labels}"
+                )
+            self.label_weights = weights.tolist()
         self.init_thresholds = thresholds
         if thresholds is not None:
             inner = np.sort(_parse_thresholds("AUC", thresholds, None))
@@ -189,13 +246,73 @@ class AUC(_ConfusionMetric):
         self.num_thresholds = len(self._thresholds)
         self.thresholds = self._thresholds.tolist()
         self.from_logits = bool(from_logits)
+        self._labels = self.num_labels  # with multi_label, set by the first batch if None
         self.reset_state()
 
-    def _scores(self, y_pred):
-        if not self.from_logits:
-            return y_pred
-        logits = np.asarray(y_pred, dtype=np.float64)
-        return 0.5 * (np.tanh(0.5 * logits) + 1.0)  # a sigmoid that cannot overflow
+    def reset_state(self):
+        """Sets every count to zero (with `multi_label`, one column per label).
+
+        Example:
+            >>> m = mk.metrics.AUC(multi_label=True, num_labels=3, num_thresholds=5)
+            >>> m.reset_state(); m.true_positives.shape
+            (5, 3)
+        """
+        if not self.multi_label:
+            return super().reset_state()
+        shape = None if self._labels is None else (self.num_thresholds, self._labels)
+        self.true_positives = self.false_positives = None
+        self.true_negatives = self.false_negatives = None
+        if shape is not None:
+            self.true_positives, self.false_positives = np.zeros(shape), np.zeros(shape)
+            self.true_negatives, self.false_negatives = np.zeros(shape), np.zeros(shape)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        """Adds a batch's confusion counts at every threshold (per label with `multi_label`).
+
+        Args:
+            y_true: 0/1 targets (cast to bool); with `multi_label`, of shape (batch, labels).
+            y_pred: scores (or logits with `from_logits`) of `y_true`'s shape.
+            sample_weight: None, or weights of shape (batch,) or broadcastable.
+
+        Raises:
+            ValueError: if the shapes do not fit, `y_pred` is not (batch, labels) with
+                `multi_label`, or its labels do not match `num_labels` / `label_weights`.
+
+        Example:
+            >>> m = mk.metrics.AUC(num_thresholds=3)
+            >>> m.update_state([0, 1], [0.2, 0.9]); m.true_positives.tolist()
+            [1.0, 1.0, 0.0]
+        """
+        if self.from_logits:
+            logits = np.asarray(y_pred, dtype=np.float64)
+            y_pred = 0.5 * (np.tanh(0.5 * logits) + 1.0)  # a sigmoid that cannot overflow
+        labels = np.shape(y_pred)[-1] if np.ndim(y_pred) else None
+        if self.multi_label and self._labels is not None and labels != self._labels:
+            raise ValueError(
+                f"Metric {self.name!r}: expected y_pred of shape (batch, {self._labels}) "
+                f"(one column per label), got shape {np.shape(y_pred)}"
+            )
+        weights = None if self.label_weights is None else np.asarray(self.label_weights)
+        tp, fp, tn, fn = _confusion_counts(
+            self.name,
+            y_true,
+            y_pred,
+            self._thresholds,
+            sample_weight,
+            self.dtype,
+            label_weights=None if self.multi_label else weights,
+            multi_label=self.multi_label,
+        )
+        if self.multi_label:
+            if weights is not None and len(weights) != tp.shape[1]:
+                raise ValueError(
+                    f"Metric {self.name!r}: label_weights has {len(weights)} entries but "
+                    f"y_pred of shape {np.shape(y_pred)} has {tp.shape[1]} labels"
+                )
+            if self._labels is None:
+                self._labels = tp.shape[1]
+                self.reset_state()
+        self._add_counts(tp, fp, tn, fn)
 
     def result(self):
         """Returns the area under the curve so far (0.0 before any data).
@@ -207,10 +324,12 @@ class AUC(_ConfusionMetric):
             >>> mk.metrics.AUC(curve="PR")([0, 1], [0.2, 0.9])
             1.0
         """
+        if self.true_positives is None:  # multi_label, before the first batch
+            return 0.0
         tp, fp = self.true_positives, self.false_positives
         tn, fn = self.true_negatives, self.false_negatives
         if self.curve == "PR" and self.summation_method == "interpolation":
-            return self._interpolated_pr_auc()
+            return self._over_labels(self._interpolated_pr_auc())
         recall = _divide_no_nan(tp, tp + fn)
         if self.curve == "ROC":
             x, y = _divide_no_nan(fp, fp + tn), recall
@@ -222,7 +341,18 @@ class AUC(_ConfusionMetric):
             heights = np.minimum(y[:-1], y[1:])
         else:
             heights = np.maximum(y[:-1], y[1:])
-        return float(np.sum((x[:-1] - x[1:]) * heights))
+        return self._over_labels((x[:-1] - x[1:]) * heights)
+
+    def _over_labels(self, areas):
+        """The sum of the per-interval `areas`; with `multi_label`, the labels' weighted mean."""
+        if not self.multi_label:
+            return float(np.sum(areas))
+        by_label = np.sum(areas, axis=0)
+        if self.label_weights is None:
+            return float(np.mean(by_label))
+        weights = np.asarray(self.label_weights)
+        total = np.sum(weights)
+        return float(np.sum(by_label * weights) / total) if total else 0.0
 
     def _interpolated_pr_auc(self):
         # Between consecutive thresholds tp grows linearly with p = tp + fp,
@@ -236,10 +366,9 @@ class AUC(_ConfusionMetric):
         both_positive = (p[:-1] > 0) & (p[1:] > 0)
         p_ratio = np.ones_like(p[1:])
         p_ratio[both_positive] = p[:-1][both_positive] / p[1:][both_positive]
-        increments = _divide_no_nan(
+        return _divide_no_nan(
             slope * (d_tp + intercept * np.log(p_ratio)), np.maximum(tp[1:] + fn[1:], 0)
         )
-        return float(np.sum(increments))
 
     def get_config(self):
         """Returns the constructor arguments.
