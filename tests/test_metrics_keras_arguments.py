@@ -68,8 +68,3 @@ KERAS_CONFIGS = {  # as Keras 3 writes them for the defaults
 def test_keras_default_configs_load_and_round_trip(cls):
     made = cls.from_config(KERAS_CONFIGS[cls])
     assert made.get_config().keys() >= KERAS_CONFIGS[cls].keys() - {"dtype"}
-
-
-def test_what_is_not_supported_says_so():
-    with pytest.raises(NotImplementedError, match="ignore_class"):
-        mk.losses.SparseCategoricalCrossentropy(ignore_class=-1)

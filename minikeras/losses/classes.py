@@ -7,6 +7,7 @@ from minikeras.losses.base import LossFunctionWrapper
 from minikeras.losses.functions import (
     _check_smoothing,
     _sparse_pair,
+    _valid_labels,
     binary_crossentropy,
     categorical_crossentropy,
     huber,
@@ -202,24 +203,30 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
     """Cross-entropy between integer labels and probabilities or logits.
 
     See `sparse_categorical_crossentropy`; labels have shape (batch,) or
-    (batch, 1) for predictions of shape (batch, num_classes).
+    (batch, 1) for predictions of shape (batch, num_classes), or (batch,
+    steps) for (batch, steps, num_classes). Entries labelled `ignore_class`
+    get loss 0 and count as masked, as in Keras: with the mean reductions the
+    loss is the mean over the other entries only (0 if all are ignored).
 
     Args:
         from_logits: whether `y_pred` holds logits (stable for any magnitude).
-        ignore_class: None only (Keras's default); a class to ignore raises,
-            not supported yet.
+        ignore_class: None, or an int label (a "void" class such as -1 or
+            255) whose entries do not count.
         reduction: as in `Loss`.
         name: the loss's name.
         dtype: as in `Loss`.
 
     Raises:
-        NotImplementedError: for an `ignore_class`.
+        ValueError: if `ignore_class` is not None or an int.
 
     Example:
         >>> float(
         ...     mk.losses.SparseCategoricalCrossentropy(from_logits=True)([1], [[-1000.0, 1000.0]])
         ... )
         0.0
+        >>> loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1)
+        >>> round(float(loss([0, -1, -1], [[0.0, 0.0], [5.0, 1.0], [2.0, 3.0]])), 6)  # log 2
+        0.693147
     """
 
     def __init__(
@@ -230,13 +237,14 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         name="sparse_categorical_crossentropy",
         dtype=None,
     ):
-        if ignore_class is not None:
-            raise NotImplementedError(
-                "SparseCategoricalCrossentropy: ignore_class is not supported yet; pass "
-                "sample_weight=(labels != ignore_class) (and labels with the ignored class "
-                "replaced by a valid one) for the same losses"
+        if ignore_class is not None and (
+            isinstance(ignore_class, bool) or not isinstance(ignore_class, (int, np.integer))
+        ):
+            raise ValueError(
+                f"SparseCategoricalCrossentropy: ignore_class must be None or an int, got "
+                f"{ignore_class!r}"
             )
-        self.ignore_class = None
+        self.ignore_class = None if ignore_class is None else int(ignore_class)
         self.from_logits = bool(from_logits)
         super().__init__(
             sparse_categorical_crossentropy,
@@ -244,6 +252,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             name=name,
             dtype=dtype,
             from_logits=self.from_logits,
+            ignore_class=self.ignore_class,
         )
 
     def get_config(self):
@@ -269,7 +278,8 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             y_true: integer labels of shape (batch,) or (batch, 1).
             y_pred: probabilities, or logits with `from_logits=True`.
             sample_weight: None, or weights of shape (batch,) or broadcastable.
-            mask: None, or booleans of the labels' shape (see `Loss.__call__`).
+            mask: None, or booleans of the labels' shape (see `Loss.__call__`);
+                entries labelled `ignore_class` are masked as well.
 
         Returns:
             A scalar Tensor, or per-sample losses for reduction `"none"` / None.
@@ -282,6 +292,8 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             >>> round(float(loss([0, 1], [[0.0, 0.0], [0.0, 1000.0]])), 6)  # (log 2 + 0) / 2
             0.346574
         """
+        if self.ignore_class is not None:
+            mask = self._mask_ignored(y_true, y_pred, mask)
         if (
             sample_weight is None
             and mask is None
@@ -301,3 +313,19 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
                     y_true, y_pred = _sparse_pair(y_true, y_pred, -1)
                 return ops.cross_entropy.mean_sparse_categorical_crossentropy(y_true, y_pred)
         return super().__call__(y_true, y_pred, sample_weight, mask)
+
+    def _mask_ignored(self, y_true, y_pred, mask):
+        """`mask` (or all True) and False where the label is `ignore_class`."""
+        y_true, y_pred = _sparse_pair(y_true, ops.convert_to_tensor(y_pred), -1)
+        valid = _valid_labels(y_true, y_pred, self.ignore_class)
+        if mask is None:
+            return valid
+        given = np.asarray(mask).astype(bool)
+        if given.shape == (*valid.shape, 1):
+            given = given[..., 0]
+        if given.shape != valid.shape:
+            raise ValueError(
+                f"Loss {self.name!r}: the mask has shape {given.shape}, but the per-sample "
+                f"losses have shape {valid.shape}"
+            )
+        return given & valid

@@ -2,6 +2,8 @@
 
 import warnings
 
+import numpy as np
+
 from minikeras import config, ops
 
 __all__ = [
@@ -283,11 +285,11 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     return ops.categorical_crossentropy(y_true, y_pred, from_logits=from_logits, axis=axis)
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None, axis=-1):
     """Cross-entropy between integer class labels and predicted distributions.
 
         p = softmax(y_pred) if from_logits else clip(y_pred, eps, 1 - eps)
-        result = -log(p[..., y_true])
+        result = -log(p[..., y_true])   (0 where y_true == ignore_class)
 
     Args:
         y_true: integer labels of shape `y_pred.shape` without `axis`, or with
@@ -295,6 +297,11 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
         y_pred: probabilities, or logits with `from_logits=True`.
         from_logits: whether `y_pred` holds logits (the softmax is then fused
             in: large logits give finite losses and gradients).
+        ignore_class: None, or an int label (such as -1 or 255, a "void"
+            class; it need not be a valid class) whose entries get loss 0 and
+            gradient 0. Keras also marks them in a mask so that its losses
+            leave them out of the mean; `SparseCategoricalCrossentropy` does
+            that here, this function returns only the zeros.
         axis: the class axis.
 
     Returns:
@@ -302,16 +309,46 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
 
     Raises:
         ValueError: if the label shape does not fit (one-hot targets belong to
-            `categorical_crossentropy`) or a label is out of range.
+            `categorical_crossentropy`), a label is out of range (other than
+            `ignore_class`), or `ignore_class` is not an int.
 
     Example:
         >>> mk.losses.sparse_categorical_crossentropy(
         ...     [1, 0], [[0.0, 1000.0], [0.0, 0.0]], True
         ... ).numpy()
         array([0.       , 0.6931472], dtype=float32)
+        >>> mk.losses.sparse_categorical_crossentropy(
+        ...     [1, -1], [[0.0, 0.0], [0.0, 0.0]], True, ignore_class=-1
+        ... ).numpy()
+        array([0.6931472, 0.       ], dtype=float32)
     """
     y_true, y_pred = _sparse_pair(y_true, y_pred, axis)
-    return ops.sparse_categorical_crossentropy(y_true, y_pred, from_logits=from_logits, axis=axis)
+    if ignore_class is None:
+        return ops.sparse_categorical_crossentropy(
+            y_true, y_pred, from_logits=from_logits, axis=axis
+        )
+    valid = _valid_labels(y_true, y_pred, ignore_class)
+    class_axis = axis % y_pred.ndim
+    # Ignored entries get label 0 and scores of 1 (Keras uses 0s, which make 0 / 0
+    # in the normalization of probabilities), so that neither a label out of range
+    # nor a nan among their scores reaches the loss or its gradient.
+    labels = ops.where(valid, ops.reshape(y_true, valid.shape), 0)
+    y_pred = ops.where(np.expand_dims(valid, class_axis), y_pred, 1.0)
+    losses = ops.sparse_categorical_crossentropy(labels, y_pred, from_logits=from_logits, axis=axis)
+    return ops.where(valid, losses, 0.0)
+
+
+def _valid_labels(y_true, y_pred, ignore_class):
+    """A numpy mask of the per-sample losses' shape: True where `y_true != ignore_class`."""
+    if isinstance(ignore_class, bool) or not isinstance(ignore_class, (int, np.integer)):
+        raise ValueError(
+            f"sparse_categorical_crossentropy: ignore_class must be None or an int, got "
+            f"{ignore_class!r}"
+        )
+    labels = np.asarray(y_true.numpy())
+    if labels.ndim == y_pred.ndim:  # a trailing axis of size 1
+        labels = labels[..., 0]
+    return labels != ignore_class
 
 
 def _sparse_pair(y_true, y_pred, axis):
