@@ -8,9 +8,10 @@ not depend on how the data was split into batches.
 
 Most metrics are a `Mean` of per-sample values (`MeanMetricWrapper`): values
 with more than one axis are averaged to one per sample, then weighted.
-`Precision`, `Recall` and `AUC` count weighted true/false positives/negatives
-at thresholds instead; `F1Score`/`FBetaScore`, `IoU`/`MeanIoU`, `R2Score`
-and `Sum` keep their counts in variables made with `Metric.add_variable`,
+`Precision`, `Recall`, `AUC` and the rate-at-rate metrics
+(`PrecisionAtRecall`, `SensitivityAtSpecificity`, ...) count weighted
+true/false positives/negatives at thresholds instead; `F1Score`/`FBetaScore`,
+the IoU family, `R2Score` and `Sum` keep their counts in variables made with `Metric.add_variable`,
 as a custom metric does (Keras 3's way; `metric.variables` lists them).
 The loss functions Keras also exports here (`hinge`, `poisson`, ...) are
 the same functions as in `minikeras.losses`.
@@ -49,8 +50,15 @@ from minikeras.metrics.confusion import AUC
 from minikeras.metrics.f_score import F1Score, FBetaScore
 from minikeras.metrics.hinge_metrics import CategoricalHinge, Hinge, SquaredHinge
 from minikeras.metrics.iou import IoU, MeanIoU
+from minikeras.metrics.iou_variants import BinaryIoU, OneHotIoU, OneHotMeanIoU
 from minikeras.metrics.mean import Mean, MeanMetricWrapper
 from minikeras.metrics.precision_recall import Precision, Recall
+from minikeras.metrics.probabilistic import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    KLDivergence,
+    SparseCategoricalCrossentropy,
+)
 from minikeras.metrics.r2_score import R2Score
 from minikeras.metrics.reduction import Sum
 from minikeras.metrics.regression import (
@@ -62,6 +70,12 @@ from minikeras.metrics.regression import (
     MeanSquaredLogarithmicError,
     Poisson,
     RootMeanSquaredError,
+)
+from minikeras.metrics.sensitivity_specificity import (
+    PrecisionAtRecall,
+    RecallAtPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
 )
 
 # In the order of the API reference.
@@ -98,16 +112,27 @@ __all__ = [
     "LogCoshError",
     "R2Score",
     "Poisson",
+    "KLDivergence",
+    "BinaryCrossentropy",
+    "CategoricalCrossentropy",
+    "SparseCategoricalCrossentropy",
     "Hinge",
     "SquaredHinge",
     "CategoricalHinge",
     "Precision",
     "Recall",
     "AUC",
+    "PrecisionAtRecall",
+    "RecallAtPrecision",
+    "SensitivityAtSpecificity",
+    "SpecificityAtSensitivity",
     "F1Score",
     "FBetaScore",
     "IoU",
     "MeanIoU",
+    "BinaryIoU",
+    "OneHotIoU",
+    "OneHotMeanIoU",
     "get",
     "serialize",
     "deserialize",
@@ -148,6 +173,17 @@ _CLASSES = {
         FBetaScore,
         IoU,
         MeanIoU,
+        BinaryIoU,
+        OneHotIoU,
+        OneHotMeanIoU,
+        PrecisionAtRecall,
+        RecallAtPrecision,
+        SensitivityAtSpecificity,
+        SpecificityAtSensitivity,
+        KLDivergence,
+        BinaryCrossentropy,
+        CategoricalCrossentropy,
+        SparseCategoricalCrossentropy,
     )
 }
 _FUNCTIONS = {
@@ -203,6 +239,13 @@ _NAMES = {
     "categorical_hinge": CategoricalHinge,
     "f1_score": F1Score,
     "f_beta_score": FBetaScore,
+    "binary_crossentropy": BinaryCrossentropy,
+    "bce": BinaryCrossentropy,
+    "BCE": BinaryCrossentropy,
+    "categorical_crossentropy": CategoricalCrossentropy,
+    "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
+    "kl_divergence": KLDivergence,
+    "binary_io_u": BinaryIoU,  # Keras's snake case of the class name
 }
 
 
@@ -218,7 +261,8 @@ def get(identifier, loss=None):
 
     Args:
         identifier: None; a name (`"accuracy"`, `"mse"`, `"mae"`, `"auc"`,
-            `"precision"`, `"recall"`, `"binary_accuracy"`, ..., or a class
+            `"precision"`, `"recall"`, `"binary_accuracy"`, `"binary_crossentropy"`,
+            `"kl_divergence"`, ..., or a class
             name such as `"AUC"`); a `serialize` dict; a `Metric` class or
             instance (returned as is); or a function `fn(y_true, y_pred)` of
             per-sample values, wrapped in `MeanMetricWrapper`.

@@ -25,6 +25,18 @@ def _top_k_only(scores, k):
     return np.where(kept, scores, _NOT_IN_TOP_K)
 
 
+def _class_column(name, class_id, y_true, y_pred):
+    """The targets' and scores' column `class_id` of their last axis, as Keras's `class_id`."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    classes = y_pred.shape[-1] if y_pred.ndim else 0
+    if not class_id < classes or y_true.shape[-1:] != y_pred.shape[-1:]:
+        raise ValueError(
+            f"Metric {name!r}: class_id={class_id} needs targets and scores with that class "
+            f"on their last axis, got shapes {y_true.shape} and {y_pred.shape}"
+        )
+    return y_true[..., class_id], y_pred[..., class_id]
+
+
 class _RateAtThresholds(_ConfusionMetric):
     """A ratio of counts at `thresholds` (default 0.5): Precision's and Recall's shape."""
 
@@ -70,14 +82,7 @@ class _RateAtThresholds(_ConfusionMetric):
             if self.top_k is not None:
                 y_pred = _top_k_only(y_pred, self.top_k)
             if self.class_id is not None:
-                classes = y_pred.shape[-1] if y_pred.ndim else 0
-                if not self.class_id < classes or y_true.shape[-1:] != y_pred.shape[-1:]:
-                    raise ValueError(
-                        f"Metric {self.name!r}: class_id={self.class_id} needs targets and "
-                        f"scores with that class on their last axis, got shapes {y_true.shape} "
-                        f"and {y_pred.shape}"
-                    )
-                y_true, y_pred = y_true[..., self.class_id], y_pred[..., self.class_id]
+                y_true, y_pred = _class_column(self.name, self.class_id, y_true, y_pred)
         super().update_state(y_true, y_pred, sample_weight)
 
     def get_config(self):
