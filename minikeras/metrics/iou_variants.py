@@ -32,8 +32,8 @@ class BinaryIoU(IoU):
 
     Example:
         >>> m = mk.metrics.BinaryIoU(target_class_ids=[1], threshold=0.3)
-        >>> m([0, 1, 0, 1], [0.1, 0.2, 0.4, 0.7])  # predicted 0, 0, 1, 1: tp 1, fp 1, fn 1
-        0.3333333333333333
+        >>> round(m([0, 1, 0, 1], [0.1, 0.2, 0.4, 0.7]), 6)  # predicted 0, 0, 1, 1: 1 / (1 + 1 + 1)
+        0.333333
     """
 
     def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
