@@ -6,6 +6,7 @@ from minikeras import ops
 from minikeras.losses.base import LossFunctionWrapper
 from minikeras.losses.functions import (
     _check_smoothing,
+    _checked_ignore_class,
     _sparse_pair,
     _valid_labels,
     binary_crossentropy,
@@ -237,14 +238,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         name="sparse_categorical_crossentropy",
         dtype=None,
     ):
-        if ignore_class is not None and (
-            isinstance(ignore_class, bool) or not isinstance(ignore_class, (int, np.integer))
-        ):
-            raise ValueError(
-                f"SparseCategoricalCrossentropy: ignore_class must be None or an int, got "
-                f"{ignore_class!r}"
-            )
-        self.ignore_class = None if ignore_class is None else int(ignore_class)
+        self.ignore_class = _checked_ignore_class(type(self).__name__, ignore_class)
         self.from_logits = bool(from_logits)
         super().__init__(
             sparse_categorical_crossentropy,

@@ -338,13 +338,18 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     return ops.where(valid, losses, 0.0)
 
 
+def _checked_ignore_class(owner, ignore_class):
+    """`ignore_class` as an int (or None), or a ValueError naming `owner`."""
+    if ignore_class is None:
+        return None
+    if isinstance(ignore_class, bool) or not isinstance(ignore_class, (int, np.integer)):
+        raise ValueError(f"{owner}: ignore_class must be None or an int, got {ignore_class!r}")
+    return int(ignore_class)
+
+
 def _valid_labels(y_true, y_pred, ignore_class):
     """A numpy mask of the per-sample losses' shape: True where `y_true != ignore_class`."""
-    if isinstance(ignore_class, bool) or not isinstance(ignore_class, (int, np.integer)):
-        raise ValueError(
-            f"sparse_categorical_crossentropy: ignore_class must be None or an int, got "
-            f"{ignore_class!r}"
-        )
+    ignore_class = _checked_ignore_class("sparse_categorical_crossentropy", ignore_class)
     labels = np.asarray(y_true.numpy())
     if labels.ndim == y_pred.ndim:  # a trailing axis of size 1
         labels = labels[..., 0]

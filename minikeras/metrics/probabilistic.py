@@ -8,6 +8,7 @@ which Keras keeps beside these, is in `regression.py`.
 import numpy as np
 
 from minikeras import losses
+from minikeras.losses.functions import _checked_ignore_class
 from minikeras.metrics.mean import MeanMetricWrapper
 from minikeras.metrics.regression import _float64_values
 
@@ -144,13 +145,7 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
         ignore_class=None,
         axis=-1,
     ):
-        if ignore_class is not None and (
-            isinstance(ignore_class, bool) or not isinstance(ignore_class, (int, np.integer))
-        ):
-            raise ValueError(
-                "SparseCategoricalCrossentropy: ignore_class must be None or an int, got "
-                f"{ignore_class!r}"
-            )
+        ignore_class = _checked_ignore_class(type(self).__name__, ignore_class)
         super().__init__(
             _sparse_values,
             name=name,
