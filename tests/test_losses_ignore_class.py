@@ -26,6 +26,13 @@ def test_the_function_gives_zero_for_ignored_entries():
         np.array([[1], [255]]), probabilities, ignore_class=255
     )
     np.testing.assert_allclose(values.numpy(), [-np.log(0.75), 0.0], rtol=1e-6)
+    # The class axis elsewhere: the same losses as with it last.
+    scores = np.random.default_rng(0).standard_normal((3, 4, 5)).astype("float32")
+    labels = np.array([[0, 2, -1, 3, 0], [-1, 1, 1, 2, 0], [2, 3, 0, -1, -1]])
+    first = losses.sparse_categorical_crossentropy(labels, scores, True, -1, axis=1)
+    last = losses.sparse_categorical_crossentropy(labels, scores.transpose(0, 2, 1), True, -1)
+    np.testing.assert_allclose(first.numpy(), last.numpy(), rtol=1e-6)
+    assert not first.numpy()[labels == -1].any() and first.numpy()[labels != -1].all()
 
 
 def test_the_loss_means_over_the_entries_kept():
