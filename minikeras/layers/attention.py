@@ -2,39 +2,14 @@
 
 import math
 
-import numpy as np
-
 from minikeras import initializers, ops
-from minikeras.engine.tensor import Tensor
+from minikeras.layers.attention_masks import allowed_pairs, masked_softmax, with_padding_masks
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 
 __all__ = ["MultiHeadAttention"]
-
-
-def _with_padding_masks(attention_mask, query_mask, value_mask, key_mask):
-    """Folds the inputs' padding masks into `attention_mask`, as Keras does.
-
-    A query step that is padding attends to nothing (its row is masked), and
-    no query attends to a padded value or key step: `(B, T, 1) & (B, 1, S)`.
-    """
-    found = attention_mask if attention_mask is None else _boolean(attention_mask)
-    for mask, expand in ((query_mask, -1), (value_mask, 1), (key_mask, 1)):
-        if mask is not None:
-            mask = np.expand_dims(_boolean(mask), expand)
-            found = mask if found is None else found & mask
-    return found
-
-
-def _boolean(mask):
-    return (mask.numpy() if isinstance(mask, Tensor) else np.asarray(mask)).astype(bool)
-
-
-def _large_negative(dtype):
-    """What masked scores become: very negative, yet finite in `dtype` (Keras's values)."""
-    return -3e4 if np.dtype(dtype) == np.float16 else -1e9
 
 
 class MultiHeadAttention(Layer):
@@ -252,9 +227,10 @@ class MultiHeadAttention(Layer):
         key_mask = None if key is None or key is value else key_mask
         key = value if key is None else key
         query_steps, key_steps = self._check_inputs(query, value, key)
-        attention_mask = _with_padding_masks(attention_mask, query_mask, value_mask, key_mask)
-        mask = self._mask(query, key, attention_mask, use_causal_mask, query_steps, key_steps)
+        attention_mask = with_padding_masks(attention_mask, query_mask, value_mask, key_mask)
         batch, heads = query.shape[0], self.num_heads
+        where = f"MultiHeadAttention '{self.name}'"
+        mask = allowed_pairs(where, batch, query_steps, key_steps, attention_mask, use_causal_mask)
         # Several middle axes attend jointly: flatten them into one.
         q = self._project(query, self.query_kernel, self.query_bias)
         k = self._project(key, self.key_kernel, self.key_bias)
@@ -263,9 +239,7 @@ class MultiHeadAttention(Layer):
         k = ops.transpose(k, (0, 2, 3, 1))  # (B, N, K, S)
         v = ops.transpose(v, (0, 2, 1, 3))  # (B, N, S, V)
         scores = ops.matmul(q, k)  # (B, N, T, S)
-        if mask is not None:
-            scores = ops.where(mask[:, None], scores, _large_negative(scores.dtype))
-        scores = ops.softmax(scores, axis=-1)
+        scores = masked_softmax(scores, mask)
         attended = ops.matmul(self._dropout_layer(scores, training=training), v)
         attended = ops.reshape(
             ops.transpose(attended, (0, 2, 1, 3)),
@@ -316,32 +290,6 @@ class MultiHeadAttention(Layer):
                     f"shape {shapes[part]}"
                 )
         return query.shape[1:-1], key.shape[1:-1]
-
-    def _mask(self, query, key, attention_mask, use_causal_mask, query_steps, key_steps):
-        """The boolean `(batch or 1, T, S)` mask of allowed pairs, or None for no mask."""
-        query_size, key_size = math.prod(query_steps), math.prod(key_steps)
-        mask = None
-        if attention_mask is not None:
-            mask = np.asarray(attention_mask).astype(bool)
-            wanted = (query.shape[0], *query_steps, *key_steps)
-            try:
-                mask = np.broadcast_to(mask, wanted)
-            except ValueError:
-                raise ValueError(
-                    f"MultiHeadAttention '{self.name}' needs an attention_mask that broadcasts "
-                    f"to (batch, query steps, key steps) {wanted}, got shape {mask.shape}"
-                ) from None
-            mask = mask.reshape(query.shape[0], query_size, key_size)
-        if use_causal_mask:
-            if len(query_steps) > 1:
-                raise ValueError(
-                    f"MultiHeadAttention '{self.name}': use_causal_mask needs inputs with one "
-                    f"steps axis, got query shape {query.shape}"
-                )
-            # Position i attends to positions <= i, as Keras's lower-triangular mask.
-            causal = np.tril(np.ones((1, query_size, key_size), dtype=bool))
-            mask = causal if mask is None else mask & causal
-        return mask
 
     def compute_mask(self, inputs, mask=None):
         """The query's mask, kept for the outputs; `[mask, None]` after returning scores.
