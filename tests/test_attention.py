@@ -33,6 +33,8 @@ def naive_attention(layer, query, value, key=None, mask=None):
                 logits = np.where(mask[b], logits, -1e9)
             weights = np.exp(logits - logits.max(axis=-1, keepdims=True))
             weights /= weights.sum(axis=-1, keepdims=True)
+            if mask is not None:  # a row with nothing allowed gets no weight (Keras's softmax)
+                weights = np.where(mask[b], weights, 0.0)
             scores[b, h] = weights
             output[b] += (weights @ v) @ w["attention_output/kernel"][h]
         output[b] += w["attention_output/bias"]
@@ -100,7 +102,9 @@ def test_masks_are_float32_safe():
     scores = scores.numpy()
     assert np.all(np.isfinite(out.numpy())) and scores.dtype == np.float32
     np.testing.assert_array_equal(scores[0, 0, 0], [1.0, 0.0, 0.0])
-    np.testing.assert_allclose(scores[0, 0, 1], [1 / 3] * 3, rtol=1e-6)  # nothing allowed
+    # Nothing allowed: zero weights, as Keras's masked softmax, so the output is the bias.
+    np.testing.assert_array_equal(scores[0, 0, 1], [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(out.numpy()[0, 1], layer.output_bias.numpy())
 
 
 @pytest.mark.parametrize("masking", ["none", "given", "causal"])

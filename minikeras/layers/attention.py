@@ -2,8 +2,13 @@
 
 import math
 
-from minikeras import initializers, ops
-from minikeras.layers.attention_masks import allowed_pairs, masked_softmax, with_padding_masks
+from minikeras import constraints, initializers, ops, regularizers
+from minikeras.layers.attention_masks import (
+    allowed_pairs,
+    checked_steps,
+    masked_softmax,
+    with_padding_masks,
+)
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.input_layer import SymbolicTensor
@@ -24,8 +29,12 @@ class MultiHeadAttention(Layer):
         output = (dropout(scores) v) @ output_kernel + output_bias
 
     where the output projection joins the heads. Masked positions (where
-    `attention_mask` is false, or a later position under `use_causal_mask`)
-    get a large negative score before the softmax, so they get ~0 weight.
+    `attention_mask` is false, a later position under `use_causal_mask`, or
+    one `sliding_window` or more steps away) get zero weight. A query step
+    with every key step masked (a padded query step, say) gets all-zero
+    weights, so its output is the output bias: Keras's scores, and its output
+    whenever it returns the scores or applies dropout; Keras's fused path
+    (neither of those) averages the values uniformly there instead.
 
     Call it as `layer(query, value, key=None, query_mask=None,
     value_mask=None, key_mask=None, attention_mask=None,
@@ -54,8 +63,22 @@ class MultiHeadAttention(Layer):
             of sizes); the query's last axis by default.
         attention_axes: None, or those same axes (all but the batch and the
             last, as Keras's default): other axes raise at build.
+        sliding_window: None or a positive int `w`: a query step attends to
+            key steps fewer than `w` positions away only (inputs with one
+            steps axis).
+        flash_attention: None or False; there is no fused kernel here, and
+            True raises.
         kernel_initializer: initializer of the four kernels.
         bias_initializer: initializer of the four biases.
+        kernel_regularizer: None or a regularizer of the four kernels.
+        bias_regularizer: None or a regularizer of the four biases.
+        activity_regularizer: None or a regularizer applied, as in Keras, to
+            the outputs of each of the four projections (the projected query,
+            key and value, and the output), not to the attention scores.
+        kernel_constraint: None or a constraint of the four kernels.
+        bias_constraint: None or a constraint of the four biases.
+        use_gate: False only: Keras's gated attention (a fifth, sigmoid
+            projection of the query) is not implemented, and True raises.
         seed: int seed of the dropout's mask stream.
         **kwargs: `name`, `trainable`, `dtype`.
 
@@ -73,7 +96,8 @@ class MultiHeadAttention(Layer):
         shape `(batch, num_heads, T, S)` (before dropout).
 
     Raises:
-        ValueError: for bad constructor arguments, a missing `value`, inputs
+        ValueError: for bad constructor arguments (`flash_attention=True` and
+            `use_gate=True` among them), a missing `value`, inputs
             of rank below 3, batch or sequence sizes that do not match, a last
             axis unlike the one the layer was built for, or an
             `attention_mask` that does not broadcast to `(batch, T, S)`.
@@ -99,12 +123,20 @@ class MultiHeadAttention(Layer):
         use_bias=True,
         output_shape=None,
         attention_axes=None,
+        sliding_window=None,
+        flash_attention=None,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        use_gate=False,
         seed=None,
         **kwargs,
     ):
-        super().__init__(**kwargs)
+        super().__init__(**kwargs)  # not activity_regularizer: it is the projections'
         self.num_heads = check_positive_int("MultiHeadAttention", "num_heads", num_heads)
         self.key_dim = check_positive_int("MultiHeadAttention", "key_dim", key_dim)
         value_dim = key_dim if value_dim is None else value_dim
@@ -132,6 +164,25 @@ class MultiHeadAttention(Layer):
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
+        if sliding_window is not None:
+            check_positive_int("MultiHeadAttention", "sliding_window", sliding_window)
+        self.sliding_window = sliding_window
+        if flash_attention:
+            raise ValueError(
+                "MultiHeadAttention: flash_attention=True is not available in minikeras (no "
+                "fused kernel); pass None or False"
+            )
+        if use_gate:
+            raise ValueError(
+                "MultiHeadAttention: use_gate=True (Keras's gated attention) is not implemented "
+                "in minikeras; pass False"
+            )
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        # As Keras's `_activity_regularizer`: a penalty on each projection's outputs.
+        self._activity_regularizer = regularizers.get(activity_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.seed = seed
         self._dropout_layer = Dropout(self.dropout, seed=seed, dtype=self.dtype)
 
@@ -200,7 +251,11 @@ class MultiHeadAttention(Layer):
 
     def _projection(self, name, kernel_shape, bias_shape=None):
         kernel = self.add_weight(
-            f"{name}/kernel", shape=kernel_shape, initializer=self.kernel_initializer
+            f"{name}/kernel",
+            shape=kernel_shape,
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
         )
         bias = None
         if self.use_bias:
@@ -208,6 +263,8 @@ class MultiHeadAttention(Layer):
                 f"{name}/bias",
                 shape=bias_shape or kernel_shape[1:],
                 initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
             )
         return kernel, bias
 
@@ -226,11 +283,16 @@ class MultiHeadAttention(Layer):
     ):
         key_mask = None if key is None or key is value else key_mask
         key = value if key is None else key
-        query_steps, key_steps = self._check_inputs(query, value, key)
+        where = f"MultiHeadAttention '{self.name}'"
+        kernels = {"query": self.query_kernel, "value": self.value_kernel, "key": self.key_kernel}
+        built = {part: kernel.shape[0] for part, kernel in kernels.items()}
+        query_steps, key_steps = checked_steps(where, query.shape, value.shape, key.shape, built)
         attention_mask = with_padding_masks(attention_mask, query_mask, value_mask, key_mask)
         batch, heads = query.shape[0], self.num_heads
-        where = f"MultiHeadAttention '{self.name}'"
-        mask = allowed_pairs(where, batch, query_steps, key_steps, attention_mask, use_causal_mask)
+        mask = allowed_pairs(
+            where, batch, query_steps, key_steps, attention_mask, use_causal_mask,
+            self.sliding_window,
+        )  # fmt: skip
         # Several middle axes attend jointly: flatten them into one.
         q = self._project(query, self.query_kernel, self.query_bias)
         k = self._project(key, self.key_kernel, self.key_bias)
@@ -249,6 +311,7 @@ class MultiHeadAttention(Layer):
         bias = None if self.output_bias is None else ops.reshape(self.output_bias, (-1,))
         output_shape = self.output_kernel.shape[2:]
         outputs = ops.reshape(ops.dense(attended, kernel, bias), (*query.shape[:-1], *output_shape))
+        self._regularize_activity(outputs)
         # compute_mask, called next, gives the scores no mask (a model needs one per output).
         object.__setattr__(self, "_returns_scores", bool(return_attention_scores))
         if not return_attention_scores:
@@ -260,36 +323,14 @@ class MultiHeadAttention(Layer):
         flat_kernel = ops.reshape(kernel, (kernel.shape[0], -1))
         flat_bias = None if bias is None else ops.reshape(bias, (-1,))
         projected = ops.dense(inputs, flat_kernel, flat_bias)
+        self._regularize_activity(projected)
         steps = math.prod(inputs.shape[1:-1])  # written out: -1 is ambiguous for 0 samples
         return ops.reshape(projected, (inputs.shape[0], steps, *kernel.shape[1:]))
 
-    def _check_inputs(self, query, value, key):
-        """Checks ranks, batch and step sizes, and last axes; returns the steps of query and key."""
-        name = f"MultiHeadAttention '{self.name}'"
-        shapes = {"query": query.shape, "value": value.shape, "key": key.shape}
-        for part, shape in shapes.items():
-            if len(shape) < 3:
-                raise ValueError(
-                    f"{name} needs {part} of shape (batch, steps, features), got shape {shape}"
-                )
-        if len({shape[0] for shape in shapes.values()}) > 1:
-            raise ValueError(
-                f"{name} needs query, value and key of one batch size, got shapes "
-                f"{shapes['query']}, {shapes['value']} and {shapes['key']}"
-            )
-        if value.shape[1:-1] != key.shape[1:-1]:
-            raise ValueError(
-                f"{name} needs value and key with the same steps, got shapes {value.shape} "
-                f"and {key.shape}"
-            )
-        kernels = {"query": self.query_kernel, "value": self.value_kernel, "key": self.key_kernel}
-        for part, kernel in kernels.items():
-            if shapes[part][-1] != kernel.shape[0]:
-                raise ValueError(
-                    f"{name} was built for {part} with last axis {kernel.shape[0]}, got "
-                    f"shape {shapes[part]}"
-                )
-        return query.shape[1:-1], key.shape[1:-1]
+    def _regularize_activity(self, projected):
+        # The penalty a Keras sub-layer adds on its outputs (as this package's Layer does).
+        if self._activity_regularizer is not None:
+            self.add_loss(self._activity_regularizer(projected))
 
     def compute_mask(self, inputs, mask=None):
         """The query's mask, kept for the outputs; `[mask, None]` after returning scores.
@@ -349,7 +390,14 @@ class MultiHeadAttention(Layer):
             "use_bias": self.use_bias,
             "output_shape": self._output_shape_arg,
             "attention_axes": self.attention_axes,
+            "sliding_window": self.sliding_window,
+            "use_gate": False,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(self._activity_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
             "seed": self.seed,
         }

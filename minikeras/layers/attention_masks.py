@@ -1,9 +1,10 @@
-"""The masks and the masked softmax of `MultiHeadAttention`.
+"""What `MultiHeadAttention`'s scores may see: its inputs' steps, masks and masked softmax.
 
-Which (query step, key step) pairs may attend: the padding masks of the
-inputs, a given `attention_mask` and the causal mask, joined by `and` into
-one boolean `(batch or 1, T, S)` array; then the softmax of the scores over
-the allowed pairs only.
+The steps of query and key, checked against each other and the built
+kernels; which (query step, key step) pairs may attend: the padding masks of
+the inputs, a given `attention_mask`, the causal mask and a sliding window,
+joined by `and` into one boolean `(batch or 1, T, S)` array; then the softmax
+of the scores over the allowed pairs only.
 """
 
 import math
@@ -13,7 +14,55 @@ import numpy as np
 from minikeras import ops
 from minikeras.engine.tensor import Tensor
 
-__all__ = ["allowed_pairs", "masked_softmax", "with_padding_masks"]
+__all__ = ["allowed_pairs", "checked_steps", "masked_softmax", "with_padding_masks"]
+
+
+def checked_steps(where, query_shape, value_shape, key_shape, built):
+    """Checks ranks, batch and step sizes and last axes; the steps of query and key.
+
+    Args:
+        where: the layer's name for errors, `"MultiHeadAttention 'mha'"`.
+        query_shape: the query's shape `(batch, *T, dim)`.
+        value_shape: the value's shape `(batch, *S, dim)`.
+        key_shape: the key's shape `(batch, *S, dim)`.
+        built: the last axis the layer was built for, by part (`"query"`,
+            `"value"`, `"key"`).
+
+    Returns:
+        The pair `(query steps, key steps)` of tuples, `(T, S)`.
+
+    Raises:
+        ValueError: for a rank below 3, different batch sizes, value and key
+            of different steps, or a last axis unlike the one built for.
+
+    Example:
+        >>> from minikeras.layers.attention_masks import checked_steps
+        >>> built = {"query": 4, "value": 6, "key": 6}
+        >>> checked_steps("mha", (2, 3, 4), (2, 5, 6), (2, 5, 6), built)
+        ((3,), (5,))
+    """
+    shapes = {"query": tuple(query_shape), "value": tuple(value_shape), "key": tuple(key_shape)}
+    for part, shape in shapes.items():
+        if len(shape) < 3:
+            raise ValueError(
+                f"{where} needs {part} of shape (batch, steps, features), got shape {shape}"
+            )
+    if len({shape[0] for shape in shapes.values()}) > 1:
+        raise ValueError(
+            f"{where} needs query, value and key of one batch size, got shapes "
+            f"{shapes['query']}, {shapes['value']} and {shapes['key']}"
+        )
+    if shapes["value"][1:-1] != shapes["key"][1:-1]:
+        raise ValueError(
+            f"{where} needs value and key with the same steps, got shapes {shapes['value']} "
+            f"and {shapes['key']}"
+        )
+    for part, size in built.items():
+        if shapes[part][-1] != size:
+            raise ValueError(
+                f"{where} was built for {part} with last axis {size}, got shape {shapes[part]}"
+            )
+    return shapes["query"][1:-1], shapes["key"][1:-1]
 
 
 def with_padding_masks(attention_mask, query_mask, value_mask, key_mask):
@@ -54,7 +103,9 @@ def _large_negative(dtype):
     return -3e4 if np.dtype(dtype) == np.float16 else -1e9
 
 
-def allowed_pairs(where, batch, query_steps, key_steps, attention_mask, use_causal_mask):
+def allowed_pairs(
+    where, batch, query_steps, key_steps, attention_mask, use_causal_mask, sliding_window=None
+):
     """The boolean `(batch or 1, T, S)` mask of allowed pairs, or None for no mask.
 
     Several middle axes are flattened: `T = prod(query_steps)`,
@@ -68,13 +119,15 @@ def allowed_pairs(where, batch, query_steps, key_steps, attention_mask, use_caus
         attention_mask: None, or booleans broadcastable to
             `(batch, *query_steps, *key_steps)`.
         use_causal_mask: whether query step i may attend to key steps `<= i` only.
+        sliding_window: None, or `w`: query step i attends to key steps j with
+            `|i - j| < w` only.
 
     Returns:
         A boolean numpy array, or None.
 
     Raises:
         ValueError: if `attention_mask` does not broadcast, or for a causal
-            mask on several middle axes.
+            mask or a sliding window on several middle axes.
 
     Example:
         >>> from minikeras.layers.attention_masks import allowed_pairs
@@ -95,15 +148,23 @@ def allowed_pairs(where, batch, query_steps, key_steps, attention_mask, use_caus
                 f"key steps) {wanted}, got shape {mask.shape}"
             ) from None
         mask = mask.reshape(batch, query_size, key_size)
-    if use_causal_mask:
-        if len(query_steps) > 1:
+    for argument, used in (
+        ("use_causal_mask", use_causal_mask),
+        ("sliding_window", sliding_window),
+    ):
+        if used and len(query_steps) > 1:
             raise ValueError(
-                f"{where}: use_causal_mask needs inputs with one steps axis, got query steps "
+                f"{where}: {argument} needs inputs with one steps axis, got query steps "
                 f"{query_steps}"
             )
+    if use_causal_mask:
         # Position i attends to positions <= i, as Keras's lower-triangular mask.
         causal = np.tril(np.ones((1, query_size, key_size), dtype=bool))
         mask = causal if mask is None else mask & causal
+    if sliding_window is not None:
+        distance = np.abs(np.arange(query_size)[:, None] - np.arange(key_size)[None, :])
+        window = (distance < sliding_window)[None]
+        mask = window if mask is None else mask & window
     return mask
 
 
@@ -115,8 +176,10 @@ def masked_softmax(scores, mask):
         mask: None, or booleans `(B or 1, T, S)` (the same for every head).
 
     Returns:
-        A tensor of the scores' shape: masked pairs get a very large negative
-        score before the softmax, hence ~0 weight.
+        A tensor of the scores' shape: masked pairs get zero weight (a very
+        large negative score before the softmax, and zero after it, so that a
+        row with every pair masked is all zeros rather than uniform, as Keras's
+        `Softmax` does).
 
     Example:
         >>> from minikeras.layers.attention_masks import masked_softmax
@@ -124,6 +187,8 @@ def masked_softmax(scores, mask):
         >>> masked_softmax(scores, np.array([[[True, True, False]]])).numpy()
         array([[[[0.5, 0.5, 0. ]]]], dtype=float32)
     """
-    if mask is not None:
-        scores = ops.where(mask[:, None], scores, _large_negative(scores.dtype))
-    return ops.softmax(scores, axis=-1)
+    if mask is None:
+        return ops.softmax(scores, axis=-1)
+    allowed = mask[:, None]  # the same for every head
+    weights = ops.softmax(ops.where(allowed, scores, _large_negative(scores.dtype)), axis=-1)
+    return ops.where(allowed, weights, 0.0)

@@ -1,0 +1,200 @@
+"""MultiHeadAttention's Keras 3 arguments beyond the projections' sizes.
+
+Weight regularizers and constraints on all four projections, the activity
+regularizer on each projection's outputs (as Keras hands it to its four
+sub-layers), `sliding_window`, `flash_attention`/`use_gate` refused when
+true, a query step with nothing to attend to, and the config round trip;
+then the same layer in Keras 3 (skipped when `keras` is not importable).
+"""
+
+import numpy as np
+import pytest
+from layer_gradients import assert_gradients_match, projection_loss
+
+import minikeras as mk
+from minikeras.layers import MultiHeadAttention
+
+rng = np.random.default_rng(11)
+
+
+def randomized(layer, query, value, **kwargs):
+    layer(query, value, **kwargs)
+    for weight in layer.weights:
+        weight.assign(rng.standard_normal(weight.shape) * 0.5)
+    return layer
+
+
+def projections(layer, query, value):
+    """The four projections' outputs, by hand in float64: q, k, v and the output."""
+    w = {v.name: v.numpy().astype(np.float64) for v in layer.weights}
+    q = np.einsum("btd,dnh->btnh", query, w["query/kernel"]) + w["query/bias"]
+    k = np.einsum("bsd,dnh->bsnh", value, w["key/kernel"]) + w["key/bias"]
+    v = np.einsum("bsd,dnh->bsnh", value, w["value/kernel"]) + w["value/bias"]
+    logits = np.einsum("btnh,bsnh->bnts", q, k) / np.sqrt(layer.key_dim)
+    weights = np.exp(logits - logits.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    attended = np.einsum("bnts,bsnh->btnh", weights, v)
+    out = np.einsum("btnh,nho->bto", attended, w["attention_output/kernel"])
+    return q, k, v, out + w["attention_output/bias"]
+
+
+def test_weight_and_activity_regularizers_cover_all_four_projections():
+    query, value = rng.standard_normal((2, 2, 3, 4))
+    layer = MultiHeadAttention(
+        2, 3, kernel_regularizer=mk.regularizers.L2(0.1), bias_regularizer=mk.regularizers.L1(0.2),
+        activity_regularizer=mk.regularizers.L2(0.05), dtype="float64",
+    )  # fmt: skip
+    randomized(layer, query, value)
+    out = layer(query, value)
+    kernels = [w.numpy() for w in layer.weights if w.name.endswith("kernel")]
+    biases = [w.numpy() for w in layer.weights if w.name.endswith("bias")]
+    assert len(kernels) == len(biases) == 4
+    weight_penalty = sum(0.1 * np.sum(k**2) for k in kernels)
+    weight_penalty += sum(0.2 * np.sum(np.abs(b)) for b in biases)
+    parts = projections(layer, query, value)
+    np.testing.assert_allclose(out.numpy(), parts[-1], rtol=1e-10)
+    activity_penalty = sum(0.05 * np.sum(part**2) for part in parts)
+    # Not on the output alone, as the base Layer would: on all four projections.
+    assert layer.activity_regularizer is None
+    np.testing.assert_allclose(
+        sum(float(loss) for loss in layer.losses), weight_penalty + activity_penalty, rtol=1e-10
+    )
+
+
+def test_constraints_hold_after_an_optimizer_step():
+    x = rng.standard_normal((2, 3, 4)).astype("float32")
+    layer = MultiHeadAttention(
+        2, 3, kernel_constraint="non_neg", bias_constraint=mk.constraints.MaxNorm(0.5, axis=[])
+    )
+    layer(x, x)
+    for weight in layer.weights:
+        weight.assign(rng.standard_normal(weight.shape).astype("float32"))
+    grads = [np.ones(w.shape, "float32") for w in layer.weights]
+    mk.optimizers.SGD(0.1).apply(grads, layer.weights)
+    for weight in layer.weights:
+        if weight.name.endswith("kernel"):
+            assert weight.numpy().min() >= 0, weight.name
+        else:
+            assert np.abs(weight.numpy()).max() <= 0.5 + 1e-6, weight.name
+
+
+def test_sliding_window_is_a_band_of_allowed_pairs():
+    query, value = rng.standard_normal((2, 2, 5, 3))
+    layer = randomized(MultiHeadAttention(2, 2, sliding_window=2, dtype="float64"), query, value)
+    band = np.array([[abs(i - j) < 2 for j in range(5)] for i in range(5)])
+    out, scores = layer(query, value, return_attention_scores=True)
+    plain = MultiHeadAttention.from_config({**layer.get_config(), "sliding_window": None})
+    plain(query, value)
+    plain.set_weights(layer.get_weights())
+    np.testing.assert_allclose(out.numpy(), plain(query, value, attention_mask=band).numpy())
+    assert np.all(scores.numpy()[..., ~band] == 0) and np.all(scores.numpy()[..., band] > 0)
+    # With the causal mask: the previous step and itself, as Keras composes them.
+    causal_band = band & np.tril(np.ones((5, 5), bool))
+    np.testing.assert_allclose(
+        layer(query, value, use_causal_mask=True).numpy(),
+        plain(query, value, attention_mask=causal_band).numpy(),
+    )
+
+
+def test_sliding_window_gradients_match_finite_differences():
+    query, value = rng.standard_normal((2, 2, 4, 3))
+    layer = randomized(MultiHeadAttention(2, 2, sliding_window=2, dtype="float64"), query, value)
+
+    def loss(q, v):
+        return projection_loss(layer(q, v, return_attention_scores=True))
+
+    assert_gradients_match(loss, [query, value], layer.weights, rtol=1e-5, atol=1e-8)
+
+
+def test_a_query_step_with_nothing_to_attend_to_gives_the_output_bias():
+    ids = np.array([[3, 0, 2]])  # the middle step is padding
+    embedded = mk.layers.Embedding(5, 4, mask_zero=True)(ids)
+    layer = MultiHeadAttention(2, 2, bias_initializer="random_normal")
+    out, scores = layer(embedded, embedded, return_attention_scores=True)
+    assert np.all(scores.numpy()[0, :, 1] == 0)  # its row: every key step masked
+    np.testing.assert_array_equal(out.numpy()[0, 1], layer.output_bias.numpy())
+    assert np.all(scores.numpy()[0, :, [0, 2], 1] == 0)  # nobody attends to it
+    np.testing.assert_allclose(scores.numpy()[0, :, [0, 2]].sum(-1), 1.0, rtol=1e-6)
+
+
+def test_config_round_trip_with_the_new_arguments():
+    layer = MultiHeadAttention(
+        2, 3, sliding_window=3, flash_attention=False, kernel_regularizer="l2",
+        bias_regularizer=mk.regularizers.L1(0.3), activity_regularizer="l1",
+        kernel_constraint="non_neg", bias_constraint=mk.constraints.MaxNorm(2.0),
+        use_gate=False, name="mha",
+    )  # fmt: skip
+    config = layer.get_config()
+    assert config["sliding_window"] == 3 and config["use_gate"] is False
+    assert config["activity_regularizer"]["class_name"] == "L1"
+    assert config["bias_constraint"]["config"]["max_value"] == 2.0
+    clone = MultiHeadAttention.from_config(config)
+    assert clone.get_config() == config
+    plain = MultiHeadAttention(2, 3).get_config()
+    assert plain["kernel_regularizer"] is None and plain["sliding_window"] is None
+
+
+def test_arguments_minikeras_does_not_have_are_refused_by_name():
+    with pytest.raises(ValueError, match="flash_attention=True is not available"):
+        MultiHeadAttention(2, 3, flash_attention=True)
+    with pytest.raises(ValueError, match="use_gate=True .* is not implemented"):
+        MultiHeadAttention(2, 3, use_gate=True)
+    with pytest.raises(ValueError, match="`sliding_window` must be a positive int"):
+        MultiHeadAttention(2, 3, sliding_window=0)
+    layer = MultiHeadAttention(2, 3, sliding_window=2, name="att")
+    with pytest.raises(ValueError, match="'att': sliding_window needs inputs with one steps axis"):
+        layer(np.ones((1, 2, 2, 4)), np.ones((1, 2, 2, 4)))
+
+
+# ---------------------------------------------------------------- against Keras 3
+
+
+def _keras_twin(keras, layer, query, value, **kwargs):
+    config = {k: v for k, v in layer.get_config().items() if k != "dtype"}
+    twin = keras.layers.MultiHeadAttention.from_config(config)
+    twin(query, value)
+    twin.set_weights(layer.get_weights())
+    return twin
+
+
+def test_against_keras_regularizers_window_and_a_fully_masked_row():
+    keras = pytest.importorskip("keras")
+    # One sample: Keras divides each activity penalty by the batch size, minikeras does not.
+    query = rng.standard_normal((1, 4, 6)).astype("float32")
+    value = rng.standard_normal((1, 5, 6)).astype("float32")
+    layer = MultiHeadAttention(
+        2, 3, sliding_window=2, kernel_regularizer=mk.regularizers.L2(0.1),
+        bias_regularizer="l1", activity_regularizer=mk.regularizers.L2(0.01),
+        bias_initializer="random_normal",
+    )  # fmt: skip
+    layer(query, value)
+    twin = _keras_twin(keras, layer, query, value)
+    mask = np.ones((1, 4, 5), bool)
+    mask[0, 2] = False  # query step 2 attends to nothing
+    for kwargs in ({}, {"attention_mask": mask}, {"use_causal_mask": True}):
+        ours, our_scores = layer(query, value, return_attention_scores=True, **kwargs)
+        theirs, their_scores = twin(query, value, return_attention_scores=True, **kwargs)
+        convert = keras.ops.convert_to_numpy
+        np.testing.assert_allclose(ours.numpy(), convert(theirs), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(our_scores.numpy(), convert(their_scores), atol=1e-6)
+    # The losses of the latest call: four weight penalties each, four activity penalties.
+    their_losses = sum(float(keras.ops.convert_to_numpy(x)) for x in twin.losses)
+    our_losses = sum(float(x) for x in layer.losses)
+    np.testing.assert_allclose(our_losses, their_losses, rtol=1e-5)
+    assert len(layer.losses) == len(twin.losses) == 12
+
+
+def test_keras_config_of_the_new_arguments_loads_here():
+    keras = pytest.importorskip("keras")
+    theirs = keras.layers.MultiHeadAttention(
+        2, 3, sliding_window=4, kernel_regularizer="l2", activity_regularizer="l1",
+        bias_constraint="non_neg", name="mha",
+    )  # fmt: skip
+    config = {k: v for k, v in theirs.get_config().items() if k != "dtype"}
+    # Keras 3.15's GlorotUniform config has `input_axes`/`output_axes`, not read here yet.
+    config.pop("kernel_initializer")
+    ours = MultiHeadAttention.from_config(config)
+    assert ours.sliding_window == 4 and ours.kernel_regularizer.l2 == pytest.approx(0.01)
+    assert isinstance(ours.bias_constraint, mk.constraints.NonNeg)
+    mine = ours.get_config()
+    assert set(config) <= set(mine)
