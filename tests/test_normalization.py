@@ -220,3 +220,42 @@ def test_layer_norm_config_and_errors():
     ln(np.zeros((2, 3)))
     with pytest.raises(ValueError, match=r"'ln_c' was built for .* got shape \(2, 4\)"):
         ln(np.zeros((2, 4)))
+
+
+def test_layer_norm_rms_scaling_divides_by_the_standard_deviation_uncentered():
+    with pytest.warns(UserWarning, match="rms_scaling=True is deprecated in Keras 3"):
+        layer = LayerNormalization(epsilon=0.0, rms_scaling=True, center=True, scale=False)
+    out = layer(np.array([[1.0, 3.0], [2.0, 6.0]], "float32"))
+    # Variances 1 and 4: each row divided by its standard deviation, not centered.
+    np.testing.assert_allclose(out.numpy(), [[1.0, 3.0], [1.0, 3.0]], rtol=1e-6)
+    assert [w.name for w in layer.weights] == ["gamma"] and layer.beta is None  # as Keras
+    layer.gamma.assign(np.array([2.0, 0.5], "float32"))
+    np.testing.assert_allclose(layer(np.array([[1.0, 3.0]])).numpy(), [[2.0, 1.5]], rtol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:LayerNormalization. rms_scaling")
+def test_layer_norm_rms_scaling_gradients_config_and_keras():
+    x = rng.standard_normal((2, 3, 4)) + 1.0
+    layer = LayerNormalization(axis=[1, 2], rms_scaling=True, dtype="float64")
+    randomized(layer, x)
+    expected = x / np.sqrt(x.var(axis=(1, 2), keepdims=True) + 1e-3) * layer.gamma.numpy()
+    np.testing.assert_allclose(layer(x).numpy(), expected, rtol=1e-10)
+    assert_gradients_match(lambda t: projection_loss(layer(t)), [x], layer.weights, rtol=1e-5)
+    config = layer.get_config()
+    assert config["rms_scaling"] is True
+    assert LayerNormalization.from_config(config).get_config() == config
+    assert LayerNormalization().get_config()["rms_scaling"] is False
+
+    keras = pytest.importorskip("keras")
+    theirs = keras.layers.LayerNormalization(axis=[1, 2], rms_scaling=True)
+    theirs(x.astype("float32"))
+    theirs.set_weights(layer.get_weights())
+    ours = LayerNormalization.from_config({**config, "dtype": "float32"})
+    ours(x)
+    ours.set_weights(layer.get_weights())
+    np.testing.assert_allclose(
+        ours(x.astype("float32")).numpy(),
+        keras.ops.convert_to_numpy(theirs(x.astype("float32"))),
+        rtol=1e-5,
+        atol=1e-6,
+    )

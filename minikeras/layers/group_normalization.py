@@ -4,7 +4,7 @@
 from minikeras import initializers, ops
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
-from minikeras.layers.normalization import ScaleAndCenter
+from minikeras.layers.scale_and_center import ScaleAndCenter
 
 __all__ = ["GroupNormalization", "UnitNormalization"]
 

@@ -4,10 +4,13 @@ Both are written in `minikeras.ops` (`mean`, `var`, arithmetic), so gradients
 flow to the inputs, `gamma` and `beta` through the batch statistics too.
 """
 
-from minikeras import config, constraints, initializers, ops, regularizers
-from minikeras.layers.layer import Layer
+import warnings
 
-__all__ = ["BatchNormalization", "LayerNormalization", "ScaleAndCenter"]
+from minikeras import config, initializers, ops
+from minikeras.layers.layer import Layer
+from minikeras.layers.scale_and_center import ScaleAndCenter
+
+__all__ = ["BatchNormalization", "LayerNormalization"]
 
 
 def _normalize_axes(layer, axes, input_shape):
@@ -35,59 +38,6 @@ def _check_axis_argument(layer_class, axis):
     axes = axis if isinstance(axis, (list, tuple)) else [axis]
     if not axes or any(isinstance(a, bool) or not isinstance(a, int) for a in axes):
         raise ValueError(f"{layer_class}: `axis` must be an int or a list of ints, got {axis!r}")
-
-
-class ScaleAndCenter:
-    """`gamma` and `beta` with Keras's regularizers and constraints, for normalization layers.
-
-    A base of `BatchNormalization`, `LayerNormalization` and
-    `GroupNormalization`: the layer sets `scale`, `center` and the two
-    initializers, calls `_set_penalties` in `__init__`, `_add_scale_and_center`
-    in `build`, and adds `_penalties_config()` to its config.
-
-    Example:
-        >>> layer = mk.layers.LayerNormalization(gamma_regularizer="l2")
-        >>> _ = layer(np.ones((1, 3)))
-        >>> layer._penalties_config()["gamma_regularizer"]["class_name"]
-        'L2'
-    """
-
-    def _set_penalties(
-        self, beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint
-    ):
-        """Keras's regularizers and constraints of `beta` and `gamma`."""
-        self.beta_regularizer = regularizers.get(beta_regularizer)
-        self.gamma_regularizer = regularizers.get(gamma_regularizer)
-        self.beta_constraint = constraints.get(beta_constraint)
-        self.gamma_constraint = constraints.get(gamma_constraint)
-
-    def _add_scale_and_center(self, shape):
-        """`gamma` and `beta` (None where `scale` / `center` is off)."""
-        self.gamma = self.beta = None
-        if self.scale:
-            self.gamma = self.add_weight(
-                "gamma",
-                shape=shape,
-                initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer,
-                constraint=self.gamma_constraint,
-            )
-        if self.center:
-            self.beta = self.add_weight(
-                "beta",
-                shape=shape,
-                initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer,
-                constraint=self.beta_constraint,
-            )
-
-    def _penalties_config(self):
-        return {
-            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
-            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
-            "beta_constraint": constraints.serialize(self.beta_constraint),
-            "gamma_constraint": constraints.serialize(self.gamma_constraint),
-        }
 
 
 class _Normalization(ScaleAndCenter, Layer):
@@ -306,7 +256,11 @@ class LayerNormalization(_Normalization):
 
     where `mean` and `variance` are taken over `axis` for each sample
     separately, so training and inference compute the same thing. `gamma` and
-    `beta` have the sizes of the normalized axes.
+    `beta` have the sizes of the normalized axes. With `rms_scaling=True`
+    (deprecated in Keras 3, and kept for its models) the inputs are divided by
+    their standard deviation without being centered, and there is no `beta`:
+
+        output = inputs / sqrt(variance + epsilon) * gamma
 
     Args:
         axis: int or list of ints, the axes to normalize over.
@@ -319,6 +273,8 @@ class LayerNormalization(_Normalization):
         gamma_regularizer: optional regularizer of `gamma`.
         beta_constraint: optional constraint of `beta`.
         gamma_constraint: optional constraint of `gamma`.
+        rms_scaling: whether to scale as above; it warns, as in Keras (whose
+            `RMSNormalization` layer divides by the root mean square instead).
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -356,11 +312,19 @@ class LayerNormalization(_Normalization):
         gamma_regularizer=None,
         beta_constraint=None,
         gamma_constraint=None,
+        rms_scaling=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
         self._set_penalties(beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)
         _check_axis_argument("LayerNormalization", axis)
+        self.rms_scaling = bool(rms_scaling)
+        if self.rms_scaling:
+            warnings.warn(
+                "LayerNormalization: rms_scaling=True is deprecated in Keras 3; it divides the "
+                "inputs by their standard deviation, not by their root mean square",
+                stacklevel=2,
+            )
         if not epsilon >= 0.0:
             raise ValueError(f"LayerNormalization: `epsilon` must be >= 0, got {epsilon!r}")
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
@@ -373,10 +337,16 @@ class LayerNormalization(_Normalization):
     def build(self, input_shape):
         axes = self.axis if isinstance(self.axis, list) else [self.axis]
         self._build_axes(input_shape, axes)
-        self._add_scale_and_center(self._sizes)
+        if self.rms_scaling:  # always gamma, never beta, as Keras
+            self._add_scale_and_center(self._sizes, scale=True, center=False)
+        else:
+            self._add_scale_and_center(self._sizes)
 
     def call(self, inputs):
         self._check_inputs(inputs)
+        if self.rms_scaling:
+            variance = ops.var(inputs, axis=self._axes, keepdims=True)
+            return inputs * (1.0 / ops.sqrt(variance + self.epsilon)) * self._broadcast(self.gamma)
         return self._normalize(inputs, self._axes)
 
     def get_config(self):
@@ -386,6 +356,7 @@ class LayerNormalization(_Normalization):
             "epsilon": self.epsilon,
             "center": self.center,
             "scale": self.scale,
+            "rms_scaling": self.rms_scaling,
             "beta_initializer": initializers.serialize(self.beta_initializer),
             "gamma_initializer": initializers.serialize(self.gamma_initializer),
             **self._penalties_config(),
