@@ -85,6 +85,40 @@ def test_zero_padding_cropping_and_upsampling_1d_by_hand():
     assert layers.UpSampling1D(3).compute_output_shape((None, None, 2)) == (None, None, 2)
 
 
+def test_zero_padding_1d_channels_first_pads_the_last_axis():
+    x = rng.standard_normal((2, 3, 4)).astype("float32")  # (batch, features, steps)
+    layer = layers.ZeroPadding1D((2, 1), data_format="channels_first")
+    np.testing.assert_array_equal(layer(x).numpy(), np.pad(x, ((0, 0), (0, 0), (2, 1))))
+    assert layer.compute_output_shape((None, 3, None)) == (None, 3, None)
+    assert layer.compute_output_shape((None, 3, 4)) == (None, 3, 7)
+    check_gradients(
+        layers.ZeroPadding1D((2, 1), data_format="channels_first", dtype="float64"), [x]
+    )
+    config = layer.get_config()
+    assert config["data_format"] == "channels_first" and config["padding"] == (2, 1)
+    assert layers.ZeroPadding1D.from_config(config).get_config() == config
+    assert layers.ZeroPadding1D().get_config()["data_format"] == "channels_last"
+    # As Keras: Cropping1D and UpSampling1D have no data_format.
+    assert "data_format" not in layers.Cropping1D().get_config()
+    with pytest.raises(TypeError, match="data_format"):
+        layers.UpSampling1D(2, data_format="channels_first")
+    with pytest.raises(ValueError, match="ZeroPadding1D: `data_format` must be"):
+        layers.ZeroPadding1D(data_format="NCW")
+    with pytest.raises(ValueError, match=r"3-D inputs \(batch, features, steps\), got shape"):
+        layer(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_zero_padding_1d_against_keras(data_format):
+    keras = pytest.importorskip("keras")
+    x = rng.standard_normal((2, 3, 5)).astype("float32")
+    theirs = keras.layers.ZeroPadding1D((1, 3), data_format=data_format)
+    ours = layers.ZeroPadding1D.from_config(
+        {k: v for k, v in theirs.get_config().items() if k != "dtype"}
+    )
+    np.testing.assert_array_equal(ours(x).numpy(), keras.ops.convert_to_numpy(theirs(x)))
+
+
 @pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
 def test_zero_padding_cropping_and_upsampling_3d_by_hand(data_format):
     x = rng.standard_normal((2, 3, 4, 5, 2)).astype("float32")

@@ -72,8 +72,12 @@ class _Spatial(Layer):
     """The shared part: a rank, a layout, the rank check on every call."""
 
     rank = None
+    # Keras's Cropping1D and UpSampling1D take no data_format (steps are axis 1).
+    takes_data_format = True
 
     def _setup(self, data_format):
+        if data_format is not None and not self.takes_data_format:
+            raise TypeError(f"{type(self).__name__}: unexpected keyword arguments ['data_format']")
         self.data_format, self._axes = _axes(type(self).__name__, data_format, self.rank)
 
     def build(self, input_shape):
@@ -82,12 +86,11 @@ class _Spatial(Layer):
     def _check(self, input_shape):
         if len(input_shape) != self.rank + 2:
             spatial = {1: "steps", 2: "rows, cols", 3: "depth, height, width"}[self.rank]
-            if self.rank == 1:
-                layout = "(batch, steps, features)"
-            elif self.data_format == "channels_last":
-                layout = f"(batch, {spatial}, channels)"
+            channels = "features" if self.rank == 1 else "channels"
+            if self.data_format == "channels_last":
+                layout = f"(batch, {spatial}, {channels})"
             else:
-                layout = f"(batch, channels, {spatial})"
+                layout = f"(batch, {channels}, {spatial})"
             raise ValueError(
                 f"{type(self).__name__} '{self.name}' expects {self.rank + 2}-D inputs "
                 f"{layout}, got shape {tuple(input_shape)}"
@@ -95,7 +98,7 @@ class _Spatial(Layer):
 
     def get_config(self):
         config = super().get_config()
-        if self.rank > 1:
+        if self.takes_data_format:
             config["data_format"] = self.data_format
         return config
 
@@ -192,29 +195,33 @@ class ZeroPadding1D(_ZeroPadding):
 
     Args:
         padding: `n` (both ends) or `(start, end)`; non-negative ints.
+        data_format: `"channels_last"` (default, `(batch, steps, features)`)
+            or `"channels_first"` (`(batch, features, steps)`).
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
-        `(batch, steps, features)`.
+        `(batch, steps, features)`, or `(batch, features, steps)` channels first.
 
     Output shape:
-        `(batch, start + steps + end, features)`.
+        `(batch, start + steps + end, features)` (or channels first).
 
     Returns:
         When called: the padded sequences, as a Tensor.
 
     Raises:
-        ValueError: for a bad `padding` or inputs that are not 3-D.
+        ValueError: for a bad `padding` or `data_format`, or inputs that are not 3-D.
 
     Example:
         >>> mk.layers.ZeroPadding1D((1, 2))(np.ones((1, 2, 1))).numpy().ravel()
         array([0., 1., 1., 0., 0.], dtype=float32)
+        >>> mk.layers.ZeroPadding1D(1, data_format="channels_first")(np.ones((1, 3, 2))).shape
+        (1, 3, 4)
     """
 
     rank = 1
 
-    def __init__(self, padding=1, **kwargs):
-        super().__init__(padding, **kwargs)
+    def __init__(self, padding=1, data_format=None, **kwargs):
+        super().__init__(padding, data_format, **kwargs)
 
 
 class ZeroPadding3D(_ZeroPadding):
@@ -275,6 +282,7 @@ class Cropping1D(_Cropping):
     """
 
     rank = 1
+    takes_data_format = False
 
     def __init__(self, cropping=(1, 1), **kwargs):
         super().__init__(cropping, **kwargs)
@@ -338,6 +346,7 @@ class UpSampling1D(_UpSampling):
     """
 
     rank = 1
+    takes_data_format = False
 
     def __init__(self, size=2, **kwargs):
         super().__init__(size, **kwargs)
