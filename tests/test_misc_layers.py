@@ -138,7 +138,68 @@ def test_upsampling_bilinear_matches_interpolation_by_hand():
     np.testing.assert_allclose(first.numpy().transpose(0, 2, 3, 1), y.numpy(), rtol=1e-5)
 
 
-@pytest.mark.parametrize("interpolation", ["nearest", "bilinear"])
+def test_upsampling_bicubic_of_an_impulse_by_hand():
+    # Output column 0 samples at -0.25: Keys weights 111/128 and -9/128 on columns 0 and 1
+    # (column -1 is outside, left out), normalized by their sum 102/128.
+    x = np.array([1.0, 0.0, 0.0], "float32").reshape(1, 1, 3, 1)
+    y = UpSampling2D((1, 2), interpolation="bicubic")(x).numpy().ravel()
+    assert y[0] == pytest.approx(111 / 102, rel=1e-6)
+    # Column 1 samples at 0.25: distances 0.25, 0.75 and 1.75 from columns 0, 1 and 2.
+    weights = [_keys(0.25), _keys(0.75), _keys(1.75)]
+    assert y[1] == pytest.approx(weights[0] / sum(weights), rel=1e-6)
+    # Column 2 samples at 0.75: distances 0.75, 0.25 and 1.25.
+    weights = [_keys(0.75), _keys(0.25), _keys(1.25)]
+    assert y[2] == pytest.approx(weights[0] / sum(weights), rel=1e-6)
+
+
+def _keys(distance):
+    """Keys's cubic kernel, a = -0.5, written out from its two pieces."""
+    d = abs(distance)
+    if d < 1:
+        return 1.5 * d**3 - 2.5 * d**2 + 1
+    return -0.5 * d**3 + 2.5 * d**2 - 4 * d + 2 if d < 2 else 0.0
+
+
+@pytest.mark.parametrize("radius", [3, 5])
+def test_upsampling_lanczos_by_explicit_sums(radius):
+    x = images((1, 4, 7, 1), "float64")
+    y = UpSampling2D((1, 2), interpolation=f"lanczos{radius}", dtype="float64")(x).numpy()
+
+    def lanczos(d):
+        d = abs(d)
+        if d == 0:
+            return 1.0
+        if d >= radius:
+            return 0.0
+        return radius * np.sin(np.pi * d) * np.sin(np.pi * d / radius) / (np.pi * d) ** 2
+
+    for i in range(14):
+        sample = (i + 0.5) / 2 - 0.5
+        weights = np.array([lanczos(sample - j) for j in range(7)])
+        expected = x[0, :, :, 0] @ weights / weights.sum()
+        np.testing.assert_allclose(y[0, :, i, 0], expected, rtol=1e-12)
+    ones = UpSampling2D(3, interpolation=f"lanczos{radius}")(np.ones((1, 4, 5, 2)))
+    np.testing.assert_allclose(ones.numpy(), 1.0, rtol=1e-6)  # normalized at the borders too
+
+
+@pytest.mark.parametrize("interpolation", ["bilinear", "bicubic", "lanczos3", "lanczos5"])
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_upsampling_interpolation_against_keras(interpolation, data_format):
+    keras = pytest.importorskip("keras")
+    if keras.backend.backend() not in ("jax", "numpy"):
+        pytest.skip("Keras's bicubic on torch and tensorflow differs at the borders")
+    x = np.random.default_rng(3).standard_normal((2, 5, 6, 3)).astype("float32")
+    x = x.transpose(0, 3, 1, 2) if data_format == "channels_first" else x
+    theirs = keras.layers.UpSampling2D((2, 3), data_format, interpolation.upper())
+    ours = UpSampling2D.from_config({k: v for k, v in theirs.get_config().items() if k != "dtype"})
+    assert ours.interpolation == interpolation
+    expected = keras.ops.convert_to_numpy(theirs(x))
+    np.testing.assert_allclose(ours(x).numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "interpolation", ["nearest", "bilinear", "bicubic", "lanczos3", "lanczos5"]
+)
 def test_upsampling_gradients_match_finite_differences(interpolation):
     layer = UpSampling2D((2, 3), interpolation=interpolation, dtype="float64")
     x = images((2, 2, 3, 2), "float64")
@@ -151,8 +212,11 @@ def test_upsampling_shapes_config_and_errors():
     assert UpSampling2D.from_config(layer.get_config()).get_config() == layer.get_config()
     symbolic = UpSampling2D()(Input(shape=(3, 4, 1)))
     assert symbolic.shape == (None, 6, 8, 1)
-    with pytest.raises(ValueError, match="`interpolation` must be 'nearest' or 'bilinear'"):
-        UpSampling2D(interpolation="bicubic")
+    with pytest.raises(ValueError, match="`interpolation` must be one of 'nearest', 'bilinear'"):
+        UpSampling2D(interpolation="gaussian")
+    with pytest.raises(ValueError, match=r"got 'area' \(Keras takes 'area' on TensorFlow only\)"):
+        UpSampling2D(interpolation="area")
+    assert UpSampling2D(interpolation="Bicubic").get_config()["interpolation"] == "bicubic"
     with pytest.raises(ValueError, match="`size` must be a positive int or a pair"):
         UpSampling2D(size=(2, 0))
     with pytest.raises(ValueError, match=r"'up' expects 4-D inputs .* got shape \(2, 3, 4\)"):

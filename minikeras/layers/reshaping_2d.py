@@ -2,7 +2,7 @@
 
 The rank-2 forms of the layers in `reshaping_nd` (written for any rank), on
 `(batch, rows, cols, channels)` or channels first; `UpSampling2D` also
-interpolates bilinearly. All follow Keras 3.
+interpolates (bilinear, bicubic, Lanczos). All follow Keras 3.
 """
 
 import numpy as np
@@ -34,14 +34,20 @@ def _int_pair(layer_class, argument, value, allow_zero):
 class UpSampling2D(_UpSampling):
     """Repeats the rows and columns of images `size` times (nearest), or interpolates them.
 
-    With `interpolation="bilinear"` the output samples the image at the
-    half-pixel centres (`(i + 0.5) / size - 0.5`), edges clamped, as Keras's
-    image resize does.
+    Otherwise the output samples the image at the half-pixel centres
+    `(i + 0.5) / size - 0.5` with the kernel of `interpolation` (linear,
+    Keys cubic with `a = -0.5`, or Lanczos of radius 3 or 5), the weights of
+    each output pixel normalized to sum to 1 over the pixels inside the image,
+    as Keras's image resize does on JAX and NumPy. (Keras on PyTorch uses a
+    cubic with `a = -0.75` and refuses Lanczos; on TensorFlow the borders of
+    bicubic differ too. Keras on TensorFlow also takes `"area"`, which is not
+    here.)
 
     Args:
         size: int or `(rows, cols)` pair of positive ints, the upsampling factors.
         data_format: `"channels_last"` (default) or `"channels_first"`.
-        interpolation: `"nearest"` or `"bilinear"`.
+        interpolation: `"nearest"`, `"bilinear"`, `"bicubic"`, `"lanczos3"`
+            or `"lanczos5"` (case-insensitive, as Keras).
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -74,23 +80,26 @@ class UpSampling2D(_UpSampling):
         super().__init__(
             _int_pair("UpSampling2D", "size", size, allow_zero=False), data_format, **kwargs
         )
-        if interpolation not in ("nearest", "bilinear"):
+        method = interpolation.lower() if isinstance(interpolation, str) else interpolation
+        if method != "nearest" and method not in _KERNELS:
             raise ValueError(
-                "UpSampling2D: `interpolation` must be 'nearest' or 'bilinear', "
-                f"got {interpolation!r}"
+                "UpSampling2D: `interpolation` must be one of 'nearest', "
+                f"{', '.join(repr(name) for name in _KERNELS)}, got {interpolation!r}"
+                + (" (Keras takes 'area' on TensorFlow only)" if method == "area" else "")
             )
-        self.interpolation = interpolation
+        self.interpolation = method
 
     def call(self, inputs):
         if self.interpolation == "nearest":
             return super().call(inputs)
         self.compute_output_shape(inputs.shape)
-        return self._bilinear(inputs)
+        return self._interpolate(inputs)
 
-    def _bilinear(self, inputs):
+    def _interpolate(self, inputs):
         rows, cols = (inputs.shape[a] for a in self._axes)
-        row_matrix = _linear_weights(rows, self.size[0], inputs.dtype)
-        col_matrix = _linear_weights(cols, self.size[1], inputs.dtype)
+        kernel = _KERNELS[self.interpolation]
+        row_matrix = _resize_weights(rows, self.size[0], kernel, inputs.dtype)
+        col_matrix = _resize_weights(cols, self.size[1], kernel, inputs.dtype)
         if self.data_format == "channels_first":
             return ops.matmul(row_matrix, ops.matmul(inputs, col_matrix.T))
         batch, _, _, channels = inputs.shape
@@ -104,17 +113,40 @@ class UpSampling2D(_UpSampling):
         return {**super().get_config(), "interpolation": self.interpolation}
 
 
-def _linear_weights(size, factor, dtype):
-    """The `(size * factor, size)` matrix of linear interpolation at half-pixel centres."""
-    out = np.arange(size * factor)
-    position = np.clip((out + 0.5) / factor - 0.5, 0, size - 1)
-    low = np.floor(position).astype(int)
-    high = np.minimum(low + 1, size - 1)
-    fraction = position - low
-    weights = np.zeros((size * factor, size))
-    np.add.at(weights, (out, low), 1 - fraction)
-    np.add.at(weights, (out, high), fraction)
-    return weights.astype(dtype)
+def _keys_cubic(distance):
+    """Keys's cubic convolution kernel with `a = -0.5`, of `|x|`."""
+    near = ((1.5 * distance - 2.5) * distance) * distance + 1.0
+    far = ((-0.5 * distance + 2.5) * distance - 4.0) * distance + 2.0
+    return np.where(distance < 1.0, near, np.where(distance < 2.0, far, 0.0))
+
+
+def _lanczos(radius):
+    def kernel(distance):
+        """`sinc(x) sinc(x / radius)` for `|x| <= radius`, else 0."""
+        return np.where(distance <= radius, np.sinc(distance) * np.sinc(distance / radius), 0.0)
+
+    return kernel
+
+
+# The kernels of Keras's image resize, as functions of the distance |x| in input pixels.
+_KERNELS = {
+    "bilinear": lambda distance: np.maximum(0.0, 1.0 - distance),
+    "bicubic": _keys_cubic,
+    "lanczos3": _lanczos(3),
+    "lanczos5": _lanczos(5),
+}
+
+
+def _resize_weights(size, factor, kernel, dtype):
+    """The `(size * factor, size)` matrix of interpolation at half-pixel centres.
+
+    Output pixel i samples the input at `(i + 0.5) / factor - 0.5`; its
+    weights, the kernel of the distances to the input pixels, are normalized
+    to sum to 1 (so pixels beyond the border are left out, not clamped).
+    """
+    samples = (np.arange(size * factor) + 0.5) / factor - 0.5
+    weights = kernel(np.abs(samples[:, None] - np.arange(size)[None, :]))
+    return (weights / weights.sum(axis=1, keepdims=True)).astype(dtype)
 
 
 class ZeroPadding2D(_ZeroPadding):
