@@ -14,7 +14,7 @@ from minikeras.engine.context import state as _state
 from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.layers import auto_config, call_checks, tracking
 from minikeras.layers.layer_call import LayerCall
-from minikeras.layers.layer_config import LayerConfig
+from minikeras.layers.layer_config import LayerConfig, dtype_of_policy
 from minikeras.layers.layer_losses import LayerLosses
 from minikeras.layers.layer_shapes import LayerShapes, computed_attribute
 from minikeras.layers.layer_weights import LayerWeights
@@ -61,7 +61,9 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     Args:
         name: a unique name; by default the snake_case class name, numbered.
         trainable: whether the layer's weights are trained.
-        dtype: the dtype of weights and computation, `config.floatx()` by default.
+        dtype: the dtype of weights and computation, `config.floatx()` by default;
+            a Keras `DTypePolicy` config of one dtype is that dtype (mixed
+            precision is refused).
         activity_regularizer: None, or a regularizer (a name, a config dict or a
             callable) of the outputs: its penalty joins `losses` at each call.
 
@@ -145,7 +147,7 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
         self.name = name or unique_name(_snake_case(type(self).__name__))
         self.built = False
         self._trainable = bool(trainable)
-        self.dtype = config.standardize_dtype(dtype)
+        self.dtype = config.standardize_dtype(dtype_of_policy(type(self).__name__, dtype))
         self._input_shape_arg = None if input_shape is None else (None, *input_shape)
         self._output_shape = None
         self._first_call_done = False

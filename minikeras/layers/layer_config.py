@@ -9,7 +9,50 @@ default captures plain constructor arguments, see `auto_config`), and
 from minikeras import regularizers
 from minikeras.layers import auto_config
 
-__all__ = ["LayerConfig"]
+__all__ = ["LayerConfig", "dtype_of_policy"]
+
+
+def dtype_of_policy(layer_class, dtype):
+    """The dtype of a Keras 3 `DTypePolicy` config, or `dtype` itself if it is none.
+
+    A raw Keras `layer.get_config()` holds its dtype as
+    `{"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}}`;
+    a layer here has one dtype for its weights and its computations, so a
+    policy of one dtype (`"float32"`, `"float64"`) is that dtype, and a
+    mixed-precision (`"mixed_float16"`) or quantized policy is refused.
+
+    Args:
+        layer_class: the layer's class name, for errors.
+        dtype: a dtype, a policy config dict, or None.
+
+    Returns:
+        `dtype`, or the policy's dtype name.
+
+    Raises:
+        ValueError: for a mixed-precision or quantized policy, or a dict that
+            is not a `DTypePolicy` config.
+
+    Example:
+        >>> from minikeras.layers.layer_config import dtype_of_policy
+        >>> policy = {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}}
+        >>> dtype_of_policy("Dense", policy)
+        'float32'
+    """
+    name = dtype
+    if isinstance(dtype, dict):
+        config = dtype.get("config")
+        if dtype.get("class_name") != "DTypePolicy" or not isinstance(config, dict):
+            raise ValueError(
+                f"{layer_class}: dtype {dtype!r:.200} is not a Keras DTypePolicy of one dtype "
+                "(quantized and other policies are not available in minikeras)"
+            )
+        name = config.get("name")
+    if isinstance(name, str) and name.startswith("mixed_"):
+        raise ValueError(
+            f"{layer_class}: the mixed-precision dtype policy {name!r} is not available in "
+            "minikeras (a layer computes in the dtype of its weights); use 'float32'"
+        )
+    return name
 
 
 class LayerConfig:
