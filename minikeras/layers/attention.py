@@ -167,16 +167,13 @@ class MultiHeadAttention(Layer):
         if sliding_window is not None:
             check_positive_int("MultiHeadAttention", "sliding_window", sliding_window)
         self.sliding_window = sliding_window
-        if flash_attention:
-            raise ValueError(
-                "MultiHeadAttention: flash_attention=True is not available in minikeras (no "
-                "fused kernel); pass None or False"
-            )
-        if use_gate:
-            raise ValueError(
-                "MultiHeadAttention: use_gate=True (Keras's gated attention) is not implemented "
-                "in minikeras; pass False"
-            )
+        # No fused kernel here, and no gate (Keras's fifth, sigmoid projection of the query).
+        for argument, value in (("flash_attention", flash_attention), ("use_gate", use_gate)):
+            if value:
+                raise ValueError(
+                    f"MultiHeadAttention: {argument}=True is not available in minikeras; pass "
+                    "None or False"
+                )
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
         # As Keras's `_activity_regularizer`: a penalty on each projection's outputs.
