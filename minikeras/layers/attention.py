@@ -46,7 +46,8 @@ class MultiHeadAttention(Layer):
       `(batch, S)`, true for real steps. As in Keras they are taken from the
       inputs' masks (an `Embedding(mask_zero=True)` before, say) when not
       given: padded value steps get no attention, and padded query steps
-      attend to nothing. The output keeps the query's mask.
+      attend to nothing. The output keeps the query's mask. (Keras 3.15
+      ignores a `query_mask` passed explicitly and reads only the query's.)
     - attention_mask: booleans `(batch, T, S)` (or broadcastable to it), true
       where a query position may attend to a key position.
     - use_causal_mask: query position i attends to key positions `<= i` only.
@@ -182,8 +183,6 @@ class MultiHeadAttention(Layer):
         self.bias_constraint = constraints.get(bias_constraint)
         self.seed = seed
         self._dropout_layer = Dropout(self.dropout, seed=seed, dtype=self.dtype)
-
-    # -------------------------------------------------------------- calling
 
     def build(self, query_shape, value_shape=None, key_shape=None):
         """Creates the four projections for the shapes of query, value and key.
