@@ -53,7 +53,7 @@ def test_weight_and_activity_regularizers_cover_all_four_projections():
     weight_penalty += sum(0.2 * np.sum(np.abs(b)) for b in biases)
     parts = projections(layer, query, value)
     np.testing.assert_allclose(out.numpy(), parts[-1], rtol=1e-10)
-    activity_penalty = sum(0.05 * np.sum(part**2) for part in parts)
+    activity_penalty = sum(0.05 * np.sum(part**2) / len(part) for part in parts)  # per sample
     # Not on the output alone, as the base Layer would: on all four projections.
     assert layer.activity_regularizer is None
     np.testing.assert_allclose(

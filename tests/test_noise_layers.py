@@ -151,7 +151,7 @@ def test_activity_regularization_adds_its_penalty():
     x = np.array([[1.0, -2.0], [3.0, 0.0]], "float32")
     np.testing.assert_array_equal(layer(x).numpy(), x)
     (penalty,) = layer.losses
-    np.testing.assert_allclose(float(penalty), 0.1 * 6 + 0.01 * 14, rtol=1e-6)
+    np.testing.assert_allclose(float(penalty), (0.1 * 6 + 0.01 * 14) / 2, rtol=1e-6)  # per sample
     model = Sequential([Input((2,)), layers.Dense(2), layers.ActivityRegularization(l2=1.0)])
     model(x)
     assert len(model.losses) == 1

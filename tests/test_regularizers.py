@@ -195,9 +195,27 @@ def test_activity_regularizer_penalizes_the_outputs_once_per_call():
     x = np.full((5, 3), 2.0, "float32")
     outputs = layer(x)
     layer(x)
-    # Keras 3 does not divide by the batch size (its docstring says it does; its code does not).
+    # Divided by the batch size, as Keras 3 does since 3.14.
     (penalty,) = layer.losses
-    np.testing.assert_allclose(penalty.numpy(), 0.01 * np.square(outputs.numpy()).sum())
+    np.testing.assert_allclose(penalty.numpy(), 0.01 * np.square(outputs.numpy()).sum() / 5)
+
+
+def test_activity_penalty_of_an_empty_batch_is_zero():
+    layer = layers.Activation("linear", activity_regularizer=lambda out: ops.sum(out) + 1.0)
+    layer(np.zeros((0, 3), "float32"))
+    assert [float(loss) for loss in layer.losses] == [0.0]  # Keras's divide_no_nan
+
+
+def test_activity_penalty_matches_keras():
+    keras = pytest.importorskip("keras")
+    x = np.random.default_rng(0).normal(size=(6, 3)).astype("float32")
+    theirs = keras.layers.Dense(2, activity_regularizer=keras.regularizers.L1L2(0.1, 0.2))
+    theirs(x)
+    ours = layers.Dense(2, activity_regularizer=L1L2(0.1, 0.2))
+    ours.build((None, 3))
+    ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
+    ours(x)
+    np.testing.assert_allclose(float(ours.losses[0]), float(theirs.losses[0]), rtol=1e-5)
 
 
 def test_activity_penalty_is_trained():
@@ -208,7 +226,7 @@ def test_activity_penalty_is_trained():
         penalty = sum(layer.losses)
     (grad,) = tape.gradient(penalty, [layer.kernel])
     outputs = x @ layer.kernel.numpy()
-    np.testing.assert_allclose(grad, x.T @ (2 * 0.5 * outputs), rtol=1e-6)
+    np.testing.assert_allclose(grad, x.T @ (2 * 0.5 * outputs), rtol=1e-6)  # (a batch of 1)
 
 
 def test_any_layer_takes_an_activity_regularizer():

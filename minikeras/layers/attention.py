@@ -13,6 +13,7 @@ from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
+from minikeras.layers.layer_losses import activity_loss
 
 __all__ = ["MultiHeadAttention"]
 
@@ -326,7 +327,7 @@ class MultiHeadAttention(Layer):
     def _regularize_activity(self, projected):
         # The penalty a Keras sub-layer adds on its outputs (as this package's Layer does).
         if self._activity_regularizer is not None:
-            self.add_loss(self._activity_regularizer(projected))
+            self.add_loss(activity_loss(self._activity_regularizer, projected))
 
     def compute_mask(self, inputs, mask=None):
         """The query's mask, kept for the outputs; `[mask, None]` after returning scores.

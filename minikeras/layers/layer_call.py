@@ -16,6 +16,7 @@ from minikeras.layers import call_checks, call_helpers, call_spec
 from minikeras.layers.call_helpers import contains
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.input_spec import check_input_spec
+from minikeras.layers.layer_losses import activity_loss
 from minikeras.layers.layer_shapes import LayerShapes
 from minikeras.layers.symbolic import symbolic_call
 
@@ -112,7 +113,7 @@ class LayerCall:
             call_checks.check_reads(self)
         if self.activity_regularizer is not None:
             for output in _tensors_in(outputs):
-                self.add_loss(self.activity_regularizer(output))
+                self.add_loss(activity_loss(self.activity_regularizer, output))
         if not self._first_call_done:
             self._after_first_call(inputs)
         if profile.makes_masks or (mask is not None and profile.passes_masks):

@@ -13,7 +13,34 @@ from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration
 from minikeras.layers import call_checks, tracking
 
-__all__ = ["LayerLosses"]
+__all__ = ["LayerLosses", "activity_loss"]
+
+
+def activity_loss(regularizer, output):
+    """The penalty an activity regularizer adds for one output: divided by the batch size.
+
+    As Keras 3 (since 3.14): the regularizer's value on `output`, divided by
+    the size of its first axis, so that the penalty's weight in the loss does
+    not grow with the batch; 0 for an empty batch. A scalar output is not
+    divided.
+
+    Args:
+        regularizer: a callable of a Tensor, returning a scalar Tensor.
+        output: the Tensor the layer returned.
+
+    Returns:
+        A scalar Tensor.
+
+    Example:
+        >>> out = mk.ops.ones((4, 3))
+        >>> float(mk.layers.layer_losses.activity_loss(mk.regularizers.L1(1.0), out))  # 12 / 4
+        3.0
+    """
+    loss = regularizer(output)
+    if output.ndim:
+        batch = output.shape[0]
+        loss = loss / batch if batch else loss * 0.0
+    return loss
 
 
 class LayerLosses:
