@@ -220,6 +220,19 @@ def test_power_floordiv_mod_keep_float32(other):
         assert result.dtype == np.float32
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float16"])
+def test_a_reductions_scalar_keeps_its_dtype_through_every_op(dtype):
+    # A reduction gives a Tensor holding a numpy scalar; ops that unwrap their
+    # operands before handing them on (divide, power, the reductions, clip)
+    # took it for a Python number, and float64 / 2 came out float32.
+    total = ops.sum(Tensor(np.ones(3, dtype)))
+    assert type(total._value) is np.dtype(dtype).type
+    results = [total / 2, 2 / total, total**2, ops.power(total, 2), ops.max(total),
+               ops.min(total), ops.clip(total, 0, 1), ops.divide(total, 4)]  # fmt: skip
+    assert [r.dtype for r in results] == [np.dtype(dtype)] * len(results)
+    assert float(total / 2) == 1.5 and float(ops.divide(total, 4)) == 0.75
+
+
 def test_matmul_with_an_integer_array_keeps_float32():
     assert (F32 @ np.eye(3, dtype="int64")).dtype == np.float32
     assert (np.eye(3, dtype="int64") @ F32).dtype == np.float32

@@ -10,7 +10,7 @@ clipping scales.
 
 import numpy as np
 import pytest
-from traced_twins import eager, gradients, run_twins
+from traced_twins import eager, gradients, run_twins, variables
 
 import minikeras as mk
 from minikeras import ops, optimizers
@@ -147,11 +147,19 @@ class Float64Warmup(optimizers.Optimizer):
         self.assign_sub(variable, gradient * learning_rate * warmup)
 
 
-def test_a_float64_scalar_an_op_takes_as_a_python_number_keeps_the_rule_eager():
-    optimizer, _ = run_twins(Float64Warmup, learning_rate=0.1, dtype="float64")
-    assert set(optimizer._rule_runner.spoiled.values()) == {
-        "a numpy scalar taken as a Python number"
-    }
+def test_a_float64_scalar_in_a_tensor_is_traced_and_stays_float64():
+    # The scalar is a 0-d float64 array to the ops, eagerly and traced alike (it
+    # was taken for a Python number, which spoiled the trace); so the rule traces.
+    optimizer, weights = run_twins(Float64Warmup, learning_rate=0.1, dtype="float64")
+    assert not optimizer._rule_runner.spoiled
+    assert all(optimizer._rule_runner.programs.get(id(w)) for w in weights)
+    expected = [value.numpy().copy() for value in variables(dtype="float64")]
+    for step in range(6):
+        warmup = ((step + 1) * 0.1) ** 2
+        for value, grad in zip(expected, gradients(step, dtype="float64")):
+            value -= grad * 0.1 * warmup
+    for weight, want in zip(weights, expected):
+        np.testing.assert_allclose(weight.numpy(), want, rtol=1e-15)
 
 
 @pytest.mark.parametrize("clipping", ["clipnorm", "global_clipnorm", "clipvalue"])

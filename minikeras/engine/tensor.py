@@ -204,6 +204,12 @@ def value_of(x):
             return value if value._trace in _state.recording_traces else drop_stale_boxes(value)
         if held in TRACED_TYPES:
             return value._in_tensor()  # (optimizers/_trace_record.py) what an op sees of it
+        if isinstance(value, np.generic):
+            # A reduction's numpy scalar, made a 0-d array: an op that passes it on
+            # to another (`divide` to `apply_binary`) must not see it as the weak
+            # Python number a bare numpy scalar is taken for below, which would
+            # turn a float64 result into float32.
+            return np.asarray(value)
         return value
     if kind is np.ndarray or kind is float or kind is int:
         return x

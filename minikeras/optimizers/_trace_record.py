@@ -58,11 +58,13 @@ class TracedValue:
         return value if not trace.live or trace.spoiled is not None else self
 
     def _in_tensor(self):
-        """What `value_of` gives an op for a Tensor holding this value: itself, except a
-        numpy float64 or complex128 scalar, which ops (`isinstance(..., float)`) may take
-        as a Python number, as they take the scalar itself eagerly: that one is handed out."""
-        if isinstance(self.value, (float, complex)):
-            return self._leak("a numpy scalar taken as a Python number")
+        """What `value_of` gives an op for a Tensor holding this value: itself, or for a
+        numpy scalar, the same value seen as a 0-d array (as `value_of` makes of a
+        Tensor's numpy scalar), so that an op passing it on does not take it for a
+        Python number."""
+        value = self.value
+        if isinstance(value, np.generic):
+            return TracedValue(np.asarray(value), self.node, self.trace, self.fixed)
         return self
 
     def _metadata(self, read):
