@@ -46,7 +46,7 @@ class Dense(Layer):
             as `"l2"`, a config dict or a callable): its penalty joins `losses`.
         bias_regularizer: None, or a regularizer of the bias.
         activity_regularizer: None, or a regularizer of the outputs, added
-            to `losses` at each call.
+            to `losses` at each call (divided by the batch size, as in Keras 3).
         kernel_constraint: None, or a constraint (a name such as
             `"max_norm"`, a config dict or a callable) that the optimizer
             applies to the kernel after each update.

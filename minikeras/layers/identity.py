@@ -33,10 +33,10 @@ class Identity(Layer):
 
 
 class ActivityRegularization(Layer):
-    """Returns its inputs unchanged and adds `l1 * sum(|x|) + l2 * sum(x^2)` to `losses`.
+    """Returns its inputs unchanged; adds `(l1 * sum(|x|) + l2 * sum(x^2)) / batch` to `losses`.
 
-    The penalty is added at every call, as an activity regularizer would be
-    (it is one: `L1L2(l1, l2)`).
+    The penalty is added at every call, divided by the batch size, as an
+    activity regularizer's is (it is one: `L1L2(l1, l2)`).
 
     Args:
         l1: the L1 factor, a number `>= 0`.

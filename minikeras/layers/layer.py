@@ -65,7 +65,8 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             a Keras `DTypePolicy` config of one dtype is that dtype (mixed
             precision is refused).
         activity_regularizer: None, or a regularizer (a name, a config dict or a
-            callable) of the outputs: its penalty joins `losses` at each call.
+            callable) of the outputs: its penalty, divided by the batch size
+            as in Keras 3, joins `losses` at each call.
 
     Example:
         >>> class Scale(mk.Layer):
