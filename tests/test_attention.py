@@ -220,3 +220,17 @@ def test_return_attention_scores_in_a_masked_functional_model():
     model = Model(ids, [out, scores])
     out, scores = model.predict(np.array([[1, 2, 0]]), verbose=0)
     assert out.shape == (1, 3, 4) and np.all(scores[0, :, :2, 2] < 1e-6)
+
+
+def test_kernels_take_keras_315s_fans():
+    # Keras 3.15 initializes the (dim, heads, key_dim) kernels with fan_in = dim and
+    # fan_out = heads * key_dim (the output kernel: heads * value_dim and dim), not as
+    # convolution kernels, whose fans would be 4 and 16 times larger here.
+    layer = MultiHeadAttention(num_heads=4, key_dim=16)
+    x = np.ones((1, 3, 32), "float32")
+    layer(x, x)
+    limit = np.sqrt(6 / (32 + 64))  # glorot_uniform, the same for all four kernels
+    for kernel in [layer.query_kernel, layer.key_kernel, layer.value_kernel, layer.output_kernel]:
+        largest = np.abs(kernel.numpy()).max()
+        assert 0.95 * limit < largest <= limit, kernel.name
+    assert layer.get_config()["kernel_initializer"]["config"] == {"seed": None}

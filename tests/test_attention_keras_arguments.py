@@ -198,3 +198,15 @@ def test_keras_config_of_the_new_arguments_loads_here():
     assert isinstance(ours.bias_constraint, mk.constraints.NonNeg)
     mine = ours.get_config()
     assert set(config) <= set(mine)
+
+
+def test_kernels_are_drawn_with_keras_fans():
+    keras = pytest.importorskip("keras")
+    x = np.ones((1, 3, 24), "float32")
+    theirs, ours = keras.layers.MultiHeadAttention(3, 8), MultiHeadAttention(3, 8)
+    theirs(x, x)
+    ours(x, x)
+    for mine, their in zip(ours.weights, theirs.weights):
+        # Uniform draws with the same limit: their largest values agree to a few percent.
+        limits = np.abs(mine.numpy()).max(), np.abs(np.asarray(their)).max()
+        np.testing.assert_allclose(*limits, rtol=0.05, err_msg=mine.name)

@@ -278,3 +278,47 @@ def test_unknown_identifiers_are_clear_errors():
 def test_invalid_arguments_name_the_initializer_and_argument(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+# ------------------------------------------------------- fans from given axes
+
+
+def test_compute_fans_from_axes_multiplies_their_sizes():
+    assert initializers.compute_fans((32, 4, 16), input_axes=[0], output_axes=[1, 2]) == (32, 64)
+    assert initializers.compute_fans((4, 16, 8), input_axes=[0, 1], output_axes=[2]) == (64, 8)
+    # Without both axes a rank-3 kernel is a convolution kernel: receptive field 32.
+    assert initializers.compute_fans((32, 4, 16), input_axes=[0]) == (128, 512)
+
+
+@pytest.mark.parametrize("name", ["glorot_uniform", "he_uniform", "lecun_uniform"])
+def test_variance_scaling_takes_its_fans_from_axes(name):
+    init = initializers.get(name).with_fan_axes([0], [1, 2])
+    values = init((32, 4, 16))
+    scale, fan = {"glorot_uniform": (1, 48), "he_uniform": (2, 32), "lecun_uniform": (1, 32)}[name]
+    limit = np.sqrt(3 * scale / fan)
+    assert np.abs(values).max() <= limit and np.abs(values).max() > 0.95 * limit
+    assert init.get_config()["input_axes"] == [0] and init.get_config()["output_axes"] == [1, 2]
+    # Given axes are kept; with_fan_axes replaces only missing ones.
+    assert init.with_fan_axes([0, 1], [2]) is init
+
+
+def test_axes_are_in_the_config_only_when_set_and_keras_configs_load():
+    assert "input_axes" not in initializers.GlorotUniform().get_config()
+    assert "output_axes" not in initializers.VarianceScaling().get_config()
+    keras_entry = {  # what Keras 3.15 writes for a default kernel initializer
+        "module": "keras.initializers",
+        "class_name": "GlorotUniform",
+        "config": {"seed": None, "input_axes": None, "output_axes": None},
+        "registered_name": None,
+    }
+    assert isinstance(initializers.get(keras_entry), initializers.GlorotUniform)
+    init = initializers.VarianceScaling(2.0, "fan_out", "uniform", 3, [1], [0])
+    back = initializers.deserialize(initializers.serialize(init))
+    assert back.get_config() == init.get_config()
+    np.testing.assert_array_equal(back((6, 5)), init((6, 5)))
+
+
+@pytest.mark.parametrize("axes", [0, [0.5], ["a"], [True]])
+def test_bad_fan_axes_are_refused(axes):
+    with pytest.raises(ValueError, match="input_axes"):
+        initializers.GlorotUniform(input_axes=axes)

@@ -17,16 +17,18 @@ from minikeras import serialization_lib
 from minikeras.initializers.constant_initializers import Constant, Identity, Ones, Zeros
 from minikeras.initializers.initializer import Initializer, compute_fans
 from minikeras.initializers.random_initializers import (
+    Orthogonal,
+    RandomNormal,
+    RandomUniform,
+    TruncatedNormal,
+)
+from minikeras.initializers.variance_scaling import (
     GlorotNormal,
     GlorotUniform,
     HeNormal,
     HeUniform,
     LecunNormal,
     LecunUniform,
-    Orthogonal,
-    RandomNormal,
-    RandomUniform,
-    TruncatedNormal,
     VarianceScaling,
 )
 

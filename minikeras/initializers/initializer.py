@@ -12,16 +12,22 @@ __all__ = ["Initializer", "compute_fans"]
 _TRUNCATED_STDDEV = 0.87962566103423978
 
 
-def compute_fans(shape):
+def compute_fans(shape, input_axes=None, output_axes=None):
     """Returns `(fan_in, fan_out)` of a weight of `shape`, as Keras computes them.
 
-    For a 2-D kernel `(inputs, units)` they are the two axes. For a
-    convolution kernel `(*kernel_size, in_channels, out_channels)` both are
-    multiplied by the receptive field `prod(kernel_size)`. A 1-D shape has
-    `fan_in = fan_out = shape[0]`; a scalar has 1 and 1.
+    Given `input_axes` and `output_axes` (as Keras 3.15's `EinsumDense` and
+    `MultiHeadAttention` pass for their kernels), each fan is the product of
+    the sizes of its axes. Otherwise: for a 2-D kernel `(inputs, units)` they
+    are the two axes; for a convolution kernel `(*kernel_size, in_channels,
+    out_channels)` both are multiplied by the receptive field
+    `prod(kernel_size)`; a 1-D shape has `fan_in = fan_out = shape[0]`; a
+    scalar has 1 and 1.
 
     Args:
         shape: a tuple of ints.
+        input_axes: None, or the axes (ints) whose sizes multiply to `fan_in`.
+        output_axes: None, or the axes whose sizes multiply to `fan_out`;
+            used only together with `input_axes`.
 
     Returns:
         A pair of ints.
@@ -29,8 +35,14 @@ def compute_fans(shape):
     Example:
         >>> mk.initializers.compute_fans((784, 128)), mk.initializers.compute_fans((3, 3, 16, 32))
         ((784, 128), (144, 288))
+        >>> mk.initializers.compute_fans((32, 4, 16), input_axes=[0], output_axes=[1, 2])
+        (32, 64)
     """
     shape = tuple(shape)
+    if input_axes is not None and output_axes is not None:
+        fan_in = int(np.prod([shape[axis] for axis in input_axes], dtype=np.int64))
+        fan_out = int(np.prod([shape[axis] for axis in output_axes], dtype=np.int64))
+        return fan_in, fan_out
     if not shape:
         return 1, 1
     if len(shape) == 1:

@@ -1,9 +1,8 @@
-"""Random initializers: normal, uniform, truncated normal, variance scaling, orthogonal."""
+"""Random initializers: normal, uniform, truncated normal, orthogonal (see variance_scaling)."""
 
 import numpy as np
 
 from minikeras.initializers.initializer import (
-    _TRUNCATED_STDDEV,
     Initializer,
     _check_float_dtype,
     _check_seed,
@@ -12,22 +11,9 @@ from minikeras.initializers.initializer import (
     _standard_normal,
     _truncated_standard_normal,
     _uniform,
-    compute_fans,
 )
 
-__all__ = [
-    "GlorotNormal",
-    "GlorotUniform",
-    "HeNormal",
-    "HeUniform",
-    "LecunNormal",
-    "LecunUniform",
-    "Orthogonal",
-    "RandomNormal",
-    "RandomUniform",
-    "TruncatedNormal",
-    "VarianceScaling",
-]
+__all__ = ["Orthogonal", "RandomNormal", "RandomUniform", "TruncatedNormal"]
 
 
 class RandomNormal(Initializer):
@@ -140,192 +126,6 @@ class TruncatedNormal(Initializer):
 
     def get_config(self):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
-
-
-_MODES = ("fan_in", "fan_out", "fan_avg")
-_DISTRIBUTIONS = ("truncated_normal", "untruncated_normal", "uniform")
-
-
-class VarianceScaling(Initializer):
-    """Draws values whose variance is `scale / n`, with `n` the fan of the weight.
-
-    `n` is `fan_in`, `fan_out` or `(fan_in + fan_out) / 2` (`mode`), from
-    `compute_fans`. Then, by `distribution`:
-
-        truncated_normal:   TruncatedNormal(0, sqrt(scale / n) / .87962566103423978)
-        untruncated_normal: RandomNormal(0, sqrt(scale / n))
-        uniform:            RandomUniform(-limit, limit), limit = sqrt(3 * scale / n)
-
-    Args:
-        scale: positive float.
-        mode: `"fan_in"`, `"fan_out"` or `"fan_avg"`.
-        distribution: `"truncated_normal"` (`"normal"` is the same),
-            `"untruncated_normal"` or `"uniform"`.
-        seed: None (draw from `minikeras.random`) or an int (same values
-            on every call).
-
-    Raises:
-        ValueError: for a non-positive `scale`, an unknown `mode` or
-            `distribution`, or a bad `seed`.
-
-    Example:
-        >>> init = mk.initializers.VarianceScaling(
-        ...     scale=2.0, mode="fan_in", distribution="uniform", seed=0
-        ... )
-        >>> values = init((200, 100))
-        >>> bool(np.abs(values).max() <= np.sqrt(3 * 2.0 / 200))
-        True
-    """
-
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
-        name = type(self).__name__
-        if not scale > 0:
-            raise ValueError(f"{name}: scale must be positive, got {scale}")
-        if mode not in _MODES:
-            raise ValueError(f"{name}: mode must be one of {', '.join(_MODES)}, got {mode!r}")
-        distribution = distribution.lower() if isinstance(distribution, str) else distribution
-        if distribution == "normal":
-            distribution = "truncated_normal"
-        if distribution not in _DISTRIBUTIONS:
-            raise ValueError(
-                f"{name}: distribution must be one of {', '.join(_DISTRIBUTIONS)}, "
-                f"got {distribution!r}"
-            )
-        self.scale, self.mode, self.distribution = scale, mode, distribution
-        self.seed = _check_seed(name, seed)
-
-    def __call__(self, shape, dtype=None):
-        name = type(self).__name__
-        shape = _check_shape(name, shape)
-        dtype = _check_float_dtype(name, dtype)
-        fan_in, fan_out = compute_fans(shape)
-        fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
-        variance = self.scale / max(1.0, fan)
-        rng = _generator(self.seed)
-        if self.distribution == "uniform":
-            limit = np.sqrt(3.0 * variance)
-            values = _uniform(rng, shape, dtype, -limit, limit)
-        elif self.distribution == "truncated_normal":
-            values = _truncated_standard_normal(rng, shape, dtype)
-            values *= np.sqrt(variance) / _TRUNCATED_STDDEV
-        else:
-            values = _standard_normal(rng, shape, dtype)
-            values *= np.sqrt(variance)
-        return values.astype(dtype, copy=False)
-
-    def get_config(self):
-        return {
-            "scale": self.scale,
-            "mode": self.mode,
-            "distribution": self.distribution,
-            "seed": self.seed,
-        }
-
-
-class _PresetVarianceScaling(VarianceScaling):
-    """A VarianceScaling whose scale, mode and distribution are fixed by its class."""
-
-    _preset = {}
-
-    def __init__(self, seed=None):
-        super().__init__(seed=seed, **self._preset)
-
-    def get_config(self):
-        return {"seed": self.seed}
-
-
-class GlorotUniform(_PresetVarianceScaling):
-    """Glorot (Xavier) uniform: `U(-limit, limit)`, `limit = sqrt(6 / (fan_in + fan_out))`.
-
-    Args:
-        seed: None (draw from `minikeras.random`) or an int (same values
-            on every call).
-
-    Example:
-        >>> values = mk.initializers.GlorotUniform(seed=0)((100, 50))
-        >>> bool(np.abs(values).max() <= np.sqrt(6 / 150))
-        True
-    """
-
-    _preset = {"scale": 1.0, "mode": "fan_avg", "distribution": "uniform"}
-
-
-class GlorotNormal(_PresetVarianceScaling):
-    """Glorot (Xavier) normal: truncated normal with `stddev = sqrt(2 / (fan_in + fan_out))`.
-
-    The draw is truncated at 2 stddev and rescaled by 1 / .87962566103423978
-    so that the values keep that standard deviation.
-
-    Args:
-        seed: None (draw from `minikeras.random`) or an int (same values
-            on every call).
-
-    Example:
-        >>> mk.initializers.GlorotNormal(seed=0)((3, 4)).shape
-        (3, 4)
-    """
-
-    _preset = {"scale": 1.0, "mode": "fan_avg", "distribution": "truncated_normal"}
-
-
-class HeNormal(_PresetVarianceScaling):
-    """He normal: truncated normal with `stddev = sqrt(2 / fan_in)`, for relu layers.
-
-    Args:
-        seed: None (draw from `minikeras.random`) or an int (same values
-            on every call).
-
-    Example:
-        >>> mk.initializers.HeNormal(seed=0)((3, 3, 8, 16)).dtype
-        dtype('float32')
-    """
-
-    _preset = {"scale": 2.0, "mode": "fan_in", "distribution": "truncated_normal"}
-
-
-class HeUniform(_PresetVarianceScaling):
-    """He uniform: `U(-limit, limit)` with `limit = sqrt(6 / fan_in)`.
-
-    Args:
-        seed: None (draw from `minikeras.random`) or an int (same values
-            on every call).
-
-    Example:
-        >>> bool(np.abs(mk.initializers.HeUniform(seed=0)((24, 8))).max() <= 0.5)
-        True
-    """
-
-    _preset = {"scale": 2.0, "mode": "fan_in", "distribution": "uniform"}
-
-
-class LecunNormal(_PresetVarianceScaling):
-    """LeCun normal: truncated normal with `stddev = sqrt(1 / fan_in)`, for selu layers.
-
-    Args:
-        seed: None (draw from `minikeras.random`) or an int (same values
-            on every call).
-
-    Example:
-        >>> mk.initializers.LecunNormal(seed=0)((4,)).shape
-        (4,)
-    """
-
-    _preset = {"scale": 1.0, "mode": "fan_in", "distribution": "truncated_normal"}
-
-
-class LecunUniform(_PresetVarianceScaling):
-    """LeCun uniform: `U(-limit, limit)` with `limit = sqrt(3 / fan_in)`.
-
-    Args:
-        seed: None (draw from `minikeras.random`) or an int (same values
-            on every call).
-
-    Example:
-        >>> bool(np.abs(mk.initializers.LecunUniform(seed=0)((12, 8))).max() <= 0.5)
-        True
-    """
-
-    _preset = {"scale": 1.0, "mode": "fan_in", "distribution": "uniform"}
 
 
 class Orthogonal(Initializer):

@@ -243,14 +243,18 @@ class MultiHeadAttention(Layer):
             "value", (value_shape[-1], heads, self.value_dim)
         )
         self.output_kernel, self.output_bias = self._projection(
-            "attention_output", (heads, self.value_dim, *output_shape), bias_shape=output_shape
+            "attention_output", (heads, self.value_dim, *output_shape), output_shape, 2
         )
 
-    def _projection(self, name, kernel_shape, bias_shape=None):
+    def _projection(self, name, kernel_shape, bias_shape=None, input_axes=1):
+        initializer = self.kernel_initializer
+        if isinstance(initializer, initializers.VarianceScaling):  # fans as in Keras 3.15
+            axes = list(range(len(kernel_shape)))
+            initializer = initializer.with_fan_axes(axes[:input_axes], axes[input_axes:])
         kernel = self.add_weight(
             f"{name}/kernel",
             shape=kernel_shape,
-            initializer=self.kernel_initializer,
+            initializer=initializer,
             regularizer=self.kernel_regularizer,
             constraint=self.kernel_constraint,
         )

@@ -144,7 +144,7 @@ class EinsumDense(Layer):
         self.bias_constraint = constraints.get(bias_constraint)
 
     def _shapes(self, input_shape):
-        """(kernel shape, bias shape or None, output shape, fans) for inputs of `input_shape`."""
+        """(kernel shape, bias shape or None, output shape, the kernel's (input, output) axes)."""
         inputs, weight, outputs, side = self._letters
         input_shape = tuple(input_shape)
         where = f"EinsumDense '{self.name}' with equation {self.equation!r}"
@@ -183,8 +183,8 @@ class EinsumDense(Layer):
             elif c not in weight:
                 raise ValueError(f"{where}: output axis '{c}' is in neither inputs nor kernel")
         out_size = {c: full[i + output_offset] for i, c in enumerate(outputs)}
-        kernel_shape, fan_in, fan_out = [], 1, 1
-        for c in weight:
+        kernel_shape, input_axes, output_axes = [], [], []
+        for axis, c in enumerate(weight):
             size = out_size.get(c, size_of.get(c))
             if c not in out_size and c not in size_of:
                 raise ValueError(f"{where}: kernel axis '{c}' is in neither inputs nor outputs")
@@ -194,10 +194,7 @@ class EinsumDense(Layer):
                     f"{input_shape} and output_shape {partial}"
                 )
             kernel_shape.append(size)
-            if c in out_size:
-                fan_out *= size
-            else:
-                fan_in *= size
+            (output_axes if c in out_size else input_axes).append(axis)
         bias_shape = None
         if self.bias_axes:
             first = min(outputs.index(c) for c in self.bias_axes)
@@ -205,16 +202,16 @@ class EinsumDense(Layer):
             bias_shape += [1] * (elided if side == "right" else 0)
             if None in bias_shape:
                 raise ValueError(f"{where} needs known sizes for the bias axes '{self.bias_axes}'")
-        return tuple(kernel_shape), bias_shape and tuple(bias_shape), tuple(full), (fan_in, fan_out)
+        axes = (input_axes, output_axes)
+        return tuple(kernel_shape), bias_shape and tuple(bias_shape), tuple(full), axes
 
     def build(self, input_shape):
-        kernel_shape, bias_shape, _, fans = self._shapes(input_shape)
+        kernel_shape, bias_shape, _, axes = self._shapes(input_shape)
         self.input_spec = InputSpec(ndim=len(input_shape))
         initializer = self.kernel_initializer
         if isinstance(initializer, VarianceScaling):
             # Keras's fans: the kernel axes summed over, and those that reach the outputs.
-            def initializer(shape, dtype=None, draw=self.kernel_initializer):
-                return np.reshape(draw(fans, dtype=dtype), shape)
+            initializer = initializer.with_fan_axes(*axes)
 
         self.kernel = self.add_weight(
             "kernel",
