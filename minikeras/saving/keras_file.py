@@ -31,6 +31,7 @@ from minikeras.saving.keras_writer import (
     save_keras_model,
     save_keras_weights,
 )
+from minikeras.saving.model_io import _map_leaves
 
 __all__ = [
     "KERAS_FORMAT_VERSION",
@@ -361,17 +362,27 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
     optimizer = None
     if arguments is not None:
         optimizer = optimizers.get(arguments["optimizer"])
-        loss = _loss(arguments["loss"], losses)
-        metric_list = [_metric(m, metrics) for m in arguments["metrics"] or []]
         flags = config["compile_config"]  # as Keras's compile_from_config passes them
-        model.compile(
-            optimizer=optimizer,
-            loss=loss,
-            metrics=metric_list or None,
-            **keras_config.compile_flags(
-                flags.get("run_eagerly", False), flags.get("jit_compile", "auto")
-            ),
-        )
+        weighted = arguments["weighted_metrics"]
+        try:  # per output: a list, or a dict by output name, of losses and of metrics
+            model.compile(
+                optimizer=optimizer,
+                loss=_map_leaves(lambda entry: _loss(entry, losses), arguments["loss"]),
+                loss_weights=arguments["loss_weights"],
+                metrics=_map_leaves(lambda e: _metric(e, metrics), arguments["metrics"]) or None,
+                weighted_metrics=None
+                if weighted is None
+                else _map_leaves(lambda e: _metric(e, metrics), weighted),
+                **keras_config.compile_flags(
+                    flags.get("run_eagerly", False), flags.get("jit_compile", "auto")
+                ),
+            )
+        except (TypeError, ValueError) as error:
+            raise LoadError(
+                path,
+                [f"compile_config: {error}"],
+                "Pass compile=False to load the model without its training state.",
+            ) from error
         optimizer.build(model.trainable_weights)
     if weights is None:
         raise LoadError(path, ["it has no model.weights.h5"])

@@ -39,6 +39,23 @@ def _map_leaves(fn, structure):
     return fn(structure)
 
 
+def _metric_entry(metric, model, entries):
+    """A metric `compile` was given, as a file names it: without the output's name that
+    compile put before its name (`cls_accuracy` for the output `cls`), as Keras keeps it."""
+    from minikeras.trainers.compile_utils import output_names
+
+    if isinstance(metric, str):
+        return metric
+    entry = metrics.serialize(metrics.get(metric))
+    index = next((i for m, i, _ in entries or [] if m is metric and i is not None), None)
+    if index is not None and getattr(model, "_outputs", None) is not None:
+        prefix = output_names(model, model._outputs)[index] + "_"
+        name = entry.get("config", {}).get("name")
+        if isinstance(name, str) and name.startswith(prefix):
+            entry["config"] = {**entry["config"], "name": name[len(prefix) :]}
+    return entry
+
+
 def _compile_entries(model):
     """The compile arguments as JSON: loss, loss weights, metrics, weighted metrics."""
     compiled = model._compile_metrics
@@ -51,9 +68,7 @@ def _compile_entries(model):
         if entries is not None and all(index is None for _, index, _ in entries):
             # One output: the metrics as resolved ("accuracy" for this loss) and named.
             return [metrics.serialize(m) for m, _, w in entries if w == weighted]
-        return _map_leaves(
-            lambda m: m if isinstance(m, str) else metrics.serialize(metrics.get(m)), user
-        )
+        return _map_leaves(lambda m: _metric_entry(m, model, entries), user)
 
     identifier = model._loss_identifier
     return {

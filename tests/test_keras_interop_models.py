@@ -1,0 +1,132 @@
+"""Model shapes crossing to Keras 3 and back: several outputs, nested models, attention.
+
+Each test writes a `.keras` file in one framework, loads it in the other,
+checks the predictions, then takes one more training step in both on the
+same batch and checks the loss and the predictions again (so the optimizer's
+state and the compile arguments crossed too). They need Keras and skip
+without it.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+import minikeras as mk
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((16, 6)).astype("float32")
+Y_CLASS = np.arange(16) % 3
+Y_REG = RNG.standard_normal((16, 2)).astype("float32")
+
+
+def _keras():
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    return pytest.importorskip("keras")
+
+
+def _close(a, b, rtol=1e-5, atol=1e-5):
+    if isinstance(a, dict):
+        assert set(a) == set(b)
+        for key in a:
+            _close(a[key], b[key], rtol, atol)
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b)
+        for one, other in zip(a, b):
+            _close(one, other, rtol, atol)
+    else:
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol)
+
+
+def _step_both(keras_model, ours, x, y):
+    """One training step in each framework on the same batch: the same loss and predictions."""
+    theirs_logs = keras_model.train_on_batch(x, y, return_dict=True)
+    our_logs = ours.train_on_batch(x, y, return_dict=True)
+    assert set(our_logs) == set(theirs_logs)  # the same metrics, under the same names
+    for key, value in theirs_logs.items():
+        np.testing.assert_allclose(our_logs[key], float(value), rtol=1e-5, err_msg=key)
+    _close(ours.predict(x, verbose=0), keras_model.predict(x, verbose=0), rtol=1e-4)
+
+
+# ------------------------------------------------------------ several outputs
+
+
+def _two_heads(api, structure):
+    inputs = api.Input((6,), name="x")
+    hidden = api.layers.Dense(8, activation="relu", name="hidden")(inputs)
+    cls = api.layers.Dense(3, name="cls")(hidden)
+    reg = api.layers.Dense(2, name="reg")(hidden)
+    outputs = {"cls": cls, "reg": reg} if structure == "dict" else [cls, reg]
+    return api.Model(inputs, outputs)
+
+
+def _compile_two_heads(api, model, structure):
+    cross_entropy = api.losses.SparseCategoricalCrossentropy(from_logits=True)
+    if structure == "dict":
+        model.compile(
+            api.optimizers.Adam(0.01),
+            loss={"cls": cross_entropy, "reg": "mse"},
+            loss_weights={"cls": 1.0, "reg": 0.5},
+            metrics={"cls": [api.metrics.SparseCategoricalAccuracy()], "reg": ["mae"]},
+            weighted_metrics={"reg": [api.metrics.MeanSquaredError()]},
+        )
+        return {"cls": Y_CLASS, "reg": Y_REG}
+    model.compile(
+        api.optimizers.Adam(0.01),
+        loss=[cross_entropy, "mse"],
+        loss_weights=[1.0, 0.5],
+        metrics=[["accuracy"], ["mae"]],
+    )
+    return [Y_CLASS, Y_REG]
+
+
+@pytest.mark.parametrize("structure", ["list", "dict"])
+def test_a_keras_model_with_several_outputs_loads_compiled_and_trains_on_alike(tmp_path, structure):
+    keras = _keras()
+    keras.utils.set_random_seed(0)
+    theirs = _two_heads(keras, structure)
+    y = _compile_two_heads(keras, theirs, structure)
+    theirs.fit(X, y, epochs=1, batch_size=8, verbose=0)
+    theirs.save(tmp_path / "heads.keras")
+
+    ours = mk.models.load_model(tmp_path / "heads.keras")
+    _close(ours.predict(X, verbose=0), theirs.predict(X, verbose=0))
+    assert ours.loss_weights == ({"cls": 1.0, "reg": 0.5} if structure == "dict" else [1.0, 0.5])
+    assert int(ours.optimizer.iterations.numpy()) == 2
+    batch = (X[:8], {k: v[:8] for k, v in y.items()} if structure == "dict" else [v[:8] for v in y])
+    _step_both(theirs, ours, *batch)
+
+
+@pytest.mark.parametrize("structure", ["list", "dict"])
+def test_a_minikeras_model_with_several_outputs_loads_compiled_in_keras(tmp_path, structure):
+    keras = _keras()
+    mk.utils.set_random_seed(0)
+    ours = _two_heads(mk, structure)
+    y = _compile_two_heads(mk, ours, structure)
+    ours.fit(X, y, epochs=1, batch_size=8, verbose=0)
+    ours.save(tmp_path / "heads.keras")
+
+    theirs = keras.saving.load_model(tmp_path / "heads.keras")
+    _close(theirs.predict(X, verbose=0), ours.predict(X, verbose=0))
+    assert int(theirs.optimizer.iterations) == 2
+    batch = (X[:8], {k: v[:8] for k, v in y.items()} if structure == "dict" else [v[:8] for v in y])
+    _step_both(theirs, ours, *batch)
+
+
+@pytest.mark.parametrize("suffix", [".minikeras", ".keras"])
+def test_metric_objects_of_several_outputs_keep_their_names_through_a_file(tmp_path, suffix):
+    # compile logs a metric of the output `cls` as `cls_<name>`; the file keeps <name>,
+    # so the model loaded back logs `cls_<name>` again, not `cls_cls_<name>`.
+    inputs = mk.Input((6,), name="x")
+    heads = {
+        "cls": mk.layers.Dense(3, name="cls")(inputs),
+        "reg": mk.layers.Dense(2, name="reg")(inputs),
+    }
+    model = mk.Model(inputs, heads)
+    model.compile("adam", "mse", metrics={"cls": [mk.metrics.MeanAbsoluteError()], "reg": ["mae"]})
+    y = {"cls": np.ones((4, 3), "float32"), "reg": np.ones((4, 2), "float32")}
+    logs = model.train_on_batch(X[:4], y, return_dict=True)
+    assert set(logs) == {"loss", "cls_loss", "reg_loss", "cls_mean_absolute_error", "reg_mae"}
+    model.save(tmp_path / f"heads{suffix}")
+    again = mk.models.load_model(tmp_path / f"heads{suffix}")
+    assert set(again.train_on_batch(X[:4], y, return_dict=True)) == set(logs)
