@@ -363,16 +363,18 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
     if arguments is not None:
         optimizer = optimizers.get(arguments["optimizer"])
         flags = config["compile_config"]  # as Keras's compile_from_config passes them
-        weighted = arguments["weighted_metrics"]
+        weighted, metric_entries = arguments["weighted_metrics"], arguments["metrics"]
+
+        def metrics_of(structure):
+            return None if not structure else _map_leaves(lambda e: _metric(e, metrics), structure)
+
         try:  # per output: a list, or a dict by output name, of losses and of metrics
             model.compile(
                 optimizer=optimizer,
                 loss=_map_leaves(lambda entry: _loss(entry, losses), arguments["loss"]),
                 loss_weights=arguments["loss_weights"],
-                metrics=_map_leaves(lambda e: _metric(e, metrics), arguments["metrics"]) or None,
-                weighted_metrics=None
-                if weighted is None
-                else _map_leaves(lambda e: _metric(e, metrics), weighted),
+                metrics=metrics_of(metric_entries),
+                weighted_metrics=metrics_of(weighted),
                 **keras_config.compile_flags(
                     flags.get("run_eagerly", False), flags.get("jit_compile", "auto")
                 ),
