@@ -251,6 +251,8 @@ def load_keras_weights(model, data, path, optimizer=None):
             hooks.append((layer, {key: np.asarray(value[()]) for key, value in stored.items()}))
             continue
         datasets = read(group)
+        if datasets is None and keras_layout.older_path(group) is not None:
+            datasets = read(keras_layout.older_path(group))
         if datasets is None:
             if variables:
                 problems.append(f"{group}: missing (the model needs {len(variables)} weights)")

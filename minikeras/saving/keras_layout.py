@@ -27,6 +27,7 @@ from minikeras.tree import flatten
 __all__ = [
     "functional_order",
     "layer_groups",
+    "older_path",
     "optimizer_variables",
     "snake_case",
     "unique_name",
@@ -148,17 +149,49 @@ def _own_and_children(layer):
 
 
 def _attention(layer, own):
-    parts = ("query", "key", "value", "output")
+    """MultiHeadAttention's own variables split into Keras's four EinsumDense sub-layers.
+
+    Keras keeps each projection's kernel and bias in an EinsumDense, shaped as
+    minikeras's are ((features, heads, key_dim), ..., (heads, value_dim,
+    features)), at the path of its public property (`query_dense`, ...; Keras
+    before 3.3 had only `_query_dense`, which `older_path` gives). None when
+    the layer holds sub-layers itself (the generic walk places them).
+    """
+    if not own:
+        return None
     groups = []
-    for part in parts:
-        prefix = "attention_output" if part == "output" else part
-        found = [w for w in own if w.name in (f"{prefix}_kernel", f"{prefix}_bias")]
-        found += [
-            w for w in own if w.path.endswith(f"/{part}_kernel") or w.path.endswith(f"/{part}_bias")
-        ]
-        unique = list({id(w): w for w in found}.values())
-        groups.append((f"_{part}_dense/vars", unique))
+    for part, prefix in (("query", "query"), ("key", "key"), ("value", "value"),
+                         ("output", "attention_output")):  # fmt: skip
+        found = []
+        for kind in ("kernel", "bias"):
+            names = {f"{prefix}_{kind}", f"{prefix}/{kind}", f"{part}_{kind}", f"{part}/{kind}"}
+            attribute = getattr(layer, f"{part}_{kind}", None)
+            match = [w for w in own if w is attribute]
+            match = match or [
+                w for w in own if w.name in names or any(w.path.endswith("/" + n) for n in names)
+            ]
+            found += match[:1]
+        groups.append((f"{part}_dense/vars", found))
     return groups
+
+
+def older_path(path):
+    """Where a Keras release before 3.3 kept a group `layer_groups` names, or None.
+
+    Args:
+        path: a group's path, such as `"layers/multi_head_attention/query_dense/vars"`.
+
+    Returns:
+        The older path (`".../_query_dense/vars"`), or None if it had no other.
+
+    Example:
+        >>> mk.saving.keras_layout.older_path("layers/mha/key_dense/vars")
+        'layers/mha/_key_dense/vars'
+    """
+    match = re.fullmatch(r"(.*/)?(query|key|value|output)_dense/vars", path)
+    if match is None:
+        return None
+    return f"{match.group(1) or ''}_{match.group(2)}_dense/vars"
 
 
 # Built-in layers that hold in one object what Keras splits into sub-layers.
@@ -173,9 +206,10 @@ def _layer_groups(layer, path, groups, visited):
     visited.add(id(layer))
     own, children = _own_and_children(layer)
     split = _SPLITS.get(type(layer).__name__)
-    if split is not None:
+    parts = split(layer, own) if split is not None else None
+    if parts is not None:
         groups.append((_join(path, "vars"), [], None))
-        for subpath, variables in split(layer, own):
+        for subpath, variables in parts:
             groups.append((_join(path, subpath), variables, None))
     else:
         groups.append((_join(path, "vars"), own, layer))

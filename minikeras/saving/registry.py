@@ -218,8 +218,21 @@ def serialize_layer(layer):
         # A stateful layer's batch size is part of it (its states have that size): Keras
         # keeps it in the build shape, and refuses a stateful layer built without one.
         kept = shape if getattr(layer, "stateful", False) else _batchless(shape)
-        entry["build_config"] = {"input_shape": kept}
+        entry["build_config"] = _build_config(layer, kept)
     return entry
+
+
+def _build_config(layer, shape):
+    """`{"input_shape": shape}`; Keras's `{"shapes_dict": {"query_shape": ...}}` for a layer
+    built from a dict of shapes named after its build's arguments (MultiHeadAttention)."""
+    if isinstance(shape, dict) and shape:
+        try:
+            parameters = inspect.signature(layer.build).parameters
+        except (TypeError, ValueError):
+            parameters = {}
+        if all(f"{key}_shape" in parameters for key in shape):
+            return {"shapes_dict": {f"{key}_shape": value for key, value in shape.items()}}
+    return {"input_shape": shape}
 
 
 def deserialize_layer(entry, custom_objects=None):
