@@ -190,3 +190,46 @@ def test_multi_head_attention_weights_of_keras_before_3_3_load_too(tmp_path):
     np.testing.assert_array_equal(
         old.predict(SEQUENCES, verbose=0), model.predict(SEQUENCES, verbose=0)
     )
+
+
+# ------------------------------------------------------------ nested models
+
+
+def _nested(api, kind):
+    """A model used as a layer inside another: functional in functional (its branches
+    built in another order than Keras lists them), functional in Sequential, and
+    Sequential in functional."""
+    if kind == "sequential_inside":
+        inner = api.Sequential(
+            [api.Input((6,)), api.layers.Dense(5, activation="tanh"), api.layers.Dense(4)],
+            name="inner",
+        )
+    else:
+        a = api.Input((6,), name="inner_in")
+        short = api.layers.Dense(4, name="short")(a)
+        deep = api.layers.Dense(4, name="deep2")(api.layers.Dense(5, name="deep1")(a))
+        inner = api.Model(a, api.layers.Add(name="add")([short, deep]), name="inner")
+    if kind == "functional_in_sequential":
+        return api.Sequential([api.Input((6,)), inner, api.layers.Dense(3, name="head")])
+    x = api.Input((6,), name="x")
+    features = api.layers.Dense(6, activation="relu", name="pre")(x)
+    return api.Model(x, api.layers.Dense(3, name="head")(inner(features)), name="outer")
+
+
+@pytest.mark.parametrize("writer", ["keras", "minikeras"])
+@pytest.mark.parametrize(
+    "kind", ["functional_inside", "functional_in_sequential", "sequential_inside"]
+)
+def test_nested_models_cross_both_ways_and_train_on_alike(tmp_path, writer, kind):
+    keras = _keras()
+    keras.utils.set_random_seed(0)
+    mk.utils.set_random_seed(0)
+    api, other = (keras, mk) if writer == "keras" else (mk, keras)
+    model = _nested(api, kind)
+    model.compile(api.optimizers.Adam(0.01), api.losses.SparseCategoricalCrossentropy(True))
+    model.fit(X, Y_CLASS, epochs=1, batch_size=8, verbose=0)
+    model.save(tmp_path / "nested.keras")
+    loaded = other.saving.load_model(tmp_path / "nested.keras")
+    _close(loaded.predict(X, verbose=0), model.predict(X, verbose=0))
+    theirs, ours = (model, loaded) if writer == "keras" else (loaded, model)
+    _step_both(theirs, ours, X[:8], Y_CLASS[:8])

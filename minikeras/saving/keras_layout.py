@@ -237,6 +237,10 @@ def _layer_groups(layer, path, groups, visited):
 
 def _keras_class_name(layer):
     """The name of the Keras class a layer is saved as (Keras names containers after it)."""
+    from minikeras.models.model import Model
+
+    if type(layer) is Model and _graph_layers(layer) is not None:
+        return "Functional"  # (Keras's class of a model built from inputs and outputs)
     return getattr(type(layer), "_keras_class_name", None) or type(layer).__name__
 
 

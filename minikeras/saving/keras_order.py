@@ -80,9 +80,17 @@ def trainable_order(model, variables):
         [0, 1]
     """
     own = list(range(len(variables)))
-    layers = keras_layer_order(model)
-    if layers is None:
-        return own
     position = {id(variable): index for index, variable in enumerate(variables)}
-    order = [position.get(id(w), -1) for layer in layers for w in layer.trainable_weights]
+    order = [position.get(id(w), -1) for w in _keras_trainables(model)]
     return order if sorted(order) == own else own
+
+
+def _keras_trainables(layer):
+    """`layer.trainable_weights` as Keras orders them: a functional model's (nested ones
+    too) by its layers in Keras's order, anything else's as minikeras keeps them."""
+    if not layer.trainable:
+        return []
+    layers = keras_layer_order(layer)
+    if layers is None:
+        return list(layer.trainable_weights)
+    return [weight for sub in layers for weight in _keras_trainables(sub)]

@@ -163,6 +163,26 @@ def _keras_entry(entry, module):
     return entry
 
 
+def _keras_models(entry):
+    """A model's entry, and those of the models nested in it, under Keras's class names:
+    a model built from inputs and outputs is a `Functional` there, not a `Model`."""
+    if isinstance(entry, list):
+        return [_keras_models(item) for item in entry]
+    if not isinstance(entry, dict):
+        return entry
+    entry = {key: _keras_models(value) for key, value in entry.items()}
+    if entry.get("class_name") == "Sequential" and entry.get("module") == "keras.models":
+        entry["module"], entry["registered_name"] = "keras", None
+    elif (
+        entry.get("class_name") == "Model"
+        and entry.get("module") == "keras.models"
+        and "layers" in (entry.get("config") or {})
+    ):
+        entry.update(module="keras.src.models.functional", class_name="Functional",
+                     registered_name="Functional")  # fmt: skip
+    return entry
+
+
 def save_keras_model(model, path, overwrite=True):
     """Writes a model as a Keras 3 `.keras` file, which `keras.saving.load_model` reads.
 
@@ -201,12 +221,7 @@ def save_keras_model(model, path, overwrite=True):
 
     if not model.built:
         raise ValueError(f"save: model '{model.name}' is not built yet; call it on data first")
-    entry = serialize_layer(model)
-    if entry.get("class_name") == "Sequential":
-        entry["module"], entry["registered_name"] = "keras", None
-    elif entry.get("class_name") == "Model" and "layers" in entry.get("config", {}):
-        entry.update(module="keras.src.models.functional", class_name="Functional",
-                     registered_name="Functional")  # fmt: skip
+    entry = _keras_models(serialize_layer(model))
     compile_config = _compile_config(model)
     if compile_config is not None:
         entry["compile_config"] = compile_config
