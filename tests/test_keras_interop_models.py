@@ -233,3 +233,65 @@ def test_nested_models_cross_both_ways_and_train_on_alike(tmp_path, writer, kind
     _close(loaded.predict(X, verbose=0), model.predict(X, verbose=0))
     theirs, ours = (model, loaded) if writer == "keras" else (loaded, model)
     _step_both(theirs, ours, X[:8], Y_CLASS[:8])
+
+
+# ------------------------------------------------------------ masks as operation nodes
+
+TOKENS = np.array([[3, 7, 1, 0, 0], [5, 2, 9, 4, 8], [0, 6, 6, 2, 0], [1, 0, 0, 0, 0]] * 2)
+MORE_TOKENS = np.array([[1, 4, 0, 0, 0], [2, 0, 0, 0, 0], [8, 8, 8, 8, 1], [3, 3, 0, 0, 0]] * 2)
+VALUES = RNG.standard_normal((8, 5, 3)).astype("float32")
+VALUES[::2, 3:] = 0.0
+
+
+def _masked(keras, kind):
+    """Keras 3.15 records the mask these models pass to a recurrent layer as operation
+    nodes (`NotEqual`, `Any`, and for merged masks `ExpandDims`, `ZerosLike`,
+    `LogicalOr`, `Concatenate`) in the functional config."""
+    layers = keras.layers
+    if kind == "masking":
+        inputs = keras.Input((5, 3))
+        return keras.Model(inputs, layers.GRU(4)(layers.Masking(0.0)(inputs))), VALUES
+    tokens = keras.Input((None,), dtype="int32")
+    embedding = layers.Embedding(20, 6, mask_zero=True)
+    if kind == "concatenated":
+        more = keras.Input((None,), dtype="int32")
+        joined = layers.Concatenate(axis=1)([embedding(tokens), embedding(more)])
+        return keras.Model([tokens, more], layers.LSTM(3)(joined)), [TOKENS, MORE_TOKENS]
+    sequences = layers.Bidirectional(layers.LSTM(4, return_sequences=True))(embedding(tokens))
+    pooled = layers.GlobalAveragePooling1D()(layers.SimpleRNN(3, return_sequences=True)(sequences))
+    return keras.Model(tokens, pooled), TOKENS
+
+
+@pytest.mark.parametrize("kind", ["embedding", "masking", "concatenated"])
+def test_keras_masks_recorded_as_operation_nodes_load_and_train_on_alike(tmp_path, kind):
+    keras = _keras()
+    keras.utils.set_random_seed(0)
+    theirs, x = _masked(keras, kind)
+    config = theirs.get_config()
+    assert "NotEqual" in {entry["class_name"] for entry in config["layers"]}
+    theirs.compile(keras.optimizers.Adam(0.01), "mse")
+    y = RNG.standard_normal((8, *theirs.output_shape[1:])).astype("float32")
+    theirs.fit(x, y, batch_size=4, verbose=0)
+    theirs.save(tmp_path / "masked.keras")
+
+    ours = mk.models.load_model(tmp_path / "masked.keras")
+    _close(ours.predict(x, verbose=0), theirs.predict(x, verbose=0))
+    if kind == "embedding":  # the mask works: a padded sequence scores as the short one
+        short = ours.predict(TOKENS[3:4, :1], verbose=0)
+        np.testing.assert_allclose(ours.predict(TOKENS[3:4], verbose=0), short, atol=1e-6)
+    _step_both(theirs, ours, x, y)
+    ours.save(tmp_path / "back.keras")  # and back to Keras, operation nodes and all
+    back = keras.saving.load_model(tmp_path / "back.keras")
+    _close(back.predict(x, verbose=0), ours.predict(x, verbose=0))
+    ours.save(tmp_path / "own.minikeras")
+    _close(mk.models.load_model(tmp_path / "own.minikeras").predict(x, verbose=0),
+           ours.predict(x, verbose=0))  # fmt: skip
+
+
+def test_an_operation_node_minikeras_cannot_replay_is_named(tmp_path):
+    keras = _keras()
+    inputs = keras.Input((4,))
+    model = keras.Model(inputs, keras.layers.Dense(2)(keras.ops.sinh(inputs)))
+    model.save(tmp_path / "sinh.keras")
+    with pytest.raises(mk.saving.LoadError, match=r"'sinh' is the Keras operation .*Sinh"):
+        mk.models.load_model(tmp_path / "sinh.keras")

@@ -17,6 +17,7 @@ Nothing here imports a module named in a file.
 import inspect
 
 from minikeras import serialization_lib
+from minikeras.saving import keras_ops
 
 __all__ = ["KerasConfigError", "clean_entry", "compile_arguments", "compile_flags"]
 
@@ -101,6 +102,9 @@ def clean_entry(value, where="config.json"):
         return config.get("name", "float32")
     if class_name.startswith("__"):  # tensors, tuples, arrays: read as they are
         return value
+    module = value.get("module")
+    if isinstance(module, str) and module.startswith("keras.src.ops."):
+        return _operation_entry(value, where)
     entry = {key: clean_entry(item, where) for key, item in value.items() if key not in _IGNORED}
     config = entry.get("config")
     if not isinstance(config, dict):
@@ -125,6 +129,23 @@ def clean_entry(value, where="config.json"):
             )
     entry["config"] = cleaned
     return entry
+
+
+def _operation_entry(entry, where):
+    """A Keras operation node (`keras.src.ops.numpy.NotEqual`) as the minikeras class for it."""
+    class_name = entry["class_name"]
+    if class_name not in keras_ops.KERAS_OPERATIONS:
+        config = entry.get("config") if isinstance(entry.get("config"), dict) else {}
+        raise KerasConfigError(
+            f"{where}: the node '{config.get('name', '?')}' is the Keras operation "
+            f"{entry['module']}.{class_name}, which minikeras cannot replay (it replays "
+            f"{sorted(keras_ops.KERAS_OPERATIONS)}); build that part of the model with layers"
+        )
+    return {
+        **{key: item for key, item in entry.items() if key not in _IGNORED},
+        "module": keras_ops.__name__,
+        "registered_name": f"{keras_ops.PACKAGE}>{class_name}",
+    }
 
 
 def _class_of(entry):

@@ -220,6 +220,8 @@ def _layer_groups(layer, path, groups, visited):
             if isinstance(item, SymbolicTensor):
                 name = unique_name("input_layer", used)
                 groups.append((_join(path, f"layers/{name}/vars"), [], None))
+            elif getattr(type(item), "_keras_operation", False):
+                continue  # a Keras operation node: no layer of Keras's, no container
             else:
                 name = unique_name(snake_case(_keras_class_name(item)), used)
                 _layer_groups(item, _join(path, f"layers/{name}"), groups, visited)

@@ -12,7 +12,7 @@ import zipfile
 
 import numpy as np
 
-from minikeras.saving import keras_layout, keras_order
+from minikeras.saving import keras_layout, keras_ops, keras_order
 
 __all__ = [
     "KERAS_FORMAT_VERSION",
@@ -165,13 +165,17 @@ def _keras_entry(entry, module):
 
 def _keras_models(entry):
     """A model's entry, and those of the models nested in it, under Keras's class names:
-    a model built from inputs and outputs is a `Functional` there, not a `Model`."""
+    a model built from inputs and outputs is a `Functional` there, not a `Model`, and an
+    operation node (`keras_ops`) is in the Keras module that defines it."""
     if isinstance(entry, list):
         return [_keras_models(item) for item in entry]
     if not isinstance(entry, dict):
         return entry
     entry = {key: _keras_models(value) for key, value in entry.items()}
-    if entry.get("class_name") == "Sequential" and entry.get("module") == "keras.models":
+    operation = keras_ops.KERAS_OPERATIONS.get(entry.get("class_name"))
+    if operation is not None and entry.get("module") == keras_ops.__name__:
+        entry.update(module=operation.keras_module, registered_name=entry["class_name"])
+    elif entry.get("class_name") == "Sequential" and entry.get("module") == "keras.models":
         entry["module"], entry["registered_name"] = "keras", None
     elif (
         entry.get("class_name") == "Model"
