@@ -369,7 +369,8 @@ def optimizer_variables(optimizer, order=None):
     """A built optimizer's variables in the order of Keras's `optimizer/vars/<i>`.
 
     `iterations`, then the learning rate (unless it is a schedule, which
-    Keras keeps in the config), then the slots as Keras creates them.
+    Keras keeps in the config), then the moving averages of the weights (with
+    `use_ema`), then the slots as Keras creates them.
 
     Args:
         optimizer: a built minikeras optimizer of a kind Keras has.
@@ -405,8 +406,16 @@ def optimizer_variables(optimizer, order=None):
         for slot in slots:
             by_slot[slot] = [v for v in variables[1:] if v.name.endswith("_" + slot)]
     count = len(optimizer._trainable_variables)
+    indices = range(count) if order is None else order
+    averages = list(getattr(optimizer, "_averages", None) or [])
+    if averages:  # (use_ema: Keras's base optimizer makes them before any slot)
+        if len(averages) != count:
+            raise ValueError(
+                f"{kind} keeps moving averages of {len(averages)} variables, but updates {count}"
+            )
+        found.extend(averages[index] for index in indices)
     for slots in _SLOT_CALLS[kind]:
         present = [slot for slot in slots if len(by_slot[slot]) == count and count]
-        for index in range(count) if order is None else order:
+        for index in indices:
             found.extend(by_slot[slot][index] for slot in present)
     return found
