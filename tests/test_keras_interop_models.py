@@ -329,3 +329,71 @@ def test_moving_averages_of_use_ema_cross_in_kerass_order(tmp_path, writer, opti
         np.testing.assert_allclose(np.asarray(theirs_average), our_average, rtol=1e-6)
     assert any(np.abs(average).max() > 0 for average in averages)
     _step_both(theirs, ours, X[:8], y[:8])
+
+
+# ------------------------------------------------------------ Lambda
+
+
+@mk.saving.register_keras_serializable(package="interop")
+def scaled_tanh(x):
+    """A named module-level function, registered (in Keras too, by the tests)."""
+    return mk.ops.tanh(x) * 2.0 if isinstance(x, mk.Tensor) else _keras_tanh(x) * 2.0
+
+
+def _keras_tanh(x):
+    import keras
+
+    return keras.ops.tanh(x)
+
+
+def _lambda_model(api, function):
+    inputs = api.Input((6,), name="x")
+    hidden = api.layers.Lambda(function, name="squash")(api.layers.Dense(4, name="d")(inputs))
+    return api.Model(inputs, api.layers.Dense(3, name="head")(hidden))
+
+
+@pytest.mark.parametrize("writer", ["keras", "minikeras"])
+@pytest.mark.parametrize("function", ["registered", "keras.ops", "activation"])
+def test_a_lambda_of_a_named_function_crosses_both_ways(tmp_path, writer, function):
+    keras = _keras()
+    keras.saving.register_keras_serializable(package="interop")(scaled_tanh)
+    keras.utils.set_random_seed(0)
+    mk.utils.set_random_seed(0)
+    api, other = (keras, mk) if writer == "keras" else (mk, keras)
+    chosen = {"registered": scaled_tanh, "keras.ops": api.ops.square,
+              "activation": api.activations.softplus}[function]  # fmt: skip
+    model = _lambda_model(api, chosen)
+    model.compile(api.optimizers.SGD(0.1), "mse")
+    y = RNG.standard_normal((16, 3)).astype("float32")
+    model.fit(X, y, batch_size=8, verbose=0)
+    model.save(tmp_path / "lambda.keras")
+    loaded = other.saving.load_model(tmp_path / "lambda.keras")
+    _close(loaded.predict(X, verbose=0), model.predict(X, verbose=0))
+    theirs, ours = (model, loaded) if writer == "keras" else (loaded, model)
+    _step_both(theirs, ours, X[:8], y[:8])
+
+
+def test_a_keras_lambda_of_an_unregistered_function_loads_with_custom_objects(tmp_path):
+    keras = _keras()
+    model = _lambda_model(keras, _keras_tanh)  # Keras writes its bare name
+    model.save(tmp_path / "bare.keras")
+    unregistered = r"'squash', 'function' names the function '_keras_tanh', which is not registered"
+    with pytest.raises(mk.saving.LoadError, match=unregistered + ".*custom_objects"):
+        mk.models.load_model(tmp_path / "bare.keras")
+    ours = mk.models.load_model(
+        tmp_path / "bare.keras", custom_objects={"_keras_tanh": mk.ops.tanh}
+    )
+    _close(ours.predict(X, verbose=0), model.predict(X, verbose=0))
+
+
+def test_a_keras_lambda_of_bytecode_is_refused_in_a_short_message(tmp_path):
+    keras = _keras()
+    model = _lambda_model(keras, lambda x: x * 2.0)
+    model.save(tmp_path / "bytecode.keras")
+    for safe_mode in (True, False):
+        with pytest.raises(mk.saving.LoadError) as caught:
+            mk.models.load_model(tmp_path / "bytecode.keras", safe_mode=safe_mode)
+        message = str(caught.value)
+        assert "Lambda 'squash', 'function' is a Python lambda saved as bytecode" in message
+        assert "register_keras_serializable" in message and "safe_mode" in message
+        assert "code" not in message.replace("bytecode", "") and len(message) < 800

@@ -165,12 +165,18 @@ def _keras_entry(entry, module):
 
 def _keras_models(entry):
     """A model's entry, and those of the models nested in it, under Keras's class names:
-    a model built from inputs and outputs is a `Functional` there, not a `Model`, and an
-    operation node (`keras_ops`) is in the Keras module that defines it."""
+    a model built from inputs and outputs is a `Functional` there, not a `Model`, an
+    operation node (`keras_ops`) is in the Keras module that defines it, and a Lambda's
+    function is named as Keras names one."""
+    from minikeras.saving.functions import _is_function_reference, keras_function_entry
+    from minikeras.saving.registry import custom_objects_by_name
+
     if isinstance(entry, list):
         return [_keras_models(item) for item in entry]
     if not isinstance(entry, dict):
         return entry
+    if _is_function_reference(entry):  # (a Lambda's function)
+        return keras_function_entry(entry, custom_objects_by_name())
     entry = {key: _keras_models(value) for key, value in entry.items()}
     operation = keras_ops.KERAS_OPERATIONS.get(entry.get("class_name"))
     if operation is not None and entry.get("module") == keras_ops.__name__:

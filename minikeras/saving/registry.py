@@ -17,6 +17,7 @@ import inspect
 from minikeras import object_registry, serialization_lib
 from minikeras.layers.layer import Layer
 from minikeras.saving.archive import to_json
+from minikeras.saving.functions import _function, _is_function_reference, _keras_function
 from minikeras.serialization_lib import (
     CustomObjectScope,
     custom_object_scope,
@@ -284,8 +285,8 @@ def _deserialize(entry):
             "@minikeras.saving.register_keras_serializable()), or pass "
             f"custom_objects={{{class_name!r}: {class_name}}}"
         )
-    config = _resolve(entry["config"])
-    label = f"{class_name} '{config.get('name')}'"
+    label = f"{class_name} '{entry['config'].get('name')}'"
+    config = _resolve(entry["config"], label)
     try:
         layer = _from_config(cls, config)
     except Exception as error:
@@ -319,7 +320,7 @@ def _in_scopes(name):
     return any(name in scope for scope in _scopes())
 
 
-def _resolve(config):
+def _resolve(config, label="the layer"):
     """Config values naming a custom function or (non-layer) class become those objects."""
     objects = custom_objects_by_name()
     resolved = {}
@@ -329,69 +330,14 @@ def _resolve(config):
                 value = objects[value]
         elif _is_function_reference(value):
             value = _function(value, objects)
+        elif isinstance(value, dict) and value.get("class_name") in ("function", "__lambda__"):
+            value = _keras_function(value, objects, f"{label}, {key!r}")
         elif isinstance(value, dict) and isinstance(value.get("class_name"), str):
             cls = objects.get(value["class_name"])
             if inspect.isclass(cls) and not issubclass(cls, Layer) and hasattr(cls, "from_config"):
                 value = cls.from_config(value.get("config") or {})
         resolved[key] = value
     return resolved
-
-
-def _is_function_reference(value):
-    # How a layer such as Lambda names a module-level function in its config.
-    return isinstance(value, dict) and set(value) == {"module", "function_name"}
-
-
-def _function(reference, objects):
-    """The function a `{"module", "function_name"}` reference names, found without importing.
-
-    Registered and custom functions are found by name; otherwise only the
-    functions of `minikeras.ops` and `minikeras.activations`, and numpy's
-    ufuncs: importing a module named in a file, or fetching any attribute of
-    it, could run its author's code.
-    """
-    module, name = reference["module"], reference["function_name"]
-    if isinstance(module, str) and isinstance(name, str):
-        for key in (f"{module}.{name}", name):
-            if callable(objects.get(key)):
-                return objects[key]
-        found = _builtin_function(module, name)
-        if found is not None:
-            return found
-    raise ValueError(
-        f"the config names the function {module}.{name}, which is not registered; loading "
-        "never imports code named in a file. Decorate the function with "
-        "@minikeras.saving.register_keras_serializable(), or pass "
-        f"custom_objects={{{name!r}: {name}}} to load_model"
-    )
-
-
-def _builtin_function(module, name):
-    import numpy as np
-
-    from minikeras import activations, ops
-
-    if "." in name:
-        return None
-    if module == "numpy":
-        candidate = getattr(np, name, None)
-        return candidate if isinstance(candidate, np.ufunc) else None
-    # Found by its public name in the package, as classes are by family: a file
-    # written before the function moved to another module of the package still loads.
-    for package in (ops, activations):
-        if _within(module, package.__name__) and name in package.__all__:
-            candidate = getattr(package, name, None)
-            if (
-                callable(candidate)
-                and _within(getattr(candidate, "__module__", None) or "", package.__name__)
-                and getattr(candidate, "__qualname__", None) == name
-            ):
-                return candidate
-    return None
-
-
-def _within(module, package):
-    return module == package or module.startswith(package + ".")
 
 
 def _from_config(cls, config):

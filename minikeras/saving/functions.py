@@ -1,0 +1,155 @@
+"""Functions in files: minikeras's references to them, and Keras's entries for them.
+
+A layer's config names a function (a `Lambda`'s, its `output_shape` or
+`mask`) in one of two shapes. minikeras writes `{"module", "function_name"}`;
+Keras writes `{"module", "class_name": "function", "config": name,
+"registered_name"}`, with `"builtins"` as the module of a function its Lambda
+holds, and a Python lambda as bytecode (`"__lambda__"`). Both are read here
+without importing anything: registered and custom functions by name, then
+the functions of `minikeras.ops` and `minikeras.activations` (and numpy's
+ufuncs). Bytecode is refused, never run.
+"""
+
+import inspect
+
+from minikeras.serialization_lib import get_registered_name, get_registered_object
+
+__all__ = ["keras_function_entry"]
+
+
+def _is_function_reference(value):
+    # How a layer such as Lambda names a module-level function in its config.
+    return isinstance(value, dict) and set(value) == {"module", "function_name"}
+
+
+def _function(reference, objects):
+    """The function a `{"module", "function_name"}` reference names, found without importing.
+
+    Registered and custom functions are found by name; otherwise only the
+    functions of `minikeras.ops` and `minikeras.activations`, and numpy's
+    ufuncs: importing a module named in a file, or fetching any attribute of
+    it, could run its author's code.
+    """
+    module, name = reference["module"], reference["function_name"]
+    if isinstance(module, str) and isinstance(name, str):
+        for key in (f"{module}.{name}", name):
+            if callable(objects.get(key)):
+                return objects[key]
+        found = _builtin_function(module, name)
+        if found is not None:
+            return found
+    raise ValueError(
+        f"the config names the function {module}.{name}, which is not registered; loading "
+        "never imports code named in a file. Decorate the function with "
+        "@minikeras.saving.register_keras_serializable(), or pass "
+        f"custom_objects={{{name!r}: {name}}} to load_model"
+    )
+
+
+# Where Keras finds a function its entry names by module: `builtins` (what Keras's
+# Lambda writes) means Keras's activations, as in Keras's own lookup.
+_KERAS_FUNCTION_MODULES = {
+    "builtins": "minikeras.activations",
+    "keras.activations": "minikeras.activations",
+    "keras.ops": "minikeras.ops",
+}
+
+
+def _keras_function(entry, objects, where):
+    """The function a Keras entry `{"class_name": "function", "config": name, ...}` names.
+
+    Found as Keras finds it, without importing anything: registered or custom
+    objects by the name (`"package>name"` or a plain name), then the
+    built-ins. A Python lambda saved as bytecode (`"__lambda__"`) is refused:
+    minikeras never runs code from a file.
+    """
+    if entry.get("class_name") == "__lambda__":
+        raise ValueError(
+            f"{where} is a Python lambda saved as bytecode, which minikeras never runs "
+            "(safe_mode=False changes nothing). Define it as a named module-level function, "
+            "register it under the same name in Keras (@keras.saving."
+            "register_keras_serializable()) and in minikeras (@minikeras.saving."
+            "register_keras_serializable()), and save the model again"
+        )
+    name, module = entry.get("config"), entry.get("module")
+    if not isinstance(name, str):
+        raise ValueError(f"{where}: a function entry needs its name in 'config', got {name!r:.60}")
+    found = objects.get(name)
+    if found is None and ">" not in name:  # (Keras up to 3.6 wrote a registered name bare)
+        found = next((f for key, f in objects.items() if key.endswith(">" + name)), None)
+    if found is None and module in _KERAS_FUNCTION_MODULES:
+        found = _builtin_function(_KERAS_FUNCTION_MODULES[module], name)
+    if found is None and module == "builtins":  # (Keras's Lambda writes keras.ops.square so)
+        found = _builtin_function("minikeras.ops", name)
+    if callable(found) and not inspect.isclass(found):
+        return found
+    bare = name.split(">")[-1]
+    raise ValueError(
+        f"{where} names the function {name!r}, which is not registered (loading never "
+        "imports code named in a file): decorate it with @minikeras.saving."
+        f"register_keras_serializable(), or pass custom_objects={{{name!r}: {bare}}}"
+    )
+
+
+def keras_function_entry(reference, objects):
+    """A minikeras function reference `{"module", "function_name"}` as Keras names a function.
+
+    Args:
+        reference: the reference a Lambda's config holds.
+        objects: the registered and custom objects by name
+            (`registry.custom_objects_by_name()`).
+
+    Returns:
+        Keras's entry (`{"module", "class_name": "function", "config",
+        "registered_name"}`), or `reference` unchanged for a function Keras
+        cannot name (a numpy ufunc).
+
+    Example:
+        >>> mk.saving.functions.keras_function_entry(
+        ...     {"module": "minikeras.ops.nn", "function_name": "relu"}, {})["module"]
+        'keras.ops'
+    """
+    try:
+        function = _function(reference, objects)
+    except ValueError:
+        return reference
+    registered = get_registered_name(function)
+    if registered and ">" in registered and get_registered_object(registered) is function:
+        # As Keras's Lambda writes a registered function.
+        return {"module": "builtins", "class_name": "function", "config": registered,
+                "registered_name": "function"}  # fmt: skip
+    module, name = reference["module"], reference["function_name"]
+    for keras_module, package in (("keras.ops", "minikeras.ops"),
+                                  ("keras.activations", "minikeras.activations")):  # fmt: skip
+        if _within(module, package) and _builtin_function(package, name) is function:
+            return {"module": keras_module, "class_name": "function", "config": name,
+                    "registered_name": None}  # fmt: skip
+    return reference
+
+
+def _builtin_function(module, name):
+    import numpy as np
+
+    from minikeras import activations, ops
+
+    if "." in name:
+        return None
+    if module == "numpy":
+        candidate = getattr(np, name, None)
+        return candidate if isinstance(candidate, np.ufunc) else None
+    # Found by its public name in the package, as classes are by family: a file
+    # written before the function moved to another module of the package still loads.
+    for package in (ops, activations):
+        if _within(module, package.__name__) and name in package.__all__:
+            candidate = getattr(package, name, None)
+            if (
+                callable(candidate)
+                and _within(getattr(candidate, "__module__", None) or "", package.__name__)
+                and getattr(candidate, "__qualname__", None) == name
+            ):
+                return candidate
+    return None
+
+
+def _within(module, package):
+    return module == package or module.startswith(package + ".")
