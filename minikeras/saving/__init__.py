@@ -9,7 +9,10 @@
 - `registry`: layer entries in and out, checked for saving;
 - `functional`: a functional model's config (layers and inbound nodes);
 - `weights`: `save_weights`, `load_weights`: weights keyed by tracked path;
-- `model_io`: `save_model`, `load_model`, with the training state.
+- `model_io`: `save_model`, `load_model`, with the training state;
+- `keras_file` (and `keras_writer`, `keras_config`, `keras_layout`,
+  `keras_order`, `keras_ops`, `functions`): Keras 3's `.keras` and
+  `.weights.h5` files, read and written.
 """
 
 from minikeras.saving.archive import LoadError
