@@ -245,8 +245,8 @@ VALUES[::2, 3:] = 0.0
 
 def _masked(keras, kind):
     """Keras 3.15 records the mask these models pass to a recurrent layer as operation
-    nodes (`NotEqual`, `Any`, and for merged masks `ExpandDims`, `ZerosLike`,
-    `LogicalOr`, `Concatenate`) in the functional config."""
+    nodes (`NotEqual`, `Any`, for merged masks `ExpandDims`, `ZerosLike`, `LogicalOr`,
+    `Concatenate`, after Attention `ConvertToTensor`) in the functional config."""
     layers = keras.layers
     if kind == "masking":
         inputs = keras.Input((5, 3))
@@ -257,12 +257,15 @@ def _masked(keras, kind):
         more = keras.Input((None,), dtype="int32")
         joined = layers.Concatenate(axis=1)([embedding(tokens), embedding(more)])
         return keras.Model([tokens, more], layers.LSTM(3)(joined)), [TOKENS, MORE_TOKENS]
+    if kind == "attention":  # (the mask then passes a ConvertToTensor node)
+        attended = layers.Attention()([embedding(tokens), embedding(tokens)])
+        return keras.Model(tokens, layers.LSTM(3)(attended)), TOKENS
     sequences = layers.Bidirectional(layers.LSTM(4, return_sequences=True))(embedding(tokens))
     pooled = layers.GlobalAveragePooling1D()(layers.SimpleRNN(3, return_sequences=True)(sequences))
     return keras.Model(tokens, pooled), TOKENS
 
 
-@pytest.mark.parametrize("kind", ["embedding", "masking", "concatenated"])
+@pytest.mark.parametrize("kind", ["embedding", "masking", "concatenated", "attention"])
 def test_keras_masks_recorded_as_operation_nodes_load_and_train_on_alike(tmp_path, kind):
     keras = _keras()
     keras.utils.set_random_seed(0)

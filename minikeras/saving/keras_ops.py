@@ -4,7 +4,8 @@ Keras 3 records some computations of a functional model as nodes of
 operations, not layers: the padding mask that `Embedding(mask_zero=True)` or
 `Masking` makes and a recurrent layer receives as `mask=` is written as
 `NotEqual` (then `Any`, and for merged masks `ExpandDims`, `ZerosLike`,
-`LogicalOr`, `Concatenate`) from `keras.src.ops.numpy`. Each class here is
+`LogicalOr`, `Concatenate`) from `keras.src.ops.numpy`, and after an
+`Attention` layer as `ConvertToTensor` from `keras.src.ops.core`. Each class here is
 one such operation, a layer without weights that computes the same thing
 with `minikeras.ops`, so that those files load and save back unchanged. They
 have no place among Keras's layers (`model.layers` in Keras leaves them out),
@@ -72,9 +73,10 @@ def _bools(x):
     return ops.cast(x, "int32")
 
 
-def _operation(class_name, arguments=None):
+def _operation(class_name, arguments=None, module="keras.src.ops.numpy"):
     def define(compute):
         cls = type(class_name, (KerasOperation,), {
+            "keras_module": module,
             "arguments": dict(arguments or {}),
             "compute": staticmethod(compute),
             "__doc__": f"Keras's `{class_name}` operation node (see `KerasOperation`).",
@@ -138,6 +140,20 @@ def _logical_not(x):
 @_operation("Concatenate", {"axis": 0})
 def _concatenate(xs, axis):
     return ops.concatenate(list(xs), axis=axis)
+
+
+@_operation("Cast", {"dtype": None}, module="keras.src.ops.core")
+def _cast(x, dtype):
+    return ops.cast(x, dtype)
+
+
+@_operation(
+    "ConvertToTensor", {"dtype": None, "sparse": None, "ragged": None}, module="keras.src.ops.core"
+)
+def _convert_to_tensor(x, dtype, sparse, ragged):
+    if sparse or ragged:  # (what Keras's Attention writes has neither)
+        raise ValueError("convert_to_tensor: sparse and ragged tensors are not in minikeras")
+    return x if dtype is None else ops.cast(x, dtype)
 
 
 def is_operation(layer):
