@@ -22,6 +22,7 @@ from minikeras.engine.variable import Variable
 from minikeras.layers import tracking
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
+from minikeras.saving import keras_ops
 from minikeras.tree import flatten
 
 __all__ = [
@@ -220,7 +221,7 @@ def _layer_groups(layer, path, groups, visited):
             if isinstance(item, SymbolicTensor):
                 name = unique_name("input_layer", used)
                 groups.append((_join(path, f"layers/{name}/vars"), [], None))
-            elif getattr(type(item), "_keras_operation", False):
+            elif keras_ops.is_operation(item):
                 continue  # a Keras operation node: no layer of Keras's, no container
             else:
                 name = unique_name(snake_case(_keras_class_name(item)), used)
