@@ -30,7 +30,9 @@ class GRUCell(RecurrentCell):
         reset_after: apply the reset gate after the recurrent product
             (Keras's default).
         **kwargs: regularizers, constraints, `dropout`, `recurrent_dropout`,
-            `seed` as for `SimpleRNNCell`; `name`, `dtype`, `trainable`.
+            `seed` as for `SimpleRNNCell`; `implementation` as for `LSTMCell`
+            (with 1, or `recurrent_dropout`, a dropout mask per gate: 3 for
+            the inputs, 3 for the state); `name`, `dtype`, `trainable`.
 
     Call arguments:
         inputs: `(batch, features)`, one step.
@@ -70,7 +72,7 @@ class GRUCell(RecurrentCell):
         reset_after=True,
         **kwargs,
     ):
-        kwargs.pop("implementation", None)  # Keras's choice of matrix layout: one layout here
+        implementation = kwargs.pop("implementation", 2)
         super().__init__(
             units,
             activation=activation,
@@ -82,6 +84,7 @@ class GRUCell(RecurrentCell):
         )
         self.recurrent_activation = activations.get(recurrent_activation)
         self.reset_after = bool(reset_after)
+        self._take_implementation(implementation)
 
     def _bias_shape(self):
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
@@ -99,22 +102,24 @@ class GRUCell(RecurrentCell):
                 input_bias, recurrent_bias = self.bias[0], self.bias[1]
             else:
                 input_bias = self.bias
-        x = ops.matmul(inputs, self.kernel)
+        x = self._gate_product(inputs, self.kernel)
         if input_bias is not None:
             x = x + input_bias
         if self.reset_after:
-            inner = ops.matmul(h_dropped, self.recurrent_kernel)
+            inner = self._gate_product(h_dropped, self.recurrent_kernel)
             if recurrent_bias is not None:
                 inner = inner + recurrent_bias
         else:
-            inner = ops.matmul(h_dropped, self.recurrent_kernel[:, : 2 * units])
+            gates_state = h_dropped[:2] if isinstance(h_dropped, list) else h_dropped
+            inner = self._gate_product(gates_state, self.recurrent_kernel[:, : 2 * units])
         update = gate(x[:, :units] + inner[:, :units])
         reset = gate(x[:, units : 2 * units] + inner[:, units : 2 * units])
         if self.reset_after:
             recurrent_candidate = reset * inner[:, 2 * units :]
         else:
+            candidate_state = h_dropped[2] if isinstance(h_dropped, list) else h_dropped
             recurrent_candidate = ops.matmul(
-                reset * h_dropped, self.recurrent_kernel[:, 2 * units :]
+                reset * candidate_state, self.recurrent_kernel[:, 2 * units :]
             )
         candidate = self.activation(x[:, 2 * units :] + recurrent_candidate)
         h = update * h_previous + (1.0 - update) * candidate
@@ -198,7 +203,6 @@ class GRU(RNNBase):
         reset_after=True,
         **kwargs,
     ):
-        kwargs.pop("implementation", None)  # Keras's choice of matrix layout: one layout here
         cell_arguments = {
             "units": units,
             "activation": activation,
@@ -208,6 +212,7 @@ class GRU(RNNBase):
             "recurrent_initializer": recurrent_initializer,
             "bias_initializer": bias_initializer,
             "reset_after": reset_after,
+            "implementation": kwargs.pop("implementation", 2),
         }
         super().__init__(GRUCell, cell_arguments, **kwargs)
 

@@ -40,7 +40,11 @@ class LSTMCell(RecurrentCell):
         bias_initializer: for the `(4 * units,)` bias.
         unit_forget_bias: start the forget gate's bias at 1 (Jozefowicz et al.).
         **kwargs: regularizers, constraints, `dropout`, `recurrent_dropout`,
-            `seed` as for `SimpleRNNCell`; `name`, `dtype`, `trainable`.
+            `seed` as for `SimpleRNNCell`; `implementation` as Keras's: 1
+            draws a dropout mask per gate (4 for the inputs, 4 for the
+            state), 2 (the default) one for all gates; `recurrent_dropout`
+            makes it 1, and it is not in the config, as in Keras; `name`,
+            `dtype`, `trainable`.
 
     Call arguments:
         inputs: `(batch, features)`, one step.
@@ -81,7 +85,7 @@ class LSTMCell(RecurrentCell):
         unit_forget_bias=True,
         **kwargs,
     ):
-        kwargs.pop("implementation", None)  # Keras's choice of matrix layout: one layout here
+        implementation = kwargs.pop("implementation", 2)
         super().__init__(
             units,
             activation=activation,
@@ -93,6 +97,7 @@ class LSTMCell(RecurrentCell):
         )
         self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = bool(unit_forget_bias)
+        self._take_implementation(implementation)
 
     @property
     def state_size(self):
@@ -111,8 +116,9 @@ class LSTMCell(RecurrentCell):
             )
         self._check_step(inputs)
         h_previous, c_previous = states
-        inputs, h_previous = self._dropped(inputs, h_previous, training)
-        z = ops.matmul(inputs, self.kernel) + ops.matmul(h_previous, self.recurrent_kernel)
+        inputs, h_previous = self._dropped(inputs, h_previous, training)  # (or one per gate)
+        z = self._gate_product(inputs, self.kernel)
+        z = z + self._gate_product(h_previous, self.recurrent_kernel)
         if self.bias is not None:
             z = z + self.bias
         units = self.units
@@ -170,7 +176,8 @@ class LSTM(RNNBase):
         **kwargs: regularizers, constraints, `dropout`, `recurrent_dropout`,
             `seed`, `return_sequences`, `return_state`, `go_backwards`,
             `stateful`, `unroll`, `zero_output_for_mask` as for `SimpleRNN`;
-            `name`, `dtype`, ...
+            `implementation` as for `LSTMCell` (with `recurrent_dropout`, a
+            mask per gate); `name`, `dtype`, ...
 
     Call arguments:
         sequences, initial_state (`[h, c]`), mask, training: as for `SimpleRNN`.
@@ -208,7 +215,6 @@ class LSTM(RNNBase):
         unit_forget_bias=True,
         **kwargs,
     ):
-        kwargs.pop("implementation", None)  # Keras's choice of matrix layout: one layout here
         cell_arguments = {
             "units": units,
             "activation": activation,
@@ -218,6 +224,7 @@ class LSTM(RNNBase):
             "recurrent_initializer": recurrent_initializer,
             "bias_initializer": bias_initializer,
             "unit_forget_bias": unit_forget_bias,
+            "implementation": kwargs.pop("implementation", 2),
         }
         super().__init__(LSTMCell, cell_arguments, **kwargs)
 

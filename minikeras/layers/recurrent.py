@@ -59,9 +59,12 @@ class RNNBase(RNN):
         recurrent_constraint: optional constraint on the recurrent kernel.
         bias_constraint: optional constraint on the bias.
         dropout: fraction of the input features dropped while training (one
-            mask per sequence, the same at every step, as in Keras).
+            mask per sequence, the same at every step, as in Keras; one per
+            gate for `LSTM` and `GRU` with `recurrent_dropout`).
         recurrent_dropout: fraction of the state dropped at each step while
-            training (one mask per sequence); runs the cell step by step.
+            training (one mask per sequence, per gate for `LSTM` and `GRU`,
+            as Keras's `implementation=1` which it forces); runs the cell
+            step by step.
         seed: int seed of the dropout masks.
         return_sequences: as for `RNN`.
         return_state: as for `RNN`.

@@ -4,8 +4,8 @@ Two loops. A built-in cell (`SimpleRNNCell`, `LSTMCell`, `GRUCell`, not a
 subclass that changes `call`) runs the whole sequence as one fused op with
 a hand-written backward pass (see `minikeras.ops.recurrent`), the loop of
 `SimpleRNN`, `LSTM` and `GRU`, which are this layer around their cell. Any
-other cell, or a built-in one with `recurrent_dropout` while training, is
-called once per step on Tensors, and autograd differentiates the unrolled
+other cell, or a built-in one with `recurrent_dropout` (or dropout masks
+per gate, `implementation=1`) while training, is called once per step on Tensors, and autograd differentiates the unrolled
 steps: the same results, much slower.
 """
 

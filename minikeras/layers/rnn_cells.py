@@ -9,9 +9,14 @@ sequence. The built-in cells hold Keras's weights (`kernel`,
 and `GRU`, which are an `RNN` of their cell, can run the whole sequence as one
 fused op on the same weights.
 
-Dropout in cells, as in Keras: one mask per sequence for the inputs
-(`dropout`) and one for the recurrent state (`recurrent_dropout`), drawn at
-the first step a training call takes and kept until the RNN resets them.
+Dropout in cells, as in Keras: the masks are drawn at the first step a
+training call takes and kept, the same at every step, until the RNN resets
+them after the sequence; each entry is kept with probability `1 - rate` and
+scaled by `1 / (1 - rate)`. One mask for the inputs (`dropout`) and one for
+the recurrent state (`recurrent_dropout`); but `LSTMCell` and `GRUCell` with
+`recurrent_dropout` (or `implementation=1`) draw one of each per gate (4 for
+an LSTM, 3 for a GRU), as Keras's `implementation=1`, which
+`recurrent_dropout` forces there.
 """
 
 import numpy as np
@@ -154,13 +159,23 @@ class RecurrentCell(Layer):
 
     # ------------------------------------------------------------ dropout
 
+    _mask_count = None  # masks per gate (LSTMCell and GRUCell with implementation=1)
+
     def _mask(self, kind, rate, like):
-        """The kept mask of `kind` for tensors like `like`: drawn once, reused until reset."""
+        """The kept mask of `kind` for tensors like `like` (a list of one per gate with
+        `_mask_count`): drawn once, reused until reset."""
         mask = self._dropout_masks.get(kind)
-        if mask is None or mask.shape != like.shape:
+        first = mask[0] if isinstance(mask, list) else mask
+        if first is None or first.shape != like.shape:
             generator = self._generator or random.generator()
-            keep = generator.random(like.shape, dtype=np.float32) >= rate
-            mask = keep.astype(like.dtype) * like.dtype.type(1.0 / (1.0 - rate))
+            scale = like.dtype.type(1.0 / (1.0 - rate))
+
+            def draw():
+                keep = generator.random(like.shape, dtype=np.float32) >= rate
+                return keep.astype(like.dtype) * scale
+
+            count = self._mask_count
+            mask = draw() if count is None else [draw() for _ in range(count)]
             self._dropout_masks[kind] = mask
         return mask
 
@@ -171,7 +186,9 @@ class RecurrentCell(Layer):
             step_inputs: one step's inputs `(batch, features)`.
 
         Returns:
-            A float array of their shape, or None without `dropout`.
+            A float array of their shape (a list of one per gate for an
+            `LSTMCell` or `GRUCell` with `implementation=1`, as in Keras), or
+            None without `dropout`.
 
         Example:
             >>> cell = mk.layers.SimpleRNNCell(2, dropout=0.5, seed=1)
@@ -187,7 +204,8 @@ class RecurrentCell(Layer):
             state: the state `(batch, units)`.
 
         Returns:
-            A float array of its shape, or None.
+            A float array of its shape (a list of one per gate for an
+            `LSTMCell` or `GRUCell` with `implementation=1`), or None.
 
         Example:
             >>> cell = mk.layers.SimpleRNNCell(2)
@@ -221,15 +239,24 @@ class RecurrentCell(Layer):
         self._dropout_masks.pop("recurrent", None)
 
     def _dropped(self, inputs, state, training):
-        """`(inputs, state)` with their dropout masks applied when training."""
+        """`(inputs, state)` with their dropout masks applied when training; each a
+        list of one per gate where the masks are per gate."""
         if training:
-            mask = self.get_dropout_mask(inputs)
-            if mask is not None:
-                inputs = inputs * mask
-            mask = self.get_recurrent_dropout_mask(state)
-            if mask is not None:
-                state = state * mask
+            inputs = _times(inputs, self.get_dropout_mask(inputs))
+            state = _times(state, self.get_recurrent_dropout_mask(state))
         return inputs, state
+
+    def _gate_product(self, values, kernel):
+        """`values @ kernel`; for a list of one value per gate, each times its gate's
+        columns, side by side."""
+        if not isinstance(values, list):
+            return ops.matmul(values, kernel)
+        units = self.units
+        products = [
+            ops.matmul(value, kernel[:, gate * units : (gate + 1) * units])
+            for gate, value in enumerate(values)
+        ]
+        return ops.concatenate(products, axis=-1)
 
     # ------------------------------------------------------- fused loop
 
@@ -245,13 +272,23 @@ class RecurrentCell(Layer):
         fused_call = type(self)._fused_call
         if fused_call is None or type(self).call is not fused_call:
             return None
-        if training and self.recurrent_dropout:
-            return None
+        if training and (self.recurrent_dropout or (self.dropout and self._mask_count)):
+            return None  # a mask on the state, or one per gate: the step loop
         if training and self.dropout:
             mask = self.get_dropout_mask(sequences[:, 0])
             sequences = ops.multiply(sequences, np.expand_dims(mask, 1))
         outputs, *states = self._fused_op(sequences, states, keep, go_backwards)
         return outputs, states[0], states
+
+    def _take_implementation(self, implementation):
+        """Keras's `implementation`: 1 draws the dropout masks per gate (forced by
+        `recurrent_dropout`, as in Keras); 2, the default, one mask for all gates."""
+        if implementation not in (1, 2):
+            raise ValueError(
+                f"{type(self).__name__}: `implementation` must be 1 or 2, got {implementation!r}"
+            )
+        self.implementation = 1 if self.recurrent_dropout else implementation
+        self._mask_count = self._gates if self.implementation == 1 else None
 
     def get_initial_state(self, batch_size=None):
         """Zeros for each state.
@@ -288,6 +325,15 @@ class RecurrentCell(Layer):
             "recurrent_dropout": self.recurrent_dropout,
             "seed": self.seed,
         }
+
+
+def _times(value, mask):
+    """`value * mask`, a list of products for a list of masks; `value` without a mask."""
+    if mask is None:
+        return value
+    if isinstance(mask, list):
+        return [value * each for each in mask]
+    return value * mask
 
 
 def _state_list(states):
