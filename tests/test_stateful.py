@@ -121,3 +121,106 @@ def test_a_stateful_bidirectional_resets_both_directions():
     assert not np.allclose(layer(x).numpy(), fresh)
     layer.reset_states()
     np.testing.assert_array_equal(layer(x).numpy(), fresh)
+
+
+# ------------------------------------------- a batch size known when built
+
+
+@pytest.mark.parametrize("name", MAKERS)
+def test_building_a_stateful_layer_on_an_unknown_batch_size_is_refused(name):
+    # As Keras: an Input without a batch size cannot feed a stateful layer.
+    layer = MAKERS[name](stateful=True, name=f"unknown_{name}")
+    with pytest.raises(
+        ValueError, match=rf"'unknown_{name}' is stateful.*\(None, 5, 4\).*batch_shape"
+    ):
+        layer(Input((5, 4)))
+    assert not layer.built and layer.states is None
+    with pytest.raises(ValueError, match=rf"'unknown_{name}' is stateful"):
+        mk.Sequential([Input((5, 4)), layer])
+    with pytest.raises(ValueError, match="Bidirectional 'both' wraps a stateful layer"):
+        mk.layers.Bidirectional(MAKERS[name](stateful=True), name="both")(Input((5, 4)))
+
+
+def test_a_sequential_called_first_on_data_keeps_the_batch_size_for_its_stateful_layer():
+    model = mk.Sequential([GRU(3, stateful=True), mk.layers.Dense(1)])
+    model(sequences(batch=2))  # built here, on a batch of 2, as in Keras
+    assert [s.shape for s in model.layers[0].states] == [(2, 3)]
+    other = mk.Sequential([mk.layers.Dense(1)])
+    other(np.ones((7, 4), "float32"))
+    assert other.input_shape == (None, 4)  # without a stateful layer, the batch stays open
+
+
+# ---------------------------------------------- stateful inside Bidirectional
+
+
+@pytest.mark.parametrize("name", ["simple_rnn", "lstm", "gru", "rnn_lstm_cell"])
+@pytest.mark.parametrize("return_sequences", [True, False])
+def test_a_stateful_bidirectional_carries_both_directions_over_two_halves(name, return_sequences):
+    # The forward half continues the sequence: the halves give what the whole gives.
+    # The backward half reads each half from its end, starting the second from the
+    # states the first left: a go_backwards layer given those states by hand.
+    x = sequences(5)
+    layer = mk.layers.Bidirectional(
+        MAKERS[name](stateful=True, return_sequences=return_sequences), merge_mode=None
+    )
+    layer.build(x.shape)
+    forward_whole = MAKERS[name](return_sequences=True, return_state=True)
+    backward = MAKERS[name](return_sequences=True, return_state=True, go_backwards=True)
+    for copy, source in ((forward_whole, layer.forward_layer), (backward, layer.backward_layer)):
+        copy.build(x.shape)
+        copy.set_weights(source.get_weights())
+
+    def expected_halves():
+        whole, *forward_states = forward_whole(x)
+        first, *states = backward(x[:, :3])
+        second, *backward_states = backward(x[:, 3:], initial_state=states)
+        results = []
+        for t, back in ((slice(0, 3), first), (slice(3, 6), second)):
+            forward = whole[:, t].numpy()
+            back = back.numpy()[:, ::-1]  # (flipped back, as Bidirectional does)
+            results.append((forward, back) if return_sequences else (forward[:, -1], back[:, 0]))
+        return results, [*forward_states, *backward_states]
+
+    expected, final_states = expected_halves()
+    for _ in range(2):  # the second time after reset_states: the same again
+        for half, want in zip((x[:, :3], x[:, 3:]), expected):
+            for got, value in zip(layer(half), want):
+                np.testing.assert_allclose(got.numpy(), value, rtol=1e-5, atol=1e-6)
+        assert len(layer.states) == len(final_states)
+        for kept, state in zip(layer.states, final_states):
+            np.testing.assert_allclose(kept.numpy(), state.numpy(), rtol=1e-5, atol=1e-6)
+        layer.reset_states()
+        assert all(not np.any(state.numpy()) for state in layer.states)
+
+
+def test_a_bidirectional_that_is_not_stateful_has_no_states_to_reset():
+    layer = mk.layers.Bidirectional(LSTM(2), name="plain")
+    layer(sequences())
+    assert layer.states is None
+    with pytest.raises(AttributeError, match="'plain' is not stateful"):
+        layer.reset_states()
+
+
+@pytest.mark.parametrize("name", ["SimpleRNN", "LSTM", "GRU"])
+def test_a_stateful_bidirectional_gives_what_keras_gives_over_two_halves(name):
+    keras = pytest.importorskip("keras")
+    x = sequences(6)
+    theirs = keras.layers.Bidirectional(
+        getattr(keras.layers, name)(3, stateful=True, return_sequences=True)
+    )
+    ours = mk.layers.Bidirectional(
+        getattr(mk.layers, name)(3, stateful=True, return_sequences=True)
+    )
+    theirs.build(x.shape)
+    ours.build(x.shape)
+    ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
+    for half in (x[:, :3], x[:, 3:], "reset", x[:, 3:]):
+        if isinstance(half, str):
+            theirs.reset_states()
+            ours.reset_states()
+            continue
+        np.testing.assert_allclose(
+            ours(half).numpy(), np.asarray(theirs(half)), rtol=1e-5, atol=1e-5
+        )
+        for mine, keras_state in zip(ours.states, theirs.states):
+            np.testing.assert_allclose(mine.numpy(), np.asarray(keras_state), rtol=1e-5, atol=1e-5)

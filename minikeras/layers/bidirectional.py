@@ -57,8 +57,9 @@ class Bidirectional(Layer):
         *backward_states]`.
 
     Raises:
-        ValueError: for a bad `merge_mode`, a layer that is not recurrent, or
-            a `backward_layer` that does not match `layer`.
+        ValueError: for a bad `merge_mode`, a layer that is not recurrent, a
+            `backward_layer` that does not match `layer`, or a stateful layer
+            built without a batch size (as Keras refuses it).
 
     Example:
         >>> from minikeras.layers import LSTM
@@ -113,6 +114,12 @@ class Bidirectional(Layer):
 
     def build(self, input_shape):
         sequences_shape = input_shape[0] if isinstance(input_shape, list) else input_shape
+        if self.stateful and sequences_shape[0] is None:
+            raise ValueError(
+                f"Bidirectional '{self.name}' wraps a stateful layer, so it needs a fixed batch "
+                f"size, got inputs of shape {tuple(sequences_shape)}; give the model's Input a "
+                "batch size: Input(batch_shape=(batch_size, ...))"
+            )
         for copy in (self.forward_layer, self.backward_layer):
             if not copy.built:
                 copy.build(sequences_shape)
@@ -155,11 +162,26 @@ class Bidirectional(Layer):
             return outputs
         return [*outputs, *states] if self.merge_mode is None else [outputs, *states]
 
+    @property
+    def states(self):
+        """The kept states, the forward layer's then the backward layer's, as a tuple.
+
+        None unless both layers keep states (see `RNN.states`).
+        """
+        forward, backward = self.forward_layer.states, self.backward_layer.states
+        if forward and backward:
+            return (*forward, *backward)
+        return None
+
     def reset_states(self):
         """Resets the kept states of both layers (see `RNN.reset_states`).
 
         Returns:
             None.
+
+        Raises:
+            AttributeError: if the wrapped layer is not stateful, as in Keras
+                (a model's `reset_states` skips such layers).
 
         Example:
             >>> layer = mk.layers.Bidirectional(mk.layers.GRU(2, stateful=True))
@@ -167,6 +189,11 @@ class Bidirectional(Layer):
             >>> layer.reset_states(); layer.forward_layer.states[0].numpy().tolist()
             [[0.0, 0.0]]
         """
+        if not self.stateful:
+            raise AttributeError(
+                f"Bidirectional '{self.name}' is not stateful: it keeps no states to reset "
+                "(wrap a layer made with stateful=True)"
+            )
         self.forward_layer.reset_states()
         self.backward_layer.reset_states()
 
@@ -176,8 +203,11 @@ class Bidirectional(Layer):
         Returns:
             None.
 
+        Raises:
+            AttributeError: if the wrapped layer is not stateful.
+
         Example:
-            >>> mk.layers.Bidirectional(mk.layers.LSTM(2)).reset_state()
+            >>> mk.layers.Bidirectional(mk.layers.LSTM(2, stateful=True)).reset_state()
         """
         self.reset_states()
 

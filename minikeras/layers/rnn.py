@@ -5,8 +5,9 @@ subclass that changes `call`) runs the whole sequence as one fused op with
 a hand-written backward pass (see `minikeras.ops.recurrent`), the loop of
 `SimpleRNN`, `LSTM` and `GRU`, which are this layer around their cell. Any
 other cell, or a built-in one with `recurrent_dropout` (or dropout masks
-per gate, `implementation=1`) while training, is called once per step on Tensors, and autograd differentiates the unrolled
-steps: the same results, much slower.
+per gate, `implementation=1`) while training, is called once per step on
+Tensors, and autograd differentiates the unrolled steps: the same results,
+much slower.
 """
 
 import numpy as np
@@ -132,7 +133,9 @@ class RNN(StatefulStates, Layer):
     Raises:
         ValueError: for a cell without `state_size` or `call`, inputs that are
             not `(batch, time, ...)`, initial states of the wrong number or
-            shape, or a stateful batch of another size, naming the layer.
+            shape, a stateful layer built without a batch size (an `Input`
+            without `batch_shape`, as Keras refuses it), or a stateful batch
+            of another size, naming the layer.
 
     Example:
         >>> layer = mk.layers.RNN(mk.layers.LSTMCell(4), return_state=True)
@@ -192,6 +195,7 @@ class RNN(StatefulStates, Layer):
         sequences_shape = input_shape[0] if isinstance(input_shape, list) else input_shape
         sequences_shape = tuple(sequences_shape)
         self._check_rank(sequences_shape)
+        self._check_static_batch_size(sequences_shape)
         self._fix_batch_size(sequences_shape[0])
         step_shape = (sequences_shape[0], *sequences_shape[2:])
         if isinstance(self.cell, Layer) and not self.cell.built:

@@ -4,7 +4,9 @@ A stateful layer starts each batch from the final states of the batch
 before, so that sample `i` of one batch continues sample `i` of the last.
 That needs one batch size for the layer's life: it comes from
 `Input(batch_shape=...)` when the layer is built, or else from the first
-call, and a batch of another size is refused before anything changes. The
+call, and a batch of another size is refused before anything changes. As in
+Keras, building a stateful layer on an unknown batch size (an `Input` given
+only `shape`) is an error. The
 states are kept as plain arrays, outside the tape (a later batch does not
 backpropagate into an earlier one) and outside the weights (a saved model
 does not carry them, as in Keras).
@@ -41,6 +43,15 @@ class StatefulStates:
         """Records the batch size at build (from `batch_shape`) when it is known."""
         if self.stateful and batch_size is not None and self._expected_batch_size is None:
             object.__setattr__(self, "_expected_batch_size", int(batch_size))
+
+    def _check_static_batch_size(self, shape):
+        """Refuses to build a stateful layer on inputs whose batch size is unknown."""
+        if self.stateful and shape[0] is None:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' is stateful, so it needs a fixed batch "
+                f"size, got inputs of shape {tuple(shape)}; give the model's Input a batch "
+                f"size: Input(batch_shape=(batch_size, ...))"
+            )
 
     def _check_batch_size(self, batch_size):
         """Fixes the batch size on the first call; refuses another size later."""

@@ -169,7 +169,11 @@ class Sequential(Model):
             )
         if isinstance(input_shape, list) and input_shape and isinstance(input_shape[0], tuple):
             raise ValueError(f"Sequential '{self.name}' takes one input; got shapes {input_shape}")
-        self._inputs = self._outputs = Input(batch_shape=(None, *tuple(input_shape)[1:]))
+        # The batch axis is left open, except for a stateful layer, which is built for one
+        # batch size (as Keras keeps the batch size it is built with).
+        stateful = any(getattr(layer, "stateful", False) for layer in self._layers)
+        batch = tuple(input_shape)[0] if stateful else None
+        self._inputs = self._outputs = Input(batch_shape=(batch, *tuple(input_shape)[1:]))
         for layer in self._layers:
             self._extend_graph(layer)
         self.built = True
