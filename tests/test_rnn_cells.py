@@ -173,6 +173,46 @@ def test_a_cell_with_two_states_and_an_output_size():
     np.testing.assert_allclose(output.numpy(), 2 * x[:, 3])
 
 
+class StartsFromOnes(MinimalRNNCell):
+    """Keras 2's signature: `batch_size` is not the first argument."""
+
+    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        return [ops.ones((batch_size, self.units))]
+
+
+class LSTMFromHalf(LSTMCell):
+    """A built-in cell (its fused loop) with initial states of its own."""
+
+    def get_initial_state(self, batch_size=None):
+        return [ops.full((batch_size, self.units), 0.5)] * 2
+
+
+def test_initial_states_come_from_the_cells_get_initial_state_called_as_keras_calls_it():
+    x = np.random.default_rng(2).standard_normal((2, 4, 3)).astype("float32")
+    layer = RNN(StartsFromOnes(5))
+    output = layer(x)
+    kernel, recurrent_kernel = (w.numpy() for w in layer.cell.weights)
+    expected = minimal_loop(x, kernel, recurrent_kernel, np.ones((2, 5), "float32"))
+    np.testing.assert_allclose(output.numpy(), expected, rtol=1e-5, atol=1e-6)
+    assert [s.numpy().tolist() for s in layer.get_initial_state(1)] == [[[1.0] * 5]]
+    fused = RNN(LSTMFromHalf(3))
+    halves = [np.full((2, 3), 0.5, "float32")] * 2
+    np.testing.assert_array_equal(fused(x).numpy(), fused(x, initial_state=halves).numpy())
+    assert not np.allclose(fused(x).numpy(), fused(x, initial_state=[halves[0] * 0] * 2).numpy())
+
+
+def test_stacked_cells_nest_their_initial_states_per_cell_as_keras():
+    x = np.random.default_rng(3).standard_normal((2, 4, 3)).astype("float32")
+    cells = StackedRNNCells([LSTMFromHalf(3), StartsFromOnes(2), GRUCell(4)])
+    nested = cells.get_initial_state(batch_size=2)
+    assert [[s.shape for s in states] for states in nested] == [[(2, 3)] * 2, [(2, 2)], [(2, 4)]]
+    layer = RNN(cells)
+    flat = [np.full((2, 3), 0.5, "float32")] * 2 + [np.ones((2, 2), "float32")]
+    flat.append(np.zeros((2, 4), "float32"))
+    np.testing.assert_array_equal(layer(x).numpy(), layer(x, initial_state=flat).numpy())
+    assert [s.shape for s in layer.get_initial_state(2)] == [s.shape for s in flat]
+
+
 def test_a_cell_without_state_size_is_refused():
     with pytest.raises(ValueError, match="state_size"):
         RNN(mk.layers.Dense(3))

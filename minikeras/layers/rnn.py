@@ -267,12 +267,28 @@ class RNN(StatefulStates, Layer):
             return 0
         return len(_sizes([cell.state_size for cell in cells[:-1]]))
 
-    def _cell_initial_states(self, batch):
+    def get_initial_state(self, batch_size):
+        """The states a sequence starts from: the cell's `get_initial_state`, else zeros.
+
+        The cell's method is called as Keras 3 calls it, with `batch_size=` by
+        keyword. Where we differ from Keras: the states of stacked cells come
+        flat, not nested per cell.
+
+        Args:
+            batch_size: the number of sequences.
+
+        Returns:
+            A list of `(batch_size, size)` tensors, one per state.
+
+        Example:
+            >>> layer = mk.layers.RNN(mk.layers.LSTMCell(3))
+            >>> [s.shape for s in layer.get_initial_state(2)]
+            [(2, 3), (2, 3)]
+        """
         initial = getattr(self.cell, "get_initial_state", None)
         if callable(initial):
-            states = initial(batch)
-            return list(states) if isinstance(states, (list, tuple)) else [states]
-        return [ops.zeros(shape, dtype=self.dtype) for shape in self._state_shapes(batch)]
+            return tree.flatten(initial(batch_size=batch_size))
+        return [ops.zeros(shape, dtype=self.dtype) for shape in self._state_shapes(batch_size)]
 
     def _loop(self, sequences, states, keep, training):
         """Calls the cell step by step: `(outputs, last_output, final_states)`.
@@ -287,7 +303,7 @@ class RNN(StatefulStates, Layer):
                 return result
         batch, steps = sequences.shape[0], sequences.shape[1]
         if states is None:
-            states = self._cell_initial_states(batch)
+            states = self.get_initial_state(batch)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         cell_kwargs = {}
         if takes_training(self.cell):

@@ -21,7 +21,7 @@ an LSTM, 3 for a GRU), as Keras's `implementation=1`, which
 
 import numpy as np
 
-from minikeras import activations, constraints, initializers, ops, random, regularizers
+from minikeras import activations, constraints, initializers, ops, random, regularizers, tree
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.layer import Layer
 
@@ -274,6 +274,8 @@ class RecurrentCell(Layer):
             return None
         if training and (self.recurrent_dropout or (self.dropout and self._mask_count)):
             return None  # a mask on the state, or one per gate: the step loop
+        if states is None and type(self).get_initial_state is not RecurrentCell.get_initial_state:
+            states = list(tree.flatten(self.get_initial_state(batch_size=sequences.shape[0])))
         if training and self.dropout:
             mask = self.get_dropout_mask(sequences[:, 0])
             sequences = ops.multiply(sequences, np.expand_dims(mask, 1))

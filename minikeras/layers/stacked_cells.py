@@ -19,8 +19,9 @@ class StackedRNNCells(Layer):
 
     Where we differ from Keras: `RNN(StackedRNNCells(...), return_state=True)`
     returns the states flat, `[output, *states_of_cell_0, *states_of_cell_1, ...]`,
-    where Keras nests them per cell; an eager call takes `initial_state` flat
-    in that order or nested per cell, as Keras gives it.
+    where Keras nests them per cell (`get_initial_state` nests them as Keras
+    does); an eager call takes `initial_state` flat in that order or nested
+    per cell, as Keras gives it.
     Called directly, the cell takes states either flat or nested per cell and
     answers in the same form.
 
@@ -76,18 +77,21 @@ class StackedRNNCells(Layer):
         return _output_size(self.cells[-1])
 
     def get_initial_state(self, batch_size=None):
-        """Each cell's initial states, flat, in order.
+        """Each cell's initial states, one list per cell, as Keras nests them.
+
+        A cell's own `get_initial_state` is called with `batch_size=` by
+        keyword (as Keras 3 calls it); a cell without one starts from zeros.
 
         Args:
             batch_size: the number of sequences.
 
         Returns:
-            A flat list of zero tensors.
+            A list with one list of tensors per cell.
 
         Example:
             >>> cells = mk.layers.StackedRNNCells([mk.layers.LSTMCell(2), mk.layers.GRUCell(3)])
-            >>> [s.shape for s in cells.get_initial_state(1)]
-            [(1, 2), (1, 2), (1, 3)]
+            >>> [[s.shape for s in states] for states in cells.get_initial_state(1)]
+            [[(1, 2), (1, 2)], [(1, 3)]]
         """
         from minikeras import ops
 
@@ -95,12 +99,12 @@ class StackedRNNCells(Layer):
         for cell in self.cells:
             initial = getattr(cell, "get_initial_state", None)
             if callable(initial):
-                found = initial(batch_size)
-                states.extend(found if isinstance(found, (list, tuple)) else [found])
+                found = initial(batch_size=batch_size)
+                states.append(list(found) if isinstance(found, (list, tuple)) else [found])
             else:
                 sizes = cell.state_size
                 sizes = sizes if isinstance(sizes, (list, tuple)) else [sizes]
-                states.extend(ops.zeros((batch_size, size), dtype=self.dtype) for size in sizes)
+                states.append([ops.zeros((batch_size, size), dtype=self.dtype) for size in sizes])
         return states
 
     def build(self, input_shape):
