@@ -4,7 +4,7 @@ GRU's recurrent dropout drops only what feeds the gates (the update mixes in
 the state itself); with `go_backwards` the mask is passed on as it came;
 `Bidirectional` makes its backward copy read backwards and refuses a layer
 that already does; a stateful layer's batch size is saved with it; `GRU`
-takes Keras's `implementation` argument.
+takes Keras's `implementation` argument; `use_cudnn` is checked and kept.
 """
 
 import numpy as np
@@ -94,3 +94,11 @@ def test_stacked_cells_take_initial_states_nested_per_cell_as_keras_gives_them()
     np.testing.assert_array_equal(
         layer(x, initial_state=[[h, c], [g]]).numpy(), layer(x, initial_state=[h, c, g]).numpy()
     )
+
+
+@pytest.mark.parametrize("cls", [SimpleRNN, LSTM, GRU])
+def test_use_cudnn_is_kept_and_checked_as_keras_does(cls):
+    assert cls(2, use_cudnn=False).use_cudnn is False
+    assert "use_cudnn" not in cls(2).get_config()
+    with pytest.raises(ValueError, match=rf"{cls.__name__}: `use_cudnn`.*'yes'"):
+        cls(2, use_cudnn="yes")

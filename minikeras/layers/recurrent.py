@@ -72,8 +72,14 @@ class RNNBase(RNN):
         stateful: as for `RNN`.
         unroll: accepted for Keras; the loop is one fused op either way.
         zero_output_for_mask: as for `RNN`.
-        use_cudnn: Keras's GPU switch: nothing to switch here.
+        use_cudnn: Keras's GPU switch, `"auto"`, True or False: kept as
+            `layer.use_cudnn`, nothing to switch here (where Keras refuses
+            True for a configuration cuDNN cannot run, we run it).
         **kwargs: `name`, `dtype`, `trainable`, `input_shape`.
+
+    Raises:
+        ValueError: for a `use_cudnn` other than `"auto"`, True or False, and
+            as the cell does for bad arguments.
 
     Example:
         >>> layer = mk.layers.SimpleRNN(3)
@@ -105,6 +111,11 @@ class RNNBase(RNN):
         use_cudnn="auto",
         **kwargs,
     ):
+        if use_cudnn not in ("auto", True, False):
+            raise ValueError(
+                f"{type(self).__name__}: `use_cudnn` must be 'auto', True or False, "
+                f"got {use_cudnn!r}"
+            )
         cell = cell_class(
             **cell_arguments,
             kernel_regularizer=kernel_regularizer,
@@ -130,6 +141,7 @@ class RNNBase(RNN):
             zero_output_for_mask=zero_output_for_mask,
             **kwargs,
         )
+        self.use_cudnn = use_cudnn  # (kept, not in the config, as in Keras)
 
     def build(self, input_shape):
         super().build(input_shape)
