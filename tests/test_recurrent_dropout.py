@@ -182,7 +182,7 @@ def test_a_cell_step_with_keras_masks_gives_what_keras_gives(kind):
     input_masks = [np.asarray(m) for m in theirs.get_dropout_mask(x)]
     state_masks = [np.asarray(m) for m in theirs.get_recurrent_dropout_mask(states[0])]
     # Our cell takes the same masks (there is no public setter, in Keras either).
-    ours._dropout_masks.update(inputs=input_masks, recurrent=state_masks)
+    ours._dropout_masks.update(inputs=np.stack(input_masks), recurrent=np.stack(state_masks))
     expected, _ = theirs(x, states, training=True)
     got, _ = ours(x, states, training=True)
     np.testing.assert_allclose(got.numpy(), np.asarray(expected), rtol=1e-5, atol=1e-6)

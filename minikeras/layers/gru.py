@@ -110,14 +110,14 @@ class GRUCell(RecurrentCell):
             if recurrent_bias is not None:
                 inner = inner + recurrent_bias
         else:
-            gates_state = h_dropped[:2] if isinstance(h_dropped, list) else h_dropped
+            gates_state = h_dropped[:2] if h_dropped.ndim == 3 else h_dropped
             inner = self._gate_product(gates_state, self.recurrent_kernel[:, : 2 * units])
         update = gate(x[:, :units] + inner[:, :units])
         reset = gate(x[:, units : 2 * units] + inner[:, units : 2 * units])
         if self.reset_after:
             recurrent_candidate = reset * inner[:, 2 * units :]
         else:
-            candidate_state = h_dropped[2] if isinstance(h_dropped, list) else h_dropped
+            candidate_state = h_dropped[2] if h_dropped.ndim == 3 else h_dropped
             recurrent_candidate = ops.matmul(
                 reset * candidate_state, self.recurrent_kernel[:, 2 * units :]
             )

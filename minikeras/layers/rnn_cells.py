@@ -162,22 +162,20 @@ class RecurrentCell(Layer):
     _mask_count = None  # masks per gate (LSTMCell and GRUCell with implementation=1)
 
     def _mask(self, kind, rate, like):
-        """The kept mask of `kind` for tensors like `like` (a list of one per gate with
-        `_mask_count`): drawn once, reused until reset."""
+        """The kept mask of `kind` for tensors like `like`, drawn once, reused until
+        reset; with `_mask_count`, one per gate stacked on a first axis `(gates, ...)`."""
         mask = self._dropout_masks.get(kind)
-        first = mask[0] if isinstance(mask, list) else mask
-        if first is None or first.shape != like.shape:
+        shape = like.shape if self._mask_count is None else (self._mask_count, *like.shape)
+        if mask is None or mask.shape != shape:
             generator = self._generator or random.generator()
-            scale = like.dtype.type(1.0 / (1.0 - rate))
-
-            def draw():
-                keep = generator.random(like.shape, dtype=np.float32) >= rate
-                return keep.astype(like.dtype) * scale
-
-            count = self._mask_count
-            mask = draw() if count is None else [draw() for _ in range(count)]
+            keep = generator.random(shape, dtype=np.float32) >= rate  # (gate by gate)
+            mask = keep.astype(like.dtype) * like.dtype.type(1.0 / (1.0 - rate))
             self._dropout_masks[kind] = mask
         return mask
+
+    def _public_mask(self, kind, rate, like):
+        mask = self._mask(kind, rate, like)
+        return list(mask) if self._mask_count else mask  # a list per gate, as Keras gives it
 
     def get_dropout_mask(self, step_inputs):
         """The inputs' dropout mask (scaled keep mask), drawn on first use.
@@ -195,7 +193,7 @@ class RecurrentCell(Layer):
             >>> sorted(set(cell.get_dropout_mask(np.ones((2, 3), "float32")).ravel().tolist()))
             [0.0, 2.0]
         """
-        return self._mask("inputs", self.dropout, step_inputs) if self.dropout else None
+        return self._public_mask("inputs", self.dropout, step_inputs) if self.dropout else None
 
     def get_recurrent_dropout_mask(self, state):
         """The recurrent state's dropout mask, drawn on first use (None without one).
@@ -214,7 +212,7 @@ class RecurrentCell(Layer):
         """
         if not self.recurrent_dropout:
             return None
-        return self._mask("recurrent", self.recurrent_dropout, state)
+        return self._public_mask("recurrent", self.recurrent_dropout, state)
 
     def reset_dropout_mask(self):
         """Forgets the inputs' mask: the next training step draws a new one.
@@ -239,24 +237,24 @@ class RecurrentCell(Layer):
         self._dropout_masks.pop("recurrent", None)
 
     def _dropped(self, inputs, state, training):
-        """`(inputs, state)` with their dropout masks applied when training; each a
-        list of one per gate where the masks are per gate."""
+        """`(inputs, state)` with their dropout masks applied when training; where the
+        masks are per gate, each `(gates, batch, size)`: one dropped copy per gate."""
         if training:
-            inputs = _times(inputs, self.get_dropout_mask(inputs))
-            state = _times(state, self.get_recurrent_dropout_mask(state))
+            if self.dropout:
+                inputs = inputs * self._mask("inputs", self.dropout, inputs)
+            if self.recurrent_dropout:
+                state = state * self._mask("recurrent", self.recurrent_dropout, state)
         return inputs, state
 
     def _gate_product(self, values, kernel):
-        """`values @ kernel`; for a list of one value per gate, each times its gate's
-        columns, side by side."""
-        if not isinstance(values, list):
+        """`values @ kernel`; for one copy of the values per gate `(gates, batch, size)`,
+        each times its gate's columns (one batched product), side by side."""
+        if values.ndim == 2:
             return ops.matmul(values, kernel)
-        units = self.units
-        products = [
-            ops.matmul(value, kernel[:, gate * units : (gate + 1) * units])
-            for gate, value in enumerate(values)
-        ]
-        return ops.concatenate(products, axis=-1)
+        gates, batch = values.shape[0], values.shape[1]
+        kernels = ops.transpose(ops.reshape(kernel, (kernel.shape[0], gates, -1)), (1, 0, 2))
+        products = ops.matmul(values, kernels)  # (gates, batch, units)
+        return ops.reshape(ops.transpose(products, (1, 0, 2)), (batch, -1))
 
     # ------------------------------------------------------- fused loop
 
@@ -327,15 +325,6 @@ class RecurrentCell(Layer):
             "recurrent_dropout": self.recurrent_dropout,
             "seed": self.seed,
         }
-
-
-def _times(value, mask):
-    """`value * mask`, a list of products for a list of masks; `value` without a mask."""
-    if mask is None:
-        return value
-    if isinstance(mask, list):
-        return [value * each for each in mask]
-    return value * mask
 
 
 def _state_list(states):
