@@ -224,3 +224,23 @@ def test_a_stateful_bidirectional_gives_what_keras_gives_over_two_halves(name):
         )
         for mine, keras_state in zip(ours.states, theirs.states):
             np.testing.assert_allclose(mine.numpy(), np.asarray(keras_state), rtol=1e-5, atol=1e-5)
+
+
+def test_a_cell_with_its_own_initial_states_starts_there_and_resets_to_zeros_as_keras():
+    class StartsFromOnes(Layer):
+        state_size = 2
+
+        def get_initial_state(self, batch_size=None):
+            return [mk.ops.ones((batch_size, 2))]
+
+        def call(self, inputs, states):
+            return states[0] + 1.0, [states[0] + 1.0]
+
+    layer = RNN(StartsFromOnes(), stateful=True)
+    x = np.ones((1, 3, 4), "float32")
+    layer.build(x.shape)
+    assert layer.states[0].numpy().tolist() == [[1.0, 1.0]]  # (what Keras shows too)
+    assert layer(x).numpy().tolist() == [[4.0, 4.0]]
+    layer.reset_states()
+    assert layer.states[0].numpy().tolist() == [[0.0, 0.0]]
+    assert layer(x).numpy().tolist() == [[3.0, 3.0]]

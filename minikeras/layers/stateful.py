@@ -23,7 +23,8 @@ class StatefulStates:
     """Mixin for recurrent layers: the kept states, the fixed batch size, `reset_states`.
 
     The layer using it sets `self.stateful` and defines `_state_shapes(batch)`
-    (the states' shapes for a batch) before calling these methods.
+    (the states' shapes for a batch) and `get_initial_state(batch_size)`
+    before calling these methods.
 
     Example:
         >>> layer = mk.layers.RNN(mk.layers.SimpleRNNCell(2), stateful=True)
@@ -80,7 +81,8 @@ class StatefulStates:
 
     @property
     def states(self):
-        """The kept states as Tensors (zeros before the first call if the batch size is known).
+        """The kept states as Tensors; before the first call, the initial states the
+        first call starts from (the layer's `get_initial_state`) if the batch size is known.
 
         None for a layer that is not stateful or whose batch size is not known yet.
         """
@@ -88,11 +90,13 @@ class StatefulStates:
             return [ops.convert_to_tensor(value) for value in self._state_values]
         if not self.stateful or self._expected_batch_size is None:
             return None
-        shapes = self._state_shapes(self._expected_batch_size)
-        return [ops.zeros(shape, dtype=self.dtype) for shape in shapes]
+        return list(self.get_initial_state(self._expected_batch_size))
 
     def reset_states(self, states=None):
         """Sets the kept states to zeros, or to `states`.
+
+        Zeros, as Keras resets them, even for a cell whose `get_initial_state`
+        starts elsewhere (that is where the first call starts).
 
         Args:
             states: optional list of arrays, one per state, each
@@ -121,7 +125,11 @@ class StatefulStates:
                 "set (construct it with stateful=True)"
             )
         if states is None:
-            object.__setattr__(self, "_state_values", None)
+            batch = self._expected_batch_size
+            values = None  # (batch size not known yet: nothing kept, nothing to zero)
+            if batch is not None:
+                values = [np.zeros(shape, self.dtype) for shape in self._state_shapes(batch)]
+            object.__setattr__(self, "_state_values", values)
             return
         states = list(states) if isinstance(states, (list, tuple)) else [states]
         batch = self._expected_batch_size
