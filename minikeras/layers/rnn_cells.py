@@ -9,21 +9,15 @@ sequence. The built-in cells hold Keras's weights (`kernel`,
 and `GRU`, which are an `RNN` of their cell, can run the whole sequence as one
 fused op on the same weights.
 
-Dropout in cells, as in Keras: the masks are drawn at the first step a
-training call takes and kept, the same at every step, until the RNN resets
-them after the sequence; each entry is kept with probability `1 - rate` and
-scaled by `1 / (1 - rate)`. One mask for the inputs (`dropout`) and one for
-the recurrent state (`recurrent_dropout`); but `LSTMCell` and `GRUCell` with
-`recurrent_dropout` (or `implementation=1`) draw one of each per gate (4 for
-an LSTM, 3 for a GRU), as Keras's `implementation=1`, which
-`recurrent_dropout` forces there.
+Dropout in cells, as in Keras: see `minikeras.layers.rnn_dropout`.
 """
 
 import numpy as np
 
-from minikeras import activations, constraints, initializers, ops, random, regularizers, tree
+from minikeras import activations, constraints, initializers, ops, regularizers, tree
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.layer import Layer
+from minikeras.layers.rnn_dropout import DropoutRNNCell
 
 __all__ = ["RecurrentCell", "SimpleRNNCell", "for_kernel"]
 
@@ -47,7 +41,7 @@ def for_kernel(activation):
     return activation
 
 
-class RecurrentCell(Layer):
+class RecurrentCell(DropoutRNNCell, Layer):
     """What the built-in cells share: arguments, weights, dropout masks, config.
 
     Not used directly: see `SimpleRNNCell`, `LSTMCell` and `GRUCell`.
@@ -156,95 +150,6 @@ class RecurrentCell(Layer):
                 f"{type(self).__name__} '{self.name}' expected one step of shape "
                 f"(batch, {self.kernel.shape[0]}), got shape {inputs.shape}"
             )
-
-    # ------------------------------------------------------------ dropout
-
-    _mask_count = None  # masks per gate (LSTMCell and GRUCell with implementation=1)
-
-    def _mask(self, kind, rate, like):
-        """The kept mask of `kind` for tensors like `like`, drawn once, reused until
-        reset; with `_mask_count`, one per gate stacked on a first axis `(gates, ...)`."""
-        mask = self._dropout_masks.get(kind)
-        shape = like.shape if self._mask_count is None else (self._mask_count, *like.shape)
-        if mask is None or mask.shape != shape:
-            generator = self._generator or random.generator()
-            keep = generator.random(shape, dtype=np.float32) >= rate  # (gate by gate)
-            mask = keep.astype(like.dtype) * like.dtype.type(1.0 / (1.0 - rate))
-            self._dropout_masks[kind] = mask
-        return mask
-
-    def _public_mask(self, kind, rate, like):
-        mask = self._mask(kind, rate, like)
-        return list(mask) if self._mask_count else mask  # a list per gate, as Keras gives it
-
-    def get_dropout_mask(self, step_inputs):
-        """The inputs' dropout mask (scaled keep mask), drawn on first use.
-
-        Args:
-            step_inputs: one step's inputs `(batch, features)`.
-
-        Returns:
-            A float array of their shape (a list of one per gate for an
-            `LSTMCell` or `GRUCell` with `implementation=1`, as in Keras), or
-            None without `dropout`.
-
-        Example:
-            >>> cell = mk.layers.SimpleRNNCell(2, dropout=0.5, seed=1)
-            >>> sorted(set(cell.get_dropout_mask(np.ones((2, 3), "float32")).ravel().tolist()))
-            [0.0, 2.0]
-        """
-        return self._public_mask("inputs", self.dropout, step_inputs) if self.dropout else None
-
-    def get_recurrent_dropout_mask(self, state):
-        """The recurrent state's dropout mask, drawn on first use (None without one).
-
-        Args:
-            state: the state `(batch, units)`.
-
-        Returns:
-            A float array of its shape (a list of one per gate for an
-            `LSTMCell` or `GRUCell` with `implementation=1`), or None.
-
-        Example:
-            >>> cell = mk.layers.SimpleRNNCell(2)
-            >>> cell.get_recurrent_dropout_mask(np.ones((1, 2), "float32")) is None
-            True
-        """
-        if not self.recurrent_dropout:
-            return None
-        return self._public_mask("recurrent", self.recurrent_dropout, state)
-
-    def reset_dropout_mask(self):
-        """Forgets the inputs' mask: the next training step draws a new one.
-
-        Returns:
-            None.
-
-        Example:
-            >>> mk.layers.SimpleRNNCell(2, dropout=0.5).reset_dropout_mask()
-        """
-        self._dropout_masks.pop("inputs", None)
-
-    def reset_recurrent_dropout_mask(self):
-        """Forgets the recurrent mask: the next training step draws a new one.
-
-        Returns:
-            None.
-
-        Example:
-            >>> mk.layers.SimpleRNNCell(2, recurrent_dropout=0.5).reset_recurrent_dropout_mask()
-        """
-        self._dropout_masks.pop("recurrent", None)
-
-    def _dropped(self, inputs, state, training):
-        """`(inputs, state)` with their dropout masks applied when training; where the
-        masks are per gate, each `(gates, batch, size)`: one dropped copy per gate."""
-        if training:
-            if self.dropout:
-                inputs = inputs * self._mask("inputs", self.dropout, inputs)
-            if self.recurrent_dropout:
-                state = state * self._mask("recurrent", self.recurrent_dropout, state)
-        return inputs, state
 
     def _gate_product(self, values, kernel):
         """`values @ kernel`; for one copy of the values per gate `(gates, batch, size)`,
