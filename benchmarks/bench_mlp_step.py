@@ -8,10 +8,11 @@ place. The minikeras step goes through the public API (`ops.dense`,
 way a careful numpy programmer writes it (scaling the gradients, its own, in
 place). Two more contenders take issue #17's path: a model called in the tape
 (a Sequential, and a subclassed Model holding three Dense layers), the loss
-object, and `SGD.apply_gradients`. Both run interleaved in one process
+object, and `SGD.apply_gradients`, each timed by phase (the model's call,
+the loss, the gradient, the update). All run interleaved in one process
 with the floor (the step's eight matrix products alone), in an order that
 rotates every round, with BLAS on one thread, so that a noisy machine slows
-all three alike.
+them all alike.
 
 Before timing, the script checks that both steps compute the same loss,
 gradients and updated weights from the same weights.
@@ -141,11 +142,29 @@ class ModelStep:
         return loss
 
     def timed_step(self, x, labels, clock=time.perf_counter):
-        """One step; returns the seconds it took (freeing included)."""
+        """One step; returns the seconds its phases took (freeing included).
+
+        The phases: the model's call in the tape, the loss object, `tape.gradient`,
+        and `apply_gradients` with the freeing of the step's graph and gradients.
+        """
         t0 = clock()
-        loss = self.step(x, labels)
-        del loss
-        return {"step": clock() - t0}
+        with GradientTape() as tape:
+            outputs = self.model(x, training=True)
+            t1 = clock()
+            loss = self.loss_fn(labels, outputs)
+        t2 = clock()
+        grads = tape.gradient(loss, self.variables)
+        t3 = clock()
+        self.optimizer.apply_gradients(zip(grads, self.variables))
+        del tape, outputs, loss, grads
+        t4 = clock()
+        return {
+            "forward": t1 - t0,
+            "loss": t2 - t1,
+            "gradient": t3 - t2,
+            "update": t4 - t3,
+            "step": t4 - t0,
+        }
 
 
 class NumpyStep:
@@ -391,7 +410,12 @@ def print_report(args, info, threads, stats, ratios, update_variants, small_ops,
         ("  tape.gradient", "minikeras_gradient"),
         ("  SGD update (6 x assign_sub)", "minikeras_update"),
         ("Sequential in tape, SGD.apply_gradients", "sequential_step"),
+        ("  model call (in tape)", "sequential_forward"),
+        ("  loss object (in tape)", "sequential_loss"),
+        ("  tape.gradient", "sequential_gradient"),
+        ("  SGD.apply_gradients", "sequential_update"),
         ("subclassed in tape, SGD.apply_gradients", "subclassed_step"),
+        ("  model call (in tape)", "subclassed_forward"),
         ("numpy step (hand-written)", "numpy_step"),
         ("  forward + loss + backward", "numpy_forward_backward"),
         ("  SGD update (in place)", "numpy_update"),
