@@ -95,8 +95,8 @@ class BackupAndRestore(Callback):
                 continue
             try:
                 metadata, values = _read(*paths)
-            except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
-                failures.append(f"{paths[0]}: {error}")
+            except ValueError as error:
+                failures.append(str(error))
                 continue
             self._restore(metadata, values)
             return
@@ -169,15 +169,32 @@ class BackupAndRestore(Callback):
 
 
 def _read(arrays_path, metadata_path):
-    """The metadata and the arrays of one backup, checked to be of one epoch."""
-    with open(metadata_path, encoding="utf-8") as stream:
-        metadata = json.load(stream)  # (json's decode error is a ValueError)
-    with np.load(arrays_path) as arrays:
-        values = [arrays[f"v{i}"] for i in range(int(metadata["variables"]))]
-        epoch = int(arrays["epoch"]) if "epoch" in arrays.files else metadata["epoch"]
-    if epoch != metadata["epoch"]:
+    """The metadata and the arrays of one backup, checked whole.
+
+    Raises a ValueError naming the file for anything that is not a backup
+    of one epoch: a cut or empty file, JSON of another shape, arrays that
+    are not the ones the metadata counts, or the two files of two epochs.
+    """
+    try:
+        with open(metadata_path, encoding="utf-8") as stream:
+            metadata = json.load(stream)  # (json's decode error is a ValueError)
+        epoch, count, states = metadata["epoch"], metadata["variables"], metadata["random"]
+        if not (isinstance(epoch, int) and isinstance(count, int) and isinstance(states, dict)):
+            raise ValueError("its epoch, variables or random entry is of the wrong type")
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{metadata_path}: {error!r}") from error
+    try:
+        with np.load(arrays_path) as arrays:
+            names = set(arrays.files) - {"epoch"}
+            if names != {f"v{i}" for i in range(count)}:
+                raise ValueError(f"it holds {len(names)} arrays where its metadata counts {count}")
+            values = [arrays[f"v{i}"] for i in range(count)]
+            arrays_epoch = int(arrays["epoch"]) if "epoch" in arrays.files else epoch
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{arrays_path}: {error!r}") from error
+    if arrays_epoch != epoch:
         raise ValueError(
-            f"its arrays are of epoch {epoch} but its metadata of epoch {metadata['epoch']} "
-            "(a crash between the two writes)"
+            f"{arrays_path}: its arrays are of epoch {arrays_epoch} but its metadata of epoch "
+            f"{epoch} (a crash between the two writes)"
         )
     return metadata, values

@@ -1,0 +1,71 @@
+"""`BackupAndRestore` against what goes wrong: broken files, a fallback, Ctrl-C."""
+
+import numpy as np
+import pytest
+
+import minikeras as mk
+
+
+class Kill(mk.callbacks.Callback):
+    def __init__(self, epoch):
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if epoch == self.epoch:
+            raise KeyboardInterrupt("killed")
+
+
+def make_model():
+    mk.utils.set_random_seed(3)
+    model = mk.Sequential(
+        [mk.Input((4,)), mk.layers.Dense(6, activation="relu"), mk.layers.Dense(1)]
+    )
+    model.compile(mk.optimizers.Adam(0.01), "mse")
+    return model
+
+
+def data():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(24, 4)).astype("float32")
+    return x, x[:, :1] * 2.0
+
+
+def killed_at(directory, epoch, double_checkpoint=False, epochs=5):
+    backup = mk.callbacks.BackupAndRestore(
+        directory, double_checkpoint=double_checkpoint, delete_checkpoint=False
+    )
+    with pytest.raises(KeyboardInterrupt):
+        make_model().fit(
+            *data(), batch_size=8, epochs=epochs, verbose=0, callbacks=[backup, Kill(epoch)]
+        )
+    return backup
+
+
+BROKEN = [
+    ("latest.npz", b""),  # an empty file: numpy raises EOFError
+    ("latest.npz", b"\x93NUMPY"),  # a cut .npy header
+    ("training_metadata.json", b"[3]"),  # JSON, but not the metadata's dict
+    ("training_metadata.json", b'{"epoch": 3}'),  # a key missing
+    ("training_metadata.json", b'{"epoch": 3, "variables": 9, "random": 1}'),
+]
+
+
+@pytest.mark.parametrize("name, content", BROKEN)
+def test_any_unreadable_backup_is_the_value_error_naming_the_file(tmp_path, name, content):
+    backup = killed_at(tmp_path, 3)
+    (tmp_path / name).write_bytes(content)
+    model = make_model()
+    before = model.get_weights()
+    with pytest.raises(ValueError, match=rf"cannot read the backup .*{name}: .*start afresh"):
+        model.fit(*data(), epochs=5, verbose=0, callbacks=[backup])
+    for a, b in zip(before, model.get_weights()):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name, content", BROKEN)
+def test_double_checkpoint_falls_back_from_any_unreadable_last_backup(tmp_path, name, content):
+    backup = killed_at(tmp_path, 3, double_checkpoint=True)
+    (tmp_path / name).write_bytes(content)
+    history = make_model().fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup])
+    assert history.epoch == [2, 3, 4]  # the previous backup is epoch 2's
