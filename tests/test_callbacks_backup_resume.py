@@ -1,5 +1,7 @@
 """`BackupAndRestore` against what goes wrong: broken files, a fallback, Ctrl-C."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -69,3 +71,21 @@ def test_double_checkpoint_falls_back_from_any_unreadable_last_backup(tmp_path, 
     (tmp_path / name).write_bytes(content)
     history = make_model().fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup])
     assert history.epoch == [2, 3, 4]  # the previous backup is epoch 2's
+
+
+def test_after_a_fallback_the_previous_backup_is_still_a_good_one(tmp_path):
+    straight = make_model()
+    straight.fit(*data(), batch_size=8, epochs=5, verbose=0)
+    backup = killed_at(tmp_path, 3, double_checkpoint=True)  # backups of epochs 3 and 2
+    (tmp_path / "latest.npz").write_bytes(b"")
+    # Resumed from epoch 2's backup, killed again after one epoch (a new epoch-3 backup).
+    with pytest.raises(KeyboardInterrupt):
+        make_model().fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup, Kill(3)])
+    previous = json.loads((tmp_path / "training_metadata.json.bkp").read_text())
+    assert previous["epoch"] == 2  # the good epoch-2 backup, not the broken file moved there
+    (tmp_path / "latest.npz").write_bytes(b"")  # and the last one breaks again
+    resumed = make_model()
+    history = resumed.fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup])
+    assert history.epoch == [2, 3, 4]
+    for a, b in zip(resumed.get_weights(), straight.get_weights()):
+        np.testing.assert_array_equal(a, b)

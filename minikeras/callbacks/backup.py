@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import zipfile
 
 import numpy as np
@@ -99,6 +100,10 @@ class BackupAndRestore(Callback):
                 failures.append(str(error))
                 continue
             self._restore(metadata, values)
+            if failures:  # as Keras: the previous backup becomes the last one again, so that
+                # the next epoch's rotation keeps it, not the unreadable file, as the previous
+                for source, target in zip(paths, self._backups()[0]):
+                    shutil.copyfile(source, target)
             return
         if failures:
             raise ValueError(
