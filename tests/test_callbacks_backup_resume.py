@@ -1,6 +1,8 @@
 """`BackupAndRestore` against what goes wrong: broken files, a fallback, Ctrl-C."""
 
 import json
+import os
+import signal
 
 import numpy as np
 import pytest
@@ -16,6 +18,21 @@ class Kill(mk.callbacks.Callback):
     def on_epoch_begin(self, epoch, logs=None):
         if epoch == self.epoch:
             raise KeyboardInterrupt("killed")
+
+
+class CtrlC(mk.callbacks.Callback):
+    """Presses Ctrl-C after a step: fit stops cleanly once the step is done."""
+
+    def __init__(self, epoch, batch):
+        super().__init__()
+        self.at, self.epoch = (epoch, batch), None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if (self.epoch, batch) == self.at:
+            os.kill(os.getpid(), signal.SIGINT)
 
 
 def make_model():
@@ -89,3 +106,22 @@ def test_after_a_fallback_the_previous_backup_is_still_a_good_one(tmp_path):
     assert history.epoch == [2, 3, 4]
     for a, b in zip(resumed.get_weights(), straight.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_ctrl_c_keeps_the_last_complete_epoch_s_backup_to_resume_from(tmp_path):
+    straight = make_model()
+    straight.fit(*data(), batch_size=8, epochs=5, verbose=0)
+
+    backup = mk.callbacks.BackupAndRestore(tmp_path)
+    history = make_model().fit(
+        *data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup, CtrlC(2, 1)]
+    )
+    assert history.epoch == [0, 1, 2]  # the interrupted epoch's logs, as fit documents
+    # Epoch 2 did not complete: the backup stays that of epoch 1's end, kept to resume.
+    assert json.loads((tmp_path / "training_metadata.json").read_text())["epoch"] == 2
+    resumed = make_model()
+    history = resumed.fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup])
+    assert history.epoch == [2, 3, 4]
+    for a, b in zip(resumed.get_weights(), straight.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert not (tmp_path / "training_metadata.json").exists()  # completed: deleted

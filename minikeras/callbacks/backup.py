@@ -29,7 +29,10 @@ class BackupAndRestore(Callback):
     there, all of it is restored and training resumes at the next epoch, so a
     run killed part-way and run again ends with the same weights, bit for
     bit, as a run that was never stopped (for the same model, data and
-    arguments). The backup is deleted when training completes. With
+    arguments). The backup is deleted when training completes; after a
+    Ctrl-C, which stops `fit` cleanly inside an epoch, it is kept (that of the
+    last complete epoch) for a new `fit` to resume from, as a Keras `fit`
+    that a `KeyboardInterrupt` stops keeps it. With
     `steps_per_epoch`, only epochs that end where a pass over the data ends
     resume bit for bit: the place inside a pass (or a generator's state) is
     not backed up, so a resumed `fit` starts a new pass.
@@ -112,14 +115,19 @@ class BackupAndRestore(Callback):
             )
 
     def on_epoch_end(self, epoch, logs=None):
-        self._save(epoch + 1)
+        if not self._interrupted():
+            self._save(epoch + 1)
 
     def on_train_end(self, logs=None):
-        if self.delete_checkpoint:
+        if self.delete_checkpoint and not self._interrupted():
             for paths in self._backups():
                 for path in paths:
                     if os.path.exists(path):
                         os.remove(path)
+
+    def _interrupted(self):
+        """Whether Ctrl-C stopped `fit` inside an epoch: that epoch is not backed up."""
+        return getattr(self.model, "_fit_interrupted", False)
 
     def _variables(self):
         model = self.model

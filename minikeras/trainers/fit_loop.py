@@ -78,7 +78,9 @@ class FitLoop:
         `steps_per_epoch`, is checked as it is read). Ctrl-C
         stops cleanly at the end of the current step: the model keeps the
         weights of its last completed step, and the History so far is
-        returned (the interrupted epoch's logs without validation).
+        returned (the interrupted epoch's logs without validation); a
+        `BackupAndRestore` does not back up the interrupted epoch and keeps
+        its backup of the last complete one, to resume from.
         `model.trainable` and the layers' `trainable` flags are read when
         `fit` starts. A non-finite loss warns once (`RuntimeWarning`) unless a
         callback such as `TerminateOnNaN` stops training. When training
@@ -235,6 +237,7 @@ class FitLoop:
         interrupt = _InterruptGuard()
         streamed = isinstance(train, _Batches)
         self._initial_epoch = None
+        self._fit_interrupted = False  # (read by BackupAndRestore: keep the backup on Ctrl-C)
         callback_list.on_train_begin()
         if self._initial_epoch is not None:  # BackupAndRestore restored a later epoch
             initial_epoch, self._initial_epoch = self._initial_epoch, None
@@ -298,6 +301,7 @@ class FitLoop:
                 if getattr(train, "py_dataset", None) is not None:
                     train.py_dataset.on_epoch_end()
                 progress.close(epoch_logs)
+                self._fit_interrupted = interrupt.requested
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training or interrupt.requested or out_of_data:
                     break
