@@ -94,3 +94,29 @@ def test_arguments_and_defaults_are_keras_s(name):
         return [(p.name, p.default) for p in inspect.signature(cls).parameters.values()]
 
     assert signature(getattr(mk.callbacks, name)) == signature(getattr(keras.callbacks, name))
+
+
+def saves_with_an_unlogged_monitor(library, folder):
+    """The files a save_best_only checkpoint watching val_loss writes in a fit without it."""
+    x = np.arange(12, dtype="float32").reshape(6, 2)
+    model = library.Sequential([library.Input((2,)), library.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    path = str(folder / "m-{epoch}.keras")
+    checkpoint = library.callbacks.ModelCheckpoint(path, monitor="val_loss", save_best_only=True)
+    with pytest.warns(UserWarning, match="val_loss"):
+        model.fit(x, x[:, :1], epochs=2, verbose=0, callbacks=[checkpoint])
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_save_best_only_saves_with_a_warning_when_the_monitor_is_not_logged(tmp_path):
+    # As Keras 3: nothing to compare, so every epoch is saved (and a warning says why).
+    assert saves_with_an_unlogged_monitor(mk, tmp_path) == ["m-1.keras", "m-2.keras"]
+
+
+def test_save_best_only_without_the_monitor_matches_keras(tmp_path):
+    keras = pytest.importorskip("keras")
+    (tmp_path / "keras").mkdir()
+    (tmp_path / "minikeras").mkdir()
+    assert saves_with_an_unlogged_monitor(mk, tmp_path / "minikeras") == (
+        saves_with_an_unlogged_monitor(keras, tmp_path / "keras")
+    )

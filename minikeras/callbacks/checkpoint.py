@@ -1,9 +1,10 @@
 """`ModelCheckpoint`: saves the model or its weights during training."""
 
 import os
+import warnings
 
 from minikeras.callbacks.base import Callback
-from minikeras.callbacks.monitoring import _check_mode, _metric_direction, _monitored_value
+from minikeras.callbacks.monitoring import _check_mode, _metric_direction
 
 __all__ = ["ModelCheckpoint"]
 
@@ -47,6 +48,8 @@ class ModelCheckpoint(Callback):
     With `save_best_only`, a save happens only when `logs[monitor]` improves
     on the best value so far (which starts at `initial_value_threshold`, if
     given): in "min" mode `current < best`, in "max" mode `current > best`.
+    When the logs lack `monitor` (`"val_loss"` in a fit without validation),
+    every save happens, with a warning, as in Keras 3.
 
     As Keras 3 does, the file's suffix is checked when the callback is made:
     a whole model goes to a `.keras` file (Keras's format, which Keras
@@ -165,10 +168,18 @@ class ModelCheckpoint(Callback):
 
     def _save(self, epoch, batch, logs):
         filepath = self._filepath(epoch, batch, logs)
-        if self.save_best_only:
-            current = _monitored_value("ModelCheckpoint", self.monitor, logs)
-            if current is None:
-                return
+        current = (logs or {}).get(self.monitor) if self.save_best_only else None
+        if current is None:
+            if self.save_best_only:  # as Keras 3: with nothing to compare, save and say why
+                warnings.warn(
+                    f"ModelCheckpoint: save_best_only needs {self.monitor!r} in the logs, "
+                    f"which hold {', '.join(logs or {}) or 'nothing'}; saving at every save",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            if self.verbose > 0:
+                print(f"Epoch {epoch + 1}: saving model to {filepath}")
+        else:
             if not self._is_improvement(current):
                 if self.verbose > 0:
                     print(f"Epoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}")
@@ -180,8 +191,6 @@ class ModelCheckpoint(Callback):
                     f"{current:.5f}, saving model to {filepath}"
                 )
             self.best = current
-        elif self.verbose > 0:
-            print(f"Epoch {epoch + 1}: saving model to {filepath}")
         directory = os.path.dirname(filepath)
         if directory:
             os.makedirs(directory, exist_ok=True)
