@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
+import minikeras as mk
 from minikeras import Model, Sequential, callbacks, layers, optimizers
 
 
@@ -188,3 +189,42 @@ def test_steps_per_epoch_with_arrays_matches_keras(batch_size, steps):
     )
     assert (ours.announced, ours.per_epoch) == (counter.announced, counter.per_epoch)
     assert len(messages) == len(keras_warnings)
+
+
+def predict_announces(library, model, x, **kwargs):
+    """The `steps` that predict's callbacks see in `params`, and the batches they see."""
+
+    class Announced(library.callbacks.Callback):
+        def on_predict_begin(self, logs=None):
+            self.steps, self.batches = self.params["steps"], 0
+
+        def on_predict_batch_end(self, batch, logs=None):
+            self.batches += 1
+
+    seen = Announced()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.predict(x, verbose=0, callbacks=[seen], **kwargs)
+    return seen.steps, seen.batches
+
+
+CALLBACK_STEPS = [
+    (dict(steps=3), (3, 3)),
+    (dict(steps=20), (20, 10)),  # as Keras: the steps asked, then the batches there are
+    (dict(batch_size=4, steps=7), (7, 3)),
+    (dict(batch_size=4), (3, 3)),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "expected"), CALLBACK_STEPS)
+def test_predict_callbacks_see_the_steps_asked(kwargs, expected):
+    x, _ = _data()
+    assert predict_announces(mk, _linear(), x, **kwargs) == expected
+
+
+@pytest.mark.parametrize(("kwargs", "expected"), CALLBACK_STEPS)
+def test_predict_callbacks_steps_match_keras(kwargs, expected):
+    keras = pytest.importorskip("keras")
+    x, _ = _data()
+    reference = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
+    assert predict_announces(keras, reference, x, **kwargs) == expected

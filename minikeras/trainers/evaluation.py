@@ -178,7 +178,8 @@ class Evaluation:
                 batches are `ceil(samples / steps)` samples (as in Keras 3).
                 None: all of them.
             callbacks: a list of `minikeras.callbacks.Callback`; their
-                `on_predict_*` hooks are called (batch logs hold `"outputs"`).
+                `on_predict_*` hooks are called (batch logs hold `"outputs"`;
+                `params["steps"]` is `steps` when given, as in Keras).
 
         Returns:
             A numpy array (or a list of them for several outputs).
@@ -219,9 +220,10 @@ class Evaluation:
                 )
         if not chunks:
             raise ValueError("predict: the input is empty (0 samples)")
-        progress = Progress(len(chunks), verbose, "Predict")
+        announced = len(chunks) if steps is None else int(steps)  # as Keras: the steps asked
+        progress = Progress(announced, verbose, "Predict")
         callback_list = callbacks_module.CallbackList(
-            callbacks, model=self, steps=len(chunks), verbose=verbose
+            callbacks, model=self, steps=announced, verbose=verbose
         )
         callback_list.on_predict_begin()
         outputs = []
