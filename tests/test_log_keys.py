@@ -94,3 +94,46 @@ def test_keras_groups_the_compiled_metrics_as_documented():
     assert sorted(model.evaluate(X, y, verbose=0, return_dict=True)) == sorted(
         reference.evaluate(X, y, verbose=0, return_dict=True)
     )
+
+
+ONE_OUTPUT = [
+    ({"a": "mae"}, None, ["loss", "mae"]),
+    ([["mae", "mse"]], None, ["loss", "mae", "mse"]),
+    (["mae", ["mse"]], None, ["loss", "mae", "mse"]),
+    ({"a": ["mae"]}, {"a": ["mse"]}, ["loss", "mae", "mse"]),
+    (None, [["mse"]], ["loss", "mse"]),
+]
+
+
+def _one_head(mk_module):
+    inputs = mk_module.Input((3,), name="x")
+    return mk_module.Model(inputs, mk_module.layers.Dense(1, name="a")(inputs))
+
+
+@pytest.mark.parametrize(("metrics", "weighted", "keys"), ONE_OUTPUT)
+def test_one_output_takes_metrics_by_its_name_or_nested(metrics, weighted, keys):
+    model = _one_head(mk)
+    model.compile("sgd", "mse", metrics=metrics, weighted_metrics=weighted)
+    history = model.fit(X, Y_A, epochs=1, verbose=0)
+    assert sorted(history.history) == keys
+    logs = model.evaluate(X, Y_A, verbose=0, return_dict=True)
+    # mse as the loss and as a metric: one value; mae by hand (a's kernel is random).
+    prediction = model.predict(X, verbose=0)
+    assert logs["loss"] == pytest.approx(np.mean((prediction - Y_A) ** 2), rel=1e-5)
+    if "mae" in logs:
+        assert logs["mae"] == pytest.approx(np.mean(np.abs(prediction - Y_A)), rel=1e-5)
+
+
+def test_one_output_refuses_metrics_keyed_by_another_name():
+    model = _one_head(mk)  # (Keras takes any key for one output; a typo is likelier)
+    model.compile("sgd", "mse", metrics={"b": "mae"})
+    with pytest.raises(ValueError, match=r"metrics has keys \['b'\] .* the output is 'a'"):
+        model.fit(X, Y_A, epochs=1, verbose=0)
+
+
+@pytest.mark.parametrize(("metrics", "weighted", "keys"), ONE_OUTPUT)
+def test_one_output_metrics_match_keras(metrics, weighted, keys):
+    keras = pytest.importorskip("keras")
+    reference = _one_head(keras)
+    reference.compile("sgd", "mse", metrics=metrics, weighted_metrics=weighted)
+    assert sorted(reference.fit(X, Y_A, epochs=1, verbose=0).history) == keys

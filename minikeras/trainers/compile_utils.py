@@ -239,6 +239,21 @@ def _make_metric(identifier, loss):
     return metric
 
 
+def _one_output(value, name, what):
+    """The metrics of a model's one output, from a list, a list of lists or a dict by name."""
+    if isinstance(value, dict):
+        unknown = set(value) - {name}
+        if unknown:  # (Keras takes any key here; a typo is more likely than intent)
+            raise ValueError(
+                f"compile: {what} has keys {sorted(unknown)} that are not output names; "
+                f"the output is {name!r}"
+            )
+        value = value.get(name)
+    if not isinstance(value, (list, tuple)):
+        return value
+    return [m for entry in value for m in (entry if isinstance(entry, (list, tuple)) else [entry])]
+
+
 def _metric_list(entry, loss):
     if entry is None:
         return []
@@ -250,9 +265,10 @@ class CompileMetrics:
     """The compiled metrics and weighted metrics, per output, with their log names.
 
     Args:
-        metrics: the `compile` argument: a list (one output); for several
-            outputs, a list with an entry (a metric or a list) per output, or
-            a dict by output name.
+        metrics: the `compile` argument: a list (one output; also a list
+            of lists, or a dict by the output's name, as Keras takes them);
+            for several outputs, a list with an entry (a metric or a list)
+            per output, or a dict by output name.
         weighted_metrics: likewise; these are weighted by the sample weights.
         loss: the compiled loss identifier (for `"accuracy"`).
 
@@ -279,9 +295,12 @@ class CompileMetrics:
             if not nested:  # one output: known now, as `model.metrics` shows after compile
                 self._build_single()
 
-    def _build_single(self):
-        self.entries = [(m, None, False) for m in _metric_list(self.user_metrics, self.loss)]
-        self.entries += [(m, None, True) for m in _metric_list(self.user_weighted, self.loss)]
+    def _build_single(self, name=None):
+        # As Keras 3, one output also takes a dict by its name and a list of lists.
+        plain = _one_output(self.user_metrics, name, "metrics")
+        weighted = _one_output(self.user_weighted, name, "weighted_metrics")
+        self.entries = [(m, None, False) for m in _metric_list(plain, self.loss)]
+        self.entries += [(m, None, True) for m in _metric_list(weighted, self.loss)]
         self._name_entries(None)
 
     def needs_build(self, y_pred):
@@ -295,7 +314,7 @@ class CompileMetrics:
         """Resolves the metrics per output, once the outputs are known."""
         names = output_names(model, y_pred)
         if len(names) == 1:
-            self._build_single()
+            self._build_single(names[0])
             return
         losses = self.loss if isinstance(self.loss, (list, tuple, dict)) else None
         per_loss = (

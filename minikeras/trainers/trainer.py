@@ -88,7 +88,8 @@ class Trainer(FitLoop, Evaluation, Steps):
             metrics: a list of names (`"accuracy"` picks the accuracy that fits
                 the loss) or `Metric`s; for several outputs, a list with an
                 entry (a metric or a list of them) per output, or a dict by
-                output name, as in Keras 3.
+                output name, as in Keras 3 (one output takes these shapes
+                too: a dict by its name, a list of lists).
                 Not weighted by sample or class weights.
             weighted_metrics: likewise, weighted by `sample_weight` / `class_weight`.
             run_eagerly: True runs every step eagerly (no compiled step), as in Keras.
