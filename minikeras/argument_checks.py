@@ -84,7 +84,9 @@ def check_arguments(method, **arguments):
         elif name == "verbose":
             _verbose(method, value)
         elif name == "shuffle":
-            if not isinstance(value, bool):
-                raise TypeError(f"{method}: shuffle must be True or False, got {_describe(value)}")
+            if not isinstance(value, bool) and value != "batch":
+                raise TypeError(
+                    f"{method}: shuffle must be True, False or 'batch', got {_describe(value)}"
+                )
         else:
             raise ValueError(f"check_arguments: no rule for {name!r}")

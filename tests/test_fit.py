@@ -912,7 +912,7 @@ def test_evaluate_warns_when_the_data_ends_before_steps():
         ({"batch_size": -3}, ValueError, r"fit: batch_size must be an int >= 1 or None, got -3"),
         ({"batch_size": 2.0}, TypeError, r"fit: batch_size must be an int"),
         ({"verbose": 3}, ValueError, r"fit: verbose must be 'auto', 0, 1 or 2, got 3"),
-        ({"shuffle": "yes"}, TypeError, r"fit: shuffle must be True or False"),
+        ({"shuffle": "yes"}, TypeError, r"fit: shuffle must be True, False or 'batch'"),
         ({"initial_epoch": -2}, ValueError, r"fit: initial_epoch must be an int >= 0"),
     ],
 )

@@ -228,3 +228,19 @@ def test_predict_callbacks_steps_match_keras(kwargs, expected):
     x, _ = _data()
     reference = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)])
     assert predict_announces(keras, reference, x, **kwargs) == expected
+
+
+def test_shuffle_batch_shuffles_inside_batches_kept_in_order():
+    mk.utils.set_random_seed(0)
+    x, y = _data(10)
+    model = _recorder()
+    model.fit(x, y, batch_size=4, epochs=2, shuffle="batch", verbose=0)
+    batches = [sorted(seen) for seen in model.seen]
+    assert batches == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]] * 2  # as Keras: batches in order
+    assert any(seen != sorted(seen) for seen in model.seen)  # samples shuffled within them
+    model = _recorder()  # and with steps_per_epoch, carried on across epochs
+    with pytest.warns(UserWarning, match="epoch 2 ended after 1 of steps_per_epoch=2"):
+        model.fit(x, y, batch_size=4, epochs=3, steps_per_epoch=2, shuffle="batch", verbose=0)
+    assert [sorted(seen) for seen in model.seen] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]] + [
+        [0, 1, 2, 3], [4, 5, 6, 7]
+    ]  # fmt: skip

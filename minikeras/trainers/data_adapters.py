@@ -246,6 +246,16 @@ class _ArrayBatches:
 
     def _one_pass(self):
         x, y, w = self.data.x, self.data.y, self.data.sample_weight
+        if self.shuffle == "batch":  # as Keras: the batches in order, each one shuffled
+            for start in range(0, self.n, self.batch_size):
+                size = min(self.batch_size, self.n - start)
+                index = start + random.generator().permutation(size)
+                yield (
+                    _slice(x, index),
+                    None if y is None else _slice(y, index),
+                    (None if w is None else w[index]),
+                )
+            return
         if self.shuffle:
             # One gather per pass, then contiguous slices (views) per step.
             order = random.generator().permutation(self.n)

@@ -106,7 +106,9 @@ class FitLoop:
                 `validation_data` is given).
             validation_data: `(x_val, y_val)` or `(x_val, y_val, sample_weight)`,
                 or an iterable of such batches.
-            shuffle: shuffle the training samples every epoch.
+            shuffle: shuffle the training samples every epoch (every pass,
+                with `steps_per_epoch`); `"batch"`, as in Keras, keeps the
+                batches in order and shuffles the samples inside each.
             class_weight: optional dict of class index -> loss weight (for the
                 training samples; compiled metrics stay unweighted, as in Keras).
             sample_weight: optional per-sample loss weights.
