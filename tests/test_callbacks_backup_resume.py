@@ -125,3 +125,11 @@ def test_ctrl_c_keeps_the_last_complete_epoch_s_backup_to_resume_from(tmp_path):
     for a, b in zip(resumed.get_weights(), straight.get_weights()):
         np.testing.assert_array_equal(a, b)
     assert not (tmp_path / "training_metadata.json").exists()  # completed: deleted
+
+
+def test_a_completed_fit_deletes_the_previous_backup_too(tmp_path):
+    killed_at(tmp_path, 3, double_checkpoint=True)  # latest.* and their *.bkp
+    backup = mk.callbacks.BackupAndRestore(tmp_path)  # double_checkpoint=False now
+    history = make_model().fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup])
+    assert history.epoch == [3, 4]
+    assert list(tmp_path.iterdir()) == []  # as Keras, which deletes the whole backup_dir

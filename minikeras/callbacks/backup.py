@@ -120,7 +120,8 @@ class BackupAndRestore(Callback):
 
     def on_train_end(self, logs=None):
         if self.delete_checkpoint and not self._interrupted():
-            for paths in self._backups():
+            latest = (self._arrays_path, self._metadata_path)  # (and a previous one, if any)
+            for paths in (latest, tuple(path + ".bkp" for path in latest)):
                 for path in paths:
                     if os.path.exists(path):
                         os.remove(path)
