@@ -133,3 +133,23 @@ def test_a_completed_fit_deletes_the_previous_backup_too(tmp_path):
     history = make_model().fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup])
     assert history.epoch == [3, 4]
     assert list(tmp_path.iterdir()) == []  # as Keras, which deletes the whole backup_dir
+
+
+class CtrlCAtEpochEnd(mk.callbacks.Callback):
+    def __init__(self, epoch):
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == self.epoch:
+            os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_ctrl_c_between_epochs_keeps_the_backup_of_the_epoch_just_done(tmp_path):
+    backup = mk.callbacks.BackupAndRestore(tmp_path)
+    callbacks = [backup, CtrlCAtEpochEnd(1)]  # after the backup of epoch 1 is written
+    history = make_model().fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=callbacks)
+    assert history.epoch == [0, 1]
+    assert json.loads((tmp_path / "training_metadata.json").read_text())["epoch"] == 2
+    history = make_model().fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup])
+    assert history.epoch == [2, 3, 4]

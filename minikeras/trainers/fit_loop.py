@@ -311,6 +311,7 @@ class FitLoop:
         if cache.steps_done and getattr(optimizer, "use_ema", False):
             # As Keras: a model trained with use_ema ends on its weights' moving averages.
             optimizer.finalize_variable_values(weights)
+        self._fit_interrupted = interrupt.requested  # (also when Ctrl-C came between epochs)
         callback_list.on_train_end(epoch_logs)
         if interrupt.requested:
             print(f"fit: interrupted; model '{self.name}' keeps its last completed step's weights")
