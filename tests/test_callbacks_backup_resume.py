@@ -153,3 +153,14 @@ def test_ctrl_c_between_epochs_keeps_the_backup_of_the_epoch_just_done(tmp_path)
     assert json.loads((tmp_path / "training_metadata.json").read_text())["epoch"] == 2
     history = make_model().fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup])
     assert history.epoch == [2, 3, 4]
+
+
+def test_a_half_written_last_backup_leaves_a_good_previous_one_too(tmp_path):
+    backup = killed_at(tmp_path, 3, double_checkpoint=True)  # backups of epochs 3 and 2
+    # A crash between the two writes of epoch 3's backup: its arrays, no metadata.
+    (tmp_path / "training_metadata.json").unlink()
+    with pytest.raises(KeyboardInterrupt):  # resumed from epoch 2, killed after one epoch
+        make_model().fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup, Kill(3)])
+    (tmp_path / "latest.npz").write_bytes(b"")
+    history = make_model().fit(*data(), batch_size=8, epochs=5, verbose=0, callbacks=[backup])
+    assert history.epoch == [2, 3, 4]  # the previous backup was readable

@@ -103,9 +103,10 @@ class BackupAndRestore(Callback):
                 failures.append(str(error))
                 continue
             self._restore(metadata, values)
-            if failures:  # as Keras: the previous backup becomes the last one again, so that
-                # the next epoch's rotation keeps it, not the unreadable file, as the previous
-                for source, target in zip(paths, self._backups()[0]):
+            latest = self._backups()[0]
+            if paths != latest:  # as Keras: the previous backup becomes the last one again,
+                # so the next rotation keeps it as the previous, not an unreadable leftover
+                for source, target in zip(paths, latest):
                     shutil.copyfile(source, target)
             return
         if failures:
