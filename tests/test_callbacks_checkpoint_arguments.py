@@ -120,3 +120,17 @@ def test_save_best_only_without_the_monitor_matches_keras(tmp_path):
     assert saves_with_an_unlogged_monitor(mk, tmp_path / "minikeras") == (
         saves_with_an_unlogged_monitor(keras, tmp_path / "keras")
     )
+
+
+def test_save_best_only_saves_the_epochs_validation_freq_skips(tmp_path):
+    # As Keras 3 (checked by hand against Keras 3.15): no val_loss, so those epochs save too.
+    x = np.arange(12, dtype="float32").reshape(6, 2)
+    model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+    model.compile(mk.optimizers.SGD(0.0), "mse", report_unchanged=False)  # val_loss stays put
+    path = str(tmp_path / "m-{epoch}.keras")
+    checkpoint = mk.callbacks.ModelCheckpoint(path, save_best_only=True)
+    with pytest.warns(UserWarning, match="val_loss"):
+        model.fit(x, x[:, :1], epochs=4, validation_data=(x, x[:, :1]), validation_freq=2,
+                  verbose=0, callbacks=[checkpoint])  # fmt: skip
+    # Epoch 2 is the first validated (saved), epoch 4 does not improve on it.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m-1.keras", "m-2.keras", "m-3.keras"]

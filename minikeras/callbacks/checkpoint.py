@@ -48,8 +48,10 @@ class ModelCheckpoint(Callback):
     With `save_best_only`, a save happens only when `logs[monitor]` improves
     on the best value so far (which starts at `initial_value_threshold`, if
     given): in "min" mode `current < best`, in "max" mode `current > best`.
-    When the logs lack `monitor` (`"val_loss"` in a fit without validation),
-    every save happens, with a warning, as in Keras 3.
+    When the logs lack `monitor` (`"val_loss"` in a fit without validation,
+    or in an epoch that `validation_freq` skips), the save happens, with a
+    warning, as in Keras 3: a fixed `filepath` then holds the last model,
+    not the best one.
 
     As Keras 3 does, the file's suffix is checked when the callback is made:
     a whole model goes to a `.keras` file (Keras's format, which Keras
