@@ -234,3 +234,17 @@ def test_kernels_take_keras_315s_fans():
         largest = np.abs(kernel.numpy()).max()
         assert 0.95 * limit < largest <= limit, kernel.name
     assert layer.get_config()["kernel_initializer"]["config"] == {"seed": None}
+
+
+@pytest.mark.parametrize("key_given", [False, True])
+def test_an_explicit_key_mask_is_honoured_without_a_key(key_given):
+    # Keras 3.15 applies key_mask whenever it is given, the key being the value or not.
+    query = rng.standard_normal((2, 3, 4))
+    value = rng.standard_normal((2, 5, 4))
+    key_mask = np.array([[1, 0, 1, 1, 0], [1, 1, 1, 1, 0]], bool)
+    layer = randomized(MultiHeadAttention(2, 3, dtype="float64"), query, value)
+    key = value if key_given else None
+    out, scores = layer(query, value, key, key_mask=key_mask, return_attention_scores=True)
+    expected, expected_scores = naive_attention(layer, query, value, mask=key_mask[:, None])
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-10)
+    np.testing.assert_allclose(scores.numpy(), expected_scores, rtol=1e-10, atol=1e-300)

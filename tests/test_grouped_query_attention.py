@@ -81,6 +81,18 @@ def test_masks_causal_window_and_gate_match_the_reference():
     np.testing.assert_allclose(out.numpy()[0, 3], layer.output_dense.bias.numpy(), rtol=1e-5)
 
 
+def test_an_explicit_key_mask_is_honoured_without_a_key():
+    # Keras 3.15 applies key_mask whenever it is given, with key=None too.
+    layer = make()
+    query = rng.standard_normal((2, 4, 6)).astype("float32")
+    value = rng.standard_normal((2, 5, 6)).astype("float32")
+    key_mask = np.array([[True, False, True, True, False], [True, True, True, True, False]])
+    out, scores = layer(query, value, key_mask=key_mask, return_attention_scores=True)
+    expected_out, expected_scores = reference(layer, query, value, allowed=key_mask[:, None])
+    np.testing.assert_allclose(scores.numpy(), expected_scores, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out.numpy(), expected_out, rtol=1e-4, atol=1e-5)
+
+
 def test_as_many_key_value_heads_is_multi_head_attention():
     gqa = layers.GroupQueryAttention(3, 2, 2, bias_initializer="random_normal")
     mha = layers.MultiHeadAttention(num_heads=2, key_dim=3)

@@ -282,8 +282,7 @@ class MultiHeadAttention(Layer):
         training=None,
         use_causal_mask=False,
     ):
-        key_mask = None if key is None or key is value else key_mask
-        key = value if key is None else key
+        key = value if key is None else key  # key_mask still applies then, as in Keras
         where = f"MultiHeadAttention '{self.name}'"
         kernels = {"query": self.query_kernel, "value": self.value_kernel, "key": self.key_kernel}
         built = {part: kernel.shape[0] for part, kernel in kernels.items()}

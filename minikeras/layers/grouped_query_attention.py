@@ -244,8 +244,7 @@ class GroupQueryAttention(Layer):
         training=None,
         use_causal_mask=False,
     ):
-        key_mask = None if key is None or key is value else key_mask
-        key = value if key is None else key
+        key = value if key is None else key  # key_mask still applies then, as in Keras
         self._check_shapes(query.shape, value.shape, key.shape)
         mask = self._mask(query.shape, key.shape, query_mask, value_mask, key_mask,
                           attention_mask, use_causal_mask)  # fmt: skip
