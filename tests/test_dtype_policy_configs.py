@@ -28,6 +28,12 @@ def test_a_policy_of_one_dtype_is_that_dtype():
     assert wide(np.ones((1, 3))).dtype == np.float64 and wide.gamma.dtype == np.float64
 
 
+def test_keras_float_dtype_policy_alias_is_that_dtype():
+    # Keras 3 keeps FloatDTypePolicy as another name of DTypePolicy (older files hold it).
+    dense = layers.Dense.from_config({"units": 2, "dtype": policy("float64", "FloatDTypePolicy")})
+    assert dense.dtype == "float64" and dense(np.ones((1, 3))).dtype == np.float64
+
+
 def test_mixed_and_quantized_policies_are_refused_by_name():
     with pytest.raises(ValueError, match="Dense: the mixed-precision dtype policy 'mixed_float16'"):
         layers.Dense.from_config({"units": 2, "dtype": policy("mixed_float16")})
@@ -85,3 +91,11 @@ def test_a_raw_keras_mixed_precision_config_is_refused():
     config = keras.layers.Dropout(0.1, dtype="mixed_float16").get_config()
     with pytest.raises(ValueError, match="mixed-precision dtype policy 'mixed_float16'"):
         mk.layers.Dropout.from_config(config)
+
+
+def test_a_saved_entry_with_the_float_dtype_policy_alias_is_cleaned_to_its_dtype():
+    from minikeras.saving.keras_config import clean_entry
+
+    entry = {"module": "keras.layers", "class_name": "Dense", "registered_name": None,
+             "config": {"units": 2, "dtype": policy("float64", "FloatDTypePolicy")}}  # fmt: skip
+    assert clean_entry(entry)["config"] == {"units": 2, "dtype": "float64"}

@@ -18,8 +18,9 @@ def dtype_of_policy(layer_class, dtype):
     A raw Keras `layer.get_config()` holds its dtype as
     `{"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}}`;
     a layer here has one dtype for its weights and its computations, so a
-    policy of one dtype (`"float32"`, `"float64"`) is that dtype, and a
-    mixed-precision (`"mixed_float16"`) or quantized policy is refused.
+    policy (or `FloatDTypePolicy`, its other name) of one dtype (`"float32"`,
+    `"float64"`) is that dtype, and a mixed-precision (`"mixed_float16"`) or
+    quantized policy is refused.
 
     Args:
         layer_class: the layer's class name, for errors.
@@ -41,7 +42,9 @@ def dtype_of_policy(layer_class, dtype):
     name = dtype
     if isinstance(dtype, dict):
         config = dtype.get("config")
-        if dtype.get("class_name") != "DTypePolicy" or not isinstance(config, dict):
+        # (FloatDTypePolicy: Keras 3's other name of DTypePolicy, in files of Keras 3.4 and 3.5)
+        policy = dtype.get("class_name")
+        if policy not in ("DTypePolicy", "FloatDTypePolicy") or not isinstance(config, dict):
             raise ValueError(
                 f"{layer_class}: dtype {dtype!r:.200} is not a Keras DTypePolicy of one dtype "
                 "(quantized and other policies are not available in minikeras)"

@@ -97,7 +97,7 @@ def clean_entry(value, where="config.json"):
     if not _is_entry(value):
         return {key: clean_entry(item, where) for key, item in value.items()}
     class_name = value["class_name"]
-    if class_name == "DTypePolicy":
+    if class_name in ("DTypePolicy", "FloatDTypePolicy"):  # (Keras 3's two names of it)
         config = value.get("config") or {}
         return config.get("name", "float32")
     if class_name.startswith("__"):  # tensors, tuples, arrays: read as they are
