@@ -159,9 +159,9 @@ def _keras_twin(keras, layer, query, value, **kwargs):
 
 def test_against_keras_regularizers_window_and_a_fully_masked_row():
     keras = pytest.importorskip("keras")
-    # One sample: Keras divides each activity penalty by the batch size, minikeras does not.
-    query = rng.standard_normal((1, 4, 6)).astype("float32")
-    value = rng.standard_normal((1, 5, 6)).astype("float32")
+    # Three samples: both divide each activity penalty by the batch size.
+    query = rng.standard_normal((3, 4, 6)).astype("float32")
+    value = rng.standard_normal((3, 5, 6)).astype("float32")
     layer = MultiHeadAttention(
         2, 3, sliding_window=2, kernel_regularizer=mk.regularizers.L2(0.1),
         bias_regularizer="l1", activity_regularizer=mk.regularizers.L2(0.01),
@@ -169,7 +169,7 @@ def test_against_keras_regularizers_window_and_a_fully_masked_row():
     )  # fmt: skip
     layer(query, value)
     twin = _keras_twin(keras, layer, query, value)
-    mask = np.ones((1, 4, 5), bool)
+    mask = np.ones((3, 4, 5), bool)
     mask[0, 2] = False  # query step 2 attends to nothing
     for kwargs in ({}, {"attention_mask": mask}, {"use_causal_mask": True}):
         ours, our_scores = layer(query, value, return_attention_scores=True, **kwargs)
@@ -191,8 +191,6 @@ def test_keras_config_of_the_new_arguments_loads_here():
         bias_constraint="non_neg", name="mha",
     )  # fmt: skip
     config = {k: v for k, v in theirs.get_config().items() if k != "dtype"}
-    # Keras 3.15's GlorotUniform config has `input_axes`/`output_axes`, not read here yet.
-    config.pop("kernel_initializer")
     ours = MultiHeadAttention.from_config(config)
     assert ours.sliding_window == 4 and ours.kernel_regularizer.l2 == pytest.approx(0.01)
     assert isinstance(ours.bias_constraint, mk.constraints.NonNeg)
@@ -210,3 +208,43 @@ def test_kernels_are_drawn_with_keras_fans():
         # Uniform draws with the same limit: their largest values agree to a few percent.
         limits = np.abs(mine.numpy()).max(), np.abs(np.asarray(their)).max()
         np.testing.assert_allclose(*limits, rtol=0.05, err_msg=mine.name)
+
+
+def _regularized_model(api):
+    inputs = api.Input((5, 6))
+    attention = api.layers.MultiHeadAttention(
+        2, 3, sliding_window=2, kernel_regularizer=api.regularizers.L2(0.1),
+        bias_regularizer=api.regularizers.L1(0.2), activity_regularizer=api.regularizers.L2(0.05),
+        bias_initializer="random_normal", name="mha",
+    )  # fmt: skip
+    hidden = attention(inputs, inputs, use_causal_mask=True)
+    outputs = api.layers.Dense(6, activity_regularizer=api.regularizers.L1(0.01))(hidden)
+    model = api.Model(inputs, outputs)
+    model.compile(api.optimizers.SGD(0.1), "mse")
+    return model
+
+
+def test_penalties_in_fit_of_a_functional_model_match_keras():
+    # Each call's weight and activity penalties count once, divided as Keras divides
+    # them, over batches of several sizes (the last one short) and in evaluate.
+    keras = pytest.importorskip("keras")
+    x = rng.standard_normal((8, 5, 6)).astype("float32")
+    y = rng.standard_normal((8, 5, 6)).astype("float32")
+    theirs, ours = _regularized_model(keras), _regularized_model(mk)
+    ours.set_weights(theirs.get_weights())
+    for size in (8, 3):
+        np.testing.assert_allclose(
+            ours.train_on_batch(x[:size], y[:size]), theirs.train_on_batch(x[:size], y[:size]),
+            rtol=1e-5,
+        )  # fmt: skip
+    fit = dict(batch_size=3, epochs=2, verbose=0, shuffle=False)
+    np.testing.assert_allclose(
+        ours.fit(x, y, **fit).history["loss"], theirs.fit(x, y, **fit).history["loss"], rtol=1e-5
+    )
+    np.testing.assert_allclose(
+        ours.evaluate(x, y, batch_size=3, verbose=0),
+        theirs.evaluate(x, y, batch_size=3, verbose=0),
+        rtol=1e-5,
+    )
+    for mine, their in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_allclose(mine, their, rtol=1e-4, atol=1e-5)
