@@ -218,6 +218,25 @@ def test_activity_penalty_matches_keras():
     np.testing.assert_allclose(float(ours.losses[0]), float(theirs.losses[0]), rtol=1e-5)
 
 
+def test_a_shared_layer_adds_its_activity_penalty_for_each_call_in_evaluate_and_fit():
+    # As Keras on torch (and a direct call on any backend); Keras 3.15 on JAX keeps
+    # only the last call's penalty inside fit and evaluate.
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(7, 4)).astype("float32")
+    y = rng.normal(size=(7, 4)).astype("float32")
+    inputs = mk.Input((4,))
+    shared = layers.Dense(4, activity_regularizer=L2(0.3))
+    model = mk.Model(inputs, shared(shared(inputs)))
+    model.compile(optimizers.SGD(0.01), "mse")
+    kernel, bias = (w.numpy().astype(np.float64) for w in shared.weights)
+    first = x @ kernel + bias
+    second = first @ kernel + bias
+    expected = np.mean((second - y) ** 2) + 0.3 * (np.sum(first**2) + np.sum(second**2)) / 7
+    np.testing.assert_allclose(model.evaluate(x, y, batch_size=7, verbose=0), expected, rtol=1e-5)
+    history = model.fit(x, y, batch_size=7, verbose=0).history  # (the loss before the step)
+    np.testing.assert_allclose(history["loss"], [expected], rtol=1e-5)
+
+
 def test_activity_penalty_is_trained():
     layer = layers.Dense(1, use_bias=False, activity_regularizer=L2(0.5))
     x = np.array([[1.0, 2.0]], "float32")
