@@ -25,9 +25,24 @@ MOVED_FROM = {
         "GlobalMaxPooling2D",
     ),
     "minikeras.layers.reshaping": ("Cropping2D", "UpSampling2D", "ZeroPadding2D"),
+    "minikeras.layers.normalization": ("ScaleAndCenter",),
+    "minikeras.initializers.random_initializers": (
+        "GlorotNormal",
+        "GlorotUniform",
+        "HeNormal",
+        "HeUniform",
+        "LecunNormal",
+        "LecunUniform",
+        "VarianceScaling",
+    ),
+}
+PACKAGES = {
+    "minikeras.ops": ops,
+    "minikeras.layers.normalization": importlib.import_module("minikeras.layers.scale_and_center"),
+    "minikeras.initializers": mk.initializers,
 }
 MOVED = [
-    (module, name, ops if module.startswith("minikeras.ops") else layers)
+    (module, name, next((p for prefix, p in PACKAGES.items() if module.startswith(prefix)), layers))
     for module, names in MOVED_FROM.items()
     for name in names
 ]

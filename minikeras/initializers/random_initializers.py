@@ -13,7 +13,30 @@ from minikeras.initializers.initializer import (
     _uniform,
 )
 
-__all__ = ["Orthogonal", "RandomNormal", "RandomUniform", "TruncatedNormal"]
+# (moved to variance_scaling.py; still found here, where code imported them from)
+from minikeras.initializers.variance_scaling import (
+    GlorotNormal,
+    GlorotUniform,
+    HeNormal,
+    HeUniform,
+    LecunNormal,
+    LecunUniform,
+    VarianceScaling,
+)
+
+__all__ = [
+    "GlorotNormal",
+    "GlorotUniform",
+    "HeNormal",
+    "HeUniform",
+    "LecunNormal",
+    "LecunUniform",
+    "Orthogonal",
+    "RandomNormal",
+    "RandomUniform",
+    "TruncatedNormal",
+    "VarianceScaling",
+]
 
 
 class RandomNormal(Initializer):

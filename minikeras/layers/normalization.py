@@ -10,7 +10,7 @@ from minikeras import config, initializers, ops
 from minikeras.layers.layer import Layer
 from minikeras.layers.scale_and_center import ScaleAndCenter
 
-__all__ = ["BatchNormalization", "LayerNormalization"]
+__all__ = ["BatchNormalization", "LayerNormalization", "ScaleAndCenter"]  # (the last moved)
 
 
 def _normalize_axes(layer, axes, input_shape):
