@@ -93,6 +93,21 @@ def test_an_explicit_key_mask_is_honoured_without_a_key():
     np.testing.assert_allclose(out.numpy(), expected_out, rtol=1e-4, atol=1e-5)
 
 
+def test_the_activity_penalty_covers_each_projection_and_the_outputs():
+    # As Keras 3.15: the regularizer is the layer's (its outputs, the scores too when
+    # returned) and each projection's, the output projection's repeating the layer's.
+    layer = make(activity_regularizer=mk.regularizers.L2(0.1), use_gate=True)
+    query = rng.standard_normal((2, 4, 6)).astype("float32")
+    value = rng.standard_normal((2, 5, 6)).astype("float32")
+    out, scores = layer(query, value, return_attention_scores=True)
+    gate = 1 / (1 + np.exp(-project(query, layer.gate_dense)))
+    projected = [project(query, layer.query_dense), project(value, layer.key_dense),
+                 project(value, layer.value_dense), gate, out.numpy(), out.numpy(),
+                 scores.numpy()]  # fmt: skip
+    expected = sorted(0.1 * np.sum(np.square(x.astype(np.float64))) / 2 for x in projected)
+    np.testing.assert_allclose(sorted(float(loss) for loss in layer.losses), expected, rtol=1e-5)
+
+
 def test_as_many_key_value_heads_is_multi_head_attention():
     gqa = layers.GroupQueryAttention(3, 2, 2, bias_initializer="random_normal")
     mha = layers.MultiHeadAttention(num_heads=2, key_dim=3)

@@ -57,7 +57,8 @@ class GroupQueryAttention(Layer):
         bias_initializer: initializer of the biases.
         kernel_regularizer: None or a regularizer of the kernels.
         bias_regularizer: None or a regularizer of the biases.
-        activity_regularizer: None or a regularizer of the outputs.
+        activity_regularizer: None or a regularizer of the outputs (the scores
+            too, when returned) and, as in Keras, of each projection's outputs.
         kernel_constraint: None or a constraint of the kernels.
         bias_constraint: None or a constraint of the biases.
         use_gate: whether to gate the attended values (see above).
@@ -165,6 +166,8 @@ class GroupQueryAttention(Layer):
             bias_regularizer=self.bias_regularizer,
             kernel_constraint=self.kernel_constraint,
             bias_constraint=self.bias_constraint,
+            # As Keras: each projection's outputs are penalized too (besides the layer's).
+            activity_regularizer=self.activity_regularizer,
             name=name,
             dtype=self.dtype,
         )
