@@ -142,6 +142,33 @@ def test_gradients_match_finite_differences():
     )
 
 
+def test_the_gate_is_built_between_key_and_value_as_keras():
+    # Keras's order of the weights, which get_weights, set_weights and its files follow.
+    layer = make(use_gate=True)
+    x = rng.standard_normal((2, 4, 6)).astype("float32")
+    layer(x, x)
+    parts = [w.path.split("/")[-2] for w in layer.weights]
+    assert (
+        parts
+        == ["query"] * 2 + ["key"] * 2 + ["gate"] * 2 + ["value"] * 2 + ["attention_output"] * 2
+    )
+
+
+def test_a_trained_keras_model_with_a_gate_loads_and_trains_on(tmp_path):
+    keras = pytest.importorskip("keras")
+    x = rng.standard_normal((4, 5, 6)).astype("float32")
+    y = rng.standard_normal((4, 5, 6)).astype("float32")
+    inputs = keras.Input((5, 6))
+    attention = keras.layers.GroupQueryAttention(3, 4, 2, use_gate=True, name="gqa")
+    theirs = keras.Model(inputs, attention(inputs, inputs))
+    theirs.compile(keras.optimizers.Adam(0.01), "mse")
+    theirs.train_on_batch(x, y)
+    theirs.save(tmp_path / "gqa.keras")
+    ours = mk.saving.load_model(tmp_path / "gqa.keras")
+    np.testing.assert_allclose(ours.predict(x, verbose=0), theirs.predict(x, verbose=0), atol=1e-5)
+    np.testing.assert_allclose(ours.train_on_batch(x, y), theirs.train_on_batch(x, y), rtol=1e-5)
+
+
 def test_dropout_symbolic_call_and_saving(tmp_path):
     layer = make(dropout=0.5, seed=1)
     x = rng.standard_normal((2, 4, 6)).astype("float32")

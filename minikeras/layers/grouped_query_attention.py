@@ -194,6 +194,11 @@ class GroupQueryAttention(Layer):
         """The output projection, an `EinsumDense` (once built)."""
         return self._output_dense
 
+    @property
+    def gate_dense(self):
+        """The gate's projection, an `EinsumDense` (once built with `use_gate=True`), or None."""
+        return self.__dict__.get("_gate_dense")
+
     def build(self, query_shape, value_shape, key_shape=None):
         key_shape = value_shape if key_shape is None else key_shape
         self._check_shapes(query_shape, value_shape, key_shape)
@@ -202,14 +207,14 @@ class GroupQueryAttention(Layer):
         self._query_dense.build(query_shape)
         self._key_dense = self._projection("bkm,mvh->bkvh", (None, kv_heads, size), "vh", "key")
         self._key_dense.build(key_shape)
-        self._value_dense = self._projection("bkm,mvh->bkvh", (None, kv_heads, size), "vh", "value")
-        self._value_dense.build(value_shape)
-        self.gate_dense = None
-        if self.use_gate:
-            self.gate_dense = self._projection(
+        self._gate_dense = None
+        if self.use_gate:  # before the value's, as Keras: its weights' order (and its files')
+            self._gate_dense = self._projection(
                 "bqm,muh->bquh", (None, heads, size), "uh", "gate", activation="sigmoid"
             )
-            self.gate_dense.build(query_shape)
+            self._gate_dense.build(query_shape)
+        self._value_dense = self._projection("bkm,mvh->bkvh", (None, kv_heads, size), "vh", "value")
+        self._value_dense.build(value_shape)
         self._output_dense = self._projection(
             "bquh,uhm->bqm", (None, query_shape[-1]), "m", "attention_output"
         )
@@ -269,8 +274,8 @@ class GroupQueryAttention(Layer):
         weights = ops.reshape(weights, (batch, groups, repeats, steps, sources))
         attended = ops.einsum("bgrqk,bkgh->bqgrh", weights, v)
         attended = ops.reshape(attended, (batch, steps, self.num_query_heads, size))
-        if self.gate_dense is not None:
-            attended = attended * self.gate_dense(query)
+        if self._gate_dense is not None:
+            attended = attended * self._gate_dense(query)
         outputs = self._output_dense(attended)
         return (outputs, scores) if return_attention_scores else outputs
 
