@@ -477,6 +477,25 @@ def test_float64_inputs_to_a_float32_layer_give_float32_outputs_and_gradients():
     assert [g.dtype for g in gradients] == [np.float32, np.float32]
 
 
+def test_float64_arrays_nested_in_further_arguments_are_converted_too():
+    # As Keras converts every array of a call's arguments: a cell's states come as a
+    # list, and float64 ones made a float32 LSTMCell compute in float64.
+    cell = mk.layers.LSTMCell(2)
+    h, (_, c) = cell(np.ones((1, 3)), [np.ones((1, 2)), np.ones((1, 2))])
+    assert h.dtype == c.dtype == np.float32
+    seen = {}
+
+    class Recorder(Layer):
+        def call(self, inputs, pair, extra=None, flag=True):
+            seen.update(pair=pair, extra=extra, flag=flag)
+            return inputs
+
+    Recorder()(np.ones(2), (np.ones(2), [np.arange(2)]), extra={"a": np.ones(1)}, flag=False)
+    first, (second,) = seen["pair"]
+    assert first.dtype == np.float32 and seen["extra"]["a"].dtype == np.float32
+    assert second.dtype == np.int64 and seen["flag"] is False  # integers and flags as given
+
+
 def test_a_float64_layer_keeps_float64():
     dense = Dense(2, dtype="float64")
     y = dense(np.ones((1, 3), dtype="float32"))

@@ -53,12 +53,12 @@ class LayerCall:
                 inputs = self._convert_inputs(inputs)
         training = kwargs.pop("training", None)
         mask = kwargs.pop("mask", _NOT_GIVEN)
-        if args:  # further tensor arguments are converted like the inputs, as in Keras
-            args = tuple(self._convert_inputs(a) if call_helpers.is_array(a) else a for a in args)
+        if args:  # further tensor arguments are converted like the inputs, as in Keras,
+            args = tuple(self._convert_arguments(a) for a in args)  # nested ones too
         if kwargs:
             for key, value in kwargs.items():
-                if call_helpers.is_array(value):
-                    kwargs[key] = self._convert_inputs(value)
+                if type(value) not in _PLAIN_ARGUMENTS:
+                    kwargs[key] = self._convert_arguments(value)
         profile = _profiles.get(type(self).call) or _profile(self)
         if mask is _NOT_GIVEN:  # models pass masks explicitly; a direct call reads the inputs'
             if not profile.reads_masks:
@@ -157,6 +157,18 @@ class LayerCall:
             )
         return value
 
+    def _convert_arguments(self, value):
+        # An array or Tensor anywhere in lists, tuples and dicts (a cell's states), as
+        # Keras converts a call's arguments; anything else is left as it is.
+        if call_helpers.is_array(value):
+            return self._convert_inputs(value)
+        kind = type(value)
+        if kind is list or kind is tuple:
+            return kind(self._convert_arguments(item) for item in value)
+        if kind is dict:
+            return {key: self._convert_arguments(item) for key, item in value.items()}
+        return value
+
     def _as_tensor(self, inputs):
         try:
             return Tensor(inputs)
@@ -183,6 +195,9 @@ class LayerCall:
         self._first_call_done = True
         if not _state.call_stack:
             call_checks.warn_untrackable(self)
+
+
+_PLAIN_ARGUMENTS = frozenset([bool, int, float, str, type(None)])  # flags: nothing to convert
 
 
 def _shape_of(inputs):
