@@ -567,3 +567,20 @@ def test_keras_loads_a_learning_rate_schedule_and_trains_on_alike(tmp_path):
     np.testing.assert_allclose(
         np.asarray(loaded.predict(x, verbose=0)), model.predict(x, verbose=0), rtol=1e-4, atol=1e-5
     )  # (Keras's Adam computes its step size in float32)
+
+
+def test_an_optimizer_keras_on_torch_wrote_from_its_backend_module_loads(tmp_path):
+    # Keras on the torch backend writes `keras.src.backend.torch.optimizers.torch_adam`
+    # as the module of its Adam: the same optimizer, whose state loads as usual.
+    def as_torch_wrote(config):
+        config["compile_config"]["optimizer"]["module"] = (
+            "keras.src.backend.torch.optimizers.torch_adam"
+        )
+
+    target = _rewrite(FIXTURES / "batchnorm_adam.keras", tmp_path / "t.keras", as_torch_wrote)
+    model = mk.models.load_model(target)
+    assert isinstance(model.optimizer, mk.optimizers.Adam)
+    assert int(model.optimizer.iterations.numpy()) == 4
+    reference = mk.models.load_model(FIXTURES / "batchnorm_adam.keras")
+    for ours, theirs in zip(model.optimizer.variables, reference.optimizer.variables):
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

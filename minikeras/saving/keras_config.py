@@ -15,6 +15,7 @@ Nothing here imports a module named in a file.
 """
 
 import inspect
+import re
 
 from minikeras import serialization_lib
 from minikeras.saving import keras_ops
@@ -36,6 +37,11 @@ _DEFAULTS = {
 _LAYER_KEYWORDS = {"input_shape", "input_dim", "batch_input_shape", "activity_regularizer"}
 # Options Keras writes that say nothing about the object (dropped whatever they hold).
 _IGNORED = {"shared_object_id", "build_input_shape"}
+
+
+# Keras on torch writes its optimizers from their backend's module
+# (`keras.src.backend.torch.optimizers.torch_adam`): the same optimizer, variables and all.
+_BACKEND_OPTIMIZER = re.compile(r"keras\.src\.backend\.\w+\.optimizers(\.|$)")
 
 
 class KerasConfigError(ValueError):
@@ -105,6 +111,8 @@ def clean_entry(value, where="config.json"):
     module = value.get("module")
     if isinstance(module, str) and module.startswith("keras.src.ops."):
         return _operation_entry(value, where)
+    if isinstance(module, str) and _BACKEND_OPTIMIZER.match(module):
+        value = {**value, "module": "keras.optimizers"}  # Keras's own class, per backend
     entry = {key: clean_entry(item, where) for key, item in value.items() if key not in _IGNORED}
     config = entry.get("config")
     if not isinstance(config, dict):
