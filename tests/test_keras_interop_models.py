@@ -400,3 +400,18 @@ def test_a_keras_lambda_of_bytecode_is_refused_in_a_short_message(tmp_path):
         assert "Lambda 'squash', 'function' is a Python lambda saved as bytecode" in message
         assert "register_keras_serializable" in message and "safe_mode" in message
         assert "code" not in message.replace("bytecode", "") and len(message) < 800
+
+
+def test_a_minikeras_model_merging_two_masks_predicts_alike_in_keras(tmp_path):
+    # Add of two masked sequences: Keras 3 keeps a step either mask keeps; a GRU after it
+    # reads the merged mask, so a different rule gives other predictions in Keras.
+    keras = _keras()
+    mk.utils.set_random_seed(0)
+    tokens, more = mk.Input((5,), dtype="int32"), mk.Input((5,), dtype="int32")
+    embedded = [mk.layers.Embedding(20, 6, mask_zero=True)(t) for t in (tokens, more)]
+    summed = mk.layers.Add()(embedded)
+    model = mk.Model([tokens, more], mk.layers.Dense(2)(mk.layers.GRU(4)(summed)))
+    model.save(tmp_path / "merged.keras")
+    theirs = keras.saving.load_model(tmp_path / "merged.keras")
+    x = [TOKENS, TOKENS[:, ::-1].copy()]
+    _close(model.predict(x, verbose=0), theirs.predict(x, verbose=0))

@@ -127,3 +127,15 @@ def test_compute_output_shape_with_unknown_sizes():
 def test_config_round_trips(layer):
     clone = type(layer).from_config(layer.get_config())
     assert clone.get_config() == layer.get_config()
+
+
+@pytest.mark.parametrize("layer_class", [Add, Multiply, Maximum])
+def test_merged_masks_keep_a_step_any_input_keeps_as_in_keras_3(layer_class):
+    # Keras 3's Merge.compute_mask: logical OR of the masks; None once any input has none.
+    first = np.array([[True, True, False, False]])
+    second = np.array([[True, False, True, False]])
+    inputs = [np.ones((1, 4, 2), "float32")] * 2
+    merged = layer_class().compute_mask(inputs, [first, second])
+    np.testing.assert_array_equal(merged, [[True, True, True, False]])
+    assert layer_class().compute_mask(inputs, [first, None]) is None
+    assert layer_class().compute_mask(inputs, None) is None

@@ -45,8 +45,9 @@ class _Merge(Layer):
         self.compute_output_shape(input_shape)
 
     def compute_mask(self, inputs, mask=None):
-        """The inputs' masks combined, as Keras does: a step is kept where every input
-        that has a mask keeps it; None if none has one.
+        """The inputs' masks combined, as Keras 3 does: a step is kept where any input
+        keeps it; None unless every input has a mask. (Keras 2 kept a step only where
+        every mask did.)
 
         Args:
             inputs: the list of inputs.
@@ -56,14 +57,13 @@ class _Merge(Layer):
             A boolean array, or None.
 
         Example:
-            >>> masks = [np.array([[True, True, False]]), np.array([[True, False, True]])]
+            >>> masks = [np.array([[True, True, False]]), np.array([[True, False, False]])]
             >>> mk.layers.Add().compute_mask([np.ones((1, 3, 2))] * 2, masks)
-            array([[ True, False, False]])
+            array([[ True,  True, False]])
         """
-        if not isinstance(mask, (list, tuple)):
+        if not isinstance(mask, (list, tuple)) or any(m is None for m in mask):
             return None
-        given = [np.asarray(m, dtype=bool) for m in mask if m is not None]
-        return np.logical_and.reduce(given) if given else None
+        return np.logical_or.reduce([np.asarray(m, dtype=bool) for m in mask])
 
     def call(self, inputs):
         if not isinstance(inputs, (list, tuple)):
