@@ -415,3 +415,20 @@ def test_a_minikeras_model_merging_two_masks_predicts_alike_in_keras(tmp_path):
     theirs = keras.saving.load_model(tmp_path / "merged.keras")
     x = [TOKENS, TOKENS[:, ::-1].copy()]
     _close(model.predict(x, verbose=0), theirs.predict(x, verbose=0))
+
+
+def test_a_lambda_with_numpy_scalar_arguments_saves_to_a_keras_file(tmp_path):
+    # Keras writes a numpy scalar in a config as the number it holds; so does minikeras.
+    inputs = mk.Input((6,), name="x")
+    scaled = mk.layers.Lambda(mk.ops.multiply, arguments={"x2": np.float32(2.5)})(inputs)
+    model = mk.Model(inputs, scaled)
+    model.save(tmp_path / "scalar.keras")
+    loaded = mk.models.load_model(tmp_path / "scalar.keras")
+    np.testing.assert_allclose(loaded.predict(X, verbose=0), X * 2.5, rtol=1e-6)
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    try:
+        import keras
+    except ImportError:
+        return  # (the minikeras half runs without Keras)
+    theirs = keras.saving.load_model(tmp_path / "scalar.keras")
+    np.testing.assert_allclose(theirs.predict(X, verbose=0), X * 2.5, rtol=1e-6)

@@ -226,6 +226,7 @@ def save_keras_model(model, path, overwrite=True):
 
     from minikeras import __version__
     from minikeras.saving.archive import atomic_write
+    from minikeras.saving.archive_writer import to_json
     from minikeras.saving.model_io import save_model
     from minikeras.saving.registry import serialize_layer
 
@@ -250,10 +251,13 @@ def save_keras_model(model, path, overwrite=True):
         "minikeras_version": __version__,
     }
 
+    # (Encoded before the file is touched; numpy scalars in a config become numbers.)
+    config = to_json(entry, "the model's config")
+
     def write(stream):
         with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("metadata.json", json.dumps(metadata))
-            archive.writestr("config.json", json.dumps(entry))
+            archive.writestr("config.json", config)
             archive.writestr("model.weights.h5", weights)
             # Stored, not deflated: it is a zip already, and a stored member cannot inflate.
             archive.writestr(MINIKERAS_MEMBER, record, compress_type=zipfile.ZIP_STORED)
