@@ -432,3 +432,38 @@ def test_a_lambda_with_numpy_scalar_arguments_saves_to_a_keras_file(tmp_path):
         return  # (the minikeras half runs without Keras)
     theirs = keras.saving.load_model(tmp_path / "scalar.keras")
     np.testing.assert_allclose(theirs.predict(X, verbose=0), X * 2.5, rtol=1e-6)
+
+
+def _metrics_for_some_outputs(api):
+    inputs = api.Input((6,), name="x")
+    heads = [api.layers.Dense(3, name="a")(inputs), api.layers.Dense(2, name="r")(inputs)]
+    model = api.Model(inputs, heads)
+    model.compile(
+        api.optimizers.SGD(0.1),
+        loss=[None, "mse"],  # (Keras: no loss, no metric for an output given None)
+        metrics=[[api.metrics.MeanAbsoluteError(name="err")], None],
+        weighted_metrics=[None, ["mae"]],
+    )
+    return model, [np.zeros((16, 3), "float32"), Y_REG]
+
+
+@pytest.mark.parametrize("suffix", [".minikeras", ".keras"])
+def test_metrics_given_for_some_outputs_only_cross_a_file(tmp_path, suffix):
+    mk.utils.set_random_seed(0)
+    model, y = _metrics_for_some_outputs(mk)
+    logs = model.train_on_batch(X, y, return_dict=True)
+    assert set(logs) == {"loss", "a_err", "r_mae"}
+    model.save(tmp_path / f"some{suffix}")
+    again = mk.models.load_model(tmp_path / f"some{suffix}")
+    again_logs, next_logs = (m.train_on_batch(X, y, return_dict=True) for m in (again, model))
+    assert again_logs == pytest.approx(next_logs)
+
+
+def test_a_keras_model_with_metrics_for_some_outputs_loads_compiled(tmp_path):
+    keras = _keras()
+    keras.utils.set_random_seed(0)
+    theirs, y = _metrics_for_some_outputs(keras)
+    theirs.fit(X, y, batch_size=8, verbose=0)
+    theirs.save(tmp_path / "some.keras")
+    ours = mk.models.load_model(tmp_path / "some.keras")
+    _step_both(theirs, ours, X[:8], [v[:8] for v in y])

@@ -421,6 +421,6 @@ def _loss(entry, losses):
 
 
 def _metric(entry, metrics):
-    if isinstance(entry, str):
+    if entry is None or isinstance(entry, str):  # (None: no metric for that output)
         return entry
     return metrics.deserialize(entry)

@@ -44,7 +44,7 @@ def _metric_entry(metric, model, entries):
     compile put before its name (`cls_accuracy` for the output `cls`), as Keras keeps it."""
     from minikeras.trainers.compile_utils import output_names
 
-    if isinstance(metric, str):
+    if metric is None or isinstance(metric, str):  # (None: no metric for that output)
         return metric
     entry = metrics.serialize(metrics.get(metric))
     index = next((i for m, i, _ in entries or [] if m is metric and i is not None), None)
@@ -92,7 +92,7 @@ def _compile_objects(config, objects):
         return losses.deserialize(loss, objects) if isinstance(loss, dict) else loss
 
     def metric_of(metric):
-        if isinstance(metric, str):
+        if metric is None or isinstance(metric, str):
             return objects.get(metric, metric)
         return metrics.deserialize(metric, objects)
 
