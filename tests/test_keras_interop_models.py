@@ -467,3 +467,38 @@ def test_a_keras_model_with_metrics_for_some_outputs_loads_compiled(tmp_path):
     theirs.save(tmp_path / "some.keras")
     ours = mk.models.load_model(tmp_path / "some.keras")
     _step_both(theirs, ours, X[:8], [v[:8] for v in y])
+
+
+def _dict_heads(api):
+    # Keras lists a dict's outputs by sorted key ('alpha', 'zeta'); the dict holds 'zeta' first.
+    inputs = api.Input((6,), name="x")
+    zeta, alpha = api.layers.Dense(2, name="z")(inputs), api.layers.Dense(2, name="a")(inputs)
+    heads = {"zeta": zeta, "alpha": alpha}
+    return api.Model(inputs, heads)
+
+
+def test_a_list_of_losses_keras_gave_a_dict_of_outputs_keeps_its_outputs(tmp_path):
+    # The heads have one shape: a loss put on the other head would run, silently wrong.
+    keras = _keras()
+    keras.utils.set_random_seed(0)
+    theirs = _dict_heads(keras)
+    theirs.compile(keras.optimizers.Adam(0.01), loss=["mse", "mae"], loss_weights=[2.0, 0.5],
+                   metrics=[["mae"], ["mse"]])  # fmt: skip
+    y = {"zeta": Y_REG, "alpha": 3.0 * Y_REG[::-1]}
+    theirs.fit(X, y, batch_size=8, verbose=0)
+    theirs.save(tmp_path / "dict.keras")
+    ours = mk.models.load_model(tmp_path / "dict.keras")
+    assert ours.loss_weights == {"alpha": 2.0, "zeta": 0.5}
+    _step_both(theirs, ours, X[:8], {k: v[:8] for k, v in y.items()})
+
+
+def test_a_list_of_losses_minikeras_gave_a_dict_of_outputs_keeps_its_outputs(tmp_path):
+    keras = _keras()
+    mk.utils.set_random_seed(0)
+    ours = _dict_heads(mk)  # (minikeras takes the list in the dict's order: zeta, alpha)
+    ours.compile(mk.optimizers.Adam(0.01), loss=["mse", "mae"], loss_weights=[2.0, 0.5])
+    y = {"zeta": Y_REG, "alpha": 3.0 * Y_REG[::-1]}
+    ours.fit(X, y, batch_size=8, verbose=0)
+    ours.save(tmp_path / "dict.keras")
+    theirs = keras.saving.load_model(tmp_path / "dict.keras")
+    _step_both(theirs, ours, X[:8], {k: v[:8] for k, v in y.items()})
