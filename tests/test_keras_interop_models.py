@@ -502,3 +502,18 @@ def test_a_list_of_losses_minikeras_gave_a_dict_of_outputs_keeps_its_outputs(tmp
     ours.save(tmp_path / "dict.keras")
     theirs = keras.saving.load_model(tmp_path / "dict.keras")
     _step_both(theirs, ours, X[:8], {k: v[:8] for k, v in y.items()})
+
+
+def test_a_mask_leaving_a_nested_keras_model_still_masks_the_next_layer(tmp_path):
+    # Keras writes the GRU's call with mask=None: to Keras, "the mask its input carries".
+    keras = _keras()
+    keras.utils.set_random_seed(0)
+    tokens = keras.Input((5,), dtype="int32")
+    inner = keras.Model(tokens, keras.layers.Embedding(20, 4, mask_zero=True)(tokens))
+    outer_tokens = keras.Input((5,), dtype="int32")
+    theirs = keras.Model(outer_tokens, keras.layers.GRU(3)(inner(outer_tokens)))
+    theirs.save(tmp_path / "across.keras")
+    ours = mk.models.load_model(tmp_path / "across.keras")
+    _close(ours.predict(TOKENS, verbose=0), theirs.predict(TOKENS, verbose=0))
+    short = ours.predict(TOKENS[3:4, :1], verbose=0)  # (the padding is left out)
+    np.testing.assert_allclose(ours.predict(TOKENS[3:4], verbose=0), short, atol=1e-6)

@@ -114,6 +114,8 @@ def clean_entry(value, where="config.json"):
     if isinstance(module, str) and _BACKEND_OPTIMIZER.match(module):
         value = {**value, "module": "keras.optimizers"}  # Keras's own class, per backend
     entry = {key: clean_entry(item, where) for key, item in value.items() if key not in _IGNORED}
+    if isinstance(entry.get("inbound_nodes"), list):
+        entry["inbound_nodes"] = [_inherited_masks(node) for node in entry["inbound_nodes"]]
     config = entry.get("config")
     if not isinstance(config, dict):
         return entry
@@ -137,6 +139,21 @@ def clean_entry(value, where="config.json"):
             )
     entry["config"] = cleaned
     return entry
+
+
+def _inherited_masks(node):
+    """A functional node without the `mask: None` Keras writes where the call took its
+    input's own mask (a nested model's output mask, say): to Keras, None there is "the
+    input's mask", which minikeras reads as no `mask` argument at all."""
+    kwargs = node.get("kwargs") if isinstance(node, dict) else None
+    if not isinstance(kwargs, dict):
+        return node
+    kept = {
+        key: value
+        for key, value in kwargs.items()
+        if not (value is None and (key == "mask" or key.endswith("_mask")))
+    }
+    return {**node, "kwargs": kept}
 
 
 def _operation_entry(entry, where):
