@@ -20,7 +20,13 @@ import re
 from minikeras import serialization_lib
 from minikeras.saving import keras_ops
 
-__all__ = ["KerasConfigError", "clean_entry", "compile_arguments", "compile_flags"]
+__all__ = [
+    "KerasConfigError",
+    "clean_entry",
+    "compile_arguments",
+    "compile_flags",
+    "keyed_by_output",
+]
 
 # Keras-only options, and the values that mean "not used" (None and False always do).
 _DEFAULTS = {
@@ -225,6 +231,34 @@ def compile_arguments(compile_config, where="config.json"):
                 "does not honour"
             )
     return arguments
+
+
+def keyed_by_output(arguments, outputs):
+    """Compile arguments given as lists, one entry per output, keyed by output name when
+    the model's outputs are a dict: Keras lists a dict's outputs by sorted key (minikeras
+    in the dict's own order), so a list in a Keras file follows the sorted keys.
+
+    Args:
+        arguments: a dict of `loss`, `loss_weights`, `metrics` and `weighted_metrics`
+            (other keys are passed through).
+        outputs: the model's outputs (a dict of them, or anything else).
+
+    Returns:
+        A new dict of the arguments.
+
+    Example:
+        >>> mk.saving.keras_config.keyed_by_output(
+        ...     {"loss": ["mse", "mae"], "loss_weights": None}, {"zeta": 0, "alpha": 1})
+        {'loss': {'alpha': 'mse', 'zeta': 'mae'}, 'loss_weights': None}
+    """
+    names = sorted(outputs) if isinstance(outputs, dict) else None
+    per_output = ("loss", "loss_weights", "metrics", "weighted_metrics")
+    return {
+        key: dict(zip(names, value))
+        if key in per_output and names and isinstance(value, list) and len(value) == len(names)
+        else value
+        for key, value in arguments.items()
+    }
 
 
 def compile_flags(run_eagerly=False, jit_compile="auto"):

@@ -370,8 +370,7 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
         def metrics_of(structure):
             return None if not structure else _map_leaves(lambda e: _metric(e, metrics), structure)
 
-        keyed = _keyed_by_output(model, ("loss", "loss_weights", "metrics", "weighted_metrics"))
-        arguments = {key: keyed(key, value) for key, value in arguments.items()}
+        arguments = keras_config.keyed_by_output(arguments, getattr(model, "_outputs", None))
         weighted, metric_entries = arguments["weighted_metrics"], arguments["metrics"]
         try:  # per output: a list, or a dict by output name, of losses and of metrics
             model.compile(
@@ -415,21 +414,6 @@ def _load_own_record(path, record, custom_objects, compile):
             return load_model(own, custom_objects=custom_objects, compile=compile)
         except LoadError as error:
             raise LoadError(path, [f"{MINIKERAS_MEMBER}: {p}" for p in error.problems]) from None
-
-
-def _keyed_by_output(model, keys):
-    """For a model whose outputs are a dict: a compile argument given as a list, one entry
-    per output, as the dict by output name it stands for in Keras, which lists a dict's
-    outputs in the order of their sorted keys (minikeras, in the dict's own order)."""
-    outputs = getattr(model, "_outputs", None)
-    names = sorted(outputs) if isinstance(outputs, dict) else None
-
-    def keyed(key, value):
-        if key in keys and names and isinstance(value, list) and len(value) == len(names):
-            return dict(zip(names, value))
-        return value
-
-    return keyed
 
 
 def _loss(entry, losses):
