@@ -244,3 +244,38 @@ def test_a_cell_with_its_own_initial_states_starts_there_and_resets_to_zeros_as_
     layer.reset_states()
     assert layer.states[0].numpy().tolist() == [[0.0, 0.0]]
     assert layer(x).numpy().tolist() == [[3.0, 3.0]]
+
+
+# ------------------------------------------- stateful models built by training
+
+
+def _seeded_stateful_model(build):
+    model = mk.Sequential([
+        LSTM(2, stateful=True, kernel_initializer=mk.initializers.GlorotUniform(seed=1),
+             recurrent_initializer=mk.initializers.Orthogonal(seed=2)),
+    ])  # fmt: skip
+    if build:
+        model.build((4, 6, 4))
+    model.compile("sgd", "mse")
+    return model
+
+
+@pytest.mark.parametrize("method", ["evaluate", "train_on_batch", "test_on_batch", "fit"])
+def test_training_an_unbuilt_stateful_model_runs_each_batch_once(method):
+    # Building by a forward pass on the first batch must not advance the kept states
+    # (it ran the first batch twice), and fit builds on a batch of its batch size (it
+    # built on one sample, then refused the batches of 4).
+    x, y = sequences(batch=8), np.ones((8, 2), "float32")
+    results = []
+    for build in (True, False):
+        model = _seeded_stateful_model(build)
+        if method == "fit":
+            result = model.fit(x, y, batch_size=4, shuffle=False, verbose=0).history["loss"][0]
+        elif method == "evaluate":
+            result = model.evaluate(x, y, batch_size=4, verbose=0)
+        else:
+            result = getattr(model, method)(x[:4], y[:4])
+        results.append((result, model.layers[0].states[0].numpy()))
+    (built, built_states), (unbuilt, unbuilt_states) = results
+    assert unbuilt == pytest.approx(built, rel=1e-6)
+    np.testing.assert_allclose(unbuilt_states, built_states, rtol=1e-6)

@@ -197,7 +197,7 @@ class FitLoop:
         # Class weights apply to the training samples only, checked before any step.
         data.sample_weight = _with_class_weight(data.sample_weight, data.y, class_weight)
         train = _ArrayBatches(data, batch_size, shuffle, steps_per_epoch, carry_on=True)
-        build_now = data.x[:1] if not isinstance(data.x, (list, dict)) else None
+        build_now = data.x[: train.batch_size] if not isinstance(data.x, (list, dict)) else None
         if build_now is not None and not self.built and type(self).train_step is Steps.train_step:
             build_on(self, build_now)  # to know its output shape for the label check
         check_before_training(self, data.x, data.y, data.sample_weight)

@@ -31,9 +31,25 @@ class StepCache:
 
 
 def build_on(model, x):
-    """Builds an unbuilt model by a forward pass, so that its weights exist."""
+    """Builds an unbuilt model by a forward pass, so that its weights exist.
+
+    The pass is no step of the data: the states a stateful layer keeps are put
+    back as they were (the first batch would otherwise run twice).
+    """
     if not model.built:
+        kept = {id(layer): layer._state_values for layer in _stateful_layers(model)}
         model(x, training=False)
+        for layer in _stateful_layers(model):  # (None: not called yet, as before the pass)
+            object.__setattr__(layer, "_state_values", kept.get(id(layer)))
+
+
+def _stateful_layers(model):
+    """The layers of `model` that keep states (recurrent layers built `stateful=True`)."""
+    return [
+        layer
+        for layer in tracking.tracked_layers(model)
+        if getattr(layer, "stateful", False) is True and hasattr(layer, "_state_values")
+    ]
 
 
 def weights_for_training(model):
