@@ -145,6 +145,9 @@ def test_a_sequential_called_first_on_data_keeps_the_batch_size_for_its_stateful
     model = mk.Sequential([GRU(3, stateful=True), mk.layers.Dense(1)])
     model(sequences(batch=2))  # built here, on a batch of 2, as in Keras
     assert [s.shape for s in model.layers[0].states] == [(2, 3)]
+    nested = mk.Sequential([mk.layers.Dense(4), mk.Sequential([LSTM(3, stateful=True)])])
+    nested(sequences(batch=2))  # a stateful layer in a nested model keeps it too, as in Keras
+    assert [s.shape for s in nested.layers[1].layers[0].states] == [(2, 3), (2, 3)]
     other = mk.Sequential([mk.layers.Dense(1)])
     other(np.ones((7, 4), "float32"))
     assert other.input_shape == (None, 4)  # without a stateful layer, the batch stays open

@@ -169,9 +169,9 @@ class Sequential(Model):
             )
         if isinstance(input_shape, list) and input_shape and isinstance(input_shape[0], tuple):
             raise ValueError(f"Sequential '{self.name}' takes one input; got shapes {input_shape}")
-        # The batch axis is left open, except for a stateful layer, which is built for one
-        # batch size (as Keras keeps the batch size it is built with).
-        stateful = any(getattr(layer, "stateful", False) for layer in self._layers)
+        # The batch axis is left open, except for a stateful layer (nested ones too), which
+        # is built for one batch size (as Keras keeps the batch size it is built with).
+        stateful = any(_holds_stateful(layer) for layer in self._layers)
         batch = tuple(input_shape)[0] if stateful else None
         self._inputs = self._outputs = Input(batch_shape=(batch, *tuple(input_shape)[1:]))
         for layer in self._layers:
@@ -247,3 +247,14 @@ def _compatible(known, shape):
     return len(known) == len(shape) and all(
         a is None or b is None or a == b for a, b in zip(known[1:], shape[1:])
     )
+
+
+def _holds_stateful(layer):
+    """Whether `layer` is stateful or holds one that is (in a nested model or a wrapper)."""
+    if getattr(layer, "stateful", False) is True:
+        return True
+    inner = list(layer.layers) if isinstance(layer, Model) else []  # (a walk: models only)
+    wrapped = layer.__dict__.get("layer")  # TimeDistributed and the like
+    if isinstance(wrapped, Layer):
+        inner.append(wrapped)
+    return any(_holds_stateful(sub) for sub in inner)
