@@ -186,3 +186,20 @@ def test_a_cell_step_with_keras_masks_gives_what_keras_gives(kind):
     expected, _ = theirs(x, states, training=True)
     got, _ = ours(x, states, training=True)
     np.testing.assert_allclose(got.numpy(), np.asarray(expected), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: LSTM(UNITS, recurrent_dropout=0.5, return_sequences=True),
+        lambda: GRU(UNITS, dropout=0.5, implementation=1),
+        lambda: GRU(UNITS, recurrent_dropout=0.5, reset_after=False),
+    ],
+)
+def test_masks_per_gate_take_an_empty_batch(make):
+    # The per-gate products were reshaped with -1, which an empty batch cannot resolve.
+    layer = make()
+    empty = np.zeros((0, STEPS, FEATURES), "float32")
+    expected = layer.compute_output_shape(empty.shape)
+    assert layer(empty, training=True).shape == expected
+    assert layer(empty, training=False).shape == expected

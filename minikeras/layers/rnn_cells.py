@@ -156,10 +156,10 @@ class RecurrentCell(DropoutRNNCell, Layer):
         each times its gate's columns (one batched product), side by side."""
         if values.ndim == 2:
             return ops.matmul(values, kernel)
-        gates, batch = values.shape[0], values.shape[1]
+        gates, batch, width = values.shape[0], values.shape[1], kernel.shape[1]
         kernels = ops.transpose(ops.reshape(kernel, (kernel.shape[0], gates, -1)), (1, 0, 2))
         products = ops.matmul(values, kernels)  # (gates, batch, units)
-        return ops.reshape(ops.transpose(products, (1, 0, 2)), (batch, -1))
+        return ops.reshape(ops.transpose(products, (1, 0, 2)), (batch, width))  # (no -1: batch 0)
 
     # ------------------------------------------------------- fused loop
 
