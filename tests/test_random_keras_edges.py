@@ -100,6 +100,30 @@ def test_randint_takes_array_bounds_that_broadcast():
         mk_random.randint((2,), np.array([0, 5]), np.array([1, 5]))
 
 
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        # numpy drew (3,) here, reading bounds of shape (2, 3) without a word
+        (lambda: mk_random.randint((3,), np.zeros((2, 3), int), 5), r"randint.*minval.*\(2, 3\)"),
+        (lambda: mk_random.uniform((3,), np.zeros(4)), r"uniform.*minval.*\(4,\).*\(3,\)"),
+        # 2**40 wrapped round to negative int32 values
+        (lambda: mk_random.randint((2,), 0, 2**40), r"randint.*maxval.*int32"),
+        (lambda: mk_random.randint((2,), -(2**40), 0, dtype="int64"), None),
+        (lambda: mk_random.randint((2,), -1, 3, dtype="uint8"), r"randint.*minval.*uint8"),
+        # 0.5 was floored: values below minval
+        (lambda: mk_random.randint((2,), 0.5, 3), r"randint.*whole"),
+        (lambda: mk_random.uniform((2,), np.nan, 1.0), r"uniform.*finite"),
+        (lambda: mk_random.uniform((2,), 0.0, np.inf), r"uniform.*finite"),
+    ],
+)
+def test_bounds_that_do_not_fit_are_named(call, message):
+    if message is None:  # in range for int64
+        assert call().dtype == "int64"
+        return
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
 def test_randint_and_categorical_dtype_none_as_keras():
     assert mk_random.randint((3,), 0, 5, dtype=None, seed=0).dtype == np.int32
     draws = mk_random.categorical(np.zeros((2, 3)), 4, dtype=None, seed=0)

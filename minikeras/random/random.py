@@ -41,6 +41,25 @@ def _float_dtype(dtype, where):
     return dtype
 
 
+def _bounds(where, minval, maxval, shape):
+    """`(minval, maxval)` as arrays that broadcast to `shape`, or a ValueError naming them."""
+    arrays = []
+    for name, value in (("minval", minval), ("maxval", maxval)):
+        array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+        try:
+            fits = np.broadcast_shapes(array.shape, shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(
+                f"{where}: `{name}` of shape {array.shape} does not broadcast to `shape` {shape}"
+            )
+        if array.dtype.kind not in "biuf":
+            raise ValueError(f"{where}: `{name}` must be numbers, got {value!r:.80}")
+        arrays.append(array)
+    return arrays
+
+
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Draws from a normal distribution.
 
@@ -86,7 +105,8 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 
     Raises:
         TypeError: for a bad `shape` or `seed`.
-        ValueError: for a negative size, a non-float `dtype`, or `maxval < minval`
+        ValueError: for a negative size, a non-float `dtype`, bounds that are
+            not finite or do not broadcast to `shape`, or `maxval < minval`
             anywhere (Keras draws nonsense there without a word).
 
     Example:
@@ -95,9 +115,12 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
         True
     """
     shape, dtype = _shape(shape, "uniform"), _float_dtype(dtype, "uniform")
-    if np.any(np.asarray(maxval) < np.asarray(minval)):
+    low, high = _bounds("uniform", minval, maxval, shape)
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+        raise ValueError(f"uniform: `minval` ({minval}) and `maxval` ({maxval}) must be finite")
+    if np.any(high < low):
         raise ValueError(f"uniform: `maxval` ({maxval}) must not be below `minval` ({minval})")
-    values = rng_for(seed, "uniform").uniform(minval, maxval, shape)
+    values = rng_for(seed, "uniform").uniform(low, high, shape)
     return Tensor(values.astype(dtype))
 
 
@@ -150,8 +173,10 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
 
     Raises:
         TypeError: for a bad `shape` or `seed`.
-        ValueError: for a non-integer `dtype` or `maxval <= minval` (an empty
-            range: Keras's JAX backend returns `minval` there, torch raises).
+        ValueError: for a non-integer `dtype`, `maxval <= minval` (an empty
+            range: Keras's JAX backend returns `minval` there, torch raises),
+            bounds that are not whole numbers, do not broadcast to `shape`, or
+            give draws outside `dtype`'s range.
 
     Example:
         >>> x = mk.random.randint((1000,), 3, 6, seed=0).numpy()
@@ -162,9 +187,19 @@ def randint(shape, minval, maxval, dtype="int32", seed=None):
     dtype = "int32" if dtype is None else dtype
     if np.dtype(dtype).kind not in "iu":
         raise ValueError(f"randint: `dtype` must be an integer dtype, got {dtype}")
-    if np.any(np.asarray(maxval) <= np.asarray(minval)):
+    low, high = _bounds("randint", minval, maxval, shape)
+    if np.any(low != np.round(low)) or np.any(high != np.round(high)):
+        raise ValueError(f"randint: `minval` ({minval}) and `maxval` ({maxval}) must be whole")
+    if np.any(high <= low):
         raise ValueError(f"randint: `maxval` ({maxval}) must be above `minval` ({minval})")
-    values = rng_for(seed, "randint").integers(minval, maxval, shape)
+    limits = np.iinfo(dtype)  # the draws lie in [minval, maxval - 1]
+    if np.any(low < limits.min) or np.any(high - 1 > limits.max):
+        name = "minval" if np.any(low < limits.min) else "maxval"
+        raise ValueError(
+            f"randint: `{name}` ({minval if name == 'minval' else maxval}) does not fit "
+            f"dtype {np.dtype(dtype).name}: draws must lie in [{limits.min}, {limits.max}]"
+        )
+    values = rng_for(seed, "randint").integers(low.astype(np.int64), high.astype(np.int64), shape)
     return Tensor(values.astype(dtype))
 
 
