@@ -61,6 +61,13 @@ def epsilon():
 def standardize_dtype(dtype):
     """Returns the canonical name of a dtype (`np.float32` -> `"float32"`).
 
+    Also `minikeras.utils.standardize_dtype`. Where it differs from Keras 3
+    (which reads Python `int` and `"int"` as `"int32"` except on TensorFlow,
+    refuses numpy's short names and `object`, and gives `"string"` for
+    `str`): names are numpy's, so `int` is `"int64"`, `"f4"` is `"float32"`,
+    `"float"` is `"float64"` (Keras refuses it) and `str` is `"str"`; only
+    Python `float` and None are floatx.
+
     Args:
         dtype: a dtype name, numpy dtype or Python type; None means floatx.
 
