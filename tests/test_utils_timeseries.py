@@ -113,12 +113,24 @@ def test_fit_reads_the_windows():
         ({"end_index": 0}, ValueError, "end_index must be an int >= 1"),
         ({"start_index": 5, "end_index": 5}, ValueError, "end_index must be higher than start"),
         ({"seed": "x", "shuffle": True}, TypeError, "seed must be an int >= 0 or None"),
+        ({"format": "torch"}, ValueError, "format must be 'tf' or 'grain'.*'torch'"),
     ],
 )
 def test_bad_arguments_are_named(kwargs, error, message):
     arguments = {"sequence_length": 2, **kwargs}
     with pytest.raises(error, match="timeseries_dataset_from_array: " + message):
         utils.timeseries_dataset_from_array(np.arange(10), None, **arguments)
+
+
+@pytest.mark.parametrize("format", ["tf", "grain"])
+def test_keras_format_argument_gives_the_same_windows(format):
+    # Keras 3.15 takes format="tf" (its default) or "grain"; both are our batches.
+    steps = np.arange(10, dtype="float32")
+    dataset = utils.timeseries_dataset_from_array(
+        steps, steps + 100, sequence_length=3, batch_size=2, format=format
+    )
+    windows, targets = dataset[1]
+    assert windows.tolist() == [[2, 3, 4], [3, 4, 5]] and targets.tolist() == [102, 103]
 
 
 # ------------------------------------------------------------ batch tuples
@@ -174,3 +186,14 @@ def test_keras_agrees_on_the_batch_tuples():
         assert len(ours) == len(theirs)
     for dtype in (None, "float32", np.int64, "bool", float):
         assert utils.standardize_dtype(dtype) == keras.utils.standardize_dtype(dtype)
+
+
+def test_timeseries_takes_keras_arguments_and_defaults():
+    keras = pytest.importorskip("keras")
+    import inspect
+
+    ours = inspect.signature(utils.timeseries_dataset_from_array).parameters
+    theirs = inspect.signature(keras.utils.timeseries_dataset_from_array).parameters
+    assert [(p.name, p.default) for p in ours.values()] == [
+        (p.name, p.default) for p in theirs.values()
+    ]

@@ -59,6 +59,7 @@ def timeseries_dataset_from_array(
     seed=None,
     start_index=None,
     end_index=None,
+    format="tf",
 ):
     """Cuts a series (time on axis 0) into windows, in batches of `(windows, targets)`.
 
@@ -92,6 +93,8 @@ def timeseries_dataset_from_array(
         start_index: the first step read (int); None means 0.
         end_index: the step after the last one read (int); None means the
             end of the data.
+        format: Keras's choice of dataset, `"tf"` or `"grain"`; taken for
+            Keras code, both give the same `PyDataset`.
 
     Returns:
         A `PyDataset` whose batches are `(windows, targets)`, or `windows`
@@ -103,7 +106,8 @@ def timeseries_dataset_from_array(
             an int.
         ValueError: if one is out of range (as Keras: `start_index` and
             `end_index` inside the data with `start_index < end_index`;
-            `sampling_rate` and `sequence_stride` lower than its length).
+            `sampling_rate` and `sequence_stride` lower than its length), or
+            `format` is not `"tf"` or `"grain"`.
 
     Example:
         >>> steps = np.arange(10, dtype="float32")
@@ -129,6 +133,8 @@ def timeseries_dataset_from_array(
     check_int(_WHERE, "start_index", start_index, 0, allow_none=True)
     check_int(_WHERE, "end_index", end_index, 1, allow_none=True)
     check_int(_WHERE, "seed", seed, 0, allow_none=True)
+    if format not in ("tf", "grain"):
+        raise ValueError(f"{_WHERE}: format must be 'tf' or 'grain', got {format!r}")
     length = len(data)
     if start_index is not None:
         _check_within("start_index", start_index, length, 0, "0 or greater")
