@@ -146,6 +146,14 @@ def test_split_dataset_sizes_by_count_and_fraction():
     assert len(left) == 4
 
 
+@pytest.mark.parametrize("backend", ["tensorflow", "torch"])
+def test_split_dataset_takes_keras_preferred_backend(backend):
+    # Keras 3.15's argument picks tf.data or torch datasets; both are numpy arrays here.
+    data = np.arange(10)
+    left, right = utils.split_dataset(data, left_size=0.6, preferred_backend=backend)
+    assert left.tolist() == [0, 1, 2, 3, 4, 5] and right.tolist() == [6, 7, 8, 9]
+
+
 def test_split_dataset_keeps_the_structure_and_shuffles_arrays_together():
     x, y = np.arange(30).reshape(10, 3), np.arange(10)
     (x_left, y_left), (x_right, y_right) = utils.split_dataset(

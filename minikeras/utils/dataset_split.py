@@ -44,7 +44,9 @@ def _arrays(dataset):
     return [np.asarray(dataset)], lambda parts: parts[0]
 
 
-def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=None):
+def split_dataset(
+    dataset, left_size=None, right_size=None, shuffle=False, seed=None, preferred_backend=None
+):
     """Splits arrays along their first axis into a left part and a right part (train/test).
 
     The left part takes the first `left_size` samples and the right part the
@@ -66,6 +68,9 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=
         seed: int seed for the shuffle; None draws from the global generator,
             so `minikeras.utils.set_random_seed` makes the split reproducible
             (as in Keras).
+        preferred_backend: Keras's choice of returned datasets
+            (`"tensorflow"`, `"torch"` or None); taken for Keras code, the
+            parts are numpy arrays whatever it says.
 
     Returns:
         A tuple `(left, right)`, each structured like `dataset`.
