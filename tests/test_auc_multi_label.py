@@ -82,6 +82,45 @@ def test_config_round_trips_with_multi_label():
     assert metrics.deserialize(metrics.serialize(auc)).get_config() == config
 
 
+def test_keras_config_with_tensor_label_weights_loads():
+    # Keras 3 writes AUC's label_weights (a tensor) as a "__tensor__" dict in
+    # `.keras` files; this is its entry for AUC(multi_label=True, label_weights=[1, 0, 2]).
+    entry = {
+        "module": "keras.metrics",
+        "class_name": "AUC",
+        "config": {
+            "name": "auc",
+            "dtype": "float32",
+            "num_thresholds": 200,
+            "curve": "ROC",
+            "summation_method": "interpolation",
+            "multi_label": True,
+            "num_labels": 3,
+            "label_weights": {
+                "class_name": "__tensor__",
+                "config": {"value": [1.0, 0.0, 2.0], "dtype": "float32"},
+            },
+            "from_logits": False,
+        },
+        "registered_name": None,
+    }
+    auc = metrics.deserialize(entry)
+    assert auc.label_weights == [1.0, 0.0, 2.0] and auc.num_labels == 3
+    y_true = np.array([[0, 1, 1], [1, 0, 0], [1, 1, 0], [0, 0, 1]], "float32")
+    y_pred = np.array([[0.2, 0.6, 0.9], [0.7, 0.6, 0.1], [0.9, 0.3, 0.2], [0.1, 0.4, 0.3]])
+    by_label = [metrics.AUC()(y_true[:, j], y_pred[:, j]) for j in range(3)]
+    assert auc(y_true, y_pred) == pytest.approx((by_label[0] + 2 * by_label[2]) / 3)
+
+
+def test_keras_serialized_auc_deserializes():
+    keras = pytest.importorskip("keras")
+    theirs = keras.metrics.AUC(label_weights=[0.5, 2.0], thresholds=[0.3, 0.6], curve="PR")
+    ours = metrics.deserialize(keras.metrics.serialize(theirs))
+    assert ours.label_weights == [0.5, 2.0] and ours.thresholds == pytest.approx(theirs.thresholds)
+    y_true, y_pred = Y_TRUE, Y_PRED
+    assert ours(y_true, y_pred) == pytest.approx(float(theirs(y_true, y_pred)), abs=1e-6)
+
+
 @pytest.mark.parametrize("curve", ["ROC", "PR"])
 @pytest.mark.parametrize("summation_method", ["interpolation", "minoring", "majoring"])
 @pytest.mark.parametrize(

@@ -357,7 +357,18 @@ def deserialize(config, custom_objects=None):
     cls = serialization_lib.get_registered_object(name, custom_objects, known)
     if not (isinstance(cls, type) and issubclass(cls, Metric)):
         raise ValueError(f"Unknown metric class {config['class_name']!r}")
-    arguments = dict(config.get("config", {}))
+    arguments = {key: _plain(value) for key, value in config.get("config", {}).items()}
     if custom_objects and arguments.get("fn") in custom_objects:
         arguments["fn"] = custom_objects[arguments["fn"]]  # a wrapped custom function
     return cls.from_config(arguments)
+
+
+def _plain(value):
+    """A config value, with Keras's serialized arrays ("__tensor__", "__numpy__") as lists.
+
+    Keras writes a tensor argument such as `AUC(label_weights=...)` that way in
+    `.keras` files.
+    """
+    if isinstance(value, dict) and value.get("class_name") in ("__tensor__", "__numpy__"):
+        return value["config"]["value"]
+    return value
