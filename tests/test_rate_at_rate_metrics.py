@@ -72,6 +72,27 @@ def test_class_id_counts_one_column():
     assert not metric.true_positives.any()
 
 
+@pytest.mark.parametrize(
+    "metric",
+    [
+        metrics.SensitivityAtSpecificity(0.5, class_id=0),
+        metrics.PrecisionAtRecall(0.5, class_id=1),
+        metrics.Precision(class_id=0),
+        metrics.Recall(class_id=0),
+    ],
+    ids=lambda metric: type(metric).__name__,
+)
+def test_class_id_needs_a_class_axis(metric):
+    # With one score per sample there is no class axis: Keras raises rather than
+    # read column `class_id` of the batch (which would count one sample).
+    with pytest.raises(ValueError, match=r"class_id=\d needs .*\(num_samples, num_classes\)"):
+        metric.update_state([1, 0, 1, 0], [0.9, 0.8, 0.3, 0.1])
+    assert not metric.true_positives.any()
+    if metric.class_id == 0:  # a (batch, 1) column is a class axis
+        metric.update_state([[1], [0]], [[0.9], [0.1]])
+        assert metric.true_positives[0] == 1.0
+
+
 def test_bad_input_is_named_before_state_changes():
     for cls, argument in [
         (metrics.PrecisionAtRecall, "recall"),

@@ -28,8 +28,12 @@ def _top_k_only(scores, k):
 def _class_column(name, class_id, y_true, y_pred):
     """The targets' and scores' column `class_id` of their last axis, as Keras's `class_id`."""
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
-    classes = y_pred.shape[-1] if y_pred.ndim else 0
-    if not class_id < classes or y_true.shape[-1:] != y_pred.shape[-1:]:
+    if y_pred.ndim < 2:  # one score per sample: no class axis (Keras raises too)
+        raise ValueError(
+            f"Metric {name!r}: class_id={class_id} needs y_pred of shape (num_samples, "
+            f"num_classes) (a class axis last), got shape {y_pred.shape}"
+        )
+    if not class_id < y_pred.shape[-1] or y_true.shape[-1:] != y_pred.shape[-1:]:
         raise ValueError(
             f"Metric {name!r}: class_id={class_id} needs targets and scores with that class "
             f"on their last axis, got shapes {y_true.shape} and {y_pred.shape}"
