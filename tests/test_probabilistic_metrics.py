@@ -71,6 +71,16 @@ def test_bad_input_is_named_before_state_changes():
     assert metric.result() == pytest.approx(LOG2) and metric.count == 1.0
 
 
+@pytest.mark.parametrize("cls", [metrics.BinaryCrossentropy, metrics.CategoricalCrossentropy])
+def test_label_smoothing_is_checked_when_made(cls):
+    # Keras takes any value; a smoothing outside [0, 1] makes targets outside
+    # [0, 1], so it is refused when the metric is made rather than at its first batch.
+    for bad in (1.5, -0.5):
+        with pytest.raises(ValueError, match=f"{cls.__name__}: label_smoothing must lie in"):
+            cls(label_smoothing=bad)
+    assert cls(label_smoothing=1).get_config()["label_smoothing"] == 1
+
+
 @pytest.mark.parametrize(
     "metric",
     [

@@ -8,7 +8,7 @@ which Keras keeps beside these, is in `regression.py`.
 import numpy as np
 
 from minikeras import losses
-from minikeras.losses.functions import _checked_ignore_class
+from minikeras.losses.functions import _check_smoothing, _checked_ignore_class
 from minikeras.metrics.mean import MeanMetricWrapper
 from minikeras.metrics.regression import _float64_values
 
@@ -50,6 +50,9 @@ class BinaryCrossentropy(MeanMetricWrapper):
         label_smoothing: float in [0, 1]; targets become
             `y_true * (1 - label_smoothing) + 0.5 * label_smoothing`.
 
+    Raises:
+        ValueError: if `label_smoothing` is outside [0, 1] (Keras takes any value).
+
     Example:
         >>> m = mk.metrics.BinaryCrossentropy()
         >>> round(m([[0, 1], [0, 0]], [[0.5, 0.5], [0.5, 0.5]]), 6)  # log 2
@@ -59,6 +62,7 @@ class BinaryCrossentropy(MeanMetricWrapper):
     def __init__(
         self, name="binary_crossentropy", dtype=None, from_logits=False, label_smoothing=0
     ):
+        _check_smoothing(type(self).__name__, label_smoothing)
         super().__init__(
             _float64_values(losses.binary_crossentropy),
             name=name,
@@ -80,6 +84,9 @@ class CategoricalCrossentropy(MeanMetricWrapper):
             `y_true * (1 - label_smoothing) + label_smoothing / num_classes`.
         axis: the class axis.
 
+    Raises:
+        ValueError: if `label_smoothing` is outside [0, 1] (Keras takes any value).
+
     Example:
         >>> m = mk.metrics.CategoricalCrossentropy()
         >>> round(m([[0, 1, 0], [0, 0, 1]], [[0.05, 0.95, 0], [0.1, 0.8, 0.1]]), 4)
@@ -94,6 +101,7 @@ class CategoricalCrossentropy(MeanMetricWrapper):
         label_smoothing=0,
         axis=-1,
     ):
+        _check_smoothing(type(self).__name__, label_smoothing)
         super().__init__(
             _float64_values(losses.categorical_crossentropy),
             name=name,
