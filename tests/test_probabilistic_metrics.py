@@ -147,6 +147,29 @@ def test_names_in_compile():
     assert logs["bce"] == pytest.approx(expected, rel=1e-5)
 
 
+@pytest.mark.parametrize("extension", [".keras", ".minikeras"])
+def test_numpy_arguments_save_in_both_formats(tmp_path, extension):
+    # Arguments that are numpy scalars or arrays (as from a config computed with
+    # numpy) are written as JSON numbers and lists in both file formats.
+    compiled = [
+        metrics.BinaryCrossentropy(label_smoothing=np.float32(0.25)),
+        metrics.CategoricalCrossentropy(axis=np.int64(-1)),
+        metrics.SparseCategoricalCrossentropy(from_logits=np.bool_(True), ignore_class=-1),
+        metrics.AUC(thresholds=np.array([0.25, 0.5], "float32")),
+        metrics.Precision(thresholds=np.float32(0.75)),
+    ]
+    model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(3, activation="softmax")])
+    model.compile(optimizer="sgd", loss="categorical_crossentropy", metrics=compiled)
+    path = str(tmp_path / f"model{extension}")
+    model.save(path)
+    loaded = {metric.name: metric for metric in mk.models.load_model(path).metrics}
+    assert loaded["binary_crossentropy"].label_smoothing == 0.25
+    assert loaded["categorical_crossentropy"].axis == -1
+    assert loaded["sparse_categorical_crossentropy"].from_logits is True
+    assert loaded["auc"].thresholds[1:-1] == [0.25, 0.5]
+    assert loaded["precision"].thresholds == [0.75]
+
+
 @pytest.mark.parametrize(
     "name, arguments, kind",
     [
