@@ -59,6 +59,16 @@ def test_thresholds_and_state():
     assert metric.result() == 0.0 and not metric.true_positives.any()
 
 
+def test_a_rate_of_one_is_exact_with_weights():
+    # All three positives are above threshold 0: recall 1 there, whatever the weights
+    # (Keras's float32 counts give recall 1 - 6e-8 for these and return 0.0).
+    weights = np.array([0.04, 0.73, 0.61, 0.03], "float32")
+    metric = metrics.PrecisionAtRecall(1.0, num_thresholds=5)
+    value = metric([1, 1, 1, 0], np.array([0.1, 0.6, 0.9, 0.3], "float32"), weights)
+    tp = float(weights[:3].sum(dtype=np.float64))
+    assert value == pytest.approx(tp / (tp + float(weights[3])))
+
+
 def test_class_id_counts_one_column():
     y_true = np.array([[0, 1], [1, 0], [0, 1]])
     y_pred = np.array([[0.9, 0.6], [0.2, 0.4], [0.5, 0.8]])

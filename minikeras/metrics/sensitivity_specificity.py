@@ -10,6 +10,12 @@ rate is at least the given value (0 if no threshold gets there):
     sensitivity = recall = tp / (tp + fn)
     specificity = tn / (tn + fp)
     precision = tp / (tp + fp)
+
+The counts are float64 sums, so a rate that is exactly 1 (every positive
+scored above the lowest threshold) stays 1 and meets a required value of 1.0.
+Keras keeps float32 counts and takes `fn` as a difference of sums, which can
+leave it at 1e-7 instead of 0: with some sample weights its
+`PrecisionAtRecall(1.0)` then gives 0.0 where this gives the precision.
 """
 
 import numpy as np
