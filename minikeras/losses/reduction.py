@@ -45,10 +45,14 @@ def reduce_weighted_values(
         "sum":                     sum(weighted)
         "sum_over_batch_size":     sum(weighted) / number of elements of values
         "mean":                    the same as "sum_over_batch_size"
-        "mean_with_sample_weight": sum(weighted) / sum(sample_weight)
+        "mean_with_sample_weight": sum(weighted) / sum(sample_weight broadcast to values)
         "none" or None:            weighted, unreduced
 
-    A zero divisor gives 0. A 0-d `values` is returned as it is.
+    A zero divisor gives 0. A 0-d `values` is returned as it is. Keras 3
+    divides `"mean_with_sample_weight"` by the sum of the weights as given:
+    for weights of shape (batch, 1) on losses of shape (batch, steps) its
+    value is `steps` times this weighted mean (and (batch,) weights are an
+    error there).
 
     Args:
         values: Tensor of per-sample losses.
