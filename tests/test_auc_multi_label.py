@@ -121,6 +121,34 @@ def test_keras_serialized_auc_deserializes():
     assert ours(y_true, y_pred) == pytest.approx(float(theirs(y_true, y_pred)), abs=1e-6)
 
 
+def test_scores_outside_0_1_count_as_0_or_1():
+    # With even thresholds Keras clips the scores to [0, 1]: 1.5 and -0.2 count as 1 and
+    # 0. Thresholds -eps, 0.5, 1 + eps then give ROC points (1, 1), (0.5, 0.5), (0, 0).
+    y_true, y_pred = [1, 0, 1, 0], [1.5, -0.2, 0.5, 1.0]
+    assert metrics.AUC(num_thresholds=3)(y_true, y_pred) == pytest.approx(0.5)
+    assert metrics.AUC(thresholds=[0.5])(y_true, y_pred) == pytest.approx(0.5)
+    multi = metrics.AUC(num_thresholds=3, multi_label=True)
+    assert multi(np.reshape(y_true, (2, 2)), np.reshape(y_pred, (2, 2))) == pytest.approx(
+        metrics.AUC(num_thresholds=3, multi_label=True)([[1, 0], [1, 0]], [[1.0, 0.0], [0.5, 1.0]])
+    )
+    # Uneven thresholds are compared with the scores as they are (Keras too):
+    # 1.5 is above 1 + eps, -0.2 below -eps.
+    uneven = metrics.AUC(thresholds=[0.2, 0.5])([1, 0, 1, 0], y_pred)
+    assert uneven != pytest.approx(metrics.AUC(thresholds=[0.2, 0.5])(y_true, [1, 0, 0.5, 1]))
+
+
+@pytest.mark.parametrize("thresholds", [None, [0.25, 0.5, 0.75], [0.2, 0.5]])
+@pytest.mark.parametrize("multi_label", [False, True])
+def test_scores_outside_0_1_match_keras(thresholds, multi_label):
+    keras = pytest.importorskip("keras")
+    rng = np.random.default_rng(5)
+    y_true = (rng.random((20, 2)) > 0.5).astype("float32")
+    y_pred = rng.uniform(-0.5, 1.5, (20, 2)).astype("float32")
+    arguments = dict(num_thresholds=9, thresholds=thresholds, multi_label=multi_label)
+    ours, theirs = metrics.AUC(**arguments), keras.metrics.AUC(**arguments)
+    assert ours(y_true, y_pred) == pytest.approx(float(theirs(y_true, y_pred)), abs=1e-6)
+
+
 @pytest.mark.parametrize("curve", ["ROC", "PR"])
 @pytest.mark.parametrize("summation_method", ["interpolation", "minoring", "majoring"])
 @pytest.mark.parametrize(

@@ -69,6 +69,25 @@ def test_a_rate_of_one_is_exact_with_weights():
     assert value == pytest.approx(tp / (tp + float(weights[3])))
 
 
+def test_scores_outside_0_1_count_as_0_or_1():
+    # Keras counts even thresholds by bucket after clipping the scores to [0, 1]:
+    # 1.5 is a score of 1 (above no threshold), -0.2 a score of 0.
+    y_true, y_pred = [1, 0, 1, 0], [1.5, -0.2, 0.5, 1.0]
+    clipped = [1.0, 0.0, 0.5, 1.0]
+    for metric in (metrics.PrecisionAtRecall(0.2, 5), metrics.SensitivityAtSpecificity(0.9, 3)):
+        again = type(metric).from_config(metric.get_config())
+        assert metric(y_true, y_pred) == again(y_true, clipped)
+    # Thresholds 0, 0.5, 1: precision 2/3, 1/2 and 0 (nothing above 1, where 1.5 would
+    # give precision 1 at recall 1/2), at recall 1, 1/2 and 0.
+    assert metrics.PrecisionAtRecall(0.2, num_thresholds=3)(y_true, y_pred) == pytest.approx(2 / 3)
+    # One threshold (0.5) is not counted by bucket: there 1.5 is above it, as in Keras.
+    assert metrics.PrecisionAtRecall(0.2, num_thresholds=1)(y_true, y_pred) == 0.5
+    assert metrics.PrecisionAtRecall(0.2, num_thresholds=1).thresholds == [0.5]
+    # Precision and Recall too, with even thresholds from 0 to 1 only (as Keras).
+    assert metrics.Precision(thresholds=[0, 0.5, 1])([1, 0], [1.5, 0.7]) == [0.5, 0.5, 0.0]
+    assert metrics.Precision(thresholds=[0.5, 1])([1, 0], [1.5, 0.7]) == [0.5, 1.0]
+
+
 def test_class_id_counts_one_column():
     y_true = np.array([[0, 1], [1, 0], [0, 1]])
     y_pred = np.array([[0.9, 0.6], [0.2, 0.4], [0.5, 0.8]])
@@ -157,6 +176,7 @@ def test_matches_keras(name, value, num_thresholds):
     rng = np.random.default_rng(1)
     y_true = (rng.random(30) > 0.5).astype("float32")
     y_pred = rng.random(30).astype("float32")
+    y_pred[:4] = [1.5, -0.25, 2.0, -1.0]  # outside [0, 1]
     weights = rng.random(30).astype("float32")
     ours = getattr(metrics, name)(value, num_thresholds=num_thresholds)
     theirs = getattr(keras.metrics, name)(value, num_thresholds=num_thresholds)

@@ -20,6 +20,13 @@ def _parse_thresholds(name, thresholds, default):
     return array
 
 
+def _evenly_spaced(thresholds):
+    """Keras's test for thresholds it counts by bucket, with the scores clipped to [0, 1]."""
+    n = len(thresholds)
+    even = np.arange(n, dtype=np.float32) / max(n - 1, 1)
+    return n >= 3 and np.allclose(thresholds, even, atol=config.epsilon())
+
+
 def _weights_like(name, sample_weight, shape):
     """Sample weights broadcast to `shape`; per-sample weights cover trailing axes."""
     weights = np.asarray(sample_weight, dtype=np.float64)
@@ -100,6 +107,8 @@ def _divide_no_nan(numerator, denominator):
 class _ConfusionMetric(Metric):
     """Weighted true/false positive/negative counts at `self._thresholds`."""
 
+    _clips_scores = False  # whether scores are clipped to [0, 1] first
+
     def reset_state(self):
         size = len(self._thresholds)
         self.true_positives, self.false_positives = np.zeros(size), np.zeros(size)
@@ -120,10 +129,15 @@ class _ConfusionMetric(Metric):
             >>> m = mk.metrics.Precision(); m.update_state([1, 0, 1], [0.9, 0.8, 0.1]); m.result()
             0.5
         """
+        y_pred = self._clipped(y_pred)
         counts = _confusion_counts(
             self.name, y_true, y_pred, self._thresholds, sample_weight, self.dtype
         )
         self._add_counts(*counts)
+
+    def _clipped(self, y_pred):
+        """`y_pred` clipped to [0, 1] if `_clips_scores` (as Keras counts even thresholds)."""
+        return np.clip(np.asarray(y_pred), 0, 1) if self._clips_scores else y_pred
 
     def _add_counts(self, tp, fp, tn, fn):
         self.true_positives += tp
@@ -150,6 +164,8 @@ class AUC(_ConfusionMetric):
     except that PR with "interpolation" integrates precision exactly along a
     straight line between consecutive (tp, fp) points (Davis & Goadrich, 2006),
     as Keras does. The result approaches the exact area as thresholds get finer.
+    With evenly spaced thresholds (the default ones, or `thresholds` that
+    are), scores are clipped to [0, 1] first, as Keras does there.
 
     With `multi_label=True`, each label (column of `y_pred`, of shape
     `(batch, labels)`) has its own counts and curve, and the result is the
@@ -241,6 +257,8 @@ class AUC(_ConfusionMetric):
             if int(num_thresholds) != num_thresholds or num_thresholds <= 1:
                 raise ValueError(f"AUC: num_thresholds must be an int > 1, got {num_thresholds!r}")
             inner = np.arange(1, num_thresholds - 1) / (num_thresholds - 1)
+        # Keras clips the scores to [0, 1] where the thresholds are even.
+        self._clips_scores = thresholds is None or _evenly_spaced([0.0, *inner, 1.0])
         epsilon = config.epsilon()
         self._thresholds = np.concatenate([[-epsilon], inner, [1.0 + epsilon]])
         self.num_thresholds = len(self._thresholds)
@@ -286,6 +304,7 @@ class AUC(_ConfusionMetric):
         if self.from_logits:
             logits = np.asarray(y_pred, dtype=np.float64)
             y_pred = 0.5 * (np.tanh(0.5 * logits) + 1.0)  # a sigmoid that cannot overflow
+        y_pred = self._clipped(y_pred)
         labels = np.shape(y_pred)[-1] if np.ndim(y_pred) else None
         if self.multi_label and self._labels is not None and labels != self._labels:
             raise ValueError(

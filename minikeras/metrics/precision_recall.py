@@ -8,7 +8,12 @@ class's column).
 import numpy as np
 
 from minikeras.metrics.base import _snake_case
-from minikeras.metrics.confusion import _ConfusionMetric, _divide_no_nan, _parse_thresholds
+from minikeras.metrics.confusion import (
+    _ConfusionMetric,
+    _divide_no_nan,
+    _evenly_spaced,
+    _parse_thresholds,
+)
 
 __all__ = ["Precision", "Recall"]
 
@@ -51,6 +56,7 @@ class _RateAtThresholds(_ConfusionMetric):
         if thresholds is None and top_k is not None:  # each sample's top_k are its positives
             self._thresholds = np.array([_NOT_IN_TOP_K])
         self.thresholds = self._thresholds.tolist()
+        self._clips_scores = _evenly_spaced(self._thresholds)  # as Keras: [0, 0.5, 1], ...
         for argument, value in (("top_k", top_k), ("class_id", class_id)):
             if value is not None and (
                 isinstance(value, bool) or int(value) != value or value < (argument == "top_k")
@@ -111,6 +117,8 @@ class Precision(_RateAtThresholds):
     """Fraction of predicted positives that are positive: `tp / (tp + fp)`.
 
     A prediction is positive when `y_pred > threshold`. Empty counts give 0.
+    With evenly spaced thresholds from 0 to 1 (such as `[0, 0.5, 1]`), scores
+    are clipped to [0, 1] first, as Keras does there.
 
     Args:
         thresholds: None (0.5), a float in [0, 1], or a list of them.
@@ -149,6 +157,8 @@ class Recall(_RateAtThresholds):
     """Fraction of positives predicted positive: `tp / (tp + fn)`.
 
     A prediction is positive when `y_pred > threshold`. Empty counts give 0.
+    With evenly spaced thresholds from 0 to 1 (such as `[0, 0.5, 1]`), scores
+    are clipped to [0, 1] first, as Keras does there.
 
     Args:
         thresholds: None (0.5), a float in [0, 1], or a list of them.

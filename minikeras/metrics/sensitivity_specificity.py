@@ -55,6 +55,7 @@ class _RateAtRate(_ConfusionMetric):
         self.value = float(value)
         self.num_thresholds = int(num_thresholds)
         self.class_id = None if class_id is None else int(class_id)
+        self._clips_scores = self.num_thresholds > 1  # Keras's even thresholds
         if self.num_thresholds == 1:
             self._thresholds = np.array([0.5])
         else:
@@ -130,6 +131,8 @@ class SensitivityAtSpecificity(_RateAtRate):
 
     Thresholds: `i / (num_thresholds - 1)` for i = 0 .. num_thresholds - 1
     (0.5 alone for `num_thresholds=1`); a score above one is positive there.
+    With two or more thresholds, scores are clipped to [0, 1] first, as in
+    Keras (a score of 1.5 is above none of them).
 
     Args:
         specificity: float in [0, 1].
