@@ -161,6 +161,15 @@ def test_f1_score_by_hand():
     assert metrics.F1Score(average="micro")([[1, 0]], [[0.3, 0.1]]) == pytest.approx(1.0)
 
 
+def test_f_score_takes_numpy_numbers():
+    # As Keras: beta and threshold may be numpy scalars (np.float32 is no Python float).
+    y_true, y_pred = [[1, 0], [0, 1]], [[0.7, 0.2], [0.6, 0.9]]
+    made = metrics.FBetaScore(beta=np.float32(2.0), threshold=np.float32(0.5))
+    plain = metrics.FBetaScore(beta=2.0, threshold=0.5)
+    np.testing.assert_allclose(made(y_true, y_pred), plain(y_true, y_pred))
+    assert made.get_config()["beta"] == 2.0
+
+
 def test_f_score_argument_and_shape_errors():
     with pytest.raises(ValueError, match="average"):
         metrics.F1Score(average="samples")

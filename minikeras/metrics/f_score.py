@@ -68,11 +68,11 @@ class FBetaScore(Metric):
             raise ValueError(
                 f"{type(self).__name__}: average must be one of {_AVERAGES}, got {average!r}"
             )
-        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
+        if isinstance(beta, bool) or not isinstance(beta, (int, float, np.number)) or not beta > 0:
             raise ValueError(f"{type(self).__name__}: beta must be a number > 0, got {beta!r}")
         if threshold is not None and (
             isinstance(threshold, bool)
-            or not isinstance(threshold, (int, float))
+            or not isinstance(threshold, (int, float, np.number))
             or not 0.0 < threshold <= 1.0
         ):
             raise ValueError(
