@@ -36,6 +36,16 @@ def test_one_hot_iou_by_hand():
     assert sparse(ONE_HOT, SCORES.argmax(-1)) == pytest.approx(1 / 3)
 
 
+@pytest.mark.parametrize("cls", [metrics.MeanIoU, metrics.OneHotMeanIoU])
+def test_mean_iou_of_a_numpy_num_classes_averages_every_class(cls):
+    # np.int64(3) (say, from y.max() + 1) means all 3 classes, as the int 3 does.
+    made = cls(num_classes=np.int64(3))
+    assert made.target_class_ids == [0, 1, 2]
+    y_true = ONE_HOT if cls is metrics.OneHotMeanIoU else ONE_HOT.argmax(-1)
+    y_pred = SCORES if cls is metrics.OneHotMeanIoU else SCORES.argmax(-1)
+    assert made(y_true, y_pred) == pytest.approx(1 / 9)  # IoU 0, 0, 1/3
+
+
 def test_bad_input_is_named_before_state_changes():
     with pytest.raises(ValueError, match="BinaryIoU: target_class_ids must be class ids in"):
         metrics.BinaryIoU(target_class_ids=[2])

@@ -260,6 +260,13 @@ def test_r2_score_over_batches_for_each_aggregation():
     assert feed(metrics.R2Score(num_regressors=p), y_true, y_pred) == pytest.approx(adjusted)
 
 
+def test_r2_score_takes_a_numpy_num_regressors():
+    y_true, y_pred = [[1.0], [2.0], [4.0], [5.0]], [[1.5], [2.0], [3.5], [5.0]]
+    made = metrics.R2Score(num_regressors=np.int64(1))
+    assert made(y_true, y_pred) == pytest.approx(metrics.R2Score(num_regressors=1)(y_true, y_pred))
+    assert made.get_config()["num_regressors"] == 1
+
+
 def test_r2_score_by_hand_and_edge_cases():
     # Keras's documented example: mean 8/3, total 26 - 64/3, residual 2.
     m = metrics.R2Score()

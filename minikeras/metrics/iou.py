@@ -205,7 +205,9 @@ class MeanIoU(IoU):
     ):
         super().__init__(
             num_classes,
-            target_class_ids=range(num_classes) if isinstance(num_classes, int) else [0],
+            target_class_ids=(
+                range(num_classes) if isinstance(num_classes, (int, np.integer)) else [0]
+            ),
             name=name,
             dtype=dtype,
             ignore_class=ignore_class,

@@ -58,12 +58,12 @@ class R2Score(Metric):
             )
         if (
             isinstance(num_regressors, bool)
-            or not isinstance(num_regressors, int)
+            or not isinstance(num_regressors, (int, np.integer))
             or num_regressors < 0
         ):
             raise ValueError(f"R2Score: num_regressors must be an int >= 0, got {num_regressors!r}")
         self.class_aggregation = class_aggregation
-        self.num_regressors = num_regressors
+        self.num_regressors = int(num_regressors)
         self.num_samples = self.add_variable((), "zeros", "float64", name="num_samples")
         self._sums = None  # (sum, squared_sum, residual, count) Variables, per output
 
