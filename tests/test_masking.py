@@ -273,6 +273,23 @@ def test_evaluate_counts_the_kept_steps_only_in_the_loss_and_the_metrics():
     np.testing.assert_allclose(model.evaluate(IDS, relabelled, verbose=0), [loss, accuracy])
 
 
+def test_weighted_metrics_take_per_step_sample_weights_with_the_mask():
+    # Weights of shape (batch, steps) meet the (batch, steps) mask: they were reshaped
+    # to (batch * steps, 1) and failed to broadcast.
+    model = _sequence_model()
+    model.compile(
+        "adam",
+        mk.losses.SparseCategoricalCrossentropy(from_logits=True),
+        weighted_metrics=["accuracy"],
+    )
+    labels = np.random.default_rng(6).integers(0, VOCABULARY, (3, 5))
+    for weights in (np.random.default_rng(7).random((3, 5)), np.array([1.0, 0.5, 2.0])):
+        _, accuracy = model.evaluate(IDS, labels, sample_weight=weights, verbose=0)
+        hits = model.predict(IDS, verbose=0).argmax(-1) == labels
+        w = MASK * (weights if weights.ndim == 2 else weights[:, None])
+        np.testing.assert_allclose(accuracy, (hits * w).sum() / w.sum(), rtol=1e-5)
+
+
 def test_targets_at_padded_steps_do_not_move_the_weights():
     labels = np.random.default_rng(4).integers(0, VOCABULARY, (3, 5))
     relabelled = np.where(MASK, labels, (labels + 3) % VOCABULARY)

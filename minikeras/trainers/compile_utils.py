@@ -365,9 +365,11 @@ class CompileMetrics:
             weight = sample_weight if weighted else None
             if mask is not None and not several and getattr(metric, "_uses_output_mask", False):
                 m = mask.astype(np.float64)
-                weight = (
-                    m if weight is None else m * np.reshape(weight, (-1,) + (1,) * (m.ndim - 1))
-                )
+                if weight is not None:  # (batch,) or (batch, steps) weights on the mask's axes
+                    weight = np.asarray(weight)
+                    weight = m * weight.reshape(weight.shape + (1,) * (m.ndim - weight.ndim))
+                else:
+                    weight = m
             if weight is None:
                 metric.update_state(y_t, y_p)
             else:
