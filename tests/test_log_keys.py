@@ -137,3 +137,31 @@ def test_one_output_metrics_match_keras(metrics, weighted, keys):
     reference = _one_head(keras)
     reference.compile("sgd", "mse", metrics=metrics, weighted_metrics=weighted)
     assert sorted(reference.fit(X, Y_A, epochs=1, verbose=0).history) == keys
+
+
+def _dict_heads(api):
+    inputs = api.Input((3,), name="x")
+    heads = {  # not in sorted order
+        "zeta": api.layers.Dense(1, name="zeta", kernel_initializer="ones")(inputs),
+        "alpha": api.layers.Dense(1, name="alpha", kernel_initializer="zeros")(inputs),
+    }
+    model = api.Model(inputs, heads)
+    model.compile("sgd", loss=["mse", "mae"], loss_weights=[1.0, 2.0], metrics=[["mae"], []])
+    return model
+
+
+def test_lists_for_dict_outputs_follow_the_sorted_keys():
+    # Keras 3 flattens a dict of outputs by sorted key: the first loss is alpha's.
+    model = _dict_heads(mk)
+    y = {"zeta": np.zeros((8, 1), "float32"), "alpha": np.full((8, 1), 3.0, "float32")}
+    logs = model.test_on_batch(X, y, return_dict=True)
+    predicted = model.predict(X, verbose=0)
+    alpha_mse = np.mean((predicted["alpha"] - 3.0) ** 2)
+    zeta_mae = np.mean(np.abs(predicted["zeta"]))
+    assert logs["alpha_loss"] == pytest.approx(alpha_mse, rel=1e-6)
+    assert logs["zeta_loss"] == pytest.approx(zeta_mae, rel=1e-6)
+    assert logs["loss"] == pytest.approx(alpha_mse + 2.0 * zeta_mae, rel=1e-6)
+    assert logs["alpha_mae"] == pytest.approx(np.mean(np.abs(predicted["alpha"] - 3.0)))
+    keras = pytest.importorskip("keras")
+    theirs = _dict_heads(keras)
+    assert theirs.test_on_batch(X, y, return_dict=True) == pytest.approx(logs, rel=1e-6)

@@ -235,8 +235,7 @@ def compile_arguments(compile_config, where="config.json"):
 
 def keyed_by_output(arguments, outputs):
     """Compile arguments given as lists, one entry per output, keyed by output name when
-    the model's outputs are a dict: Keras lists a dict's outputs by sorted key (minikeras
-    in the dict's own order), so a list in a Keras file follows the sorted keys.
+    the model's outputs are a dict: Keras (and minikeras) take such a list by sorted key.
 
     Args:
         arguments: a dict of `loss`, `loss_weights`, `metrics` and `weighted_metrics`

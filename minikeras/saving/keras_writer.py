@@ -129,8 +129,8 @@ def _compile_config(model):
         return _keras_entry(entry, "keras.metrics")
 
     outputs = getattr(model, "_outputs", None)
-    if isinstance(outputs, dict):  # a list per output, keyed by name: Keras lists a dict's
-        names = list(outputs)  # outputs in sorted order, minikeras in the dict's own order
+    if isinstance(outputs, dict):  # a list per output, keyed by name (both frameworks
+        names = sorted(outputs)  # take a list for a dict of outputs by sorted key)
         for key in ("loss", "loss_weights", "metrics", "weighted_metrics"):
             if isinstance(entries[key], list) and len(entries[key]) == len(names):
                 entries[key] = dict(zip(names, entries[key]))

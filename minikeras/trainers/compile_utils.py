@@ -69,6 +69,9 @@ class LossTracker(metrics_module.Mean):
 def output_names(model, y_pred):
     """The names of a model's outputs, in the order of the flat outputs.
 
+    A dict of outputs is ordered by sorted key, as Keras 3 flattens it: a list
+    of losses, loss weights or metrics given to `compile` follows that order.
+
     Args:
         model: the model.
         y_pred: one batch of its outputs (to count them, or take a dict's keys).
@@ -83,7 +86,7 @@ def output_names(model, y_pred):
         ['a', 'b']
     """
     if isinstance(y_pred, dict):
-        return list(y_pred)
+        return sorted(y_pred)
     count = len(y_pred) if isinstance(y_pred, (list, tuple)) else 1
     names = None
     if getattr(model, "_inputs", None) is not None:
