@@ -130,11 +130,14 @@ class VarianceScaling(Initializer):
         return {key: value for key, value in axes.items() if value is not None}
 
     def with_fan_axes(self, input_axes, output_axes):
-        """This initializer, with its fans taken from these axes unless it has axes already.
+        """This initializer, with its fans taken from these axes unless it has both already.
 
         What Keras 3.15's `EinsumDense` does to a variance-scaling kernel
-        initializer: a kernel such as `(dim, heads, key_dim)` is not a
-        convolution kernel, so its fans are `dim` and `heads * key_dim`.
+        initializer (a private step there; the method is minikeras's own): a
+        kernel such as `(dim, heads, key_dim)` is not a convolution kernel,
+        so its fans are `dim` and `heads * key_dim`. An initializer given
+        only one of `input_axes` and `output_axes` gets both replaced, as in
+        Keras.
 
         Args:
             input_axes: the kernel's axes that count for `fan_in`.
@@ -142,7 +145,7 @@ class VarianceScaling(Initializer):
 
         Returns:
             A new initializer of the same class and config with those axes,
-            or this one if it was given axes.
+            or this one if it was given both `input_axes` and `output_axes`.
 
         Example:
             >>> init = mk.initializers.GlorotUniform(seed=0).with_fan_axes([0], [1, 2])
