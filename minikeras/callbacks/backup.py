@@ -48,8 +48,9 @@ class BackupAndRestore(Callback):
 
     Raises:
         ValueError: for a `save_freq` other than `"epoch"`; when `fit`
-            starts, for a backup that cannot be read (without a readable
-            previous one) or that another model wrote.
+            starts (before anything changes), for a backup that cannot be
+            read (a cut file, or its two files of different epochs) without
+            a readable previous one, or that another model wrote.
 
     Example:
         >>> import tempfile
