@@ -80,7 +80,8 @@ def timeseries_dataset_from_array(
     Args:
         data: an array or Tensor of the steps, time on axis 0.
         targets: the target of the window starting at each step (an array,
-            read from `start_index`), or None to yield the windows alone.
+            read from `start_index`; the windows stop where it ends, as
+            Keras's zipped datasets do), or None to yield the windows alone.
         sequence_length: an int >= 1, the steps in a window.
         sequence_stride: an int >= 1, the steps between two windows' starts.
         sampling_rate: an int >= 1, the steps between two steps of a window.
