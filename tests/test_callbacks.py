@@ -2,6 +2,7 @@
 
 import csv
 import math
+import types
 
 import numpy as np
 import pytest
@@ -730,3 +731,65 @@ def test_evaluate_predict_and_validation_call_the_test_and_predict_hooks():
               callbacks=[Recorder()])  # fmt: skip
     # As in Keras 3, the test hooks see the evaluation's own names; the epoch logs get val_.
     assert calls == ["test_begin", "test_batch_0:['loss']", "test_end:['loss']"]
+
+
+# ------------------------------------------------ the direction of a metric
+
+_ARGUMENTS = {  # what each metric needs to be made
+    "IoU": dict(num_classes=2, target_class_ids=[0]),
+    "MeanIoU": dict(num_classes=2),
+    "OneHotIoU": dict(num_classes=2, target_class_ids=[0]),
+    "OneHotMeanIoU": dict(num_classes=2),
+    "SensitivityAtSpecificity": dict(specificity=0.5),
+    "SpecificityAtSensitivity": dict(sensitivity=0.5),
+    "PrecisionAtRecall": dict(recall=0.5),
+    "RecallAtPrecision": dict(precision=0.5),
+}
+_DIRECTED = [
+    "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "SparseCategoricalAccuracy",
+    "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy", "AUC", "Precision", "Recall",
+    "FBetaScore", "F1Score", "IoU", "MeanIoU", "BinaryIoU", "OneHotIoU", "OneHotMeanIoU",
+    "R2Score", "CosineSimilarity", "SensitivityAtSpecificity", "SpecificityAtSensitivity",
+    "PrecisionAtRecall", "RecallAtPrecision", "Hinge", "SquaredHinge", "CategoricalHinge",
+    "MeanSquaredError", "MeanAbsoluteError", "RootMeanSquaredError",
+    "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError", "LogCoshError", "Poisson",
+    "KLDivergence", "BinaryCrossentropy", "CategoricalCrossentropy",
+    "SparseCategoricalCrossentropy",
+]  # fmt: skip
+
+
+def _made(module, name):
+    return getattr(module.metrics, name)(**_ARGUMENTS.get(name, {}))
+
+
+@pytest.mark.parametrize("name", _DIRECTED)
+def test_callbacks_in_auto_mode_know_each_metrics_direction(name):
+    # Keras 3's metrics declare whether higher is better; callbacks in mode="auto"
+    # read it (binary_io_u, r2_score, sensitivity_at_specificity... were refused).
+    metric = _made(minikeras, name)
+    expected = {"up": "max", "down": "min"}[metric._direction]
+    model = types.SimpleNamespace(metrics=[minikeras.metrics.Mean(name="loss"), metric])
+    stopper = callbacks.EarlyStopping(monitor="val_" + metric.name)
+    stopper.set_model(model)
+    assert stopper._resolve_direction() == expected
+    checkpoint = callbacks.ModelCheckpoint("m.keras", monitor=metric.name, save_best_only=True)
+    checkpoint.set_model(model)
+    checkpoint._is_improvement(0.5)
+    assert checkpoint._direction == expected
+    keras = pytest.importorskip("keras")
+    assert _made(keras, name)._direction == metric._direction
+
+
+def test_early_stopping_follows_binary_iou_in_a_fit():
+    model = minikeras.Sequential([minikeras.Input((2,)), minikeras.layers.Dense(1, "sigmoid")])
+    model.compile("sgd", "binary_crossentropy", metrics=[minikeras.metrics.BinaryIoU()])
+    x, y = np.ones((4, 2), "float32"), np.ones((4, 1), "float32")
+    stopper = callbacks.EarlyStopping(monitor="val_binary_io_u")
+    model.fit(x, y, validation_data=(x, y), epochs=2, verbose=0, callbacks=[stopper])
+    assert stopper._direction == "max"
+
+
+def test_the_mean_of_a_loss_function_is_minimized():
+    metric = minikeras.metrics.MeanMetricWrapper(minikeras.losses.mean_squared_error)
+    assert metric._direction == "down"
+    assert minikeras.metrics.Mean()._direction is None

@@ -225,6 +225,8 @@ class Accuracy(MeanMetricWrapper):
         0.75
     """
 
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
+
     def __init__(self, name="accuracy", dtype=None):
         super().__init__(accuracy, name=name, dtype=dtype)
 
@@ -241,6 +243,8 @@ class BinaryAccuracy(MeanMetricWrapper):
         >>> mk.metrics.BinaryAccuracy()([[1], [1], [0], [0]], [[0.98], [1], [0], [0.6]])
         0.75
     """
+
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
 
     def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
         self.threshold = float(threshold)
@@ -261,6 +265,8 @@ class CategoricalAccuracy(MeanMetricWrapper):
         0.5
     """
 
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
+
     def __init__(self, name="categorical_accuracy", dtype=None):
         super().__init__(categorical_accuracy, name=name, dtype=dtype)
 
@@ -276,6 +282,8 @@ class SparseCategoricalAccuracy(MeanMetricWrapper):
         >>> mk.metrics.SparseCategoricalAccuracy()([[2], [1]], [[0.1, 0.6, 0.3], [0.05, 0.95, 0]])
         0.5
     """
+
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
 
     def __init__(self, name="sparse_categorical_accuracy", dtype=None):
         super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
@@ -298,6 +306,8 @@ class TopKCategoricalAccuracy(MeanMetricWrapper):
         0.5
     """
 
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
+
     def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
         self.k = int(k)
         super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=self.k)
@@ -319,6 +329,8 @@ class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
         ... )
         0.5
     """
+
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
 
     def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
         self.k = int(k)

@@ -49,6 +49,8 @@ class _AutoAccuracy(Metric):
         (1.0, 'SparseCategoricalAccuracy')
     """
 
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
+
     # fit and evaluate weigh this metric by the model's output mask (as Keras's
     # MeanMetricWrapper reads the mask of y_pred).
     _uses_output_mask = True

@@ -55,6 +55,10 @@ class Metric:
         0.0
     """
 
+    # "up" or "down": whether a higher value is better, for callbacks in mode="auto"
+    # (as Keras 3's `_direction`); None when the metric does not say.
+    _direction = None
+
     def __init__(self, dtype=None, name=None):
         self.name = name or _snake_case(type(self).__name__)
         self.dtype = config.standardize_dtype(dtype)

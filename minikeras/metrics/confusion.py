@@ -107,6 +107,8 @@ def _divide_no_nan(numerator, denominator):
 class _ConfusionMetric(Metric):
     """Weighted true/false positive/negative counts at `self._thresholds`."""
 
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
+
     _clips_scores = False  # whether scores are clipped to [0, 1] first
 
     def reset_state(self):

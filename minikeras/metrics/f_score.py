@@ -62,6 +62,8 @@ class FBetaScore(Metric):
         0.5
     """
 
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
+
     def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score", dtype=None):
         super().__init__(name=name, dtype=dtype)
         if average not in _AVERAGES:

@@ -19,6 +19,8 @@ class Hinge(MeanMetricWrapper):
         1.0
     """
 
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
+
     def __init__(self, name="hinge", dtype=None):
         super().__init__(_float64_values(losses.hinge), name=name, dtype=dtype)
 
@@ -35,6 +37,8 @@ class SquaredHinge(MeanMetricWrapper):
         1.25
     """
 
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
+
     def __init__(self, name="squared_hinge", dtype=None):
         super().__init__(_float64_values(losses.squared_hinge), name=name, dtype=dtype)
 
@@ -50,6 +54,8 @@ class CategoricalHinge(MeanMetricWrapper):
         >>> round(mk.metrics.CategoricalHinge()([[0.0, 1.0, 0.0]], [[0.3, 0.5, 0.2]]), 6)
         0.8
     """
+
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
 
     def __init__(self, name="categorical_hinge", dtype=None):
         super().__init__(_float64_values(losses.categorical_hinge), name=name, dtype=dtype)

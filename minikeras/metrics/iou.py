@@ -43,6 +43,8 @@ class IoU(Metric):
         0.333333
     """
 
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
+
     def __init__(
         self,
         num_classes,

@@ -106,6 +106,8 @@ class MeanMetricWrapper(Mean):
         super().__init__(name=name or fn.__name__, dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
+        if getattr(fn, "__module__", "").startswith("minikeras.losses"):
+            self._direction = "down"  # the mean of a loss, as Keras says of one
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Adds `fn(y_true, y_pred)` for a batch to the mean.

@@ -34,6 +34,8 @@ class KLDivergence(MeanMetricWrapper):
         0.143841
     """
 
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
+
     def __init__(self, name="kl_divergence", dtype=None):
         super().__init__(_float64_values(losses.kl_divergence), name=name, dtype=dtype)
 
@@ -58,6 +60,8 @@ class BinaryCrossentropy(MeanMetricWrapper):
         >>> round(m([[0, 1], [0, 0]], [[0.5, 0.5], [0.5, 0.5]]), 6)  # log 2
         0.693147
     """
+
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
 
     def __init__(
         self, name="binary_crossentropy", dtype=None, from_logits=False, label_smoothing=0
@@ -92,6 +96,8 @@ class CategoricalCrossentropy(MeanMetricWrapper):
         >>> round(m([[0, 1, 0], [0, 0, 1]], [[0.05, 0.95, 0], [0.1, 0.8, 0.1]]), 4)
         1.1769
     """
+
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
 
     def __init__(
         self,
@@ -144,6 +150,8 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
         >>> round(m([1, 2], [[0.05, 0.95, 0], [0.1, 0.8, 0.1]]), 4)
         1.1769
     """
+
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
 
     def __init__(
         self,

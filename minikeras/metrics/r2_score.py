@@ -47,6 +47,8 @@ class R2Score(Metric):
         0.571429
     """
 
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
+
     def __init__(
         self, class_aggregation="uniform_average", num_regressors=0, name="r2_score", dtype=None
     ):

@@ -45,6 +45,8 @@ class MeanSquaredError(MeanMetricWrapper):
         0.25
     """
 
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
+
     def __init__(self, name="mean_squared_error", dtype=None):
         super().__init__(_squared_error, name=name, dtype=dtype)
 
@@ -60,6 +62,8 @@ class MeanAbsoluteError(MeanMetricWrapper):
         >>> mk.metrics.MeanAbsoluteError()([[0, 1], [0, 0]], [[1, 1], [0, 0]])
         0.25
     """
+
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
 
     def __init__(self, name="mean_absolute_error", dtype=None):
         super().__init__(_absolute_error, name=name, dtype=dtype)
@@ -94,6 +98,8 @@ class RootMeanSquaredError(Mean):
         >>> m.reset_state(); round(m([[0, 1], [0, 0]], [[1, 1], [0, 0]], [1, 0]), 6)
         0.707107
     """
+
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
 
     def __init__(self, name="root_mean_squared_error", dtype=None):
         super().__init__(name=name, dtype=dtype)
@@ -145,6 +151,8 @@ class MeanAbsolutePercentageError(MeanMetricWrapper):
         37.5
     """
 
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
+
     def __init__(self, name="mean_absolute_percentage_error", dtype=None):
         fn = _float64_values(losses.mean_absolute_percentage_error)
         super().__init__(fn, name=name, dtype=dtype)
@@ -161,6 +169,8 @@ class MeanSquaredLogarithmicError(MeanMetricWrapper):
         >>> round(mk.metrics.MeanSquaredLogarithmicError()([[np.e - 1.0, 0.0]], [[0.0, 0.0]]), 6)
         0.5
     """
+
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
 
     def __init__(self, name="mean_squared_logarithmic_error", dtype=None):
         fn = _float64_values(losses.mean_squared_logarithmic_error)
@@ -183,6 +193,8 @@ class CosineSimilarity(MeanMetricWrapper):
         0.5
     """
 
+    _direction = "up"  # higher is better (for callbacks' mode="auto")
+
     def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
         fn = _float64_values(losses.cosine_similarity, sign=-1.0)
         super().__init__(fn, name=name, dtype=dtype, axis=int(axis))
@@ -200,6 +212,8 @@ class LogCoshError(MeanMetricWrapper):
         0.1084
     """
 
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
+
     def __init__(self, name="logcosh", dtype=None):
         super().__init__(_float64_values(losses.log_cosh), name=name, dtype=dtype)
 
@@ -215,6 +229,8 @@ class Poisson(MeanMetricWrapper):
         >>> round(mk.metrics.Poisson()([[0.0, 1.0]], [[1.0, 1.0]]), 6)
         1.0
     """
+
+    _direction = "down"  # lower is better (for callbacks' mode="auto")
 
     def __init__(self, name="poisson", dtype=None):
         super().__init__(_float64_values(losses.poisson), name=name, dtype=dtype)
