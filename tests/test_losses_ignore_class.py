@@ -3,6 +3,8 @@
 against Keras itself when it is installed.
 """
 
+import inspect
+
 import numpy as np
 import pytest
 from finite_differences import check_gradients
@@ -128,3 +130,31 @@ def test_matches_keras(reduction, from_logits, weighted):
     function = losses.sparse_categorical_crossentropy(labels, scores, from_logits, 7)
     reference = keras.losses.sparse_categorical_crossentropy(labels, scores, from_logits, 7)
     np.testing.assert_allclose(function.numpy(), np.asarray(reference), rtol=1e-5, atol=1e-6)
+
+
+def test_the_loss_class_takes_keras_axis_argument():
+    # Keras 3's class takes axis (after reduction); it was a TypeError here.
+    rng = np.random.default_rng(3)
+    logits = rng.normal(size=(4, 3, 5)).astype("float32")  # classes on axis 1
+    labels = rng.integers(0, 3, (4, 5))
+    loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True, axis=1)
+    moved = np.moveaxis(logits, 1, -1)
+    expected = -np.take_along_axis(
+        moved - np.log(np.exp(moved).sum(-1, keepdims=True)), labels[..., None], -1
+    ).mean()
+    np.testing.assert_allclose(float(loss(labels, logits)), expected, rtol=1e-5)
+    assert loss.get_config()["axis"] == 1
+    again = mk.losses.SparseCategoricalCrossentropy.from_config(loss.get_config())
+    np.testing.assert_allclose(float(again(labels, logits)), expected, rtol=1e-5)
+    ignored = mk.losses.SparseCategoricalCrossentropy(True, ignore_class=0, axis=1)
+    kept = labels != 0
+    per_entry = -np.take_along_axis(
+        moved - np.log(np.exp(moved).sum(-1, keepdims=True)), labels[..., None], -1
+    )[..., 0]
+    np.testing.assert_allclose(float(ignored(labels, logits)), per_entry[kept].mean(), rtol=1e-5)
+    with pytest.raises(ValueError, match="axis"):
+        mk.losses.SparseCategoricalCrossentropy(axis=1.5)
+    keras = pytest.importorskip("keras")  # (its JAX backend computes the last axis only)
+    signature = inspect.signature(keras.losses.SparseCategoricalCrossentropy)
+    ours = inspect.signature(mk.losses.SparseCategoricalCrossentropy)
+    assert list(ours.parameters) == list(signature.parameters)

@@ -214,11 +214,12 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         ignore_class: None, or an int label (a "void" class such as -1 or
             255) whose entries do not count.
         reduction: as in `Loss`.
+        axis: the class axis of `y_pred` (the last by default).
         name: the loss's name.
         dtype: as in `Loss`.
 
     Raises:
-        ValueError: if `ignore_class` is not None or an int.
+        ValueError: if `ignore_class` is not None or an int, or `axis` is not an int.
 
     Example:
         >>> float(
@@ -235,11 +236,15 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         from_logits=False,
         ignore_class=None,
         reduction="sum_over_batch_size",
+        axis=-1,
         name="sparse_categorical_crossentropy",
         dtype=None,
     ):
         self.ignore_class = _checked_ignore_class(type(self).__name__, ignore_class)
         self.from_logits = bool(from_logits)
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+            raise ValueError(f"{type(self).__name__}: axis must be an int, got {axis!r}")
+        self.axis = int(axis)
         super().__init__(
             sparse_categorical_crossentropy,
             reduction=reduction,
@@ -247,6 +252,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             dtype=dtype,
             from_logits=self.from_logits,
             ignore_class=self.ignore_class,
+            axis=self.axis,
         )
 
     def get_config(self):
@@ -292,6 +298,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             sample_weight is None
             and mask is None
             and self._fn_kwargs["from_logits"]
+            and self.axis == -1
             and self.reduction in ("sum_over_batch_size", "mean")
             and type(self).call is LossFunctionWrapper.call  # a subclass's own call() counts
             and self.fn is sparse_categorical_crossentropy
@@ -310,7 +317,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
 
     def _mask_ignored(self, y_true, y_pred, mask):
         """`mask` (or all True) and False where the label is `ignore_class`."""
-        y_true, y_pred = _sparse_pair(y_true, ops.convert_to_tensor(y_pred), -1)
+        y_true, y_pred = _sparse_pair(y_true, ops.convert_to_tensor(y_pred), self.axis)
         valid = _valid_labels(y_true, y_pred, self.ignore_class)
         if mask is None:
             return valid
