@@ -136,6 +136,11 @@ def test_merged_masks_keep_a_step_any_input_keeps_as_in_keras_3(layer_class):
     second = np.array([[True, False, True, False]])
     inputs = [np.ones((1, 4, 2), "float32")] * 2
     merged = layer_class().compute_mask(inputs, [first, second])
-    np.testing.assert_array_equal(merged, [[True, True, True, False]])
+    assert (
+        isinstance(merged, minikeras.Tensor) and merged.dtype == bool
+    )  # a mask, as other layers give
+    np.testing.assert_array_equal(merged.numpy(), [[True, True, True, False]])
+    joined = Concatenate(axis=1).compute_mask(inputs, [first, None])
+    assert isinstance(joined, minikeras.Tensor) and joined.shape == (1, 8)
     assert layer_class().compute_mask(inputs, [first, None]) is None
     assert layer_class().compute_mask(inputs, None) is None

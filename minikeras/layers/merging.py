@@ -54,16 +54,16 @@ class _Merge(Layer):
             mask: the list of their masks (None for an input without one), or None.
 
         Returns:
-            A boolean array, or None.
+            A boolean Tensor, or None.
 
         Example:
             >>> masks = [np.array([[True, True, False]]), np.array([[True, False, False]])]
-            >>> mk.layers.Add().compute_mask([np.ones((1, 3, 2))] * 2, masks)
+            >>> mk.layers.Add().compute_mask([np.ones((1, 3, 2))] * 2, masks).numpy()
             array([[ True,  True, False]])
         """
         if not isinstance(mask, (list, tuple)) or any(m is None for m in mask):
             return None
-        return np.logical_or.reduce([np.asarray(m, dtype=bool) for m in mask])
+        return ops.convert_to_tensor(np.logical_or.reduce([np.asarray(m, bool) for m in mask]))
 
     def call(self, inputs):
         if not isinstance(inputs, (list, tuple)):
@@ -319,11 +319,12 @@ class Concatenate(_Merge):
             mask: the list of their masks (None for an input without one), or None.
 
         Returns:
-            A boolean array, or None if no input has a mask.
+            A boolean Tensor, or None if no input has a mask.
 
         Example:
             >>> mask = np.array([[True, False]])
-            >>> mk.layers.Concatenate(axis=1).compute_mask([np.ones((1, 2, 3))] * 2, [mask, None])
+            >>> layer = mk.layers.Concatenate(axis=1)
+            >>> layer.compute_mask([np.ones((1, 2, 3))] * 2, [mask, None]).numpy()
             array([[ True, False,  True,  True]])
         """
         if not isinstance(mask, (list, tuple)) or all(m is None for m in mask):
@@ -336,7 +337,7 @@ class Concatenate(_Merge):
                 continue
             m = np.asarray(m, dtype=bool)
             full.append(np.broadcast_to(m[..., None], shape) if m.ndim < len(shape) else m)
-        return np.any(np.concatenate(full, axis=self.axis), axis=-1)
+        return ops.convert_to_tensor(np.any(np.concatenate(full, axis=self.axis), axis=-1))
 
     def compute_output_shape(self, input_shape):
         self._check_list(input_shape)
