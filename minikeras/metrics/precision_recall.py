@@ -8,7 +8,7 @@ class's column).
 import numpy as np
 
 from minikeras.metrics.base import _snake_case
-from minikeras.metrics.confusion import (
+from minikeras.metrics.confusion_counts import (
     _ConfusionMetric,
     _divide_no_nan,
     _evenly_spaced,
