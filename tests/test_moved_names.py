@@ -35,11 +35,15 @@ MOVED_FROM = {
         "LecunUniform",
         "VarianceScaling",
     ),
+    "minikeras.saving.keras_layout": ("optimizer_variables",),
 }
 PACKAGES = {
     "minikeras.ops": ops,
     "minikeras.layers.normalization": importlib.import_module("minikeras.layers.scale_and_center"),
     "minikeras.initializers": mk.initializers,
+    "minikeras.saving.keras_layout": importlib.import_module(
+        "minikeras.saving.keras_optimizer_layout"
+    ),
 }
 MOVED = [
     (module, name, next((p for prefix, p in PACKAGES.items() if module.startswith(prefix)), layers))

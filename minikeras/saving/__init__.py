@@ -11,8 +11,8 @@
 - `weights`: `save_weights`, `load_weights`: weights keyed by tracked path;
 - `model_io`: `save_model`, `load_model`, with the training state;
 - `keras_file` (and `keras_writer`, `keras_config`, `keras_layout`,
-  `keras_order`, `keras_ops`, `functions`): Keras 3's `.keras` and
-  `.weights.h5` files, read and written.
+  `keras_optimizer_layout`, `keras_order`, `keras_ops`, `functions`): Keras
+  3's `.keras` and `.weights.h5` files, read and written.
 """
 
 from minikeras.saving.archive import LoadError

@@ -20,7 +20,7 @@ import zlib
 
 import numpy as np
 
-from minikeras.saving import keras_config, keras_layout, keras_order
+from minikeras.saving import keras_config, keras_layout, keras_optimizer_layout, keras_order
 from minikeras.saving.archive import LoadError, check_regular_file
 from minikeras.saving.keras_writer import (
     KERAS_FORMAT_VERSION,
@@ -269,7 +269,7 @@ def load_keras_weights(model, data, path, optimizer=None):
     if optimizer is not None:
         order = keras_order.trainable_order(model, optimizer._trainable_variables)
         try:
-            slots = keras_layout.optimizer_variables(optimizer, order)
+            slots = keras_optimizer_layout.optimizer_variables(optimizer, order)
         except ValueError as error:  # (a kind whose Keras layout minikeras does not know)
             raise LoadError(
                 path, [f"optimizer: {error}; load_model(..., compile=False) gives the model"]
@@ -277,7 +277,7 @@ def load_keras_weights(model, data, path, optimizer=None):
         datasets = read("optimizer/vars")
         # A model compiled but never trained: Keras writes only the iterations (and the
         # learning rate), its slots not made yet; they start afresh here too.
-        leading = 1 + sum(isinstance(slot, keras_layout._LearningRate) for slot in slots)
+        leading = 1 + sum(isinstance(slot, keras_optimizer_layout._LearningRate) for slot in slots)
         if datasets is not None and (
             len(datasets) == len(slots) or (len(datasets) == leading < len(slots))
         ):

@@ -5,7 +5,8 @@ its name: a model's own variables are in `vars/0`, `vars/1`...; a Sequential
 or functional model's layers are in the container `layers`, each named after
 its class (`dense`, `dense_1`, ...) in the order of the model's `layers`; a
 layer's sub-layers are under the attribute that holds them (`lstm/cell`),
-private attributes last; the optimizer's variables are `optimizer/vars/<i>`.
+private attributes last; the optimizer's variables are `optimizer/vars/<i>`
+(their order is in `keras_optimizer_layout`, re-exported here).
 This module gives those paths for a minikeras model, so that a file written
 here is read by Keras and a file written by Keras is read here.
 
@@ -16,13 +17,12 @@ which variables go where.
 
 import re
 
-import numpy as np
-
 from minikeras.engine.variable import Variable
 from minikeras.layers import tracking
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 from minikeras.saving import keras_ops
+from minikeras.saving.keras_optimizer_layout import optimizer_variables
 from minikeras.tree import flatten
 
 __all__ = [
@@ -335,88 +335,3 @@ def is_variable(value):
         (True, False)
     """
     return isinstance(value, Variable)
-
-
-# Keras creates an optimizer's slots in calls of `add_optimizer_variables`: within one
-# call they are interleaved variable by variable, calls follow one another.
-_SLOT_CALLS = {
-    "Adam": [("momentum", "velocity"), ("velocity_hat",)],
-    "AdamW": [("momentum", "velocity"), ("velocity_hat",)],
-    "SGD": [("momentum",)],
-    "RMSprop": [("velocity",), ("momentum",), ("average_gradient",)],
-    "Adagrad": [("accumulator",)],
-    "Adamax": [("momentum", "norm")],
-}
-
-
-class _LearningRate:
-    """Keras keeps a float learning rate as a variable (`optimizer/vars/1`); this stands for it."""
-
-    path = name = "learning_rate"
-    shape = ()
-    dtype = np.dtype("float32")
-
-    def __init__(self, optimizer):
-        self.optimizer = optimizer
-
-    def numpy(self):
-        return np.asarray(self.optimizer.learning_rate, dtype=np.float32)
-
-    def assign(self, value):
-        self.optimizer.learning_rate = float(np.asarray(value))
-
-
-def optimizer_variables(optimizer, order=None):
-    """A built optimizer's variables in the order of Keras's `optimizer/vars/<i>`.
-
-    `iterations`, then the learning rate (unless it is a schedule, which
-    Keras keeps in the config), then the moving averages of the weights (with
-    `use_ema`), then the slots as Keras creates them.
-
-    Args:
-        optimizer: a built minikeras optimizer of a kind Keras has.
-        order: positions in the optimizer's variables of the model's
-            trainable variables in Keras's order (`keras_order.trainable_order`);
-            the optimizer's own order if None.
-
-    Returns:
-        A list of Variables (the learning rate as a stand-in with `assign`).
-
-    Raises:
-        ValueError: for an optimizer whose Keras layout minikeras does not know.
-
-    Example:
-        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2, name="d")])
-        >>> optimizer = mk.optimizers.Adam()
-        >>> optimizer.build(model.trainable_weights)
-        >>> [v.name for v in mk.saving.keras_layout.optimizer_variables(optimizer)][:4]
-        ['iterations', 'learning_rate', 'd_kernel_momentum', 'd_kernel_velocity']
-    """
-    kind = type(optimizer).__name__
-    if kind not in _SLOT_CALLS:
-        raise ValueError(
-            f"the Keras layout of {kind}'s state is not known to minikeras; known: "
-            f"{sorted(_SLOT_CALLS)}"
-        )
-    variables = list(optimizer.variables)
-    found = [variables[0]]
-    if not callable(optimizer._learning_rate):  # (a schedule is no variable in Keras)
-        found.append(_LearningRate(optimizer))
-    by_slot = {}
-    for slots in _SLOT_CALLS[kind]:
-        for slot in slots:
-            by_slot[slot] = [v for v in variables[1:] if v.name.endswith("_" + slot)]
-    count = len(optimizer._trainable_variables)
-    indices = range(count) if order is None else order
-    averages = list(getattr(optimizer, "_averages", None) or [])
-    if averages:  # (use_ema: Keras's base optimizer makes them before any slot)
-        if len(averages) != count:
-            raise ValueError(
-                f"{kind} keeps moving averages of {len(averages)} variables, but updates {count}"
-            )
-        found.extend(averages[index] for index in indices)
-    for slots in _SLOT_CALLS[kind]:
-        present = [slot for slot in slots if len(by_slot[slot]) == count and count]
-        for index in indices:
-            found.extend(by_slot[slot][index] for slot in present)
-    return found

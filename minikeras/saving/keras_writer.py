@@ -12,7 +12,7 @@ import zipfile
 
 import numpy as np
 
-from minikeras.saving import keras_layout, keras_ops, keras_order
+from minikeras.saving import keras_layout, keras_ops, keras_optimizer_layout, keras_order
 
 __all__ = [
     "KERAS_FORMAT_VERSION",
@@ -81,7 +81,8 @@ def keras_weights_bytes(model, optimizer=None):
         if optimizer is not None:
             group = file.require_group("optimizer/vars")
             order = keras_order.trainable_order(model, optimizer._trainable_variables)
-            for index, variable in enumerate(keras_layout.optimizer_variables(optimizer, order)):
+            variables = keras_optimizer_layout.optimizer_variables(optimizer, order)
+            for index, variable in enumerate(variables):
                 group.create_dataset(str(index), data=np.asarray(variable.numpy()))
     return buffer.getvalue()
 
