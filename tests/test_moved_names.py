@@ -36,6 +36,7 @@ MOVED_FROM = {
         "VarianceScaling",
     ),
     "minikeras.saving.keras_layout": ("optimizer_variables",),
+    "minikeras.saving.keras_file": ("load_keras_weights",),
 }
 PACKAGES = {
     "minikeras.ops": ops,
@@ -44,6 +45,7 @@ PACKAGES = {
     "minikeras.saving.keras_layout": importlib.import_module(
         "minikeras.saving.keras_optimizer_layout"
     ),
+    "minikeras.saving.keras_file": importlib.import_module("minikeras.saving.keras_weights_reader"),
 }
 MOVED = [
     (module, name, next((p for prefix, p in PACKAGES.items() if module.startswith(prefix)), layers))

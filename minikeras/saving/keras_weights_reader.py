@@ -1,0 +1,169 @@
+"""A Keras 3 weights file (`model.weights.h5`, or plain `.npz`) checked against a model.
+
+`load_keras_weights` reads every group at the path `keras_layout` gives
+(and the optimizer's `optimizer/vars/<i>`), checks each weight's shape,
+dtype and range against the model's variable, and returns a function that
+assigns them all: nothing changes until every weight has been checked.
+`.npz` weights are read only as plain arrays, never unpickled.
+"""
+
+import io
+
+import numpy as np
+
+from minikeras.saving import keras_layout, keras_optimizer_layout, keras_order
+from minikeras.saving.archive import LoadError
+from minikeras.saving.keras_writer import _h5py, _overrides
+
+__all__ = ["load_keras_weights"]
+
+
+def _weights_reader(path, data):
+    """`read(group_path)` -> list of arrays of that group, for an .h5 or a plain .npz."""
+    if data[:4] == b"PK\x03\x04":  # an .npz: plain arrays only, never pickles
+        try:
+            npz = np.load(io.BytesIO(data), allow_pickle=False)
+            arrays = {key: npz[key] for key in npz.files}
+        except ValueError as error:
+            raise LoadError(path, [f"model.weights.npz holds objects, refused: {error}"]) from None
+
+        def read_npz(group, by_key=False):
+            if by_key:
+                prefix = group + "/"
+                return {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+            found, index = [], 0
+            while f"{group}/{index}" in arrays:
+                found.append(arrays[f"{group}/{index}"])
+                index += 1
+            return found
+
+        return read_npz
+    h5py = _h5py()
+    try:
+        file = h5py.File(io.BytesIO(data), "r")
+    except OSError as error:
+        raise LoadError(path, [f"the weights are not a readable HDF5 file: {error}"]) from None
+
+    def read_h5(group, by_key=False):
+        if group not in file:
+            return None
+        node = file[group]
+        if not isinstance(node, h5py.Group):
+            return None
+        if by_key:  # what a layer's own save_own_variables wrote, by its keys
+            return {key: node[key] for key in node if isinstance(node[key], h5py.Dataset)}
+        return [node[str(index)] for index in range(len(node)) if str(index) in node]
+
+    return read_h5
+
+
+def _check_value(variable, dataset, where, problems):
+    """The dataset's values for `variable`, or None with the problem recorded."""
+    shape = tuple(dataset.shape)
+    if shape != tuple(variable.shape):
+        problems.append(
+            f"{where}: the file's weight has shape {shape}, '{variable.path}' needs "
+            f"{tuple(variable.shape)}"
+        )
+        return None
+    dtype = np.dtype(dataset.dtype)
+    if dtype.kind not in "biuf":
+        problems.append(f"{where}: the file's weight has dtype {dtype}, not numbers")
+        return None
+    array = np.asarray(dataset[()])
+    target = np.dtype(variable.dtype)
+    if target.kind == "f" and array.dtype.kind == "f":
+        finite = np.isfinite(array)
+        if (np.abs(array[finite]) > np.finfo(target).max).any():
+            problems.append(f"{where}: values do not fit '{variable.path}' ({target})")
+            return None
+    return array.astype(target)
+
+
+def load_keras_weights(model, data, path, optimizer=None):
+    """Checks every weight of a Keras weights file against `model`; returns the assigner.
+
+    Args:
+        model: the built model.
+        data: the bytes of `model.weights.h5` (or `.npz`).
+        path: the file, for messages.
+        optimizer: the model's built optimizer, to restore its variables too.
+
+    Returns:
+        A function that assigns everything (called only once all is checked).
+
+    Raises:
+        LoadError: listing every problem; nothing has been assigned.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> data = mk.saving.keras_file.keras_weights_bytes(model)
+        >>> callable(mk.saving.keras_weights_reader.load_keras_weights(model, data, "m"))
+        True
+    """
+    read = _weights_reader(path, data)
+    problems, assignments, hooks = [], [], []
+    for group, variables, layer in keras_layout.layer_groups(model):
+        if _overrides(layer, "load_own_variables"):  # the layer's own hook reads its group
+            stored = read(group, by_key=True) or {}
+            hooks.append((layer, {key: np.asarray(value[()]) for key, value in stored.items()}))
+            continue
+        datasets = read(group)
+        if datasets is None and keras_layout.older_path(group) is not None:
+            datasets = read(keras_layout.older_path(group))
+        if datasets is None:
+            if variables:
+                problems.append(f"{group}: missing (the model needs {len(variables)} weights)")
+            continue
+        if len(datasets) != len(variables):
+            problems.append(
+                f"{group}: the file has {len(datasets)} weights, the model needs {len(variables)}"
+            )
+            continue
+        for index, (variable, dataset) in enumerate(zip(variables, datasets)):
+            array = _check_value(variable, dataset, f"{group}/{index}", problems)
+            if array is not None:
+                assignments.append((variable, array))
+    if optimizer is not None:
+        order = keras_order.trainable_order(model, optimizer._trainable_variables)
+        try:
+            slots = keras_optimizer_layout.optimizer_variables(optimizer, order)
+        except ValueError as error:  # (a kind whose Keras layout minikeras does not know)
+            raise LoadError(
+                path, [f"optimizer: {error}; load_model(..., compile=False) gives the model"]
+            ) from None
+        datasets = read("optimizer/vars")
+        # A model compiled but never trained: Keras writes only the iterations (and the
+        # learning rate), its slots not made yet; they start afresh here too.
+        leading = 1 + sum(isinstance(slot, keras_optimizer_layout._LearningRate) for slot in slots)
+        if datasets is not None and (
+            len(datasets) == len(slots) or (len(datasets) == leading < len(slots))
+        ):
+            for index, (variable, dataset) in enumerate(zip(slots, datasets)):
+                array = _check_value(variable, dataset, f"optimizer/vars/{index}", problems)
+                if array is not None:
+                    assignments.append((variable, array))
+        elif datasets is not None:
+            problems.append(
+                f"optimizer/vars: the file has {len(datasets)} variables, the "
+                f"{type(optimizer).__name__} needs {len(slots)}"
+            )
+    if problems:
+        raise LoadError(path, problems)
+
+    def assign():
+        for variable, array in assignments:
+            variable.assign(array)
+        for layer, store in hooks:
+            layer.load_own_variables(store)
+
+    return assign
+
+
+def _apply_hooks(model, data, path):
+    """Runs the `load_own_variables` hooks that a layer overrides, from a Keras weights file."""
+    read = _weights_reader(path, data)
+    for group, _, layer in keras_layout.layer_groups(model):
+        if _overrides(layer, "load_own_variables"):
+            stored = read(group, by_key=True) or {}
+            layer.load_own_variables({key: np.asarray(v[()]) for key, v in stored.items()})
