@@ -30,7 +30,7 @@ from minikeras.saving.keras_writer import (
     save_keras_model,
     save_keras_weights,
 )
-from minikeras.saving.model_io import _map_leaves
+from minikeras.saving.saved_training_state import _map_leaves
 
 __all__ = [
     "KERAS_FORMAT_VERSION",

@@ -117,7 +117,7 @@ def save_keras_weights(model, path, overwrite=True):
 
 def _compile_config(model):
     from minikeras.saving.keras_config import compile_flags
-    from minikeras.saving.model_io import _compile_entries, _map_leaves
+    from minikeras.saving.saved_training_state import _compile_entries, _map_leaves
 
     if not getattr(model, "compiled", False):
         return None
