@@ -13,19 +13,21 @@ import numpy as np
 from minikeras import callbacks as callbacks_module
 from minikeras.argument_checks import check_arguments
 from minikeras.progress import Progress
-from minikeras.trainers.data_adapters import (
+from minikeras.trainers.array_data import (
     _ArrayBatches,
     _as_input,
-    _Batches,
     _check_batch_size,
+    _Data,
+    _length,
+    _slice,
+)
+from minikeras.trainers.data_adapters import (
+    _Batches,
     _check_no_arrays_with_batches,
     _check_steps,
-    _Data,
     _is_batch_iterable,
     _is_py_dataset,
-    _length,
     _PyDatasetSource,
-    _slice,
 )
 from minikeras.trainers.steps import python_logs
 from minikeras.trainers.training_state import StepCache, build_on, user_stacklevel

@@ -16,14 +16,12 @@ from minikeras import random as random_module
 from minikeras.argument_checks import check_arguments
 from minikeras.data_checks import check_before_training
 from minikeras.progress import Progress
+from minikeras.trainers.array_data import _ArrayBatches, _Data, _with_class_weight
 from minikeras.trainers.data_adapters import (
-    _ArrayBatches,
     _Batches,
     _check_no_arrays_with_batches,
-    _Data,
     _is_batch_iterable,
     _validation,
-    _with_class_weight,
 )
 from minikeras.trainers.interrupt import _InterruptGuard
 from minikeras.trainers.steps import Steps, python_logs

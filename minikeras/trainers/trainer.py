@@ -35,8 +35,8 @@ from minikeras.engine.variable import TrackingGeneration
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer
 from minikeras.metrics.base import Metric
+from minikeras.trainers.array_data import _as_input, _Data
 from minikeras.trainers.compile_utils import CompileLoss, CompileMetrics, LossTracker
-from minikeras.trainers.data_adapters import _as_input, _Data
 from minikeras.trainers.evaluation import Evaluation, as_numpy_outputs
 from minikeras.trainers.fit_loop import FitLoop
 from minikeras.trainers.steps import Steps, python_logs
