@@ -37,6 +37,12 @@ MOVED_FROM = {
     ),
     "minikeras.saving.keras_layout": ("optimizer_variables",),
     "minikeras.saving.keras_file": ("load_keras_weights",),
+    "minikeras.models.replayed_call": (
+        "REPLAYABLE_LAYERS",
+        "defined_in",
+        "not_replayable",
+        "overridden_method",
+    ),
 }
 PACKAGES = {
     "minikeras.ops": ops,
@@ -46,6 +52,7 @@ PACKAGES = {
         "minikeras.saving.keras_optimizer_layout"
     ),
     "minikeras.saving.keras_file": importlib.import_module("minikeras.saving.keras_weights_reader"),
+    "minikeras.models.replayed_call": importlib.import_module("minikeras.models.replayability"),
 }
 MOVED = [
     (module, name, next((p for prefix, p in PACKAGES.items() if module.startswith(prefix)), layers))

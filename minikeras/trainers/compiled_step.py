@@ -52,7 +52,7 @@ from minikeras.losses import (
     SparseCategoricalCrossentropy,
     functions,
 )
-from minikeras.models.replayed_call import (
+from minikeras.models.replayability import (
     REPLAYABLE_LAYERS,
     defined_in,
     not_replayable,

@@ -1,0 +1,158 @@
+"""Which models a replay can stand for: `not_replayable` and the layers it accepts.
+
+A call of a Sequential or functional model is recorded and replayed (by
+`replayed_call` under a tape, by `trainers.compiled_step` in `fit`) only if
+every layer's `call` is plain math on its inputs and weights: a layer of
+`REPLAYABLE_LAYERS`, with an activation minikeras defines, no method
+replaced on the instance, no loss added from Python, computing in the
+model's dtype. `not_replayable` says why a model falls short, or None.
+"""
+
+from types import FunctionType
+
+from minikeras import activations
+from minikeras.layers import (
+    ELU,
+    Activation,
+    Add,
+    AveragePooling2D,
+    Concatenate,
+    Conv1D,
+    Conv2D,
+    Dense,
+    Dropout,
+    Flatten,
+    GlobalAveragePooling2D,
+    Identity,
+    LeakyReLU,
+    MaxPooling2D,
+    ReLU,
+    Reshape,
+    Softmax,
+    tracking,
+)
+
+__all__ = ["REPLAYABLE_LAYERS", "defined_in", "not_replayable", "overridden_method"]
+
+# Layers whose call is math on its inputs and weights (Dropout's mask is drawn inside
+# its op, `ops.dropout_mask`, so a replay draws a fresh one from the same generator).
+REPLAYABLE_LAYERS = frozenset({
+    Activation, Add, AveragePooling2D, Concatenate, Conv1D, Conv2D, Dense, Dropout, ELU,
+    Flatten, GlobalAveragePooling2D, Identity, LeakyReLU, MaxPooling2D, ReLU,
+    Reshape, Softmax,
+})  # fmt: skip
+
+
+def not_replayable(model, layers=REPLAYABLE_LAYERS):
+    """Why a call of `model` cannot be recorded and replayed, or None if it can.
+
+    Args:
+        model: a model.
+        layers: the layer classes whose calls are replayable.
+
+    Returns:
+        A reason (a string), or None.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> mk.models.replayability.not_replayable(model) is None
+        True
+        >>> mk.models.replayability.not_replayable(
+        ...     mk.Sequential([mk.Input((3, 4)), mk.layers.LSTM(2, name="rnn")])
+        ... )
+        "layer 'rnn' (LSTM) is not replayable"
+    """
+    from minikeras.models.model import Model
+
+    reason = _not_replayable_model(model)
+    if reason is not None:
+        return reason
+    overridden = overridden_method(model)
+    if overridden is not None:
+        return f"the model's {overridden!r} is replaced on the instance"
+    for layer in tracking.tracked_layers(model):
+        overridden = overridden_method(layer)
+        if overridden is not None:
+            return f"layer {layer.name!r} has its {overridden!r} replaced on the instance"
+        if type(layer) not in layers:
+            if not isinstance(layer, Model):
+                return f"layer {layer.name!r} ({type(layer).__name__}) is not replayable"
+            # A model used as a layer (a base under a new head): plain math if its own
+            # layers are (this loop reaches them too) and it runs its graph.
+            reason = _not_replayable_model(layer)
+            if reason is not None:
+                return f"layer {layer.name!r}: {reason}"
+        activation = getattr(layer, "activation", None)
+        if activation is not None and not defined_in(activation, activations):
+            return f"layer {layer.name!r} has an activation minikeras does not define"
+        if layer.activity_regularizer is not None or layer._callable_losses:
+            return f"layer {layer.name!r} adds losses"
+        if layer.dtype != model.dtype:
+            return f"layer {layer.name!r} computes in {layer.dtype}, the model in {model.dtype}"
+    return None
+
+
+def defined_in(function, module):
+    """Whether `function` is one of the functions `module` defines (not a wrapper of one,
+    which `functools.wraps` gives the module's name).
+
+    Args:
+        function: any object.
+        module: a module.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> import functools
+        >>> relu = mk.activations.relu
+        >>> wrapped = functools.wraps(relu)(lambda x: relu(x) * 2.0)
+        >>> defined_in = mk.models.replayability.defined_in
+        >>> defined_in(relu, mk.activations), defined_in(wrapped, mk.activations)
+        (True, False)
+    """
+    name = getattr(function, "__name__", None)
+    return isinstance(name, str) and vars(module).get(name) is function
+
+
+def overridden_method(instance):
+    """The name of a method of `instance`'s class that the instance replaces, or None.
+
+    A method set on an instance (`layer.call = ...`) runs instead of the
+    class's, which is all a replay knows of.
+
+    Args:
+        instance: any object with a `__dict__`.
+
+    Returns:
+        The attribute's name, or None.
+
+    Example:
+        >>> layer = mk.layers.Dense(2)
+        >>> overridden_method = mk.models.replayability.overridden_method
+        >>> overridden_method(layer) is None
+        True
+        >>> layer.call = lambda inputs: inputs
+        >>> overridden_method(layer)
+        'call'
+    """
+    cls = type(instance)
+    for name, value in vars(instance).items():
+        if callable(value) and isinstance(getattr(cls, name, None), FunctionType):
+            return name
+    return None
+
+
+def _not_replayable_model(model):
+    """Why `model` itself (not its layers) cannot be replayed, or None."""
+    from minikeras.models.model import Model
+    from minikeras.models.sequential import Sequential
+
+    if type(model) is not Sequential and not (type(model) is Model and model._inputs is not None):
+        return "only Sequential and functional models are compiled"
+    if isinstance(model._outputs, (list, tuple, dict)):  # `Model(x, [y])`: a list of one
+        return "the model's outputs are a list, tuple or dict, not one tensor"
+    # A loss callable or a regularizer runs any Python: its numbers would be fixed.
+    if model._callable_losses or model.activity_regularizer is not None:
+        return "the model adds losses"
+    return None
