@@ -43,6 +43,12 @@ MOVED_FROM = {
         "not_replayable",
         "overridden_method",
     ),
+    "minikeras.engine.tensor": (
+        "add_read_observer",
+        "note_effect",
+        "read_variable",
+        "remove_read_observer",
+    ),
 }
 PACKAGES = {
     "minikeras.ops": ops,
@@ -53,6 +59,7 @@ PACKAGES = {
     ),
     "minikeras.saving.keras_file": importlib.import_module("minikeras.saving.keras_weights_reader"),
     "minikeras.models.replayed_call": importlib.import_module("minikeras.models.replayability"),
+    "minikeras.engine.tensor": importlib.import_module("minikeras.engine.variable_reads"),
 }
 MOVED = [
     (module, name, next((p for prefix, p in PACKAGES.items() if module.startswith(prefix)), layers))

@@ -33,11 +33,11 @@ from minikeras.engine.tensor import (
     Tensor,
     drop_stale_boxes,
     dtype_of,
-    note_effect,
     value_of,
     wrap,
 )
 from minikeras.engine.variable import Variable
+from minikeras.engine.variable_reads import note_effect
 
 __all__ = ["GradientTape", "may_overwrite"]
 

@@ -1,10 +1,10 @@
-"""`Tensor`, the values ops compute with, and the one place where a Variable's value is read.
+"""`Tensor`, the values ops compute with, and how ops get at the arrays they hold.
 
 A `Tensor` wraps a numpy array, or, inside a `GradientTape`, an autograd box
 that carries the trace. A `Variable` (in `engine.variable`) is a Tensor whose
-value can change in place; every read of it goes through `read_variable`,
-which is where tapes start recording and where layers observe which Variables
-a forward pass used.
+value can change in place; every read of it goes through `read_variable` (in
+`engine.variable_reads`, re-exported here), which is where tapes start
+recording and where layers observe which Variables a forward pass used.
 """
 
 import numpy as np
@@ -12,9 +12,14 @@ from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
 from minikeras import config
-from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.operators import Operators
+from minikeras.engine.variable_reads import (
+    add_read_observer,
+    note_effect,
+    read_variable,
+    remove_read_observer,
+)
 
 __all__ = [
     "TRACED_TYPES",
@@ -36,92 +41,6 @@ __all__ = [
 # `read_observers`, callables `observer(variable)` told of every Variable read
 # (layers use this to find Variables that a forward pass used but nobody tracked).
 FIRST_TAPE_TRACE = 1_000_000
-
-
-def read_variable(variable):
-    """Returns the current value of `variable`, as every read must.
-
-    Active tapes box the value so that gradients flow to it, and read
-    observers are told that `variable` was used.
-
-    Args:
-        variable: a `Variable`.
-
-    Returns:
-        The value as a numpy array, or an autograd box inside a tape.
-
-    Example:
-        >>> v = mk.Variable([1.0, 2.0])
-        >>> mk.engine.tensor.read_variable(v)
-        array([1., 2.], dtype=float32)
-    """
-    value = variable._value
-    state = _state
-    if state.active_tapes:
-        for tape in state.active_tapes:
-            value = tape._record_read(variable, value)
-    if state.read_observers:
-        for observer in state.read_observers:
-            observer(variable)
-    if TRACING[0] and state.read_interceptors:
-        for intercept in state.read_interceptors:
-            value = intercept(variable, value)
-    return value
-
-
-def note_effect(what):
-    """Tells `effect_observers` (engine.context) of a read or draw that no tape sees.
-
-    Args:
-        what: a short description, e.g. "a random draw".
-
-    Returns:
-        None.
-
-    Example:
-        >>> mk.engine.tensor.note_effect("a random draw")  # (nobody listens)
-    """
-    for observer in _state.effect_observers:
-        observer(what)
-
-
-def add_read_observer(observer):
-    """Registers `observer(variable)` to be called on every Variable read.
-
-    Args:
-        observer: a callable taking one `Variable`.
-
-    Returns:
-        None. Remove it with `remove_read_observer`.
-
-    Example:
-        >>> seen = []
-        >>> mk.engine.tensor.add_read_observer(seen.append)
-        >>> _ = mk.Variable([1.0]) * 2
-        >>> mk.engine.tensor.remove_read_observer(seen.append)
-        >>> len(seen)
-        1
-    """
-    _state.read_observers.append(observer)
-
-
-def remove_read_observer(observer):
-    """Removes an observer added with `add_read_observer`.
-
-    Args:
-        observer: the callable that was added.
-
-    Returns:
-        None.
-
-    Raises:
-        ValueError: if `observer` was not registered.
-
-    Example:
-        >>> mk.engine.tensor.add_read_observer(print)
-        >>> mk.engine.tensor.remove_read_observer(print)
-    """
-    _state.read_observers.remove(observer)
 
 
 # The types of values an optimizer traces its rule with (`optimizers/_trace_record.py`

@@ -1,8 +1,9 @@
 """`Variable`: a Tensor whose value changes in place, the weights of a model.
 
-Every read goes through `engine.tensor.read_variable` (where tapes box the
-value). Updates write into the Variable's own buffer when nothing else holds
-it, and into a new one otherwise, so that earlier reads keep what they saw.
+Every read goes through `engine.variable_reads.read_variable` (where tapes
+box the value). Updates write into the Variable's own buffer when nothing
+else holds it, and into a new one otherwise, so that earlier reads keep what
+they saw.
 """
 
 import sys
@@ -13,14 +14,8 @@ from autograd.tracer import getval
 from minikeras import config
 from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
-from minikeras.engine.tensor import (
-    Tensor,
-    _format_values,
-    note_effect,
-    read_variable,
-    value_of,
-    wrap,
-)
+from minikeras.engine.tensor import Tensor, _format_values, value_of, wrap
+from minikeras.engine.variable_reads import note_effect, read_variable
 
 __all__ = ["TrackingGeneration", "Variable", "as_written", "is_unshared"]
 
