@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 from autograd.core import VJPNode
 from autograd.numpy.numpy_boxes import ArrayBox
-from autograd.tracer import getval, isbox, new_box
+from autograd.tracer import getval, isbox
 
 from minikeras import tree
 from minikeras.engine import tensor as _tensor
@@ -36,6 +36,7 @@ from minikeras.engine.tensor import (
     value_of,
     wrap,
 )
+from minikeras.engine.trace_boxes import _box_at_level, _node_in, _unbox_level
 from minikeras.engine.variable import Variable
 from minikeras.engine.variable_reads import note_effect
 
@@ -43,38 +44,6 @@ __all__ = ["GradientTape", "may_overwrite"]
 
 # Start above the ids autograd's own `grad` uses, so that our tapes nest inside them.
 _trace_ids = itertools.count(_tensor.FIRST_TAPE_TRACE)
-
-
-def _node_in(value, trace_id):
-    """The node of `value` in trace `trace_id`, looking through nested boxes."""
-    if type(value) is ArrayBox and value._trace == trace_id:
-        return value._node  # the usual case: the innermost box is this tape's
-    while isbox(value):
-        if value._trace == trace_id:
-            return value._node
-        value = value._value
-    return None
-
-
-def _box_at_level(value, trace_id, node):
-    """Boxes `value` for trace `trace_id` beneath the boxes of later (inner) tapes.
-
-    autograd needs the boxes of a value nested by trace id, highest outermost;
-    an outer tape watching a Tensor that an inner tape already watches must
-    slip its box underneath.
-    """
-    if isbox(value) and value._trace > trace_id:
-        return new_box(_box_at_level(value._value, trace_id, node), value._trace, value._node)
-    return new_box(value, trace_id, node)
-
-
-def _unbox_level(value, trace_id):
-    """`value` without its box of trace `trace_id` (other tapes' boxes stay)."""
-    if isbox(value) and value._trace >= trace_id:
-        if value._trace == trace_id:
-            return value._value
-        return new_box(_unbox_level(value._value, trace_id), value._trace, value._node)
-    return value
 
 
 def _root_vjp(g):
