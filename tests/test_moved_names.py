@@ -49,6 +49,7 @@ MOVED_FROM = {
         "read_variable",
         "remove_read_observer",
     ),
+    "minikeras.engine.replay": ("Recorder",),
 }
 PACKAGES = {
     "minikeras.ops": ops,
@@ -60,6 +61,7 @@ PACKAGES = {
     "minikeras.saving.keras_file": importlib.import_module("minikeras.saving.keras_weights_reader"),
     "minikeras.models.replayed_call": importlib.import_module("minikeras.models.replayability"),
     "minikeras.engine.tensor": importlib.import_module("minikeras.engine.variable_reads"),
+    "minikeras.engine.replay": importlib.import_module("minikeras.engine.replay_recorder"),
 }
 MOVED = [
     (module, name, next((p for prefix, p in PACKAGES.items() if module.startswith(prefix)), layers))

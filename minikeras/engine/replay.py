@@ -5,17 +5,18 @@ numpy framework has no compiler, but the same trade is open to it: most of
 a small model's step is the Python around the numpy calls (Layer calls,
 Tensor wrapping, the tape's bookkeeping), and that is the same at every step.
 
-`Recorder`, active while a tape records one step, notes every primitive call
-the tape records: the op, its arguments, and the node it made. `Program.build`
-then checks that the recording is the whole computation, refusing it
-otherwise: every array an op received must be the output of an earlier
-recorded op, the value of a Variable the tape read, or one of the step's
-inputs, found by identity. An array computed outside the recorded ops (a
-dropout mask drawn in Python, labels reshaped, inputs cast) would be frozen
-into a replay, so its presence refuses the recording. Python numbers and
-strings the ops were given (an activation's name, an axis, `1 / batch
-size`) are kept as they were: the caller allows only layers and losses whose
-constants depend on shapes, never on values (`trainers.compiled_step`).
+`Recorder` (in `engine.replay_recorder`, re-exported here), active while a
+tape records one step, notes every primitive call the tape records: the op,
+its arguments, and the node it made. `Program.build` then checks that the
+recording is the whole computation, refusing it otherwise: every array an
+op received must be the output of an earlier recorded op, the value of a
+Variable the tape read, or one of the step's inputs, found by identity. An
+array computed outside the recorded ops (a dropout mask drawn in Python,
+labels reshaped, inputs cast) would be frozen into a replay, so its
+presence refuses the recording. Python numbers and strings the ops were
+given (an activation's name, an axis, `1 / batch size`) are kept as they
+were: the caller allows only layers and losses whose constants depend on
+shapes, never on values (`trainers.compiled_step`).
 
 `Program.run` calls the same forwards on the new inputs and the Variables'
 current values, makes the same VJPs, and pulls the gradient back through
@@ -28,16 +29,14 @@ it says no, the replay gives up, and the caller runs the step eagerly,
 which raises the op's own error.
 """
 
-import threading
-
 import numpy as np
-from autograd.core import VJPNode
 from autograd.core import primitive_vjps as _primitive_vjps
 from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras.engine import primitive
 from minikeras.engine.backward import _reverse_topological
 from minikeras.engine.context import state as _context
+from minikeras.engine.replay_recorder import Recorder
 from minikeras.engine.replay_source import write_replay
 
 __all__ = ["Program", "Recorder", "replay_draws", "replay_guard"]
@@ -82,77 +81,6 @@ def replay_draws(op):
         >>> mk.engine.replay.replay_draws(_dropout_mask)
     """
     _drawing.add(op)
-
-
-class Recorder:
-    """Notes the primitive calls one tape records in this thread (see the module).
-
-    Use it as a context manager around the tape's `with` block.
-
-    Args:
-        trace: the trace id of the tape to watch (`GradientTape._trace_id`).
-
-    Attributes:
-        entries: `(op, argnums, parents, values, box)` per recorded call.
-        valid: False once a call was seen that a replay could not repeat
-            (one of another tape, or of several nested traces).
-
-    Example:
-        >>> w = mk.Variable([2.0])
-        >>> with mk.GradientTape() as tape:
-        ...     with mk.engine.replay.Recorder(tape._trace_id) as recorder:
-        ...         y = w * w
-        >>> len(recorder.entries), recorder.valid
-        (1, True)
-    """
-
-    def __init__(self, trace):
-        self.trace = trace
-        self.thread = threading.get_ident()
-        self.entries = []
-        self.valid = True
-
-    def __enter__(self):
-        with _patch_lock:
-            if not primitive.recorders:
-                VJPNode.__init__ = _noting_init
-            primitive.recorders.append(self)
-        return self
-
-    def __exit__(self, *exc_info):
-        with _patch_lock:
-            primitive.recorders.remove(self)
-            if not primitive.recorders:
-                VJPNode.__init__ = _autograd_init
-
-    def note(self, op, trace, argnums, parents, values, box):
-        """Called by `engine.primitive` for each node it records in this thread."""
-        if trace != self.trace:
-            self.valid = False
-        else:
-            self.entries.append((op, argnums, parents, values, None, box._node))
-
-    def note_autograd(self, fun, argnums, parents, args, kwargs, node):
-        """Called for each node autograd's own primitive wrapper makes in this thread."""
-        if any(isinstance(arg, ArrayBox) for arg in args):
-            self.valid = False  # nested traces
-        else:
-            self.entries.append((fun, argnums, parents, args, kwargs, node))
-
-
-# autograd's primitives (`anp.sum`, `anp.reshape`...) make their nodes with
-# `VJPNode(value, fun, args, kwargs, parent_argnums, parents)`; while a recorder
-# is active, that constructor also tells it (an autograd internal, see docs/engine.md).
-_autograd_init = VJPNode.__init__
-_patch_lock = threading.Lock()
-
-
-def _noting_init(node, value, fun, args, kwargs, parent_argnums, parents):
-    _autograd_init(node, value, fun, args, kwargs, parent_argnums, parents)
-    thread = threading.get_ident()
-    for recorder in primitive.recorders:
-        if recorder.thread == thread:
-            recorder.note_autograd(fun, parent_argnums, parents, args, kwargs, node)
 
 
 class _Step:

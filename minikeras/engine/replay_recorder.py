@@ -1,0 +1,88 @@
+"""`Recorder`: notes the primitive calls one tape records, for `engine.replay.Program`.
+
+While a recorder is active, `engine.primitive` tells it of every node it
+makes (`note`), and autograd's own primitives (`anp.sum`, `anp.reshape`...)
+do too through a patched `VJPNode.__init__` (`note_autograd`), put back when
+the last recorder leaves. A call of another tape, or of nested traces, marks
+the recording as one a replay could not repeat (`valid` False).
+"""
+
+import threading
+
+from autograd.core import VJPNode
+from autograd.numpy.numpy_boxes import ArrayBox
+
+from minikeras.engine import primitive
+
+__all__ = ["Recorder"]
+
+
+class Recorder:
+    """Notes the primitive calls one tape records in this thread (see the module).
+
+    Use it as a context manager around the tape's `with` block.
+
+    Args:
+        trace: the trace id of the tape to watch (`GradientTape._trace_id`).
+
+    Attributes:
+        entries: `(op, argnums, parents, values, box)` per recorded call.
+        valid: False once a call was seen that a replay could not repeat
+            (one of another tape, or of several nested traces).
+
+    Example:
+        >>> w = mk.Variable([2.0])
+        >>> with mk.GradientTape() as tape:
+        ...     with mk.engine.replay.Recorder(tape._trace_id) as recorder:
+        ...         y = w * w
+        >>> len(recorder.entries), recorder.valid
+        (1, True)
+    """
+
+    def __init__(self, trace):
+        self.trace = trace
+        self.thread = threading.get_ident()
+        self.entries = []
+        self.valid = True
+
+    def __enter__(self):
+        with _patch_lock:
+            if not primitive.recorders:
+                VJPNode.__init__ = _noting_init
+            primitive.recorders.append(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        with _patch_lock:
+            primitive.recorders.remove(self)
+            if not primitive.recorders:
+                VJPNode.__init__ = _autograd_init
+
+    def note(self, op, trace, argnums, parents, values, box):
+        """Called by `engine.primitive` for each node it records in this thread."""
+        if trace != self.trace:
+            self.valid = False
+        else:
+            self.entries.append((op, argnums, parents, values, None, box._node))
+
+    def note_autograd(self, fun, argnums, parents, args, kwargs, node):
+        """Called for each node autograd's own primitive wrapper makes in this thread."""
+        if any(isinstance(arg, ArrayBox) for arg in args):
+            self.valid = False  # nested traces
+        else:
+            self.entries.append((fun, argnums, parents, args, kwargs, node))
+
+
+# autograd's primitives (`anp.sum`, `anp.reshape`...) make their nodes with
+# `VJPNode(value, fun, args, kwargs, parent_argnums, parents)`; while a recorder
+# is active, that constructor also tells it (an autograd internal, see docs/engine.md).
+_autograd_init = VJPNode.__init__
+_patch_lock = threading.Lock()
+
+
+def _noting_init(node, value, fun, args, kwargs, parent_argnums, parents):
+    _autograd_init(node, value, fun, args, kwargs, parent_argnums, parents)
+    thread = threading.get_ident()
+    for recorder in primitive.recorders:
+        if recorder.thread == thread:
+            recorder.note_autograd(fun, parent_argnums, parents, args, kwargs, node)
