@@ -50,6 +50,7 @@ MOVED_FROM = {
         "remove_read_observer",
     ),
     "minikeras.engine.replay": ("Recorder",),
+    "minikeras.layers.rnn": ("first_mask", "split_initial_state", "with_initial_state"),
 }
 PACKAGES = {
     "minikeras.ops": ops,
@@ -62,6 +63,7 @@ PACKAGES = {
     "minikeras.models.replayed_call": importlib.import_module("minikeras.models.replayability"),
     "minikeras.engine.tensor": importlib.import_module("minikeras.engine.variable_reads"),
     "minikeras.engine.replay": importlib.import_module("minikeras.engine.replay_recorder"),
+    "minikeras.layers.rnn": importlib.import_module("minikeras.layers.rnn_arguments"),
 }
 MOVED = [
     (module, name, next((p for prefix, p in PACKAGES.items() if module.startswith(prefix)), layers))

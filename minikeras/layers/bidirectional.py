@@ -2,7 +2,7 @@
 
 from minikeras import ops
 from minikeras.layers.layer import Layer
-from minikeras.layers.rnn import first_mask, split_initial_state, with_initial_state
+from minikeras.layers.rnn_arguments import first_mask, split_initial_state, with_initial_state
 
 __all__ = ["Bidirectional"]
 

@@ -15,74 +15,11 @@ import numpy as np
 from minikeras import ops, tree
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
+from minikeras.layers.rnn_arguments import first_mask, split_initial_state, with_initial_state
 from minikeras.layers.stacked_cells import StackedRNNCells, takes_training
 from minikeras.layers.stateful import StatefulStates
 
 __all__ = ["RNN", "first_mask", "split_initial_state", "with_initial_state"]
-
-
-def first_mask(structure):
-    """The first leaf of a list/tuple (a mask given per input), or the value itself.
-
-    Args:
-        structure: a mask, None, or a (nested) list of them.
-
-    Returns:
-        The first mask, or None.
-
-    Example:
-        >>> from minikeras.layers.rnn import first_mask
-        >>> first_mask([None, "m"]) is None, first_mask([["m"], None])
-        (True, 'm')
-    """
-    while isinstance(structure, (list, tuple)):
-        structure = structure[0] if structure else None
-    return structure
-
-
-def with_initial_state(inputs, initial_state):
-    """`[inputs, *initial_state]`, or `inputs` alone if there are no states.
-
-    Recurrent layers take their initial states in with their inputs, so that
-    the functional API records them as inputs of the call (an encoder's final
-    states feeding a decoder, say).
-
-    Args:
-        inputs: the sequences.
-        initial_state: None, a state, or a list of states.
-
-    Returns:
-        `inputs`, or a list.
-
-    Example:
-        >>> from minikeras.layers.rnn import with_initial_state
-        >>> with_initial_state("x", None), with_initial_state("x", ["h", "c"])
-        ('x', ['x', 'h', 'c'])
-    """
-    if initial_state is None:
-        return inputs
-    states = initial_state if isinstance(initial_state, (list, tuple)) else [initial_state]
-    return [inputs, *states]
-
-
-def split_initial_state(inputs, initial_state):
-    """Undoes `with_initial_state`: `(sequences, initial_state)` from what call() got.
-
-    Args:
-        inputs: the sequences, or the list `[sequences, *states]`.
-        initial_state: the states given separately, or None.
-
-    Returns:
-        The pair `(sequences, states)`, states a list or None.
-
-    Example:
-        >>> mk.layers.rnn.split_initial_state(["x", "h", "c"], None)
-        ('x', ['h', 'c'])
-    """
-    if isinstance(inputs, (list, tuple)):
-        inputs, *states = inputs
-        initial_state = states or initial_state
-    return inputs, initial_state
 
 
 def _sizes(size):
