@@ -527,6 +527,51 @@ def test_load_model_restores_the_compile_arguments(tmp_path):
     assert type(loaded.metrics[1]) is type(model.metrics[1])
 
 
+def _dict_heads_model():
+    inputs = Input((3,), name="x")
+    heads = {  # not in sorted order
+        "zeta": Dense(1, name="zeta", kernel_initializer="ones")(inputs),
+        "alpha": Dense(1, name="alpha", kernel_initializer="zeros")(inputs),
+    }
+    model = Model(inputs, heads)  # lists follow the sorted keys: alpha first
+    model.compile("sgd", loss=["mse", "mae"], loss_weights=[1.0, 2.0], metrics=[["mae"], []])
+    return model
+
+
+_DICT_X = np.arange(24, dtype="float32").reshape(8, 3) / 10
+_DICT_Y = {"zeta": np.zeros((8, 1), "float32"), "alpha": np.full((8, 1), 3.0, "float32")}
+
+
+def test_per_output_lists_of_a_dict_model_are_saved_by_output_name(tmp_path):
+    model = _dict_heads_model()
+    model.save(tmp_path / "m.minikeras")
+    with zipfile.ZipFile(tmp_path / "m.minikeras") as zipped:
+        compiled = json.loads(zipped.read("config.json"))["compile"]
+    assert compiled["loss"] == {"alpha": "mse", "zeta": "mae"}
+    assert compiled["loss_weights"] == {"alpha": 1.0, "zeta": 2.0}
+    logs = model.test_on_batch(_DICT_X, _DICT_Y, return_dict=True)
+    loaded = load_model(tmp_path / "m.minikeras")
+    assert loaded.test_on_batch(_DICT_X, _DICT_Y, return_dict=True) == logs
+
+
+def test_lists_in_a_file_from_before_sorted_keys_keep_their_heads(tmp_path):
+    # Files written while a list followed the dict's own order (zeta, alpha) hold such
+    # lists; they load with each entry on the head it was compiled for.
+    model = _dict_heads_model()
+    logs = model.test_on_batch(_DICT_X, _DICT_Y, return_dict=True)
+    model.save(tmp_path / "m.minikeras")
+
+    def as_before(config):
+        config["compile"].update(
+            loss=["mae", "mse"], loss_weights=[2.0, 1.0], metrics=[[], ["mae"]]
+        )
+        return config
+
+    _rewrite(tmp_path / "m.minikeras", "config.json", as_before)
+    loaded = load_model(tmp_path / "m.minikeras")
+    assert loaded.test_on_batch(_DICT_X, _DICT_Y, return_dict=True) == logs
+
+
 def test_compile_false_gives_an_uncompiled_model_and_leaves_the_random_stream(tmp_path):
     model = _digits_model("adam")
     model.fit(np.ones((4, 8)), np.zeros(4, dtype=int), verbose=0)

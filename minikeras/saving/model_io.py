@@ -19,6 +19,7 @@ from minikeras.saving.registry import custom_objects_by_name, deserialize_layer,
 from minikeras.saving.saved_training_state import (
     _check_training,
     _compile_objects,
+    _legacy_lists,
     _training_payload,
 )
 from minikeras.saving.weights import (
@@ -181,7 +182,7 @@ def _rebuild(contents, source, custom_objects, compile):  # noqa: A002
     if compile and compile_config is not None:
         try:
             objects = custom_objects_by_name(custom_objects)
-            optimizer, arguments = _compile_objects(compile_config, objects)
+            optimizer, arguments = _compile_objects(_legacy_lists(compile_config, model), objects)
             model.compile(optimizer, **arguments)
         except Exception as error:
             raise LoadError(

@@ -58,7 +58,7 @@ def _compile_entries(model):
         return _map_leaves(lambda m: _metric_entry(m, model, entries), user)
 
     identifier = model._loss_identifier
-    return {
+    entries = {
         "loss": _map_leaves(
             lambda loss: loss if loss is None or isinstance(loss, str) else losses.serialize(loss),
             identifier,
@@ -67,6 +67,29 @@ def _compile_entries(model):
         "metrics": metric_entries(False) or [],
         "weighted_metrics": metric_entries(True),
     }
+    outputs = getattr(model, "_outputs", None)  # a list for a dict of outputs is written
+    return _keyed(entries, sorted(outputs) if isinstance(outputs, dict) else None)  # by name
+
+
+def _keyed(arguments, names):
+    """Per-output lists of compile arguments as dicts: the i-th entry for `names[i]`."""
+    if not names or len(names) < 2:
+        return arguments
+    per_output = ("loss", "loss_weights", "metrics", "weighted_metrics")
+    return {
+        key: dict(zip(names, value))
+        if key in per_output and isinstance(value, list) and len(value) == len(names)
+        else value
+        for key, value in arguments.items()
+    }
+
+
+def _legacy_lists(config, model):
+    """A compile config as this minikeras reads it: files now key per-output lists by
+    output name, but files written before lists followed a dict of outputs' sorted keys
+    hold lists in the dict's own order (the order the rebuilt model keeps)."""
+    outputs = getattr(model, "_outputs", None)
+    return _keyed(config, list(outputs) if isinstance(outputs, dict) else None)
 
 
 def _compile_objects(config, objects):
