@@ -275,7 +275,8 @@ def test_evaluate_counts_the_kept_steps_only_in_the_loss_and_the_metrics():
 
 def test_weighted_metrics_take_per_step_sample_weights_with_the_mask():
     # Weights of shape (batch, steps) meet the (batch, steps) mask: they were reshaped
-    # to (batch * steps, 1) and failed to broadcast.
+    # to (batch * steps, 1) and failed to broadcast; (batch, steps, 1) ones are squeezed,
+    # as Keras does (they failed to broadcast too).
     model = _sequence_model()
     model.compile(
         "adam",
@@ -283,10 +284,11 @@ def test_weighted_metrics_take_per_step_sample_weights_with_the_mask():
         weighted_metrics=["accuracy"],
     )
     labels = np.random.default_rng(6).integers(0, VOCABULARY, (3, 5))
-    for weights in (np.random.default_rng(7).random((3, 5)), np.array([1.0, 0.5, 2.0])):
+    per_step = np.random.default_rng(7).random((3, 5))
+    for weights in (per_step, np.array([1.0, 0.5, 2.0]), per_step[..., None]):
         _, accuracy = model.evaluate(IDS, labels, sample_weight=weights, verbose=0)
         hits = model.predict(IDS, verbose=0).argmax(-1) == labels
-        w = MASK * (weights if weights.ndim == 2 else weights[:, None])
+        w = MASK * (weights.reshape(3, -1) if weights.ndim > 1 else weights[:, None])
         np.testing.assert_allclose(accuracy, (hits * w).sum() / w.sum(), rtol=1e-5)
 
 

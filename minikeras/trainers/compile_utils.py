@@ -370,6 +370,8 @@ class CompileMetrics:
                 m = mask.astype(np.float64)
                 if weight is not None:  # (batch,) or (batch, steps) weights on the mask's axes
                     weight = np.asarray(weight)
+                    if weight.ndim == m.ndim + 1 and weight.shape[-1] == 1:
+                        weight = weight[..., 0]  # (batch, steps, 1), as Keras squeezes it
                     weight = m * weight.reshape(weight.shape + (1,) * (m.ndim - weight.ndim))
                 else:
                     weight = m
