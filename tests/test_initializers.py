@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import minikeras as mk
 from minikeras import initializers, utils
 from minikeras.initializers import (
     Constant,
@@ -300,6 +301,32 @@ def test_variance_scaling_takes_its_fans_from_axes(name):
     assert init.get_config()["input_axes"] == [0] and init.get_config()["output_axes"] == [1, 2]
     # Given axes are kept; with_fan_axes replaces only missing ones.
     assert init.with_fan_axes([0, 1], [2]) is init
+
+
+class _Gained(initializers.GlorotUniform):  # a user subclass whose __init__ takes no axes
+    def __init__(self, gain=1.0, seed=None):
+        super().__init__(seed=seed)
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None):
+        return super().__call__(shape, dtype) * self.gain
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
+def test_with_fan_axes_keeps_a_subclass_whose_init_takes_no_axes():
+    # Rebuilding it from its config with the axes was a TypeError (Keras fails so too),
+    # so EinsumDense and MultiHeadAttention could not build with it.
+    init = _Gained(gain=3.0, seed=0).with_fan_axes([0], [1, 2])
+    assert type(init) is _Gained and init.gain == 3.0 and init.input_axes == [0]
+    limit = 3.0 * np.sqrt(6 / (32 + 64))
+    values = init((32, 4, 16))
+    assert limit >= np.abs(values).max() > 0.95 * limit
+    x = np.ones((2, 5, 16), "float32")
+    mk.layers.EinsumDense("abc,cd->abd", (None, 8), kernel_initializer=_Gained(2.0))(x)
+    attention = mk.layers.MultiHeadAttention(2, 4, kernel_initializer=_Gained(2.0))
+    assert attention(x, x).shape == (2, 5, 16)
 
 
 def test_axes_are_in_the_config_only_when_set_and_keras_configs_load():

@@ -5,6 +5,8 @@ taken from given axes when a layer knows which of its kernel's axes are
 inputs and which outputs (Keras 3.15's `input_axes` / `output_axes`).
 """
 
+import copy
+
 import numpy as np
 
 from minikeras.initializers.initializer import (
@@ -144,8 +146,10 @@ class VarianceScaling(Initializer):
             output_axes: the axes that count for `fan_out`.
 
         Returns:
-            A new initializer of the same class and config with those axes,
-            or this one if it was given both `input_axes` and `output_axes`.
+            A copy of this initializer with those axes, or this one if it was
+            given both `input_axes` and `output_axes`. (Keras rebuilds it with
+            `from_config`, which fails for a subclass whose `__init__` does not
+            take the axes; the copy keeps such a subclass working.)
 
         Example:
             >>> init = mk.initializers.GlorotUniform(seed=0).with_fan_axes([0], [1, 2])
@@ -155,8 +159,10 @@ class VarianceScaling(Initializer):
         """
         if self.input_axes is not None and self.output_axes is not None:
             return self
-        config = {**self.get_config(), "input_axes": input_axes, "output_axes": output_axes}
-        return type(self).from_config(config)
+        clone = copy.copy(self)  # (not from_config: a subclass's __init__ may not take axes)
+        clone.input_axes = _check_axes(type(self).__name__, "input_axes", input_axes)
+        clone.output_axes = _check_axes(type(self).__name__, "output_axes", output_axes)
+        return clone
 
 
 def _check_axes(owner, argument, axes):
