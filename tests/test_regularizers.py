@@ -204,6 +204,9 @@ def test_activity_penalty_of_an_empty_batch_is_zero():
     layer = layers.Activation("linear", activity_regularizer=lambda out: ops.sum(out) + 1.0)
     layer(np.zeros((0, 3), "float32"))
     assert [float(loss) for loss in layer.losses] == [0.0]  # Keras's divide_no_nan
+    mean_of_nothing = layers.Activation("linear", activity_regularizer=ops.mean)  # nan
+    mean_of_nothing(np.zeros((0, 3), "float32"))
+    assert [float(loss) for loss in mean_of_nothing.losses] == [0.0]
 
 
 def test_activity_penalty_matches_keras():

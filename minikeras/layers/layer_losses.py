@@ -8,6 +8,7 @@ whenever `losses` is read; every tracked weight's regularizer adds its penalty.
 
 import numpy as np
 
+from minikeras import ops
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration
@@ -39,7 +40,7 @@ def activity_loss(regularizer, output):
     loss = regularizer(output)
     if output.ndim:
         batch = output.shape[0]
-        loss = loss / batch if batch else loss * 0.0
+        loss = loss / batch if batch else ops.zeros_like(loss)  # (Keras's divide_no_nan)
     return loss
 
 
