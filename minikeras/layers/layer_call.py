@@ -160,11 +160,16 @@ class LayerCall:
     def _convert_arguments(self, value):
         # An array or Tensor anywhere in lists, tuples and dicts (a cell's states), as
         # Keras converts a call's arguments; anything else is left as it is.
+        kind = type(value)
+        if kind is Tensor and _ready(value, self.dtype):
+            return value  # (the usual argument: nothing to do)
         if call_helpers.is_array(value):
             return self._convert_inputs(value)
-        kind = type(value)
         if kind is list or kind is tuple:
-            return kind(self._convert_arguments(item) for item in value)
+            dtype = self.dtype
+            if all(type(item) is Tensor and _ready(item, dtype) for item in value):
+                return value  # (a cell's states, at every step of a sequence)
+            return kind([self._convert_arguments(item) for item in value])
         if kind is dict:
             return {key: self._convert_arguments(item) for key, item in value.items()}
         return value
@@ -195,6 +200,12 @@ class LayerCall:
         self._first_call_done = True
         if not _state.call_stack:
             call_checks.warn_untrackable(self)
+
+
+def _ready(tensor, dtype):
+    """Whether a Tensor argument needs no conversion: of the layer's dtype, or not float."""
+    held = tensor._value.dtype
+    return held == dtype or held.kind != "f"
 
 
 _PLAIN_ARGUMENTS = frozenset([bool, int, float, str, type(None)])  # flags: nothing to convert
