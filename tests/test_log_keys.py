@@ -165,3 +165,19 @@ def test_lists_for_dict_outputs_follow_the_sorted_keys():
     keras = pytest.importorskip("keras")
     theirs = _dict_heads(keras)
     assert theirs.test_on_batch(X, y, return_dict=True) == pytest.approx(logs, rel=1e-6)
+
+
+def test_a_loss_dict_must_name_every_output():
+    # Keras 3 refuses a loss dict without an output's key (None says "no loss");
+    # minikeras took the missing output as one without a loss.
+    model = _two_heads(mk)
+    model.compile("sgd", loss={"b": "mse"})
+    with pytest.raises(ValueError, match=r"lacks the outputs \['a'\]"):
+        model.train_on_batch(X, [Y_A, Y_B])
+    model.compile("sgd", loss={"a": None, "b": "mse"})
+    assert set(model.train_on_batch(X, [Y_A, Y_B], return_dict=True)) == {"loss"}
+    keras = pytest.importorskip("keras")
+    theirs = _two_heads(keras)
+    theirs.compile("sgd", loss={"b": "mse"})
+    with pytest.raises(ValueError, match="Expected keys"):
+        theirs.train_on_batch(X, [Y_A, Y_B])

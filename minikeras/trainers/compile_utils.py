@@ -181,6 +181,14 @@ class CompileLoss:
             identifier = self.identifier[0] if len(self.identifier) == 1 else self.identifier
         else:
             identifier = self.identifier
+        if isinstance(identifier, dict) and len(names) > 1:
+            missing = [name for name in names if name not in identifier]
+            if missing:  # as Keras 3: every output named, None for one without a loss
+                raise ValueError(
+                    f"compile: the loss dict lacks the outputs {missing} (it has keys "
+                    f"{sorted(identifier)}; the outputs are {names}); give every output "
+                    "a loss, or None for an output that has none"
+                )
         self.losses = _per_output(identifier, names, "loss", _as_loss)
         weights = self.loss_weights
         if weights is not None and not isinstance(weights, (list, tuple, dict)):
