@@ -142,6 +142,13 @@ def test_predict_with_steps_takes_the_first_batches():
     np.testing.assert_array_equal(model.predict(x, steps=3), x)  # batches of 4: all of x
     with pytest.warns(UserWarning, match=r"predict: the data ran out before steps=7 batches"):
         np.testing.assert_array_equal(model.predict(x, batch_size=2, steps=7), x)
+    # A generator that ends first: the outputs for what it gave, and a warning (as Keras).
+    with pytest.warns(UserWarning, match=r"predict: the data ran out before steps=5 .*gave 3"):
+        out = model.predict((x[i : i + 2] for i in range(0, 6, 2)), steps=5)
+    np.testing.assert_array_equal(out, x[:6])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # exactly as many batches as asked: no warning
+        model.predict((x[i : i + 2] for i in range(0, 6, 2)), steps=3)
 
 
 def test_validation_steps_score_the_same_first_batches_every_epoch():

@@ -175,8 +175,8 @@ class Evaluation:
             batch_size: samples per batch.
             verbose: 1 shows a progress bar.
             steps: predict the first `steps` batches, so a generator that
-                never ends can be used; fewer if the data ends first (with
-                a warning for arrays). With arrays and no `batch_size`, the
+                never ends can be used; fewer, with a warning, if the data
+                ends first (as in Keras). With arrays and no `batch_size`, the
                 batches are `ceil(samples / steps)` samples (as in Keras 3).
                 None: all of them.
             callbacks: a list of `minikeras.callbacks.Callback`; their
@@ -204,6 +204,13 @@ class Evaluation:
                 x = itertools.islice(x, _check_steps(steps, "predict"))
             chunks = [_as_input(b[0] if isinstance(b, tuple) else b, self.dtype, "predict")
                       for b in x]  # fmt: skip
+            if steps is not None and 0 < len(chunks) < steps:  # as Keras: say so
+                warnings.warn(
+                    f"predict: the data ran out before steps={steps} batches (it gave "
+                    f"{len(chunks)}); the outputs are for those",
+                    UserWarning,
+                    stacklevel=user_stacklevel(),
+                )
         else:
             inputs = _as_input(x, self.dtype, "predict")
             total = _length(inputs)
