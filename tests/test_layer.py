@@ -614,3 +614,26 @@ def test_set_weights_refuses_what_is_not_a_number_and_changes_nothing(bad, messa
         dense.set_weights([bad, np.ones(2)])  # the bias alone is fine: nothing is assigned
     for old, new in zip(before, dense.get_weights()):
         np.testing.assert_array_equal(old, new)
+
+
+def test_a_variable_passed_as_an_argument_is_not_taken_for_a_hidden_weight():
+    # Keras makes a tensor of a Variable argument; here it is read at the call's
+    # boundary, so the untracked-weight check (which fires for a Variable the call
+    # reaches by other ways) stays quiet, and gradients still reach the Variable.
+    class Scale(Layer):
+        def call(self, inputs, factor):
+            return inputs * factor
+
+    factor = mk.Variable(np.float32(2.0), name="factor")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mk.TrackingWarning)
+        with GradientTape() as tape:
+            total = ops.sum(Scale()(np.ones((2, 2), "float32"), factor))
+    assert float(total) == 8.0 and float(tape.gradient(total, factor)) == 4.0
+
+    class Hidden(Layer):
+        def call(self, inputs):
+            return inputs * factor  # reached through a closure: not tracked
+
+    with pytest.warns(mk.TrackingWarning, match="'factor'"):
+        Hidden()(np.ones((2, 2), "float32"))

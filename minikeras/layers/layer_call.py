@@ -12,6 +12,7 @@ import numpy as np
 
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor, wrap
+from minikeras.engine.variable import Variable
 from minikeras.layers import call_checks, call_helpers, call_spec
 from minikeras.layers.call_helpers import contains
 from minikeras.layers.input_layer import SymbolicTensor
@@ -129,6 +130,12 @@ class LayerCall:
         return outputs
 
     def _convert_inputs(self, inputs):
+        if isinstance(inputs, Variable):
+            # Read here, as Keras makes a tensor of a Variable argument: the call sees
+            # its value (a tape still records the read), and the untracked-weight
+            # check, which watches the reads inside the call, does not take an
+            # argument for a weight the layer hides.
+            inputs = inputs.value
         if isinstance(inputs, Tensor):
             value = inputs
         elif isinstance(inputs, (list, tuple)) and any(
