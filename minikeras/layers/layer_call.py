@@ -48,17 +48,15 @@ class LayerCall:
                 inputs = wrap(inputs)  # what _convert_inputs makes of it, without its checks
             else:
                 inputs = self._convert_inputs(inputs)
-        else:
-            dtype = inputs.dtype
-            if dtype != self.dtype and dtype.kind == "f":
-                inputs = self._convert_inputs(inputs)
+        elif not _ready(inputs, self.dtype):
+            inputs = self._convert_inputs(inputs)
         training = kwargs.pop("training", None)
         mask = kwargs.pop("mask", _NOT_GIVEN)
         if args:  # further tensor arguments are converted like the inputs, as in Keras,
             args = tuple(self._convert_arguments(a) for a in args)  # nested ones too
         if kwargs:
             for key, value in kwargs.items():
-                if type(value) not in _PLAIN_ARGUMENTS:
+                if type(value) not in call_helpers._PLAIN:  # (flags: nothing to convert)
                     kwargs[key] = self._convert_arguments(value)
         profile = _profiles.get(type(self).call) or _profile(self)
         if mask is _NOT_GIVEN:  # models pass masks explicitly; a direct call reads the inputs'
@@ -213,9 +211,6 @@ def _ready(tensor, dtype):
     """Whether a Tensor argument needs no conversion: of the layer's dtype, or not float."""
     held = tensor._value.dtype
     return held == dtype or held.kind != "f"
-
-
-_PLAIN_ARGUMENTS = frozenset([bool, int, float, str, type(None)])  # flags: nothing to convert
 
 
 def _shape_of(inputs):
