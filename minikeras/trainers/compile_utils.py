@@ -113,14 +113,25 @@ def flat(structure, names):
     return [structure]
 
 
-def _per_output(value, names, what, make):
-    """`value` (one entry, a list in output order, or a dict by name) as one entry per output."""
+def _per_output(value, names, what, make, every_output=False):
+    """`value` (one entry, a list in output order, or a dict by name) as one entry per output.
+
+    With `every_output` (a loss dict, as Keras 3 requires) a dict must name every
+    output of a model with several; otherwise a missing one gets None.
+    """
     if isinstance(value, dict):
         unknown = set(value) - set(names)
         if unknown:
             raise ValueError(
                 f"compile: {what} has keys {sorted(unknown)} that are not output names; "
                 f"the outputs are {names}"
+            )
+        missing = [name for name in names if name not in value]
+        if every_output and missing and len(names) > 1:
+            raise ValueError(
+                f"compile: the {what} dict lacks the outputs {missing} (it has keys "
+                f"{sorted(value)}; the outputs are {names}); give every output "
+                f"a {what}, or None for an output that has none"
             )
         return [make(value.get(name)) for name in names]
     if isinstance(value, (list, tuple)) and len(names) > 1:
@@ -181,15 +192,7 @@ class CompileLoss:
             identifier = self.identifier[0] if len(self.identifier) == 1 else self.identifier
         else:
             identifier = self.identifier
-        if isinstance(identifier, dict) and len(names) > 1:
-            missing = [name for name in names if name not in identifier]
-            if missing:  # as Keras 3: every output named, None for one without a loss
-                raise ValueError(
-                    f"compile: the loss dict lacks the outputs {missing} (it has keys "
-                    f"{sorted(identifier)}; the outputs are {names}); give every output "
-                    "a loss, or None for an output that has none"
-                )
-        self.losses = _per_output(identifier, names, "loss", _as_loss)
+        self.losses = _per_output(identifier, names, "loss", _as_loss, every_output=True)
         weights = self.loss_weights
         if weights is not None and not isinstance(weights, (list, tuple, dict)):
             weights = [weights]
