@@ -19,6 +19,7 @@ import re
 
 from minikeras import serialization_lib
 from minikeras.saving import keras_ops
+from minikeras.trainers.compile_utils import output_names
 
 __all__ = [
     "KerasConfigError",
@@ -250,7 +251,7 @@ def keyed_by_output(arguments, outputs):
         ...     {"loss": ["mse", "mae"], "loss_weights": None}, {"zeta": 0, "alpha": 1})
         {'loss': {'alpha': 'mse', 'zeta': 'mae'}, 'loss_weights': None}
     """
-    names = sorted(outputs) if isinstance(outputs, dict) else None
+    names = output_names(None, outputs) if isinstance(outputs, dict) else None
     per_output = ("loss", "loss_weights", "metrics", "weighted_metrics")
     return {
         key: dict(zip(names, value))

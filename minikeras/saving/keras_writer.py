@@ -116,7 +116,7 @@ def save_keras_weights(model, path, overwrite=True):
 
 
 def _compile_config(model):
-    from minikeras.saving.keras_config import compile_flags
+    from minikeras.saving.keras_config import compile_flags, keyed_by_output
     from minikeras.saving.saved_training_state import _compile_entries, _map_leaves
 
     if not getattr(model, "compiled", False):
@@ -129,12 +129,8 @@ def _compile_config(model):
             entry = "accuracy"
         return _keras_entry(entry, "keras.metrics")
 
-    outputs = getattr(model, "_outputs", None)
-    if isinstance(outputs, dict):  # a list per output, keyed by name (both frameworks
-        names = sorted(outputs)  # take a list for a dict of outputs by sorted key)
-        for key in ("loss", "loss_weights", "metrics", "weighted_metrics"):
-            if isinstance(entries[key], list) and len(entries[key]) == len(names):
-                entries[key] = dict(zip(names, entries[key]))
+    # A list per output of a dict of outputs is written keyed by name.
+    entries = keyed_by_output(entries, getattr(model, "_outputs", None))
     weighted = entries["weighted_metrics"]
     return {
         "optimizer": _optimizer_entry(model.optimizer),

@@ -13,6 +13,7 @@ from minikeras.saving.archive import LoadError, to_json
 from minikeras.saving.keras_config import compile_flags
 from minikeras.saving.registry import custom_objects_by_name
 from minikeras.saving.weights import _warn
+from minikeras.trainers.compile_utils import output_names
 
 __all__ = []
 
@@ -29,8 +30,6 @@ def _map_leaves(fn, structure):
 def _metric_entry(metric, model, entries):
     """A metric `compile` was given, as a file names it: without the output's name that
     compile put before its name (`cls_accuracy` for the output `cls`), as Keras keeps it."""
-    from minikeras.trainers.compile_utils import output_names
-
     if metric is None or isinstance(metric, str):  # (None: no metric for that output)
         return metric
     entry = metrics.serialize(metrics.get(metric))
@@ -68,7 +67,8 @@ def _compile_entries(model):
         "weighted_metrics": metric_entries(True),
     }
     outputs = getattr(model, "_outputs", None)  # a list for a dict of outputs is written
-    return _keyed(entries, sorted(outputs) if isinstance(outputs, dict) else None)  # by name
+    names = output_names(model, outputs) if isinstance(outputs, dict) else None
+    return _keyed(entries, names)  # by name
 
 
 def _keyed(arguments, names):
