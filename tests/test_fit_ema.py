@@ -1,7 +1,8 @@
 """`fit` with an optimizer's `use_ema`: the model ends with the averaged weights, as in Keras 3.
 
 Keras 3's `fit` calls `optimizer.finalize_variable_values(trainable weights)`
-when training ends, before `on_train_end`; with `use_ema` and no
+when training ends, before `on_train_end` (with JAX, in a `finally`: also when
+a callback raises); with `use_ema` and no
 `ema_overwrite_frequency` that sets each weight to its moving average. The
 average starts as the weight after the first step, then
 `average = momentum * average + (1 - momentum) * weight` after each step.
@@ -75,5 +76,38 @@ def test_fit_with_ema_matches_keras():
     reference, model = _model(keras), _model(mk)
     reference.fit(X, Y, batch_size=4, epochs=3, shuffle=False, verbose=0)
     model.fit(X, Y, batch_size=4, epochs=3, shuffle=False, verbose=0)
+    for ours, theirs in zip(model.get_weights(), reference.get_weights(), strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+
+
+class RaiseAtEpochEnd(mk.callbacks.Callback):
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == 1:
+            raise RuntimeError("stopped by a callback")
+
+
+def test_a_fit_that_raises_still_ends_with_the_moving_averages():
+    # Keras 3's JAX fit finalizes in a `finally`: an error leaves the averages too.
+    model = _model(mk)
+    with pytest.raises(RuntimeError, match="stopped by a callback"):
+        model.fit(X, Y, batch_size=4, epochs=3, shuffle=False, verbose=0,
+                  callbacks=[RaiseAtEpochEnd()])  # fmt: skip
+    _, average = _hand_computed([(X[:4], Y[:4]), (X[4:], Y[4:])] * 2)  # two epochs ran
+    for weight, expected in zip(model.get_weights(), average, strict=True):
+        np.testing.assert_allclose(weight, expected, rtol=1e-5)
+
+
+def test_a_fit_that_raises_with_ema_matches_keras_with_jax():
+    keras = pytest.importorskip("keras")
+    if keras.backend.backend() != "jax":  # Keras's torch and TensorFlow fits skip it
+        pytest.skip("Keras finalizes the averages on an error with its JAX backend only")
+    reference, model = _model(keras), _model(mk)
+    raising = type(
+        "Raise", (keras.callbacks.Callback,), {"on_epoch_end": RaiseAtEpochEnd.on_epoch_end}
+    )
+    for trained, callback in ((reference, raising()), (model, RaiseAtEpochEnd())):
+        with pytest.raises(RuntimeError, match="stopped by a callback"):
+            trained.fit(X, Y, batch_size=4, epochs=3, shuffle=False, verbose=0,
+                        callbacks=[callback])  # fmt: skip
     for ours, theirs in zip(model.get_weights(), reference.get_weights(), strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5)

@@ -40,6 +40,22 @@ from minikeras.trainers.training_state import (
 __all__ = ["FitLoop"]
 
 
+@contextlib.contextmanager
+def _finalized_at_end(model, weights, cache):
+    """Calls the optimizer's `finalize_variable_values` when the epochs end, however they end.
+
+    As Keras 3 with JAX does (in a `finally`): after a step or more, a model
+    trained with `use_ema` ends on its weights' moving averages, also when a
+    callback or a step raises (Keras's torch and TensorFlow `fit`s skip it then).
+    """
+    try:
+        yield
+    finally:
+        optimizer = getattr(model, "optimizer", None)
+        if cache.steps_done and getattr(optimizer, "use_ema", False):
+            optimizer.finalize_variable_values(weights)
+
+
 class FitLoop:
     """`fit`, mixed into `Model` through `Trainer`.
 
@@ -81,10 +97,13 @@ class FitLoop:
         its backup of the last complete one, to resume from.
         `model.trainable` and the layers' `trainable` flags are read when
         `fit` starts. A non-finite loss warns once (`RuntimeWarning`) unless a
-        callback such as `TerminateOnNaN` stops training. When training
-        ends (before `on_train_end`), `fit` calls the optimizer's
-        `finalize_variable_values` on the trained weights, as Keras 3 does:
-        with `use_ema=True`, the model ends with their moving averages.
+        callback such as `TerminateOnNaN` stops training. When the epochs
+        end after at least one step, however they end (done, stopped early,
+        Ctrl-C, or an error raised by a step or a callback), `fit` calls the
+        optimizer's `finalize_variable_values` on the trained weights (before
+        `on_train_end`, which an error skips), as Keras 3 with JAX does: with
+        `use_ema=True`, the model ends with their moving averages. (Keras's
+        torch and TensorFlow `fit`s skip it when an error is raised.)
 
         Args:
             x: inputs (a numpy array, a list of arrays for several inputs, or
@@ -241,7 +260,7 @@ class FitLoop:
         callback_list.on_train_begin()
         if self._initial_epoch is not None:  # BackupAndRestore restored a later epoch
             initial_epoch, self._initial_epoch = self._initial_epoch, None
-        with interrupt:
+        with interrupt, _finalized_at_end(self, weights, cache):
             for epoch in range(initial_epoch, epochs):
                 if getattr(train, "by_steps", False) and not train.has_next():
                     warn_out_of_data(train, epoch, cache.steps_done, epochs - initial_epoch)
@@ -305,10 +324,6 @@ class FitLoop:
                 callback_list.on_epoch_end(epoch, epoch_logs)
                 if self.stop_training or interrupt.requested or out_of_data:
                     break
-        optimizer = getattr(self, "optimizer", None)
-        if cache.steps_done and getattr(optimizer, "use_ema", False):
-            # As Keras: a model trained with use_ema ends on its weights' moving averages.
-            optimizer.finalize_variable_values(weights)
         self._fit_interrupted = interrupt.requested  # (also when Ctrl-C came between epochs)
         callback_list.on_train_end(epoch_logs)
         if interrupt.requested:
