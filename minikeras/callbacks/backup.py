@@ -1,8 +1,9 @@
-"""`BackupAndRestore`: a `fit` that was killed resumes where its last epoch ended, bit for bit."""
+"""`BackupAndRestore`: a `fit` that was killed resumes from its last backup, bit for bit."""
 
 import json
 import os
 import shutil
+import uuid
 import zipfile
 
 import numpy as np
@@ -20,37 +21,57 @@ def _write_atomically(path, write):
 
 
 class BackupAndRestore(Callback):
-    """Backs up the training state after every epoch; a new `fit` restores it and resumes.
+    """Backs up the training state after every epoch (or every N batches); `fit` resumes from it.
 
-    After each epoch, the model's weights, every optimizer's variables
-    (moments and iteration count), the epoch reached and the states of the
-    random generators (the global one, which shuffles, and those layers
-    hold) are written to `backup_dir`. When `fit` starts and a backup is
-    there, all of it is restored and training resumes at the next epoch, so a
-    run killed part-way and run again ends with the same weights, bit for
-    bit, as a run that was never stopped (for the same model, data and
-    arguments). The backup is deleted when training completes; after a
-    Ctrl-C, which stops `fit` cleanly inside an epoch, it is kept (that of the
-    last complete epoch) for a new `fit` to resume from, as a Keras `fit`
-    that a `KeyboardInterrupt` stops keeps it. With
-    `steps_per_epoch`, only epochs that end where a pass over the data ends
-    resume bit for bit: the place inside a pass (or a generator's state) is
-    not backed up, so a resumed `fit` starts a new pass.
+    A backup holds the model's weights, every optimizer's variables
+    (moments and iteration count), the epoch to resume at and the states of
+    the random generators (the global one, which shuffles, and those layers
+    hold), written to `backup_dir`. When `fit` starts and a backup is
+    there, all of it is restored and training resumes from it.
+
+    With `save_freq="epoch"`, a backup is written after each epoch and
+    training resumes at the next epoch, so a run killed part-way and run
+    again ends with the same weights, bit for bit, as a run that was never
+    stopped (for the same model, data and arguments).
+
+    With an integer `save_freq`, a backup is written every `save_freq`
+    batches, counted across epochs (and across the `fit`s this callback
+    serves), and none at an epoch's end, as in Keras 3. A backup taken inside
+    epoch `e` resumes, as Keras's does, at the start of epoch `e`, from the
+    weights and optimizer state after the backed-up batch: the batches of
+    epoch `e` before it are trained twice. The resumed run is, bit for bit,
+    a run that started epoch `e` afresh right after that batch (the random
+    streams carry on from there, so a shuffle draws a new order). Keras
+    writes epoch 0 for a backup taken before the first epoch end of a
+    callback made after a restore (a second kill then restarts training at
+    `fit`'s `initial_epoch`); here a backup always names the epoch in
+    progress.
+
+    The backup is deleted when training completes; after a Ctrl-C, which
+    stops `fit` cleanly inside an epoch, it is kept (the last one written:
+    that of the last complete epoch with `save_freq="epoch"`) for a new
+    `fit` to resume from, as a Keras `fit` that a `KeyboardInterrupt` stops
+    keeps it. With `steps_per_epoch`, only epochs that end where a pass over
+    the data ends resume bit for bit: the place inside a pass (or a
+    generator's state) is not backed up, so a resumed `fit` starts a new pass.
 
     Args:
         backup_dir: the directory of the backup (created if missing).
-        save_freq: `"epoch"` (the only choice here: Keras's per-batch backups
-            are not supported, and asking for them is an error).
+        save_freq: `"epoch"`, or a positive int: back up every that many
+            batches. (Keras also takes `False`, for TensorFlow's preemption
+            checkpointing, which minikeras does not have, and saves after
+            every batch for 0 or a negative int; here those are errors.)
         double_checkpoint: also keep the backup before the last one
             (`*.bkp`); when the last one cannot be read, `fit` resumes from
-            that one, an epoch earlier.
+            that one, a backup earlier.
         delete_checkpoint: delete the backup(s) when training ends.
 
     Raises:
-        ValueError: for a `save_freq` other than `"epoch"`; when `fit`
-            starts (before anything changes), for a backup that cannot be
-            read (a cut file, or its two files of different epochs) without
-            a readable previous one, or that another model wrote.
+        ValueError: for a `save_freq` that is neither `"epoch"` nor a
+            positive int; when `fit` starts (before anything changes), for a
+            backup that cannot be read (a cut file, or its two files of
+            different backups) without a readable previous one, or that
+            another model wrote.
 
     Example:
         >>> import tempfile
@@ -75,10 +96,12 @@ class BackupAndRestore(Callback):
         super().__init__()
         if not backup_dir:
             raise ValueError("BackupAndRestore: backup_dir is empty; give a directory")
-        if save_freq != "epoch":
+        if save_freq != "epoch" and (
+            isinstance(save_freq, bool) or not isinstance(save_freq, int) or save_freq <= 0
+        ):
             raise ValueError(
-                f"BackupAndRestore: save_freq={save_freq!r} is not supported; minikeras backs "
-                "up at the end of each epoch only (save_freq='epoch')"
+                "BackupAndRestore: save_freq must be 'epoch' or a positive int (a backup "
+                f"every that many batches), got {save_freq!r}"
             )
         self.backup_dir = os.fspath(backup_dir)
         self.save_freq = save_freq
@@ -86,6 +109,9 @@ class BackupAndRestore(Callback):
         self.delete_checkpoint = delete_checkpoint
         self._arrays_path = os.path.join(self.backup_dir, "latest.npz")
         self._metadata_path = os.path.join(self.backup_dir, "training_metadata.json")
+        # As Keras's: the batch count carries on across epochs and fits.
+        self._batches_since_backup = 0
+        self._epoch = 0
 
     def _backups(self):
         """The (arrays, metadata) paths of the backups, newest first."""
@@ -116,8 +142,19 @@ class BackupAndRestore(Callback):
                 f"({'; '.join(failures)}); delete it to start afresh"
             )
 
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch":
+            return
+        self._batches_since_backup += 1
+        if self._batches_since_backup >= self.save_freq:
+            self._batches_since_backup = 0
+            self._save(self._epoch, batch)  # resumes at this epoch's start, as in Keras
+
     def on_epoch_end(self, epoch, logs=None):
-        if not self._interrupted():
+        if self.save_freq == "epoch" and not self._interrupted():
             self._save(epoch + 1)
 
     def on_train_end(self, logs=None):
@@ -141,17 +178,23 @@ class BackupAndRestore(Callback):
             variables += list(optimizer.variables)
         return variables
 
-    def _save(self, epoch):
+    def _save(self, epoch, batch=None):
+        """Writes a backup to resume at `epoch` (`batch`: the last batch run, inside it)."""
         os.makedirs(self.backup_dir, exist_ok=True)
         arrays = {f"v{i}": variable.numpy() for i, variable in enumerate(self._variables())}
         generators = self.model._random_generators()
+        # (uuid, not the random streams a backup restores)
         metadata = {
             "epoch": epoch,
+            "batch": batch,
+            "id": uuid.uuid4().hex,
             "variables": len(arrays),
             "random": {key: g.bit_generator.state for key, g in generators.items()},
         }
-        # The epoch in both files: a crash between the two writes is found on restore.
+        # The epoch and an id in both files: a crash between the two writes is found on restore
+        # (two backups inside one epoch have the same epoch).
         arrays["epoch"] = np.array(epoch)
+        arrays["id"] = np.array(metadata["id"])
         if self.double_checkpoint:  # the last backup becomes the previous one
             for path in (self._arrays_path, self._metadata_path):
                 if os.path.exists(path):
@@ -187,9 +230,9 @@ class BackupAndRestore(Callback):
 def _read(arrays_path, metadata_path):
     """The metadata and the arrays of one backup, checked whole.
 
-    Raises a ValueError naming the file for anything that is not a backup
-    of one epoch: a cut or empty file, JSON of another shape, arrays that
-    are not the ones the metadata counts, or the two files of two epochs.
+    Raises a ValueError naming the file for anything that is not one
+    backup: a cut or empty file, JSON of another shape, arrays that are not
+    the ones the metadata counts, or the two files of two backups.
     """
     try:
         with open(metadata_path, encoding="utf-8") as stream:
@@ -201,16 +244,22 @@ def _read(arrays_path, metadata_path):
         raise ValueError(f"{metadata_path}: {error!r}") from error
     try:
         with np.load(arrays_path) as arrays:
-            names = set(arrays.files) - {"epoch"}
+            names = set(arrays.files) - {"epoch", "id"}
             if names != {f"v{i}" for i in range(count)}:
                 raise ValueError(f"it holds {len(names)} arrays where its metadata counts {count}")
             values = [arrays[f"v{i}"] for i in range(count)]
             arrays_epoch = int(arrays["epoch"]) if "epoch" in arrays.files else epoch
+            arrays_id = str(arrays["id"]) if "id" in arrays.files else metadata.get("id")
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise ValueError(f"{arrays_path}: {error!r}") from error
     if arrays_epoch != epoch:
         raise ValueError(
             f"{arrays_path}: its arrays are of epoch {arrays_epoch} but its metadata of epoch "
             f"{epoch} (a crash between the two writes)"
+        )
+    if arrays_id != metadata.get("id"):
+        raise ValueError(
+            f"{arrays_path}: its arrays and its metadata are of two backups of epoch {epoch} "
+            "(a crash between the two writes)"
         )
     return metadata, values

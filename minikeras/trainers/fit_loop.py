@@ -93,8 +93,9 @@ class FitLoop:
         stops cleanly at the end of the current step: the model keeps the
         weights of its last completed step, and the History so far is
         returned (the interrupted epoch's logs without validation); a
-        `BackupAndRestore` does not back up the interrupted epoch and keeps
-        its backup of the last complete one, to resume from.
+        `BackupAndRestore` keeps its last backup to resume from (with
+        `save_freq="epoch"`, that of the last complete epoch: the interrupted
+        one is not backed up).
         `model.trainable` and the layers' `trainable` flags are read when
         `fit` starts. A non-finite loss warns once (`RuntimeWarning`) unless a
         callback such as `TerminateOnNaN` stops training. When the epochs
