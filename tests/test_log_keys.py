@@ -181,3 +181,54 @@ def test_a_loss_dict_must_name_every_output():
     theirs.compile("sgd", loss={"b": "mse"})
     with pytest.raises(ValueError, match="Expected keys"):
         theirs.train_on_batch(X, [Y_A, Y_B])
+
+
+def _one_tensor_twice(module, third=False):
+    """`Model(x, [y, y])` (and a third output `z` of its own layer if `third`)."""
+    inputs = module.Input((3,), name="x")
+    y = module.layers.Dense(1, name="d", kernel_initializer="ones")(inputs)
+    outputs = [y, y]
+    if third:
+        outputs.append(module.layers.Dense(1, name="e", kernel_initializer="zeros")(inputs))
+    return module.Model(inputs, outputs)
+
+
+def test_one_tensor_returned_twice_logs_each_output_by_position():
+    # Keras names both outputs "d" and keeps one "d_loss"; positions lose nothing.
+    model = _one_tensor_twice(mk)
+    model.compile("sgd", ["mse", "mae"], metrics=[["mse"], ["mse"]])
+    logs = model.test_on_batch(X, [Y_A, 2.0 * Y_A], return_dict=True)
+    predicted = X.sum(axis=1, keepdims=True)  # kernel ones, bias zero
+    first_mse = np.mean((predicted - 1.0) ** 2)
+    second_mae, second_mse = np.mean(np.abs(predicted - 2.0)), np.mean((predicted - 2.0) ** 2)
+    assert logs == pytest.approx(
+        {
+            "loss": first_mse + second_mae,
+            "output_0_loss": first_mse,
+            "output_1_loss": second_mae,
+            "output_0_mse": first_mse,
+            "output_1_mse": second_mse,
+        },
+        rel=1e-6,
+    )
+    model.compile("sgd", {"output_0": "mse", "output_1": "mae"})  # a loss dict by those names
+    logs = model.test_on_batch(X, [Y_A, 2.0 * Y_A], return_dict=True)
+    assert logs["output_1_loss"] == pytest.approx(second_mae, rel=1e-6)
+    # Once two outputs share a name, every output goes by its position.
+    model = _one_tensor_twice(mk, third=True)
+    model.compile("sgd", "mse")
+    assert sorted(model.test_on_batch(X, [Y_A, Y_A, Y_A], return_dict=True)) == [
+        "loss", "output_0_loss", "output_1_loss", "output_2_loss",
+    ]  # fmt: skip
+
+
+def test_one_tensor_returned_twice_keeps_what_keras_logs_and_what_it_drops():
+    keras = pytest.importorskip("keras")
+    theirs, ours = _one_tensor_twice(keras), _one_tensor_twice(mk)
+    for model in (theirs, ours):
+        model.compile("sgd", ["mse", "mae"])
+    their_logs = theirs.test_on_batch(X, [Y_A, 2.0 * Y_A], return_dict=True)
+    our_logs = ours.test_on_batch(X, [Y_A, 2.0 * Y_A], return_dict=True)
+    assert sorted(their_logs) == ["d_loss", "loss"]  # two outputs, one name: one entry
+    assert our_logs["loss"] == pytest.approx(their_logs["loss"], rel=1e-6)
+    assert our_logs["output_1_loss"] == pytest.approx(their_logs["d_loss"], rel=1e-6)

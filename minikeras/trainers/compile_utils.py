@@ -71,6 +71,10 @@ def output_names(model, y_pred):
 
     A dict of outputs is ordered by sorted key, as Keras 3 flattens it: a list
     of losses, loss weights or metrics given to `compile` follows that order.
+    A functional model's outputs are named by the layers that make them; if
+    two share a name (`Model(x, [y, y])`, two outputs of one layer), all are
+    named by position, `output_0`, ..., in the logs and a loss dict. (Keras 3
+    names both after the layer and logs one `<name>_loss`, the last one's.)
 
     Args:
         model: the model.
@@ -84,6 +88,9 @@ def output_names(model, y_pred):
         >>> model = mk.Model(x, [mk.layers.Dense(1, name="a")(x), mk.layers.Dense(1, name="b")(x)])
         >>> mk.trainers.compile_utils.output_names(model, [0, 0])
         ['a', 'b']
+        >>> y = mk.layers.Dense(1, name="a")(x)
+        >>> mk.trainers.compile_utils.output_names(mk.Model(x, [y, y]), [0, 0])
+        ['output_0', 'output_1']
     """
     if isinstance(y_pred, dict):
         return sorted(y_pred)
