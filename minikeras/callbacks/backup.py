@@ -58,9 +58,9 @@ class BackupAndRestore(Callback):
     Args:
         backup_dir: the directory of the backup (created if missing).
         save_freq: `"epoch"`, or a positive int: back up every that many
-            batches. (Keras also takes `False`, for TensorFlow's preemption
-            checkpointing, which minikeras does not have, and saves after
-            every batch for 0 or a negative int; here those are errors.)
+            batches. (Keras also accepts `False`, meant for TensorFlow's
+            preemption checkpointing, and 0 or a negative int: each backs up
+            after every batch there; here they are errors.)
         double_checkpoint: also keep the backup before the last one
             (`*.bkp`); when the last one cannot be read, `fit` resumes from
             that one, a backup earlier.
