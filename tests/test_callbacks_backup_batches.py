@@ -207,3 +207,42 @@ def test_a_crash_between_the_two_writes_of_a_batch_backup_is_found(tmp_path):
 def test_save_freq_must_be_epoch_or_a_positive_int(tmp_path, save_freq):
     with pytest.raises(ValueError, match=f"positive int .*got {save_freq!r}"):
         mk.callbacks.BackupAndRestore(tmp_path, save_freq=save_freq)
+
+
+def _killed_twice(module, directory):
+    """Two fits killed after epoch 2's batch 2 with one callback: the metadata left."""
+    backup = module.callbacks.BackupAndRestore(str(directory), save_freq=2)
+    for _ in range(2):
+        with pytest.raises(KeyboardInterrupt):
+            _fit(_model(module), backup, more=[_killer(module, 2, 2)])
+    with open(os.path.join(directory, "training_metadata.json")) as stream:
+        return json.load(stream)
+
+
+def test_one_callback_counts_batches_across_its_fits(tmp_path):
+    # First fit: backups after batches 2, 4, 6, 8, and one more batch counted. The
+    # second resumes epoch 2: its batch 0 is the second counted, its batch 2 the next.
+    metadata = _killed_twice(mk, tmp_path)
+    assert (metadata["epoch"], metadata["batch"]) == (2, 2)
+
+
+def test_one_callback_counts_batches_across_its_fits_as_keras_does(tmp_path):
+    keras = pytest.importorskip("keras")
+    theirs = _killed_twice(keras, tmp_path / "k")
+    ours = _killed_twice(mk, tmp_path / "mk")
+    assert (ours["epoch"], ours["batch"]) == (theirs["epoch"], theirs["batch"])
+
+
+def test_double_checkpoint_falls_back_to_the_batch_backup_before_the_last(tmp_path):
+    backup = mk.callbacks.BackupAndRestore(tmp_path, save_freq=2, double_checkpoint=True)
+    with pytest.raises(KeyboardInterrupt):  # backups after batches 6 (epoch 1) and 8 (epoch 2)
+        _fit(_model(mk), backup, more=[_killer(mk, 2, 2)])
+    (tmp_path / "latest.npz").write_bytes(b"")  # the last one is unreadable
+    resumed = _model(mk)
+    assert _fit(resumed, backup).epoch == [1, 2, 3]
+    straight = _model(mk)
+    for index in [0, 1, 2] * 2 + [0, 1, 2] * 3:
+        rows = slice(index * BATCH, (index + 1) * BATCH)
+        straight.train_on_batch(X[rows], Y[rows])
+    for ours, expected in zip(resumed.get_weights(), straight.get_weights(), strict=True):
+        np.testing.assert_array_equal(ours, expected)
