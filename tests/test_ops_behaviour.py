@@ -148,8 +148,14 @@ FORWARD = [
         lambda d: ops.logsumexp(d["cube"], axis=(1, 2)),
         lambda d: np.log(np.exp(d["cube"]).sum(axis=(1, 2))),
     ),
-    forward("argmax", lambda d: ops.argmax(d["cube"], axis=1), lambda d: d["cube"].argmax(axis=1)),
-    forward("argmin", lambda d: ops.argmin(d["cube"]), lambda d: d["cube"].argmin()),
+    forward(
+        "argmax",
+        lambda d: ops.argmax(d["cube"], axis=1),
+        lambda d: d["cube"].argmax(axis=1).astype("int32"),
+    ),
+    forward(
+        "argmin", lambda d: ops.argmin(d["cube"]), lambda d: d["cube"].argmin().astype("int32")
+    ),
     forward("matmul", lambda d: ops.matmul(d["a"], d["m45"]), lambda d: d["a"] @ d["m45"]),
     forward(
         "matmul-broadcast", lambda d: ops.matmul(d["a"], d["b45"]), lambda d: d["a"] @ d["b45"]

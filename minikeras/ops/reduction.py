@@ -64,8 +64,23 @@ def _expand(g, shape, axis, keepdims):
     return anp.reshape(g, _kept_shape(shape, axis))
 
 
+# Keras's (and jax's) accumulator for small integers: booleans and integers
+# narrower than 32 bits sum to 32 bits, where numpy would give 64.
+_SUM_DTYPES = {
+    np.dtype("bool"): np.dtype("int32"),
+    np.dtype("int8"): np.dtype("int32"),
+    np.dtype("int16"): np.dtype("int32"),
+    np.dtype("uint8"): np.dtype("uint32"),
+    np.dtype("uint16"): np.dtype("uint32"),
+}
+
+
 def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
     """Sum of elements over `axis`.
+
+    The result keeps the input's dtype, as in Keras: a float32 sum is float32,
+    an int32 or int64 sum stays so (wrapping around on overflow). Booleans and
+    integers narrower than 32 bits give int32 (uint32 when unsigned).
 
     Args:
         x: Tensor or array-like.
@@ -81,6 +96,8 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
     Example:
         >>> mk.ops.sum([[1.0, 2.0], [3.0, 4.0]], axis=0).numpy()
         array([4., 6.], dtype=float32)
+        >>> mk.ops.sum(np.array([True, True, False])).numpy()
+        array(2, dtype=int32)
     """
     value = array_of(x)
     axis = _norm_axis("sum", value, axis)
@@ -89,6 +106,12 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
         # The mean's primitive with scale 1 (an int: float32 stays float32): its
         # VJP fills one buffer, and call_primitive records it cheaply.
         return wrap(call_primitive(_mean, value, axis, keepdims, 1))
+    if dtype is not None and dtype.kind in "iub":
+        # No gradient to keep: plain numpy, accumulated in the result's dtype.
+        total = np.sum(
+            getval(value), axis=axis, keepdims=keepdims, dtype=_SUM_DTYPES.get(dtype, dtype)
+        )
+        return wrap(np.asarray(total))
     return wrap(anp.sum(value, axis=axis, keepdims=keepdims))
 
 
@@ -310,8 +333,17 @@ def logsumexp(x, axis=None, keepdims=False):
     return wrap(_logsumexp(value, _norm_axis("logsumexp", value, axis), keepdims))
 
 
+def _int32_index(value, find, axis, keepdims):
+    """`find` (np.argmax or np.argmin) of a plain value, as an int32 array."""
+    return np.asarray(find(getval(value), axis=axis, keepdims=keepdims), dtype=np.int32)
+
+
 def argmax(x, axis=None, keepdims=False):
     """Index of the largest element along `axis` (not differentiable).
+
+    The index is int32, as in Keras. Ties go to the first index, `-0.0` and
+    `0.0` included (Keras's torch backend does the same; its jax and numpy
+    backends count `-0.0` as the smaller).
 
     Args:
         x: Tensor or array-like.
@@ -319,22 +351,26 @@ def argmax(x, axis=None, keepdims=False):
         keepdims: keep the reduced axis with size 1.
 
     Returns:
-        An integer Tensor.
+        An int32 Tensor.
 
     Raises:
         ValueError: if the axis is out of range.
 
     Example:
         >>> mk.ops.argmax([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
-        array([1, 0])
+        array([1, 0], dtype=int32)
     """
     value = array_of(x)
     axis = _norm_axis("argmax", value, axis)
-    return apply_unary("argmax", anp.argmax, value, axis=axis, keepdims=keepdims)
+    return apply_unary("argmax", _int32_index, value, np.argmax, axis=axis, keepdims=keepdims)
 
 
 def argmin(x, axis=None, keepdims=False):
     """Index of the smallest element along `axis` (not differentiable).
+
+    The index is int32, as in Keras. Ties go to the first index, `-0.0` and
+    `0.0` included (Keras's torch backend does the same; its jax and numpy
+    backends count `-0.0` as the smaller).
 
     Args:
         x: Tensor or array-like.
@@ -342,15 +378,15 @@ def argmin(x, axis=None, keepdims=False):
         keepdims: keep the reduced axis with size 1.
 
     Returns:
-        An integer Tensor.
+        An int32 Tensor.
 
     Raises:
         ValueError: if the axis is out of range.
 
     Example:
         >>> mk.ops.argmin([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
-        array([0, 1])
+        array([0, 1], dtype=int32)
     """
     value = array_of(x)
     axis = _norm_axis("argmin", value, axis)
-    return apply_unary("argmin", anp.argmin, value, axis=axis, keepdims=keepdims)
+    return apply_unary("argmin", _int32_index, value, np.argmin, axis=axis, keepdims=keepdims)
