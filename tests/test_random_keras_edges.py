@@ -172,6 +172,22 @@ def test_categorical_with_many_classes_and_samples_and_logits_that_are_no_distri
         mk_random.categorical(np.zeros((2, 0)), 2)
 
 
+def test_categorical_draws_are_the_row_by_row_inverse_cdf_of_the_seeded_stream():
+    # The draws of a seed are those of searching each row's cumulative
+    # probabilities with one uniform per sample, in row-major order: the
+    # stream minikeras has always drawn.
+    logits = np.random.default_rng(3).standard_normal((500, 7))
+    logits[::3, 2] = -np.inf  # an impossible class leaves a flat step in the CDF
+    logits[::5, 0] = -np.inf
+    for samples in (1, 6):
+        draws = mk_random.categorical(logits, samples, dtype="int64", seed=11).numpy()
+        cumulative = np.cumsum(np.exp(logits - logits.max(axis=1, keepdims=True)), axis=1)
+        uniforms = np.random.default_rng(11).random((500, samples)) * cumulative[:, -1:]
+        expected = [np.searchsorted(c, u, side="right") for c, u in zip(cumulative, uniforms)]
+        np.testing.assert_array_equal(draws, np.minimum(expected, 6))
+        assert not (draws[::3] == 2).any() and not (draws[::5] == 0).any()
+
+
 def test_shuffle_of_a_scalar_is_a_clear_error():
     with pytest.raises(ValueError, match="shuffle: `x` must have at least one axis"):
         mk_random.shuffle(np.array(3.0))

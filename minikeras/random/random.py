@@ -291,6 +291,12 @@ def shuffle(x, axis=0, seed=None):
 def categorical(logits, num_samples, dtype="int32", seed=None):
     """Draws class indices from the categorical distributions that `logits` give.
 
+    Each draw is the inverse CDF of one uniform number taken from the seed's
+    stream in row-major order of the result, all rows searched at once; a
+    seed gives the draws it always gave. Keras samples differently
+    (Gumbel-max on JAX, `torch.multinomial`): the same distribution, other
+    numbers.
+
     Args:
         logits: a 2D array `(batch, num_classes)` of unnormalized log-probabilities.
         num_samples: the number of draws per row.
@@ -332,12 +338,31 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
             "categorical: each row of `logits` must hold finite values (-inf for an "
             "impossible class, not every class), with no nan or +inf"
         )
-    # Inverse CDF, row by row: memory batch * (classes + samples), where the
-    # Gumbel-max trick needs batch * classes * samples.
+    # Inverse CDF: memory batch * (classes + samples), where the Gumbel-max
+    # trick needs batch * classes * samples.
     rng = rng_for(seed, "categorical")
     cumulative = np.cumsum(np.exp(logits - peak), axis=1)
     targets = rng.random((len(logits), int(num_samples))) * cumulative[:, -1:]
-    draws = np.empty(targets.shape, dtype=np.int64)
-    for row, (cdf, target) in enumerate(zip(cumulative, targets)):
-        draws[row] = np.searchsorted(cdf, target, side="right")
+    draws = _count_at_or_below(cumulative, targets)
     return Tensor(np.minimum(draws, logits.shape[1] - 1).astype(dtype))
+
+
+def _count_at_or_below(cumulative, targets):
+    """How many entries of its row of `cumulative` are <= each target.
+
+    `np.searchsorted(row, target, side="right")` for every row at once: one
+    binary search over all draws together, log2(classes) numpy passes, where
+    a Python loop over rows costs a call per row.
+    """
+    classes = cumulative.shape[1]
+    flat = cumulative.ravel()
+    row_starts = np.arange(0, flat.size, classes)[:, None]
+    low = np.zeros(targets.shape, dtype=np.intp)
+    high = np.full(targets.shape, classes, dtype=np.intp)
+    for _ in range(classes.bit_length()):  # the answer is one of classes + 1
+        middle = (low + high) // 2
+        open_ = low < high
+        at_or_below = flat.take(row_starts + np.minimum(middle, classes - 1)) <= targets
+        low = np.where(open_ & at_or_below, middle + 1, low)
+        high = np.where(open_ & ~at_or_below, middle, high)
+    return low
