@@ -121,6 +121,38 @@ def test_keras_serialized_auc_deserializes():
     assert ours(y_true, y_pred) == pytest.approx(float(theirs(y_true, y_pred)), abs=1e-6)
 
 
+def test_config_writes_thresholds_only_when_they_were_given():
+    assert "thresholds" not in metrics.AUC(num_thresholds=7).get_config()
+    given = metrics.AUC(thresholds=[0.8, 0.1, 0.5])
+    config = given.get_config()
+    # Sorted, without the -eps and 1 + eps ends; the count includes those ends.
+    assert config["thresholds"] == [0.1, 0.5, 0.8] and config["num_thresholds"] == 5
+    again = metrics.AUC.from_config(config)
+    assert again.get_config() == config and again.thresholds == given.thresholds
+    assert again(Y_TRUE, Y_PRED) == pytest.approx(given(Y_TRUE, Y_PRED))
+    # Configs minikeras wrote before carry "thresholds": None; they still load.
+    older = {**metrics.AUC(num_thresholds=7).get_config(), "thresholds": None}
+    assert metrics.AUC.from_config(older).get_config() == metrics.AUC(num_thresholds=7).get_config()
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"num_thresholds": 7, "curve": "PR"}, {"thresholds": [0.8, 0.1, 0.5]}],
+    ids=["default", "num_thresholds", "thresholds"],
+)
+def test_config_has_keras_keys_and_values_both_ways(kwargs):
+    keras = pytest.importorskip("keras")
+
+    def plain(config):  # Keras writes its thresholds as numpy floats
+        return {k: [float(t) for t in v] if k == "thresholds" else v for k, v in config.items()}
+
+    theirs = plain(keras.metrics.AUC(name="auc", **kwargs).get_config())
+    ours = metrics.AUC(name="auc", **kwargs).get_config()
+    assert ours == theirs
+    assert metrics.AUC.from_config(theirs).get_config() == ours
+    assert plain(keras.metrics.AUC.from_config(ours).get_config()) == theirs
+
+
 def test_scores_outside_0_1_count_as_0_or_1():
     # With even thresholds Keras clips the scores to [0, 1]: 1.5 and -0.2 count as 1 and
     # 0. Thresholds -eps, 0.5, 1 + eps then give ROC points (1, 1), (0.5, 0.5), (0, 0).

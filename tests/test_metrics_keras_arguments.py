@@ -51,7 +51,7 @@ KERAS_CONFIGS = {  # as Keras 3 writes them for the defaults
     metrics.AUC: {
         "name": "auc", "dtype": "float32", "num_thresholds": 200, "curve": "ROC",
         "summation_method": "interpolation", "multi_label": False, "num_labels": None,
-        "label_weights": None, "thresholds": None, "from_logits": False,
+        "label_weights": None, "from_logits": False,
     },
     metrics.Precision: {
         "name": "precision", "dtype": "float32", "thresholds": None, "top_k": None,

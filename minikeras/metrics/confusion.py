@@ -261,21 +261,29 @@ class AUC(_ConfusionMetric):
     def get_config(self):
         """Returns the constructor arguments.
 
+        As in Keras, `thresholds` is written only when the metric was made
+        from thresholds, sorted and without the -eps and 1 + eps ends; made
+        from `num_thresholds`, the count alone rebuilds them.
+
         Returns:
             A dict.
 
         Example:
             >>> mk.metrics.AUC(num_thresholds=50).get_config()["num_thresholds"]
             50
+            >>> mk.metrics.AUC(thresholds=[0.7, 0.2]).get_config()["thresholds"]
+            [0.2, 0.7]
         """
-        return {
+        config = {
             **super().get_config(),
             "num_thresholds": self.num_thresholds,
             "curve": self.curve,
             "summation_method": self.summation_method,
-            "thresholds": self.init_thresholds,
             "multi_label": self.multi_label,
             "num_labels": self.num_labels,
             "label_weights": self.label_weights,
             "from_logits": self.from_logits,
         }
+        if self.init_thresholds is not None:
+            config["thresholds"] = self.thresholds[1:-1]
+        return config
