@@ -24,7 +24,9 @@ class Loss:
         name: the loss's name; the class name in snake case by default.
         reduction: `"sum_over_batch_size"` (the default: the weighted sum
             divided by the number of losses), `"sum"`, `"mean"`,
-            `"mean_with_sample_weight"` (divided by the sum of the weights),
+            `"mean_with_sample_weight"` (divided by the sum of the weights
+            broadcast to the losses; see `reduce_weighted_values` for where
+            Keras differs),
             or `"none"` / None for the per-sample losses.
         dtype: the dtype to compute in; None keeps `y_pred`'s float dtype
             (floatx for integer predictions). Keras uses floatx instead.

@@ -48,11 +48,18 @@ def reduce_weighted_values(
         "mean_with_sample_weight": sum(weighted) / sum(sample_weight broadcast to values)
         "none" or None:            weighted, unreduced
 
-    A zero divisor gives 0. A 0-d `values` is returned as it is. Keras 3
-    divides `"mean_with_sample_weight"` by the sum of the weights as given:
-    for weights of shape (batch, 1) on losses of shape (batch, steps) its
-    value is `steps` times this weighted mean (and (batch,) weights are an
-    error there).
+    A zero divisor gives 0. A 0-d `values` is returned as it is.
+
+    Where Keras 3 differs, on purpose: without a mask, Keras divides
+    `"mean_with_sample_weight"` by the sum of the weights as given, before
+    broadcasting. Weights of shape (batch, 1) on losses of shape
+    (batch, steps) then give `steps` times the weighted mean, and a scalar
+    weight gives the plain sum. Keras's result with an all-True mask, and
+    its metrics with the same weights, are the weighted mean computed here,
+    which is what the reduction was added for (keras-team/keras#19740).
+    Also, (batch,) weights on (batch, steps) losses are an error in Keras;
+    here each weight covers its sample's steps. With weights of the losses'
+    shape, and for the other reductions, the two agree.
 
     Args:
         values: Tensor of per-sample losses.
