@@ -37,15 +37,16 @@ def test_np_asarray_converts_and_honours_dtype():
         (1.5, "float32"),
         ([1.0, 2.0], "float32"),
         ([[1, 2.5]], "float32"),
-        (3, "int64"),
-        ([1, 2], "int64"),
+        (3, "int32"),
+        ([1, 2], "int32"),
+        (np.array([1, 2]), "int64"),
         (True, "bool"),
         (np.zeros(2, "float64"), "float64"),
         (np.zeros(2, "float16"), "float16"),
         (np.arange(3, dtype="int32"), "int32"),
     ],
 )
-def test_python_floats_become_float32_and_numpy_arrays_keep_their_dtype(value, dtype):
+def test_python_floats_become_float32_ints_int32_and_numpy_arrays_keep_their_dtype(value, dtype):
     assert Tensor(value).dtype == np.dtype(dtype)
 
 
@@ -59,7 +60,7 @@ def test_repr_shows_shape_dtype_and_values():
     text = repr(Tensor([[1.0, 2.0], [3.0, 4.0]]))
     assert "shape=(2, 2)" in text and "dtype=float32" in text
     assert "[[1., 2.]" in text and "[3., 4.]]" in text
-    assert "shape=() dtype=int64" in repr(Tensor(7)) and "7" in repr(Tensor(7))
+    assert "shape=() dtype=int32" in repr(Tensor(7)) and "7" in repr(Tensor(7))
 
 
 def test_repr_of_a_large_tensor_is_summarized():
@@ -298,3 +299,20 @@ def test_comparisons_and_floor_division_pass_no_gradient():
     x = np.array([1.0, 2.0], dtype="float32")
     assert tape_gradient(lambda t: ops.cast(t > 1.0, "float32"), x) is None
     assert tape_gradient(lambda t: t // 2, x) is None
+
+
+def test_a_python_int_outside_int32_is_an_overflow_error_as_in_keras():
+    with pytest.raises(OverflowError, match=r"1099511627776 is out of bounds for int32.*int64"):
+        Tensor([1, 2**40])
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        ops.convert_to_tensor(-(2**31) - 1)
+    assert Tensor([2**40], dtype="int64").numpy().tolist() == [2**40]
+    assert Tensor(np.array([2**40])).dtype == np.int64  # a numpy array keeps its dtype
+    assert Tensor([-(2**31), 2**31 - 1]).dtype == np.int32  # the ends of the range fit
+
+
+@pytest.mark.parametrize("value", [[1, 2], 3, True, [1, 2.5], [[1], [2]]])
+def test_python_data_takes_the_dtype_keras_gives_it(value):
+    keras = pytest.importorskip("keras")
+    expected = keras.backend.standardize_dtype(keras.ops.convert_to_tensor(value).dtype)
+    assert ops.convert_to_tensor(value).dtype == np.dtype(expected)

@@ -49,16 +49,35 @@ TRACED_TYPES = set()
 
 
 def _as_array(value, dtype=None):
-    """Converts Python data to a numpy array; Python floats become floatx."""
+    """Converts Python data to a numpy array; Python floats become floatx, Python ints int32."""
     if type(value) in TRACED_TYPES:
         value = np.asarray(value)  # (it spoils its trace) as the array it holds, dtype and all
     if dtype is not None:
         return np.asarray(value, dtype=config.standardize_dtype(dtype))
     array = np.asarray(value)
-    if array.dtype == np.float64 and not isinstance(value, (np.ndarray, np.generic)):
+    if isinstance(value, (np.ndarray, np.generic)):
+        return array
+    if array.dtype == np.float64:
         # Python floats and lists of them take the default float type, as in Keras.
-        array = array.astype(config.floatx())
+        return array.astype(config.floatx())
+    if array.dtype == np.int64:
+        # Python ints take int32, as in Keras (numpy would give int64).
+        return _as_int32(array)
     return array
+
+
+_INT32 = np.iinfo(np.int32)
+
+
+def _as_int32(array):
+    """A Python-int array as int32; OverflowError, as Keras raises, for a value out of range."""
+    if array.size and (array.min() < _INT32.min or array.max() > _INT32.max):
+        outside = array.flat[np.argmax((array < _INT32.min) | (array > _INT32.max))]
+        raise OverflowError(
+            f"Python integer {outside} is out of bounds for int32, the dtype Python "
+            "integers take (as in Keras); pass dtype='int64' or a numpy int64 array"
+        )
+    return array.astype(np.int32)
 
 
 def drop_stale_boxes(value):
@@ -295,7 +314,7 @@ class Tensor(Operators):
 
         Example:
             >>> mk.Tensor([1, 2]).numpy()
-            array([1, 2])
+            array([1, 2], dtype=int32)
         """
         value = self._value
         if type(value) is np.ndarray:

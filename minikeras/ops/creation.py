@@ -27,8 +27,8 @@ __all__ = [
 def convert_to_tensor(x, dtype=None):
     """Converts array-like data to a Tensor (a Tensor is returned as it is).
 
-    Python floats become float32; numpy arrays keep their dtype unless
-    `dtype` is given.
+    Python floats become float32 and Python ints int32, as in Keras; numpy
+    arrays keep their dtype unless `dtype` is given.
 
     Args:
         x: a Tensor, numpy array, Python number or nested list.
@@ -39,10 +39,13 @@ def convert_to_tensor(x, dtype=None):
 
     Raises:
         TypeError: if `dtype` is not a dtype.
+        OverflowError: for a Python int outside int32's range without `dtype`.
 
     Example:
         >>> mk.ops.convert_to_tensor([1.0, 2.0]).dtype
         dtype('float32')
+        >>> mk.ops.convert_to_tensor([1, 2]).dtype
+        dtype('int32')
     """
     if isinstance(x, Tensor) and type(x) is Tensor and dtype is None:
         return x

@@ -180,7 +180,7 @@ def flip(x, axis=None):
 
     Example:
         >>> mk.ops.flip([[1, 2, 3]], axis=1).numpy()
-        array([[3, 2, 1]])
+        array([[3, 2, 1]], dtype=int32)
     """
     value = array_of(x)
     if axis is not None:

@@ -222,7 +222,7 @@ def floor_divide(x1, x2):
 
     Example:
         >>> mk.ops.floor_divide([7, -7], 2).numpy()
-        array([ 3, -4])
+        array([ 3, -4], dtype=int32)
     """
     return apply_binary("floor_divide", anp.floor_divide, x1, x2)
 
