@@ -89,6 +89,35 @@ def test_a_bad_streamed_batch_stops_fit_and_restores_the_last_completed_epoch():
     assert int(model.optimizer.iterations.numpy()) == 3
 
 
+@pytest.mark.parametrize("use_ema", [False, True])
+def test_a_bad_streamed_batch_in_the_first_epoch_says_the_steps_before_it_stay(use_ema):
+    model = mk.Sequential([mk.Input((3,)), layers.Dense(1)])
+    model.compile(mk.optimizers.Adam(use_ema=use_ema), "mse")
+    rng = np.random.default_rng(0)
+    good = [(rng.standard_normal((4, 3)), rng.standard_normal((4, 1))) for _ in range(3)]
+    bad = (np.ones((4, 5)), np.ones((4, 1)))
+    before = model.get_weights()
+    told = "No epoch completed: the weights keep the updates of the 3 batches before it"
+    if use_ema:
+        told += ", then take their moving averages"
+    with pytest.raises(ValueError, match="fit: batch 3 of epoch 1 failed.*" + told):
+        model.fit(iter([*good, bad]), epochs=1, steps_per_epoch=5, verbose=0)
+    assert not _unchanged(model, before)  # what the message says: the 3 steps stay
+    assert int(model.optimizer.iterations.numpy()) == 3
+
+
+def test_a_bad_first_streamed_batch_leaves_the_model_unchanged_and_says_so():
+    model = mk.Sequential([mk.Input((3,)), layers.Dense(1)])
+    model.compile("adam", "mse")
+    before = model.get_weights()
+    bad = (np.ones((4, 5)), np.ones((4, 1)))
+    with pytest.raises(
+        ValueError, match=r"batch 0 of epoch 1 failed.*unchanged \(no step had run\)"
+    ):
+        model.fit(iter([bad]), epochs=1, steps_per_epoch=1, verbose=0)
+    assert _unchanged(model, before)
+
+
 # --------------------------------------------------- random state after a failed fit
 
 

@@ -56,6 +56,27 @@ def _finalized_at_end(model, weights, cache):
             optimizer.finalize_variable_values(weights)
 
 
+def _state_after_failure(model, saved, steps_done):
+    """What a streamed batch's failure leaves the model with, said truly.
+
+    `saved` (the state at the start of this epoch) has been restored; in the
+    first epoch there is none, so the steps already taken stay.
+    """
+    if saved:
+        told = "The weights and optimizer state are those of the last completed epoch"
+    elif not steps_done:
+        told = "The model is unchanged (no step had run)"
+    else:
+        batches = "batch" if steps_done == 1 else "batches"
+        told = (
+            "No epoch completed: the weights keep the updates of the "
+            f"{steps_done} {batches} before it"
+        )
+    if steps_done and getattr(getattr(model, "optimizer", None), "use_ema", False):
+        told += ", then take their moving averages (use_ema), as at the end of every fit"
+    return told
+
+
 class FitLoop:
     """`fit`, mixed into `Model` through `Trainer`.
 
@@ -284,10 +305,9 @@ class FitLoop:
                             raise
                         restore_state(saved)
                         raise type(error)(
-                            f"fit: batch {step} of epoch {epoch + 1} failed: {error}. The "
-                            + ("weights and optimizer state are those of the last completed "
-                               "epoch" if saved else "model is unchanged (no epoch completed)")
-                        ) from error  # fmt: skip
+                            f"fit: batch {step} of epoch {epoch + 1} failed: {error}. "
+                            + _state_after_failure(self, saved, cache.steps_done)
+                        ) from error
                     cache.steps_done += 1
                     progress_made[0] = cache.steps_done
                     if cache.metrics is None:  # per-output metrics exist after the first step
