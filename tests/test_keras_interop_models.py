@@ -8,6 +8,7 @@ without it.
 """
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -289,6 +290,32 @@ def test_keras_masks_recorded_as_operation_nodes_load_and_train_on_alike(tmp_pat
     ours.save(tmp_path / "own.minikeras")
     _close(mk.models.load_model(tmp_path / "own.minikeras").predict(x, verbose=0),
            ours.predict(x, verbose=0))  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["embedding", "masking", "concatenated", "attention"])
+def test_operation_nodes_are_listed_where_keras_lists_them(tmp_path, kind, capsys):
+    keras = _keras()
+    theirs, _ = _masked(keras, kind)
+    theirs.save(tmp_path / "masked.keras")
+    ours = mk.models.load_model(tmp_path / "masked.keras")
+
+    def names(items):  # (minikeras has no InputLayer objects: its Inputs are tensors)
+        return sorted(item.name for item in items if type(item).__name__ != "InputLayer")
+
+    operation_names = set(names(theirs.operations)) - set(names(theirs.layers))
+    assert operation_names and names(ours.layers) == names(theirs.layers)
+    assert names(ours.operations) == names(theirs.operations)
+    for name in operation_names:  # get_layer does not find them, in either
+        for model in (theirs, ours):
+            with pytest.raises(ValueError, match=name):
+                model.get_layer(name)
+    capsys.readouterr()
+    theirs.summary()
+    their_summary = capsys.readouterr().out
+    ours.summary()
+    our_summary = capsys.readouterr().out
+    for name in operation_names:  # the summary shows them, in both
+        assert re.search(rf"\b{name}\b", their_summary) and re.search(rf"\b{name}\b", our_summary)
 
 
 def test_an_operation_node_minikeras_cannot_replay_is_named(tmp_path):

@@ -147,14 +147,39 @@ class Model(Trainer, ModelSaving, Layer):
         """The model's own layers, in order: a graph's calls, or a subclass's attributes.
 
         Nested layers (inside a layer or a sub-model) are not listed, as in Keras.
+        Nor are the Keras operation nodes a functional model read from a `.keras`
+        file runs (the `not_equal` of a padding mask): Keras's `layers` lists
+        Layer instances only; `operations` lists them too.
         """
         if self._inputs is not None:
-            return list(self._layers)
+            return [layer for layer in self._layers if not _is_operation(layer)]
         return [
             value
             for _, owner, value in tracking.walk(self)
             if owner is self and isinstance(value, Layer)
         ]
+
+    @property
+    def operations(self):
+        """Everything a functional model's graph calls, in order: its layers and operation nodes.
+
+        Keras's `Functional.operations`: the `layers`, and the Keras operation
+        nodes (`minikeras.saving.keras_ops`) a model read from a `.keras` file
+        runs. Unlike Keras's, it holds no `InputLayer`: minikeras's Inputs are
+        tensors. For a Sequential or a subclassed model, its `layers`.
+
+        Example:
+            >>> tokens = mk.Input((3,), dtype="int32")
+            >>> not_equal = mk.saving.keras_ops.KERAS_OPERATIONS["NotEqual"](name="not_equal")
+            >>> vectors = mk.layers.Embedding(5, 2, name="embedding")(tokens)
+            >>> gru = mk.layers.GRU(2, name="gru")
+            >>> model = mk.Model(tokens, gru(vectors, mask=not_equal(tokens, 0)))
+            >>> [layer.name for layer in model.layers], [op.name for op in model.operations]
+            (['embedding', 'gru'], ['embedding', 'not_equal', 'gru'])
+        """
+        if self._inputs is not None and hasattr(self, "_nodes"):
+            return list(self._layers)
+        return self.layers
 
     @property
     def _accepts_strings(self):
@@ -372,6 +397,12 @@ class Model(Trainer, ModelSaving, Layer):
         for layer in tracking.tracked_layers(self):
             if getattr(layer, "stateful", False) is True:
                 layer.reset_states()
+
+
+def _is_operation(layer):
+    # A Keras operation node (minikeras.saving.keras_ops) marks its class so: a layer
+    # here, only so that it runs in the graph; in Keras it is no Layer at all.
+    return getattr(type(layer), "_keras_operation", False) is True
 
 
 def _call_in_progress(model):

@@ -8,9 +8,11 @@ operations, not layers: the padding mask that `Embedding(mask_zero=True)` or
 `Attention` layer as `ConvertToTensor` from `keras.src.ops.core`. Each class here is
 one such operation, a layer without weights that computes the same thing
 with `minikeras.ops`, so that those files load and save back unchanged. They
-have no place among Keras's layers (`model.layers` in Keras leaves them out),
-so they hold no container in `model.weights.h5`. An operation not listed here
-is refused by name when a file is read.
+have no place among Keras's layers, so they hold no container in
+`model.weights.h5`, and a model lists them where Keras does: in
+`model.operations` and `summary()`, not in `model.layers` nor to
+`get_layer`. An operation not listed here is refused by name when a file is
+read.
 """
 
 from minikeras import ops
