@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 import pytest
+from shared_layer_models import SHARED_KINDS, shared_across_models
 
 import minikeras as mk
 
@@ -546,3 +547,31 @@ def test_a_mask_leaving_a_nested_keras_model_still_masks_the_next_layer(tmp_path
     _close(ours.predict(TOKENS, verbose=0), theirs.predict(TOKENS, verbose=0))
     short = ours.predict(TOKENS[3:4, :1], verbose=0)  # (the padding is left out)
     np.testing.assert_allclose(ours.predict(TOKENS[3:4], verbose=0), short, atol=1e-6)
+
+
+# ------------------------------------------------- one layer held by several models
+
+
+@pytest.mark.parametrize("kind", SHARED_KINDS)
+def test_a_keras_file_holding_one_layer_in_several_models_is_refused_as_keras_cannot_load_it(
+    tmp_path, kind
+):
+    keras = _keras()
+    keras.utils.set_random_seed(0)
+    theirs, _ = shared_across_models(keras, kind)
+    theirs.save(tmp_path / "shared.keras")
+    if keras.__version__.startswith("3.15."):  # (docs/saving.md says so: update it if not)
+        with pytest.raises(ValueError):
+            keras.saving.load_model(tmp_path / "shared.keras")
+    with pytest.raises(mk.saving.LoadError, match=r"held by several models of the file: \w+ '"):
+        mk.models.load_model(tmp_path / "shared.keras")
+    # What the message suggests: the weights, through a .weights.h5 file, both ways.
+    ours, _ = shared_across_models(mk, kind)
+    theirs.save_weights(tmp_path / "theirs.weights.h5")
+    ours.load_weights(tmp_path / "theirs.weights.h5")
+    _close(ours.predict(X[:, :4], verbose=0), theirs.predict(X[:, :4], verbose=0))
+    ours.compile(mk.optimizers.SGD(0.1), "mse")
+    ours.fit(X[:, :4], Y_REG[:, :1] * np.ones((1, 4)), verbose=0)
+    ours.save_weights(tmp_path / "ours.weights.h5")
+    theirs.load_weights(tmp_path / "ours.weights.h5")
+    _close(theirs.predict(X[:, :4], verbose=0), ours.predict(X[:, :4], verbose=0))

@@ -7,6 +7,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from shared_layer_models import SHARED_KINDS, shared_across_models
 
 import minikeras as mk
 from minikeras.saving.keras_ops import KERAS_OPERATIONS
@@ -68,3 +69,94 @@ def test_operation_nodes_are_saved_back_and_stay_out_of_layers(tmp_path, suffix)
             entries = json.loads(archive.read("config.json"))["config"]["layers"]
         entry = next(e for e in entries if e["name"] == "not_equal")
         assert (entry["module"], entry["class_name"]) == ("keras.src.ops.numpy", "NotEqual")
+
+
+# ------------------------------------------------- one layer held by several models
+
+X = rng.standard_normal((8, 4)).astype("float32")
+Y = rng.standard_normal((8, 4)).astype("float32")
+
+
+def _reach(model, names):
+    for name in names:
+        model = model.get_layer(name)
+    return model
+
+
+@pytest.mark.parametrize("suffix", ["minikeras", "keras"])
+@pytest.mark.parametrize("kind", SHARED_KINDS)
+def test_a_layer_several_models_hold_is_saved_once_and_loaded_shared(tmp_path, kind, suffix):
+    mk.utils.set_random_seed(0)
+    model, paths = shared_across_models(mk, kind)
+    assert _reach(model, paths[0]) is _reach(model, paths[1])
+    model.compile(mk.optimizers.Adam(0.01), "mse")
+    model.fit(X, Y, batch_size=4, epochs=2, verbose=0)
+    path = tmp_path / f"shared.{suffix}"
+    if suffix == "keras":  # Keras 3.15 cannot load it: the save says so
+        with pytest.warns(UserWarning, match=r"held by several models.*cannot load such a file"):
+            model.save(path)
+    else:
+        model.save(path)
+    loaded = mk.models.load_model(path)
+    # One layer again, reached from both models, with the weights it was saved with.
+    assert _reach(loaded, paths[0]) is _reach(loaded, paths[1])
+    assert len(loaded.weights) == len(model.weights)
+    for theirs, ours in zip(model.weights, loaded.weights, strict=True):
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    np.testing.assert_array_equal(loaded.predict(X, verbose=0), model.predict(X, verbose=0))
+    # The training state came back too: the next step is the same step.
+    assert loaded.train_on_batch(X, Y) == model.train_on_batch(X, Y)
+    np.testing.assert_array_equal(loaded.predict(X, verbose=0), model.predict(X, verbose=0))
+
+
+def test_every_entry_of_a_shared_model_carries_one_shared_object_id(tmp_path):
+    model, _ = shared_across_models(mk, "model_direct_and_nested")
+    model.save(tmp_path / "shared.minikeras")
+    with zipfile.ZipFile(tmp_path / "shared.minikeras") as archive:
+        entries = json.loads(archive.read("config.json"))["model"]["config"]["layers"]
+    direct = next(e for e in entries if e["name"] == "inner")
+    middle = next(e for e in entries if e["name"] == "middle")
+    nested = next(e for e in middle["config"]["layers"] if e["name"] == "inner")
+    assert direct["shared_object_id"] == nested["shared_object_id"]
+    assert "shared_object_id" not in middle  # (held once)
+
+
+def _without_own_record(source, target):
+    """The .keras file without minikeras's own record: what Keras would have written."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for info in old.infolist():
+            if not info.filename.startswith("minikeras/"):
+                new.writestr(info, old.read(info))
+
+
+def test_a_keras_file_holding_one_layer_in_several_models_is_refused_by_name(tmp_path):
+    model, _ = shared_across_models(mk, "model_direct_and_nested")
+    with pytest.warns(UserWarning):
+        model.save(tmp_path / "shared.keras")
+    _without_own_record(tmp_path / "shared.keras", tmp_path / "keras_only.keras")
+    message = (
+        r"one layer is held by several models of the file: Functional 'inner' "
+        r"\(in 'outer', 'middle'\)\. Keras writes its entry in each of them .*"
+        r"model\.save_weights\('model\.weights\.h5'\).*model\.load_weights"
+    )
+    with pytest.raises(mk.saving.LoadError, match=message):
+        mk.models.load_model(tmp_path / "keras_only.keras")
+
+
+def test_shared_layers_names_the_outermost_shared_layer_and_its_models():
+    def dense(name, **shared):
+        return {"class_name": "Dense", "config": {"name": name, "units": 2}, **shared}
+
+    def functional(name, layers, **shared):
+        config = {"name": name, "layers": layers}
+        return {"class_name": "Functional", "config": config, **shared}
+
+    # As Keras 3.15 writes it when the nested use comes first: only the later entry marked.
+    inner = functional("inner", [dense("d")])
+    marked = functional("inner", [dense("d", shared_object_id=8)], shared_object_id=7)
+    outer = functional("outer", [functional("middle", [inner, dense("e")]), marked])
+    assert mk.saving.sharing.shared_layers(outer) == ["Functional 'inner' (in 'middle', 'outer')"]
+    # An id on an entry held once (Keras marks what it serialized twice) is no sharing.
+    assert (
+        mk.saving.sharing.shared_layers(functional("outer", [dense("d", shared_object_id=3)])) == []
+    )

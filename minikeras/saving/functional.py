@@ -58,7 +58,8 @@ def functional_config(model):
         )
     by_layer = {}
     for layer in model._layers:
-        entry = {**serialize_layer(layer), "name": layer.name, "inbound_nodes": []}
+        entry = serialize_layer(layer)  # (completed in place: it is the entry sharing marks)
+        entry.update(name=layer.name, inbound_nodes=[])
         entries.append(entry)
         by_layer[id(layer)] = entry
     for node in model._nodes:

@@ -20,7 +20,7 @@ import zlib
 
 import numpy as np
 
-from minikeras.saving import keras_config
+from minikeras.saving import keras_config, sharing
 from minikeras.saving.archive import LoadError, check_regular_file
 from minikeras.saving.keras_weights_reader import _apply_hooks, load_keras_weights
 from minikeras.saving.keras_writer import (
@@ -197,6 +197,7 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
         return model
     where = os.path.basename(os.fspath(path))
     try:
+        sharing.check_keras_config(config)  # (before clean_entry drops the ids)
         entry = keras_config.clean_entry(config, where)
         model = deserialize_layer(entry, custom_objects)
         build_config = config.get("build_config")

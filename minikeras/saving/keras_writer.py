@@ -8,11 +8,18 @@ at the path `keras_layout` gives, and minikeras's own record of the model
 import io
 import json
 import os
+import warnings
 import zipfile
 
 import numpy as np
 
-from minikeras.saving import keras_layout, keras_ops, keras_optimizer_layout, keras_order
+from minikeras.saving import (
+    keras_layout,
+    keras_ops,
+    keras_optimizer_layout,
+    keras_order,
+    sharing,
+)
 
 __all__ = [
     "KERAS_FORMAT_VERSION",
@@ -235,7 +242,18 @@ def save_keras_model(model, path, overwrite=True):
 
     if not model.built:
         raise ValueError(f"save: model '{model.name}' is not built yet; call it on data first")
-    entry = _keras_models(serialize_layer(model))
+    with sharing.sharing_scope():
+        entry = _keras_models(serialize_layer(model))
+    shared = sharing.shared_layers(entry)
+    if shared:  # (minikeras reads the file back; Keras does not)
+        warnings.warn(
+            f"save: one layer is held by several models of '{path}': {'; '.join(shared)}. "
+            f"{sharing.KERAS_CANNOT} minikeras loads it, with the layer shared; for Keras, "
+            "save the weights (model.save_weights('model.weights.h5')) and load them into "
+            "the model built in code",
+            UserWarning,
+            stacklevel=4,  # (model.save -> save_model -> here)
+        )
     compile_config = _compile_config(model)
     if compile_config is not None:
         entry["compile_config"] = compile_config

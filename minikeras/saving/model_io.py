@@ -13,7 +13,7 @@ import os
 import zipfile
 
 from minikeras import random
-from minikeras.saving import archive
+from minikeras.saving import archive, sharing
 from minikeras.saving.archive import LoadError, to_json
 from minikeras.saving.registry import custom_objects_by_name, deserialize_layer, serialize_layer
 from minikeras.saving.saved_training_state import (
@@ -86,7 +86,8 @@ def save_model(model, filepath, overwrite=True):
 
         return save_keras_model(model, filepath, overwrite=overwrite)
     _check_built(model, "save")
-    entry = serialize_layer(model)
+    with sharing.sharing_scope():
+        entry = serialize_layer(model)
     table = weight_table(model)
     compile_config, training, optimizer_arrays = _training_payload(model, table)
     index, arrays = _weights_payload(table)
@@ -168,7 +169,8 @@ def _rebuild(contents, source, custom_objects, compile):  # noqa: A002
         raise LoadError(source, ["training.json and optimizer.npz must come together"])
     config = contents.documents["config.json"]
     try:
-        model = deserialize_layer(config.get("model"), custom_objects)
+        with sharing.sharing_scope():  # a layer that several models hold is built once
+            model = deserialize_layer(config.get("model"), custom_objects)
     except Exception as error:
         raise LoadError(source, [f"config.json: {error}"]) from error
     if not model.built:

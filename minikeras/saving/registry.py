@@ -16,6 +16,7 @@ import inspect
 
 from minikeras import object_registry, serialization_lib
 from minikeras.layers.layer import Layer
+from minikeras.saving import sharing
 from minikeras.saving.archive import to_json
 from minikeras.saving.functions import _function, _is_function_reference, _keras_function
 from minikeras.serialization_lib import (
@@ -220,6 +221,7 @@ def serialize_layer(layer):
         # keeps it in the build shape, and refuses a stateful layer built without one.
         kept = shape if getattr(layer, "stateful", False) else _batchless(shape)
         entry["build_config"] = _build_config(layer, kept)
+    sharing.record_saved(layer, entry)  # (a layer that several models hold: Keras's id)
     return entry
 
 
@@ -272,6 +274,14 @@ def _deserialize(entry):
         raise ValueError(
             f"expected a layer entry with 'class_name' and 'config', got {entry!r:.200}"
         )
+    layer = sharing.loaded(entry)  # built already, at another model's entry for it
+    if layer is None:
+        layer = _new_layer(entry)
+        sharing.record_loaded(entry, layer)
+    return layer
+
+
+def _new_layer(entry):
     class_name = entry["class_name"]
     registered = entry.get("registered_name") or class_name
     if not isinstance(registered, str):
