@@ -430,6 +430,30 @@ def test_a_keras_lambda_of_bytecode_is_refused_in_a_short_message(tmp_path):
         assert "code" not in message.replace("bytecode", "") and len(message) < 800
 
 
+def test_a_lambda_of_a_lambda_keras_saves_as_bytecode_minikeras_refuses_to_save(tmp_path):
+    # Keras writes the bytecode and refuses it on load unless safe_mode=False; minikeras
+    # refuses at save, saying how to make the function saveable (tests/test_saving_graph_*).
+    keras = _keras()
+    _lambda_model(keras, lambda x: x * 2.0).save(tmp_path / "theirs.keras")
+    with pytest.raises(ValueError, match="safe_mode=False"):
+        keras.saving.load_model(tmp_path / "theirs.keras")
+    with pytest.raises(ValueError, match=r"is a Python lambda.*register_keras_serializable"):
+        _lambda_model(mk, lambda x: x * 2.0).save(tmp_path / "ours.keras")
+
+
+def test_a_registered_lambda_crosses_to_keras_by_its_registered_name(tmp_path):
+    keras = _keras()
+    ours = mk.saving.register_keras_serializable(package="interop", name="halved")(
+        lambda x: x * 0.5
+    )
+    keras.saving.register_keras_serializable(package="interop", name="halved")(lambda x: x * 0.5)
+    model = _lambda_model(mk, ours)
+    model.save(tmp_path / "halved.keras")
+    theirs = keras.saving.load_model(tmp_path / "halved.keras")  # (safe_mode: no bytecode)
+    _close(theirs.predict(X, verbose=0), model.predict(X, verbose=0))
+    _close(theirs.get_layer("squash")(np.ones((1, 4), "float32")), np.full((1, 4), 0.5))
+
+
 def test_a_minikeras_model_merging_two_masks_predicts_alike_in_keras(tmp_path):
     # Add of two masked sequences: Keras 3 keeps a step either mask keeps; a GRU after it
     # reads the merged mask, so a different rule gives other predictions in Keras.

@@ -160,3 +160,100 @@ def test_shared_layers_names_the_outermost_shared_layer_and_its_models():
     assert (
         mk.saving.sharing.shared_layers(functional("outer", [dense("d", shared_object_id=3)])) == []
     )
+
+
+# ------------------------------------------------- functions a file cannot hold
+
+
+def doubled(x):
+    """A named module-level function, not registered."""
+    return x * 2.0
+
+
+def _scaler(factor):
+    def scale(x):
+        return x * factor
+
+    return scale
+
+
+def _lambda_model(function):
+    inputs = mk.Input((3,), name="x")
+    return mk.Model(inputs, mk.layers.Lambda(function, name="squash")(inputs))
+
+
+@pytest.mark.parametrize("suffix", ["minikeras", "keras"])
+@pytest.mark.parametrize(
+    ("function", "what", "suggested"),
+    [
+        (lambda x: x * 2.0, r"is a Python lambda", "my_function"),
+        (_scaler(3.0), r"is the function _scaler\.<locals>\.scale \(defined inside", "scale"),
+    ],
+)
+def test_saving_a_lambda_says_how_to_make_it_saveable(tmp_path, suffix, function, what, suggested):
+    path = tmp_path / f"model.{suffix}"
+    message = (
+        rf"save: Lambda 'squash', 'function' {what}.*which a file cannot hold.*never as code.*"
+        rf"`def {suggested}\(x\): \.\.\.`, decorated with "
+        r"@minikeras\.saving\.register_keras_serializable\(\).*"
+        r"@keras\.saving\.register_keras_serializable\(\)"
+    )
+    with pytest.raises(ValueError, match=message):
+        _lambda_model(function).save(path)
+    assert not path.exists()  # refused before anything is written
+
+
+def test_saving_an_unregistered_named_function_says_to_register_it(tmp_path):
+    message = (
+        r"save: Lambda 'squash', 'function' is the function \S+\.doubled, which is not "
+        r"registered.*Decorate it with @minikeras\.saving\.register_keras_serializable\(\).*"
+        r"custom_object_scope\(\{'doubled': doubled\}\)"
+    )
+    with pytest.raises(ValueError, match=message):
+        _lambda_model(doubled).save(tmp_path / "model.minikeras")
+    # What the message says works: saved in the scope, loaded with custom_objects.
+    with mk.saving.custom_object_scope({"doubled": doubled}):
+        _lambda_model(doubled).save(tmp_path / "model.minikeras")
+    loaded = mk.models.load_model(tmp_path / "model.minikeras", custom_objects={"doubled": doubled})
+    np.testing.assert_array_equal(loaded.predict(np.ones((1, 3)), verbose=0), [[2.0, 2.0, 2.0]])
+
+
+@pytest.mark.parametrize("suffix", ["minikeras", "keras"])
+def test_a_registered_closure_is_saved_by_its_registered_name(tmp_path, suffix):
+    scale = mk.saving.register_keras_serializable(package="GraphTests", name="times_three")(
+        _scaler(3.0)
+    )
+    _lambda_model(scale).save(tmp_path / f"model.{suffix}")
+    loaded = mk.models.load_model(tmp_path / f"model.{suffix}")
+    assert loaded.get_layer("squash").function is scale
+    np.testing.assert_array_equal(loaded.predict(np.ones((1, 3)), verbose=0), [[3.0, 3.0, 3.0]])
+
+
+def _as_keras_wrote_a_lambda(source, target):
+    """The .keras file as Keras 3.15 writes a Lambda of a Python lambda: its function entry
+    holds base64 bytecode (never decoded here), and there is no minikeras record."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for info in old.infolist():
+            data = old.read(info)
+            if info.filename == "config.json":
+                config = json.loads(data)
+                squash = next(e for e in config["config"]["layers"] if e["name"] == "squash")
+                code = {"code": "4wEAAAAAAAAAAAAAAAIAAAADAAAA8wwAAAA=\n", "defaults": None,
+                        "closure": None}  # fmt: skip
+                squash["config"]["function"] = {"class_name": "__lambda__", "config": code}
+                data = json.dumps(config).encode()
+            if not info.filename.startswith("minikeras/"):
+                new.writestr(info, data)
+
+
+@pytest.mark.parametrize("safe_mode", [True, False])
+def test_a_keras_lambda_of_bytecode_is_refused_naming_the_layer_and_the_fix(tmp_path, safe_mode):
+    _lambda_model(mk.ops.tanh).save(tmp_path / "tanh.keras")
+    _as_keras_wrote_a_lambda(tmp_path / "tanh.keras", tmp_path / "bytecode.keras")
+    message = (
+        r"Lambda 'squash', 'function' is a Python lambda saved as bytecode, which minikeras "
+        r"never runs \(safe_mode=False changes nothing\)\. Define it as a named module-level "
+        r"function, register it under the same name in Keras .* and in minikeras"
+    )
+    with pytest.raises(mk.saving.LoadError, match=message):
+        mk.models.load_model(tmp_path / "bytecode.keras", safe_mode=safe_mode)

@@ -140,7 +140,7 @@ def _json_default(value):
     if callable(value):
         raise TypeError(
             f"{value!r} is a function object, not a JSON value: use a named module-level "
-            "function registered with @minikeras.saving.register_serializable()"
+            "function registered with @minikeras.saving.register_keras_serializable()"
         )
     raise TypeError(f"{value!r} of type {type(value).__name__} is not a JSON value")
 

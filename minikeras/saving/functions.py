@@ -12,9 +12,14 @@ ufuncs). Bytecode is refused, never run.
 
 import inspect
 
-from minikeras.serialization_lib import get_registered_name, get_registered_object
+from minikeras.serialization_lib import get_registered_name, get_registered_object, is_registered
 
-__all__ = ["keras_function_entry"]
+__all__ = ["keras_function_entry", "saved_function"]
+
+_REGISTER = (
+    "@minikeras.saving.register_keras_serializable() (for Keras to load the file too, "
+    "register it there under the same name: @keras.saving.register_keras_serializable())"
+)
 
 
 def _is_function_reference(value):
@@ -88,6 +93,67 @@ def _keras_function(entry, objects, where):
         f"{where} names the function {name!r}, which is not registered (loading never "
         "imports code named in a file): decorate it with @minikeras.saving."
         f"register_keras_serializable(), or pass custom_objects={{{name!r}: {bare}}}"
+    )
+
+
+def saved_function(value, objects, where):
+    """A layer config's value as a file holds it: a function by the name that finds it again.
+
+    A registered function (a lambda or a closure too, registered under a name)
+    becomes a reference to its registered name; a reference to a module-level
+    function (`{"module", "function_name"}`, what `Lambda.get_config` gives
+    for one) is kept if loading will find it; anything else is kept as it is.
+
+    Args:
+        value: a config value.
+        objects: the registered and custom objects by name
+            (`registry.custom_objects_by_name()`).
+        where: the layer and key, for the message (`"Lambda 'f', 'function'"`).
+
+    Returns:
+        The value to write.
+
+    Raises:
+        ValueError: for a function no file can name (a lambda, a nested
+            function, a callable object that is not registered) or a
+            module-level function that is not registered; the message says
+            how to make it saveable.
+
+    Example:
+        >>> mk.saving.functions.saved_function(lambda x: x, {}, "Lambda 'f', 'function'")
+        Traceback (most recent call last):
+        ...
+        ValueError: Lambda 'f', 'function' is a Python lambda, which a file cannot hold: ...
+    """
+    if _is_function_reference(value):
+        try:
+            _function(value, objects)
+        except ValueError:
+            module, name = value["module"], value["function_name"]
+            raise ValueError(
+                f"{where} is the function {module}.{name}, which is not registered, so a file "
+                "cannot name it (loading never imports code named in a file). Decorate it "
+                f"with {_REGISTER}; or save inside minikeras.saving.custom_object_scope("
+                f"{{{name!r}: {name}}}) and load with custom_objects={{{name!r}: {name}}}"
+            ) from None
+        return value
+    if not callable(value) or inspect.isclass(value) or hasattr(value, "get_config"):
+        return value
+    if is_registered(value):  # found again by its registered name, whatever it is
+        return {"module": getattr(value, "__module__", None) or "builtins",
+                "function_name": get_registered_name(value)}  # fmt: skip
+    name, qualname = getattr(value, "__name__", None), getattr(value, "__qualname__", None)
+    if name == "<lambda>":
+        what, name = "a Python lambda", "my_function"
+    elif isinstance(qualname, str) and "<locals>" in qualname:
+        what = f"the function {qualname} (defined inside another function)"
+    else:
+        what, name = f"a callable {type(value).__name__} object", "my_function"
+    raise ValueError(
+        f"{where} is {what}, which a file cannot hold: minikeras writes a function by a "
+        "name that finds it again, never as code (Keras writes a lambda's bytecode, "
+        "which it loads only with safe_mode=False). Define it as a named module-level "
+        f"function, `def {name}(x): ...`, decorated with {_REGISTER}"
     )
 
 

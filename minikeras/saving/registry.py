@@ -18,7 +18,12 @@ from minikeras import object_registry, serialization_lib
 from minikeras.layers.layer import Layer
 from minikeras.saving import sharing
 from minikeras.saving.archive import to_json
-from minikeras.saving.functions import _function, _is_function_reference, _keras_function
+from minikeras.saving.functions import (
+    _function,
+    _is_function_reference,
+    _keras_function,
+    saved_function,
+)
 from minikeras.serialization_lib import (
     CustomObjectScope,
     custom_object_scope,
@@ -199,15 +204,12 @@ def serialize_layer(layer):
     if problem:
         raise ValueError(f"save: {problem}")
     cls = type(layer)
-    config = layer.get_config()
-    to_json(config, f"the config of {cls.__name__} '{layer.name}'")
     objects = custom_objects_by_name()
-    for key, value in config.items():
-        if _is_function_reference(value):
-            try:
-                _function(value, objects)
-            except ValueError as error:
-                raise ValueError(f"save: {cls.__name__} '{layer.name}', {key!r}: {error}") from None
+    config = {
+        key: saved_function(value, objects, f"save: {cls.__name__} '{layer.name}', {key!r}")
+        for key, value in layer.get_config().items()
+    }
+    to_json(config, f"the config of {cls.__name__} '{layer.name}'")
     public = serialization_lib.public_module(cls)
     entry = {  # Keras 3's entry: a built-in is named by its public module, without a registry name
         "module": public or cls.__module__,
