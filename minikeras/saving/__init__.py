@@ -8,6 +8,8 @@
   `deserialize_keras_object` for every family;
 - `registry`: layer entries in and out, checked for saving;
 - `functional`: a functional model's config (layers and inbound nodes);
+- `sharing`: a layer that several models of a file hold, written with
+  Keras's `shared_object_id` and built once on load;
 - `weights`: `save_weights`, `load_weights`: weights keyed by tracked path;
 - `model_io`: `save_model`, `load_model`, with the training state;
 - `keras_file` (and `keras_writer`, `keras_config`, `keras_layout`,
