@@ -584,3 +584,26 @@ def test_an_optimizer_keras_on_torch_wrote_from_its_backend_module_loads(tmp_pat
     reference = mk.models.load_model(FIXTURES / "batchnorm_adam.keras")
     for ours, theirs in zip(model.optimizer.variables, reference.optimizer.variables):
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+def test_load_weights_reads_the_weights_of_a_keras_model_file(name):
+    path = FIXTURES / f"{name}.keras"
+    loaded = mk.saving.load_model(path, compile=False)
+    twin = type(loaded).from_config(loaded.get_config())  # same layers, fresh weights
+    assert not all(np.array_equal(a, b) for a, b in zip(twin.get_weights(), loaded.get_weights()))
+    twin.load_weights(path)  # Keras's model.load_weights("model.keras")
+    for mine, keras_weight in zip(twin.get_weights(), loaded.get_weights()):
+        np.testing.assert_array_equal(mine, keras_weight)
+    inputs, predictions = _inputs(name)
+    np.testing.assert_allclose(twin.predict(inputs, verbose=0), predictions, rtol=1e-5, atol=1e-6)
+
+
+def test_load_weights_of_a_keras_file_that_does_not_fit_changes_nothing(tmp_path):
+    model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+    model.save(tmp_path / "m.keras")
+    other = mk.Sequential([mk.Input((4,)), mk.layers.Dense(2)])
+    before = other.get_weights()
+    with pytest.raises(LoadError, match=r"shape \(3, 2\).*needs \(4, 2\)"):
+        other.load_weights(tmp_path / "m.keras")
+    assert all(np.array_equal(a, b) for a, b in zip(before, other.get_weights()))

@@ -35,6 +35,7 @@ from minikeras.saving.saved_training_state import _map_leaves
 __all__ = [
     "KERAS_FORMAT_VERSION",
     "keras_weights_bytes",
+    "load_keras_file_weights",
     "load_keras_model",
     "load_keras_weights",
     "read_keras_archive",
@@ -239,15 +240,45 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
                 "Pass compile=False to load the model without its training state.",
             ) from error
         optimizer.build(model.trainable_weights)
+    slots = model.weights + (list(optimizer.variables) if optimizer is not None else [])
+    load_keras_weights(model, _weights_bytes(path, weights, slots), path, optimizer)()
+    return model
+
+
+def load_keras_file_weights(layer, path):
+    """Loads the model weights of a Keras `.keras` file into a built layer or model.
+
+    As Keras's `model.load_weights("model.keras")`: the weights only, every
+    one checked before any is assigned; the optimizer keeps its state.
+
+    Args:
+        layer: the built layer or model.
+        path: the `.keras` file.
+
+    Raises:
+        LoadError: for a file that is not a `.keras` zip or has no weights, or
+            weights that do not match, with the layer unchanged.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "m.keras"
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)]); model.save(path)
+        >>> copy = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> mk.saving.keras_file.load_keras_file_weights(copy, path)
+        >>> np.array_equal(copy.get_weights()[0], model.get_weights()[0])
+        True
+    """
+    _, _, weights, _ = read_keras_archive(path)
+    load_keras_weights(layer, _weights_bytes(path, weights, layer.weights), path)()
+
+
+def _weights_bytes(path, weights, slots):
+    """The weights member's bytes, read no further than `slots` can need (or LoadError)."""
     if weights is None:
         raise LoadError(path, ["it has no model.weights.h5"])
-    slots = model.weights + (list(optimizer.variables) if optimizer is not None else [])
     needed = sum(int(np.prod(w.shape)) * np.dtype(w.dtype).itemsize for w in slots)
     # HDF5's own bookkeeping: a few kB a dataset and group, and the file's header.
-    weights = weights.read(2 * needed + 64 * len(slots) * 1024 + 2**20)
-    assign = load_keras_weights(model, weights, path, optimizer)
-    assign()
-    return model
+    return weights.read(2 * needed + 64 * len(slots) * 1024 + 2**20)
 
 
 def _load_own_record(path, record, custom_objects, compile):

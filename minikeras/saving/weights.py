@@ -269,9 +269,12 @@ def load_weights(layer, filepath, skip_mismatch=False):
 
     Args:
         layer: a built layer or model.
-        filepath: the path.
+        filepath: the path: a minikeras weights or model file, a Keras
+            `.weights.h5`, or a Keras `.keras` model file (its model's
+            weights; the optimizer's state stays as it is).
         skip_mismatch: load the weights that match, and list the others
-            (missing, unexpected, mismatched) in a warning, instead of raising.
+            (missing, unexpected, mismatched) in a warning, instead of raising
+            (minikeras files; Keras files are always checked whole).
 
     Returns:
         None.
@@ -303,6 +306,11 @@ def load_weights(layer, filepath, skip_mismatch=False):
         with open(filepath, "rb") as stream:
             data = stream.read()
         load_keras_weights(layer, data, filepath)()
+        return
+    if os.fspath(filepath).endswith(".keras"):  # a Keras model file: its model.weights.h5
+        from minikeras.saving.keras_file import load_keras_file_weights
+
+        load_keras_file_weights(layer, filepath)
         return
     contents = archive.read_archive(filepath)
     pairs, problems = _match(weight_table(layer), _read_weights(contents, filepath))
