@@ -31,6 +31,7 @@ from minikeras.layers.gru import GRU, GRUCell
 from minikeras.layers.identity import ActivityRegularization, Identity
 from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.input_spec import InputSpec
+from minikeras.layers.inputs import InputLayer
 from minikeras.layers.lambda_layer import Lambda
 from minikeras.layers.layer import Layer
 from minikeras.layers.lstm import LSTM, LSTMCell
@@ -158,6 +159,7 @@ __all__ = [
     "Hashing",
     "Identity",
     "Input",
+    "InputLayer",
     "InputSpec",
     "IntegerLookup",
     "LSTM",

@@ -351,6 +351,8 @@ def _scan(value, path, owner, found, depth, seen):
     elif hasattr(value, "__dict__") and not isinstance(value, Variable):
         for name, item in vars(value).items():
             item_path = f"{path}.{name}"
+            if getattr(item, "_holds_no_state", False):  # (an Input's InputLayer, on its tensor)
+                continue
             if _is_layer(item) or isinstance(item, Variable):
                 found.append((item_path, owner, item, type(value).__name__ + " object"))
             else:

@@ -146,11 +146,22 @@ class Model(Trainer, ModelSaving, Layer):
     def layers(self):
         """The model's own layers, in order: a graph's calls, or a subclass's attributes.
 
-        Nested layers (inside a layer or a sub-model) are not listed, as in Keras.
-        Nor are the Keras operation nodes a functional model read from a `.keras`
-        file runs (the `not_equal` of a padding mask): Keras's `layers` lists
-        Layer instances only; `operations` lists them too.
+        A functional model lists an `InputLayer` for each of its `Input`s
+        and its layers, in Keras 3's order (`layers[0]` is an `InputLayer`,
+        as in Keras; a `Sequential` lists none). Nested layers (inside a
+        layer or a sub-model) are not listed, as in Keras. Nor are the Keras
+        operation nodes a functional model read from a `.keras` file runs
+        (the `not_equal` of a padding mask): Keras's `layers` lists Layer
+        instances only; `operations` lists them too.
+
+        Example:
+            >>> x = mk.Input((3,), name="x")
+            >>> model = mk.Model(x, mk.layers.Dense(2, name="d")(x))
+            >>> [layer.name for layer in model.layers]
+            ['x', 'd']
         """
+        if self._inputs is not None and hasattr(self, "_nodes"):
+            return [layer for layer in graph.graph_operations(self) if not _is_operation(layer)]
         if self._inputs is not None:
             return [layer for layer in self._layers if not _is_operation(layer)]
         return [
@@ -163,10 +174,10 @@ class Model(Trainer, ModelSaving, Layer):
     def operations(self):
         """Everything a functional model's graph calls, in order: its layers and operation nodes.
 
-        Keras's `Functional.operations`: the `layers`, and the Keras operation
-        nodes (`minikeras.saving.keras_ops`) a model read from a `.keras` file
-        runs. Unlike Keras's, it holds no `InputLayer`: minikeras's Inputs are
-        tensors. For a Sequential or a subclassed model, its `layers`.
+        Keras's `Functional.operations`: the `layers` (`InputLayer`s
+        included), and the Keras operation nodes (`minikeras.saving.keras_ops`)
+        a model read from a `.keras` file runs, in Keras's order. For a
+        Sequential or a subclassed model, its `layers`.
 
         Example:
             >>> tokens = mk.Input((3,), dtype="int32")
@@ -174,11 +185,11 @@ class Model(Trainer, ModelSaving, Layer):
             >>> vectors = mk.layers.Embedding(5, 2, name="embedding")(tokens)
             >>> gru = mk.layers.GRU(2, name="gru")
             >>> model = mk.Model(tokens, gru(vectors, mask=not_equal(tokens, 0)))
-            >>> [layer.name for layer in model.layers], [op.name for op in model.operations]
+            >>> [layer.name for layer in model.layers][1:], [op.name for op in model.operations][1:]
             (['embedding', 'gru'], ['embedding', 'not_equal', 'gru'])
         """
         if self._inputs is not None and hasattr(self, "_nodes"):
-            return list(self._layers)
+            return graph.graph_operations(self)
         return self.layers
 
     @property

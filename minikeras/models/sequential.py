@@ -1,6 +1,7 @@
 """`Sequential`: a plain stack of layers, each feeding the next."""
 
 from minikeras.layers.input_layer import Input, SymbolicTensor
+from minikeras.layers.inputs import InputLayer
 from minikeras.layers.layer import Layer
 from minikeras.models.model import Model
 
@@ -39,8 +40,17 @@ class Sequential(Model):
 
     @property
     def layers(self):
-        """The layers in order (a copy: change the stack with `add` and `pop`)."""
+        """The layers in order (a copy: change the stack with `add` and `pop`).
+
+        No `InputLayer`, as in Keras: an `Input` (or `InputLayer`) given first
+        sets the input shape.
+        """
         return list(self._layers)
+
+    @property
+    def operations(self):
+        """As `layers`: a Sequential's graph is its stack."""
+        return self.layers
 
     def add(self, layer, rebuild=True):
         """Appends a layer (or, first, an `Input` giving the input shape).
@@ -51,7 +61,8 @@ class Sequential(Model):
         through the stack.
 
         Args:
-            layer: a `Layer`, or a `minikeras.Input(...)` before any layer.
+            layer: a `Layer`, or a `minikeras.Input(...)` (or an `InputLayer`)
+                before any layer.
             rebuild: accepted for Keras's signature; the stack is always kept built.
 
         Returns:
@@ -68,6 +79,8 @@ class Sequential(Model):
             >>> model.output_shape
             (None, None, 4)
         """
+        if isinstance(layer, InputLayer):  # (Keras's other way to give the input shape)
+            layer = layer.output
         if isinstance(layer, SymbolicTensor):
             if self._layers or self._inputs is not None:
                 raise ValueError(f"Sequential '{self.name}': an Input must come first")

@@ -48,18 +48,18 @@ def print_summary(model, print_fn):
     rows = [("Layer (type)", "Output Shape", "Param #")]
     if model._inputs is not None:
         # A graph's shapes are its symbolic ones, None where a size is not fixed.
-        if model._summary_shows_inputs:
-            for tensor in model.inputs:
-                rows.append((f"{tensor.name or 'input'} (InputLayer)", str(tensor.shape), "0"))
         shapes = {}  # a shared layer is one row, with each distinct shape it gives
         for node in model._nodes:
             found = shapes.setdefault(id(node.layer), (node.layer, []))[1]
             shape = map_structure(lambda t: t.shape, node.outputs)
             if shape not in found:
                 found.append(shape)
-        entries = [
-            (layer, found[0] if len(found) == 1 else found) for layer, found in shapes.values()
-        ]
+        # A functional model's rows in Keras's order, its InputLayers among them.
+        order = model.operations if model._summary_shows_inputs else model.layers
+        entries = []
+        for layer in order:
+            found = shapes[id(layer)][1] if id(layer) in shapes else [layer.batch_shape]
+            entries.append((layer, found[0] if len(found) == 1 else found))
     else:
         entries = [
             (value, _batch_none(value._output_shape))

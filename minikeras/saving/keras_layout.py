@@ -21,12 +21,11 @@ from minikeras.engine.variable import Variable
 from minikeras.layers import tracking
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
+from minikeras.models.graph import functional_order
 from minikeras.saving import keras_ops
 from minikeras.saving.keras_optimizer_layout import optimizer_variables
-from minikeras.tree import flatten
 
 __all__ = [
-    "functional_order",
     "layer_groups",
     "older_path",
     "optimizer_variables",
@@ -80,62 +79,6 @@ def unique_name(name, used):
         return f"{name}_{used[name]}"
     used[name] = 0
     return name
-
-
-def functional_order(model):
-    """A functional model's layers and Inputs in the order Keras's `model.layers` gives.
-
-    Keras sorts the graph's operations by decreasing depth (Inputs deepest),
-    and within one depth by the order a depth-first walk from the outputs
-    first reaches them. Config entries and weight containers follow it.
-
-    Args:
-        model: a functional minikeras model.
-
-    Returns:
-        A list whose items are layers, or `SymbolicTensor`s for the Inputs.
-
-    Example:
-        >>> a, b = mk.Input((4,), name="a"), mk.Input((3,), name="b")
-        >>> dense = mk.layers.Dense(5, name="d")
-        >>> model = mk.Model([a, b], mk.layers.concatenate([dense(a), b], name="c"))
-        >>> [getattr(item, "name", None) for item in mk.saving.keras_layout.functional_order(model)]
-        ['a', 'd', 'b', 'c']
-    """
-    inputs = flatten(model._inputs)
-    input_ids = {id(t) for t in inputs}
-    index = {}  # id(operation) -> (first-reached order, operation): an Input stands for its own
-    post_order, finished = [], set()  # the calls (and Inputs) from the inputs to the outputs
-
-    def visit(tensor):
-        if id(tensor) in input_ids:
-            if id(tensor) not in finished:
-                index.setdefault(id(tensor), (len(index), tensor))
-                finished.add(id(tensor))
-                post_order.append((tensor, tensor, []))
-            return
-        node = tensor.node
-        if id(node) in finished:
-            return
-        index.setdefault(id(node.layer), (len(index), node.layer))
-        parents = node.input_tensors()
-        for parent in parents:
-            visit(parent)
-        finished.add(id(node))
-        post_order.append((node, node.layer, parents))
-
-    for tensor in flatten(model._outputs):
-        visit(tensor)
-    # A call's depth: 0 at the outputs, one more than the deepest call it feeds.
-    node_depth, operation_depth = {}, {}
-    for node, operation, parents in reversed(post_order):
-        depth = max(node_depth.setdefault(id(node), 0), operation_depth.get(id(operation), 0))
-        operation_depth[id(operation)] = node_depth[id(node)] = depth
-        for parent in parents:
-            key = id(parent) if id(parent) in input_ids else id(parent.node)
-            node_depth[key] = max(depth + 1, node_depth.get(key, 0))
-    ordered = sorted(index.values(), key=lambda pair: (-operation_depth[id(pair[1])], pair[0]))
-    return [operation for _, operation in ordered]
 
 
 def _own_and_children(layer):
