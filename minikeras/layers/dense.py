@@ -4,7 +4,7 @@ from minikeras import activations, constraints, initializers, ops, regularizers
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
 
-__all__ = ["Dense", "check_positive_int"]
+__all__ = ["Dense", "check_positive_int", "refuse_keras_only", "take_keras_only"]
 
 
 def check_positive_int(layer, argument, value):
@@ -30,6 +30,61 @@ def check_positive_int(layer, argument, value):
     return value
 
 
+def take_keras_only(kwargs, *names):
+    """Takes Keras's quantization and LoRA options out of a layer's `**kwargs`.
+
+    Keras 3.15 writes `quantization_config` (None unless quantized) in the
+    configs of `Dense`, `EinsumDense` and `Embedding`, and their constructors
+    take `lora_rank` and `lora_alpha` (EinsumDense also
+    `gptq_unpacked_column_size`). minikeras has no quantization or LoRA: the
+    layer takes these out of `**kwargs` before `Layer.__init__` (which would
+    refuse them as unknown) and hands them to `refuse_keras_only` after it.
+    (Kept out of the signatures, so that a Keras file's loader still drops
+    their None values as options minikeras lacks.)
+
+    Args:
+        kwargs: the layer's keyword arguments (changed in place).
+        *names: the options this layer takes.
+
+    Returns:
+        A dict of the options that were given.
+
+    Example:
+        >>> kwargs = {"name": "d", "quantization_config": None}
+        >>> mk.layers.dense.take_keras_only(kwargs, "lora_rank", "quantization_config"), kwargs
+        ({'quantization_config': None}, {'name': 'd'})
+    """
+    return {name: kwargs.pop(name) for name in names if name in kwargs}
+
+
+def refuse_keras_only(layer, options):
+    """Refuses, naming the layer, a Keras quantization or LoRA option that is set.
+
+    None is accepted for each (it changes nothing), and `lora_alpha` with
+    anything, as Keras ignores it without `lora_rank`.
+
+    Args:
+        layer: the layer being made (its class and name go in the message).
+        options: the dict `take_keras_only` returned.
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: for the first option that is set.
+
+    Example:
+        >>> dense = mk.layers.Dense(2, quantization_config=None, lora_rank=None)
+        >>> mk.layers.dense.refuse_keras_only(dense, {"lora_alpha": 8.0})
+    """
+    for argument, value in options.items():
+        if value is not None and argument != "lora_alpha":
+            raise ValueError(
+                f"{type(layer).__name__} '{layer.name}': {argument}={value!r:.80} is not "
+                f"supported; minikeras has no quantization or LoRA (pass None)"
+            )
+
+
 class Dense(Layer):
     """Densely-connected layer: `activation(inputs @ kernel + bias)`.
 
@@ -51,7 +106,10 @@ class Dense(Layer):
             `"max_norm"`, a config dict or a callable) that the optimizer
             applies to the kernel after each update.
         bias_constraint: None, or a constraint of the bias.
-        **kwargs: `name`, `trainable`, `dtype`, and Keras 2's `input_shape`.
+        **kwargs: `name`, `trainable`, `dtype`, Keras 2's `input_shape`, and
+            Keras's `quantization_config` and `lora_rank` as None only (the
+            values in the config of a layer that is not quantized; minikeras
+            has neither) and `lora_alpha` (ignored, as Keras ignores it then).
 
     Input shape:
         `(batch, ..., input_dim)`: any rank of 2 or more.
@@ -60,8 +118,8 @@ class Dense(Layer):
         `(batch, ..., units)`: the last axis becomes `units`.
 
     Raises:
-        ValueError: if `units` is not a positive int, or later inputs change
-            their last axis.
+        ValueError: if `units` is not a positive int, `lora_rank` or
+            `quantization_config` is set, or later inputs change their last axis.
 
     Example:
         >>> layer = mk.layers.Dense(4, activation="relu")
@@ -88,8 +146,10 @@ class Dense(Layer):
         bias_constraint=None,
         **kwargs,
     ):
+        keras_only = take_keras_only(kwargs, "lora_rank", "lora_alpha", "quantization_config")
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = check_positive_int("Dense", "units", units)
+        refuse_keras_only(self, keras_only)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
@@ -147,4 +207,5 @@ class Dense(Layer):
             "activity_regularizer": regularizers.serialize(self.activity_regularizer),
             "kernel_constraint": constraints.serialize(self.kernel_constraint),
             "bias_constraint": constraints.serialize(self.bias_constraint),
+            "quantization_config": None,
         }

@@ -6,6 +6,7 @@ import numpy as np
 
 from minikeras import activations, constraints, initializers, ops, regularizers
 from minikeras.initializers import VarianceScaling
+from minikeras.layers.dense import refuse_keras_only, take_keras_only
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
 
@@ -67,8 +68,11 @@ class EinsumDense(Layer):
         bias_regularizer: None or a regularizer of the bias.
         kernel_constraint: None or a constraint of the kernel.
         bias_constraint: None or a constraint of the bias.
-        **kwargs: `name`, `trainable`, `dtype`, `activity_regularizer`.
-            Keras's `lora_rank` and quantization arguments are not supported.
+        **kwargs: `name`, `trainable`, `dtype`, `activity_regularizer`, and
+            Keras's `quantization_config`, `lora_rank` and
+            `gptq_unpacked_column_size` as None only (the values in the config
+            of a layer that is not quantized; minikeras has neither) and
+            `lora_alpha` (ignored, as Keras ignores it then).
 
     Input shape:
         As the equation's input letters say (with any number of axes under an
@@ -81,8 +85,9 @@ class EinsumDense(Layer):
     Raises:
         ValueError: for an equation not of the three forms, a kernel or
             output letter found nowhere, a bias letter not in the outputs,
-            inputs whose rank does not fit the equation, or an
-            `output_shape` that contradicts the inputs.
+            inputs whose rank does not fit the equation, an `output_shape`
+            that contradicts the inputs, or a Keras quantization or LoRA
+            option that is set.
 
     Example:
         >>> layer = mk.layers.EinsumDense(
@@ -108,7 +113,11 @@ class EinsumDense(Layer):
         bias_constraint=None,
         **kwargs,
     ):
+        keras_only = take_keras_only(
+            kwargs, "lora_rank", "lora_alpha", "gptq_unpacked_column_size", "quantization_config"
+        )
         super().__init__(**kwargs)
+        refuse_keras_only(self, keras_only)
         self._letters = _parse(equation)
         self.equation = equation
         if isinstance(output_shape, (int, np.integer)) and not isinstance(output_shape, bool):
@@ -253,4 +262,5 @@ class EinsumDense(Layer):
             "bias_regularizer": regularizers.serialize(self.bias_regularizer),
             "kernel_constraint": constraints.serialize(self.kernel_constraint),
             "bias_constraint": constraints.serialize(self.bias_constraint),
+            "quantization_config": None,
         }

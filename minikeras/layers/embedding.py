@@ -1,7 +1,7 @@
 """`Embedding`: integer ids to dense vectors, rows of a trained table."""
 
 from minikeras import constraints, initializers, ops, regularizers
-from minikeras.layers.dense import check_positive_int
+from minikeras.layers.dense import check_positive_int, refuse_keras_only, take_keras_only
 from minikeras.layers.layer import Layer
 
 __all__ = ["Embedding"]
@@ -27,7 +27,10 @@ class Embedding(Layer):
         weights: optional initial table, an array or a list of one array.
         input_length: Keras 2's fixed sequence length; it only gives the
             input shape `(input_length,)`.
-        **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape`, and Keras's
+            `quantization_config` and `lora_rank` as None only (the values in
+            the config of a layer that is not quantized; minikeras has
+            neither) and `lora_alpha` (ignored, as Keras ignores it then).
 
     Input shape:
         Integer ids `(batch, ...)`, such as `(batch, sequence_length)`.
@@ -36,7 +39,8 @@ class Embedding(Layer):
         `(batch, ..., output_dim)`: one vector per id.
 
     Raises:
-        ValueError: if `input_dim` or `output_dim` is not a positive int; at
+        ValueError: if `input_dim` or `output_dim` is not a positive int, or
+            `lora_rank` or `quantization_config` is set; at
             call time, for ids that are not whole numbers or fall outside
             `[0, input_dim)`, naming the layer.
 
@@ -63,11 +67,13 @@ class Embedding(Layer):
         input_length=None,
         **kwargs,
     ):
+        keras_only = take_keras_only(kwargs, "lora_rank", "lora_alpha", "quantization_config")
         if input_length is not None and "input_shape" not in kwargs:
             kwargs["input_shape"] = (input_length,)
         super().__init__(**kwargs)
         self.input_dim = check_positive_int("Embedding", "input_dim", input_dim)
         self.output_dim = check_positive_int("Embedding", "output_dim", output_dim)
+        refuse_keras_only(self, keras_only)
         self.embeddings_initializer = initializers.get(embeddings_initializer)
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         self.embeddings_constraint = constraints.get(embeddings_constraint)
@@ -122,4 +128,5 @@ class Embedding(Layer):
             "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
             "embeddings_constraint": constraints.serialize(self.embeddings_constraint),
             "mask_zero": self.mask_zero,
+            "quantization_config": None,
         }

@@ -131,8 +131,10 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
         kwargs.pop("batch_input_shape", None)
         # Every layer takes it, as in Keras 3: a penalty on its outputs, added at each call.
         activity_regularizer = regularizers.get(kwargs.pop("activity_regularizer", None))
-        if kwargs:
-            raise TypeError(f"{type(self).__name__}: unexpected keyword arguments {sorted(kwargs)}")
+        if kwargs:  # a ValueError, in Keras 3's words
+            raise ValueError(
+                f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs!r:.200}"
+            )
         setter = object.__setattr__
         setter(self, "_added_weights", [])
         setter(self, "_frozen", [])

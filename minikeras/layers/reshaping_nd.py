@@ -72,12 +72,11 @@ class _Spatial(Layer):
     """The shared part: a rank, a layout, the rank check on every call."""
 
     rank = None
-    # Keras's Cropping1D and UpSampling1D take no data_format (steps are axis 1).
+    # Keras's Cropping1D and UpSampling1D take no data_format (steps are axis 1): given
+    # one, it reaches Layer's **kwargs, which refuses it with a ValueError, as Keras does.
     takes_data_format = True
 
     def _setup(self, data_format):
-        if data_format is not None and not self.takes_data_format:
-            raise TypeError(f"{type(self).__name__}: unexpected keyword arguments ['data_format']")
         self.data_format, self._axes = _axes(type(self).__name__, data_format, self.rank)
 
     def build(self, input_shape):
@@ -104,7 +103,7 @@ class _Spatial(Layer):
 
 
 class _ZeroPadding(_Spatial):
-    def __init__(self, padding, data_format=None, **kwargs):
+    def __init__(self, padding, data_format=None, /, **kwargs):
         super().__init__(**kwargs)
         self.padding = _pairs(type(self).__name__, "padding", padding, self.rank)
         self._setup(data_format)
@@ -129,8 +128,8 @@ class _ZeroPadding(_Spatial):
 
 
 class _Cropping(_Spatial):
-    def __init__(self, cropping, data_format=None, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(self, cropping, data_format=None, /, **kwargs):
+        super().__init__(**kwargs)  # (a 1D layer's data_format is in kwargs: refused)
         self.cropping = _pairs(type(self).__name__, "cropping", cropping, self.rank)
         self._setup(data_format)
 
@@ -162,8 +161,8 @@ class _Cropping(_Spatial):
 
 
 class _UpSampling(_Spatial):
-    def __init__(self, size, data_format=None, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(self, size, data_format=None, /, **kwargs):
+        super().__init__(**kwargs)  # (a 1D layer's data_format is in kwargs: refused)
         self.size = _ints(type(self).__name__, "size", size, self.rank, 1)
         self._setup(data_format)
 
@@ -273,8 +272,9 @@ class Cropping1D(_Cropping):
         When called: the cropped sequences, as a Tensor.
 
     Raises:
-        ValueError: for a bad `cropping`, inputs that are not 3-D, or cropping
-            that leaves no step.
+        ValueError: for a bad `cropping`, inputs that are not 3-D, cropping
+            that leaves no step, or a `data_format` argument (steps are axis
+            1; Keras 3 refuses it too, as an unknown argument).
 
     Example:
         >>> mk.layers.Cropping1D((1, 2))(np.arange(5.0).reshape(1, 5, 1)).numpy().ravel()
@@ -338,7 +338,9 @@ class UpSampling1D(_UpSampling):
         When called: the upsampled sequences, as a Tensor.
 
     Raises:
-        ValueError: for a bad `size` or inputs that are not 3-D.
+        ValueError: for a bad `size`, inputs that are not 3-D, or a
+            `data_format` argument (steps are axis 1; Keras 3 refuses it too,
+            as an unknown argument).
 
     Example:
         >>> mk.layers.UpSampling1D(3)(np.array([[[1.0], [2.0]]])).numpy().ravel()
