@@ -2,9 +2,10 @@
 
 Weight regularizers and constraints on all four projections, the activity
 regularizer on each projection's outputs (as Keras hands it to its four
-sub-layers), `sliding_window`, `flash_attention`/`use_gate` refused when
-true, a query step with nothing to attend to, and the config round trip;
-then the same layer in Keras 3 (skipped when `keras` is not importable).
+sub-layers), `sliding_window`, the gate (`use_gate`), `flash_attention` (the
+same attention, refusing what Keras refuses), a query step with nothing to
+attend to, and the config round trip; then the same layer in Keras 3 (skipped
+when `keras` is not importable).
 """
 
 import numpy as np
@@ -134,11 +135,96 @@ def test_config_round_trip_with_the_new_arguments():
     assert plain["kernel_regularizer"] is None and plain["sliding_window"] is None
 
 
+def gated(layer, query, value):
+    """The output with the gate, by hand in float64: each head's attended values times
+    sigmoid(query @ gate_kernel + gate_bias), then the output projection."""
+    w = {v.path.split("/", 1)[-1]: v.numpy().astype(np.float64) for v in layer.weights}
+    q, k, v, _ = projections(layer, query, value)
+    logits = np.einsum("btnh,bsnh->bnts", q, k) / np.sqrt(layer.key_dim)
+    weights = np.exp(logits - logits.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    attended = np.einsum("bnts,bsnh->btnh", weights, v)
+    gate = 1 / (1 + np.exp(-(np.einsum("btd,dnh->btnh", query, w["kernel"]) + w["bias"])))
+    out = np.einsum("btnh,nho->bto", attended * gate, w["attention_output/kernel"])
+    return out + w["attention_output/bias"], gate
+
+
+def test_the_gate_multiplies_each_heads_attended_values_by_a_sigmoid_of_the_query():
+    query, value = rng.standard_normal((2, 4, 5)), rng.standard_normal((2, 3, 6))
+    layer = randomized(MultiHeadAttention(2, 3, use_gate=True, dtype="float64"), query, value)
+    expected, gate = gated(layer, query, value)
+    np.testing.assert_allclose(layer(query, value).numpy(), expected, rtol=1e-10)
+    assert layer.gate_dense.kernel.shape == (5, 2, 3) and layer.gate_dense.bias.shape == (2, 3)
+    # Keras's order (get_weights, set_weights and its files follow it): the gate after the key.
+    parts = [w.path.split("/")[-2] for w in layer.weights]
+    assert (
+        parts
+        == ["query"] * 2 + ["key"] * 2 + ["gate"] * 2 + ["value"] * 2 + ["attention_output"] * 2
+    )
+    assert MultiHeadAttention(2, 3).get_config()["use_gate"] is False
+    clone = MultiHeadAttention.from_config(layer.get_config())
+    assert clone.use_gate and clone.get_config() == layer.get_config()
+    # The gate's penalties join the others: weights, and its (sigmoid) outputs per sample.
+    penalized = MultiHeadAttention(
+        2, 3, use_gate=True, kernel_regularizer=mk.regularizers.L2(0.1),
+        activity_regularizer=mk.regularizers.L1(0.05), dtype="float64",
+    )  # fmt: skip
+    penalized.build(query.shape, value.shape)
+    penalized.set_weights(layer.get_weights())
+    penalized(query, value)
+    kernels = [w.numpy() for w in penalized.weights if w.name.endswith("kernel")]
+    parts = projections(penalized, query, value)
+    activity = sum(0.05 * np.sum(np.abs(part)) / 2 for part in parts[:3])
+    activity += 0.05 * np.sum(np.abs(gate)) / 2 + 0.05 * np.sum(np.abs(expected)) / 2
+    np.testing.assert_allclose(
+        sum(float(loss) for loss in penalized.losses),
+        sum(0.1 * np.sum(k**2) for k in kernels) + activity,
+        rtol=1e-10,
+    )
+
+
+def test_the_gate_over_two_middle_axes_and_without_biases():
+    query = rng.standard_normal((2, 3, 2, 4)).astype("float32")
+    layer = MultiHeadAttention(2, 3, use_gate=True, use_bias=False, output_shape=(2, 5))
+    out = layer(query, query)
+    assert out.shape == (2, 3, 2, 2, 5) and layer.gate_dense.bias is None
+    assert layer.gate_dense.kernel.shape == (4, 2, 3)
+
+
+def test_the_gate_gradients_match_finite_differences():
+    query, value = rng.standard_normal((2, 2, 3, 4))
+    layer = randomized(MultiHeadAttention(2, 2, use_gate=True, dtype="float64"), query, value)
+
+    def loss(q, v):
+        return projection_loss(layer(q, v, return_attention_scores=True))
+
+    assert_gradients_match(loss, [query, value], layer.weights, rtol=1e-5, atol=1e-8)
+
+
+def test_flash_attention_computes_the_same_attention_and_refuses_what_keras_refuses():
+    query, value = rng.standard_normal((2, 2, 4, 3)).astype("float32")
+    plain = MultiHeadAttention(2, 3, bias_initializer="random_normal")
+    flash = MultiHeadAttention(2, 3, flash_attention=True, name="fa")
+    plain(query, value)
+    flash(query, value)
+    flash.set_weights(plain.get_weights())
+    mask = rng.random((2, 4, 4)) > 0.3
+    for kwargs in ({}, {"attention_mask": mask}, {"use_causal_mask": True}):
+        np.testing.assert_array_equal(
+            flash(query, value, **kwargs).numpy(), plain(query, value, **kwargs).numpy()
+        )
+    with pytest.raises(ValueError, match="'fa': return_attention_scores=True is not supported"):
+        flash(query, value, return_attention_scores=True)
+    with pytest.raises(ValueError, match=r"dropout \(0.1\) is not supported with flash_attention"):
+        MultiHeadAttention(2, 3, dropout=0.1, flash_attention=True)
+    MultiHeadAttention(2, 3, dropout=0.1, flash_attention=False)  # only True refuses
+    # A symbolic call asks for no scores yet (Keras refuses them when it runs).
+    inputs = mk.Input((4, 3))
+    assert len(flash(inputs, inputs, return_attention_scores=True)) == 2
+    assert "flash_attention" not in flash.get_config()  # as Keras writes it
+
+
 def test_arguments_minikeras_does_not_have_are_refused_by_name():
-    with pytest.raises(ValueError, match="flash_attention=True is not available"):
-        MultiHeadAttention(2, 3, flash_attention=True)
-    with pytest.raises(ValueError, match="use_gate=True is not available"):
-        MultiHeadAttention(2, 3, use_gate=True)
     with pytest.raises(ValueError, match="`sliding_window` must be a positive int"):
         MultiHeadAttention(2, 3, sliding_window=0)
     layer = MultiHeadAttention(2, 3, sliding_window=2, name="att")
@@ -248,3 +334,52 @@ def test_penalties_in_fit_of_a_functional_model_match_keras():
     )
     for mine, their in zip(ours.get_weights(), theirs.get_weights()):
         np.testing.assert_allclose(mine, their, rtol=1e-4, atol=1e-5)
+
+
+def test_the_gate_matches_keras_and_its_files_cross_both_ways(tmp_path):
+    keras = pytest.importorskip("keras")
+    query = rng.standard_normal((3, 4, 6)).astype("float32")
+    value = rng.standard_normal((3, 5, 8)).astype("float32")
+    for kwargs in ({}, {"use_bias": False, "output_shape": 7}):
+        theirs = keras.layers.MultiHeadAttention(2, 3, use_gate=True, **kwargs)
+        theirs(query, value)
+        ours = MultiHeadAttention(2, 3, use_gate=True, **kwargs)
+        ours(query, value)
+        assert [w.shape for w in ours.weights] == [tuple(w.shape) for w in theirs.weights]
+        ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
+        mask = np.ones((3, 4, 5), bool)
+        mask[1, :, 2:] = False
+        for call in ({}, {"attention_mask": mask}, {"use_causal_mask": True}):
+            # With the scores: Keras's explicit path (its fused one wants value_dim == key_dim).
+            out, scores = ours(query, value, return_attention_scores=True, **call)
+            their_out, their_scores = theirs(query, value, return_attention_scores=True, **call)
+            np.testing.assert_allclose(out.numpy(), np.asarray(their_out), rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(scores.numpy(), np.asarray(their_scores), atol=1e-6)
+    self_query = rng.standard_normal((3, 4, 6)).astype("float32")
+    x = rng.standard_normal((3, 4, 6)).astype("float32")
+    inputs = keras.Input((4, 6))
+    attention = keras.layers.MultiHeadAttention(2, 3, use_gate=True, bias_initializer="ones")
+    model = keras.Model(inputs, attention(inputs, inputs))
+    model.save(tmp_path / "theirs.keras")
+    loaded = mk.saving.load_model(tmp_path / "theirs.keras")
+    expected = model.predict(self_query, verbose=0)
+    np.testing.assert_allclose(loaded.predict(self_query, verbose=0), expected, atol=1e-5)
+    loaded.layers[-1].gate_dense.kernel.assign(np.zeros((6, 2, 3), "float32"))
+    loaded.save(tmp_path / "ours.keras")
+    back = keras.saving.load_model(tmp_path / "ours.keras")
+    np.testing.assert_allclose(back.predict(x, verbose=0), loaded.predict(x, verbose=0), atol=1e-5)
+    assert not np.allclose(back.predict(x, verbose=0), model.predict(x, verbose=0), atol=1e-3)
+
+
+def test_flash_attention_refuses_what_keras_refuses():
+    keras = pytest.importorskip("keras")
+    for lib in (keras.layers, mk.layers):
+        with pytest.raises(ValueError, match="[Dd]ropout"):
+            lib.MultiHeadAttention(2, 3, dropout=0.2, flash_attention=True)
+        with pytest.raises(ValueError, match="[Dd]ropout"):
+            lib.GroupQueryAttention(2, 2, 1, dropout=0.2, flash_attention=True)
+        layer = lib.MultiHeadAttention(2, 3, flash_attention=True)
+        with pytest.raises(ValueError, match="attention scores|return_attention_scores"):
+            layer(np.ones((1, 2, 4), "float32"), np.ones((1, 2, 4), "float32"),
+                  return_attention_scores=True)  # fmt: skip
+        assert "flash_attention" not in layer.get_config()

@@ -197,8 +197,19 @@ def test_errors_name_the_layer_and_shapes():
         layers.GroupQueryAttention(0, 4, 2)
     with pytest.raises(ValueError, match="`sliding_window` must be a positive int"):
         layers.GroupQueryAttention(2, 4, 2, sliding_window=0)
-    with pytest.raises(ValueError, match="flash_attention is not available"):
-        layers.GroupQueryAttention(2, 4, 2, flash_attention=True)
+    # flash_attention computes the same attention, refusing what Keras refuses.
+    with pytest.raises(ValueError, match=r"GroupQueryAttention: dropout \(0.5\) is not supported"):
+        layers.GroupQueryAttention(2, 4, 2, dropout=0.5, flash_attention=True)
+    flash, plain = make(flash_attention=True, name="fa"), make()
+    x = rng.standard_normal((2, 4, 6)).astype("float32")
+    flash(x, x)
+    plain(x, x)
+    flash.set_weights(plain.get_weights())
+    np.testing.assert_array_equal(
+        flash(x, x, use_causal_mask=True).numpy(), plain(x, x, use_causal_mask=True).numpy()
+    )
+    with pytest.raises(ValueError, match="'fa': return_attention_scores=True is not supported"):
+        flash(x, x, return_attention_scores=True)
     layer = layers.GroupQueryAttention(2, 4, 2, name="g")
     with pytest.raises(
         ValueError,

@@ -9,16 +9,53 @@ from minikeras.layers.attention_masks import (
     masked_softmax,
     with_padding_masks,
 )
+from minikeras.layers.attention_projections import AttentionProjections
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
-from minikeras.layers.layer_losses import activity_loss
 
-__all__ = ["MultiHeadAttention"]
+__all__ = ["MultiHeadAttention", "check_flash_attention"]
 
 
-class MultiHeadAttention(Layer):
+def check_flash_attention(where, flash_attention, dropout=0.0, return_attention_scores=False):
+    """Refuses what Keras's flash attention refuses: dropout, and returning the scores.
+
+    There is no fused kernel here: `flash_attention=True` computes the same
+    attention, and only these checks tell it apart (the dropout rate at
+    construction, the scores at a call, as Keras checks them).
+
+    Args:
+        where: the layer, for the message (`"MultiHeadAttention 'mha'"`).
+        flash_attention: the layer's `flash_attention`, as a bool.
+        dropout: its dropout rate.
+        return_attention_scores: the call's argument.
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: for flash attention with a dropout rate above 0 or with
+            `return_attention_scores=True`.
+
+    Example:
+        >>> mk.layers.attention.check_flash_attention("MultiHeadAttention", True, 0.0)
+    """
+    if not flash_attention:
+        return
+    if dropout > 0:
+        raise ValueError(
+            f"{where}: dropout ({dropout}) is not supported with flash_attention=True (as in "
+            "Keras); set dropout to 0.0, or flash_attention to None"
+        )
+    if return_attention_scores:
+        raise ValueError(
+            f"{where}: return_attention_scores=True is not supported with "
+            "flash_attention=True (as in Keras); pass flash_attention=None to get the scores"
+        )
+
+
+class MultiHeadAttention(AttentionProjections, Layer):
     """Multi-head attention (Vaswani et al., 2017), with Keras's weights and arguments.
 
     Each of `num_heads` heads projects the query, key and value, and attends:
@@ -27,9 +64,11 @@ class MultiHeadAttention(Layer):
         k = key @ key_kernel + key_bias                # (batch, S, heads, key_dim)
         v = value @ value_kernel + value_bias          # (batch, S, heads, value_dim)
         scores = softmax(q k^T / sqrt(key_dim))        # (batch, heads, T, S), masked
-        output = (dropout(scores) v) @ output_kernel + output_bias
+        gate = sigmoid(query @ gate_kernel + gate_bias) # (batch, T, heads, value_dim)
+        output = (gate * (dropout(scores) v)) @ output_kernel + output_bias
 
-    where the output projection joins the heads. Masked positions (where
+    where the output projection joins the heads, and the gate is there only
+    with `use_gate=True` (Keras's gated attention, Qiu et al., 2025). Masked positions (where
     `attention_mask` is false, a later position under `use_causal_mask`, or
     one `sliding_window` or more steps away) get zero weight. A query step
     with every key step masked (a padded query step, say) gets all-zero
@@ -68,8 +107,12 @@ class MultiHeadAttention(Layer):
         sliding_window: None or a positive int `w`: a query step attends to
             key steps fewer than `w` positions away only (inputs with one
             steps axis).
-        flash_attention: None or False; there is no fused kernel here, and
-            True raises.
+        flash_attention: None, False or True. There is no fused kernel here:
+            True computes the same attention the same way, and refuses what
+            Keras's flash attention refuses (a `dropout` rate above 0, and
+            `return_attention_scores=True` at an eager call). Keras's
+            backends may still refuse a call that this computes (JAX without
+            cuDNN, say). Not in the config, as in Keras.
         kernel_initializer: initializer of the four kernels.
         bias_initializer: initializer of the four biases.
         kernel_regularizer: None or a regularizer of the four kernels.
@@ -79,8 +122,12 @@ class MultiHeadAttention(Layer):
             key and value, and the output), not to the attention scores.
         kernel_constraint: None or a constraint of the four kernels.
         bias_constraint: None or a constraint of the four biases.
-        use_gate: False only: Keras's gated attention (a fifth, sigmoid
-            projection of the query) is not implemented, and True raises.
+        use_gate: whether to gate the attended values, per head, with a
+            sigmoid projection of the query (see above). Its kernel
+            `(query_dim, heads, value_dim)` and bias `(heads, value_dim)` are
+            an `EinsumDense` named `gate` (`gate_dense`), built between the
+            key's and the value's projections, in Keras's weight order and
+            at Keras's place in `.keras` files.
         seed: int seed of the dropout's mask stream.
         **kwargs: `name`, `trainable`, `dtype`.
 
@@ -98,8 +145,9 @@ class MultiHeadAttention(Layer):
         shape `(batch, num_heads, T, S)` (before dropout).
 
     Raises:
-        ValueError: for bad constructor arguments (`flash_attention=True` and
-            `use_gate=True` among them), a missing `value`, inputs
+        ValueError: for bad constructor arguments (`flash_attention=True` with
+            a `dropout` rate among them), `return_attention_scores=True` with
+            `flash_attention=True`, a missing `value`, inputs
             of rank below 3, batch or sequence sizes that do not match, a last
             axis unlike the one the layer was built for, or an
             `attention_mask` that does not broadcast to `(batch, T, S)`.
@@ -169,13 +217,10 @@ class MultiHeadAttention(Layer):
         if sliding_window is not None:
             check_positive_int("MultiHeadAttention", "sliding_window", sliding_window)
         self.sliding_window = sliding_window
-        # No fused kernel here, and no gate (Keras's fifth, sigmoid projection of the query).
-        for argument, value in (("flash_attention", flash_attention), ("use_gate", use_gate)):
-            if value:
-                raise ValueError(
-                    f"MultiHeadAttention: {argument}=True is not available in minikeras; pass "
-                    "None or False"
-                )
+        self.use_gate = bool(use_gate)
+        # No fused kernel here: flash attention only refuses what Keras's refuses.
+        self._flash_attention = bool(flash_attention)
+        check_flash_attention("MultiHeadAttention", self._flash_attention, self.dropout)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
         # As Keras's `_activity_regularizer`: a penalty on each projection's outputs.
@@ -239,35 +284,15 @@ class MultiHeadAttention(Layer):
         self.key_kernel, self.key_bias = self._projection(
             "key", (key_shape[-1], heads, self.key_dim)
         )
+        self._gate_dense = None
+        if self.use_gate:  # between the key's and the value's, as Keras (its weights' order)
+            self._gate_dense = self._gate(query_shape)
         self.value_kernel, self.value_bias = self._projection(
             "value", (value_shape[-1], heads, self.value_dim)
         )
         self.output_kernel, self.output_bias = self._projection(
             "attention_output", (heads, self.value_dim, *output_shape), output_shape, 2
         )
-
-    def _projection(self, name, kernel_shape, bias_shape=None, input_axes=1):
-        initializer = self.kernel_initializer
-        if isinstance(initializer, initializers.VarianceScaling):  # fans as in Keras 3.15
-            axes = list(range(len(kernel_shape)))
-            initializer = initializer.with_fan_axes(axes[:input_axes], axes[input_axes:])
-        kernel = self.add_weight(
-            f"{name}/kernel",
-            shape=kernel_shape,
-            initializer=initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
-        bias = None
-        if self.use_bias:
-            bias = self.add_weight(
-                f"{name}/bias",
-                shape=bias_shape or kernel_shape[1:],
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
-        return kernel, bias
 
     def call(
         self,
@@ -284,6 +309,7 @@ class MultiHeadAttention(Layer):
     ):
         key = value if key is None else key  # key_mask still applies then, as in Keras
         where = f"MultiHeadAttention '{self.name}'"
+        check_flash_attention(where, self._flash_attention, 0, return_attention_scores)
         kernels = {"query": self.query_kernel, "value": self.value_kernel, "key": self.key_kernel}
         built = {part: kernel.shape[0] for part, kernel in kernels.items()}
         query_steps, key_steps = checked_steps(where, query.shape, value.shape, key.shape, built)
@@ -303,10 +329,11 @@ class MultiHeadAttention(Layer):
         scores = ops.matmul(q, k)  # (B, N, T, S)
         scores = masked_softmax(scores, mask)
         attended = ops.matmul(self._dropout_layer(scores, training=training), v)
-        attended = ops.reshape(
-            ops.transpose(attended, (0, 2, 1, 3)),
-            (batch, math.prod(query_steps), heads * self.value_dim),
-        )
+        attended = ops.transpose(attended, (0, 2, 1, 3))  # (B, T, N, V)
+        if self._gate_dense is not None:
+            gate = self._gate_dense(query)
+            attended = attended * ops.reshape(gate, (batch, -1, heads, self.value_dim))
+        attended = ops.reshape(attended, (batch, math.prod(query_steps), heads * self.value_dim))
         kernel = ops.reshape(self.output_kernel, (heads * self.value_dim, -1))
         bias = None if self.output_bias is None else ops.reshape(self.output_bias, (-1,))
         output_shape = self.output_kernel.shape[2:]
@@ -317,20 +344,6 @@ class MultiHeadAttention(Layer):
         if not return_attention_scores:
             return outputs
         return outputs, ops.reshape(scores, (batch, heads, *query_steps, *key_steps))
-
-    def _project(self, inputs, kernel, bias):
-        """`inputs @ kernel + bias` on `(batch, ..., dim)`: `(batch, steps, heads, size)`."""
-        flat_kernel = ops.reshape(kernel, (kernel.shape[0], -1))
-        flat_bias = None if bias is None else ops.reshape(bias, (-1,))
-        projected = ops.dense(inputs, flat_kernel, flat_bias)
-        self._regularize_activity(projected)
-        steps = math.prod(inputs.shape[1:-1])  # written out: -1 is ambiguous for 0 samples
-        return ops.reshape(projected, (inputs.shape[0], steps, *kernel.shape[1:]))
-
-    def _regularize_activity(self, projected):
-        # The penalty a Keras sub-layer adds on its outputs (as this package's Layer does).
-        if self._activity_regularizer is not None:
-            self.add_loss(activity_loss(self._activity_regularizer, projected))
 
     def compute_mask(self, inputs, mask=None):
         """The query's mask, kept for the outputs; `[mask, None]` after returning scores.
@@ -391,7 +404,7 @@ class MultiHeadAttention(Layer):
             "output_shape": self._output_shape_arg,
             "attention_axes": self.attention_axes,
             "sliding_window": self.sliding_window,
-            "use_gate": False,
+            "use_gate": self.use_gate,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
             "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),

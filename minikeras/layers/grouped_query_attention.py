@@ -6,6 +6,7 @@ import numpy as np
 
 from minikeras import constraints, initializers, ops, regularizers
 from minikeras.engine.tensor import Tensor
+from minikeras.layers.attention import check_flash_attention
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.einsum_dense import EinsumDense
@@ -52,7 +53,9 @@ class GroupQueryAttention(Layer):
         dropout: the dropout rate on the attention weights, in `[0, 1)`.
         use_bias: whether the projections have biases.
         sliding_window: None or a positive int (see above).
-        flash_attention: None or False; there is no fused kernel here.
+        flash_attention: None, False or True: the same attention either way
+            (there is no fused kernel here), True refusing what Keras's flash
+            attention refuses, as for `MultiHeadAttention`.
         kernel_initializer: initializer of the kernels.
         bias_initializer: initializer of the biases.
         kernel_regularizer: None or a regularizer of the kernels.
@@ -75,7 +78,9 @@ class GroupQueryAttention(Layer):
         query's mask is kept.
 
     Raises:
-        ValueError: for bad constructor arguments, inputs that are not 3-D,
+        ValueError: for bad constructor arguments (`flash_attention=True`
+            with a `dropout` rate among them), `return_attention_scores=True`
+            with `flash_attention=True`, inputs that are not 3-D,
             query and value with different last axes, value and key with
             different steps, or an `attention_mask` that does not broadcast
             to `(batch, T, S)`.
@@ -133,8 +138,6 @@ class GroupQueryAttention(Layer):
             )
         if sliding_window is not None:
             check_positive_int(name, "sliding_window", sliding_window)
-        if flash_attention:
-            raise ValueError(f"{name}: flash_attention is not available in minikeras")
         if (
             isinstance(dropout, bool)
             or not isinstance(dropout, (int, float))
@@ -142,6 +145,8 @@ class GroupQueryAttention(Layer):
         ):
             raise ValueError(f"{name}: `dropout` must be in [0, 1), got {dropout!r}")
         self.dropout = float(dropout)
+        self._flash_attention = bool(flash_attention)
+        check_flash_attention(name, self._flash_attention, self.dropout)
         self.use_bias = bool(use_bias)
         self.use_gate = bool(use_gate)
         self.sliding_window = sliding_window
@@ -253,6 +258,8 @@ class GroupQueryAttention(Layer):
         use_causal_mask=False,
     ):
         key = value if key is None else key  # key_mask still applies then, as in Keras
+        where = f"GroupQueryAttention '{self.name}'"
+        check_flash_attention(where, self._flash_attention, 0, return_attention_scores)
         self._check_shapes(query.shape, value.shape, key.shape)
         mask = self._mask(query.shape, key.shape, query_mask, value_mask, key_mask,
                           attention_mask, use_causal_mask)  # fmt: skip
