@@ -293,8 +293,8 @@ def test_errors_name_the_layer_and_the_shapes():
         layer(np.ones((4, 5, 7)))
     with pytest.raises(ValueError, match="units"):
         GRU(0)
-    with pytest.raises(ValueError, match="recurrent_dropout"):
-        SimpleRNN(2, recurrent_dropout=1.5)
+    with pytest.raises(TypeError, match="SimpleRNNCell: `recurrent_dropout` must be a number"):
+        SimpleRNN(2, recurrent_dropout="0.5")
     with pytest.raises(ValueError, match="merge_mode"):
         Bidirectional(LSTM(2), merge_mode="max")
 

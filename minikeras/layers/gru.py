@@ -49,7 +49,7 @@ class GRUCell(RecurrentCell):
         `(batch, units)`.
 
     Raises:
-        ValueError: for bad `units` or dropout rates.
+        ValueError: for bad `units`.
 
     Example:
         >>> cell = mk.layers.GRUCell(3)

@@ -61,7 +61,7 @@ class LSTMCell(RecurrentCell):
         `(batch, units)`.
 
     Raises:
-        ValueError: for bad `units` or dropout rates, or states that are not
+        ValueError: for bad `units`, or states that are not
             a list of two.
 
     Example:

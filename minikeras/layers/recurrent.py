@@ -60,11 +60,12 @@ class RNNBase(RNN):
         bias_constraint: optional constraint on the bias.
         dropout: fraction of the input features dropped while training (one
             mask per sequence, the same at every step, as in Keras; one per
-            gate for `LSTM` and `GRU` with `recurrent_dropout`).
+            gate for `LSTM` and `GRU` with `recurrent_dropout`); clamped into
+            [0, 1] as Keras clamps it.
         recurrent_dropout: fraction of the state dropped at each step while
             training (one mask per sequence, per gate for `LSTM` and `GRU`,
             as Keras's `implementation=1` which it forces); runs the cell
-            step by step.
+            step by step; clamped into [0, 1] as well.
         seed: int seed of the dropout masks.
         return_sequences: as for `RNN`.
         return_state: as for `RNN`.

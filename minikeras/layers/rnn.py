@@ -47,7 +47,10 @@ class RNN(StatefulStates, Layer):
         stateful: start each batch from the previous batch's final states;
             the batch size is fixed (see `reset_states`).
         unroll: accepted for Keras; it changes nothing (a built-in cell runs
-            one fused op, any other cell a Python loop over the steps).
+            one fused op, any other cell a Python loop over the steps), and
+            an unknown time axis is fine with it, as in Keras 3 on JAX and
+            PyTorch (on TensorFlow, Keras refuses it when a functional model
+            is built).
         zero_output_for_mask: masked steps output zeros, not the previous
             output (`Bidirectional` sets it when returning sequences).
         **kwargs: `name`, `dtype`, `trainable`, `input_shape`.

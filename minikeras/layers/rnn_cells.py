@@ -12,6 +12,8 @@ fused op on the same weights.
 Dropout in cells, as in Keras: see `minikeras.layers.rnn_dropout`.
 """
 
+import numbers
+
 import numpy as np
 
 from minikeras import activations, constraints, initializers, ops, regularizers, tree
@@ -87,10 +89,11 @@ class RecurrentCell(DropoutRNNCell, Layer):
         self.recurrent_constraint = constraints.get(recurrent_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
         for argument, value in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
-            if not 0 <= value < 1:
-                raise ValueError(f"{kind}: `{argument}` must be in [0, 1), got {value!r}")
-        self.dropout = float(dropout)
-        self.recurrent_dropout = float(recurrent_dropout)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{kind}: `{argument}` must be a number, got {value!r}")
+        # Clamped into [0, 1] as Keras 3 does (nan becomes 0; 1 drops everything).
+        self.dropout = float(min(1.0, max(0.0, dropout)))
+        self.recurrent_dropout = float(min(1.0, max(0.0, recurrent_dropout)))
         self.seed = seed
         generator = None if seed is None else np.random.default_rng(seed)
         object.__setattr__(self, "_generator", generator)
@@ -257,8 +260,14 @@ class SimpleRNNCell(RecurrentCell):
         kernel_constraint: optional constraint on the kernel after each update.
         recurrent_constraint: optional constraint on the recurrent kernel.
         bias_constraint: optional constraint on the bias.
-        dropout: fraction of the inputs dropped while training.
-        recurrent_dropout: fraction of the previous state dropped while training.
+        dropout: fraction of the inputs dropped while training; clamped
+            into [0, 1] as Keras 3 clamps it. A rate of 1 drops every input,
+            here in every cell (as Keras's `SimpleRNNCell` does, and
+            `layers.Dropout(1.0)`); Keras 3.15's `LSTMCell` and `GRUCell`
+            steps skip a rate of exactly 1 instead (no dropout), though its
+            whole-sequence `GRU` path on JAX drops every input.
+        recurrent_dropout: fraction of the previous state dropped while
+            training; clamped into [0, 1] as well (a rate of 1 as above).
         seed: int seed of the dropout masks.
         **kwargs: `name`, `dtype`, `trainable`.
 
@@ -277,8 +286,8 @@ class SimpleRNNCell(RecurrentCell):
         `(batch, units)`.
 
     Raises:
-        ValueError: for `units` that is not a positive int, or a dropout
-            rate outside [0, 1).
+        ValueError: for `units` that is not a positive int.
+        TypeError: for a dropout rate that is not a number.
 
     Example:
         >>> cell = mk.layers.SimpleRNNCell(3)

@@ -3,7 +3,8 @@
 As in Keras (its mixin of the same name): the masks are drawn at the first
 step a training call takes and kept, the same at every step, until the RNN
 resets them after the sequence; each entry is kept with probability
-`1 - rate` and scaled by `1 / (1 - rate)`. One mask for the inputs
+`1 - rate` and scaled by `1 / (1 - rate)` (a rate of 1 gives a mask of zeros,
+as Keras's dropout does). One mask for the inputs
 (`dropout`) and one for the recurrent state (`recurrent_dropout`), or, for a
 cell that sets `_mask_count` (an `LSTMCell` or `GRUCell` with
 `implementation=1`, which `recurrent_dropout` forces), one of each per gate.
@@ -41,7 +42,8 @@ class DropoutRNNCell:
         if mask is None or mask.shape != shape:
             generator = self._generator or random.generator()
             keep = generator.random(shape, dtype=np.float32) >= rate  # (gate by gate)
-            mask = keep.astype(like.dtype) * like.dtype.type(1.0 / (1.0 - rate))
+            scale = 1.0 / (1.0 - rate) if rate < 1 else 0.0  # rate 1: nothing kept
+            mask = keep.astype(like.dtype) * like.dtype.type(scale)
             self._dropout_masks[kind] = mask
         return mask
 
