@@ -102,3 +102,72 @@ def test_unroll_with_an_unknown_time_axis_in_keras():
     if keras.backend.backend() not in ("jax", "torch"):
         pytest.skip("Keras on TensorFlow refuses it (see the test above)")
     assert keras.layers.LSTM(2, unroll=True)(keras.Input((None, 3))).shape == (None, 2)
+
+
+def _stacked(lib):
+    cells = [lib.layers.LSTMCell(5), lib.layers.GRUCell(4), lib.layers.SimpleRNNCell(3)]
+    return lib.layers.RNN(lib.layers.StackedRNNCells(cells), return_state=True)
+
+
+def _shapes(structure):
+    if isinstance(structure, (list, tuple)):
+        return [_shapes(item) for item in structure]
+    return tuple(structure.shape)
+
+
+def test_stacked_cells_return_their_states_per_cell_as_keras_315():
+    x = rng.standard_normal((2, 4, 3)).astype("float32")
+    layer = _stacked(mk)
+    output, (h, c), [gru_state], [rnn_state] = layer(x)  # eager: a list per cell
+    lstm, gru, simple = layer.cell.cells
+    # Each cell's final states, by running the three cells by hand.
+    states = [[np.zeros((2, 5), "float32")] * 2, [np.zeros((2, 4), "float32")]]
+    states.append([np.zeros((2, 3), "float32")])
+    for step in range(4):
+        inputs = x[:, step]
+        for i, cell in enumerate((lstm, gru, simple)):
+            inputs, found = cell(inputs, states[i])
+            states[i] = [s.numpy() for s in found]
+    for ours, expected in zip([[h, c], [gru_state], [rnn_state]], states):
+        for one, other in zip(ours, expected):
+            np.testing.assert_allclose(one.numpy(), other, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(output.numpy(), states[2][0], rtol=1e-5, atol=1e-6)
+    # Symbolic (so a functional model): a one-state cell's state alone.
+    inputs = mk.Input((4, 3))
+    symbolic = layer(inputs)
+    assert _shapes(symbolic) == [(None, 3), [(None, 5), (None, 5)], (None, 4), (None, 3)]
+    model = mk.Model(inputs, symbolic)
+    assert len(model.outputs) == 5
+    called = model(x)
+    assert _shapes(called) == [(2, 3), [(2, 5), (2, 5)], (2, 4), (2, 3)]
+    np.testing.assert_allclose(called[2].numpy(), gru_state.numpy(), rtol=1e-6)
+    assert _shapes(layer.get_initial_state(2)) == [[(2, 5), (2, 5)], [(2, 4)], [(2, 3)]]
+    # The outputs' masks take the same structure (a masked functional model builds).
+    ids = mk.Input((4,), dtype="int32")
+    masked = _stacked(mk)(mk.layers.Embedding(5, 3, mask_zero=True)(ids))
+    lengths = mk.Model(ids, masked)(np.array([[1, 2, 0, 0]]))
+    assert _shapes(lengths) == [(1, 3), [(1, 5), (1, 5)], (1, 4), (1, 3)]
+    # Other cells are unchanged: the states flat after the output.
+    assert _shapes(layers.LSTM(2, return_state=True)(x)) == [(2, 2), (2, 2), (2, 2)]
+
+
+def test_stacked_cells_states_match_keras_eager_symbolic_and_bidirectional():
+    keras = pytest.importorskip("keras")
+    x = rng.standard_normal((2, 4, 3)).astype("float32")
+    theirs, ours = _stacked(keras), _stacked(mk)
+    theirs(x)
+    ours(x)
+    ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
+    their_result, our_result = theirs(x), ours(x)
+    assert _shapes(our_result) == _shapes(list(their_result))
+    for one, other in zip(mk.tree.flatten(our_result), keras.tree.flatten(their_result)):
+        np.testing.assert_allclose(one.numpy(), np.asarray(other), rtol=1e-5, atol=1e-6)
+    for lib in (keras, mk):
+        inputs = lib.Input((4, 3))
+        got = _shapes(list(_stacked(lib)(inputs)))
+        wrapped = _shapes(list(lib.layers.Bidirectional(_stacked(lib))(inputs)))
+        eager = _shapes(list(lib.layers.Bidirectional(_stacked(lib))(x)))
+        model_call = _shapes(list(lib.Model(inputs, _stacked(lib)(inputs))(x)))
+        if lib is keras:
+            expected = (got, wrapped, eager, model_call)
+    assert (got, wrapped, eager, model_call) == expected

@@ -141,7 +141,7 @@ def test_the_minimal_cell_of_the_keras_guide():
 def test_a_list_of_cells_is_stacked():
     x = np.random.default_rng(1).standard_normal((2, 4, 3)).astype("float32")
     layer = RNN([MinimalRNNCell(4), MinimalRNNCell(2)], return_state=True)
-    output, first, second = layer(x)
+    output, [first], [second] = layer(x)  # one list per cell, as Keras 3.15's eager call
     assert isinstance(layer.cell, StackedRNNCells)
     k1, r1, k2, r2 = (w.numpy() for w in layer.weights)
     h1, h2 = np.zeros((2, 4), "float32"), np.zeros((2, 2), "float32")
@@ -210,7 +210,9 @@ def test_stacked_cells_nest_their_initial_states_per_cell_as_keras():
     flat = [np.full((2, 3), 0.5, "float32")] * 2 + [np.ones((2, 2), "float32")]
     flat.append(np.zeros((2, 4), "float32"))
     np.testing.assert_array_equal(layer(x).numpy(), layer(x, initial_state=flat).numpy())
-    assert [s.shape for s in layer.get_initial_state(2)] == [s.shape for s in flat]
+    assert [[s.shape for s in own] for own in layer.get_initial_state(2)] == [
+        [s.shape for s in own] for own in nested
+    ]
 
 
 def test_a_cell_without_state_size_is_refused():

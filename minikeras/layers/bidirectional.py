@@ -230,7 +230,8 @@ class Bidirectional(Layer):
         output_mask = mask if self.return_sequences else None
         masks = [output_mask, output_mask] if self.merge_mode is None else [output_mask]
         if self.return_state:
-            masks += [None] * (2 * len(self.forward_layer._state_sizes))
+            layer = self.forward_layer  # each state's None, grouped as the states are
+            masks += layer._grouped([None] * len(layer._state_sizes), symbolic=True) * 2
         return masks if len(masks) > 1 else masks[0]
 
     def compute_output_shape(self, input_shape):

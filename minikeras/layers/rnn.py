@@ -42,6 +42,11 @@ class RNN(StatefulStates, Layer):
         return_sequences: return every step's output `(batch, time, output)`,
             not only the last `(batch, output)`.
         return_state: also return the final states: `[output, *states]`.
+            For `StackedRNNCells`, as Keras 3.15 returns them, one entry per
+            cell: a list of its states at an eager call (`[output, [h, c],
+            [h2]]` for an LSTMCell then a GRUCell), and in a symbolic call
+            (so in a functional model) a list for a cell with several states
+            and the state itself for a cell with one (`[output, [h, c], h2]`).
         go_backwards: read the sequences from their end (the outputs come in
             that order, as in Keras).
         stateful: start each batch from the previous batch's final states;
@@ -176,7 +181,23 @@ class RNN(StatefulStates, Layer):
             last_output = outputs[:, -1]
         self._keep_states(states)
         output = outputs if self.return_sequences else last_output
-        return [output, *states] if self.return_state else output
+        if not self.return_state:
+            return output
+        return [output, *self._grouped(states, symbolic=False)]
+
+    def _grouped(self, states, symbolic):
+        """Flat states (or their shapes, or masks) as Keras 3.15 returns those of stacked
+        cells: one list per cell, a one-state cell's state alone in a symbolic call."""
+        if not isinstance(self.cell, StackedRNNCells):
+            return list(states)
+        grouped, start = [], 0
+        for cell in self.cell.cells:
+            count = len(_sizes(cell.state_size))
+            own = list(states[start : start + count])
+            start += count
+            several = isinstance(cell.state_size, (list, tuple))
+            grouped.append(own if several or not symbolic else own[0])
+        return grouped
 
     def _initial_states(self, given, batch):
         """The states to start from: given, kept (stateful), or None for the cell's own."""
@@ -211,14 +232,14 @@ class RNN(StatefulStates, Layer):
         """The states a sequence starts from: the cell's `get_initial_state`, else zeros.
 
         The cell's method is called as Keras 3 calls it, with `batch_size=` by
-        keyword. Where we differ from Keras: the states of stacked cells come
-        flat, not nested per cell.
+        keyword; the states of stacked cells come nested per cell, as in Keras.
 
         Args:
             batch_size: the number of sequences.
 
         Returns:
-            A list of `(batch_size, size)` tensors, one per state.
+            A list of `(batch_size, size)` tensors, one per state (for
+            stacked cells, one list of them per cell).
 
         Example:
             >>> layer = mk.layers.RNN(mk.layers.LSTMCell(3))
@@ -227,7 +248,10 @@ class RNN(StatefulStates, Layer):
         """
         initial = getattr(self.cell, "get_initial_state", None)
         if callable(initial):
-            return tree.flatten(initial(batch_size=batch_size))
+            states = initial(batch_size=batch_size)
+            if isinstance(self.cell, StackedRNNCells):
+                return [list(tree.flatten(own)) for own in states]
+            return tree.flatten(states)
         return [ops.zeros(shape, dtype=self.dtype) for shape in self._state_shapes(batch_size)]
 
     def _loop(self, sequences, states, keep, training):
@@ -243,7 +267,7 @@ class RNN(StatefulStates, Layer):
                 return result
         batch, steps = sequences.shape[0], sequences.shape[1]
         if states is None:
-            states = self.get_initial_state(batch)
+            states = tree.flatten(self.get_initial_state(batch))
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         cell_kwargs = {}
         if takes_training(self.cell):
@@ -297,8 +321,8 @@ class RNN(StatefulStates, Layer):
         """
         mask = first_mask(mask)
         output_mask = mask if self.return_sequences else None
-        if self.return_state:
-            return [output_mask] + [None] * len(self._state_sizes)
+        if self.return_state:  # in the structure of the symbolic outputs
+            return [output_mask, *self._grouped([None] * len(self._state_sizes), symbolic=True)]
         return output_mask
 
     def compute_output_shape(self, input_shape):
@@ -307,7 +331,7 @@ class RNN(StatefulStates, Layer):
         size = self._output_size
         output = (batch, steps, *size) if self.return_sequences else (batch, *size)
         if self.return_state:
-            return [output, *self._state_shapes(batch)]
+            return [output, *self._grouped(self._state_shapes(batch), symbolic=True)]
         return output
 
     # -------------------------------------------------------------- config

@@ -17,11 +17,10 @@ class StackedRNNCells(Layer):
     At each step the first cell reads the inputs, each next cell reads the
     output of the one before, and the last cell's output is the step's output.
 
-    Where we differ from Keras: `RNN(StackedRNNCells(...), return_state=True)`
-    returns the states flat, `[output, *states_of_cell_0, *states_of_cell_1, ...]`,
-    where Keras nests them per cell (`get_initial_state` nests them as Keras
-    does); an eager call takes `initial_state` flat in that order or nested
-    per cell, as Keras gives it.
+    `RNN(StackedRNNCells(...), return_state=True)` returns the final states
+    per cell, as Keras 3.15 does (see `RNN`'s `return_state`), and its
+    `get_initial_state` nests them per cell too; `initial_state` is taken
+    nested per cell, as Keras gives it, or flat in that order.
     Called directly, the cell takes states either flat or nested per cell and
     answers in the same form.
 
@@ -49,8 +48,9 @@ class StackedRNNCells(Layer):
     Example:
         >>> cells = [mk.layers.LSTMCell(4), mk.layers.GRUCell(3)]
         >>> layer = mk.layers.RNN(mk.layers.StackedRNNCells(cells), return_state=True)
-        >>> [t.shape for t in layer(np.ones((2, 5, 6)))]
-        [(2, 3), (2, 4), (2, 4), (2, 3)]
+        >>> output, (h, c), [gru_state] = layer(np.ones((2, 5, 6)))
+        >>> output.shape, h.shape, c.shape, gru_state.shape
+        ((2, 3), (2, 4), (2, 4), (2, 3))
     """
 
     def __init__(self, cells, **kwargs):

@@ -14,7 +14,7 @@ does not carry them, as in Keras).
 
 import numpy as np
 
-from minikeras import ops
+from minikeras import ops, tree
 
 __all__ = ["StatefulStates"]
 
@@ -90,7 +90,7 @@ class StatefulStates:
             return [ops.convert_to_tensor(value) for value in self._state_values]
         if not self.stateful or self._expected_batch_size is None:
             return None
-        return list(self.get_initial_state(self._expected_batch_size))
+        return tree.flatten(self.get_initial_state(self._expected_batch_size))
 
     def reset_states(self, states=None):
         """Sets the kept states to zeros, or to `states`.

@@ -144,6 +144,18 @@ def _mask_of(symbolic, masks):
     return found if any(leaf is not None for leaf in leaves) else None
 
 
+def _bind_outputs(symbolic, value, values):
+    """A call's outputs to its symbolic ones, leaf by leaf in order when both have as many,
+    as Keras binds them: an eager call may nest them otherwise than its symbolic call did
+    (Keras's RNN of stacked cells gives a one-state cell's state in a list eagerly)."""
+    leaves, found = flatten(symbolic), flatten(value)
+    if len(leaves) != len(found):
+        bind(symbolic, value, values)  # (the structures differ: its error says so)
+        return
+    for placeholder, item in zip(leaves, found):
+        values[id(placeholder)] = item
+
+
 def _bind_masks(layer, symbolic, mask, masks):
     try:
         bind(symbolic, mask, masks)
@@ -198,7 +210,7 @@ def run(model, inputs, training, mask=None):
         # mask a tensor still carries from an earlier layer is not picked up.
         kwargs.setdefault("mask", _mask_of(node.inputs, masks))
         extra = map_structure(value, node.args)
-        bind(node.outputs, node.layer(args, *extra, **kwargs), values)
+        _bind_outputs(node.outputs, node.layer(args, *extra, **kwargs), values)
         output_mask = node.layer.compute_mask(args, kwargs.get("mask"))
         if output_mask is not None:
             _bind_masks(node.layer, node.outputs, output_mask, masks)
