@@ -189,6 +189,7 @@ def test_the_gate_over_two_middle_axes_and_without_biases():
     out = layer(query, query)
     assert out.shape == (2, 3, 2, 2, 5) and layer.gate_dense.bias is None
     assert layer.gate_dense.kernel.shape == (4, 2, 3)
+    assert layer(query[:0], query[:0]).shape == (0, 3, 2, 2, 5)  # an empty batch too
 
 
 def test_the_gate_gradients_match_finite_differences():

@@ -60,16 +60,16 @@ class MultiHeadAttention(AttentionProjections, Layer):
 
     Each of `num_heads` heads projects the query, key and value, and attends:
 
-        q = query @ query_kernel + query_bias          # (batch, T, heads, key_dim)
-        k = key @ key_kernel + key_bias                # (batch, S, heads, key_dim)
-        v = value @ value_kernel + value_bias          # (batch, S, heads, value_dim)
-        scores = softmax(q k^T / sqrt(key_dim))        # (batch, heads, T, S), masked
-        gate = sigmoid(query @ gate_kernel + gate_bias) # (batch, T, heads, value_dim)
+        q = query @ query_kernel + query_bias            # (batch, T, heads, key_dim)
+        k = key @ key_kernel + key_bias                  # (batch, S, heads, key_dim)
+        v = value @ value_kernel + value_bias            # (batch, S, heads, value_dim)
+        scores = softmax(q k^T / sqrt(key_dim))          # (batch, heads, T, S), masked
+        gate = sigmoid(query @ gate_kernel + gate_bias)  # (batch, T, heads, value_dim)
         output = (gate * (dropout(scores) v)) @ output_kernel + output_bias
 
     where the output projection joins the heads, and the gate is there only
-    with `use_gate=True` (Keras's gated attention, Qiu et al., 2025). Masked positions (where
-    `attention_mask` is false, a later position under `use_causal_mask`, or
+    with `use_gate=True` (Keras's gated attention, Qiu et al., 2025; without
+    it, `gate` is 1). Masked positions (where `attention_mask` is false, a later position under `use_causal_mask`, or
     one `sliding_window` or more steps away) get zero weight. A query step
     with every key step masked (a padded query step, say) gets all-zero
     weights, so its output is the output bias: Keras's scores, and its output
@@ -332,7 +332,8 @@ class MultiHeadAttention(AttentionProjections, Layer):
         attended = ops.transpose(attended, (0, 2, 1, 3))  # (B, T, N, V)
         if self._gate_dense is not None:
             gate = self._gate_dense(query)
-            attended = attended * ops.reshape(gate, (batch, -1, heads, self.value_dim))
+            steps = math.prod(query_steps)  # (written out: -1 is ambiguous for 0 samples)
+            attended = attended * ops.reshape(gate, (batch, steps, heads, self.value_dim))
         attended = ops.reshape(attended, (batch, math.prod(query_steps), heads * self.value_dim))
         kernel = ops.reshape(self.output_kernel, (heads * self.value_dim, -1))
         bias = None if self.output_bias is None else ops.reshape(self.output_bias, (-1,))

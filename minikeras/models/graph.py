@@ -148,6 +148,9 @@ def _bind_outputs(symbolic, value, values):
     """A call's outputs to its symbolic ones, leaf by leaf in order when both have as many,
     as Keras binds them: an eager call may nest them otherwise than its symbolic call did
     (Keras's RNN of stacked cells gives a one-state cell's state in a list eagerly)."""
+    if isinstance(symbolic, SymbolicTensor):  # one output, the common case
+        values[id(symbolic)] = value
+        return
     leaves, found = flatten(symbolic), flatten(value)
     if len(leaves) != len(found):
         bind(symbolic, value, values)  # (the structures differ: its error says so)
