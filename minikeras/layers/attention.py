@@ -69,8 +69,9 @@ class MultiHeadAttention(AttentionProjections, Layer):
 
     where the output projection joins the heads, and the gate is there only
     with `use_gate=True` (Keras's gated attention, Qiu et al., 2025; without
-    it, `gate` is 1). Masked positions (where `attention_mask` is false, a later position under `use_causal_mask`, or
-    one `sliding_window` or more steps away) get zero weight. A query step
+    it, `gate` is 1). Masked positions (where `attention_mask` is false, a
+    later position under `use_causal_mask`, or one `sliding_window` or more
+    steps away) get zero weight. A query step
     with every key step masked (a padded query step, say) gets all-zero
     weights, so its output is the output bias: Keras's scores, and its output
     whenever it returns the scores or applies dropout; Keras's fused path
