@@ -947,3 +947,19 @@ def test_validation_data_may_be_a_list_as_in_keras():
     model, x, y, _, _ = tiny_problem()
     as_list = model.fit(x, y, validation_data=[x, y], verbose=0, shuffle=False)
     assert as_list.history["val_loss"][0] == pytest.approx(model.evaluate(x, y, verbose=0)[0])
+
+
+def test_predict_keeps_nested_outputs_nested_across_uneven_batches():
+    # A stacked RNN's states come as [output, [h, c], h2], as in Keras: predict keeps that.
+    cells = [mk.layers.LSTMCell(3), mk.layers.SimpleRNNCell(2)]
+    inputs = mk.Input((4, 2))
+    outputs = mk.layers.RNN(cells, return_state=True)(inputs)
+    model = mk.Model(inputs, outputs)
+    x = np.random.default_rng(0).standard_normal((5, 4, 2)).astype("float32")
+    predicted = model.predict(x, batch_size=2, verbose=0)  # batches of 2, 2 and 1
+    whole = model(x)
+    assert len(predicted) == 3 and len(predicted[1]) == 2
+    np.testing.assert_allclose(predicted[0], whole[0].numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(predicted[1][0], whole[1][0].numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(predicted[1][1], whole[1][1].numpy(), rtol=1e-5, atol=1e-6)
+    assert predicted[1][0].shape == (5, 3) and predicted[2].shape == (5, 2)

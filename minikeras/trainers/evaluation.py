@@ -43,12 +43,16 @@ def _result(logs, return_dict):
 
 
 def as_numpy_outputs(outputs):
-    """Batches of outputs (Tensors, or lists / dicts of them) joined into numpy arrays."""
+    """Batches of outputs (Tensors, or lists / dicts of them, nested) joined into numpy arrays.
+
+    The structure is kept at every level, as Keras's `predict` keeps it (a
+    stacked RNN's states `[output, [h, c], h2]`).
+    """
     first = outputs[0]
     if isinstance(first, dict):
-        return {key: np.concatenate([np.asarray(o[key]) for o in outputs]) for key in first}
+        return {key: as_numpy_outputs([o[key] for o in outputs]) for key in first}
     if isinstance(first, (list, tuple)):
-        return [np.concatenate([np.asarray(o[i]) for o in outputs]) for i in range(len(first))]
+        return [as_numpy_outputs([o[i] for o in outputs]) for i in range(len(first))]
     return np.concatenate([np.asarray(o) for o in outputs])
 
 
