@@ -7,6 +7,7 @@ state and the compile arguments crossed too). They need Keras and skip
 without it.
 """
 
+import json
 import os
 import re
 
@@ -599,3 +600,42 @@ def test_a_keras_file_holding_one_layer_in_several_models_is_refused_as_keras_ca
     ours.save_weights(tmp_path / "ours.weights.h5")
     theirs.load_weights(tmp_path / "ours.weights.h5")
     _close(theirs.predict(X[:, :4], verbose=0), ours.predict(X[:, :4], verbose=0))
+
+
+# ------------------------------------------------------------ nested outputs
+
+
+def _stacked_states(api):
+    inputs = api.Input((4, 2), name="x")
+    cells = [api.layers.LSTMCell(3, name="c1"), api.layers.SimpleRNNCell(2, name="c2")]
+    return api.Model(inputs, api.layers.RNN(cells, return_state=True, name="rnn")(inputs))
+
+
+def test_nested_outputs_keep_their_nesting_in_both_files(tmp_path):
+    model = _stacked_states(mk)
+    assert model.get_config()["output_layers"] == [
+        ["rnn", 0, 0],
+        [["rnn", 0, 1], ["rnn", 0, 2]],
+        ["rnn", 0, 3],
+    ]  # (as Keras writes them)
+    x = RNG.standard_normal((5, 4, 2)).astype("float32")
+    for suffix in ("minikeras", "keras"):
+        model.save(tmp_path / f"m.{suffix}")
+        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
+        predicted = loaded.predict(x, verbose=0)
+        assert len(predicted) == 3 and len(predicted[1]) == 2
+        _close(predicted, model.predict(x, verbose=0), rtol=1e-6, atol=1e-7)
+
+
+def test_nested_outputs_cross_to_keras_and_back(tmp_path):
+    keras = _keras()
+    theirs = _stacked_states(keras)
+    x = RNG.standard_normal((5, 4, 2)).astype("float32")
+    written = json.loads(json.dumps(theirs.get_config()["output_layers"]))  # (tuples: lists)
+    assert written == _stacked_states(mk).get_config()["output_layers"]
+    theirs.save(tmp_path / "keras_made.keras")
+    ours = mk.models.load_model(tmp_path / "keras_made.keras")
+    _close(ours.predict(x, verbose=0), theirs.predict(x, verbose=0), rtol=1e-5)
+    ours.save(tmp_path / "ours.keras")
+    again = keras.saving.load_model(tmp_path / "ours.keras")
+    _close(again.predict(x, verbose=0), theirs.predict(x, verbose=0), rtol=1e-5)

@@ -86,13 +86,13 @@ def functional_config(model):
 
 
 def _triples(structure, history):
-    """A model's inputs or outputs as Keras writes them: `[layer name, node, tensor]` each
-    (a dict of them keeps its keys, as Keras writes it)."""
+    """A model's inputs or outputs as Keras writes them: `[layer name, node, tensor]` each,
+    in their structure (a dict keeps its keys, a nested list its nesting, as Keras writes them)."""
     if isinstance(structure, dict):
         return {key: _triples(value, history) for key, value in structure.items()}
-    leaves = flatten(structure)
-    triples = [history[id(tensor)] for tensor in leaves]
-    return triples[0] if isinstance(structure, SymbolicTensor) else triples
+    if isinstance(structure, (list, tuple)):
+        return [_triples(value, history) for value in structure]
+    return history[id(structure)]
 
 
 def _unique(name, taken):
@@ -133,12 +133,13 @@ def _is_triple(value):
 
 
 def _keras_triples(value):
-    """Keras writes a model's inputs and outputs as `[layer name, node, tensor]` triples."""
+    """Keras writes a model's inputs and outputs as `[layer name, node, tensor]` triples,
+    in lists (nested for nested outputs) or dicts of them."""
     if _is_triple(value):
         return {"class_name": _TENSOR, "config": {"keras_history": value}}
-    if isinstance(value, list) and value and all(_is_triple(item) for item in value):
+    if isinstance(value, list) and value:
         return [_keras_triples(item) for item in value]
-    if isinstance(value, dict) and value and all(_is_triple(item) for item in value.values()):
+    if isinstance(value, dict) and value and "class_name" not in value:
         return {key: _keras_triples(item) for key, item in value.items()}
     return value
 
