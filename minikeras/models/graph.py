@@ -169,6 +169,18 @@ def _bind_masks(layer, symbolic, mask, masks):
         ) from None
 
 
+def _one_input(symbolic, inputs):
+    """A one-input model takes its tensor bare or in a one-item list, whichever way it was
+    built, as Keras does (`Model(inputs=sequential.inputs, ...)` called on a batch)."""
+    if isinstance(symbolic, (list, tuple)) and len(symbolic) == 1:
+        if not isinstance(inputs, (list, tuple, dict)):
+            return [inputs]
+    elif isinstance(symbolic, SymbolicTensor) and isinstance(inputs, (list, tuple)):
+        if len(inputs) == 1:
+            return inputs[0]
+    return inputs
+
+
 def run(model, inputs, training, mask=None):
     """Replays a model's graph on data, masks travelling beside the values.
 
@@ -191,6 +203,7 @@ def run(model, inputs, training, mask=None):
         (3, 1)
     """
     values, masks = {}, {}  # id(symbolic tensor) -> its value; its mask, if any
+    inputs = _one_input(model._inputs, inputs)
     try:
         bind(model._inputs, inputs, values)
     except (KeyError, TypeError, ValueError):

@@ -26,8 +26,10 @@ class ModelSaving:
         """
         if self._inputs is not None:
             from minikeras.saving.functional import functional_config
+            from minikeras.saving.registry import nested_configs
 
-            return functional_config(self)
+            with nested_configs():  # a custom layer is rebuilt with from_config's custom_objects
+                return functional_config(self)
         return super().get_config()
 
     @classmethod

@@ -217,8 +217,10 @@ class Sequential(Model):
             ['InputLayer', 'Dense']
         """
         from minikeras.saving import serialize_layer
+        from minikeras.saving.registry import nested_configs
 
-        layers = [serialize_layer(layer) for layer in self._layers]
+        with nested_configs():  # a custom layer is rebuilt with from_config's custom_objects
+            layers = [serialize_layer(layer) for layer in self._layers]
         if self._inputs is not None:
             shape = {"batch_shape": list(self._inputs.shape), "dtype": self._inputs.dtype}
             layers.insert(0, {"class_name": "InputLayer", "config": shape})

@@ -12,6 +12,8 @@ as Keras's models call `keras.saving`; nothing here is imported at import
 time by layers or models.
 """
 
+import contextlib
+import contextvars
 import inspect
 
 from minikeras import object_registry, serialization_lib
@@ -39,6 +41,7 @@ __all__ = [
     "deserialize_layer",
     "get_registered_name",
     "get_registered_object",
+    "nested_configs",
     "register_keras_serializable",
     "register_serializable",
     "serialize_layer",
@@ -49,6 +52,38 @@ _BASE_ARGUMENTS = {"self", "name", "trainable", "dtype"}
 
 # The name of earlier versions, kept: `@register_serializable(package=...)`.
 register_serializable = register_keras_serializable
+
+# What the running serialize_layer is for: None (nothing running), "file" (every class
+# must be nameable by a file) or "config" (a get_config: unregistered classes too).
+_PURPOSE = contextvars.ContextVar("minikeras_serialize_purpose", default=None)
+
+
+@contextlib.contextmanager
+def nested_configs():
+    """Within it, `serialize_layer` also describes classes that are not registered.
+
+    A model's `get_config` opens it around its layers' entries: as in Keras, the
+    config of a model holding a custom layer can be taken and rebuilt with
+    `from_config(config, custom_objects={...})`. Inside a `serialize_layer` (a
+    file being written) it changes nothing, so a file still refuses a class it
+    could not name.
+
+    Returns:
+        A context manager.
+
+    Example:
+        >>> class Twice(mk.layers.Layer):
+        ...     def call(self, x):
+        ...         return 2 * x
+        >>> with mk.saving.registry.nested_configs():
+        ...     mk.saving.serialize_layer(Twice(name="t"))["class_name"]
+        'Twice'
+    """
+    token = _PURPOSE.set(_PURPOSE.get() or "config")
+    try:
+        yield
+    finally:
+        _PURPOSE.reset(token)
 
 
 def _scopes():
@@ -190,9 +225,9 @@ def serialize_layer(layer):
         A dict.
 
     Raises:
-        ValueError: if the class is neither built in nor registered, if its
-            config cannot rebuild it (constructor arguments missing from
-            `get_config`), or if the config is not JSON.
+        ValueError: if the class is neither built in nor registered (outside
+            `nested_configs`), if its config cannot rebuild it (constructor
+            arguments missing from `get_config`), or if the config is not JSON.
 
     Example:
         >>> from minikeras.layers import Dense
@@ -200,14 +235,20 @@ def serialize_layer(layer):
         >>> entry["module"], entry["class_name"], entry["registered_name"], entry["config"]["units"]
         ('keras.layers', 'Dense', None, 3)
     """
-    problem = _rebuild_problem(layer)
+    purpose = _PURPOSE.get()
+    problem = None if purpose == "config" else _rebuild_problem(layer)
     if problem:
         raise ValueError(f"save: {problem}")
     cls = type(layer)
     objects = custom_objects_by_name()
+    token = _PURPOSE.set(purpose or "file")
+    try:
+        own = layer.get_config()
+    finally:
+        _PURPOSE.reset(token)
     config = {
         key: saved_function(value, objects, f"save: {cls.__name__} '{layer.name}', {key!r}")
-        for key, value in layer.get_config().items()
+        for key, value in own.items()
     }
     to_json(config, f"the config of {cls.__name__} '{layer.name}'")
     public = serialization_lib.public_module(cls)
