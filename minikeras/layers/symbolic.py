@@ -7,6 +7,13 @@ the outputs' shapes come from `compute_output_shape`. A layer that defines no
 with each unknown size replaced by two different placeholder sizes, and each
 output size that differs between the runs is unknown (`None`). Nothing the
 runs do is kept: they run with `training=False`.
+
+Masks are followed the same way, as Keras's `_keras_mask` on symbolic
+tensors: a layer that makes or passes a mask (its `compute_mask`, run on
+placeholder data) gives its symbolic outputs a `_keras_mask` (a boolean
+`SymbolicTensor`), and a traced layer whose `call` takes `mask` is traced
+with a mask of ones where its input carries one. The mask's values still
+come at run time (`minikeras.models.graph`).
 """
 
 import numpy as np
@@ -14,7 +21,7 @@ import numpy as np
 from minikeras.layers import call_checks, call_spec
 from minikeras.layers.input_layer import Node, SymbolicTensor
 from minikeras.layers.input_spec import check_input_spec
-from minikeras.tree import map_structure
+from minikeras.tree import flatten, map_structure
 
 __all__ = ["output_spec", "symbolic_call", "traced_output_spec"]
 
@@ -65,7 +72,49 @@ def symbolic_call(layer, inputs, args, kwargs):
     )
     layer._inbound_nodes.append(node)
     object.__setattr__(layer, "_output_shape", map_structure(lambda t: t.shape, node.outputs))
+    _attach_masks(layer, inputs, kwargs, node.outputs)
     return node.outputs
+
+
+def _input_mask(inputs):
+    """The `_keras_mask`s of symbolic inputs, in their structure; None if none has one."""
+    masks = map_structure(lambda leaf: getattr(leaf, "_keras_mask", None), inputs)
+    return masks if any(m is not None for m in flatten(masks)) else None
+
+
+def _placeholder(leaf, run=0, fill=0):
+    placeholders = [_BATCH_PLACEHOLDERS[run]] + [_AXIS_PLACEHOLDERS[run]] * leaf.ndim
+    shape = tuple(p if s is None else s for p, s in zip(placeholders, leaf.shape))
+    return np.full(shape, fill, dtype=leaf.dtype)
+
+
+def _attach_masks(layer, inputs, kwargs, outputs):
+    """Sets `_keras_mask` on the outputs when the layer's `compute_mask`, run on placeholder
+    data, makes a mask (see the module)."""
+    from minikeras.layers.layer import Layer
+
+    mask = kwargs.get("mask", _input_mask(inputs))
+    if mask is None and type(layer).compute_mask is Layer.compute_mask:
+        return  # the base compute_mask only passes a mask on
+    concrete = map_structure(
+        lambda leaf: _placeholder(leaf) if isinstance(leaf, SymbolicTensor) else leaf, inputs
+    )
+    ones = map_structure(
+        lambda leaf: _placeholder(leaf, fill=1) if isinstance(leaf, SymbolicTensor) else leaf, mask
+    )
+    try:
+        found = layer.compute_mask(concrete, ones)
+    except Exception:  # a mask the layer cannot make from placeholders: left to run time
+        return
+    out_leaves = flatten(outputs)
+    found_leaves = flatten(found) if found is not None else []
+    if len(found_leaves) == 1 and len(out_leaves) > 1:
+        found_leaves = found_leaves * len(out_leaves)  # one mask for every output, as Keras
+    for output, value in zip(out_leaves, found_leaves):
+        if value is not None:
+            shape = np.shape(value)
+            known = [None] + [None if n == _AXIS_PLACEHOLDERS[0] else n for n in shape[1:]]
+            output._keras_mask = SymbolicTensor(tuple(known[: len(shape)]), "bool")
 
 
 def _as_shape_structure(shape):
@@ -159,6 +208,10 @@ def traced_output_spec(layer, inputs, args, kwargs):
         >>> mk.layers.symbolic.traced_output_spec(Twice(), mk.Input((None, 3)), (), {}).shape
         (None, None, 3)
     """
+    mask = _input_mask(inputs)
+    if mask is not None and "mask" not in kwargs and call_checks.names_argument(layer.call, "mask"):
+        kwargs = {**kwargs, "mask": mask}  # traced with a mask of ones (see the module)
+    mask_leaves = {id(leaf) for leaf in flatten(kwargs.get("mask"))}
     leaves = []
     map_structure(leaves.append, (inputs, args, kwargs))
     unknown = any(
@@ -170,9 +223,7 @@ def traced_output_spec(layer, inputs, args, kwargs):
         def zeros(leaf, run=run):
             if not isinstance(leaf, SymbolicTensor):
                 return leaf
-            placeholders = [_BATCH_PLACEHOLDERS[run]] + [_AXIS_PLACEHOLDERS[run]] * leaf.ndim
-            shape = tuple(p if s is None else s for p, s in zip(placeholders, leaf.shape))
-            return np.zeros(shape, dtype=leaf.dtype)
+            return _placeholder(leaf, run, fill=1 if id(leaf) in mask_leaves else 0)
 
         concrete = map_structure(zeros, (inputs, args, kwargs))
         runs.append(layer(concrete[0], *concrete[1], **{**concrete[2], "training": False}))
