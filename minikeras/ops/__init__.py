@@ -42,6 +42,8 @@ from minikeras.ops.cross_entropy import (
 from minikeras.ops.elementary import abs, exp, log, log1p, sign, sqrt, tanh
 from minikeras.ops.fused_dense import dense
 from minikeras.ops.gather import embedding_lookup, flip
+from minikeras.ops.host import convert_to_numpy
+from minikeras.ops.host import shape as _shape_function
 from minikeras.ops.linalg import dot, einsum, matmul, tensordot
 from minikeras.ops.math import (
     add,
@@ -80,8 +82,12 @@ from minikeras.ops.shape import (
     squeeze,
     stack,
     take,
+    tile,
     transpose,
 )
+
+# Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
+shape = _shape_function
 
 __all__ = [
     "average_pool", "conv", "conv_transpose", "depthwise_conv", "max_pool", "separable_conv",
@@ -96,6 +102,7 @@ __all__ = [
     "stop_gradient", "subtract", "sum", "take", "tanh", "tensordot", "transpose", "var", "where",
     "zeros", "zeros_like",
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
+    "convert_to_numpy", "shape", "tile",
 ]  # fmt: skip
 
 bind_operators(sys.modules[__name__])

@@ -28,6 +28,7 @@ __all__ = [
     "squeeze",
     "stack",
     "take",
+    "tile",
     "transpose",
 ]
 
@@ -115,6 +116,27 @@ def squeeze(x, axis=None):
         (2, 3)
     """
     return apply_unary("squeeze", anp.squeeze, x, axis)
+
+
+def tile(x, repeats):
+    """Repeats `x` `repeats[i]` times along axis i (numpy's `tile`).
+
+    Args:
+        x: Tensor or array-like.
+        repeats: an int or a sequence of ints; a shorter sequence applies to
+            the last axes, a longer one adds leading axes.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if a repeat is negative.
+
+    Example:
+        >>> mk.ops.tile(mk.ops.ones((2, 1)), [1, 3]).shape
+        (2, 3)
+    """
+    return apply_unary("tile", anp.tile, x, tuple(np.atleast_1d(getval(repeats)).tolist()))
 
 
 def _joinable(op, xs):

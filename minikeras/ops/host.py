@@ -1,0 +1,46 @@
+"""Reading a tensor on the host: its static shape and its values as a numpy array."""
+
+import numpy as np
+
+from minikeras.engine.tensor import getval
+from minikeras.ops.core import value_of
+from minikeras.ops.creation import convert_to_tensor
+
+__all__ = ["convert_to_numpy", "shape"]
+
+
+def shape(x):
+    """The shape of `x` as a tuple (`None` for a size a symbolic `Input` leaves open).
+
+    Args:
+        x: a Tensor, Variable, symbolic tensor, numpy array or array-like.
+
+    Returns:
+        A tuple of ints (and `None`).
+
+    Example:
+        >>> mk.ops.shape(mk.ops.ones((2, 3)))
+        (2, 3)
+        >>> mk.ops.shape(mk.Input((None, 4)))
+        (None, None, 4)
+    """
+    known = getattr(x, "shape", None)
+    if isinstance(known, tuple):
+        return known
+    return np.shape(getval(value_of(x)))
+
+
+def convert_to_numpy(x):
+    """The values of `x` as a numpy array, outside any gradient recording.
+
+    Args:
+        x: a Tensor, Variable, numpy array, Python number or nested list.
+
+    Returns:
+        A numpy array (a Tensor's own dtype; a Python float becomes float32).
+
+    Example:
+        >>> mk.ops.convert_to_numpy(mk.ops.ones((2,)))
+        array([1., 1.], dtype=float32)
+    """
+    return np.asarray(getval(value_of(convert_to_tensor(x))))
