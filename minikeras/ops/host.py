@@ -2,9 +2,8 @@
 
 import numpy as np
 
-from minikeras.engine.tensor import getval
+from minikeras.engine.tensor import Tensor, getval
 from minikeras.ops.core import value_of
-from minikeras.ops.creation import convert_to_tensor
 
 __all__ = ["convert_to_numpy", "shape"]
 
@@ -37,10 +36,13 @@ def convert_to_numpy(x):
         x: a Tensor, Variable, numpy array, Python number or nested list.
 
     Returns:
-        A numpy array (a Tensor's own dtype; a Python float becomes float32).
+        A numpy array: a Tensor's values in its dtype; anything else as
+        `np.asarray` makes it (a Python float is float64, as in Keras).
 
     Example:
         >>> mk.ops.convert_to_numpy(mk.ops.ones((2,)))
         array([1., 1.], dtype=float32)
     """
-    return np.asarray(getval(value_of(convert_to_tensor(x))))
+    if isinstance(x, Tensor):
+        return np.asarray(getval(value_of(x)))
+    return np.asarray(getval(x))
