@@ -49,6 +49,7 @@ __all__ = [
     "get_registered_name",
     "get_registered_object",
     "is_registered",
+    "module_of",
     "public_module",
     "register_keras_serializable",
     "serialize_keras_object",
@@ -109,6 +110,24 @@ def public_module(obj):
     """
     family = _family_of(obj)
     return None if family is None else f"keras.{family}"
+
+
+def module_of(obj):
+    """The `module` an entry names for `obj`: its public module if built in, else its own
+    module (None for a script's `__main__`, as Keras writes it).
+
+    Args:
+        obj: a class or function.
+
+    Returns:
+        A module name, or None.
+
+    Example:
+        >>> mk.serialization_lib.module_of(mk.layers.Dense)
+        'keras.layers'
+    """
+    module = public_module(obj) or getattr(obj, "__module__", None)
+    return None if module == "__main__" else module
 
 
 def _builtin(module, name):
@@ -198,7 +217,7 @@ def _serialize_function(function):
                 "registered_name": "function"}  # fmt: skip
     registered = get_registered_name(function) if is_registered(function) else None
     return {
-        "module": function.__module__,
+        "module": module_of(function),
         "class_name": "function",
         "config": name,
         "registered_name": registered,
@@ -209,7 +228,7 @@ def _serialize_instance(obj):
     cls = type(obj)
     module = public_module(cls)
     entry = {
-        "module": module or cls.__module__,
+        "module": module_of(cls),
         "class_name": cls.__name__,
         "config": serialize_keras_object(obj.get_config()),
         "registered_name": None if module else get_registered_name(cls),

@@ -172,12 +172,12 @@ def _bind_masks(layer, symbolic, mask, masks):
 def _one_input(symbolic, inputs):
     """A one-input model takes its tensor bare or in a one-item list, whichever way it was
     built, as Keras does (`Model(inputs=sequential.inputs, ...)` called on a batch)."""
-    if isinstance(symbolic, (list, tuple)) and len(symbolic) == 1:
-        if not isinstance(inputs, (list, tuple, dict)):
-            return [inputs]
-    elif isinstance(symbolic, SymbolicTensor) and isinstance(inputs, (list, tuple)):
-        if len(inputs) == 1:
-            return inputs[0]
+    one_item_list = isinstance(symbolic, (list, tuple)) and len(symbolic) == 1
+    if one_item_list and not isinstance(inputs, (list, tuple, dict)):
+        return [inputs]
+    bare = isinstance(symbolic, SymbolicTensor)
+    if bare and isinstance(inputs, (list, tuple)) and len(inputs) == 1:
+        return inputs[0]
     return inputs
 
 

@@ -62,11 +62,9 @@ _PURPOSE = contextvars.ContextVar("minikeras_serialize_purpose", default=None)
 def nested_configs():
     """Within it, `serialize_layer` also describes classes that are not registered.
 
-    A model's `get_config` opens it around its layers' entries: as in Keras, the
-    config of a model holding a custom layer can be taken and rebuilt with
-    `from_config(config, custom_objects={...})`. Inside a `serialize_layer` (a
-    file being written) it changes nothing, so a file still refuses a class it
-    could not name.
+    A model's `get_config` opens it, so that (as in Keras) a model holding a custom
+    layer has a config, rebuilt with `from_config(config, custom_objects={...})`.
+    Inside a `serialize_layer` (a file being written) it changes nothing.
 
     Returns:
         A context manager.
@@ -243,7 +241,9 @@ def serialize_layer(layer):
     objects = custom_objects_by_name()
     token = _PURPOSE.set(purpose or "file")
     try:
-        own = layer.get_config()
+        # A layer a config holds as it is (Keras's guide: `"first_layer": self.first_layer`)
+        # is written as its own entry, as Keras writes it; from_config deserializes it.
+        own = {key: _nested_layers(value) for key, value in layer.get_config().items()}
     finally:
         _PURPOSE.reset(token)
     config = {
@@ -253,7 +253,7 @@ def serialize_layer(layer):
     to_json(config, f"the config of {cls.__name__} '{layer.name}'")
     public = serialization_lib.public_module(cls)
     entry = {  # Keras 3's entry: a built-in is named by its public module, without a registry name
-        "module": public or cls.__module__,
+        "module": serialization_lib.module_of(cls),
         "class_name": cls.__name__,
         "config": config,
         "registered_name": None if public else get_registered_name(cls),
@@ -266,6 +266,14 @@ def serialize_layer(layer):
         entry["build_config"] = _build_config(layer, kept)
     sharing.record_saved(layer, entry)  # (a layer that several models hold: Keras's id)
     return entry
+
+
+def _nested_layers(value):
+    if isinstance(value, Layer):
+        return serialize_layer(value)
+    if isinstance(value, (list, tuple)) and any(isinstance(item, Layer) for item in value):
+        return [_nested_layers(item) for item in value]
+    return value
 
 
 def _build_config(layer, shape):
