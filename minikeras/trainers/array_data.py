@@ -13,6 +13,7 @@ import numpy as np
 
 from minikeras import random, tree
 from minikeras.engine.tensor import Tensor
+from minikeras.utils.data_tuples import pack_x_y_sample_weight
 
 __all__ = []
 
@@ -210,7 +211,7 @@ class _ArrayBatches:
             for start in range(0, self.n, self.batch_size):
                 size = min(self.batch_size, self.n - start)
                 index = start + random.generator().permutation(size)
-                yield (
+                yield packed(
                     _slice(x, index),
                     None if y is None else _slice(y, index),
                     (None if w is None else w[index]),
@@ -223,11 +224,20 @@ class _ArrayBatches:
             w = None if w is None else w[order]
         for start in range(0, self.n, self.batch_size):
             index = slice(start, start + self.batch_size)
-            yield (
+            yield packed(
                 _slice(x, index),
                 None if y is None else _slice(y, index),
                 (None if w is None else w[index]),
             )
+
+
+def packed(x, y, sample_weight):
+    """A batch as Keras hands it to `train_step`: `(x, y)` without weights, `(x, y,
+    sample_weight)` with them, `x` alone (`(x,)` for a tuple or list of inputs) without
+    targets; `(x, None, sample_weight)` keeps weights given without targets."""
+    if y is None and sample_weight is not None:
+        return (x, None, sample_weight)
+    return pack_x_y_sample_weight(x, y, sample_weight)
 
 
 def _as_targets(y):

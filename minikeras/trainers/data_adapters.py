@@ -15,7 +15,8 @@ import numbers
 import numpy as np
 
 from minikeras.engine.tensor import Tensor
-from minikeras.trainers.array_data import _ArrayBatches, _Data
+from minikeras.trainers.array_data import _ArrayBatches, _Data, packed
+from minikeras.utils.data_tuples import unpack_x_y_sample_weight
 
 __all__ = []
 
@@ -110,16 +111,16 @@ class _Batches:
         y = batch[1] if len(batch) > 1 else None
         weight = batch[2] if len(batch) == 3 else None
         data = _Data(batch[0], y, weight, self.dtype, where, self.class_weight, need_y=self.need_y)
-        return data.x, data.y, data.sample_weight
+        return packed(data.x, data.y, data.sample_weight)
 
     def first_inputs(self):
         """The inputs of the first batch (to build the model)."""
         if self.by_steps:  # peek, and hand the batch to the first pass
             if self.has_next():
-                return self._pending[0]
+                return unpack_x_y_sample_weight(self._pending)[0]
         else:
-            for x, _, _ in self:
-                return x
+            for batch in self:
+                return unpack_x_y_sample_weight(batch)[0]
         raise ValueError(f"{self.method}: the data set is empty (no batches)")
 
     def has_next(self):
