@@ -370,13 +370,15 @@ class Model(Trainer, ModelSaving, Layer):
 
     # -------------------------------------------------------------- summary
 
-    def summary(self, print_fn=None):
+    def summary(self, print_fn=None, show_trainable=False):
         """Prints the layers, their output shapes and parameter counts.
 
         An unbuilt model says so, and how to build it, instead of failing.
 
         Args:
             print_fn: a function taking one string; `print` by default.
+            show_trainable: also show whether each layer is trainable (Y or N;
+                "-" for a layer without weights), as Keras's column does.
 
         Returns:
             None.
@@ -387,7 +389,7 @@ class Model(Trainer, ModelSaving, Layer):
             >>> Sequential([Dense(2)], name="s").summary()
             Model 's' is not built yet: call it on a batch of data, or call model.build(input_shape), to see its layers and parameters.
         """  # noqa: E501
-        summary.print_summary(self, print_fn or print)
+        summary.print_summary(self, print_fn or print, show_trainable)
 
     def reset_states(self):
         """Clears the kept states of every stateful layer in the model, nested ones too.

@@ -15,12 +15,14 @@ from minikeras.tree import map_structure
 __all__ = ["print_summary"]
 
 
-def print_summary(model, print_fn):
+def print_summary(model, print_fn, show_trainable=False):
     """Prints `model`'s summary table (see `Model.summary`) line by line.
 
     Args:
         model: a `Model`.
         print_fn: a function taking one string.
+        show_trainable: add Keras's "Trainable" column: Y or N for a layer with
+            weights (its `trainable`), "-" for one without.
 
     Returns:
         None.
@@ -45,7 +47,7 @@ def print_summary(model, print_fn):
             "model.build(input_shape), to see its layers and parameters."
         )
         return
-    rows = [("Layer (type)", "Output Shape", "Param #")]
+    rows = [("Layer (type)", "Output Shape", "Param #") + (("Trainable",) * show_trainable)]
     if model._inputs is not None:
         # A graph's shapes are its symbolic ones, None where a size is not fixed.
         shapes = {}  # a shared layer is one row, with each distinct shape it gives
@@ -68,8 +70,11 @@ def print_summary(model, print_fn):
         ]
     for layer, shape in entries:
         params = layer.count_params() if layer.built else 0
-        rows.append((f"{layer.name} ({type(layer).__name__})", str(shape), f"{params:,}"))
-    widths = [max(len(row[i]) for row in rows) + 2 for i in range(3)]
+        row = (f"{layer.name} ({type(layer).__name__})", str(shape), f"{params:,}")
+        if show_trainable:
+            row += (("Y" if layer.trainable else "N") if layer.weights else "-",)
+        rows.append(row)
+    widths = [max(len(row[i]) for row in rows) + 2 for i in range(len(rows[0]))]
     rule = "-" * sum(widths)
     print_fn(f'Model: "{model.name}"')
     print_fn(rule)
