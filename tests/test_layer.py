@@ -215,14 +215,29 @@ def test_weights_may_be_created_in_init_when_the_shape_is_known():
     assert layer.weights == [layer.bias]
 
 
-def test_assigning_before_super_init_says_what_to_do():
-    class Early(Layer):
+def test_assigning_before_super_init_is_kept_and_a_missing_super_init_says_what_to_do():
+    class Early(Layer):  # as Keras's RNN guide writes a cell: attributes, then the base
         def __init__(self):
             self.units = 3
+            self.inner = Dense(2)
             super().__init__()
 
-    with pytest.raises(RuntimeError, match="super"):
-        Early()
+        def call(self, inputs):
+            return self.inner(inputs)
+
+    early = Early()
+    assert early.units == 3 and early(np.ones((1, 4))).shape == (1, 2)
+    assert len(early.weights) == 2  # the layer set before the base's __init__ is tracked
+
+    class Never(Layer):
+        def __init__(self):
+            self.units = 3
+
+        def call(self, inputs):
+            return inputs
+
+    with pytest.raises(RuntimeError, match=r"must call super\(\).__init__\(\)"):
+        Never()(np.ones((1, 2)))
 
 
 # ------------------------------------------------------------ weights and counting

@@ -158,10 +158,10 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
 
     def __setattr__(self, name, value):
         if "_added_weights" not in self.__dict__:
-            raise RuntimeError(
-                f"{type(self).__name__}: call super().__init__() at the start of __init__, "
-                f"before assigning attributes (assigning {name!r})"
-            )
+            # Before super().__init__(), as Keras allows (its RNN guide sets a cell's
+            # state_size first): kept as it is; tracking reads the attributes later.
+            object.__setattr__(self, name, value)
+            return
         attributes = self.__dict__
         old = attributes.get(name)
         if attributes.get("built") and name not in self._untracked_attributes:
@@ -176,6 +176,16 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             # It may hold (or have held) weights: cached weight lists are stale.
             object.__setattr__(self, "_tracked_ids", None)
             TrackingGeneration.bump()
+
+    def __getattr__(self, name):
+        # Reached only when the normal lookup failed. Without the base's attributes, the
+        # subclass's __init__ never called super().__init__(): say so.
+        if "_added_weights" in self.__dict__ or name.startswith("__"):
+            return object.__getattribute__(self, name)  # the lookup's own AttributeError
+        raise RuntimeError(
+            f"{type(self).__name__}: its __init__ must call super().__init__() (the base "
+            f"Layer is not initialized, so it has no {name!r})"
+        )
 
     def __delattr__(self, name):
         attributes = self.__dict__
