@@ -5,6 +5,9 @@ Each test asserts what the guide asserts: a reloaded model predicts the same, co
 rebuild their objects, weights transfer between compatible models.
 """
 
+import os
+import zipfile
+
 import numpy as np
 import pytest
 
@@ -260,3 +263,117 @@ def test_saving_guide_configs_match_keras():
     ours = keras.saving.serialize_keras_object(keras.regularizers.L1(0.005))
     theirs = k.saving.serialize_keras_object(k.regularizers.L1(0.005))
     assert ours["module"] == theirs["module"] and ours["class_name"] == theirs["class_name"]
+
+
+# --- customizing_saving_and_serialization (Keras's older guide, its Keras 3 parts) ---
+
+
+@keras.saving.register_keras_serializable(package="guide_custom_package")
+class LayerWithCustomVariables(keras.layers.Dense):
+    def __init__(self, units, **kwargs):
+        super().__init__(units, **kwargs)
+        self.stored_variables = keras.Variable(
+            np.random.default_rng(5).random((10,)), name="special_arr", dtype="float32",
+            trainable=False,
+        )  # fmt: skip
+
+    def save_own_variables(self, store):
+        super().save_own_variables(store)
+        store["variables"] = self.stored_variables.numpy()
+
+    def load_own_variables(self, store):
+        self.stored_variables.assign(store["variables"])
+        for i, v in enumerate(self.weights):
+            v.assign(store[f"{i}"])
+
+    def call(self, inputs):
+        return super().call(inputs) * self.stored_variables
+
+
+@keras.utils.register_keras_serializable(package="guide_custom_package")
+class LayerWithCustomAssets(keras.layers.Dense):
+    def __init__(self, vocab=None, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.vocab = vocab
+
+    def save_assets(self, inner_path):
+        with open(os.path.join(inner_path, "vocabulary.txt"), "w") as f:
+            f.write(self.vocab)
+
+    def load_assets(self, inner_path):
+        with open(os.path.join(inner_path, "vocabulary.txt")) as f:
+            text = f.read()
+        self.vocab = text.replace("<unk>", "little")
+
+
+def test_customizing_saving_guide_own_variables_and_assets(tmp_path):
+    model = keras.Sequential([LayerWithCustomVariables(1)])
+    model.compile(optimizer="adam", loss="mean_squared_error")
+    rng = np.random.default_rng(6)
+    model.fit(rng.random((8, 10)), rng.random((8, 10)), verbose=0)
+    model.layers[0].stored_variables.assign(np.arange(10, dtype="float32"))
+    model.save(tmp_path / "custom_vars_model.keras")
+    restored_model = keras.models.load_model(tmp_path / "custom_vars_model.keras")
+    np.testing.assert_allclose(
+        model.layers[0].stored_variables.numpy(), restored_model.layers[0].stored_variables.numpy()
+    )
+
+    model = keras.Sequential([LayerWithCustomAssets(vocab="Mary had a <unk> lamb.", units=5)])
+    model(rng.random((10, 10)))
+    model.save(tmp_path / "custom_assets_model.keras")
+    with zipfile.ZipFile(tmp_path / "custom_assets_model.keras") as archive:
+        stored = archive.read("assets/layers/layer_with_custom_assets/vocabulary.txt")
+    assert stored == b"Mary had a <unk> lamb."  # where Keras keeps a layer's assets
+    restored_model = keras.models.load_model(tmp_path / "custom_assets_model.keras")
+    np.testing.assert_string_equal(restored_model.layers[0].vocab, "Mary had a little lamb.")
+
+
+def test_asset_members_that_leave_their_directory_are_refused(tmp_path):
+    model = keras.Sequential([LayerWithCustomAssets(vocab="x", units=2)])
+    model(np.ones((1, 3)))
+    model.save(tmp_path / "m.keras")
+    with zipfile.ZipFile(tmp_path / "m.keras") as source:
+        members = {info.filename: source.read(info) for info in source.infolist()}
+    members["assets/layers/layer_with_custom_assets/../../evil.txt"] = b"x"
+    with zipfile.ZipFile(tmp_path / "bad.keras", "w") as target:
+        for name, data in members.items():
+            target.writestr(name, data)
+    with pytest.raises(keras.saving.LoadError, match="leaves its layer's directory"):
+        keras.models.load_model(tmp_path / "bad.keras")
+
+
+_ASSET_LAYER = """
+class Vocab(keras.layers.Layer):
+    def __init__(self, vocab=None, **kwargs):
+        super().__init__(**kwargs)
+        self.vocab = vocab
+
+    def call(self, x):
+        return x
+
+    def save_assets(self, inner_path):
+        with open(os.path.join(inner_path, "vocabulary.txt"), "w") as f:
+            f.write(self.vocab)
+
+    def load_assets(self, inner_path):
+        with open(os.path.join(inner_path, "vocabulary.txt")) as f:
+            self.vocab = f.read()
+
+
+Vocab = keras.saving.register_keras_serializable(package="assets_interop")(Vocab)
+"""
+
+
+def test_assets_round_trip_with_keras(tmp_path):
+    k = pytest.importorskip("keras")
+    ours, theirs = {"keras": keras, "os": os}, {"keras": k, "os": os}
+    exec(_ASSET_LAYER, ours)
+    exec(_ASSET_LAYER, theirs)
+    model = keras.Sequential([keras.Input((3,)), ours["Vocab"](vocab="from minikeras")])
+    model.save(tmp_path / "ours.keras")
+    loaded = k.models.load_model(tmp_path / "ours.keras")
+    assert loaded.layers[0].vocab == "from minikeras"
+    model = k.Sequential([k.Input((3,)), theirs["Vocab"](vocab="from keras")])
+    model.save(tmp_path / "theirs.keras")
+    loaded = keras.models.load_model(tmp_path / "theirs.keras")
+    assert loaded.layers[0].vocab == "from keras"

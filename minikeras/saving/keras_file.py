@@ -195,6 +195,7 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
         if weights is not None:  # state that layers keep outside variables, through their hooks
             sizes = sum(int(np.prod(w.shape)) * np.dtype(w.dtype).itemsize for w in model.weights)
             _apply_hooks(model, weights.read(2 * sizes + 2**24), path)
+        _load_assets(model, members, path)
         return model
     where = os.path.basename(os.fspath(path))
     try:
@@ -242,6 +243,7 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
         optimizer.build(model.trainable_weights)
     slots = model.weights + (list(optimizer.variables) if optimizer is not None else [])
     load_keras_weights(model, _weights_bytes(path, weights, slots), path, optimizer)()
+    _load_assets(model, members, path)
     return model
 
 
@@ -279,6 +281,15 @@ def _weights_bytes(path, weights, slots):
     needed = sum(int(np.prod(w.shape)) * np.dtype(w.dtype).itemsize for w in slots)
     # HDF5's own bookkeeping: a few kB a dataset and group, and the file's header.
     return weights.read(2 * needed + 64 * len(slots) * 1024 + 2**20)
+
+
+def _load_assets(model, members, path):
+    from minikeras.saving.keras_assets import load_layer_assets
+
+    try:
+        load_layer_assets(model, members)
+    except ValueError as error:
+        raise LoadError(path, [str(error)]) from error
 
 
 def _load_own_record(path, record, custom_objects, compile):

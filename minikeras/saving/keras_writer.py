@@ -14,6 +14,7 @@ import zipfile
 import numpy as np
 
 from minikeras.saving import (
+    keras_assets,
     keras_layout,
     keras_ops,
     keras_optimizer_layout,
@@ -261,6 +262,7 @@ def save_keras_model(model, path, overwrite=True):
     if optimizer is not None and not optimizer.built:
         optimizer = None
     weights = keras_weights_bytes(model, optimizer)
+    assets = keras_assets.asset_members(model)  # (layers' save_assets, before the file is touched)
     with tempfile.TemporaryDirectory() as folder:
         own = os.path.join(folder, "model.minikeras")
         save_model(model, own)
@@ -280,6 +282,8 @@ def save_keras_model(model, path, overwrite=True):
             archive.writestr("metadata.json", json.dumps(metadata))
             archive.writestr("config.json", config)
             archive.writestr("model.weights.h5", weights)
+            for name, data in assets.items():
+                archive.writestr(name, data)
             # Stored, not deflated: it is a zip already, and a stored member cannot inflate.
             archive.writestr(MINIKERAS_MEMBER, record, compress_type=zipfile.ZIP_STORED)
 

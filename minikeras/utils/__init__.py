@@ -6,6 +6,10 @@ sequences (`pad_sequences`, `timeseries_dataset_from_array`), data
 (`split_dataset`, `PyDataset` for data read batch by batch, and the batch
 tuples of `pack_x_y_sample_weight` / `unpack_x_y_sample_weight`), dtype names
 (`standardize_dtype`) and a progress bar for hand-written loops (`Progbar`).
+The serialization names Keras also exports here (`register_keras_serializable`,
+`serialize_keras_object`, `deserialize_keras_object`, `get_custom_objects`,
+`get_registered_name`, `get_registered_object`, `custom_object_scope`,
+`CustomObjectScope`) are `minikeras.saving`'s, re-exported.
 
 `keras.utils.plot_model` is left out: it needs pydot and the Graphviz
 program, an outside binary minikeras does not depend on. `model.summary()`
@@ -13,6 +17,16 @@ prints the layer graph as text.
 """
 
 from minikeras.config import standardize_dtype
+from minikeras.serialization_lib import (
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    serialize_keras_object,
+)
 from minikeras.utils.data_tuples import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from minikeras.utils.dataset_split import split_dataset
 from minikeras.utils.naming import to_snake_case
@@ -27,13 +41,21 @@ from minikeras.utils.timeseries import timeseries_dataset_from_array
 Sequence = PyDataset  # Keras 3 exports the same class under both names
 
 __all__ = [
+    "CustomObjectScope",
     "Progbar",
     "PyDataset",
     "Sequence",
     "clear_session",
+    "custom_object_scope",
+    "deserialize_keras_object",
+    "get_custom_objects",
+    "get_registered_name",
+    "get_registered_object",
     "normalize",
     "pack_x_y_sample_weight",
     "pad_sequences",
+    "register_keras_serializable",
+    "serialize_keras_object",
     "set_random_seed",
     "split_dataset",
     "standardize_dtype",
