@@ -250,3 +250,69 @@ def test_custom_training_loop_guide_gan_steps():
     assert generated.shape == (batch_size, 28, 28, 1)
     assert np.isfinite(float(d_loss)) and np.isfinite(float(g_loss))
     assert int(d_optimizer.iterations.numpy()) == int(g_optimizer.iterations.numpy()) == 2
+
+
+def test_custom_train_step_guide_gan_fits_without_a_call():
+    latent_dim = 16
+    discriminator, generator = _gan_parts(latent_dim)
+
+    class GAN(keras.Model):  # the guide's GAN: a train_step and no call()
+        def __init__(self, discriminator, generator, latent_dim):
+            super().__init__()
+            self.discriminator = discriminator
+            self.generator = generator
+            self.latent_dim = latent_dim
+            self.d_loss_tracker = keras.metrics.Mean(name="d_loss")
+            self.g_loss_tracker = keras.metrics.Mean(name="g_loss")
+            self.seed_generator = keras.random.SeedGenerator(1337)
+
+        @property
+        def metrics(self):
+            return [self.d_loss_tracker, self.g_loss_tracker]
+
+        def compile(self, d_optimizer, g_optimizer, loss_fn):
+            super().compile()
+            self.d_optimizer = d_optimizer
+            self.g_optimizer = g_optimizer
+            self.loss_fn = loss_fn
+
+        def train_step(self, real_images):
+            if isinstance(real_images, tuple):
+                real_images = real_images[0]
+            batch_size = ops.shape(real_images)[0]
+            random_latent_vectors = keras.random.normal(
+                shape=(batch_size, self.latent_dim), seed=self.seed_generator
+            )
+            generated_images = self.generator(random_latent_vectors)
+            combined_images = ops.concatenate([generated_images, real_images], axis=0)
+            labels = ops.concatenate(
+                [ops.ones((batch_size, 1)), ops.zeros((batch_size, 1))], axis=0
+            )
+            labels += 0.05 * keras.random.uniform(ops.shape(labels), seed=self.seed_generator)
+            with keras.GradientTape() as tape:
+                d_loss = self.loss_fn(labels, self.discriminator(combined_images))
+            grads = tape.gradient(d_loss, self.discriminator.trainable_weights)
+            self.d_optimizer.apply(grads, self.discriminator.trainable_weights)
+            random_latent_vectors = keras.random.normal(
+                shape=(batch_size, self.latent_dim), seed=self.seed_generator
+            )
+            misleading_labels = ops.zeros((batch_size, 1))
+            with keras.GradientTape() as tape:
+                predictions = self.discriminator(self.generator(random_latent_vectors))
+                g_loss = self.loss_fn(misleading_labels, predictions)
+            grads = tape.gradient(g_loss, self.generator.trainable_weights)
+            self.g_optimizer.apply(grads, self.generator.trainable_weights)
+            self.d_loss_tracker.update_state(d_loss)
+            self.g_loss_tracker.update_state(g_loss)
+            return {"d_loss": self.d_loss_tracker.result(), "g_loss": self.g_loss_tracker.result()}
+
+    all_digits = np.random.default_rng(4).random((32, 28, 28, 1)).astype("float32")
+    gan = GAN(discriminator=discriminator, generator=generator, latent_dim=latent_dim)
+    gan.compile(
+        d_optimizer=keras.optimizers.Adam(learning_rate=0.0003),
+        g_optimizer=keras.optimizers.Adam(learning_rate=0.0003),
+        loss_fn=keras.losses.BinaryCrossentropy(from_logits=True),
+    )
+    history = gan.fit(all_digits, epochs=1, batch_size=16, verbose=0).history
+    assert sorted(history) == ["d_loss", "g_loss"]
+    assert int(gan.d_optimizer.iterations.numpy()) == int(gan.g_optimizer.iterations.numpy()) == 2

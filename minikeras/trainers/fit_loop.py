@@ -259,7 +259,7 @@ class FitLoop:
             build_on(self, train.first_inputs())
         elif not self.built:
             # A custom step may call the model on other data (a GAN's generator: noise).
-            with contextlib.suppress(ValueError, TypeError):
+            with contextlib.suppress(ValueError, TypeError, NotImplementedError):
                 build_on(self, train.first_inputs())
         self._build_compiled()
         weights, loss_sources = weights_for_training(self)
