@@ -334,7 +334,7 @@ def test_functional_guide_multi_input_multi_output_model_trains():
     np.testing.assert_allclose(history["loss"], total, rtol=1e-4)
 
 
-def test_functional_guide_feature_extraction_and_custom_layer_config():
+def test_functional_guide_feature_extraction_and_custom_layer_config(tmp_path):
     inputs = keras.Input((8, 8, 3))
     x = layers.Conv2D(4, 3)(inputs)
     small = keras.Model(inputs, layers.Dense(5)(layers.Flatten()(x)))
@@ -370,8 +370,12 @@ def test_functional_guide_feature_extraction_and_custom_layer_config():
     assert isinstance(new_model.layers[-1], CustomDense) and new_model.output_shape == (None, 10)
     with pytest.raises(ValueError, match="custom_objects"):
         keras.Model.from_config(config)
+    # JSON too, as Keras's to_json; a file still names only classes it can find.
+    text = model.to_json()
+    rebuilt = keras.models.model_from_json(text, custom_objects={"CustomDense": CustomDense})
+    assert isinstance(rebuilt.layers[-1], CustomDense)
     with pytest.raises(ValueError, match="not registered"):
-        model.to_json()  # what a file would hold still names only classes it can find
+        model.save(tmp_path / "custom.keras")
 
 
 def test_functional_guide_custom_rnn_mixed_with_a_functional_model():

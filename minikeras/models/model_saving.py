@@ -60,6 +60,10 @@ class ModelSaving:
     def to_json(self, **kwargs):
         """The model's architecture (no weights) as JSON, for `models.model_from_json`.
 
+        As Keras's, it describes custom classes that are not registered too:
+        `model_from_json(text, custom_objects={...})` rebuilds them (a file
+        written by `save` still refuses them).
+
         Args:
             **kwargs: passed to `json.dumps` (`indent=2`, ...).
 
@@ -67,7 +71,7 @@ class ModelSaving:
             A JSON string: `{"module", "class_name", "config", "registered_name", ...}`.
 
         Raises:
-            ValueError: if a layer cannot be serialized (see `minikeras.saving`).
+            ValueError: if a config is not JSON (see `minikeras.saving`).
 
         Example:
             >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
@@ -77,8 +81,10 @@ class ModelSaving:
         import json
 
         from minikeras.saving import serialize_layer
+        from minikeras.saving.registry import nested_configs
 
-        return json.dumps(serialize_layer(self), **kwargs)
+        with nested_configs():
+            return json.dumps(serialize_layer(self), **kwargs)
 
     def save(self, filepath, overwrite=True):
         """Saves the architecture, the weights and the training state in one file.
