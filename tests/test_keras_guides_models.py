@@ -273,6 +273,12 @@ def test_functional_guide_autoencoders_and_nested_models():
     autoencoder = keras.Model(autoencoder_input, decoded_img, name="autoencoder")
     assert autoencoder.count_params() == 28_241
     assert autoencoder(np.zeros((2, 28, 28, 1), "float32")).shape == (2, 28, 28, 1)
+    lines = []
+    autoencoder.summary(print_fn=lines.append)  # nested models are rows, as Keras names them
+    assert [line.split()[:2] for line in lines if "Functional" in line] == [
+        ["encoder", "(Functional)"],
+        ["decoder", "(Functional)"],
+    ]
 
     def get_model():
         inputs = keras.Input(shape=(128,))

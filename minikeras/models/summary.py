@@ -70,7 +70,7 @@ def print_summary(model, print_fn, show_trainable=False):
         ]
     for layer, shape in entries:
         params = layer.count_params() if layer.built else 0
-        row = (f"{layer.name} ({type(layer).__name__})", str(shape), f"{params:,}")
+        row = (f"{layer.name} ({_class_name(layer)})", str(shape), f"{params:,}")
         if show_trainable:
             row += (("Y" if layer.trainable else "N") if layer.weights else "-",)
         rows.append(row)
@@ -88,6 +88,15 @@ def print_summary(model, print_fn, show_trainable=False):
     print_fn(f"Total params: {trainable + frozen:,}")
     print_fn(f"Trainable params: {trainable:,}")
     print_fn(f"Non-trainable params: {frozen:,}")
+
+
+def _class_name(layer):
+    """The class a row names; a functional `Model(inputs, outputs)` is Keras's `Functional`."""
+    from minikeras.models.model import Model
+
+    if type(layer) is Model and getattr(layer, "_inputs", None) is not None:
+        return "Functional"
+    return type(layer).__name__
 
 
 def _batch_none(shape):
