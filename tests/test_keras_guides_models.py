@@ -344,11 +344,10 @@ def test_functional_guide_feature_extraction_and_custom_layer_config(tmp_path):
     inputs = keras.Input((8, 8, 3))
     x = layers.Conv2D(4, 3)(inputs)
     small = keras.Model(inputs, layers.Dense(5)(layers.Flatten()(x)))
-    # Keras's model.layers also lists the InputLayer first; minikeras's has no InputLayer.
-    features_list = [layer.output for layer in small.layers]
+    features_list = [layer.output for layer in small.layers]  # the InputLayer's first
     feat_extraction_model = keras.Model(inputs=small.input, outputs=features_list)
     features = feat_extraction_model(np.random.random((1, 8, 8, 3)).astype("float32"))
-    assert [tuple(f.shape) for f in features] == [(1, 6, 6, 4), (1, 144), (1, 5)]
+    assert [tuple(f.shape) for f in features] == [(1, 8, 8, 3), (1, 6, 6, 4), (1, 144), (1, 5)]
 
     class CustomDense(layers.Layer):
         def __init__(self, units=32):
