@@ -607,3 +607,47 @@ def test_load_weights_of_a_keras_file_that_does_not_fit_changes_nothing(tmp_path
     with pytest.raises(LoadError, match=r"shape \(3, 2\).*needs \(4, 2\)"):
         other.load_weights(tmp_path / "m.keras")
     assert all(np.array_equal(a, b) for a, b in zip(before, other.get_weights()))
+
+
+def _three_to_two_to_four(api, inputs=3):
+    return api.Sequential(
+        [api.Input((inputs,)), api.layers.Dense(2, name="a"), api.layers.Dense(4, name="b")]
+    )
+
+
+@pytest.mark.parametrize("suffix", ["keras", "weights.h5"])
+def test_skip_mismatch_leaves_out_a_keras_files_layer_whole(tmp_path, suffix):
+    model = _three_to_two_to_four(mk)
+    randomize = np.random.default_rng(0)
+    model.set_weights([randomize.standard_normal(w.shape) for w in model.get_weights()])
+    path = tmp_path / f"m.{suffix}"
+    model.save(path) if suffix == "keras" else model.save_weights(path)
+    other = _three_to_two_to_four(mk, inputs=5)  # layer a's kernel no longer fits
+    before = other.get_weights()
+    with pytest.raises(LoadError, match="layers/dense/vars/0"):
+        other.load_weights(path)
+    with pytest.warns(UserWarning, match=r"1 entry .* skipped \(skip_mismatch=True\)"):
+        other.load_weights(path, skip_mismatch=True)
+    after, saved = other.get_weights(), model.get_weights()
+    np.testing.assert_array_equal(after[0], before[0])  # a: kernel and bias both left out,
+    np.testing.assert_array_equal(after[1], before[1])  # as Keras leaves the layer out whole
+    np.testing.assert_array_equal(after[2], saved[2])  # b: loaded
+    np.testing.assert_array_equal(after[3], saved[3])
+
+
+def test_skip_mismatch_leaves_out_what_keras_leaves_out(tmp_path):
+    keras = pytest.importorskip("keras")
+    theirs = _three_to_two_to_four(keras)
+    randomize = np.random.default_rng(1)
+    theirs.set_weights([randomize.standard_normal(w.shape) for w in theirs.get_weights()])
+    theirs.save_weights(tmp_path / "k.weights.h5")
+    keras_twin, ours = _three_to_two_to_four(keras, inputs=5), _three_to_two_to_four(mk, inputs=5)
+    keras_before, ours_before = keras_twin.get_weights(), ours.get_weights()
+    keras_twin.load_weights(tmp_path / "k.weights.h5", skip_mismatch=True)
+    with pytest.warns(UserWarning, match="skipped"):
+        ours.load_weights(tmp_path / "k.weights.h5", skip_mismatch=True)
+    keras_kept = [np.array_equal(a, b) for a, b in zip(keras_twin.get_weights(), keras_before)]
+    ours_kept = [np.array_equal(a, b) for a, b in zip(ours.get_weights(), ours_before)]
+    assert ours_kept == keras_kept == [True, True, False, False]
+    for mine, file_weight in zip(ours.get_weights()[2:], theirs.get_weights()[2:]):
+        np.testing.assert_array_equal(mine, file_weight)

@@ -247,7 +247,7 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
     return model
 
 
-def load_keras_file_weights(layer, path):
+def load_keras_file_weights(layer, path, skip_mismatch=False):
     """Loads the model weights of a Keras `.keras` file into a built layer or model.
 
     As Keras's `model.load_weights("model.keras")`: the weights only, every
@@ -256,6 +256,11 @@ def load_keras_file_weights(layer, path):
     Args:
         layer: the built layer or model.
         path: the `.keras` file.
+        skip_mismatch: leave out the layers whose weights do not fit (see
+            `load_keras_weights`) instead of raising.
+
+    Returns:
+        The problems skipped (empty without `skip_mismatch`).
 
     Raises:
         LoadError: for a file that is not a `.keras` zip or has no weights, or
@@ -267,11 +272,15 @@ def load_keras_file_weights(layer, path):
         >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)]); model.save(path)
         >>> copy = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
         >>> mk.saving.keras_file.load_keras_file_weights(copy, path)
+        []
         >>> np.array_equal(copy.get_weights()[0], model.get_weights()[0])
         True
     """
     _, _, weights, _ = read_keras_archive(path)
-    load_keras_weights(layer, _weights_bytes(path, weights, layer.weights), path)()
+    data = _weights_bytes(path, weights, layer.weights)
+    assign = load_keras_weights(layer, data, path, skip_mismatch=skip_mismatch)
+    assign()
+    return assign.skipped
 
 
 def _weights_bytes(path, weights, slots):

@@ -80,7 +80,7 @@ def _check_value(variable, dataset, where, problems):
     return array.astype(target)
 
 
-def load_keras_weights(model, data, path, optimizer=None):
+def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
     """Checks every weight of a Keras weights file against `model`; returns the assigner.
 
     Args:
@@ -88,12 +88,17 @@ def load_keras_weights(model, data, path, optimizer=None):
         data: the bytes of `model.weights.h5` (or `.npz`).
         path: the file, for messages.
         optimizer: the model's built optimizer, to restore its variables too.
+        skip_mismatch: as Keras's `load_weights(..., skip_mismatch=True)`:
+            leave out each layer whose weights do not fit (all of its weights,
+            as Keras does) instead of raising; the assigner's `skipped` lists
+            the problems.
 
     Returns:
         A function that assigns everything (called only once all is checked).
 
     Raises:
-        LoadError: listing every problem; nothing has been assigned.
+        LoadError: listing every problem (without `skip_mismatch`); nothing
+            has been assigned.
 
     Example:
         >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
@@ -120,10 +125,13 @@ def load_keras_weights(model, data, path, optimizer=None):
                 f"{group}: the file has {len(datasets)} weights, the model needs {len(variables)}"
             )
             continue
+        found, known = [], len(problems)
         for index, (variable, dataset) in enumerate(zip(variables, datasets)):
             array = _check_value(variable, dataset, f"{group}/{index}", problems)
             if array is not None:
-                assignments.append((variable, array))
+                found.append((variable, array))
+        if len(problems) == known:  # (a layer loads whole or, skipped, not at all)
+            assignments.extend(found)
     if optimizer is not None:
         order = keras_order.trainable_order(model, optimizer._trainable_variables)
         try:
@@ -148,7 +156,7 @@ def load_keras_weights(model, data, path, optimizer=None):
                 f"optimizer/vars: the file has {len(datasets)} variables, the "
                 f"{type(optimizer).__name__} needs {len(slots)}"
             )
-    if problems:
+    if problems and not skip_mismatch:
         raise LoadError(path, problems)
 
     def assign():
@@ -157,6 +165,7 @@ def load_keras_weights(model, data, path, optimizer=None):
         for layer, store in hooks:
             layer.load_own_variables(store)
 
+    assign.skipped = problems
     return assign
 
 

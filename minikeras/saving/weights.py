@@ -274,7 +274,8 @@ def load_weights(layer, filepath, skip_mismatch=False):
             weights; the optimizer's state stays as it is).
         skip_mismatch: load the weights that match, and list the others
             (missing, unexpected, mismatched) in a warning, instead of raising
-            (minikeras files; Keras files are always checked whole).
+            (from a Keras file, as Keras does, a layer whose weights do not
+            all fit is left out whole).
 
     Returns:
         None.
@@ -305,22 +306,28 @@ def load_weights(layer, filepath, skip_mismatch=False):
 
         with open(filepath, "rb") as stream:
             data = stream.read()
-        load_keras_weights(layer, data, filepath)()
+        assign = load_keras_weights(layer, data, filepath, skip_mismatch=skip_mismatch)
+        _warn_skipped(filepath, assign.skipped)
+        assign()
         return
     if os.fspath(filepath).endswith(".keras"):  # a Keras model file: its model.weights.h5
         from minikeras.saving.keras_file import load_keras_file_weights
 
-        load_keras_file_weights(layer, filepath)
+        _warn_skipped(filepath, load_keras_file_weights(layer, filepath, skip_mismatch))
         return
     contents = archive.read_archive(filepath)
     pairs, problems = _match(weight_table(layer), _read_weights(contents, filepath))
     if problems and not skip_mismatch:
         raise LoadError(filepath, problems, _MATCHING_HINT)
+    _warn_skipped(filepath, problems)
+    for variable, array in pairs:
+        variable.assign(array)
+
+
+def _warn_skipped(filepath, problems):
     if problems:
         _warn(
             f"load_weights: {len(problems)} entr{'ies' if len(problems) > 1 else 'y'} of "
             f"{os.fspath(filepath)!r} skipped (skip_mismatch=True); the rest was loaded:\n"
             + "\n".join(f"  - {problem}" for problem in problems)
         )
-    for variable, array in pairs:
-        variable.assign(array)
