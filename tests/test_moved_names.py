@@ -7,6 +7,7 @@ finds a built-in by its public name whatever module the file gives.
 """
 
 import importlib
+import inspect
 
 import numpy as np
 import pytest
@@ -75,7 +76,8 @@ MOVED = [
 @pytest.mark.parametrize(("module", "name", "package"), MOVED)
 def test_a_moved_name_is_importable_from_its_old_module(module, name, package):
     old = importlib.import_module(module)
-    assert getattr(old, name) is getattr(package, name)
+    # (minikeras.ops wraps its functions to record graph nodes on symbolic tensors)
+    assert getattr(old, name) is inspect.unwrap(getattr(package, name))
     assert name in old.__all__
 
 

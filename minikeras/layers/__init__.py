@@ -1,5 +1,6 @@
 """Layers: the `Layer` base class and the built-in layers."""
 
+from minikeras.layers import operation_node  # noqa: F401 (binds what ops do on symbolic tensors)
 from minikeras.layers.activation import Activation
 from minikeras.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from minikeras.layers.attention import MultiHeadAttention

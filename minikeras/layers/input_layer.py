@@ -9,7 +9,8 @@ calls on real data.
 
 import numpy as np
 
-from minikeras import config
+from minikeras import config, ops
+from minikeras.ops.symbolic import SymbolicValueError
 from minikeras.tree import flatten
 
 __all__ = ["Input", "Node", "SymbolicTensor"]
@@ -47,11 +48,95 @@ class SymbolicTensor:
     def __repr__(self):
         return f"<SymbolicTensor shape={self.shape} dtype={self.dtype}>"
 
-    def __array__(self, dtype=None, copy=None):
-        raise TypeError(
-            "A symbolic Input has no values: pass it through layers (or a Lambda layer) "
-            "and build a Model(inputs, outputs), then call the model on data"
+    # Numpy hands its operators over to the reflected ones here (`array + x` is `x.__radd__`).
+    __array_ufunc__ = None
+
+    def _no_values(self, *args, **kwargs):
+        raise SymbolicValueError(
+            "A symbolic tensor has no values: pass it through layers or minikeras.ops "
+            "functions (or a Lambda layer) and build a Model(inputs, outputs), then call "
+            "the model on data"
         )
+
+    # Reading values fails with a SymbolicValueError, which the public ops catch to record
+    # a node instead (minikeras.ops.symbolic): nothing checks for symbolic arguments first.
+    __array__ = __bool__ = __float__ = __int__ = __index__ = __len__ = __iter__ = _no_values
+
+    # Operators, as Keras's KerasTensor has them: each a minikeras.ops function recorded in
+    # the graph. No `==` (symbolic tensors compare by identity, as Keras's).
+    def __add__(self, other):
+        return ops.add(self, other)
+
+    def __radd__(self, other):
+        return ops.add(other, self)
+
+    def __sub__(self, other):
+        return ops.subtract(self, other)
+
+    def __rsub__(self, other):
+        return ops.subtract(other, self)
+
+    def __mul__(self, other):
+        return ops.multiply(self, other)
+
+    def __rmul__(self, other):
+        return ops.multiply(other, self)
+
+    def __truediv__(self, other):
+        return ops.true_divide(self, other)
+
+    def __rtruediv__(self, other):
+        return ops.true_divide(other, self)
+
+    def __floordiv__(self, other):
+        return ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return ops.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return ops.mod(self, other)
+
+    def __rmod__(self, other):
+        return ops.mod(other, self)
+
+    def __pow__(self, other):
+        return ops.power(self, other)
+
+    def __rpow__(self, other):
+        return ops.power(other, self)
+
+    def __matmul__(self, other):
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return ops.matmul(other, self)
+
+    def __neg__(self):
+        return ops.negative(self)
+
+    def __abs__(self):
+        return ops.abs(self)
+
+    def __lt__(self, other):
+        return ops.less(self, other)
+
+    def __le__(self, other):
+        return ops.less_equal(self, other)
+
+    def __gt__(self, other):
+        return ops.greater(self, other)
+
+    def __ge__(self, other):
+        return ops.greater_equal(self, other)
+
+    def __ne__(self, other):
+        return ops.not_equal(self, other)
+
+    def __getitem__(self, key):
+        return ops.getitem(self, key)
+
+    __hash__ = object.__hash__
 
 
 class Node:

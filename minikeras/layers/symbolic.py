@@ -23,7 +23,7 @@ from minikeras.layers.input_layer import Node, SymbolicTensor
 from minikeras.layers.input_spec import check_input_spec
 from minikeras.tree import flatten, map_structure
 
-__all__ = ["output_spec", "symbolic_call", "traced_output_spec"]
+__all__ = ["output_spec", "symbolic_call", "traced_output_spec", "traced_spec"]
 
 # The sizes an unknown dimension takes in a traced run: small for the batch axis, and for
 # the other axes large enough for stacks of convolutions and poolings (as Keras's tracing).
@@ -212,31 +212,59 @@ def traced_output_spec(layer, inputs, args, kwargs):
     if mask is not None and "mask" not in kwargs and call_checks.names_argument(layer.call, "mask"):
         kwargs = {**kwargs, "mask": mask}  # traced with a mask of ones (see the module)
     mask_leaves = {id(leaf) for leaf in flatten(kwargs.get("mask"))}
+
+    def run(concrete):
+        return layer(concrete[0], *concrete[1], **{**concrete[2], "training": False})
+
+    return traced_spec(
+        run, (inputs, args, kwargs), fill=lambda leaf: 1 if id(leaf) in mask_leaves else 0
+    )
+
+
+def traced_spec(run, arguments, fill=lambda leaf: 0):
+    """The symbolic outputs of `run(arguments)`, found by running it on placeholder data.
+
+    Each symbolic tensor in `arguments` becomes an array of `fill(tensor)`
+    (of two placeholder sizes for each unknown size, see the module), and
+    each output size that differs between the runs is unknown (`None`).
+
+    Args:
+        run: a function of one argument, the structure `arguments` with
+            arrays in place of its symbolic tensors.
+        arguments: a structure holding symbolic tensors (and anything else).
+        fill: the value of each symbolic tensor's placeholder, a function of it.
+
+    Returns:
+        A `SymbolicTensor` or a structure of them, as `run` returns Tensors.
+
+    Example:
+        >>> spec = mk.layers.symbolic.traced_spec(
+        ...     lambda xs: mk.ops.concatenate(xs, axis=1), [mk.Input((2,)), mk.Input((None,))]
+        ... )
+        >>> spec.shape, spec.dtype
+        ((None, None), 'float32')
+    """
     leaves = []
-    map_structure(leaves.append, (inputs, args, kwargs))
+    map_structure(leaves.append, arguments)
     unknown = any(
         s is None for leaf in leaves if isinstance(leaf, SymbolicTensor) for s in leaf.shape
     )
     runs = []
-    for run in range(2 if unknown else 1):
+    for index in range(2 if unknown else 1):
 
-        def zeros(leaf, run=run):
+        def placeholder(leaf, index=index):
             if not isinstance(leaf, SymbolicTensor):
                 return leaf
-            return _placeholder(leaf, run, fill=1 if id(leaf) in mask_leaves else 0)
+            return _placeholder(leaf, index, fill=fill(leaf))
 
-        concrete = map_structure(zeros, (inputs, args, kwargs))
-        runs.append(layer(concrete[0], *concrete[1], **{**concrete[2], "training": False}))
-    first = runs[0]
-    last = runs[-1]
-    pairs = []
-    map_structure(pairs.append, first)
-    others = []
-    map_structure(others.append, last)
+        runs.append(run(map_structure(placeholder, arguments)))
+    first, last = [], []
+    map_structure(first.append, runs[0])
+    map_structure(last.append, runs[-1])
     specs = iter(
         SymbolicTensor(
             tuple(a if a == b else None for a, b in zip(one.shape, two.shape)), str(one.dtype)
         )
-        for one, two in zip(pairs, others)
+        for one, two in zip(first, last)
     )
-    return map_structure(lambda _: next(specs), first)
+    return map_structure(lambda _: next(specs), runs[0])

@@ -3,6 +3,14 @@
 Every op takes Tensors, numpy arrays or Python numbers, returns a Tensor, and
 is differentiable by `GradientTape` where that makes sense. Importing it binds
 Tensor's operators to these functions (`engine.tensor.bind_operators`).
+
+Given symbolic tensors (functional-API placeholders, anywhere in their
+arguments), each function here returns symbolic tensors and records a graph
+node, which a functional `Model` runs on data (`ops.symbolic`):
+
+    >>> x = mk.Input((3,))
+    >>> mk.ops.mean(x * 2.0, axis=-1).shape
+    (None,)
 """
 
 import sys
@@ -55,6 +63,7 @@ from minikeras.ops.math import (
     power,
     square,
     subtract,
+    true_divide,
 )
 from minikeras.ops.nn import (
     elu,
@@ -85,6 +94,7 @@ from minikeras.ops.shape import (
     tile,
     transpose,
 )
+from minikeras.ops.symbolic import symbolic_aware
 
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
 shape = _shape_function
@@ -99,10 +109,16 @@ __all__ = [
     "min", "minimum", "mod", "multiply", "negative", "not_equal", "one_hot", "ones", "ones_like",
     "pad", "power", "relu", "reshape", "sigmoid", "sign", "silu", "softmax", "softplus", "split",
     "sparse_categorical_crossentropy", "sqrt", "square", "squeeze", "stack", "std",
-    "stop_gradient", "subtract", "sum", "take", "tanh", "tensordot", "transpose", "var", "where",
+    "stop_gradient", "subtract", "sum", "take", "tanh", "tensordot", "transpose", "true_divide",
+    "var", "where",
     "zeros", "zeros_like",
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
     "convert_to_numpy", "shape", "tile",
 ]  # fmt: skip
+
+# Each public function records a graph node when given symbolic tensors (ops.symbolic).
+for _name in __all__:
+    globals()[_name] = symbolic_aware(globals()[_name])
+del _name
 
 bind_operators(sys.modules[__name__])

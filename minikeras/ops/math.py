@@ -34,6 +34,7 @@ __all__ = [
     "power",
     "square",
     "subtract",
+    "true_divide",
     # re-exported from ops.elementary
     "abs",
     "exp",
@@ -191,6 +192,28 @@ def divide(x1, x2):
         with suppress(ValueError):  # (the general path below says what went wrong)
             return wrap(_divide.fun(a, b))
     return apply_binary("divide", _divide, _float_if_ints(a, b), b)
+
+
+def true_divide(x1, x2):
+    """Element-wise true division `x1 / x2`: Keras's alias of `divide`.
+
+    On symbolic tensors, `x / y` records this op (Keras's `TrueDivide` node).
+
+    Args:
+        x1: Tensor or array-like.
+        x2: Tensor or array-like, broadcastable with `x1`.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mk.ops.true_divide([3], [2]).numpy()
+        array([1.5], dtype=float32)
+    """
+    return divide(x1, x2)
 
 
 def _float_if_ints(a, b):

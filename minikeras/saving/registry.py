@@ -17,6 +17,7 @@ import contextvars
 import inspect
 
 from minikeras import object_registry, serialization_lib
+from minikeras.layers import operation_node
 from minikeras.layers.layer import Layer
 from minikeras.saving import sharing
 from minikeras.saving.archive import to_json
@@ -114,7 +115,7 @@ def custom_objects_by_name(custom_objects=None):
 
 def _layer_class(name, custom_objects=None):
     """The layer class a file's name stands for: registered, custom or built in."""
-    found = get_registered_object(name, custom_objects)
+    found = operation_node.operation_class(name) or get_registered_object(name, custom_objects)
     if found is None:
         found = serialization_lib._builtin("keras.layers", name) or serialization_lib._builtin(
             "keras.models", name
@@ -151,6 +152,8 @@ def _is_model(layer):
 def _rebuild_problem(layer):
     """Why `layer` could not be rebuilt from a file, or None if it can be."""
     cls = type(layer)
+    if isinstance(layer, operation_node.OperationNode):
+        return None  # (a minikeras op's node: found by its registered name)
     kind = "Model" if _is_model(layer) else "Layer"
     label = f"{kind} '{layer.name}' ({cls.__name__})"
     save_weights = (
@@ -256,7 +259,7 @@ def serialize_layer(layer):
         "module": serialization_lib.module_of(cls),
         "class_name": cls.__name__,
         "config": config,
-        "registered_name": None if public else get_registered_name(cls),
+        "registered_name": None if public else _registered_name(cls),
     }
     shape = layer.__dict__.get("_build_input_shape")
     if layer.built and shape is not None:
@@ -274,6 +277,12 @@ def _nested_layers(value):
     if isinstance(value, (list, tuple)) and any(isinstance(item, Layer) for item in value):
         return [_nested_layers(item) for item in value]
     return value
+
+
+def _registered_name(cls):
+    if issubclass(cls, operation_node.OperationNode):
+        return f"{operation_node.PACKAGE}>{cls.__name__}"
+    return get_registered_name(cls)
 
 
 def _build_config(layer, shape):

@@ -1,0 +1,230 @@
+"""The graph node an op on symbolic tensors records: `OperationNode` (Keras's `Operation`).
+
+In Keras 3, `keras.ops.mean(x, axis=-1)` or `x + y` on symbolic tensors
+returns a new symbolic tensor and records a node of an operation (class
+`Mean`, `Add`, ... in `keras.src.ops`), which a functional model runs on
+data. Here each public function of `minikeras.ops` has a node class of
+Keras's name (`OPERATION_CLASSES`): a layer without weights whose call is
+the op, with the call's other arguments (an axis, a constant, a slice) kept
+in the graph's node. As in Keras, a model lists these nodes in
+`model.operations` and `summary()`, not in `model.layers` nor to
+`get_layer`; they carry no mask (an op's output has none in Keras), and
+they run in the dtypes they are given (no layer casting).
+"""
+
+import inspect
+
+import numpy as np
+
+from minikeras import ops
+from minikeras.layers import call_helpers
+from minikeras.layers.input_layer import Node, SymbolicTensor
+from minikeras.layers.layer import Layer
+from minikeras.layers.symbolic import traced_spec
+from minikeras.ops.symbolic import bind_symbolic_call
+from minikeras.tree import map_structure
+
+__all__ = [
+    "OPERATION_CLASSES",
+    "PACKAGE",
+    "OperationNode",
+    "keras_class_name",
+    "operation_class",
+    "symbolic_op_call",
+]
+
+PACKAGE = "MinikerasOps"  # the registry's package of the node classes
+
+# Where Keras's class name is not the function's name in CamelCase.
+_KERAS_CLASS_NAMES = {"abs": "Absolute", "getitem": "GetItem"}
+
+
+def keras_class_name(function_name):
+    """Keras's class name of the operation node of `minikeras.ops.<function_name>`.
+
+    Args:
+        function_name: the name of a public op.
+
+    Returns:
+        A CamelCase name (`"Mean"`, `"ExpandDims"`, `"GetItem"`).
+
+    Example:
+        >>> from minikeras.layers.operation_node import keras_class_name
+        >>> keras_class_name("expand_dims"), keras_class_name("abs")
+        ('ExpandDims', 'Absolute')
+    """
+    if function_name in _KERAS_CLASS_NAMES:
+        return _KERAS_CLASS_NAMES[function_name]
+    return "".join(word.capitalize() for word in function_name.split("_"))
+
+
+class OperationNode(Layer):
+    """A call of a `minikeras.ops` function on symbolic tensors, as a node of the graph.
+
+    Made by the op itself: `mk.ops.mean(x, axis=-1)` or `x + 1` on symbolic
+    tensors makes one of the subclasses in `OPERATION_CLASSES` (named as
+    Keras names it: `mean`, `add_1`). Its call runs the op on what it is
+    given; the graph's node keeps the call's arguments.
+
+    Args:
+        name: the node's name; by default the snake_case class name, made unique.
+
+    Example:
+        >>> x = mk.Input((3,))
+        >>> model = mk.Model(x, mk.ops.mean(x * 2.0, axis=-1))
+        >>> [type(op).__name__ for op in model.operations], model.layers
+        (['Multiply', 'Mean'], [])
+        >>> model(np.array([[1.0, 2.0, 3.0]])).numpy()
+        array([4.], dtype=float32)
+    """
+
+    function_name = None  # set by each subclass: the op it runs
+    _keras_operation = True  # listed as an operation, not a layer (see Model.layers)
+
+    def __init__(self, name=None):
+        super().__init__(name=name)
+        self.built = True
+
+    def __call__(self, *args, **kwargs):
+        # Not Layer.__call__: an op converts and casts nothing, and carries no mask.
+        kwargs.pop("training", None)
+        kwargs.pop("mask", None)
+        if call_helpers.symbolic_among(args, kwargs):
+            return _record(self, args, kwargs)
+        return self.call(*args, **kwargs)
+
+    def call(self, *args, **kwargs):
+        """Runs the op on data.
+
+        Args:
+            *args: the op's positional arguments.
+            **kwargs: its keyword arguments.
+
+        Returns:
+            What the op returns.
+        """
+        return getattr(ops, self.function_name).__wrapped__(*args, **kwargs)
+
+    def compute_output_spec(self, *args, **kwargs):
+        """The op's symbolic outputs for these arguments, traced on placeholder data.
+
+        Args:
+            *args: the op's positional arguments (some symbolic).
+            **kwargs: its keyword arguments.
+
+        Returns:
+            A `SymbolicTensor` or a structure of them.
+        """
+        return _trace(self.call, args, kwargs)
+
+    def compute_mask(self, inputs, mask=None):
+        """None: an op's output carries no mask, as in Keras.
+
+        Args:
+            inputs: unused.
+            mask: unused.
+
+        Returns:
+            None.
+        """
+        return None
+
+    def get_config(self):
+        """The node's config: its name (the arguments are the graph's).
+
+        Returns:
+            A dict.
+        """
+        return {"name": self.name}
+
+
+def _trace(call, args, kwargs):
+    def run(arguments):
+        with np.errstate(all="ignore"):  # (placeholder ones may still meet a log(0))
+            return call(*arguments[0], **arguments[1])
+
+    return traced_spec(run, (args, kwargs), fill=lambda leaf: 1)
+
+
+def _record(layer, args, kwargs):
+    specs = _trace(layer.call, args, kwargs)
+    node = Node(layer, args[0], tuple(args[1:]), kwargs)
+    node.outputs = map_structure(
+        lambda spec: SymbolicTensor(spec.shape, spec.dtype, node=node), specs
+    )
+    layer._inbound_nodes.append(node)
+    object.__setattr__(layer, "_output_shape", map_structure(lambda t: t.shape, node.outputs))
+    return node.outputs
+
+
+def symbolic_op_call(function_name, function, args, kwargs, error):
+    """What a public op does given symbolic tensors: records a node and returns its outputs.
+
+    `minikeras.ops` calls it (see `minikeras.ops.symbolic`) when the op found
+    a symbolic tensor among its arguments.
+
+    Args:
+        function_name: the op's name in `minikeras.ops`.
+        function: the op (unwrapped).
+        args: its positional arguments.
+        kwargs: its keyword arguments.
+        error: the `SymbolicValueError` the op raised, raised again if no
+            symbolic tensor is among the arguments.
+
+    Returns:
+        Symbolic outputs (a `SymbolicTensor` or a structure of them).
+
+    Raises:
+        SymbolicValueError: if no argument is symbolic.
+        ValueError, TypeError: what the op raises on placeholder data of the
+            symbolic tensors' shapes (a shape mismatch, say).
+
+    Example:
+        >>> a, b = mk.Input((3,)), mk.Input((3,))
+        >>> y = mk.ops.concatenate([a, b], axis=-1)
+        >>> y.shape, type(y.node.layer).__name__, y.node.layer.name.startswith("concatenate")
+        ((None, 6), 'Concatenate', True)
+    """
+    if not call_helpers.symbolic_among(args, kwargs):
+        raise error
+    if not args:  # every argument by keyword: the first ones become positional
+        bound = inspect.signature(function).bind(**kwargs)
+        args, kwargs = bound.args, bound.kwargs
+    return _record(OPERATION_CLASSES[function_name](), args, kwargs)
+
+
+def _node_class(function_name):
+    class_name = keras_class_name(function_name)
+    cls = type(class_name, (OperationNode,), {
+        "function_name": function_name,
+        "__doc__": f"The graph node of `minikeras.ops.{function_name}` (see `OperationNode`).",
+        "__module__": __name__,
+    })  # fmt: skip
+    return cls
+
+
+# minikeras.ops function name -> its node class. Not in the object registry, which also
+# finds a registered class by its bare name (a `Mean` there would shadow the metric's):
+# saving finds them by `registered_name` through `operation_class`.
+OPERATION_CLASSES = {name: _node_class(name) for name in ops.__all__}
+_BY_CLASS_NAME = {cls.__name__: cls for cls in OPERATION_CLASSES.values()}
+
+
+def operation_class(registered_name):
+    """The node class a saved `registered_name` (`"MinikerasOps>Mean"`) stands for, or None.
+
+    Args:
+        registered_name: a name from a file.
+
+    Returns:
+        A subclass of `OperationNode`, or None.
+
+    Example:
+        >>> mk.layers.operation_node.operation_class("MinikerasOps>Mean").function_name
+        'mean'
+    """
+    package, _, class_name = str(registered_name).partition(">")
+    return _BY_CLASS_NAME.get(class_name) if package == PACKAGE else None
+
+
+bind_symbolic_call(symbolic_op_call)
