@@ -3,9 +3,10 @@
 A call of a Sequential or functional model is recorded and replayed (by
 `replayed_call` under a tape, by `trainers.compiled_step` in `fit`) only if
 every layer's `call` is plain math on its inputs and weights: a layer of
-`REPLAYABLE_LAYERS`, with an activation minikeras defines, no method
-replaced on the instance, no loss added from Python, computing in the
-model's dtype. `not_replayable` says why a model falls short, or None.
+`REPLAYABLE_LAYERS` (which holds the graph nodes of the ops of
+`REPLAYABLE_OPERATIONS` on symbolic tensors), with an activation minikeras
+defines, no method replaced on the instance, no loss added from Python,
+computing in the model's dtype. `not_replayable` says why a model falls short, or None.
 """
 
 from types import FunctionType
@@ -31,8 +32,27 @@ from minikeras.layers import (
     Softmax,
     tracking,
 )
+from minikeras.layers.operation_node import OPERATION_CLASSES
 
-__all__ = ["REPLAYABLE_LAYERS", "defined_in", "not_replayable", "overridden_method"]
+__all__ = [
+    "REPLAYABLE_LAYERS",
+    "REPLAYABLE_OPERATIONS",
+    "defined_in",
+    "not_replayable",
+    "overridden_method",
+]
+
+# The ops on symbolic tensors (graph nodes of `layers.operation_node`) that are math on
+# their arguments, with no Python reading their values. A recording of one still goes
+# through `Program.build`'s checks, which refuse what a replay could not repeat (an
+# array computed outside the recorded ops, a tuple index) and leave that step eager.
+REPLAYABLE_OPERATIONS = frozenset({
+    "abs", "add", "concatenate", "divide", "elu", "exp", "expand_dims", "gelu", "getitem",
+    "leaky_relu", "log", "log_softmax", "matmul", "max", "maximum", "mean", "min", "minimum",
+    "multiply", "negative", "power", "relu", "reshape", "sigmoid", "silu", "softmax",
+    "softplus", "sqrt", "square", "squeeze", "stack", "subtract", "sum", "tanh", "transpose",
+    "true_divide",
+})  # fmt: skip
 
 # Layers whose call is math on its inputs and weights (Dropout's mask is drawn inside
 # its op, `ops.dropout_mask`, so a replay draws a fresh one from the same generator).
@@ -40,7 +60,7 @@ REPLAYABLE_LAYERS = frozenset({
     Activation, Add, AveragePooling2D, Concatenate, Conv1D, Conv2D, Dense, Dropout, ELU,
     Flatten, GlobalAveragePooling2D, Identity, LeakyReLU, MaxPooling2D, ReLU,
     Reshape, Softmax,
-})  # fmt: skip
+}) | frozenset(OPERATION_CLASSES[name] for name in REPLAYABLE_OPERATIONS)  # fmt: skip
 
 
 def not_replayable(model, layers=REPLAYABLE_LAYERS):
