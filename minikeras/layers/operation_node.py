@@ -72,8 +72,10 @@ class OperationNode(Layer):
     Example:
         >>> x = mk.Input((3,))
         >>> model = mk.Model(x, mk.ops.mean(x * 2.0, axis=-1))
-        >>> [type(op).__name__ for op in model.operations], model.layers
-        (['Multiply', 'Mean'], [])
+        >>> [type(op).__name__ for op in model.operations]
+        ['InputLayer', 'Multiply', 'Mean']
+        >>> [type(layer).__name__ for layer in model.layers]
+        ['InputLayer']
         >>> model(np.array([[1.0, 2.0, 3.0]])).numpy()
         array([4.], dtype=float32)
     """
