@@ -20,6 +20,11 @@ from minikeras import ops
 from minikeras.layers import call_helpers
 from minikeras.layers.input_layer import Node, SymbolicTensor
 from minikeras.layers.layer import Layer
+from minikeras.layers.operation_specs import (
+    KERAS_OPERATION_SPECS,
+    arguments_of,
+    split_arguments,
+)
 from minikeras.layers.symbolic import traced_spec
 from minikeras.ops.symbolic import bind_symbolic_call
 from minikeras.tree import map_structure
@@ -29,6 +34,7 @@ __all__ = [
     "PACKAGE",
     "OperationNode",
     "keras_class_name",
+    "keras_operation_class",
     "operation_class",
     "symbolic_op_call",
 ]
@@ -66,8 +72,17 @@ class OperationNode(Layer):
     Keras names it: `mean`, `add_1`). Its call runs the op on what it is
     given; the graph's node keeps the call's arguments.
 
+    The op's arguments that Keras keeps in its operation's config (an
+    `axis`, `keepdims`, a `dtype`: see `operation_specs`) are the node's
+    config, under Keras's keys; the others (tensors, a constant, a slice)
+    are the graph node's.
+
     Args:
         name: the node's name; by default the snake_case class name, made unique.
+        **options: the config arguments, under Keras's keys.
+
+    Raises:
+        TypeError: for an option the op's Keras class does not take.
 
     Example:
         >>> x = mk.Input((3,))
@@ -83,8 +98,18 @@ class OperationNode(Layer):
     function_name = None  # set by each subclass: the op it runs
     _keras_operation = True  # listed as an operation, not a layer (see Model.layers)
 
-    def __init__(self, name=None):
+    def __init__(self, name=None, **options):
         super().__init__(name=name)
+        if self.function_name in KERAS_OPERATION_SPECS:
+            self._arguments = arguments_of(self.function_name, options)
+        elif options:
+            raise TypeError(
+                f"{type(self).__name__} (ops.{self.function_name}) takes no options, "
+                f"got {sorted(options)}"
+            )
+        else:
+            self._arguments = {}
+        self.options = dict(options)
         self.built = True
 
     def __call__(self, *args, **kwargs):
@@ -105,7 +130,9 @@ class OperationNode(Layer):
         Returns:
             What the op returns.
         """
-        return getattr(ops, self.function_name).__wrapped__(*args, **kwargs)
+        if self.function_name == "getitem" and isinstance(args[1], list):
+            args = (args[0], tuple(args[1]), *args[2:])  # (a key read from a file, as Keras)
+        return getattr(ops, self.function_name).__wrapped__(*args, **self._arguments, **kwargs)
 
     def compute_output_spec(self, *args, **kwargs):
         """The op's symbolic outputs for these arguments, traced on placeholder data.
@@ -132,12 +159,12 @@ class OperationNode(Layer):
         return None
 
     def get_config(self):
-        """The node's config: its name (the arguments are the graph's).
+        """The node's config: its name and options (the other arguments are the graph's).
 
         Returns:
             A dict.
         """
-        return {"name": self.name}
+        return {"name": self.name, **self.options}
 
 
 def _trace(call, args, kwargs):
@@ -189,10 +216,13 @@ def symbolic_op_call(function_name, function, args, kwargs, error):
     """
     if not call_helpers.symbolic_among(args, kwargs):
         raise error
-    if not args:  # every argument by keyword: the first ones become positional
+    options = {}
+    if function_name in KERAS_OPERATION_SPECS:
+        options, args, kwargs = split_arguments(function_name, function, args, kwargs)
+    elif not args:  # every argument by keyword: the first ones become positional
         bound = inspect.signature(function).bind(**kwargs)
         args, kwargs = bound.args, bound.kwargs
-    return _record(OPERATION_CLASSES[function_name](), args, kwargs)
+    return _record(OPERATION_CLASSES[function_name](**options), args, kwargs)
 
 
 def _node_class(function_name):
@@ -210,6 +240,26 @@ def _node_class(function_name):
 # saving finds them by `registered_name` through `operation_class`.
 OPERATION_CLASSES = {name: _node_class(name) for name in ops.__all__}
 _BY_CLASS_NAME = {cls.__name__: cls for cls in OPERATION_CLASSES.values()}
+
+
+def keras_operation_class(module, class_name):
+    """The node class of Keras's operation `module.class_name`, or None if minikeras has none.
+
+    Args:
+        module: the Keras module a file names (`"keras.src.ops.numpy"`).
+        class_name: the class (`"Mean"`).
+
+    Returns:
+        A subclass of `OperationNode`, or None.
+
+    Example:
+        >>> mk.layers.operation_node.keras_operation_class("keras.src.ops.nn", "Relu").function_name
+        'relu'
+    """
+    cls = _BY_CLASS_NAME.get(class_name)
+    if cls is None or KERAS_OPERATION_SPECS.get(cls.function_name, (None,))[0] != module:
+        return None
+    return cls
 
 
 def operation_class(registered_name):

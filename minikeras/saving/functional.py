@@ -8,7 +8,10 @@
      "input_layers": <tensor or structure of tensors>,
      "output_layers": <tensor or structure of tensors>}
 
-A tensor is written as Keras writes it, `{"class_name": "__keras_tensor__",
+A slice or `...` in a call's arguments (an op node's index) is written as
+Keras writes it, `{"class_name": "__slice__", "config": {"start", "stop",
+"step"}}` and `{"class_name": "__ellipsis__", "config": {}}`. A tensor is
+written as Keras writes it, `{"class_name": "__keras_tensor__",
 "config": {"shape", "dtype", "keras_history": [layer name, node index, tensor
 index]}}`: the `tensor index`-th leaf of the outputs of that layer's
 `node index`-th call in this model. Rebuilding replays the calls in an order
@@ -23,6 +26,7 @@ from minikeras.tree import flatten
 __all__ = ["functional_config", "functional_from_config"]
 
 _TENSOR = "__keras_tensor__"
+_SLICE, _ELLIPSIS = "__slice__", "__ellipsis__"
 
 
 def functional_config(model):
@@ -118,6 +122,11 @@ def _encode(value, history, where):
         return {key: _encode(item, history, where) for key, item in value.items()}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    if isinstance(value, slice):  # (an index of an op node: `x[:, 1:]`), as Keras writes one
+        config = {"start": value.start, "stop": value.stop, "step": value.step}
+        return {"class_name": _SLICE, "config": _encode(config, history, where)}
+    if value is Ellipsis:
+        return {"class_name": _ELLIPSIS, "config": {}}
     raise ValueError(
         f"save: {where} has an argument of type {type(value).__name__}, which a file cannot hold"
     )
@@ -151,6 +160,11 @@ def _decode(value, tensors):
         if not (isinstance(reference, list) and len(reference) == 3):
             raise ValueError(f"invalid tensor reference {reference!r}")
         return tensors[tuple(reference)]
+    if isinstance(value, dict) and value.get("class_name") == _SLICE:
+        config = value.get("config") or {}
+        return slice(config.get("start"), config.get("stop"), config.get("step"))
+    if isinstance(value, dict) and value.get("class_name") == _ELLIPSIS:
+        return Ellipsis
     if isinstance(value, list):
         return [_decode(item, tensors) for item in value]
     if isinstance(value, dict):

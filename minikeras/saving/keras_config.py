@@ -18,6 +18,7 @@ import inspect
 import re
 
 from minikeras import serialization_lib
+from minikeras.layers import operation_node
 from minikeras.saving import keras_ops
 from minikeras.trainers.compile_utils import output_names
 
@@ -166,6 +167,13 @@ def _inherited_masks(node):
 def _operation_entry(entry, where):
     """A Keras operation node (`keras.src.ops.numpy.NotEqual`) as the minikeras class for it."""
     class_name = entry["class_name"]
+    own = operation_node.keras_operation_class(entry.get("module"), class_name)
+    if class_name not in keras_ops.KERAS_OPERATIONS and own is not None:
+        return {  # an op on symbolic tensors, as minikeras.ops records it
+            **{key: item for key, item in entry.items() if key not in _IGNORED},
+            "module": operation_node.__name__,
+            "registered_name": f"{operation_node.PACKAGE}>{class_name}",
+        }
     if class_name not in keras_ops.KERAS_OPERATIONS:
         config = entry.get("config") if isinstance(entry.get("config"), dict) else {}
         raise KerasConfigError(

@@ -13,6 +13,8 @@ import zipfile
 
 import numpy as np
 
+from minikeras.layers import operation_node
+from minikeras.layers.operation_specs import KERAS_OPERATION_SPECS
 from minikeras.saving import (
     keras_assets,
     keras_layout,
@@ -192,6 +194,8 @@ def _keras_models(entry):
     operation = keras_ops.KERAS_OPERATIONS.get(entry.get("class_name"))
     if operation is not None and entry.get("module") == keras_ops.__name__:
         entry.update(module=operation.keras_module, registered_name=entry["class_name"])
+    elif entry.get("module") == operation_node.__name__:
+        entry.update(module=_keras_operation_module(entry), registered_name=entry["class_name"])
     elif entry.get("class_name") == "Sequential" and entry.get("module") == "keras.models":
         entry["module"], entry["registered_name"] = "keras", None
     elif (
@@ -202,6 +206,23 @@ def _keras_models(entry):
         entry.update(module="keras.src.models.functional", class_name="Functional",
                      registered_name="Functional")  # fmt: skip
     return entry
+
+
+def _keras_operation_module(entry):
+    """The Keras module of an op node's class (`keras.src.ops.numpy`); refuses an op Keras
+    has no operation for (`ops.dense`, `ops.lstm`...), naming it."""
+    cls = operation_node.operation_class(entry.get("registered_name"))
+    spec = KERAS_OPERATION_SPECS.get(cls.function_name) if cls is not None else None
+    if spec is None:
+        name = (entry.get("config") or {}).get("name", "?")
+        function = cls.function_name if cls is not None else entry.get("class_name")
+        raise ValueError(
+            f"save: the node '{name}' is minikeras.ops.{function} on symbolic tensors, which "
+            "Keras has no operation for, so a .keras file cannot hold it: compute it in a "
+            "Lambda layer (of a named, registered function) or a custom layer, or save the "
+            "model as .minikeras"
+        )
+    return spec[0]
 
 
 def save_keras_model(model, path, overwrite=True):
