@@ -34,6 +34,7 @@ __all__ = [
     "PACKAGE",
     "OperationNode",
     "keras_class_name",
+    "keras_class_names",
     "keras_operation_class",
     "operation_class",
     "symbolic_op_call",
@@ -260,6 +261,23 @@ def keras_operation_class(module, class_name):
     if cls is None or KERAS_OPERATION_SPECS.get(cls.function_name, (None,))[0] != module:
         return None
     return cls
+
+
+def keras_class_names():
+    """The class names of the Keras operations minikeras's op nodes read and write.
+
+    Returns:
+        A set of names (`"Mean"`, `"GetItem"`...).
+
+    Example:
+        >>> {"Mean", "GetItem", "Relu"} <= mk.layers.operation_node.keras_class_names()
+        True
+    """
+    return {
+        cls.__name__
+        for cls in OPERATION_CLASSES.values()
+        if cls.function_name in KERAS_OPERATION_SPECS
+    }
 
 
 def operation_class(registered_name):

@@ -179,7 +179,8 @@ def _operation_entry(entry, where):
         raise KerasConfigError(
             f"{where}: the node '{config.get('name', '?')}' is the Keras operation "
             f"{entry['module']}.{class_name}, which minikeras cannot replay (it replays "
-            f"{sorted(keras_ops.KERAS_OPERATIONS)}); build that part of the model with layers"
+            f"{sorted(set(keras_ops.KERAS_OPERATIONS) | operation_node.keras_class_names())}); "
+            "build that part of the model with layers"
         )
     return {
         **{key: item for key, item in entry.items() if key not in _IGNORED},
