@@ -109,3 +109,23 @@ def test_an_op_keras_has_no_operation_for_is_refused_at_save(tmp_path):
     model.save(tmp_path / "m.minikeras")  # (minikeras's own format holds it)
     loaded = mk.saving.load_model(tmp_path / "m.minikeras")
     np.testing.assert_allclose(loaded(X[:, :3]).numpy(), X[:, :3] @ np.ones((3, 2)), rtol=1e-6)
+
+
+def test_constant_arrays_of_op_nodes_are_written_as_keras_writes_them(tmp_path):
+    x = mk.Input((3,), name="x")
+    scale = np.array([1.0, 2.0, 3.0], "float32")
+    model = mk.Model(x, x * scale + mk.Tensor([0.5, 0.0, -0.5]))
+    data = X[:, :3]
+    expected = data * scale + np.array([0.5, 0.0, -0.5])
+    for name in ("m.keras", "m.minikeras"):
+        model.save(tmp_path / name)
+        loaded = mk.saving.load_model(tmp_path / name)
+        np.testing.assert_allclose(loaded(data).numpy(), expected, rtol=1e-6)
+    with zipfile.ZipFile(tmp_path / "m.keras") as archive:
+        layers = json.loads(archive.read("config.json"))["config"]["layers"]
+    assert layers[1]["inbound_nodes"][0]["args"][1] == {
+        "class_name": "__numpy__", "config": {"value": [1.0, 2.0, 3.0], "dtype": "float32"},
+    }  # fmt: skip
+    keras = pytest.importorskip("keras")
+    in_keras = keras.saving.load_model(tmp_path / "m.keras")
+    np.testing.assert_allclose(in_keras.predict(data, verbose=0), expected, rtol=1e-6)

@@ -10,7 +10,9 @@
 
 A slice or `...` in a call's arguments (an op node's index) is written as
 Keras writes it, `{"class_name": "__slice__", "config": {"start", "stop",
-"step"}}` and `{"class_name": "__ellipsis__", "config": {}}`. A tensor is
+"step"}}` and `{"class_name": "__ellipsis__", "config": {}}`, and so is a
+constant array or Tensor (`x * np.array([...])`): `{"class_name":
+"__numpy__"` or `"__tensor__", "config": {"value", "dtype"}}`. A tensor is
 written as Keras writes it, `{"class_name": "__keras_tensor__",
 "config": {"shape", "dtype", "keras_history": [layer name, node index, tensor
 index]}}`: the `tensor index`-th leaf of the outputs of that layer's
@@ -18,6 +20,9 @@ index]}}`: the `tensor index`-th leaf of the outputs of that layer's
 where each call's inputs exist.
 """
 
+import numpy as np
+
+from minikeras.engine.tensor import Tensor
 from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.layer import Layer
 from minikeras.saving.registry import custom_object_scope, deserialize_layer, serialize_layer
@@ -27,6 +32,7 @@ __all__ = ["functional_config", "functional_from_config"]
 
 _TENSOR = "__keras_tensor__"
 _SLICE, _ELLIPSIS = "__slice__", "__ellipsis__"
+_NUMPY, _CONSTANT = "__numpy__", "__tensor__"
 
 
 def functional_config(model):
@@ -127,6 +133,12 @@ def _encode(value, history, where):
         return {"class_name": _SLICE, "config": _encode(config, history, where)}
     if value is Ellipsis:
         return {"class_name": _ELLIPSIS, "config": {}}
+    if isinstance(value, np.generic):
+        return value.item()
+    kind = {np.ndarray: _NUMPY, Tensor: _CONSTANT}.get(type(value))
+    if kind is not None:  # a constant of an op node (`x * np.array([...])`), as Keras writes it
+        array = np.asarray(value)
+        return {"class_name": kind, "config": {"value": array.tolist(), "dtype": str(array.dtype)}}
     raise ValueError(
         f"save: {where} has an argument of type {type(value).__name__}, which a file cannot hold"
     )
@@ -165,6 +177,10 @@ def _decode(value, tensors):
         return slice(config.get("start"), config.get("stop"), config.get("step"))
     if isinstance(value, dict) and value.get("class_name") == _ELLIPSIS:
         return Ellipsis
+    if isinstance(value, dict) and value.get("class_name") in (_NUMPY, _CONSTANT):
+        config = value.get("config") or {}
+        array = np.array(config.get("value"), dtype=config.get("dtype"))
+        return array if value["class_name"] == _NUMPY else Tensor(array)
     if isinstance(value, list):
         return [_decode(item, tensors) for item in value]
     if isinstance(value, dict):
