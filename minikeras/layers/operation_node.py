@@ -27,7 +27,7 @@ from minikeras.layers.operation_specs import (
 )
 from minikeras.layers.symbolic import traced_spec
 from minikeras.ops.symbolic import bind_symbolic_call
-from minikeras.tree import map_structure
+from minikeras.tree import flatten, map_structure
 
 __all__ = [
     "OPERATION_CLASSES",
@@ -177,7 +177,17 @@ def _trace(call, args, kwargs):
 
 
 def _record(layer, args, kwargs):
-    specs = _trace(layer.call, args, kwargs)
+    try:
+        specs = _trace(layer.call, args, kwargs)
+    except (ValueError, TypeError, IndexError) as error:
+        if type(error) not in (ValueError, TypeError, IndexError):
+            raise  # (a subclass may take other arguments: left as it is)
+        shapes = [t.shape for t in flatten((args, kwargs)) if isinstance(t, SymbolicTensor)]
+        raise type(error)(
+            f"ops.{layer.function_name} on symbolic tensors of shapes "
+            f"{', '.join(map(str, shapes))}: {error} (run on placeholder data, where "
+            "sizes such as 2 and 83 stand for the unknown ones)"
+        ) from error
     node = Node(layer, args[0], tuple(args[1:]), kwargs)
     node.outputs = map_structure(
         lambda spec: SymbolicTensor(spec.shape, spec.dtype, node=node), specs
