@@ -23,6 +23,8 @@ def _graph(ops, x, z):
     """Every op of the Keras mapping the assignment lists, on two inputs of shape (None, 4)."""
     a = (x + z) * 2.0 - z / 3.0
     a = -a + abs(x) ** 2.0
+    a = ops.add(ops.divide(a, z), ops.multiply(ops.negative(x), ops.abs(z)))
+    a = ops.subtract(a, ops.power(z, 0.5)) + ops.greater(x, z) + ops.less(x, 0.0)
     b = ops.mean(a, axis=-1, keepdims=True) + ops.sum(x, axis=1, keepdims=True)
     b = b + ops.max(z, axis=-1, keepdims=True) - ops.min(z, axis=-1, keepdims=True)
     c = ops.concatenate([a, b], axis=-1)  # (None, 5)
@@ -37,6 +39,7 @@ def _graph(ops, x, z):
     k = ops.cast(ops.equal(x, z), "float32") + ops.cast(ops.not_equal(x, 0.0), "float32")
     k = k + ops.cast(ops.greater_equal(z, x), "float32") + ops.cast(ops.less_equal(x, z), "float32")
     m = ops.reshape(ops.matmul(ops.expand_dims(h + k, 1), ops.expand_dims(x, 2)), (-1, 1))
+    m = m + (ops.expand_dims(x, 1) @ ops.expand_dims(z, 2))[:, :, 0]
     return ops.concatenate([c, d, m, x[:, 1:3], z[..., :1]], axis=-1)
 
 
