@@ -161,7 +161,9 @@ def test_an_op_output_carries_no_mask_as_in_keras():
     tokens = mk.Input((4,), dtype="int32")
     embedding = mk.layers.Embedding(5, 2, mask_zero=True)
     lstm = mk.layers.LSTM(3)
-    model = mk.Model(tokens, lstm(embedding(tokens) * 1.0))
+    scaled = embedding(tokens) * 1.0
+    assert getattr(scaled, "_keras_mask", None) is None  # (Keras: the op's output has none)
+    model = mk.Model(tokens, lstm(scaled))
     data = np.array([[1, 2, 0, 0]])
     unmasked = lstm(embedding(data).numpy() * 1.0)  # (an array: no mask goes with it)
     np.testing.assert_allclose(model(data).numpy(), unmasked.numpy(), rtol=1e-6)
