@@ -106,6 +106,10 @@ def test_unknown_sizes_stay_unknown_and_known_ones_are_found():
     assert ops.concatenate([x, x], axis=1).shape == (None, None, 3)
     assert ops.concatenate([x, x], axis=-1).shape == (None, None, 6)
     assert x[:, 1:].shape == (None, None, 3)
+    # Keras's shapes: a slice of an unknown size is unknown (the real size may be 1).
+    assert x[:, :2].shape == (None, None, 3) and x[:, -2:].shape == (None, None, 3)
+    assert mk.Input((4, 3))[:, :2].shape == (None, 2, 3)
+    assert x[:, 0].shape == (None, 3)
     assert mk.Input(batch_shape=(5, 2))[1:].shape == (4, 2)
 
 

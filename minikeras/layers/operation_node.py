@@ -173,7 +173,39 @@ def _trace(call, args, kwargs):
         with np.errstate(all="ignore"):  # (placeholder ones may still meet a log(0))
             return call(*arguments[0], **arguments[1])
 
-    return traced_spec(run, (args, kwargs), fill=lambda leaf: 1)
+    specs = traced_spec(run, (args, kwargs), fill=lambda leaf: 1)
+    return _unknown_at_size_one(run, (args, kwargs), specs)
+
+
+def _unknown_at_size_one(run, arguments, specs):
+    """`specs` with each size made unknown that changes when every unknown input size is 1.
+
+    The traced runs use large sizes, for which `x[:, :2]` of an unknown axis is 2
+    every time; the real size may be 1. Keras leaves such a size unknown; so does
+    this third run. A run that fails at size 1, or changes ranks, teaches nothing.
+    """
+    leaves = [leaf for leaf in flatten(arguments) if isinstance(leaf, SymbolicTensor)]
+    if not any(size is None for leaf in leaves for size in leaf.shape):
+        return specs
+
+    def ones(leaf):
+        if not isinstance(leaf, SymbolicTensor):
+            return leaf
+        return np.ones(tuple(1 if size is None else size for size in leaf.shape), leaf.dtype)
+
+    try:
+        small = flatten(run(map_structure(ones, arguments)))
+    except (ValueError, TypeError, IndexError):
+        return specs
+    found = flatten(specs)
+    if len(small) != len(found) or any(len(a.shape) != b.ndim for a, b in zip(small, found)):
+        return specs
+    for spec, output in zip(found, small):
+        spec.shape = tuple(
+            None if size is None or size != other else size
+            for size, other in zip(spec.shape, output.shape)
+        )
+    return specs
 
 
 def _record(layer, args, kwargs):
