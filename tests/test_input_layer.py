@@ -115,3 +115,13 @@ def test_a_loaded_functional_model_lists_its_input_layers(tmp_path, suffix):
     assert loaded.layers[0].name == "x" and loaded.layers[0].output is loaded.inputs[0]
     data = [np.ones((2, 3), np.float32), np.zeros((2, 3), np.float32)]
     np.testing.assert_array_equal(loaded.predict(data, verbose=0), model.predict(data, verbose=0))
+
+
+def test_an_unnamed_input_keeps_its_input_layers_name_through_a_file(tmp_path):
+    x = mk.Input((3,))  # named by the layer counter, as Keras names it
+    model = mk.Model(x, mk.layers.Dense(2, name="d")(x))
+    name = model.layers[0].name
+    assert name.startswith("input_layer")
+    for suffix in ("minikeras", "keras"):
+        model.save(tmp_path / f"m.{suffix}")
+        assert mk.models.load_model(tmp_path / f"m.{suffix}").layers[0].name == name

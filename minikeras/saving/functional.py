@@ -24,6 +24,7 @@ import numpy as np
 
 from minikeras.engine.tensor import Tensor
 from minikeras.layers.input_layer import Input, SymbolicTensor
+from minikeras.layers.inputs import input_layer_of
 from minikeras.layers.layer import Layer
 from minikeras.saving.registry import custom_object_scope, deserialize_layer, serialize_layer
 from minikeras.tree import flatten
@@ -60,7 +61,7 @@ def functional_config(model):
     taken = {layer.name for layer in model._layers}
     entries = []
     for tensor in flatten(model._inputs):
-        name = _unique(tensor.name or "input_layer", taken)
+        name = _unique(input_layer_of(tensor).name, taken)  # (the name model.layers shows)
         history[id(tensor)] = [name, 0, 0]
         config = {"batch_shape": list(tensor.shape), "dtype": tensor.dtype, "name": name}
         entries.append(

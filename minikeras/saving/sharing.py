@@ -53,12 +53,12 @@ def sharing_scope():
     Example:
         >>> inner = mk.Sequential([mk.Input((2,)), mk.layers.Dense(2)], name="inner")
         >>> middle = mk.Sequential([mk.Input((2,)), inner], name="middle")
-        >>> x = mk.Input((2,))
+        >>> x = mk.Input((2,), name="x")
         >>> outer = mk.Model(x, mk.layers.Add(name="add")([inner(x), middle(x)]), name="outer")
         >>> with mk.saving.sharing.sharing_scope():
         ...     entries = mk.saving.serialize_layer(outer)["config"]["layers"]
         >>> [(entry["name"], entry.get("shared_object_id")) for entry in entries]
-        [('input_layer', None), ('inner', 2), ('middle', None), ('add', None)]
+        [('x', None), ('inner', 2), ('middle', None), ('add', None)]
         >>> entries[2]["config"]["layers"][-1]["shared_object_id"]  # inner, within middle
         2
     """
