@@ -91,7 +91,7 @@ def test_variables_in_another_order_take_the_one_by_one_path_with_the_same_resul
 
 def hold_reads_across_a_step(case):
     variables, optimizer = run(optimizer_for(case))
-    slots = optimizer.variables[1:]
+    slots = optimizer.variables[2:]
     held = [v.value for v in variables] + [variables[0][:, 1:]]
     held += [slot.value for slot in slots] + [slot[0] for slot in slots]
     seen = [read.numpy().copy() for read in held]
@@ -135,7 +135,7 @@ def test_a_training_loop_packs_once_and_updates_in_place():
         optimizer.apply(grads_for(step), variables)
     assert [id(array) for array in flat.flats] == packed
     assert [id(v._value) for v in variables] == values
-    for slot in optimizer.variables[1:]:
+    for slot in optimizer.variables[2:]:
         assert any(slot._value.base is array for array in flat.flats), slot.name
     assert all(v._value.base is flat.values for v in variables)
 
@@ -168,14 +168,14 @@ def test_fit_and_a_tape_loop_pack_the_values_once(jit_compile, monkeypatch):
 
 def test_a_slot_assigned_from_outside_is_packed_again_with_its_new_value(monkeypatch):
     variables, optimizer = run(optimizer_for("adam"))
-    momentum = optimizer.variables[1]
+    momentum = optimizer.variables[2]
     momentum.assign(np.full(momentum.shape, 0.25, np.float32))
     momentum._value = momentum._value.copy()  # as a load that replaces the array would
     optimizer.apply(grads_for(1), variables)
     with monkeypatch.context() as patch:
         patch.setattr(_buffers, "FLAT_MAX_SIZE", 0)
         expected, reference = run(optimizer_for("adam"))
-        reference.variables[1].assign(np.full(momentum.shape, 0.25, np.float32))
+        reference.variables[2].assign(np.full(momentum.shape, 0.25, np.float32))
         reference.apply(grads_for(1), expected)
     for got, want in zip(variables, expected):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
@@ -199,7 +199,7 @@ def test_a_slice_of_a_packed_slot_keeps_its_value_through_any_later_write():
     # one-by-one path (a subset of the variables) and assign must still see it held.
     variables, optimizer = run(optimizer_for("adam"))
     assert optimizer._buffers.flat is not None
-    momentum = optimizer.variables[1]
+    momentum = optimizer.variables[2]
     held = momentum.value[:2]
     before = held.numpy().copy()
     optimizer.apply(grads_for(0)[:2], variables[:2])

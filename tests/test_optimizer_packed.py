@@ -163,7 +163,7 @@ def test_without_the_declaration_a_rule_that_reads_a_norm_runs_per_variable():
 def test_held_reads_keep_their_values_through_a_packed_update():
     optimizer, expected_optimizer = packed(KerasAdam)(0.01), KerasAdam(0.01)
     variables, expected = run(optimizer, [0, 1]), run(expected_optimizer, [0, 1])
-    slots = optimizer.variables[1:]
+    slots = optimizer.variables[2:]
     held = [v.value for v in variables] + [variables[1][1:]]
     held += [slot.value for slot in slots] + [slot[0] for slot in slots]
     seen = [read.numpy().copy() for read in held]
@@ -263,7 +263,7 @@ def test_a_slot_assigned_from_outside_is_packed_again_with_its_new_value():
     optimizer, expected_optimizer = packed(KerasAdam)(0.01), KerasAdam(0.01)
     variables, expected = run(optimizer, [0]), run(expected_optimizer, [0])
     for each in (optimizer, expected_optimizer):  # as loading saved state does, between steps
-        for slot in each.variables[1:]:
+        for slot in each.variables[2:]:
             slot.assign(np.full(slot.shape, 0.125, np.float32))
     run(optimizer, [1, 2], variables)
     run(expected_optimizer, [1, 2], expected)

@@ -406,9 +406,11 @@ def test_variables_and_state_stay_float32(case):
     # float64 gradients (numpy's default) must not turn anything into float64.
     values = run(optimizer, [g.astype(np.float64) for g in GRADS])
     assert all(value.dtype == np.float32 for value in values)
-    iterations, *state = optimizer.variables
-    assert iterations is optimizer.iterations and iterations.name == "iterations"
+    iterations, learning_rate, *state = optimizer.variables
+    assert iterations is optimizer.iterations and iterations.name == "iteration"
     assert iterations.dtype == np.int64 and int(iterations.numpy()) == 3
+    assert learning_rate is optimizer.learning_rate and learning_rate.name == "learning_rate"
+    assert learning_rate.dtype == np.float32 and not learning_rate.trainable
     assert bool(state) == (case != "sgd")  # plain SGD keeps no state
     assert all(v.dtype == np.float32 and not v.trainable for v in state)
 
@@ -419,7 +421,8 @@ def test_state_order_is_iterations_then_each_kind_of_state_by_variable():
     optimizer = optimizers.Adam(amsgrad=True)
     optimizer.apply([np.ones(1), np.ones(2)], [a, b])
     assert [v.name for v in optimizer.variables] == [
-        "iterations",
+        "iteration",
+        "learning_rate",
         "a_momentum",
         "dense_b_momentum",
         "a_velocity",
@@ -430,7 +433,8 @@ def test_state_order_is_iterations_then_each_kind_of_state_by_variable():
     nadam = optimizers.Nadam()
     nadam.apply([np.ones(1)], [a])
     assert [v.name for v in nadam.variables] == [
-        "iterations",
+        "iteration",
+        "learning_rate",
         "a_momentum",
         "a_velocity",
         "u_product",
@@ -442,7 +446,7 @@ def test_sgd_and_rmsprop_keep_only_the_state_their_options_need():
 
     def names(optimizer):
         optimizer.build([w])
-        return [v.name for v in optimizer.variables[1:]]
+        return [v.name for v in optimizer.variables[2:]]
 
     assert names(optimizers.SGD()) == []
     assert names(optimizers.SGD(momentum=0.5)) == ["w_momentum"]
@@ -499,7 +503,7 @@ def test_state_read_before_an_update_keeps_its_value():
     w = Variable(W0)
     optimizer = optimizers.Adam()
     optimizer.apply([GRADS[0]], [w])
-    momentum = optimizer.variables[1]
+    momentum = optimizer.variables[2]
     seen = momentum.value
     saved = momentum.numpy()
     optimizer.apply([GRADS[1]], [w])
@@ -610,7 +614,8 @@ def test_callable_learning_rate_gets_the_step():
 def test_learning_rate_is_settable_unless_a_schedule_is_used():
     optimizer = optimizers.SGD(learning_rate=0.1)
     optimizer.learning_rate = np.float64(0.5)
-    assert optimizer.learning_rate == 0.5 and type(optimizer.learning_rate) is float
+    assert isinstance(optimizer.learning_rate, Variable)
+    assert optimizer.learning_rate.dtype == np.float32 and float(optimizer.learning_rate) == 0.5
     w = Variable([0.0])
     optimizer.apply([np.ones(1)], [w])
     np.testing.assert_allclose(w.numpy(), [-0.5])

@@ -108,7 +108,7 @@ def test_lion_follows_its_rule_in_float32(cls):
 def test_a_user_optimizer_lists_iterations_then_its_slots_and_counts_steps():
     optimizer = UserLion()
     run(optimizer)
-    assert [v.name for v in optimizer.variables] == ["iterations", "w_momentum"]
+    assert [v.name for v in optimizer.variables] == ["iteration", "learning_rate", "w_momentum"]
     assert int(optimizer.iterations.numpy()) == len(GRADS)
 
 
@@ -200,11 +200,11 @@ def test_a_training_loop_updates_in_place():
     w = mk.Variable(W0)
     optimizer = optimizers.Adam()
     optimizer.apply([GRADS[0]], [w])
-    arrays = [w._value] + [slot._value for slot in optimizer.variables[1:]]
+    arrays = [w._value] + [slot._value for slot in optimizer.variables[2:]]
     addresses = [array.__array_interface__["data"][0] for array in arrays]
     del arrays
     optimizer.apply([GRADS[1]], [w])
-    now = [w._value] + [slot._value for slot in optimizer.variables[1:]]
+    now = [w._value] + [slot._value for slot in optimizer.variables[2:]]
     assert [array.__array_interface__["data"][0] for array in now] == addresses
 
 
@@ -221,8 +221,8 @@ def test_ema_keeps_the_average_of_the_weights_as_keras_does():
         # The first step copies the weight; later ones move 10% towards it.
         average = weights[0] if average is None else 0.9 * average + 0.1 * weights[-1]
     assert weights == [1.0, 2.0, 3.0]
-    assert [v.name for v in optimizer.variables] == ["iterations", "w_average"]
-    np.testing.assert_allclose(optimizer.variables[1].numpy(), [average], rtol=1e-6)
+    assert [v.name for v in optimizer.variables] == ["iteration", "learning_rate", "w_average"]
+    np.testing.assert_allclose(optimizer.variables[2].numpy(), [average], rtol=1e-6)
     optimizer.finalize_variable_values([w])
     np.testing.assert_allclose(w.numpy(), [average], rtol=1e-6)
 
@@ -231,10 +231,15 @@ def test_ema_averages_come_before_the_slots_and_overwrite_on_their_frequency():
     w = mk.Variable([0.0], name="w")
     optimizer = optimizers.SGD(1.0, momentum=0.5, use_ema=True, ema_overwrite_frequency=2)
     optimizer.apply([np.array([-1.0])], [w])
-    assert [v.name for v in optimizer.variables] == ["iterations", "w_average", "w_momentum"]
+    assert [v.name for v in optimizer.variables] == [
+        "iteration",
+        "learning_rate",
+        "w_average",
+        "w_momentum",
+    ]
     assert float(w.numpy()[0]) == 1.0
     optimizer.apply([np.array([-1.0])], [w])  # step 2: w = its average
-    np.testing.assert_allclose(w.numpy(), optimizer.variables[1].numpy())
+    np.testing.assert_allclose(w.numpy(), optimizer.variables[2].numpy())
     assert not math.isclose(float(w.numpy()[0]), 2.5)
 
 

@@ -601,9 +601,9 @@ def test_a_compiled_model_not_trained_yet_builds_its_optimizer_at_its_first_step
     model.compile(mk.optimizers.SGD(0.1, momentum=0.9), "mse")
     model.save(tmp_path / "m.minikeras")
     loaded = load_model(tmp_path / "m.minikeras")
-    assert not loaded.optimizer.built and len(loaded.optimizer.variables) == 1
+    assert not loaded.optimizer.built and len(loaded.optimizer.variables) == 2
     loaded.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
-    assert int(loaded.optimizer.iterations.numpy()) == 1 and len(loaded.optimizer.variables) == 3
+    assert int(loaded.optimizer.iterations.numpy()) == 1 and len(loaded.optimizer.variables) == 4
 
 
 def test_an_uncompiled_model_loads_uncompiled(tmp_path):

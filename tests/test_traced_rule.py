@@ -137,7 +137,7 @@ def test_the_replay_writes_in_place_and_held_reads_keep_their_values(packed, mon
     address = weights[4]._value.ctypes.data
     optimizer.apply(gradients(4), weights)
     assert weights[4]._value.ctypes.data == address  # nothing held it: written in place
-    momentum = optimizer.variables[5]  # weights[4]'s
+    momentum = optimizer.variables[6]  # weights[4]'s
     assert momentum.shape == (64, 48)
     held, held_momentum = weights[4].value, momentum.value
     before, momentum_before = held.numpy(), held_momentum.numpy()

@@ -154,10 +154,11 @@ def test_a_float64_scalar_in_a_tensor_is_traced_and_stays_float64():
     assert not optimizer._rule_runner.spoiled
     assert all(optimizer._rule_runner.programs.get(id(w)) for w in weights)
     expected = [value.numpy().copy() for value in variables(dtype="float64")]
+    rate = float(np.float32(0.1))  # (the rate is held as float32, as Keras holds it)
     for step in range(6):
         warmup = ((step + 1) * 0.1) ** 2
         for value, grad in zip(expected, gradients(step, dtype="float64")):
-            value -= grad * 0.1 * warmup
+            value -= grad * rate * warmup
     for weight, want in zip(weights, expected):
         np.testing.assert_allclose(weight.numpy(), want, rtol=1e-15)
 
@@ -175,4 +176,4 @@ def test_a_clipped_0d_gradient_stays_a_float64_array(clipping):
     # And the clipped update itself is float64 arithmetic (not a float32 one).
     w = mk.Variable(np.array(0.0), dtype="float64")
     PlainSGD(learning_rate=0.1, **{clipping: 1.0}).apply([np.array(3.0)], [w])
-    assert w.numpy() == -0.1 * 1.0
+    assert w.numpy() == -float(np.float32(0.1)) * 1.0  # (the float32 rate, as in Keras)

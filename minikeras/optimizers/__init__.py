@@ -87,8 +87,8 @@ def deserialize(config, custom_objects=None):
 
     Example:
         >>> config = {"class_name": "Adam", "config": {"learning_rate": 0.01}}
-        >>> mk.optimizers.deserialize(config).learning_rate
-        0.01
+        >>> mk.optimizers.deserialize(config).learning_rate.numpy()
+        array(0.01, dtype=float32)
     """
     if isinstance(config, str):
         config = {"class_name": config, "config": {}}

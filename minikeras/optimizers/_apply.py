@@ -111,7 +111,7 @@ def apply_update(optimizer, updates):
         grads = clip_gradients(
             grads, optimizer.clipnorm, optimizer.clipvalue, optimizer.global_clipnorm
         )
-    learning_rate = optimizer.learning_rate
+    learning_rate = optimizer._current_learning_rate()
     decay = 1.0 - optimizer.weight_decay * learning_rate if optimizer.weight_decay else None
     step = int(optimizer._iterations._value)
     fused_step = optimizer._fused_step

@@ -71,7 +71,7 @@ class PackedRule:
             A `PackedRule`, or None.
         """
         variables, slots = optimizer._trainable_variables, optimizer._slots
-        made = 1 + sum(len(member) for member in slots) + len(optimizer._averages)
+        made = optimizer._leading + sum(len(member) for member in slots) + len(optimizer._averages)
         if len(optimizer._variables) != made:
             return None  # state of its own, which the packed call could not pair up
         indices = FlatSlots.members(variables, slots)

@@ -16,6 +16,7 @@ import numpy as np
 from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor, note_effect
+from minikeras.engine.variable import Variable
 from minikeras.optimizers import _ema, schedules
 from minikeras.optimizers._apply import apply_update, checked_updates, label
 from minikeras.optimizers._checks import NON_NEGATIVE, POSITIVE, check_number
@@ -118,43 +119,75 @@ class Optimizer(OptimizerState):
 
     @property
     def learning_rate(self):
-        """The learning rate of the next update, as a Python float.
+        """The learning rate: a float32 Variable, or a schedule's value at this step.
 
-        Settable to a float (as callbacks do), or to a schedule or callable.
+        As in Keras 3, a float learning rate is kept in a non-trainable
+        float32 `Variable` named `"learning_rate"` (listed in `variables`
+        after `iterations`), and this property returns that Variable: read
+        it with `float(...)` or `.numpy()`, change it with `.assign(...)` or
+        by setting the property. With a `schedules.LearningRateSchedule` or
+        a callable of the step, it is the value for the current `iterations`,
+        a Python float (Keras gives a backend tensor there). Setting a
+        schedule or callable replaces a float rate and drops its Variable
+        from `variables`, as in Keras.
 
         Raises:
             TypeError: when setting a number while the learning rate is a
                 schedule or callable.
-            ValueError: when setting something that is neither.
+            ValueError: when setting something that is neither a number >= 0,
+                a schedule nor a callable.
 
         Example:
-            >>> optimizer = mk.optimizers.Adam(learning_rate=0.01)
-            >>> optimizer.learning_rate = 0.005
-            >>> optimizer.learning_rate
-            0.005
+            >>> optimizer = mk.optimizers.Adam(learning_rate=0.5)
+            >>> optimizer.learning_rate.name, optimizer.learning_rate.dtype
+            ('learning_rate', dtype('float32'))
+            >>> optimizer.learning_rate = 0.25
+            >>> float(optimizer.learning_rate)
+            0.25
+            >>> optimizer.learning_rate.assign(0.125).numpy()
+            array(0.125, dtype=float32)
         """
         learning_rate = self._learning_rate
-        if callable(learning_rate):
-            return float(learning_rate(int(self._iterations._value)))
-        return learning_rate
+        if isinstance(learning_rate, Variable):
+            return learning_rate
+        return float(learning_rate(int(self._iterations._value)))
 
     @learning_rate.setter
     def learning_rate(self, learning_rate):
-        if callable(learning_rate):
+        current = self._learning_rate
+        if callable(learning_rate) and not isinstance(learning_rate, Tensor):
+            if isinstance(current, Variable):  # (Keras untracks it too)
+                self._variables.remove(current)
+                self._leading -= 1
             self._learning_rate = learning_rate
             return
-        if callable(self._learning_rate):
+        if current is not None and not isinstance(current, Variable):
             raise TypeError(
                 f"Optimizer {self.name!r} was created with a learning rate schedule "
-                f"({self._learning_rate!r}), so its learning rate cannot be set to "
+                f"({current!r}), so its learning rate cannot be set to "
                 f"{learning_rate!r}; create the optimizer with a float learning_rate "
                 "to change it as training goes"
             )
         if isinstance(learning_rate, (np.ndarray, Tensor)) and np.ndim(learning_rate) == 0:
             learning_rate = float(learning_rate)
-        self._learning_rate = check_number(
+        learning_rate = check_number(
             type(self).__name__, "learning_rate", learning_rate, _LEARNING_RATE
         )
+        if current is None:  # (from __init__: the Variable goes right after `iterations`)
+            variable = Variable(learning_rate, dtype="float32", trainable=False)
+            variable.name, variable.path = "learning_rate", f"{self.name}/learning_rate"
+            self._variables.insert(self._leading, variable)
+            self._leading += 1
+            self._learning_rate = variable
+        else:
+            current.assign(learning_rate)
+
+    def _current_learning_rate(self):
+        """The learning rate of the next update as a Python float, read once per update."""
+        learning_rate = self._learning_rate
+        if isinstance(learning_rate, Variable):
+            return float(learning_rate._value)
+        return float(learning_rate(int(self._iterations._value)))
 
     # ------------------------------------------------------------------- state
 
@@ -285,18 +318,28 @@ class Optimizer(OptimizerState):
     def get_config(self):
         """Returns the constructor arguments as a dict, for `from_config`.
 
-        A schedule is stored as `schedules.serialize` gives it; a plain callable
-        learning rate is stored as it is (not JSON).
+        A float learning rate is stored as the Python float of its float32
+        Variable's current value (as Keras 3 stores it: 0.1 becomes
+        0.10000000149011612, which reads back as the same float32), so a rate
+        a callback changed is the one saved. A schedule is stored as
+        `schedules.serialize` gives it; a plain callable learning rate is
+        stored as it is (not JSON).
 
         Returns:
             A dict.
 
         Example:
-            >>> mk.optimizers.SGD(0.1).get_config()["learning_rate"]
-            0.1
+            >>> optimizer = mk.optimizers.SGD(0.5)
+            >>> optimizer.learning_rate.assign(0.25)
+            <Variable 'learning_rate' shape=() dtype=float32 trainable=False
+            0.25>
+            >>> optimizer.get_config()["learning_rate"]
+            0.25
         """
         learning_rate = self._learning_rate
-        if isinstance(learning_rate, schedules.LearningRateSchedule):
+        if isinstance(learning_rate, Variable):  # (the float32 value, as Keras writes it)
+            learning_rate = float(learning_rate._value)
+        elif isinstance(learning_rate, schedules.LearningRateSchedule):
             learning_rate = schedules.serialize(learning_rate)
         return {
             "name": self.name,
@@ -323,8 +366,8 @@ class Optimizer(OptimizerState):
 
         Example:
             >>> Adam = mk.optimizers.Adam
-            >>> Adam.from_config(Adam(learning_rate=0.01).get_config()).learning_rate
-            0.01
+            >>> Adam.from_config(Adam(learning_rate=0.5).get_config()).learning_rate.numpy()
+            array(0.5, dtype=float32)
         """
         config = dict(config)
         if isinstance(config.get("learning_rate"), dict):
@@ -332,7 +375,9 @@ class Optimizer(OptimizerState):
         return cls(**config)
 
     def __repr__(self):
+        rate = self._learning_rate
+        rate = str(rate._value) if isinstance(rate, Variable) else repr(rate)
         return (
-            f"<{type(self).__name__} {self.name!r} learning_rate={self._learning_rate!r} "
+            f"<{type(self).__name__} {self.name!r} learning_rate={rate} "
             f"iterations={int(self._iterations._value)}>"
         )

@@ -57,14 +57,15 @@ class OptimizerState:
         >>> w.numpy()  # 1 - 0.1, then - (0.9 * 0.1 + 0.1)
         array([0.71], dtype=float32)
         >>> [v.name for v in optimizer.variables]
-        ['iterations', 'w_velocity']
+        ['iteration', 'learning_rate', 'w_velocity']
     """
 
     def __init__(self, name):
         self.name = name
-        self._iterations = Variable(0, dtype="int64", trainable=False, name="iterations")
-        self._iterations.path = f"{name}/iterations"
+        self._iterations = Variable(0, dtype="int64", trainable=False, name="iteration")
+        self._iterations.path = f"{name}/iteration"
         self._variables = [self._iterations]
+        self._leading = 1  # variables made before `build` (`iterations`, a learning rate)
         self.built = False
         self._trainable_variables = []
         self._trainable_variables_indices = {}  # id(variable) -> its index in the lists of state
@@ -83,18 +84,31 @@ class OptimizerState:
 
     @property
     def iterations(self):
-        """The number of updates applied so far: an int64 non-trainable Variable."""
+        """The number of updates applied so far: an int64 non-trainable Variable.
+
+        It is named `"iteration"`, as Keras 3 names it (Keras's is int32 on
+        jax, int64 elsewhere).
+
+        Example:
+            >>> mk.optimizers.SGD().iterations.name
+            'iteration'
+        """
         return self._iterations
 
     @property
     def variables(self):
-        """The optimizer's state: `iterations` first, then the slots in build order.
+        """The optimizer's state: `iterations`, the learning rate, then the slots in build order.
+
+        As in Keras 3: the iteration count (a Variable named `"iteration"`),
+        then a float learning rate's Variable (`"learning_rate"`; none for a
+        schedule or callable), then with `use_ema` the moving averages, then
+        the slots.
 
         Example:
             >>> optimizer = mk.optimizers.Adam()
             >>> optimizer.apply([np.ones(2)], [mk.Variable([0.0, 0.0], name="w")])
             >>> [variable.name for variable in optimizer.variables]
-            ['iterations', 'w_momentum', 'w_velocity']
+            ['iteration', 'learning_rate', 'w_momentum', 'w_velocity']
         """
         return list(self._variables)
 
@@ -114,7 +128,7 @@ class OptimizerState:
             >>> optimizer = mk.optimizers.SGD(momentum=0.9)
             >>> optimizer.build([mk.Variable([1.0], name="w")])
             >>> [variable.name for variable in optimizer.variables]
-            ['iterations', 'w_momentum']
+            ['iteration', 'learning_rate', 'w_momentum']
         """
         variables = list(variables)
         indices = {}

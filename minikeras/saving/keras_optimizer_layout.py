@@ -1,13 +1,11 @@
 """The order of an optimizer's variables in Keras 3's `model.weights.h5`: `optimizer/vars/<i>`.
 
-Keras numbers an optimizer's variables: `iterations`, the learning rate,
+Keras numbers an optimizer's variables: `iteration`, the learning rate,
 the moving averages (with `use_ema`), then the slots in the order its
 `build` creates them. `optimizer_variables` lists a minikeras optimizer's
 variables in that order, so `keras_file` and `keras_writer` can read and
 write them by position.
 """
-
-import numpy as np
 
 __all__ = ["optimizer_variables"]
 
@@ -24,23 +22,6 @@ _SLOT_CALLS = {
 }
 
 
-class _LearningRate:
-    """Keras keeps a float learning rate as a variable (`optimizer/vars/1`); this stands for it."""
-
-    path = name = "learning_rate"
-    shape = ()
-    dtype = np.dtype("float32")
-
-    def __init__(self, optimizer):
-        self.optimizer = optimizer
-
-    def numpy(self):
-        return np.asarray(self.optimizer.learning_rate, dtype=np.float32)
-
-    def assign(self, value):
-        self.optimizer.learning_rate = float(np.asarray(value))
-
-
 def optimizer_variables(optimizer, order=None):
     """A built optimizer's variables in the order of Keras's `optimizer/vars/<i>`.
 
@@ -55,7 +36,7 @@ def optimizer_variables(optimizer, order=None):
             the optimizer's own order if None.
 
     Returns:
-        A list of Variables (the learning rate as a stand-in with `assign`).
+        A list of Variables.
 
     Raises:
         ValueError: for an optimizer whose Keras layout minikeras does not know.
@@ -65,7 +46,7 @@ def optimizer_variables(optimizer, order=None):
         >>> optimizer = mk.optimizers.Adam()
         >>> optimizer.build(model.trainable_weights)
         >>> [v.name for v in mk.saving.keras_optimizer_layout.optimizer_variables(optimizer)][:4]
-        ['iterations', 'learning_rate', 'd_kernel_momentum', 'd_kernel_velocity']
+        ['iteration', 'learning_rate', 'd_kernel_momentum', 'd_kernel_velocity']
     """
     kind = type(optimizer).__name__
     if kind not in _SLOT_CALLS:
@@ -74,13 +55,12 @@ def optimizer_variables(optimizer, order=None):
             f"{sorted(_SLOT_CALLS)}"
         )
     variables = list(optimizer.variables)
-    found = [variables[0]]
-    if not callable(optimizer._learning_rate):  # (a schedule is no variable in Keras)
-        found.append(_LearningRate(optimizer))
+    leading = optimizer._leading  # `iterations`, and the learning rate unless a schedule
+    found = variables[:leading]
     by_slot = {}
     for slots in _SLOT_CALLS[kind]:
         for slot in slots:
-            by_slot[slot] = [v for v in variables[1:] if v.name.endswith("_" + slot)]
+            by_slot[slot] = [v for v in variables[leading:] if v.name.endswith("_" + slot)]
     count = len(optimizer._trainable_variables)
     indices = range(count) if order is None else order
     averages = list(getattr(optimizer, "_averages", None) or [])

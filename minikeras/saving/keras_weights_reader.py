@@ -143,7 +143,7 @@ def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
         datasets = read("optimizer/vars")
         # A model compiled but never trained: Keras writes only the iterations (and the
         # learning rate), its slots not made yet; they start afresh here too.
-        leading = 1 + sum(isinstance(slot, keras_optimizer_layout._LearningRate) for slot in slots)
+        leading = optimizer._leading
         if datasets is not None and (
             len(datasets) == len(slots) or (len(datasets) == leading < len(slots))
         ):

@@ -198,6 +198,9 @@ def _check_training(model, table, training, arrays, source):
         except ValueError as error:
             raise LoadError(source, [f"training.json: {error}"]) from error
     variables = optimizer.variables
+    if _before_learning_rate_variable(document["variables"]):
+        # (the rate came with the optimizer's config; its Variable keeps it)
+        variables = [v for v in variables if v is not optimizer._learning_rate]
     if len(variables) != len(document["variables"]) or set(arrays) != {
         str(n) for n in range(len(variables))
     }:
@@ -235,6 +238,13 @@ def _check_training(model, table, training, arrays, source):
             generator.bit_generator.state = state
 
     return assign
+
+
+def _before_learning_rate_variable(entries):
+    """Whether a file lists the optimizer's variables as minikeras did while its learning
+    rate was a float, not a Variable: `iterations` (so named then), then the slots."""
+    first = entries[0] if entries else None
+    return isinstance(first, dict) and first.get("name") == "iterations"
 
 
 def _checked_random_states(model, saved, problems):
