@@ -24,7 +24,8 @@ class BackupAndRestore(Callback):
     """Backs up the training state after every epoch (or every N batches); `fit` resumes from it.
 
     A backup holds the model's weights, every optimizer's variables
-    (moments and iteration count), the epoch to resume at and the states of
+    (moments, iteration count and a float learning rate, so a rate a
+    callback changed comes back), the epoch to resume at and the states of
     the random generators (the global one, which shuffles, and those layers
     hold), written to `backup_dir`. When `fit` starts and a backup is
     there, all of it is restored and training resumes from it.
@@ -206,6 +207,11 @@ class BackupAndRestore(Callback):
 
     def _restore(self, metadata, values):
         variables = self._variables()
+        if len(values) != len(variables):
+            # A backup written while a float learning rate was no Variable (it is not
+            # in the backup; the optimizer keeps the rate it has).
+            rates = {id(o._learning_rate) for o in self.model._optimizers()}
+            variables = [v for v in variables if id(v) not in rates]
         shapes = [tuple(v.shape) for v in variables]
         if len(values) != len(variables) or [v.shape for v in values] != shapes:
             raise ValueError(
