@@ -118,8 +118,9 @@ class MinikerasAdam:
         return [variable.numpy() for variable in self.variables]
 
     def moments(self):
-        # optimizer.variables: iterations, then all momentums, then all velocities.
-        return [variable.numpy() for variable in self.optimizer.variables[1:]]
+        # optimizer.variables: iterations, the learning rate, then all momentums, then all
+        # velocities.
+        return [variable.numpy() for variable in self.optimizer.variables[2:]]
 
 
 class NumpyAdam:
@@ -131,7 +132,8 @@ class NumpyAdam:
 
     def __init__(self, weights):
         self.params = [np.array(w, copy=True) for w in weights]
-        self.optimizer = Adam(self.params, LEARNING_RATE)
+        # The rate as minikeras holds it, as Keras 3 does: in a float32 Variable.
+        self.optimizer = Adam(self.params, float(np.float32(LEARNING_RATE)))
 
     def step(self, grads):
         self.optimizer.apply(grads)

@@ -134,7 +134,7 @@ def check_against_float64(kind, weights, gradients, steps=6):
         stepper.step(round_index)
     params, ms, vs = adam_by_hand(weights, gradients, steps)
     count = len(params)
-    slots = [v.numpy() for v in stepper.optimizer.variables[1:]]  # iterations, then m..., v...
+    slots = [v.numpy() for v in stepper.optimizer.variables[2:]]  # iterations, rate, m..., v...
     ours = [v.numpy() for v in stepper.variables] + slots
     for index, (got, want) in enumerate(zip(ours, params + ms + vs)):
         what = ("weight", "momentum", "velocity")[index // count]
