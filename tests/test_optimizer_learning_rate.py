@@ -144,6 +144,23 @@ def test_a_user_rule_still_receives_the_rate_as_a_python_float():
     np.testing.assert_array_equal(w.numpy(), np.array([0.0], np.float32))  # 1 - .5 - .25 - .25
 
 
+def test_a_rule_reading_self_learning_rate_is_still_replayed_and_follows_the_rate():
+    class ReadsTheVariable(optimizers.Optimizer):
+        def update_step(self, gradient, variable, learning_rate):
+            rate = mk.ops.cast(self.learning_rate, variable.dtype)  # (as Keras code may)
+            self.assign_sub(variable, mk.ops.multiply(gradient, rate))
+
+    optimizer = ReadsTheVariable(learning_rate=0.5)
+    steps = []
+    for step in range(6):
+        if step == 3:
+            optimizer.learning_rate.assign(0.25)
+        steps.append(_sgd_step(optimizer))
+    assert steps == [-0.5] * 3 + [-0.25] * 3
+    runner, w = optimizer._rule_runner, optimizer._trainable_variables[0]
+    assert not runner.spoiled and runner.programs.get(id(w)) is not None  # (traced, replayed)
+
+
 # ------------------------------------------------------------------ callbacks
 
 

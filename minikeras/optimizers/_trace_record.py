@@ -283,8 +283,11 @@ class Trace:
             the variable, its slots. Reading any other spoils the trace.
     """
 
-    def __init__(self, variables):
+    def __init__(self, variables, constants=()):
         self.slots = {id(variable): k for k, variable in enumerate(variables)}
+        # Variables read as constants of the trace: the optimizer's learning rate, whose
+        # change drops the programs (`_traced.RuleRunner.begin`), as a float rate's did.
+        self.constants = {id(variable) for variable in constants}
         self.current = {}  # k -> the TracedValue of variable k's value now
         self.steps = []
         self.nodes = 1
@@ -331,6 +334,8 @@ class Trace:
     def intercept(self, variable, value):
         """Every Variable read (`engine.tensor.read_variable`): its traced value, or a spoil."""
         k = self.slots.get(id(variable))
+        if k is None and id(variable) in self.constants:
+            return value
         if k is None or not self.live or self.spoiled is not None:
             self.spoil(f"a read of Variable {getattr(variable, 'name', '?')!r}")
             return value  # (once spoiled, values are plain, as eagerly)

@@ -67,6 +67,7 @@ import numpy as np
 
 from minikeras.engine.context import state as _state
 from minikeras.engine.context import tracing
+from minikeras.engine.variable import Variable
 from minikeras.optimizers._buffers import FlatSlots, unpacked
 from minikeras.optimizers._program import Program
 from minikeras.optimizers._trace_record import Trace
@@ -145,7 +146,8 @@ def _trace(optimizer, gradient, variable, learning_rate):
     for candidate in (optimizer._iterations, variable, *optimizer._slots[index]):
         if all(candidate is not seen for seen in variables):
             variables.append(candidate)
-    trace = Trace(variables)
+    rate = optimizer._learning_rate  # (a float rate's Variable: read as a constant)
+    trace = Trace(variables, (rate,) if isinstance(rate, Variable) else ())
     outer = vars(optimizer).get("_rule_trace")  # (a rule that applies its own optimizer)
     _state.read_interceptors.append(trace.intercept)
     _state.effect_observers.append(trace.effect)

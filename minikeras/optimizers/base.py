@@ -1,11 +1,11 @@
 """`Optimizer`, the base class: what every optimizer does around its update rule.
 
 A subclass writes `build` and `update_step` (see `OptimizerState`, in
-`state.py`). The base owns the rest: the learning rate (a float, a schedule
-or a callable), skipping None gradients, clipping, weight decay, the moving
-average of the weights (EMA), constraints, and the iteration count; one
-update runs in `_apply.py`, and any reuse of arrays in place lives in
-`_buffers.py`.
+`state.py`). The base owns the rest: the learning rate (a float held in a
+float32 Variable, as in Keras 3, a schedule or a callable), skipping None
+gradients, clipping, weight decay, the moving average of the weights (EMA),
+constraints, and the iteration count; one update runs in `_apply.py`, and
+any reuse of arrays in place lives in `_buffers.py`.
 """
 
 import math
@@ -47,8 +47,10 @@ class Optimizer(OptimizerState):
     supported.
 
     Args:
-        learning_rate: a float, a `schedules.LearningRateSchedule`, or any
-            callable `learning_rate(step) -> float` of the step (`iterations`).
+        learning_rate: a float, kept in a float32 Variable (see
+            `learning_rate`), a `schedules.LearningRateSchedule`, or any
+            callable `learning_rate(step) -> float` of the step (`iterations`;
+            Keras calls a plain callable with no argument).
         weight_decay: None, or a number >= 0: decoupled weight decay.
         clipnorm: None, or a number > 0: clip each gradient to this L2 norm.
         clipvalue: None, or a number > 0: clip each gradient value to

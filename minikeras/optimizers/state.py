@@ -293,7 +293,8 @@ class OptimizerState:
         hyperparameter) runs at tracing only, and the replay follows what
         the trace saw, with the new step's arrays. A rule that takes the
         data into Python (`float`, `bool`, `np.asarray`), reads or writes
-        another Variable, draws random numbers or writes with `out=` stays
+        another Variable (reading `self.learning_rate` is fine: it is the
+        `learning_rate` argument's value), draws random numbers or writes with `out=` stays
         eager; a change of an attribute (a counter kept on `self`) or of the
         learning rate traces it again, and changes at every step soon keep
         it eager for good. A rule with Python side effects the optimizer
@@ -305,7 +306,9 @@ class OptimizerState:
                 treat as one). Read it; do not write into it.
             variable: the `Variable` to update (weight decay already applied).
                 `self._get_variable_index(variable)` finds its slots.
-            learning_rate: the learning rate of this step, a Python float.
+            learning_rate: the learning rate of this step, a Python float
+                (the value of the float32 `learning_rate` Variable, or of the
+                schedule at this step), read once per update.
 
         Raises:
             NotImplementedError: on the base class.
