@@ -240,6 +240,15 @@ def test_assigning_before_super_init_is_kept_and_a_missing_super_init_says_what_
         Never()(np.ones((1, 2)))
 
 
+def test_hasattr_and_getattr_with_a_default_work_before_super_init_as_in_keras():
+    class Asks(Layer):
+        def __init__(self):
+            self.seen = (hasattr(self, "units"), getattr(self, "units", 4))
+            super().__init__()
+
+    assert Asks().seen == (False, 4)
+
+
 # ------------------------------------------------------------ weights and counting
 
 

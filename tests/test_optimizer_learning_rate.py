@@ -338,3 +338,13 @@ def test_the_rate_and_iterations_cross_from_keras_and_back(tmp_path):
         again.optimizer.get_config()["learning_rate"]
         == (ours.optimizer.get_config()["learning_rate"])
     )
+
+
+def test_the_learning_rate_variable_takes_the_default_float_dtype():
+    mk.config.set_floatx("float64")
+    try:
+        optimizer = mk.optimizers.SGD(0.1)
+        assert optimizer.learning_rate.dtype == np.float64 and float(optimizer.learning_rate) == 0.1
+    finally:
+        mk.config.set_floatx("float32")
+    assert mk.optimizers.SGD(0.1).learning_rate.dtype == np.float32

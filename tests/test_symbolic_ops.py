@@ -153,9 +153,11 @@ def test_a_shape_mismatch_is_reported_when_the_graph_is_built():
 
 
 def test_eager_calls_are_unchanged_and_keep_their_signatures():
-    for name in ops.__all__:
+    host = {"convert_to_numpy", "shape"}  # (they read tensors on the host: not wrapped)
+    for name in sorted(set(ops.__all__) - host):
         function = getattr(ops, name)
         assert inspect.signature(function) == inspect.signature(function.__wrapped__), name
+    assert not any(hasattr(getattr(ops, name), "__wrapped__") for name in host)
     np.testing.assert_allclose(ops.mean(A, axis=0).numpy(), A.mean(0), rtol=1e-6)
     with pytest.raises(TypeError):  # (a TypeError that is not about symbolic tensors)
         ops.add("a", [1.0])
@@ -253,3 +255,49 @@ def test_a_model_with_op_nodes_clones():
     clone.set_weights(model.get_weights())
     x = RNG.normal(size=(3, 4)).astype("float32")
     np.testing.assert_allclose(clone(x).numpy(), model(x).numpy(), rtol=1e-6)
+
+
+# ------------------------------------------------------------ a review's findings
+
+
+def test_einsum_on_symbolic_tensors_runs_and_saves(tmp_path):
+    x = mk.Input((4,))
+    kernel = RNG.normal(size=(4, 2)).astype("float32")
+    data = RNG.normal(size=(3, 4)).astype("float32")
+    model = mk.Model(x, ops.einsum("ij,jk->ik", x, kernel))
+    assert model.outputs[0].shape == (None, 2)
+    np.testing.assert_allclose(model(data).numpy(), data @ kernel, rtol=1e-5)
+    for suffix in ("minikeras", "keras"):
+        model.save(tmp_path / f"e.{suffix}")
+        again = mk.models.load_model(tmp_path / f"e.{suffix}")
+        np.testing.assert_allclose(again(data).numpy(), data @ kernel, rtol=1e-5)
+
+
+def test_a_list_changed_after_the_call_does_not_change_the_graph():
+    a, b = mk.Input((3,)), mk.Input((3,))
+    parts = [a, b]
+    joined = ops.concatenate(parts, axis=-1)
+    merged = mk.layers.Concatenate()(parts)
+    parts.append(a)  # (after the calls: as in Keras, the graph keeps what it was given)
+    model = mk.Model([a, b], [joined, merged])
+    outputs = model([np.ones((1, 3), "float32"), np.zeros((1, 3), "float32")])
+    assert [tuple(o.shape) for o in outputs] == [(1, 6), (1, 6)] and joined.shape == (None, 6)
+
+
+def test_a_cast_takes_a_numpy_dtype_and_saves_its_name(tmp_path):
+    x = mk.Input((3,))
+    model = mk.Model(x, ops.cast(x, np.float16))
+    assert model.operations[-1].get_config()["dtype"] == "float16"
+    model.save(tmp_path / "c.keras")
+    assert mk.models.load_model(tmp_path / "c.keras")(np.ones((1, 3))).dtype == np.float16
+
+
+def test_convert_to_numpy_of_a_symbolic_tensor_is_a_value_error_as_in_keras():
+    with pytest.raises(ValueError, match="convert_to_numpy: a symbolic tensor has no values"):
+        ops.convert_to_numpy(mk.Input((3,)))
+
+
+def test_a_wrapped_op_pickles_as_itself():
+    import pickle
+
+    assert pickle.loads(pickle.dumps(ops.relu)) is ops.relu

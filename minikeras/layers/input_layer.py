@@ -11,7 +11,7 @@ import numpy as np
 
 from minikeras import config, ops
 from minikeras.ops.symbolic import SymbolicValueError
-from minikeras.tree import flatten
+from minikeras.tree import flatten, map_structure
 
 __all__ = ["Input", "Node", "SymbolicTensor"]
 
@@ -139,6 +139,10 @@ class SymbolicTensor:
     __hash__ = object.__hash__
 
 
+def _same(leaf):
+    return leaf
+
+
 class Node:
     """One recorded layer call: `outputs = layer(inputs, *args, **kwargs)`.
 
@@ -154,6 +158,9 @@ class Node:
     """
 
     def __init__(self, layer, inputs, args, kwargs):
+        # The containers copied, as Keras copies them: a list appended to after the
+        # call must not change what the graph runs (its leaves are kept as they are).
+        inputs, args, kwargs = map_structure(_same, (inputs, tuple(args), dict(kwargs)))
         self.layer, self.inputs, self.args, self.kwargs = layer, inputs, args, kwargs
         self.outputs = None
 

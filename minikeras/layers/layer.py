@@ -42,6 +42,15 @@ def unique_name(base):
     return base if count == 0 else f"{base}_{count}"
 
 
+class _NotInitializedError(AttributeError, RuntimeError):
+    """A missing attribute of a layer whose base `Layer.__init__` has not run yet.
+
+    An `AttributeError`, so that `hasattr` and `getattr(..., default)` in an
+    `__init__` before `super().__init__()` work as in Keras; a `RuntimeError`
+    for the message that says what to do.
+    """
+
+
 class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     """The base class of layers and models.
 
@@ -182,7 +191,7 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
         # subclass's __init__ never called super().__init__(): say so.
         if "_added_weights" in self.__dict__ or name.startswith("__"):
             return object.__getattribute__(self, name)  # the lookup's own AttributeError
-        raise RuntimeError(
+        raise _NotInitializedError(
             f"{type(self).__name__}: its __init__ must call super().__init__() (the base "
             f"Layer is not initialized, so it has no {name!r})"
         )

@@ -12,6 +12,7 @@ in the graph's node. As in Keras, a model lists these nodes in
 they run in the dtypes they are given (no layer casting).
 """
 
+import functools
 import inspect
 
 import numpy as np
@@ -133,7 +134,13 @@ class OperationNode(Layer):
         """
         if self.function_name == "getitem" and isinstance(args[1], list):
             args = (args[0], tuple(args[1]), *args[2:])  # (a key read from a file, as Keras)
-        return getattr(ops, self.function_name).__wrapped__(*args, **self._arguments, **kwargs)
+        function = getattr(ops, self.function_name).__wrapped__
+        arguments = self._arguments
+        leading = _leading_options(function, tuple(arguments)) if arguments else ()
+        if leading:  # options before a *args (einsum's subscripts) go back in their place
+            arguments = {k: v for k, v in arguments.items() if k not in leading}
+            args = (*(self._arguments[name] for name in leading), *args)
+        return function(*args, **arguments, **kwargs)
 
     def compute_output_spec(self, *args, **kwargs):
         """The op's symbolic outputs for these arguments, traced on placeholder data.
@@ -166,6 +173,18 @@ class OperationNode(Layer):
             A dict.
         """
         return {"name": self.name, **self.options}
+
+
+@functools.cache
+def _leading_options(function, options):
+    """The options that come before a `*args` in `function`'s signature, in order."""
+    leading = []
+    for parameter in inspect.signature(function).parameters.values():
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            return tuple(leading)
+        if parameter.name in options:
+            leading.append(parameter.name)
+    return ()
 
 
 def _trace(call, args, kwargs):

@@ -15,6 +15,7 @@ have no Keras operation; their nodes keep every argument and save only to
 
 import inspect
 
+from minikeras import config as config_module
 from minikeras.layers.call_helpers import contains
 from minikeras.layers.input_layer import SymbolicTensor
 
@@ -155,6 +156,8 @@ def split_arguments(function_name, function, args, kwargs):
             raise TypeError(
                 f"ops.{function_name}: `{parameter}` must be a value, not a symbolic tensor"
             )
+        if key == "dtype" and value is not None:  # a name, as Keras keeps it (np.float16 too)
+            value = config_module.standardize_dtype(value)
         options[key] = value
     taken = {parameter for parameter in config.values() if isinstance(parameter, str)}
     call_args, call_kwargs, positional = [], {}, True

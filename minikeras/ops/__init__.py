@@ -116,8 +116,10 @@ __all__ = [
     "convert_to_numpy", "shape", "tile",
 ]  # fmt: skip
 
-# Each public function records a graph node when given symbolic tensors (ops.symbolic).
-for _name in __all__:
+# Each public function records a graph node when given symbolic tensors (ops.symbolic);
+# not those that read a tensor on the host, as in Keras (a symbolic shape is known; a
+# symbolic tensor's values are not, and convert_to_numpy says so).
+for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"}):
     globals()[_name] = symbolic_aware(globals()[_name])
 del _name
 

@@ -4,6 +4,7 @@ import numpy as np
 
 from minikeras.engine.tensor import Tensor, getval
 from minikeras.ops.core import value_of
+from minikeras.ops.symbolic import SymbolicValueError
 
 __all__ = ["convert_to_numpy", "shape"]
 
@@ -39,10 +40,21 @@ def convert_to_numpy(x):
         A numpy array: a Tensor's values in its dtype; anything else as
         `np.asarray` makes it (a Python float is float64, as in Keras).
 
+    Raises:
+        ValueError: for a symbolic tensor (a functional `Input` or what a
+            layer made of one), which has no values, as in Keras.
+
     Example:
         >>> mk.ops.convert_to_numpy(mk.ops.ones((2,)))
         array([1., 1.], dtype=float32)
     """
     if isinstance(x, Tensor):
         return np.asarray(getval(value_of(x)))
-    return np.asarray(getval(x))
+    try:
+        return np.asarray(getval(x))
+    except SymbolicValueError:
+        raise ValueError(
+            "convert_to_numpy: a symbolic tensor has no values (it stands for the data a "
+            f"functional model will be called on; shape {getattr(x, 'shape', '?')}); call the "
+            "model on data"
+        ) from None

@@ -123,9 +123,13 @@ def symbolic_aware(function):
         "_SymbolicValueError": SymbolicValueError,
         "_dispatch": _dispatch,
     }
-    exec(source, namespace)  # noqa: S102 (the source is built above from a signature)
+    # (named in tracebacks as what it is; the source is built above from a signature)
+    exec(compile(source, f"<symbolic_aware {function.__name__}>", "exec"), namespace)  # noqa: S102
     wrapper = namespace[function.__name__]
     # The real defaults (the source wrote None for each), so that the signature reads true.
     wrapper.__defaults__ = function.__defaults__
     wrapper.__kwdefaults__ = function.__kwdefaults__
-    return functools.update_wrapper(wrapper, function)
+    functools.update_wrapper(wrapper, function)
+    # Where it is found by name (`minikeras.ops.relu`), so that pickle finds this object.
+    wrapper.__module__ = "minikeras.ops"
+    return wrapper

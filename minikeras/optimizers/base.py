@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from minikeras import config
 from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor, note_effect
@@ -47,10 +48,11 @@ class Optimizer(OptimizerState):
     supported.
 
     Args:
-        learning_rate: a float, kept in a float32 Variable (see
-            `learning_rate`), a `schedules.LearningRateSchedule`, or any
-            callable `learning_rate(step) -> float` of the step (`iterations`;
-            Keras calls a plain callable with no argument).
+        learning_rate: a float, kept in a Variable of `config.floatx()`
+            (float32 unless set; see `learning_rate`), a
+            `schedules.LearningRateSchedule`, or any callable
+            `learning_rate(step) -> float` of the step (`iterations`; Keras
+            calls a plain callable with no argument).
         weight_decay: None, or a number >= 0: decoupled weight decay.
         clipnorm: None, or a number > 0: clip each gradient to this L2 norm.
         clipvalue: None, or a number > 0: clip each gradient value to
@@ -121,15 +123,16 @@ class Optimizer(OptimizerState):
 
     @property
     def learning_rate(self):
-        """The learning rate: a float32 Variable, or a schedule's value at this step.
+        """The learning rate: a Variable, or a schedule's value at this step.
 
         As in Keras 3, a float learning rate is kept in a non-trainable
-        float32 `Variable` named `"learning_rate"` (listed in `variables`
-        after `iterations`), and this property returns that Variable: read
-        it with `float(...)` or `.numpy()`, change it with `.assign(...)` or
-        by setting the property. With a `schedules.LearningRateSchedule` or
-        a callable of the step, it is the value for the current `iterations`,
-        a Python float (Keras gives a backend tensor there). Setting a
+        `Variable` of `config.floatx()` (float32 unless set) named
+        `"learning_rate"` (listed in `variables` after `iterations`), and this
+        property returns that Variable: read it with `float(...)` or `.numpy()`,
+        change it with `.assign(...)` or by setting the property. With a
+        `schedules.LearningRateSchedule` or a callable of the step, it is the
+        value for the current `iterations`, a Python float (Keras gives a
+        backend tensor there). Setting a
         schedule or callable replaces a float rate and drops its Variable
         from `variables`, as in Keras.
 
@@ -176,7 +179,7 @@ class Optimizer(OptimizerState):
             type(self).__name__, "learning_rate", learning_rate, _LEARNING_RATE
         )
         if current is None:  # (from __init__: the Variable goes right after `iterations`)
-            variable = Variable(learning_rate, dtype="float32", trainable=False)
+            variable = Variable(learning_rate, dtype=config.floatx(), trainable=False)
             variable.name, variable.path = "learning_rate", f"{self.name}/learning_rate"
             self._variables.insert(self._leading, variable)
             self._leading += 1
