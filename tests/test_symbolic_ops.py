@@ -301,3 +301,36 @@ def test_a_wrapped_op_pickles_as_itself():
     import pickle
 
     assert pickle.loads(pickle.dumps(ops.relu)) is ops.relu
+
+
+def _unknown_meets_known(lib):
+    return [
+        lib.Input((None,)) + lib.Input((4,)),
+        lib.ops.matmul(lib.Input((None,)), np.ones((5, 4), "float32")),
+        lib.ops.reshape(lib.Input((3,)), (-1, 6)),
+        *lib.ops.split(lib.Input((None, 4)), 2, axis=1),
+        lib.Input((None, 4))[:, :2],
+    ]
+
+
+def test_an_unknown_size_meeting_a_known_one_gets_keras_shapes():
+    shapes = [tuple(t.shape) for t in _unknown_meets_known(mk)]
+    assert shapes == [(None, 4), (None, 4), (None, 6), (None, None, 4), (None, None, 4),
+                      (None, None, 4)]  # fmt: skip
+    with pytest.raises(ValueError, match=r"ops.add on symbolic tensors of shapes \(None, 3\)"):
+        mk.Input((3,)) + mk.Input((4,))  # (known sizes that do not fit stay an error)
+
+
+def test_unknown_sizes_meeting_known_ones_match_keras():
+    keras = pytest.importorskip("keras")
+    assert [tuple(t.shape) for t in _unknown_meets_known(mk)] == [
+        tuple(t.shape) for t in _unknown_meets_known(keras)
+    ]
+
+
+def test_a_float64_numpy_constant_does_not_widen_a_float32_graph_as_in_keras():
+    x = mk.Input((3,))
+    product, total = x @ np.ones((3, 2)), np.ones(3) + x
+    assert product.dtype == total.dtype == "float32"
+    outputs = mk.Model(x, [product, total])(np.ones((1, 3), "float32"))
+    assert [o.dtype for o in outputs] == [np.float32, np.float32]

@@ -115,9 +115,11 @@ class OperationNode(Layer):
         self.built = True
 
     def __call__(self, *args, **kwargs):
-        # Not Layer.__call__: an op converts and casts nothing, and carries no mask.
-        kwargs.pop("training", None)
-        kwargs.pop("mask", None)
+        # Not Layer.__call__: an op converts and casts nothing, and carries no mask; a
+        # model's `training` and `mask` go only to an op that takes them (ops.lstm's mask).
+        for name in ("training", "mask"):
+            if name in kwargs and name not in _parameters(self.function_name):
+                del kwargs[name]
         if call_helpers.symbolic_among(args, kwargs):
             return _record(self, args, kwargs)
         return self.call(*args, **kwargs)
@@ -176,6 +178,12 @@ class OperationNode(Layer):
 
 
 @functools.cache
+def _parameters(function_name):
+    """The names of the parameters of `minikeras.ops.<function_name>`."""
+    return frozenset(inspect.signature(getattr(ops, function_name)).parameters)
+
+
+@functools.cache
 def _leading_options(function, options):
     """The options that come before a `*args` in `function`'s signature, in order."""
     leading = []
@@ -187,13 +195,33 @@ def _leading_options(function, options):
     return ()
 
 
-def _trace(call, args, kwargs):
+def _trace(call, args, kwargs, sizes=None):
     def run(arguments):
         with np.errstate(all="ignore"):  # (placeholder ones may still meet a log(0))
             return call(*arguments[0], **arguments[1])
 
-    specs = traced_spec(run, (args, kwargs), fill=lambda leaf: 1)
+    specs = traced_spec(run, (args, kwargs), fill=lambda leaf: 1, sizes=sizes)
     return _unknown_at_size_one(run, (args, kwargs), specs)
+
+
+def _other_sizes(args, kwargs):
+    """Placeholder sizes to try when the usual ones fail, as Keras's shape rules allow.
+
+    An unknown size meets a known one in broadcasting (`(None,) + (4,)`), a
+    product (`(None,) @ (5, 4)`), a `reshape(-1, 6)` or a `split`, where
+    Keras infers the output's shape: unknown sizes of 1; sizes that divide
+    evenly; each known size the arguments have. The first that runs gives the
+    shapes (a size that varies with the batch is unknown, as always).
+    """
+    known = sorted(
+        {
+            size
+            for leaf in flatten((args, kwargs))
+            for size in (np.shape(leaf) if not isinstance(leaf, SymbolicTensor) else leaf.shape)
+            if isinstance(size, int) and size > 1
+        }
+    )
+    return [((2, 3), (1, 1)), ((12, 24), (60, 120))] + [((2, 3), (k, k)) for k in known]
 
 
 def _unknown_at_size_one(run, arguments, specs):
@@ -228,17 +256,22 @@ def _unknown_at_size_one(run, arguments, specs):
 
 
 def _record(layer, args, kwargs):
-    try:
-        specs = _trace(layer.call, args, kwargs)
-    except (ValueError, TypeError, IndexError) as error:
-        if type(error) not in (ValueError, TypeError, IndexError):
-            raise  # (a subclass may take other arguments: left as it is)
+    specs, first_error = None, None
+    for sizes in [None, *_other_sizes(args, kwargs)]:
+        try:
+            specs = _trace(layer.call, args, kwargs, sizes)
+            break
+        except (ValueError, TypeError, IndexError) as error:
+            if type(error) not in (ValueError, TypeError, IndexError):
+                raise  # (a subclass may take other arguments: left as it is)
+            first_error = first_error or error
+    if specs is None:
         shapes = [t.shape for t in flatten((args, kwargs)) if isinstance(t, SymbolicTensor)]
-        raise type(error)(
+        raise type(first_error)(
             f"ops.{layer.function_name} on symbolic tensors of shapes "
-            f"{', '.join(map(str, shapes))}: {error} (run on placeholder data, where "
+            f"{', '.join(map(str, shapes))}: {first_error} (run on placeholder data, where "
             "sizes such as 2 and 83 stand for the unknown ones)"
-        ) from error
+        ) from first_error
     node = Node(layer, args[0], tuple(args[1:]), kwargs)
     node.outputs = map_structure(
         lambda spec: SymbolicTensor(spec.shape, spec.dtype, node=node), specs
@@ -278,6 +311,7 @@ def symbolic_op_call(function_name, function, args, kwargs, error):
     """
     if not call_helpers.symbolic_among(args, kwargs):
         raise error
+    args, kwargs = _float_constants_as(_symbolic_float(args, kwargs), args, kwargs)
     options = {}
     if function_name in KERAS_OPERATION_SPECS:
         options, args, kwargs = split_arguments(function_name, function, args, kwargs)
@@ -285,6 +319,31 @@ def symbolic_op_call(function_name, function, args, kwargs, error):
         bound = inspect.signature(function).bind(**kwargs)
         args, kwargs = bound.args, bound.kwargs
     return _record(OPERATION_CLASSES[function_name](**options), args, kwargs)
+
+
+def _symbolic_float(args, kwargs):
+    """The float dtype of the first floating symbolic tensor among the arguments, or None."""
+    for leaf in flatten((args, kwargs)):
+        if isinstance(leaf, SymbolicTensor) and np.dtype(leaf.dtype).kind == "f":
+            return leaf.dtype
+    return None
+
+
+def _float_constants_as(dtype, args, kwargs):
+    """float64 numpy constants in the arguments, as `dtype`: as Keras 3 takes them.
+
+    Keras gives `x @ np.ones((3, 2))` on a float32 `Input` a float32 result: a
+    numpy float64 array does not widen a float model's graph. (None: unchanged.)
+    """
+    if dtype is None or dtype == "float64":
+        return args, kwargs
+
+    def narrowed(leaf):
+        if type(leaf) is np.ndarray and leaf.dtype == np.float64:
+            return leaf.astype(dtype)
+        return leaf
+
+    return map_structure(narrowed, (args, kwargs))
 
 
 def _node_class(function_name):

@@ -29,6 +29,7 @@ __all__ = ["output_spec", "symbolic_call", "traced_output_spec", "traced_spec"]
 # the other axes large enough for stacks of convolutions and poolings (as Keras's tracing).
 _BATCH_PLACEHOLDERS = (2, 3)
 _AXIS_PLACEHOLDERS = (83, 89)
+_DEFAULT_SIZES = (_BATCH_PLACEHOLDERS, _AXIS_PLACEHOLDERS)
 
 
 def _call_kwargs(layer, kwargs):
@@ -82,8 +83,8 @@ def _input_mask(inputs):
     return masks if any(m is not None for m in flatten(masks)) else None
 
 
-def _placeholder(leaf, run=0, fill=0):
-    placeholders = [_BATCH_PLACEHOLDERS[run]] + [_AXIS_PLACEHOLDERS[run]] * leaf.ndim
+def _placeholder(leaf, run=0, fill=0, sizes=(_BATCH_PLACEHOLDERS, _AXIS_PLACEHOLDERS)):
+    placeholders = [sizes[0][run]] + [sizes[1][run]] * leaf.ndim
     shape = tuple(p if s is None else s for p, s in zip(placeholders, leaf.shape))
     return np.full(shape, fill, dtype=leaf.dtype)
 
@@ -221,7 +222,7 @@ def traced_output_spec(layer, inputs, args, kwargs):
     )
 
 
-def traced_spec(run, arguments, fill=lambda leaf: 0):
+def traced_spec(run, arguments, fill=lambda leaf: 0, sizes=None):
     """The symbolic outputs of `run(arguments)`, found by running it on placeholder data.
 
     Each symbolic tensor in `arguments` becomes an array of `fill(tensor)`
@@ -233,6 +234,9 @@ def traced_spec(run, arguments, fill=lambda leaf: 0):
             arrays in place of its symbolic tensors.
         arguments: a structure holding symbolic tensors (and anything else).
         fill: the value of each symbolic tensor's placeholder, a function of it.
+        sizes: `((batch, batch), (axis, axis))`, the placeholder sizes of the
+            two runs for an unknown batch size and an unknown other size
+            (by default, sizes unlikely to meet a real one by chance).
 
     Returns:
         A `SymbolicTensor` or a structure of them, as `run` returns Tensors.
@@ -255,7 +259,7 @@ def traced_spec(run, arguments, fill=lambda leaf: 0):
         def placeholder(leaf, index=index):
             if not isinstance(leaf, SymbolicTensor):
                 return leaf
-            return _placeholder(leaf, index, fill=fill(leaf))
+            return _placeholder(leaf, index, fill(leaf), sizes or _DEFAULT_SIZES)
 
         runs.append(run(map_structure(placeholder, arguments)))
     first, last = [], []
