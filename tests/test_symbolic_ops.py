@@ -334,3 +334,11 @@ def test_a_float64_numpy_constant_does_not_widen_a_float32_graph_as_in_keras():
     assert product.dtype == total.dtype == "float32"
     outputs = mk.Model(x, [product, total])(np.ones((1, 3), "float32"))
     assert [o.dtype for o in outputs] == [np.float32, np.float32]
+
+
+def test_a_symbolic_tensor_captured_by_a_layers_function_is_named_in_the_error():
+    a, b = mk.Input((3,)), mk.Input((3,))
+    with pytest.raises(TypeError, match=r"ops.add in the call of Lambda '.*' met a symbolic"):
+        mk.layers.Lambda(lambda t: t + b)(a)
+    joined = mk.layers.Lambda(lambda pair: pair[0] + pair[1])([a, b])  # (given as inputs: fine)
+    assert joined.shape == (None, 3)

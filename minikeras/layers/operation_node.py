@@ -18,6 +18,7 @@ import inspect
 import numpy as np
 
 from minikeras import ops
+from minikeras.engine.context import state as _state
 from minikeras.layers import call_helpers
 from minikeras.layers.input_layer import Node, SymbolicTensor
 from minikeras.layers.layer import Layer
@@ -311,6 +312,13 @@ def symbolic_op_call(function_name, function, args, kwargs, error):
     """
     if not call_helpers.symbolic_among(args, kwargs):
         raise error
+    if _state.call_stack:  # a layer's call (run on placeholder data) met a symbolic tensor
+        layer = _state.call_stack[-1].layer
+        raise TypeError(
+            f"ops.{function_name} in the call of {type(layer).__name__} '{layer.name}' met a "
+            "symbolic tensor the layer was not given as an input (one its function or "
+            "attributes hold): pass it to the layer as an input instead"
+        ) from error
     args, kwargs = _float_constants_as(_symbolic_float(args, kwargs), args, kwargs)
     options = {}
     if function_name in KERAS_OPERATION_SPECS:
