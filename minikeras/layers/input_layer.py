@@ -10,13 +10,14 @@ calls on real data.
 import numpy as np
 
 from minikeras import config, ops
+from minikeras.engine.operators import Operators
 from minikeras.ops.symbolic import SymbolicValueError
 from minikeras.tree import flatten, map_structure
 
 __all__ = ["Input", "Node", "SymbolicTensor"]
 
 
-class SymbolicTensor:
+class SymbolicTensor(Operators):
     """A placeholder for data in the functional API: a shape and a dtype.
 
     Made by `Input` and by calling layers on other symbolic tensors. It holds
@@ -62,80 +63,16 @@ class SymbolicTensor:
     # a node instead (minikeras.ops.symbolic): nothing checks for symbolic arguments first.
     __array__ = __bool__ = __float__ = __int__ = __index__ = __len__ = __iter__ = _no_values
 
-    # Operators, as Keras's KerasTensor has them: each a minikeras.ops function recorded in
-    # the graph. No `==` (symbolic tensors compare by identity, as Keras's).
-    def __add__(self, other):
-        return ops.add(self, other)
-
-    def __radd__(self, other):
-        return ops.add(other, self)
-
-    def __sub__(self, other):
-        return ops.subtract(self, other)
-
-    def __rsub__(self, other):
-        return ops.subtract(other, self)
-
-    def __mul__(self, other):
-        return ops.multiply(self, other)
-
-    def __rmul__(self, other):
-        return ops.multiply(other, self)
-
+    # Operators, as Keras's KerasTensor has them: Tensor's (engine.operators), each a
+    # minikeras.ops function, recorded in the graph; `/` as Keras's `true_divide` node.
+    # No `==`: symbolic tensors compare (and hash) by identity, as Keras's do.
     def __truediv__(self, other):
         return ops.true_divide(self, other)
 
     def __rtruediv__(self, other):
         return ops.true_divide(other, self)
 
-    def __floordiv__(self, other):
-        return ops.floor_divide(self, other)
-
-    def __rfloordiv__(self, other):
-        return ops.floor_divide(other, self)
-
-    def __mod__(self, other):
-        return ops.mod(self, other)
-
-    def __rmod__(self, other):
-        return ops.mod(other, self)
-
-    def __pow__(self, other):
-        return ops.power(self, other)
-
-    def __rpow__(self, other):
-        return ops.power(other, self)
-
-    def __matmul__(self, other):
-        return ops.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return ops.matmul(other, self)
-
-    def __neg__(self):
-        return ops.negative(self)
-
-    def __abs__(self):
-        return ops.abs(self)
-
-    def __lt__(self, other):
-        return ops.less(self, other)
-
-    def __le__(self, other):
-        return ops.less_equal(self, other)
-
-    def __gt__(self, other):
-        return ops.greater(self, other)
-
-    def __ge__(self, other):
-        return ops.greater_equal(self, other)
-
-    def __ne__(self, other):
-        return ops.not_equal(self, other)
-
-    def __getitem__(self, key):
-        return ops.getitem(self, key)
-
+    __eq__ = object.__eq__
     __hash__ = object.__hash__
 
 
