@@ -118,6 +118,28 @@ class Operators:
     def __ge__(self, other):
         return _ops.greater_equal(self, other)
 
+    # Truth values, as Keras's KerasTensor takes `& | ^ ~` (logical, also for integers).
+    def __and__(self, other):
+        return _ops.logical_and(self, other)
+
+    def __rand__(self, other):
+        return _ops.logical_and(other, self)
+
+    def __or__(self, other):
+        return _ops.logical_or(self, other)
+
+    def __ror__(self, other):
+        return _ops.logical_or(other, self)
+
+    def __xor__(self, other):
+        return _ops.logical_xor(self, other)
+
+    def __rxor__(self, other):
+        return _ops.logical_xor(other, self)
+
+    def __invert__(self):
+        return _ops.logical_not(self)
+
     def __getitem__(self, index):
         return _ops.getitem(self, index)
 

@@ -53,6 +53,7 @@ from minikeras.ops.gather import embedding_lookup, flip
 from minikeras.ops.host import convert_to_numpy
 from minikeras.ops.host import shape as _shape_function
 from minikeras.ops.linalg import dot, einsum, matmul, tensordot
+from minikeras.ops.logical import logical_and, logical_not, logical_or, logical_xor
 from minikeras.ops.math import (
     add,
     divide,
@@ -105,7 +106,8 @@ __all__ = [
     "categorical_crossentropy", "clip", "concatenate", "convert_to_tensor", "dense", "divide",
     "dot", "einsum", "elu", "equal", "erf", "exp", "expand_dims", "eye", "floor_divide", "full",
     "full_like", "gelu", "getitem", "greater", "greater_equal", "leaky_relu", "less",
-    "less_equal", "log", "log1p", "log_softmax", "logsumexp", "matmul", "max", "maximum", "mean",
+    "less_equal", "log", "log1p", "log_softmax", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logsumexp", "matmul", "max", "maximum", "mean",
     "min", "minimum", "mod", "multiply", "negative", "not_equal", "one_hot", "ones", "ones_like",
     "pad", "power", "relu", "reshape", "sigmoid", "sign", "silu", "softmax", "softplus", "split",
     "sparse_categorical_crossentropy", "sqrt", "square", "squeeze", "stack", "std",
