@@ -59,6 +59,12 @@ KERAS_OPERATION_SPECS = {
             "less_equal",
             "log",
             "log1p",
+            "cos",
+            "isfinite",
+            "isinf",
+            "isnan",
+            "sin",
+            "tan",
             "logical_and",
             "logical_not",
             "logical_or",
@@ -80,7 +86,13 @@ KERAS_OPERATION_SPECS = {
             "where",
         )
     },  # fmt: skip
-    **{name: (_NUMPY, _REDUCTION) for name in ("argmax", "argmin", "mean", "std", "sum", "var")},
+    **{
+        name: (_NUMPY, _REDUCTION)
+        for name in ("all", "any", "argmax", "argmin", "mean", "std", "sum", "var")
+    },
+    "tril": (_NUMPY, {"k": "k"}),
+    "triu": (_NUMPY, {"k": "k"}),
+    "cumsum": (_NUMPY, {"axis": "axis", "dtype": "dtype"}),
     "max": (_NUMPY, {**_REDUCTION, "initial": Fixed(None)}),
     "min": (_NUMPY, {**_REDUCTION, "initial": Fixed(None)}),
     "concatenate": (_NUMPY, {"axis": "axis"}),

@@ -53,7 +53,17 @@ from minikeras.ops.gather import embedding_lookup, flip
 from minikeras.ops.host import convert_to_numpy
 from minikeras.ops.host import shape as _shape_function
 from minikeras.ops.linalg import dot, einsum, matmul, tensordot
-from minikeras.ops.logical import logical_and, logical_not, logical_or, logical_xor
+from minikeras.ops.logical import (
+    all,
+    any,
+    isfinite,
+    isinf,
+    isnan,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+)
 from minikeras.ops.math import (
     add,
     divide,
@@ -96,6 +106,8 @@ from minikeras.ops.shape import (
     transpose,
 )
 from minikeras.ops.symbolic import symbolic_aware
+from minikeras.ops.triangles_and_sums import cumsum, tril, triu
+from minikeras.ops.trigonometry import cos, sin, tan
 
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
 shape = _shape_function
@@ -107,7 +119,8 @@ __all__ = [
     "dot", "einsum", "elu", "equal", "erf", "exp", "expand_dims", "eye", "floor_divide", "full",
     "full_like", "gelu", "getitem", "greater", "greater_equal", "leaky_relu", "less",
     "less_equal", "log", "log1p", "log_softmax", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "logsumexp", "matmul", "max", "maximum", "mean",
+    "logical_xor", "logsumexp", "matmul", "all", "any", "isfinite", "isinf", "isnan", "sin",
+    "cos", "tan", "tril", "triu", "cumsum", "max", "maximum", "mean",
     "min", "minimum", "mod", "multiply", "negative", "not_equal", "one_hot", "ones", "ones_like",
     "pad", "power", "relu", "reshape", "sigmoid", "sign", "silu", "softmax", "softplus", "split",
     "sparse_categorical_crossentropy", "sqrt", "square", "squeeze", "stack", "std",
