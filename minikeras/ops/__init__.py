@@ -16,6 +16,7 @@ node, which a functional `Model` runs on data (`ops.symbolic`):
 import sys
 
 from minikeras.engine.operators import bind_operators
+from minikeras.ops.axes import broadcast_to, moveaxis, repeat, swapaxes
 from minikeras.ops.comparison import (
     clip,
     equal,
@@ -48,6 +49,7 @@ from minikeras.ops.cross_entropy import (
     sparse_categorical_crossentropy,
 )
 from minikeras.ops.elementary import abs, exp, log, log1p, sign, sqrt, tanh
+from minikeras.ops.elementwise import ceil, expm1, floor, log2, log10, round, rsqrt
 from minikeras.ops.fused_dense import dense
 from minikeras.ops.gather import embedding_lookup, flip
 from minikeras.ops.host import convert_to_numpy
@@ -120,7 +122,8 @@ __all__ = [
     "full_like", "gelu", "getitem", "greater", "greater_equal", "leaky_relu", "less",
     "less_equal", "log", "log1p", "log_softmax", "logical_and", "logical_not", "logical_or",
     "logical_xor", "logsumexp", "matmul", "all", "any", "isfinite", "isinf", "isnan", "sin",
-    "cos", "tan", "tril", "triu", "cumsum", "max", "maximum", "mean",
+    "cos", "tan", "tril", "triu", "cumsum", "floor", "ceil", "round", "log2", "log10", "expm1",
+    "rsqrt", "broadcast_to", "repeat", "moveaxis", "swapaxes", "max", "maximum", "mean",
     "min", "minimum", "mod", "multiply", "negative", "not_equal", "one_hot", "ones", "ones_like",
     "pad", "power", "relu", "reshape", "sigmoid", "sign", "silu", "softmax", "softplus", "split",
     "sparse_categorical_crossentropy", "sqrt", "square", "squeeze", "stack", "std",
