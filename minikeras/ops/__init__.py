@@ -16,7 +16,7 @@ node, which a functional `Model` runs on data (`ops.symbolic`):
 import sys
 
 from minikeras.engine.operators import bind_operators
-from minikeras.ops.axes import broadcast_to, moveaxis, repeat, swapaxes
+from minikeras.ops.axes import broadcast_to, cumsum, moveaxis, repeat, swapaxes, tril, triu
 from minikeras.ops.comparison import (
     clip,
     equal,
@@ -48,8 +48,25 @@ from minikeras.ops.cross_entropy import (
     categorical_crossentropy,
     sparse_categorical_crossentropy,
 )
-from minikeras.ops.elementary import abs, exp, log, log1p, sign, sqrt, tanh
-from minikeras.ops.elementwise import ceil, expm1, floor, log2, log10, round, rsqrt
+from minikeras.ops.elementary import (
+    abs,
+    ceil,
+    cos,
+    exp,
+    expm1,
+    floor,
+    log,
+    log1p,
+    log2,
+    log10,
+    round,
+    rsqrt,
+    sign,
+    sin,
+    sqrt,
+    tan,
+    tanh,
+)
 from minikeras.ops.fused_dense import dense
 from minikeras.ops.gather import embedding_lookup, flip
 from minikeras.ops.host import convert_to_numpy
@@ -108,8 +125,6 @@ from minikeras.ops.shape import (
     transpose,
 )
 from minikeras.ops.symbolic import symbolic_aware
-from minikeras.ops.triangles_and_sums import cumsum, tril, triu
-from minikeras.ops.trigonometry import cos, sin, tan
 
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
 shape = _shape_function

@@ -1,9 +1,13 @@
-"""Moving and repeating axes: `broadcast_to`, `repeat`, `moveaxis`, `swapaxes`.
+"""Along axes: `broadcast_to`, `repeat`, `moveaxis`, `swapaxes`, the triangles `tril`
+and `triu`, and the running sum `cumsum`.
 
-Each with its gradient beside it, written with autograd's numpy (so a
-gradient of a gradient can be taken): a broadcast's gradient sums back over
-the broadcast axes, a repeat's sums each group of copies, and moving axes
-moves them back.
+autograd's own primitives where it has them, with its gradients: a repeat's
+sums each group of copies, moving axes moves them back, a triangle's is the
+same triangle of the incoming gradient. Two are ours: `broadcast_to`, which
+copies (numpy's broadcast is a read-only view) and sums its gradient back
+over the broadcast axes, and `cumsum`, which keeps integer dtypes as Keras
+does (numpy sums them in int64; booleans give int32), its gradient the
+running sum from the other end. `axis=None` sums the flattened values.
 """
 
 import autograd.numpy as anp
@@ -12,8 +16,9 @@ from autograd.extend import defvjp, primitive
 
 from minikeras.engine.broadcast import unbroadcast
 from minikeras.ops.core import apply_unary, array_of
+from minikeras.ops.creation import cast
 
-__all__ = ["broadcast_to", "moveaxis", "repeat", "swapaxes"]
+__all__ = ["broadcast_to", "cumsum", "moveaxis", "repeat", "swapaxes", "tril", "triu"]
 
 
 @primitive
@@ -24,35 +29,24 @@ def _broadcast_to(x, shape):
 defvjp(_broadcast_to, lambda ans, x, shape: lambda g: unbroadcast(g, x))
 
 
+# Ours, not autograd's: numpy sums integers in int64 (Keras keeps their dtype, and
+# gives booleans int32).
 @primitive
-def _repeat(x, repeats, axis):
-    return np.repeat(x, repeats, axis=axis)
+def _cumsum(x, axis):
+    return np.cumsum(x, axis=axis, dtype=np.int32 if x.dtype == np.bool_ else x.dtype)
 
 
-def _repeat_vjp(ans, x, repeats, axis):
-    shape = np.shape(x)
-
+def _cumsum_vjp(ans, x, axis):
     def vjp(g):
-        if axis is None:  # (flattened: each value's copies sit side by side)
-            return anp.reshape(anp.sum(anp.reshape(g, (-1, repeats)), axis=1), shape)
-        where = axis % len(shape)
-        split = (*shape[:where], shape[where], repeats, *shape[where + 1 :])
-        return anp.sum(anp.reshape(g, split), axis=where + 1)
+        # The running sum from the other end: the total, less what came before.
+        if axis is None:  # (a flattened running sum: the gradient comes back in x's shape)
+            return anp.reshape(anp.sum(g) - anp.cumsum(g) + g, anp.shape(x))
+        return anp.sum(g, axis=axis, keepdims=True) - anp.cumsum(g, axis=axis) + g
 
     return vjp
 
 
-defvjp(_repeat, _repeat_vjp)
-
-
-@primitive
-def _moveaxis(x, source, destination):
-    return np.moveaxis(x, source, destination)
-
-
-defvjp(
-    _moveaxis, lambda ans, x, source, destination: lambda g: anp.moveaxis(g, destination, source)
-)
+defvjp(_cumsum, _cumsum_vjp)
 
 
 def broadcast_to(x, shape):
@@ -96,7 +90,7 @@ def repeat(x, repeats, axis=None):
     """
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeat: repeats must be a positive int, got {repeats!r}")
-    return apply_unary("repeat", _repeat, array_of(x), int(repeats), axis)
+    return apply_unary("repeat", anp.repeat, array_of(x), int(repeats), axis)
 
 
 def moveaxis(x, source, destination):
@@ -117,7 +111,7 @@ def moveaxis(x, source, destination):
         >>> mk.ops.moveaxis(np.ones((2, 3, 4)), 0, -1).shape
         (3, 4, 2)
     """
-    return apply_unary("moveaxis", _moveaxis, array_of(x), source, destination)
+    return apply_unary("moveaxis", anp.moveaxis, array_of(x), source, destination)
 
 
 def swapaxes(x, axis1, axis2):
@@ -147,3 +141,79 @@ def swapaxes(x, axis1, axis2):
             f"swapaxes: axes {axis1} and {axis2} for an array of {ndim} axes"
         ) from None
     return moveaxis(x, tuple(range(ndim)), tuple(order))
+
+
+def tril(x, k=0):
+    """The lower triangle of the last two axes; the rest is zero.
+
+    Args:
+        x: Tensor or array-like of rank 2 or more.
+        k: the diagonal above which values are zeroed (0: the main one,
+            -1: below it, 1: above it).
+
+    Returns:
+        A Tensor of `x`'s shape and dtype.
+
+    Raises:
+        ValueError: if `x` has fewer than 2 axes.
+
+    Example:
+        >>> mk.ops.tril(np.ones((3, 3), "float32")).numpy()
+        array([[1., 0., 0.],
+               [1., 1., 0.],
+               [1., 1., 1.]], dtype=float32)
+    """
+    return _triangle("tril", anp.tril, x, k)
+
+
+def triu(x, k=0):
+    """The upper triangle of the last two axes; the rest is zero.
+
+    Args:
+        x: Tensor or array-like of rank 2 or more.
+        k: the diagonal below which values are zeroed (0: the main one,
+            1: above it, -1: below it).
+
+    Returns:
+        A Tensor of `x`'s shape and dtype.
+
+    Raises:
+        ValueError: if `x` has fewer than 2 axes.
+
+    Example:
+        >>> mk.ops.triu(np.ones((2, 3), "float32"), k=1).numpy()
+        array([[0., 1., 1.],
+               [0., 0., 1.]], dtype=float32)
+    """
+    return _triangle("triu", anp.triu, x, k)
+
+
+def _triangle(op, function, x, k):
+    value = array_of(x)
+    if np.ndim(value) < 2:
+        raise ValueError(f"{op}: x needs 2 or more axes, got shape {np.shape(value)}")
+    return apply_unary(op, function, value, int(k))
+
+
+def cumsum(x, axis=None, dtype=None):
+    """Running sums along `axis` (of the flattened values when `axis` is None).
+
+    Args:
+        x: Tensor or array-like.
+        axis: the axis, or None to sum the flattened values.
+        dtype: the result's dtype, or None: `x`'s (int32 for booleans, as
+            in Keras).
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        ValueError: if `axis` is out of range.
+
+    Example:
+        >>> mk.ops.cumsum(np.array([[1, 2], [3, 4]], "int32"), axis=1).numpy()
+        array([[1, 3],
+               [3, 7]], dtype=int32)
+    """
+    value = array_of(x) if dtype is None else array_of(cast(x, dtype))
+    return apply_unary("cumsum", _cumsum, value, axis)
