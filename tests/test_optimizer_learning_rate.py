@@ -348,3 +348,17 @@ def test_the_learning_rate_variable_takes_the_default_float_dtype():
     finally:
         mk.config.set_floatx("float32")
     assert mk.optimizers.SGD(0.1).learning_rate.dtype == np.float32
+
+
+def test_a_callable_of_no_argument_is_called_with_none_as_keras_calls_it():
+    rates = iter([0.5, 0.25])
+    optimizer = optimizers.SGD(learning_rate=lambda: next(rates))
+    w = Variable([0.0])
+    optimizer.apply([np.ones(1)], [w])
+    optimizer.apply([np.ones(1)], [w])
+    np.testing.assert_allclose(w.numpy(), [-0.75])
+    holder = Variable(0.125)  # Keras's common form: a rate read from elsewhere
+    optimizer.learning_rate = lambda: holder
+    assert optimizer.learning_rate == 0.125
+    optimizer.learning_rate = lambda step=0: 1.0 + step  # (a default: called with none)
+    assert optimizer.learning_rate == 1.0

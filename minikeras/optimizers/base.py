@@ -8,6 +8,7 @@ constraints, and the iteration count; one update runs in `_apply.py`, and
 any reuse of arrays in place lives in `_buffers.py`.
 """
 
+import inspect
 import math
 import re
 
@@ -50,9 +51,10 @@ class Optimizer(OptimizerState):
     Args:
         learning_rate: a float, kept in a Variable of `config.floatx()`
             (float32 unless set; see `learning_rate`), a
-            `schedules.LearningRateSchedule`, or any callable
-            `learning_rate(step) -> float` of the step (`iterations`; Keras
-            calls a plain callable with no argument).
+            `schedules.LearningRateSchedule` (called with the step,
+            `iterations`), or a callable: one that takes no argument is
+            called with none, as Keras calls it (`lambda: rate`); one that
+            needs an argument is given the step (`lambda step: ...`).
         weight_decay: None, or a number >= 0: decoupled weight decay.
         clipnorm: None, or a number > 0: clip each gradient to this L2 norm.
         clipvalue: None, or a number > 0: clip each gradient value to
@@ -155,7 +157,7 @@ class Optimizer(OptimizerState):
         learning_rate = self._learning_rate
         if isinstance(learning_rate, Variable):
             return learning_rate
-        return float(learning_rate(int(self._iterations._value)))
+        return self._called_rate()
 
     @learning_rate.setter
     def learning_rate(self, learning_rate):
@@ -165,6 +167,7 @@ class Optimizer(OptimizerState):
                 self._variables.remove(current)
                 self._leading -= 1
             self._learning_rate = learning_rate
+            self._rate_takes_step = _takes_step(learning_rate)
             return
         if current is not None and not isinstance(current, Variable):
             raise TypeError(
@@ -192,7 +195,13 @@ class Optimizer(OptimizerState):
         learning_rate = self._learning_rate
         if isinstance(learning_rate, Variable):
             return float(learning_rate._value)
-        return float(learning_rate(int(self._iterations._value)))
+        return self._called_rate()
+
+    def _called_rate(self):
+        """A schedule's or callable's rate now, as a Python float."""
+        if self._rate_takes_step:
+            return float(self._learning_rate(int(self._iterations._value)))
+        return float(self._learning_rate())
 
     # ------------------------------------------------------------------- state
 
@@ -386,3 +395,20 @@ class Optimizer(OptimizerState):
             f"<{type(self).__name__} {self.name!r} learning_rate={rate} "
             f"iterations={int(self._iterations._value)}>"
         )
+
+
+def _takes_step(learning_rate):
+    """Whether a callable learning rate is given the step: a schedule, or a callable needing one.
+
+    Keras calls a plain callable with no argument; minikeras keeps giving the
+    step to one that cannot be called without it.
+    """
+    if isinstance(learning_rate, schedules.LearningRateSchedule):
+        return True
+    try:
+        inspect.signature(learning_rate).bind()
+    except TypeError:
+        return True
+    except ValueError:  # (no signature to read: a builtin)
+        return True
+    return False
