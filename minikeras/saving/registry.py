@@ -27,6 +27,7 @@ from minikeras.saving.functions import (
     _keras_function,
     saved_function,
 )
+from minikeras.saving.rebuildable import has_base_config, init_arguments, rebuild_problem
 from minikeras.serialization_lib import (
     CustomObjectScope,
     custom_object_scope,
@@ -47,9 +48,6 @@ __all__ = [
     "register_serializable",
     "serialize_layer",
 ]
-
-# Constructor arguments that every layer's base config holds.
-_BASE_ARGUMENTS = {"self", "name", "trainable", "dtype"}
 
 # The name of earlier versions, kept: `@register_serializable(package=...)`.
 register_serializable = register_keras_serializable
@@ -126,65 +124,6 @@ def _layer_class(name, custom_objects=None):
 # -------------------------------------------------------------------- layers
 
 
-def _init_arguments(cls):
-    try:
-        parameters = inspect.signature(cls.__init__).parameters.values()
-    except (TypeError, ValueError):
-        return [], True
-    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-    named = [p.name for p in parameters if p.kind not in variadic]
-    accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
-    return named, accepts_any
-
-
-def _has_base_config(cls):
-    from minikeras.models.model import Model
-
-    return cls.get_config in (Layer.get_config, Model.get_config)
-
-
-def _is_model(layer):
-    from minikeras.models.model import Model
-
-    return isinstance(layer, Model)
-
-
-def _rebuild_problem(layer):
-    """Why `layer` could not be rebuilt from a file, or None if it can be."""
-    cls = type(layer)
-    if isinstance(layer, operation_node.OperationNode):
-        return None  # (a minikeras op's node: found by its registered name)
-    kind = "Model" if _is_model(layer) else "Layer"
-    label = f"{kind} '{layer.name}' ({cls.__name__})"
-    save_weights = (
-        "Save its weights instead with model.save_weights(path), and load them with "
-        "load_weights(path) into a model built by your code"
-    )
-    if not (serialization_lib.is_registered(cls) or serialization_lib.public_module(cls)):
-        return (
-            f"{label} is not a built-in {kind.lower()} and its class is not registered, so a "
-            f"file cannot name it (loading never imports code named in a file). {save_weights}; "
-            "or decorate the class with @minikeras.saving.register_keras_serializable()."
-        )
-    if _has_base_config(cls) and getattr(layer, "_inputs", None) is None:
-        try:
-            config = layer.get_config()
-        except NotImplementedError as error:
-            return f"{error} {save_weights}."
-        extra = [
-            name
-            for name in _init_arguments(cls)[0]
-            if name not in _BASE_ARGUMENTS and name not in config
-        ]
-        if extra:
-            return (
-                f"{label} takes constructor arguments {extra} that get_config() does not "
-                f"return, so it cannot be rebuilt from its config. {save_weights}; or override "
-                "get_config() to return them."
-            )
-    return None
-
-
 def _batchless(shape):
     """A recorded build shape with None for the batch axis (a list of shapes item by item)."""
     if (
@@ -237,7 +176,7 @@ def serialize_layer(layer):
         ('keras.layers', 'Dense', None, 3)
     """
     purpose = _PURPOSE.get()
-    problem = None if purpose == "config" else _rebuild_problem(layer)
+    problem = None if purpose == "config" else rebuild_problem(layer)
     if problem:
         raise ValueError(f"save: {problem}")
     cls = type(layer)
@@ -415,11 +354,11 @@ def _from_config(cls, config):
 
     base_from_config = (Layer.from_config.__func__, Model.from_config.__func__)
     functional = "layers" in config and "input_layers" in config
-    if functional or not _has_base_config(cls) or cls.from_config.__func__ not in base_from_config:
+    if functional or not has_base_config(cls) or cls.from_config.__func__ not in base_from_config:
         return cls.from_config(config)
     # A class that keeps the base config and a constructor without `name=` (a
     # subclassed model's `__init__(self)`): construct it, then set the base attributes.
-    named, accepts_any = _init_arguments(cls)
+    named, accepts_any = init_arguments(cls)
     accepted = {k: v for k, v in config.items() if accepts_any or k in named}
     layer = cls(**accepted)
     if "name" in config and "name" not in accepted:
