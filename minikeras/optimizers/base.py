@@ -398,17 +398,11 @@ class Optimizer(OptimizerState):
 
 
 def _takes_step(learning_rate):
-    """Whether a callable learning rate is given the step: a schedule, or a callable needing one.
-
-    Keras calls a plain callable with no argument; minikeras keeps giving the
-    step to one that cannot be called without it.
-    """
+    """Whether a callable rate is given the step: a schedule, or a callable that needs one."""
     if isinstance(learning_rate, schedules.LearningRateSchedule):
         return True
     try:
         inspect.signature(learning_rate).bind()
-    except TypeError:
-        return True
-    except ValueError:  # (no signature to read: a builtin)
+    except (TypeError, ValueError):  # (ValueError: a builtin, no signature to read)
         return True
     return False

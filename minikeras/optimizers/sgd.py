@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from minikeras.optimizers._blas import add_scaled, scale_and_add
 from minikeras.optimizers._checks import UNIT_INTERVAL, check_number
 from minikeras.optimizers.base import Optimizer
 
@@ -62,21 +63,27 @@ class SGD(Optimizer):
             self.assign_add(variable, velocity)
 
     def _fused_step(self, gradient, value, out, slots, scratch, constants):
+        # (`_blas`: a big array's `y += a * x` in one pass, where numpy takes two)
         (learning_rate,) = constants
         scaled_gradient, step = scratch
-        np.multiply(gradient, learning_rate, out=scaled_gradient)
         if not slots:
-            np.subtract(value, scaled_gradient, out=out)
+            if out is not value:
+                np.copyto(out, value)
+            add_scaled(out, -learning_rate, gradient, scaled_gradient)
             return
         (velocity,) = slots
-        np.multiply(velocity, self.momentum, out=velocity)
-        np.subtract(velocity, scaled_gradient, out=velocity)
         if self.nesterov:
+            np.multiply(gradient, learning_rate, out=scaled_gradient)
+            np.multiply(velocity, self.momentum, out=velocity)
+            np.subtract(velocity, scaled_gradient, out=velocity)
             np.multiply(velocity, self.momentum, out=step)
             np.subtract(step, scaled_gradient, out=step)
             np.add(value, step, out=out)
-        else:
-            np.add(value, velocity, out=out)
+            return
+        scale_and_add(velocity, self.momentum, -learning_rate, gradient, scaled_gradient)
+        if out is not value:
+            np.copyto(out, value)
+        add_scaled(out, 1.0, velocity, step)
 
     def get_config(self):
         return {**super().get_config(), "momentum": self.momentum, "nesterov": self.nesterov}

@@ -1,0 +1,178 @@
+"""`y += a * x` in one pass, through the BLAS numpy ships: the big SGD updates.
+
+numpy has no fused "scale and add" of two arrays: `p -= lr * g` writes
+`lr * g` into a temporary and reads it back, two passes over memory where
+one would do, and at a 784x256 kernel memory is the whole cost. BLAS has
+that operation (`axpy`: `y = a x + y`; OpenBLAS also `axpby`:
+`y = a x + b y`), and numpy's wheels carry OpenBLAS, built as
+`scipy-openblas` with its symbols prefixed. This module finds that library
+next to numpy, takes its single and double precision `axpy`/`axpby`, checks
+them once on small arrays against numpy, and uses them for arrays of at
+least `MIN_SIZE` entries that are C-contiguous, of one dtype and do not
+overlap. Anywhere else (another numpy build, a check that failed, a small or
+strided array) the same result comes from numpy, in two passes.
+
+BLAS computes `a * x + y` with one rounding where its kernel fuses the
+multiply and the add, numpy with two: the new values may differ from
+numpy's in the last bit. For one array the choice depends only on its size,
+dtype and layout, never on who holds it, so an update gives the same bits
+whichever buffer it writes.
+
+Threads: OpenBLAS's threads are numpy's own, set by `OPENBLAS_NUM_THREADS`.
+"""
+
+import ctypes
+import glob
+import os
+
+import numpy as np
+
+__all__ = ["MIN_SIZE", "add_scaled", "available", "scale_and_add"]
+
+# Below this many entries the foreign call (about 1 µs) costs more than a pass saves.
+MIN_SIZE = 16384
+
+# How each known build names its routines, and the integer type of their sizes.
+_SYMBOLS = (("scipy_cblas_{}64_", ctypes.c_int64), ("scipy_cblas_{}", ctypes.c_int))
+_PRECISIONS = ((np.float32, ctypes.c_float, "s"), (np.float64, ctypes.c_double, "d"))
+
+
+def _library_paths():
+    """numpy's bundled OpenBLAS: `numpy.libs/` (Linux, Windows) or `numpy/.dylibs/` (macOS)."""
+    here = os.path.dirname(np.__file__)
+    found = []
+    for folder in (here + ".libs", os.path.join(here, ".dylibs")):
+        found += sorted(glob.glob(os.path.join(folder, "libscipy_openblas*")))
+    return found
+
+
+def _routines(library):
+    """`{dtype: (axpy, axpby)}` from one library, or None if it lacks them."""
+    for pattern, integer in _SYMBOLS:
+        routines = {}
+        for dtype, scalar, letter in _PRECISIONS:
+            try:
+                axpy = getattr(library, pattern.format(letter + "axpy"))
+                axpby = getattr(library, pattern.format(letter + "axpby"))
+            except AttributeError:
+                break
+            pointer = ctypes.c_void_p
+            axpy.argtypes = [integer, scalar, pointer, integer, pointer, integer]
+            axpby.argtypes = [integer, scalar, pointer, integer, scalar, pointer, integer]
+            axpy.restype = axpby.restype = None
+            routines[np.dtype(dtype)] = (axpy, axpby)
+        if len(routines) == 2:
+            return routines
+    return None
+
+
+def _checked(routines):
+    """The routines if they give numpy's answer on small arrays (strides and all), else None."""
+    rng = np.random.default_rng(0)
+    for dtype, (axpy, axpby) in routines.items():
+        x, y = rng.standard_normal((2, 37)).astype(dtype)
+        got = y.copy()
+        axpy(got.size, -0.5, x.ctypes.data, 1, got.ctypes.data, 1)
+        if not np.allclose(got, y - 0.5 * x, rtol=1e-5, atol=1e-6):
+            return None
+        got = y.copy()
+        axpby(got.size, 2.0, x.ctypes.data, 1, 0.25, got.ctypes.data, 1)
+        if not np.allclose(got, 2.0 * x + 0.25 * y, rtol=1e-5, atol=1e-6):
+            return None
+    return routines
+
+
+def _load():
+    for path in _library_paths():
+        try:
+            routines = _routines(ctypes.CDLL(path))
+        except OSError:
+            continue
+        if routines is not None:
+            return _checked(routines)
+    return None
+
+
+_ROUTINES = _load()
+
+
+def available():
+    """Whether the updates use BLAS here (numpy's bundled OpenBLAS was found and checked).
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> isinstance(mk.optimizers._blas.available(), bool)
+        True
+    """
+    return _ROUTINES is not None
+
+
+def _blas_for(y, x):
+    """The routines for `y` and `x`, or None where numpy must do it."""
+    if (
+        _ROUTINES is None
+        or y.size < MIN_SIZE
+        or x.dtype != y.dtype
+        or x.shape != y.shape
+        or not (y.flags.c_contiguous and x.flags.c_contiguous and y.flags.writeable)
+        or np.may_share_memory(x, y)
+    ):
+        return None
+    return _ROUTINES.get(y.dtype)
+
+
+def add_scaled(y, alpha, x, scratch):
+    """`y += alpha * x`, in place.
+
+    Args:
+        y: the array to update (written).
+        alpha: a Python float.
+        x: an array of `y`'s shape (read only).
+        scratch: an array of `y`'s shape and dtype, for numpy's two-pass way.
+
+    Returns:
+        None.
+
+    Example:
+        >>> y, x = np.ones(3, np.float32), np.full(3, 2.0, np.float32)
+        >>> mk.optimizers._blas.add_scaled(y, -0.5, x, np.empty_like(y))
+        >>> y
+        array([0., 0., 0.], dtype=float32)
+    """
+    routines = _blas_for(y, x)
+    if routines is None:
+        if alpha != 1.0:
+            x = np.multiply(x, alpha, out=scratch)
+        np.add(y, x, out=y)
+    else:
+        routines[0](y.size, alpha, x.ctypes.data, 1, y.ctypes.data, 1)
+
+
+def scale_and_add(y, beta, alpha, x, scratch):
+    """`y = beta * y + alpha * x`, in place (a momentum's update).
+
+    Args:
+        y: the array to update (written).
+        beta: a Python float, the factor of `y`.
+        alpha: a Python float, the factor of `x`.
+        x: an array of `y`'s shape (read only).
+        scratch: an array of `y`'s shape and dtype, for numpy's way.
+
+    Returns:
+        None.
+
+    Example:
+        >>> y, x = np.ones(2, np.float32), np.ones(2, np.float32)
+        >>> mk.optimizers._blas.scale_and_add(y, 0.5, 2.0, x, np.empty_like(y))
+        >>> y
+        array([2.5, 2.5], dtype=float32)
+    """
+    routines = _blas_for(y, x)
+    if routines is None:
+        np.multiply(y, beta, out=y)
+        np.multiply(x, alpha, out=scratch)
+        np.add(y, scratch, out=y)
+    else:
+        routines[1](y.size, alpha, x.ctypes.data, 1, beta, y.ctypes.data, 1)
