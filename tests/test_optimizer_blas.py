@@ -40,7 +40,7 @@ def test_strided_overlapping_or_mixed_arrays_take_numpys_way():
     flat = RNG.standard_normal(2 * _blas.MIN_SIZE + 2).astype("float32")
     before = flat.copy()
     half = _blas.MIN_SIZE + 1
-    _blas.add_scaled(flat[1:half + 1], 1.0, flat[:half], np.empty(half, "float32"))  # overlap
+    _blas.add_scaled(flat[1 : half + 1], 1.0, flat[:half], np.empty(half, "float32"))  # overlap
     np.testing.assert_allclose(flat[1 : half + 1], before[1 : half + 1] + before[:half], rtol=1e-6)
 
 
