@@ -140,6 +140,35 @@ KERAS_OPERATION_SPECS = {
     ),  # fmt: skip
     "logsumexp": (_MATH, {"axis": "axis", "keepdims": "keepdims"}),
     "erf": (_MATH, {}),
+    # Array manipulation and creation (the "arrays" family).
+    **{name: (_NUMPY, {}) for name in ("ravel", "hstack", "vstack", "dstack", "fliplr", "flipud")},
+    **{name: (_NUMPY, {"k": "k"}) for name in ("diag", "diagflat")},
+    **{
+        name: (_NUMPY, {"indices_or_sections": "indices_or_sections"})
+        for name in ("hsplit", "vsplit", "dsplit")
+    },
+    "array_split": (_NUMPY, {"indices_or_sections": "indices_or_sections", "axis": "axis"}),
+    "append": (_NUMPY, {"axis": "axis"}),
+    "diff": (_NUMPY, {"n": "n", "axis": "axis"}),
+    "roll": (_NUMPY, {"shift": "shift", "axis": "axis"}),
+    "rot90": (_NUMPY, {"k": "k", "axes": "axes"}),
+    "take_along_axis": (_NUMPY, {"axis": "axis"}),
+    "unstack": (_CORE, {"num": "num", "axis": "axis"}),
+    "linspace": (
+        _NUMPY,
+        {
+            "num": "num",
+            "endpoint": "endpoint",
+            "retstep": "retstep",
+            "dtype": "dtype",
+            "axis": "axis",
+        },
+    ),  # fmt: skip
+    "logspace": (
+        _NUMPY,
+        {"num": "num", "endpoint": "endpoint", "base": "base", "dtype": "dtype", "axis": "axis"},
+    ),  # fmt: skip
+    "geomspace": (_NUMPY, {"num": "num", "endpoint": "endpoint", "dtype": "dtype", "axis": "axis"}),
 }
 
 

@@ -126,6 +126,24 @@ from minikeras.ops.shape import (
 )
 from minikeras.ops.symbolic import symbolic_aware
 
+# isort: split
+# Array manipulation and creation (the "arrays" family).
+from minikeras.ops.host import dtype, is_tensor, ndim, size
+from minikeras.ops.indexing import diag, diagflat, take_along_axis
+from minikeras.ops.ranges import geomspace, identity, linspace, logspace, tri
+from minikeras.ops.reordering import diff, fliplr, flipud, ravel, roll, rot90
+from minikeras.ops.stacking import (
+    append,
+    array_split,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    unstack,
+    vsplit,
+    vstack,
+)
+
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
 shape = _shape_function
 
@@ -149,10 +167,20 @@ __all__ = [
     "convert_to_numpy", "shape", "tile",
 ]  # fmt: skip
 
+# Array manipulation and creation (the "arrays" family).
+_HOST_QUERIES = {"dtype", "is_tensor", "ndim", "size"}
+__all__ += [
+    "append", "array_split", "diag", "diagflat", "diff", "dsplit", "dstack", "dtype",
+    "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity", "is_tensor", "linspace",
+    "logspace", "ndim", "ravel", "roll", "rot90", "size", "take_along_axis", "tri", "unstack",
+    "vsplit", "vstack",
+]  # fmt: skip
+
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
 # not those that read a tensor on the host, as in Keras (a symbolic shape is known; a
-# symbolic tensor's values are not, and convert_to_numpy says so).
-for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"}):
+# symbolic tensor's values are not, and convert_to_numpy says so). A symbolic tensor's
+# rank, size and dtype are known: those queries answer with plain values.
+for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"} - _HOST_QUERIES):
     globals()[_name] = symbolic_aware(globals()[_name])
 del _name
 

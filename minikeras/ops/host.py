@@ -1,12 +1,15 @@
-"""Reading a tensor on the host: its static shape and its values as a numpy array."""
+"""Reading a tensor on the host: its static shape, rank, size and dtype, whether it is a
+tensor, and its values as a numpy array."""
 
 import numpy as np
 
+from minikeras import config
 from minikeras.engine.tensor import Tensor, getval
+from minikeras.engine.variable import Variable
 from minikeras.ops.core import value_of
 from minikeras.ops.symbolic import SymbolicValueError
 
-__all__ = ["convert_to_numpy", "shape"]
+__all__ = ["convert_to_numpy", "dtype", "is_tensor", "ndim", "shape", "size"]
 
 
 def shape(x):
@@ -58,3 +61,81 @@ def convert_to_numpy(x):
             f"functional model will be called on; shape {getattr(x, 'shape', '?')}); call the "
             "model on data"
         ) from None
+
+
+def ndim(x):
+    """The number of axes of `x` (known for a symbolic tensor too).
+
+    Args:
+        x: a Tensor, Variable, symbolic tensor, numpy array or array-like.
+
+    Returns:
+        An int.
+
+    Example:
+        >>> mk.ops.ndim(mk.ops.ones((2, 3))), mk.ops.ndim(mk.Input((None, 4)))
+        (2, 3)
+    """
+    return len(shape(x))
+
+
+def size(x):
+    """The number of values in `x`: the product of its shape.
+
+    Args:
+        x: a Tensor, Variable, symbolic tensor with a known shape, numpy array
+            or array-like.
+
+    Returns:
+        An int.
+
+    Raises:
+        ValueError: for a symbolic tensor with a size left open (Keras
+            records a node there; minikeras's answer is a plain int).
+
+    Example:
+        >>> mk.ops.size(mk.ops.ones((2, 3)))
+        6
+    """
+    dims = shape(x)
+    if None in dims:
+        raise ValueError(f"size: the shape {dims} has a size left open; its product is unknown")
+    return int(np.prod(dims, dtype=np.int64))
+
+
+def dtype(x):
+    """The name of the dtype of `x` (`"float32"`, `"int32"`, ...).
+
+    Args:
+        x: a Tensor, Variable, symbolic tensor, numpy array, or a Python
+            number or list (read as `convert_to_tensor` reads it: float32 or
+            int32; Keras refuses these).
+
+    Returns:
+        A dtype name.
+
+    Example:
+        >>> mk.ops.dtype(np.ones(2, "int8")), mk.ops.dtype(mk.Input((3,)))
+        ('int8', 'float32')
+    """
+    known = getattr(x, "dtype", None)
+    if known is None:
+        known = Tensor(x).dtype
+    return config.standardize_dtype(known)
+
+
+def is_tensor(x):
+    """Whether `x` is a minikeras Tensor (as Keras, False for a Variable, a symbolic
+    tensor, a numpy array or a Python number).
+
+    Args:
+        x: anything.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> mk.ops.is_tensor(mk.ops.ones(2)), mk.ops.is_tensor(np.ones(2))
+        (True, False)
+    """
+    return isinstance(x, Tensor) and not isinstance(x, Variable)
