@@ -168,7 +168,6 @@ __all__ = [
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
-_HOST_QUERIES = {"dtype", "is_tensor", "ndim", "size"}
 __all__ += [
     "append", "array_split", "diag", "diagflat", "diff", "dsplit", "dstack", "dtype",
     "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity", "is_tensor", "linspace",
@@ -178,9 +177,8 @@ __all__ += [
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
 # not those that read a tensor on the host, as in Keras (a symbolic shape is known; a
-# symbolic tensor's values are not, and convert_to_numpy says so). A symbolic tensor's
-# rank, size and dtype are known: those queries answer with plain values.
-for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"} - _HOST_QUERIES):
+# symbolic tensor's values are not, and convert_to_numpy says so).
+for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"}):
     globals()[_name] = symbolic_aware(globals()[_name])
 del _name
 

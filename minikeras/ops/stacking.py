@@ -1,17 +1,17 @@
 """Joining and splitting along fixed axes: `hstack`, `vstack`, `dstack`, `append`, and
 `hsplit`, `vsplit`, `dsplit`, `array_split`, `unstack`.
 
-Each is `concatenate` or `split` along the axis numpy's function names, built
-from autograd's own primitives (a join's gradient splits the incoming one, a
-split's joins it back). Operands of mixed dtypes meet as in `concatenate`:
-integers joining floats take the float dtype, as in Keras.
+Each is `concatenate` or `split` along the axis numpy's function names (a
+join's gradient splits the incoming one, a split's joins it back). Operands
+of mixed dtypes meet as in `concatenate`: integers joining floats take the
+float dtype, as in Keras.
 """
 
-import autograd.numpy as anp
 import numpy as np
 
-from minikeras.ops.core import array_of, normalize_axis, op_error, wrap
-from minikeras.ops.shape import _joinable
+from minikeras.ops.core import array_of, normalize_axis, op_error, value_of
+from minikeras.ops.reordering import ravel
+from minikeras.ops.shape import _joinable, concatenate, reshape, split, squeeze
 
 __all__ = [
     "append",
@@ -28,8 +28,8 @@ __all__ = [
 
 def _join(op, values, axis):
     try:
-        return wrap(anp.concatenate(values, axis=axis))
-    except (ValueError, IndexError):
+        return concatenate(values, axis=axis)
+    except ValueError:
         raise op_error(op, f"shapes must match except on axis {axis}", *values) from None
 
 
@@ -44,7 +44,7 @@ def _at_least(values, ndim):
                 shape = (1,) * (2 - len(shape)) + shape
             else:  # () -> (1, 1, 1), (n,) -> (1, n, 1), (m, n) -> (m, n, 1)
                 shape = {0: (1, 1, 1), 1: (1, *shape, 1), 2: (*shape, 1)}[len(shape)]
-            value = anp.reshape(value, shape)
+            value = value_of(reshape(value, shape))
         shaped.append(value)
     return shaped
 
@@ -67,7 +67,7 @@ def hstack(xs):
                [1., 0., 0.]])
     """
     values = _joinable("hstack", xs)
-    values = [anp.reshape(v, (1,)) if np.ndim(v) == 0 else v for v in values]
+    values = [value_of(reshape(v, (1,))) if np.ndim(v) == 0 else v for v in values]
     return _join("hstack", values, 0 if np.ndim(values[0]) == 1 else 1)
 
 
@@ -131,31 +131,31 @@ def append(x1, x2, axis=None):
     """
     values = _joinable("append", [x1, x2])
     if axis is None:
-        values = [anp.ravel(value) for value in values]
+        values = [value_of(ravel(value)) for value in values]
         axis = 0
     return _join("append", values, axis)
 
 
-def _split(op, x, indices_or_sections, axis, function=anp.array_split):
+def _split(op, x, indices_or_sections, axis, equal=True):
     value = array_of(x)
     if np.ndim(value) == 0:
         raise op_error(op, "cannot split a scalar", value)
     axis = normalize_axis(op, axis, np.ndim(value), value)
     sections = indices_or_sections
     if not isinstance(sections, (int, np.integer)):
-        sections = [int(i) for i in np.asarray(sections).reshape(-1)]
+        sections = [int(i) for i in np.asarray(sections).reshape(-1)]  # (numpy's own)
     elif isinstance(sections, bool) or sections < 1:
         raise ValueError(
             f"{op}: indices_or_sections must be a positive int or a list of "
             f"indices, got {indices_or_sections!r}"
         )
-    try:
-        parts = function(value, sections, axis=axis)
-    except ValueError:
-        raise op_error(
-            op, f"cannot split into {indices_or_sections} equal parts on axis {axis}", value
-        ) from None
-    return [wrap(part) for part in parts]
+    length = np.shape(value)[axis]
+    if isinstance(sections, int) and not equal:  # the first `length % sections` parts longer
+        size, longer = divmod(length, sections)
+        sections = [i * size + min(i, longer) for i in range(1, sections)]
+    elif isinstance(sections, int) and length % sections:
+        raise op_error(op, f"cannot split into {sections} equal parts on axis {axis}", value)
+    return split(value, sections, axis=axis)
 
 
 def array_split(x, indices_or_sections, axis=0):
@@ -178,7 +178,7 @@ def array_split(x, indices_or_sections, axis=0):
         >>> [part.shape for part in mk.ops.array_split(np.ones((5, 2)), 3)]
         [(2, 2), (2, 2), (1, 2)]
     """
-    return _split("array_split", x, indices_or_sections, axis)
+    return _split("array_split", x, indices_or_sections, axis, equal=False)
 
 
 def hsplit(x, indices_or_sections):
@@ -199,7 +199,7 @@ def hsplit(x, indices_or_sections):
         [(2, 2), (2, 2)]
     """
     axis = 0 if np.ndim(array_of(x)) == 1 else 1
-    return _split("hsplit", x, indices_or_sections, axis, anp.split)
+    return _split("hsplit", x, indices_or_sections, axis)
 
 
 def vsplit(x, indices_or_sections):
@@ -219,7 +219,7 @@ def vsplit(x, indices_or_sections):
         >>> [part.shape for part in mk.ops.vsplit(np.ones((4, 3)), [1])]
         [(1, 3), (3, 3)]
     """
-    return _split("vsplit", _rank_at_least("vsplit", x, 2), indices_or_sections, 0, anp.split)
+    return _split("vsplit", _rank_at_least("vsplit", x, 2), indices_or_sections, 0)
 
 
 def dsplit(x, indices_or_sections):
@@ -239,7 +239,7 @@ def dsplit(x, indices_or_sections):
         >>> [part.shape for part in mk.ops.dsplit(np.ones((2, 4, 3)), 3)]
         [(2, 4, 1), (2, 4, 1), (2, 4, 1)]
     """
-    return _split("dsplit", _rank_at_least("dsplit", x, 3), indices_or_sections, 2, anp.split)
+    return _split("dsplit", _rank_at_least("dsplit", x, 3), indices_or_sections, 2)
 
 
 def _rank_at_least(op, x, ndim):
@@ -276,4 +276,4 @@ def unstack(x, num=None, axis=0):
         raise op_error("unstack", f"num={num!r} but axis {axis} has length {length}", value)
     if length == 0:
         return []
-    return [wrap(anp.squeeze(part, axis)) for part in anp.split(value, length, axis=axis)]
+    return [squeeze(part, axis) for part in split(value, length, axis=axis)]
