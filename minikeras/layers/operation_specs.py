@@ -169,6 +169,18 @@ KERAS_OPERATION_SPECS = {
         {"num": "num", "endpoint": "endpoint", "base": "base", "dtype": "dtype", "axis": "axis"},
     ),  # fmt: skip
     "geomspace": (_NUMPY, {"num": "num", "endpoint": "endpoint", "dtype": "dtype", "axis": "axis"}),
+    **{name: (_NUMPY, {}) for name in ("outer", "inner", "kron", "vdot", "select", "nonzero")},
+    "cross": (_NUMPY, {"axisa": "axisa", "axisb": "axisb", "axisc": "axisc", "axis": "axis"}),
+    "vander": (_NUMPY, {"N": "N", "increasing": "increasing"}),
+    "meshgrid": (_NUMPY, {"indexing": "indexing"}),
+    "unravel_index": (_NUMPY, {"shape": "shape"}),
+    "array": (_NUMPY, {"dtype": "dtype"}),
+    "empty_like": (_NUMPY, {"dtype": "dtype"}),
+    "saturate_cast": (_CORE, {"dtype": "dtype"}),
+    "scatter": (_CORE, {"shape": "shape"}),
+    "scatter_update": (_CORE, {"reduction": "reduction"}),
+    "slice": (_CORE, {"shape": "shape"}),
+    "slice_update": (_CORE, {}),
 }
 
 

@@ -128,10 +128,15 @@ from minikeras.ops.symbolic import symbolic_aware
 
 # isort: split
 # Array manipulation and creation (the "arrays" family).
+from minikeras.ops.creation import array, empty, empty_like, saturate_cast
+from minikeras.ops.grids import meshgrid, vander
 from minikeras.ops.host import dtype, is_tensor, ndim, size
 from minikeras.ops.indexing import diag, diagflat, take_along_axis
+from minikeras.ops.products import cross, inner, kron, outer, vdot
 from minikeras.ops.ranges import geomspace, identity, linspace, logspace, tri
 from minikeras.ops.reordering import diff, fliplr, flipud, ravel, roll, rot90
+from minikeras.ops.scatter import scatter, scatter_update, slice, slice_update
+from minikeras.ops.selection import nonzero, select, unravel_index
 from minikeras.ops.stacking import (
     append,
     array_split,
@@ -173,6 +178,9 @@ __all__ += [
     "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity", "is_tensor", "linspace",
     "logspace", "ndim", "ravel", "roll", "rot90", "size", "take_along_axis", "tri", "unstack",
     "vsplit", "vstack",
+    "array", "cross", "empty", "empty_like", "inner", "kron", "meshgrid", "nonzero", "outer",
+    "saturate_cast", "scatter", "scatter_update", "select", "slice", "slice_update",
+    "unravel_index", "vander", "vdot",
 ]  # fmt: skip
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
@@ -181,5 +189,9 @@ __all__ += [
 for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"}):
     globals()[_name] = symbolic_aware(globals()[_name])
 del _name
+
+# Keras's functional name for `x[key]` (one implementation: its nodes are getitem's).
+get_item = getitem
+__all__ += ["get_item"]
 
 bind_operators(sys.modules[__name__])
