@@ -190,8 +190,8 @@ for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"}):
     globals()[_name] = symbolic_aware(globals()[_name])
 del _name
 
-# Keras's functional name for `x[key]` (one implementation: its nodes are getitem's).
+# Keras's functional name for `x[key]`: getitem itself, so that its nodes are getitem's
+# (Keras's GetItem); kept out of __all__, which names one node class per function.
 get_item = getitem
-__all__ += ["get_item"]
 
 bind_operators(sys.modules[__name__])
