@@ -169,7 +169,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
             (numpy would give complex values).
 
     Example:
-        >>> mk.ops.geomspace(1, 1000, 4).numpy()
+        >>> mk.ops.geomspace(1, 1000, 4).numpy().round(3)
         array([   1.,   10.,  100., 1000.], dtype=float32)
     """
     first, last, axis = _ends("geomspace", start, stop, num, axis)
