@@ -45,7 +45,7 @@ __all__ = [
 PACKAGE = "MinikerasOps"  # the registry's package of the node classes
 
 # Where Keras's class name is not the function's name in CamelCase.
-_KERAS_CLASS_NAMES = {"abs": "Absolute", "getitem": "GetItem"}
+_KERAS_CLASS_NAMES = {"abs": "Absolute", "getitem": "GetItem", "cdist": "CDist"}
 
 
 def keras_class_name(function_name):

@@ -181,6 +181,9 @@ KERAS_OPERATION_SPECS = {
     "scatter_update": (_CORE, {"reduction": "reduction"}),
     "slice": (_CORE, {"shape": "shape"}),
     "slice_update": (_CORE, {}),
+    "view": (_NUMPY, {"dtype": "dtype"}),
+    "correlate": (_NUMPY, {"mode": "mode"}),
+    "cdist": (_MATH, {}),
 }
 
 

@@ -128,12 +128,24 @@ from minikeras.ops.symbolic import symbolic_aware
 
 # isort: split
 # Array manipulation and creation (the "arrays" family).
-from minikeras.ops.creation import array, empty, empty_like, saturate_cast
+from minikeras.ops.casting import saturate_cast, view
+from minikeras.ops.creation import array, empty, empty_like
 from minikeras.ops.grids import meshgrid, vander
 from minikeras.ops.host import dtype, is_tensor, ndim, size
 from minikeras.ops.indexing import diag, diagflat, take_along_axis
-from minikeras.ops.products import cross, inner, kron, outer, vdot
-from minikeras.ops.ranges import geomspace, identity, linspace, logspace, tri
+from minikeras.ops.products import cdist, correlate, cross, inner, kron, outer, vdot
+from minikeras.ops.ranges import (
+    bartlett,
+    blackman,
+    geomspace,
+    hamming,
+    hanning,
+    identity,
+    kaiser,
+    linspace,
+    logspace,
+    tri,
+)
 from minikeras.ops.reordering import diff, fliplr, flipud, ravel, roll, rot90
 from minikeras.ops.scatter import scatter, scatter_update, slice, slice_update
 from minikeras.ops.selection import nonzero, select, unravel_index
@@ -181,6 +193,7 @@ __all__ += [
     "array", "cross", "empty", "empty_like", "inner", "kron", "meshgrid", "nonzero", "outer",
     "saturate_cast", "scatter", "scatter_update", "select", "slice", "slice_update",
     "unravel_index", "vander", "vdot",
+    "bartlett", "blackman", "hamming", "hanning", "kaiser", "view", "correlate", "cdist",
 ]  # fmt: skip
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);

@@ -7,7 +7,6 @@ from minikeras.engine.tensor import (
     Tensor,
     getval,  # autograd's, through the engine
 )
-from minikeras.ops.comparison import clip
 from minikeras.ops.core import value_of, wrap
 
 __all__ = [
@@ -22,7 +21,6 @@ __all__ = [
     "full_like",
     "ones",
     "ones_like",
-    "saturate_cast",
     "stop_gradient",
     "zeros",
     "zeros_like",
@@ -104,55 +102,6 @@ def array(x, dtype=None):
         (dtype('int32'), dtype('float32'))
     """
     return convert_to_tensor(x, dtype)
-
-
-def saturate_cast(x, dtype):
-    """Converts to `dtype`, values beyond its range clipped to its limits (NaN to 0 for
-    integers), where `cast` would wrap them around.
-
-    Gradients flow through float-to-float casts, as in `cast` (zero where clipped).
-
-    Args:
-        x: Tensor or array-like.
-        dtype: the target dtype.
-
-    Returns:
-        A Tensor.
-
-    Raises:
-        TypeError: if `dtype` is not a dtype.
-
-    Example:
-        >>> mk.ops.saturate_cast(np.array([-300.0, 1.5, 300.0]), "int8").numpy()
-        array([-128,    1,  127], dtype=int8)
-    """
-    value = value_of(x)
-    target = np.dtype(config.standardize_dtype(dtype))
-    source = np.result_type(getval(value))
-    if target.kind in "iu":
-        limits = np.iinfo(target)
-    elif target.kind == "f":
-        limits = np.finfo(target)
-    else:
-        return cast(value, target)
-    if source.kind == "b" or np.can_cast(source, target, casting="safe"):
-        return cast(value, target)
-    low, high = limits.min, limits.max
-    if source.kind == "f":
-        low, high = source.type(low), source.type(high)
-        # A limit rounded up past the target's range (int32's 2**31 - 1 in float32).
-        if target.kind in "iu" and int(high) > limits.max:
-            high = np.nextafter(high, source.type(0))
-        if target.kind in "iu" and int(low) < limits.min:
-            low = np.nextafter(low, source.type(0))
-    elif source.kind in "iu":  # integers meeting a narrower integer or float type
-        info = np.iinfo(source)
-        low, high = max(int(low), info.min), min(int(high), info.max)
-        low, high = source.type(low), source.type(high)
-    clipped = clip(value, low, high)
-    if source.kind == "f" and target.kind in "iu":
-        clipped = wrap(np.nan_to_num(getval(value_of(clipped)), nan=0.0))
-    return cast(clipped, target)
 
 
 def stop_gradient(x):

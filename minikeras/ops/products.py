@@ -1,8 +1,8 @@
-"""Products of vectors and matrices beyond `matmul`: `outer`, `inner`, `vdot`, `kron` and
-the vector product `cross`.
+"""Products of vectors and matrices beyond `matmul`: `outer`, `inner`, `vdot`, `kron`, the
+vector product `cross`, the sliding products `correlate` and the pairwise distances `cdist`.
 
 Each is written with other ops (`multiply`, `tensordot`, `dot`, `reshape`,
-`unstack`, `stack`), so their gradients, to any order, are those ops'.
+`unstack`, `stack`, `take`, `pad`), so their gradients, to any order, are those ops'.
 Integers meeting floats take the float dtype; integers alone keep theirs, as
 in Keras.
 """
@@ -10,14 +10,16 @@ in Keras.
 import numpy as np
 
 from minikeras.ops.axes import moveaxis
-from minikeras.ops.core import array_of, normalize_axis, op_error, value_of
-from minikeras.ops.linalg import dot, tensordot
-from minikeras.ops.math import multiply, negative, subtract
+from minikeras.ops.core import array_of, as_float, normalize_axis, op_error, promote, value_of
+from minikeras.ops.elementary import sqrt
+from minikeras.ops.linalg import dot, matmul, tensordot
+from minikeras.ops.math import multiply, negative, square, subtract
+from minikeras.ops.reduction import sum as reduce_sum
 from minikeras.ops.reordering import ravel
-from minikeras.ops.shape import reshape, stack
+from minikeras.ops.shape import expand_dims, pad, reshape, stack, take
 from minikeras.ops.stacking import unstack
 
-__all__ = ["cross", "inner", "kron", "outer", "vdot"]
+__all__ = ["cdist", "correlate", "cross", "inner", "kron", "outer", "vdot"]
 
 
 def outer(x1, x2):
@@ -157,3 +159,68 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
         x, y = multiply(a1, b2[0]), negative(multiply(a0, b2[0]))
     result = stack([x, y, z], axis=-1)
     return moveaxis(result, -1, normalize_axis("cross", axisc, np.ndim(value_of(result)), result))
+
+
+def correlate(x1, x2, mode="valid"):
+    """The cross-correlation of two 1-d tensors: `out[k] = sum_n x1[n + k] * x2[n]`.
+
+    Args:
+        x1: a 1-d Tensor or array-like.
+        x2: a 1-d Tensor or array-like.
+        mode: `"valid"` (where one lies wholly over the other), `"same"` (as
+            long as the longer one, centred as numpy centres it) or `"full"`
+            (every overlap).
+
+    Returns:
+        A 1-d float Tensor (floatx for integers, as in Keras).
+
+    Raises:
+        ValueError: for inputs that are not 1-d or empty, or another `mode`.
+
+    Example:
+        >>> a, v = np.array([1.0, 2.0, 3.0], "float32"), np.array([0.0, 1.0, 0.5], "float32")
+        >>> mk.ops.correlate(a, v, mode="full").numpy()
+        array([0.5, 2. , 3.5, 3. , 0. ], dtype=float32)
+    """
+    if mode not in ("valid", "same", "full"):
+        raise ValueError(f"correlate: mode must be 'valid', 'same' or 'full', got {mode!r}")
+    a, v = promote(as_float(array_of(x1)), as_float(array_of(x2)))
+    if np.ndim(a) != 1 or np.ndim(v) != 1 or not np.size(a) or not np.size(v):
+        raise op_error("correlate", "x1 and x2 must be non-empty and 1-d", a, v)
+    n, m = np.shape(a)[0], np.shape(v)[0]
+    # Every overlap: row k of the windows is x1 (padded with zeros) from k - (m - 1) on.
+    windows = take(pad(a, ((m - 1, m - 1),)), np.arange(n + m - 1)[:, None] + np.arange(m))
+    full = matmul(windows, v)
+    if mode == "full":
+        return full
+    if mode == "valid":
+        return full[min(n, m) - 1 : max(n, m)]
+    start = (m - 1) // 2 if n >= m else n // 2
+    return full[start : start + max(n, m)]
+
+
+def cdist(x, y):
+    """The Euclidean distances between the rows of `x` and those of `y`, batched.
+
+    Its gradient at a distance of zero is NaN, as that of `sqrt` at 0 (and Keras's).
+
+    Args:
+        x: Tensor of shape `(..., p, d)`.
+        y: Tensor of shape `(..., r, d)`, the leading axes broadcasting with `x`'s.
+
+    Returns:
+        A float Tensor of shape `(..., p, r)` (floatx for integers).
+
+    Raises:
+        ValueError: for fewer than 2 axes or rows of different lengths.
+
+    Example:
+        >>> mk.ops.cdist(np.array([[0.0, 0.0]], "float32"), np.array([[3.0, 4.0]], "float32"))
+        <Tensor shape=(1, 1) dtype=float32
+        [[5.]]>
+    """
+    a, b = promote(as_float(array_of(x)), as_float(array_of(y)))
+    if np.ndim(a) < 2 or np.ndim(b) < 2 or np.shape(a)[-1] != np.shape(b)[-1]:
+        raise op_error("cdist", "x and y must be (..., rows, d) with one d", a, b)
+    differences = subtract(expand_dims(a, -2), expand_dims(b, -3))
+    return sqrt(reduce_sum(square(differences), axis=-1))

@@ -1,11 +1,13 @@
-"""Evenly spaced values and the constant matrices numpy builds: `linspace`, `logspace`,
-`geomspace`, `tri`, `identity`.
+"""Evenly spaced values, windows and the constant matrices numpy builds: `linspace`,
+`logspace`, `geomspace`, the windows `bartlett`, `blackman`, `hamming`, `hanning` and
+`kaiser`, `tri`, `identity`.
 
 `linspace` and `geomspace` are differentiable in `start` and `stop` (arrays
 of them make one sequence per element). Their values are numpy's (the last
 exactly `stop` when `endpoint`); the gradients sit beside them: a linspace
 value is `start + (stop - start) * t` for the fractions `t`, a geomspace
-value `start * (stop / start) ** t`. `logspace` is `base ** linspace`.
+value `start * (stop / start) ** t`. `logspace` is `base ** linspace`. The
+windows are numpy's, in floatx.
 """
 
 import autograd.numpy as anp
@@ -19,7 +21,18 @@ from minikeras.ops.axes import broadcast_to
 from minikeras.ops.core import array_of, as_float, normalize_axis, promote, value_of, wrap
 from minikeras.ops.creation import cast, eye
 
-__all__ = ["geomspace", "identity", "linspace", "logspace", "tri"]
+__all__ = [
+    "bartlett",
+    "blackman",
+    "geomspace",
+    "hamming",
+    "hanning",
+    "identity",
+    "kaiser",
+    "linspace",
+    "logspace",
+    "tri",
+]
 
 
 @primitive
@@ -218,3 +231,109 @@ def identity(n, dtype=None):
                [0, 1]], dtype=int32)
     """
     return eye(n, dtype=dtype)
+
+
+def _window(op, function, x, *args):
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        x = getval(value_of(x))
+        if np.ndim(x) or np.result_type(x).kind not in "iu":
+            raise ValueError(f"{op}: x must be an int, the window's length, got {x!r}")
+    return wrap(function(int(x), *args).astype(config.floatx()))
+
+
+def bartlett(x):
+    """The Bartlett (triangular) window of `x` points: up from 0 to 1 and back, linearly.
+
+    Args:
+        x: the number of points, an int (0 gives an empty window).
+
+    Returns:
+        A 1-d floatx Tensor.
+
+    Raises:
+        ValueError: if `x` is not an int.
+
+    Example:
+        >>> mk.ops.bartlett(5).numpy()
+        array([0. , 0.5, 1. , 0.5, 0. ], dtype=float32)
+    """
+    return _window("bartlett", np.bartlett, x)
+
+
+def blackman(x):
+    """The Blackman window of `x` points.
+
+    `0.42 - 0.5 cos(2 pi n / (x - 1)) + 0.08 cos(4 pi n / (x - 1))` for `n` in `[0, x)`.
+
+    Args:
+        x: the number of points, an int.
+
+    Returns:
+        A 1-d floatx Tensor.
+
+    Raises:
+        ValueError: if `x` is not an int.
+
+    Example:
+        >>> mk.ops.blackman(3).numpy().round(6)
+        array([-0.,  1., -0.], dtype=float32)
+    """
+    return _window("blackman", np.blackman, x)
+
+
+def hamming(x):
+    """The Hamming window of `x` points: `0.54 - 0.46 cos(2 pi n / (x - 1))`.
+
+    Args:
+        x: the number of points, an int.
+
+    Returns:
+        A 1-d floatx Tensor.
+
+    Raises:
+        ValueError: if `x` is not an int.
+
+    Example:
+        >>> mk.ops.hamming(3).numpy()
+        array([0.08, 1.  , 0.08], dtype=float32)
+    """
+    return _window("hamming", np.hamming, x)
+
+
+def hanning(x):
+    """The Hann window of `x` points: `0.5 - 0.5 cos(2 pi n / (x - 1))`.
+
+    Args:
+        x: the number of points, an int.
+
+    Returns:
+        A 1-d floatx Tensor.
+
+    Raises:
+        ValueError: if `x` is not an int.
+
+    Example:
+        >>> mk.ops.hanning(5).numpy()
+        array([0. , 0.5, 1. , 0.5, 0. ], dtype=float32)
+    """
+    return _window("hanning", np.hanning, x)
+
+
+def kaiser(x, beta):
+    """The Kaiser window of `x` points: `I0(beta sqrt(1 - (2n / (x - 1) - 1) ** 2)) / I0(beta)`.
+
+    Args:
+        x: the number of points, an int.
+        beta: the shape parameter (0: a rectangle; larger: narrower).
+
+    Returns:
+        A 1-d floatx Tensor.
+
+    Raises:
+        ValueError: if `x` is not an int.
+
+    Example:
+        >>> mk.ops.kaiser(3, 0.0).numpy()
+        array([1., 1., 1.], dtype=float32)
+    """
+    return _window("kaiser", np.kaiser, x, float(getval(value_of(beta))))
