@@ -184,6 +184,26 @@ KERAS_OPERATION_SPECS = {
     "view": (_NUMPY, {"dtype": "dtype"}),
     "correlate": (_NUMPY, {"mode": "mode"}),
     "cdist": (_MATH, {}),
+    "unfold": (
+        _NN,
+        {
+            "kernel_size": "kernel_size",
+            "dilation": "dilation",
+            "padding": "padding",
+            "stride": "stride",
+        },
+    ),  # fmt: skip
+    "fold": (
+        _NN,
+        {
+            "output_size": "output_size",
+            "kernel_size": "kernel_size",
+            "dilation": "dilation",
+            "padding": "padding",
+            "stride": "stride",
+        },
+    ),  # fmt: skip
+    "rearrange": ("keras.src.ops.einops", {}),
 }
 
 

@@ -133,6 +133,7 @@ from minikeras.ops.creation import array, empty, empty_like
 from minikeras.ops.grids import meshgrid, vander
 from minikeras.ops.host import dtype, is_tensor, ndim, size
 from minikeras.ops.indexing import diag, diagflat, take_along_axis
+from minikeras.ops.patches import fold, unfold
 from minikeras.ops.products import cdist, correlate, cross, inner, kron, outer, vdot
 from minikeras.ops.ranges import (
     bartlett,
@@ -146,6 +147,7 @@ from minikeras.ops.ranges import (
     logspace,
     tri,
 )
+from minikeras.ops.rearrange import rearrange
 from minikeras.ops.reordering import diff, fliplr, flipud, ravel, roll, rot90
 from minikeras.ops.scatter import scatter, scatter_update, slice, slice_update
 from minikeras.ops.selection import nonzero, select, unravel_index
@@ -194,6 +196,7 @@ __all__ += [
     "saturate_cast", "scatter", "scatter_update", "select", "slice", "slice_update",
     "unravel_index", "vander", "vdot",
     "bartlett", "blackman", "hamming", "hanning", "kaiser", "view", "correlate", "cdist",
+    "fold", "unfold", "rearrange",
 ]  # fmt: skip
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
