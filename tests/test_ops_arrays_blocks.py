@@ -5,6 +5,7 @@ differences, and the same values, dtypes and nodes as Keras."""
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
+from op_graphs import assert_same_as_keras, assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import ops
@@ -144,12 +145,7 @@ AGAINST_KERAS = [
 
 
 def test_the_same_values_and_dtypes_as_keras():
-    keras = pytest.importorskip("keras")
-    for name, args, kwargs in AGAINST_KERAS:
-        want = keras.ops.convert_to_numpy(getattr(keras.ops, name)(*args, **kwargs))
-        got = getattr(ops, name)(*args, **kwargs)
-        assert got.dtype == want.dtype and got.shape == want.shape, (name, got.dtype, got.shape)
-        np.testing.assert_allclose(got.numpy(), want, rtol=2e-6, atol=2e-6, err_msg=name)
+    assert_same_as_keras(AGAINST_KERAS, atol=2e-6)
 
 
 def _graph(lib):
@@ -169,19 +165,6 @@ def _graph(lib):
 
 
 def test_models_of_these_ops_save_and_cross_to_keras(tmp_path):
-    model = _graph(mk)
-    data = np.concatenate([IMAGES, IMAGES * 2], axis=0)
-    for suffix in ("minikeras", "keras"):
-        model.save(tmp_path / f"m.{suffix}")
-        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
-        for got, want in zip(loaded(data), model(data)):
-            np.testing.assert_array_equal(got.numpy(), want.numpy())
-    keras = pytest.importorskip("keras")
-    theirs = _graph(keras)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    for got, want in zip(ours(data), theirs(data)):
-        np.testing.assert_allclose(got.numpy(), keras.ops.convert_to_numpy(want), rtol=1e-5)
-    again = keras.saving.load_model(tmp_path / "m.keras")
-    for got, want in zip(again(data), model(data)):
-        np.testing.assert_allclose(keras.ops.convert_to_numpy(got), want.numpy(), rtol=1e-5)
+    assert_saves_and_crosses_to_keras(
+        _graph, np.concatenate([IMAGES, IMAGES * 2], axis=0), tmp_path
+    )

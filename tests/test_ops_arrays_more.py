@@ -6,6 +6,7 @@ differences, and the same values, dtypes and nodes as Keras."""
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
+from op_graphs import assert_same_as_keras, assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import ops
@@ -194,17 +195,8 @@ AGAINST_KERAS = [
 
 
 def test_the_same_values_and_dtypes_as_keras():
+    assert_same_as_keras(AGAINST_KERAS)
     keras = pytest.importorskip("keras")
-    for name, args, kwargs in AGAINST_KERAS:
-        theirs = getattr(keras.ops, name)(*args, **kwargs)
-        mine = getattr(ops, name)(*args, **kwargs)
-        if not isinstance(mine, (list, tuple)):
-            theirs, mine = [theirs], [mine]
-        assert len(mine) == len(theirs), name
-        for got, want in zip(mine, theirs):
-            want = keras.ops.convert_to_numpy(want)
-            assert got.dtype == want.dtype and got.shape == want.shape, (name, got.dtype)
-            np.testing.assert_allclose(got.numpy(), want, rtol=2e-6, atol=1e-6, err_msg=name)
     assert keras.ops.empty((2, 3)).shape == ops.empty((2, 3)).shape
 
 
@@ -229,19 +221,4 @@ def _graph(lib):
 
 
 def test_models_of_these_ops_save_and_cross_to_keras(tmp_path):
-    model = _graph(mk)
-    data = np.concatenate([X, X * 2], axis=0)
-    for suffix in ("minikeras", "keras"):
-        model.save(tmp_path / f"m.{suffix}")
-        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
-        for got, want in zip(loaded(data), model(data)):
-            np.testing.assert_array_equal(got.numpy(), want.numpy())
-    keras = pytest.importorskip("keras")
-    theirs = _graph(keras)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    for got, want in zip(ours(data), theirs(data)):
-        np.testing.assert_allclose(got.numpy(), keras.ops.convert_to_numpy(want), rtol=1e-5)
-    again = keras.saving.load_model(tmp_path / "m.keras")
-    for got, want in zip(again(data), model(data)):
-        np.testing.assert_allclose(keras.ops.convert_to_numpy(got), want.numpy(), rtol=1e-5)
+    assert_saves_and_crosses_to_keras(_graph, np.concatenate([X, X * 2], axis=0), tmp_path)
