@@ -234,6 +234,8 @@ def _index_value(index):
 def getitem(x, index):
     """`x[index]`: basic slicing, integer-array and boolean-mask indexing.
 
+    Also `mk.ops.get_item`, Keras's name for it (the same function).
+
     Args:
         x: Tensor or array-like.
         index: an int, slice, Ellipsis, None, integer or boolean array (or
