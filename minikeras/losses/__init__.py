@@ -14,7 +14,7 @@ broadcast silently.
 One deliberate difference from Keras: given 1-D targets and predictions of
 shape (batch,), the element-wise `Loss` objects (mean squared, absolute,
 absolute percentage and squared logarithmic error, Huber, log-cosh, Poisson,
-hinge, squared hinge, binary cross-entropy) see one value per sample. Keras averages them into
+hinge, squared hinge, binary cross-entropy and binary focal cross-entropy) see one value per sample. Keras averages them into
 a single number before weighting, which makes `sample_weight` and
 `reduction="none"` meaningless. The loss functions themselves follow Keras
 (mean over the last axis).
@@ -29,6 +29,7 @@ from minikeras.losses.base import (
     Loss,
     LossFunctionWrapper,
 )
+from minikeras.losses.circle import Circle, circle
 from minikeras.losses.classes import (
     BinaryCrossentropy,
     CategoricalCrossentropy,
@@ -37,6 +38,12 @@ from minikeras.losses.classes import (
     MeanAbsoluteError,
     MeanSquaredError,
     SparseCategoricalCrossentropy,
+)
+from minikeras.losses.focal import (
+    BinaryFocalCrossentropy,
+    CategoricalFocalCrossentropy,
+    binary_focal_crossentropy,
+    categorical_focal_crossentropy,
 )
 from minikeras.losses.functions import (
     BCE,
@@ -56,6 +63,10 @@ from minikeras.losses.functions import (
     sparse_categorical_crossentropy,
     squeeze_or_expand_to_same_rank,
 )
+from minikeras.losses.generalized import (
+    CategoricalGeneralizedCrossEntropy,
+    categorical_generalized_cross_entropy,
+)
 from minikeras.losses.hinge_losses import (
     CategoricalHinge,
     Hinge,
@@ -64,6 +75,7 @@ from minikeras.losses.hinge_losses import (
     hinge,
     squared_hinge,
 )
+from minikeras.losses.overlap import Dice, Tversky, dice, tversky
 from minikeras.losses.reduction import (
     apply_mask,
     reduce_weighted_values,
@@ -105,6 +117,12 @@ __all__ = [
     "hinge",
     "squared_hinge",
     "categorical_hinge",
+    "binary_focal_crossentropy",
+    "categorical_focal_crossentropy",
+    "dice",
+    "tversky",
+    "circle",
+    "categorical_generalized_cross_entropy",
     "mse",
     "MSE",
     "mae",
@@ -136,6 +154,12 @@ __all__ = [
     "Hinge",
     "SquaredHinge",
     "CategoricalHinge",
+    "BinaryFocalCrossentropy",
+    "CategoricalFocalCrossentropy",
+    "Dice",
+    "Tversky",
+    "Circle",
+    "CategoricalGeneralizedCrossEntropy",
     "get",
     "serialize",
     "deserialize",
@@ -164,6 +188,12 @@ _CLASSES = {
         Hinge,
         SquaredHinge,
         CategoricalHinge,
+        BinaryFocalCrossentropy,
+        CategoricalFocalCrossentropy,
+        Dice,
+        Tversky,
+        Circle,
+        CategoricalGeneralizedCrossEntropy,
     )
 }
 _FUNCTIONS = {
@@ -184,6 +214,12 @@ _FUNCTIONS = {
         hinge,
         squared_hinge,
         categorical_hinge,
+        binary_focal_crossentropy,
+        categorical_focal_crossentropy,
+        dice,
+        tversky,
+        circle,
+        categorical_generalized_cross_entropy,
     )
 }
 _ALIASES = {"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "kld": kld, "KLD": kld}

@@ -13,8 +13,10 @@ with more than one axis are averaged to one per sample, then weighted.
 true/false positives/negatives at thresholds instead; `F1Score`/`FBetaScore`,
 the IoU family, `R2Score` and `Sum` keep their counts in variables made with `Metric.add_variable`,
 as a custom metric does (Keras 3's way; `metric.variables` lists them).
-The loss functions Keras also exports here (`hinge`, `poisson`, ...) are
-the same functions as in `minikeras.losses`.
+The loss functions Keras also exports here (`mean_squared_error`, `hinge`,
+`binary_focal_crossentropy`, ...) are the same functions as in
+`minikeras.losses`; `pearson_correlation` and `concordance_correlation` are
+metrics only, as in Keras.
 
 `get("accuracy", loss=...)` picks the accuracy that fits the loss, as Keras
 does; see `get`.
@@ -22,12 +24,21 @@ does; see `get`.
 
 from minikeras import object_registry, serialization_lib
 from minikeras.losses import (  # loss functions Keras also exports as metrics
+    binary_crossentropy,
+    binary_focal_crossentropy,
+    categorical_crossentropy,
+    categorical_focal_crossentropy,
     categorical_hinge,
     hinge,
+    huber,
+    kl_divergence,
     log_cosh,
+    mean_absolute_error,
     mean_absolute_percentage_error,
+    mean_squared_error,
     mean_squared_logarithmic_error,
     poisson,
+    sparse_categorical_crossentropy,
     squared_hinge,
 )
 from minikeras.metrics.accuracies import (
@@ -46,7 +57,19 @@ from minikeras.metrics.accuracies import (
 )
 from minikeras.metrics.auto_accuracy import _accuracy_for_loss, _AutoAccuracy
 from minikeras.metrics.base import Metric
+from minikeras.metrics.condition_counts import (
+    FalseNegatives,
+    FalsePositives,
+    TrueNegatives,
+    TruePositives,
+)
 from minikeras.metrics.confusion import AUC
+from minikeras.metrics.correlation import (
+    ConcordanceCorrelation,
+    PearsonCorrelation,
+    concordance_correlation,
+    pearson_correlation,
+)
 from minikeras.metrics.f_score import F1Score, FBetaScore
 from minikeras.metrics.hinge_metrics import CategoricalHinge, Hinge, SquaredHinge
 from minikeras.metrics.iou import IoU, MeanIoU
@@ -90,6 +113,17 @@ __all__ = [
     "sparse_categorical_accuracy",
     "top_k_categorical_accuracy",
     "sparse_top_k_categorical_accuracy",
+    "mean_squared_error",
+    "mean_absolute_error",
+    "huber",
+    "kl_divergence",
+    "binary_crossentropy",
+    "categorical_crossentropy",
+    "sparse_categorical_crossentropy",
+    "binary_focal_crossentropy",
+    "categorical_focal_crossentropy",
+    "pearson_correlation",
+    "concordance_correlation",
     "mean_absolute_percentage_error",
     "mean_squared_logarithmic_error",
     "log_cosh",
@@ -111,6 +145,8 @@ __all__ = [
     "CosineSimilarity",
     "LogCoshError",
     "R2Score",
+    "PearsonCorrelation",
+    "ConcordanceCorrelation",
     "Poisson",
     "KLDivergence",
     "BinaryCrossentropy",
@@ -119,6 +155,10 @@ __all__ = [
     "Hinge",
     "SquaredHinge",
     "CategoricalHinge",
+    "TruePositives",
+    "FalsePositives",
+    "TrueNegatives",
+    "FalseNegatives",
     "Precision",
     "Recall",
     "AUC",
@@ -184,6 +224,12 @@ _CLASSES = {
         BinaryCrossentropy,
         CategoricalCrossentropy,
         SparseCategoricalCrossentropy,
+        TruePositives,
+        FalsePositives,
+        TrueNegatives,
+        FalseNegatives,
+        PearsonCorrelation,
+        ConcordanceCorrelation,
     )
 }
 _FUNCTIONS = {
@@ -202,6 +248,8 @@ _FUNCTIONS = {
         hinge,
         squared_hinge,
         categorical_hinge,
+        pearson_correlation,
+        concordance_correlation,
     )
 }
 # Names that make a metric instance named after them.
@@ -245,7 +293,13 @@ _NAMES = {
     "categorical_crossentropy": CategoricalCrossentropy,
     "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
     "kl_divergence": KLDivergence,
-    "binary_io_u": BinaryIoU,  # Keras's snake case of the class name
+    "binary_io_u": BinaryIoU,
+    "true_positives": TruePositives,
+    "false_positives": FalsePositives,
+    "true_negatives": TrueNegatives,
+    "false_negatives": FalseNegatives,
+    "pearson_correlation": PearsonCorrelation,
+    "concordance_correlation": ConcordanceCorrelation,  # Keras's snake case of the class name
 }
 
 
