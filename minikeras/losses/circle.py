@@ -63,8 +63,8 @@ def circle(
         y_pred = ops.cast(y_pred, "float32")
     references = y_pred if ref_embeddings is None else ops.cast(ref_embeddings, y_pred.dtype)
     labels = _labels("circle", "y_true", y_true, y_pred)
-    reference_labels = labels if ref_labels is None else _labels(
-        "circle", "ref_labels", ref_labels, references
+    reference_labels = (
+        labels if ref_labels is None else _labels("circle", "ref_labels", ref_labels, references)
     )
     positive = labels[:, None] == reference_labels[None, :]
     negative = ~positive
