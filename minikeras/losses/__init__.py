@@ -14,10 +14,10 @@ broadcast silently.
 One deliberate difference from Keras: given 1-D targets and predictions of
 shape (batch,), the element-wise `Loss` objects (mean squared, absolute,
 absolute percentage and squared logarithmic error, Huber, log-cosh, Poisson,
-hinge, squared hinge, binary cross-entropy and binary focal cross-entropy) see one value per sample. Keras averages them into
-a single number before weighting, which makes `sample_weight` and
-`reduction="none"` meaningless. The loss functions themselves follow Keras
-(mean over the last axis).
+hinge, squared hinge, binary cross-entropy and binary focal cross-entropy)
+see one value per sample. Keras averages them into a single number before
+weighting, which makes `sample_weight` and `reduction="none"` meaningless.
+The loss functions themselves follow Keras (mean over the last axis).
 """
 
 from minikeras import (

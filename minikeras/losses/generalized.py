@@ -59,7 +59,10 @@ def _checked_q(owner, q):
 
 
 class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
-    """Generalized cross-entropy, robust to noisy labels (see `categorical_generalized_cross_entropy`).
+    """Generalized cross-entropy, robust to noisy labels.
+
+    See `categorical_generalized_cross_entropy` for the formula. Keras 3.15's
+    `keras.losses.get` does not know this class's name; minikeras's does.
 
     Args:
         q: float in (0, 1); near 0 it behaves as the cross-entropy, near 1 as
