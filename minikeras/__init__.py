@@ -2,6 +2,7 @@
 
 from minikeras import (
     activations,
+    backend,
     callbacks,
     config,
     constraints,
@@ -36,6 +37,7 @@ __all__ = [
     "TrackingWarning",
     "Variable",
     "activations",
+    "backend",
     "callbacks",
     "config",
     "constraints",

@@ -1,11 +1,46 @@
-"""Global settings: the default float type and the fuzz factor `epsilon`."""
+"""Global settings, as `keras.config` has them.
+
+The default float type (`floatx`), the fuzz factor `epsilon`, the image
+layout, dtype names, and which backend computes (`backend()`: minikeras has
+one, numpy with autograd). The switches Keras users flip
+(`enable_unsafe_deserialization`, the interactive-logging and
+traceback-filtering ones) are `minikeras.switches`', re-exported here.
+"""
 
 import numpy as np
 
-__all__ = ["epsilon", "floatx", "set_floatx", "standardize_dtype"]
+from minikeras.switches import (
+    disable_interactive_logging,
+    disable_traceback_filtering,
+    enable_interactive_logging,
+    enable_traceback_filtering,
+    enable_unsafe_deserialization,
+    is_interactive_logging_enabled,
+    is_traceback_filtering_enabled,
+)
+
+__all__ = [
+    "backend",
+    "disable_interactive_logging",
+    "disable_traceback_filtering",
+    "enable_interactive_logging",
+    "enable_traceback_filtering",
+    "enable_unsafe_deserialization",
+    "epsilon",
+    "floatx",
+    "image_data_format",
+    "is_interactive_logging_enabled",
+    "is_traceback_filtering_enabled",
+    "set_backend",
+    "set_epsilon",
+    "set_floatx",
+    "set_image_data_format",
+    "standardize_dtype",
+]
 
 _FLOATX = "float32"
 _EPSILON = 1e-7
+_BACKEND = "numpy"
 
 
 def floatx():
@@ -56,6 +91,128 @@ def epsilon():
         1e-07
     """
     return _EPSILON
+
+
+def set_epsilon(value):
+    """Sets the small constant that keeps logs and divisions finite.
+
+    Losses, metrics and constraints read it each time they run, so the new
+    value holds from the next call on.
+
+    Args:
+        value: a positive float.
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: if `value` is not a positive number.
+
+    Example:
+        >>> mk.config.set_epsilon(1e-5); mk.config.epsilon()
+        1e-05
+        >>> mk.config.set_epsilon(1e-7)
+    """
+    global _EPSILON
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not number > 0 or number == float("inf"):
+        raise ValueError(f"set_epsilon: expected a positive float, got {value!r}")
+    _EPSILON = number
+
+
+def image_data_format():
+    """Returns the default image layout: `"channels_last"`, (batch, height, width, channels).
+
+    minikeras computes in that layout; a layer made with
+    `data_format="channels_first"` transposes around it.
+
+    Returns:
+        `"channels_last"`.
+
+    Example:
+        >>> mk.config.image_data_format()
+        'channels_last'
+    """
+    return "channels_last"
+
+
+def set_image_data_format(data_format):
+    """Sets the default image layout; minikeras's layers take only `"channels_last"` as default.
+
+    Keras's convolution, pooling and reshaping layers read this default when
+    made with `data_format=None`; minikeras's always default to channels
+    last, so `"channels_first"` is refused here rather than silently
+    ignored: pass `data_format="channels_first"` to each layer instead.
+
+    Args:
+        data_format: `"channels_last"`.
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: for `"channels_first"` (see above) or any other value.
+
+    Example:
+        >>> mk.config.set_image_data_format("channels_last")
+        >>> mk.config.image_data_format()
+        'channels_last'
+    """
+    if data_format == "channels_first":
+        raise ValueError(
+            "set_image_data_format: minikeras's layers default to 'channels_last' and "
+            "cannot change that default; pass data_format='channels_first' to each "
+            "convolution, pooling or reshaping layer instead"
+        )
+    if data_format != "channels_last":
+        raise ValueError(
+            "set_image_data_format: expected 'channels_last' or 'channels_first', "
+            f"got {data_format!r}"
+        )
+
+
+def backend():
+    """Returns the name of the backend that computes: `"numpy"`.
+
+    Keras 3 answers `"jax"`, `"tensorflow"`, `"torch"` or `"numpy"`.
+    minikeras has one backend, numpy with autograd for the gradients, and
+    says `"numpy"` (unlike Keras's numpy backend, it trains).
+
+    Returns:
+        `"numpy"`.
+
+    Example:
+        >>> mk.config.backend()
+        'numpy'
+    """
+    return _BACKEND
+
+
+def set_backend(backend):
+    """Switches backends in Keras; minikeras has one, so only `"numpy"` is accepted.
+
+    Args:
+        backend: `"numpy"` (nothing changes).
+
+    Returns:
+        None.
+
+    Raises:
+        ValueError: for any other backend: minikeras computes with numpy only.
+
+    Example:
+        >>> mk.config.set_backend("numpy")
+        >>> mk.config.backend()
+        'numpy'
+    """
+    if backend != _BACKEND:
+        raise ValueError(
+            f"set_backend: minikeras has one backend, numpy (with autograd); got {backend!r}. "
+            "For jax, tensorflow or torch, use Keras 3 itself"
+        )
 
 
 def standardize_dtype(dtype):

@@ -3,13 +3,17 @@
 With `verbose=1` a tqdm bar shows the step count, elapsed time, ETA and the
 running loss and metrics (tqdm is the `progress` extra: `pip install
 minikeras[progress]`; without it, one line per epoch is printed instead).
-With `verbose=2`, one line per epoch; with `verbose=0`, nothing.
+With `verbose=2`, one line per epoch; with `verbose=0`, nothing. With
+`mk.config.disable_interactive_logging()`, no bar: each line is a `logging`
+record of the logger `"minikeras"` instead.
 """
 
 import sys
 import time
 
 import numpy as np
+
+from minikeras import switches
 
 __all__ = ["Progress", "format_logs"]
 
@@ -65,7 +69,7 @@ class Progress:
         self.file = file
         self.start = time.perf_counter()
         self.bar = None
-        if verbose == 1 and tqdm is not None:
+        if verbose == 1 and tqdm is not None and switches.is_interactive_logging_enabled():
             self.bar = tqdm(
                 total=total,
                 desc=description,
@@ -115,4 +119,4 @@ class Progress:
             line = f"{self.description} - {took}"
             if logs:
                 line += " - " + format_logs(logs)
-            print(line, file=self.file or sys.stdout, flush=True)
+            switches.print_line(line, self.file)

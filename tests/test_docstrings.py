@@ -33,6 +33,7 @@ API_PAGES = Path(__file__).resolve().parent.parent / "docs" / "api"
 MODULES = [
     "minikeras",
     "minikeras.activations",
+    "minikeras.backend",
     "minikeras.callbacks",
     "minikeras.config",
     "minikeras.constraints",

@@ -5,7 +5,10 @@ Seeding (`set_random_seed`), a fresh session (`clear_session`), naming
 sequences (`pad_sequences`, `timeseries_dataset_from_array`), data
 (`split_dataset`, `PyDataset` for data read batch by batch, and the batch
 tuples of `pack_x_y_sample_weight` / `unpack_x_y_sample_weight`), dtype names
-(`standardize_dtype`) and a progress bar for hand-written loops (`Progbar`).
+(`standardize_dtype`), a progress bar for hand-written loops (`Progbar`) and
+the functional API's graph (`is_keras_tensor`, `get_source_inputs`). The
+interactive-logging switches are `minikeras.config`'s, re-exported as Keras
+does.
 The serialization names Keras also exports here (`register_keras_serializable`,
 `serialize_keras_object`, `deserialize_keras_object`, `get_custom_objects`,
 `get_registered_name`, `get_registered_object`, `custom_object_scope`,
@@ -27,6 +30,11 @@ from minikeras.serialization_lib import (
     register_keras_serializable,
     serialize_keras_object,
 )
+from minikeras.switches import (
+    disable_interactive_logging,
+    enable_interactive_logging,
+    is_interactive_logging_enabled,
+)
 from minikeras.utils.data_tuples import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from minikeras.utils.dataset_split import split_dataset
 from minikeras.utils.naming import to_snake_case
@@ -36,6 +44,7 @@ from minikeras.utils.py_dataset import PyDataset
 from minikeras.utils.seeding import set_random_seed
 from minikeras.utils.sequence import pad_sequences
 from minikeras.utils.session import clear_session
+from minikeras.utils.symbolic import get_source_inputs, is_keras_tensor
 from minikeras.utils.timeseries import timeseries_dataset_from_array
 
 Sequence = PyDataset  # Keras 3 exports the same class under both names
@@ -48,9 +57,14 @@ __all__ = [
     "clear_session",
     "custom_object_scope",
     "deserialize_keras_object",
+    "disable_interactive_logging",
+    "enable_interactive_logging",
     "get_custom_objects",
     "get_registered_name",
     "get_registered_object",
+    "get_source_inputs",
+    "is_interactive_logging_enabled",
+    "is_keras_tensor",
     "normalize",
     "pack_x_y_sample_weight",
     "pad_sequences",

@@ -10,6 +10,8 @@ import time
 
 import numpy as np
 
+from minikeras import switches
+
 __all__ = ["Progbar"]
 
 
@@ -67,7 +69,11 @@ class Progbar:
             None if stateless_metrics is not None else set(stateful_metrics or ())
         )
         self.stateless_metrics = None if stateless_metrics is None else set(stateless_metrics)
-        self._dynamic_display = hasattr(sys.stdout, "isatty") and sys.stdout.isatty()
+        self._dynamic_display = (
+            hasattr(sys.stdout, "isatty")
+            and sys.stdout.isatty()
+            and switches.is_interactive_logging_enabled()
+        )
         self._seen_so_far = 0
         self._values = {}  # name -> [weighted sum, steps]; insertion order is display order
         self._start = time.time()
@@ -117,8 +123,7 @@ class Progbar:
         elif self.verbose == 2 and finalize:
             count = self._count(current) if self.target else f"{current}"
             line = f"{count} - {now - self._start:.0f}s -{self._format_time(per_step)}"
-            sys.stdout.write(line + self._format_values() + "\n")
-            sys.stdout.flush()
+            switches.print_line(line + self._format_values())
         self._last_update = now
 
     def add(self, n, values=None):
@@ -175,9 +180,11 @@ class Progbar:
         if self._dynamic_display:  # blank out the rest of a longer previous line
             padding = " " * max(self._previous_width - len(line), 0)
         prefix = "\r" if self._dynamic_display else ""
-        end = "\n" if finalize or not self._dynamic_display else ""
-        sys.stdout.write(prefix + line + padding + end)
-        sys.stdout.flush()
+        if self._dynamic_display and not finalize:
+            sys.stdout.write(prefix + line + padding)
+            sys.stdout.flush()
+        else:
+            switches.print_line(prefix + line + padding)
         self._previous_width = len(line)
 
     def _format_values(self):
