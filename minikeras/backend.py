@@ -87,10 +87,12 @@ def result_type(*dtypes):
     the float's dtype; floats promote among themselves, and integers among
     themselves, as numpy does (`int8` and `uint8` give `int16`). The Python
     types are "weak": `float` among integers gives floatx and among floats
-    changes nothing; `int` and `bool` change nothing. Where Keras differs:
+    changes nothing; `int` and `bool` change nothing, except that `int`
+    makes bools `int64`. Where Keras differs:
     on JAX without 64-bit types it narrows `int64` and `float64` to 32 bits,
-    and it gives `int32` for Python `int` alone (minikeras: `int64`) and
-    `float32` for `uint64` with `int64` (minikeras: numpy's `float64`).
+    and it gives `int32` for Python `int` alone or with bools (minikeras:
+    `int64`) and `float32` for `uint64` with `int64` (minikeras: numpy's
+    `float64`).
 
     Args:
         *dtypes: dtype names, numpy dtypes, or the Python types `bool`,
@@ -114,10 +116,10 @@ def result_type(*dtypes):
         return np.result_type(*floats).name
     if float in dtypes:
         return floatx()
-    if strong:
+    if strong and (int not in dtypes or any(d != "bool" for d in strong)):
         return np.result_type(*strong).name
     if int in dtypes:
-        return "int64"
+        return "int64"  # numpy's integer, also for bools meeting an int
     return "bool" if bool in dtypes else floatx()
 
 
