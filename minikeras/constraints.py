@@ -20,7 +20,11 @@ __all__ = [
     "UnitNorm",
     "deserialize",
     "get",
+    "max_norm",
+    "min_max_norm",
+    "non_neg",
     "serialize",
+    "unit_norm",
 ]
 
 
@@ -202,6 +206,9 @@ class UnitNorm(Constraint):
     def get_config(self):
         return {"axis": self.axis}
 
+
+# The lowercase names Keras exports for the same classes.
+max_norm, min_max_norm, non_neg, unit_norm = MaxNorm, MinMaxNorm, NonNeg, UnitNorm
 
 _CONSTRAINTS = {
     "max_norm": MaxNorm,

@@ -3,7 +3,8 @@
 An initializer is a callable `initializer(shape, dtype=None)` that returns a
 numpy array, of `config.floatx()` (float32) unless another dtype is asked for.
 Names, arguments and defaults are Keras's, and each is also known by its
-snake_case name (`"glorot_uniform"`).
+snake_case name (`"glorot_uniform"`), as a string and, as in Keras, as a
+name of this package (`mk.initializers.glorot_uniform` is `GlorotUniform`).
 
 Randomness: an initializer with `seed=None` draws from the global generator
 of `minikeras.random` (reseeded by `minikeras.utils.set_random_seed`). One
@@ -32,6 +33,17 @@ from minikeras.initializers.variance_scaling import (
     VarianceScaling,
 )
 
+# The other names Keras exports for the same classes (`variance_scaling` was this
+# package's submodule of that name; the class takes its place, as in Keras).
+IdentityInitializer = identity = Identity
+OrthogonalInitializer = orthogonal = Orthogonal
+zeros, ones, constant = Zeros, Ones, Constant
+random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
+glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
+he_uniform, he_normal = HeUniform, HeNormal
+lecun_uniform, lecun_normal = LecunUniform, LecunNormal
+variance_scaling = VarianceScaling
+
 __all__ = [
     "Constant",
     "GlorotNormal",
@@ -39,20 +51,37 @@ __all__ = [
     "HeNormal",
     "HeUniform",
     "Identity",
+    "IdentityInitializer",
     "Initializer",
     "LecunNormal",
     "LecunUniform",
     "Ones",
     "Orthogonal",
+    "OrthogonalInitializer",
     "RandomNormal",
     "RandomUniform",
     "TruncatedNormal",
     "VarianceScaling",
     "Zeros",
     "compute_fans",
+    "constant",
     "deserialize",
     "get",
+    "glorot_normal",
+    "glorot_uniform",
+    "he_normal",
+    "he_uniform",
+    "identity",
+    "lecun_normal",
+    "lecun_uniform",
+    "ones",
+    "orthogonal",
+    "random_normal",
+    "random_uniform",
     "serialize",
+    "truncated_normal",
+    "variance_scaling",
+    "zeros",
 ]
 
 
