@@ -20,7 +20,7 @@ What a callback may rely on (the contract with `minikeras.trainers`):
 
 Names, arguments and defaults are Keras 3's. `ModelCheckpoint` saves with
 `Model.save` / `save_weights` (see `minikeras.saving`); progress bars are
-drawn by the trainer.
+drawn by the trainer (so `ProgbarLogger` adds nothing to them).
 """
 
 from minikeras.callbacks.backup import BackupAndRestore
@@ -28,9 +28,10 @@ from minikeras.callbacks.base import Callback
 from minikeras.callbacks.callback_list import CallbackList
 from minikeras.callbacks.checkpoint import ModelCheckpoint
 from minikeras.callbacks.early_stopping import EarlyStopping
+from minikeras.callbacks.ema_weights import SwapEMAWeights
 from minikeras.callbacks.history import History
 from minikeras.callbacks.learning_rate import LearningRateScheduler, ReduceLROnPlateau
-from minikeras.callbacks.logging import CSVLogger, LambdaCallback, TerminateOnNaN
+from minikeras.callbacks.logging import CSVLogger, LambdaCallback, ProgbarLogger, TerminateOnNaN
 from minikeras.callbacks.tensorboard import TensorBoard
 
 # In the order of the API reference.
@@ -44,7 +45,9 @@ __all__ = [
     "TerminateOnNaN",
     "CSVLogger",
     "LambdaCallback",
+    "ProgbarLogger",
     "ModelCheckpoint",
+    "SwapEMAWeights",
     "BackupAndRestore",
     "TensorBoard",
 ]

@@ -1,4 +1,7 @@
-"""Callbacks that watch or log training: `TerminateOnNaN`, `CSVLogger`, `LambdaCallback`."""
+"""Callbacks that watch or log training: `TerminateOnNaN`, `CSVLogger`, `LambdaCallback`.
+
+And `ProgbarLogger`, which Keras code passes and whose work `fit` does itself.
+"""
 
 import csv
 import math
@@ -6,7 +9,26 @@ import os
 
 from minikeras.callbacks.base import _HOOKS, Callback
 
-__all__ = ["CSVLogger", "LambdaCallback", "TerminateOnNaN"]
+__all__ = ["CSVLogger", "LambdaCallback", "ProgbarLogger", "TerminateOnNaN"]
+
+
+class ProgbarLogger(Callback):
+    """Keras's progress-bar callback; in minikeras `fit`, `evaluate` and `predict` draw it.
+
+    Keras adds one to every `fit` with `verbose` other than 0, and none more
+    when one is given. minikeras's trainer draws the same display itself,
+    by `verbose` (1: a bar, 2: a line per epoch, 0: nothing; see
+    `minikeras.progress`), so a `ProgbarLogger` in `callbacks` is accepted
+    and adds nothing to it: the output is the one Keras gives with it.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+        >>> model.compile(optimizer="sgd", loss="mse")
+        >>> progbar = mk.callbacks.ProgbarLogger()
+        >>> history = model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0, callbacks=[progbar])
+        >>> len(history.history["loss"])
+        1
+    """
 
 
 class TerminateOnNaN(Callback):
