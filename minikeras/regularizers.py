@@ -7,25 +7,31 @@ weight. `Layer.losses` evaluates the weights' penalties from their current
 values (inside a `GradientTape` they are differentiable), and `fit` adds
 `sum(model.losses)` to the compiled loss. Names, arguments, defaults and
 formulas are Keras's; the factors are Python floats, so a float32 weight
-gets a float32 penalty. The lowercase `l1`, `l2` and `l1_l2` are the classes
-under their other Keras names: `l2(1e-4)` is `L2(1e-4)`.
+gets a float32 penalty. The lowercase `l1`, `l2`, `l1_l2` and
+`orthogonal_regularizer` are the classes under their other Keras names:
+`l2(1e-4)` is `L2(1e-4)`.
 """
 
 import math
 
+import numpy as np
+
 from minikeras import ops, serialization_lib
+from minikeras.config import epsilon
 from minikeras.serialization import deserialize_object, get_object, serialize_object
 
 __all__ = [
     "L1",
     "L1L2",
     "L2",
+    "OrthogonalRegularizer",
     "Regularizer",
     "deserialize",
     "get",
     "l1",
     "l1_l2",
     "l2",
+    "orthogonal_regularizer",
     "serialize",
 ]
 
@@ -202,14 +208,70 @@ class L1L2(Regularizer):
         return {"l1": self.l1, "l2": self.l2}
 
 
+class OrthogonalRegularizer(Regularizer):
+    """Pushes the rows (or columns) of a 2-D weight towards being orthogonal to each other.
+
+        unit = x / max(norm of each row, epsilon)       (columns with mode="columns")
+        cosines = unit @ unit.T, without its diagonal
+        penalty = factor * 0.5 * sum(abs(cosines)) / (n * (n - 1) / 2)
+
+    with `n` rows (columns): `factor` times the mean absolute cosine
+    similarity over the pairs of rows (each pair counted twice in the sum,
+    hence the 0.5).
+
+    Args:
+        factor: the factor, a number >= 0.
+        mode: `"rows"` or `"columns"`: which vectors should be orthogonal.
+            For a `Dense` kernel of shape (inputs, units), `"columns"` makes
+            the units' weight vectors orthogonal.
+
+    Raises:
+        ValueError: if `factor` is negative, not finite or not a number, or
+            `mode` is neither; (when called) if `x` is not 2-D.
+
+    Example:
+        >>> penalty = mk.regularizers.OrthogonalRegularizer(factor=1.0, mode="rows")
+        >>> float(penalty(np.array([[1.0, 0.0], [1.0, 1.0]], "float32")))  # 0.5 * 2 * cos 45°
+        0.7071067690849304
+    """
+
+    def __init__(self, factor=0.01, mode="rows"):
+        self.factor = _check_factor("OrthogonalRegularizer", "factor", factor)
+        if mode not in ("rows", "columns"):
+            raise ValueError(
+                f"OrthogonalRegularizer: `mode` must be 'rows' or 'columns', got {mode!r}"
+            )
+        self.mode = mode
+
+    def __call__(self, x):
+        x = ops.convert_to_tensor(x)
+        if x.ndim != 2:
+            raise ValueError(f"OrthogonalRegularizer: expected a 2-D weight, got shape {x.shape}")
+        axis = 1 if self.mode == "rows" else 0
+        norms = ops.sqrt(ops.sum(ops.square(x), axis=axis, keepdims=True))
+        unit = x / ops.maximum(norms, epsilon())
+        vectors = unit if self.mode == "rows" else ops.transpose(unit)
+        cosines = ops.matmul(vectors, ops.transpose(vectors))
+        size = vectors.shape[0]
+        off_diagonal = cosines * (1.0 - np.eye(size, dtype=cosines.dtype))
+        pairs = size * (size - 1) / 2.0
+        return self.factor * 0.5 * ops.sum(ops.abs(off_diagonal)) / pairs
+
+    def get_config(self):
+        return {"factor": self.factor, "mode": self.mode}
+
+
 # The lowercase names Keras exports for the same classes.
 l1 = L1
 l2 = L2
 l1_l2 = L1L2
+orthogonal_regularizer = OrthogonalRegularizer
 
-_REGULARIZERS = {"l1": L1, "l2": L2, "l1l2": L1L2}
+_REGULARIZERS = {"l1": L1, "l2": L2, "l1l2": L1L2, "orthogonal_regularizer": OrthogonalRegularizer}
 # Class names work too, as in Keras: get("L2").
-_REGULARIZERS.update({cls.__name__: cls for cls in (Regularizer, L1, L2, L1L2)})
+_REGULARIZERS.update(
+    {cls.__name__: cls for cls in (Regularizer, L1, L2, L1L2, OrthogonalRegularizer)}
+)
 
 
 def _lookup(name, custom_objects):
@@ -220,7 +282,8 @@ def _lookup(name, custom_objects):
     if name in _REGULARIZERS or name == "l1_l2":
         return _REGULARIZERS[name]
     raise ValueError(
-        f"Unknown regularizer {name!r}; known regularizers: l1, l2, l1_l2, L1, L2, L1L2"
+        f"Unknown regularizer {name!r}; known regularizers: l1, l2, l1_l2, "
+        "orthogonal_regularizer, L1, L2, L1L2, OrthogonalRegularizer"
     )
 
 
