@@ -3,9 +3,10 @@
 `keras.config` has them; code written for Keras flips them. In minikeras:
 
 - interactive logging decides where the progress of `fit`, `evaluate` and
-  `predict` goes: standard output, or (disabled) the `logging` logger
-  `"minikeras"` at level INFO, one record per line, as Keras sends it to
-  absl logging;
+  `predict`, `Progbar`'s lines and the callbacks' messages (early stopping,
+  checkpoints, learning-rate changes) go: standard output, or (disabled)
+  the `logging` logger `"minikeras"` at level INFO, one record per line, as
+  Keras sends them to absl logging;
 - traceback filtering and unsafe deserialization have nothing to switch:
   minikeras never hides frames of a traceback, and never runs code from a
   saved file (a `Lambda` of a Python lambda cannot be saved). The settings

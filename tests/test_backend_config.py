@@ -175,3 +175,15 @@ def test_names_and_answers_match_keras():
     a = keras.Input((2,), name="a")
     out = keras.layers.Add()([keras.layers.Dense(2)(a), a])
     assert [t.name for t in keras.utils.get_source_inputs(out)] == ["a"]
+
+
+def test_callback_messages_follow_interactive_logging(capsys, caplog):
+    model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x, y = np.ones((4, 2), "float32"), np.zeros((4, 1), "float32")
+    stop = mk.callbacks.EarlyStopping(monitor="loss", patience=0, min_delta=1e9, verbose=1)
+    config.disable_interactive_logging()
+    with caplog.at_level(logging.INFO, logger="minikeras"):
+        model.fit(x, y, epochs=5, verbose=0, callbacks=[stop])
+    assert capsys.readouterr().out == ""
+    assert [r.getMessage() for r in caplog.records] == ["Epoch 2: early stopping"]

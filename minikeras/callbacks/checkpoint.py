@@ -5,6 +5,7 @@ import warnings
 
 from minikeras.callbacks.base import Callback
 from minikeras.callbacks.monitoring import _check_mode, _metric_direction
+from minikeras.switches import print_line
 
 __all__ = ["ModelCheckpoint"]
 
@@ -180,15 +181,17 @@ class ModelCheckpoint(Callback):
                     stacklevel=2,
                 )
             if self.verbose > 0:
-                print(f"Epoch {epoch + 1}: saving model to {filepath}")
+                print_line(f"Epoch {epoch + 1}: saving model to {filepath}")
         else:
             if not self._is_improvement(current):
                 if self.verbose > 0:
-                    print(f"Epoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}")
+                    print_line(
+                        f"Epoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}"
+                    )
                 return
             if self.verbose > 0:
                 previous = "nothing" if self.best is None else f"{self.best:.5f}"
-                print(
+                print_line(
                     f"Epoch {epoch + 1}: {self.monitor} improved from {previous} to "
                     f"{current:.5f}, saving model to {filepath}"
                 )

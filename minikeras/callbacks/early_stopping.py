@@ -2,6 +2,7 @@
 
 from minikeras.callbacks.base import Callback
 from minikeras.callbacks.monitoring import _check_mode, _metric_direction, _monitored_value
+from minikeras.switches import print_line
 
 __all__ = ["EarlyStopping"]
 
@@ -122,10 +123,10 @@ class EarlyStopping(Callback):
 
     def on_train_end(self, logs=None):
         if self.stopped_epoch > 0 and self.verbose > 0:
-            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+            print_line(f"Epoch {self.stopped_epoch + 1}: early stopping")
         if self.restore_best_weights and self.best_weights is not None:
             if self.verbose > 0:
-                print(
+                print_line(
                     f"Restoring model weights from the end of the best epoch {self.best_epoch + 1}."
                 )
             self.model.set_weights(self.best_weights)

@@ -7,6 +7,7 @@ import numpy as np
 
 from minikeras.callbacks.base import Callback
 from minikeras.callbacks.monitoring import _check_mode, _metric_direction, _monitored_value
+from minikeras.switches import print_line
 
 __all__ = ["LearningRateScheduler", "ReduceLROnPlateau"]
 
@@ -80,7 +81,7 @@ class LearningRateScheduler(Callback):
             )
         self.model.optimizer.learning_rate = float(learning_rate)
         if self.verbose > 0:
-            print(
+            print_line(
                 f"Epoch {epoch + 1}: LearningRateScheduler setting learning rate to "
                 f"{float(learning_rate)}."
             )
@@ -215,6 +216,8 @@ class ReduceLROnPlateau(Callback):
         if old_lr > np.float32(self.min_lr) and new_lr < old_lr:
             self.model.optimizer.learning_rate = new_lr
             if self.verbose > 0:
-                print(f"Epoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to {new_lr}.")
+                print_line(
+                    f"Epoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to {new_lr}."
+                )
             self.cooldown_counter = self.cooldown
             self.wait = 0

@@ -8,6 +8,7 @@ import math
 import os
 
 from minikeras.callbacks.base import _HOOKS, Callback
+from minikeras.switches import print_line
 
 __all__ = ["CSVLogger", "LambdaCallback", "ProgbarLogger", "TerminateOnNaN"]
 
@@ -52,7 +53,7 @@ class TerminateOnNaN(Callback):
     def on_train_batch_end(self, batch, logs=None):
         loss = (logs or {}).get("loss")
         if loss is not None and not math.isfinite(float(loss)):
-            print(f"Batch {batch}: Invalid loss {float(loss)}, terminating training")
+            print_line(f"Batch {batch}: Invalid loss {float(loss)}, terminating training")
             self.model.stop_training = True
 
 
