@@ -174,3 +174,19 @@ def test_correlations_match_keras(name):
             rtol=1e-5,
         )
         assert ours.get_config() == {**theirs.get_config(), "dtype": "float32"}
+
+
+@pytest.mark.parametrize(
+    "loss, expected, threshold",
+    [
+        (losses.BinaryFocalCrossentropy(from_logits=True), metrics.BinaryAccuracy, 0.0),
+        ("binary_focal_crossentropy", metrics.BinaryAccuracy, 0.5),
+        (losses.CategoricalFocalCrossentropy(), metrics.CategoricalAccuracy, None),
+        ("CategoricalGeneralizedCrossEntropy", metrics.SparseCategoricalAccuracy, None),
+    ],
+)
+def test_accuracy_fits_the_focal_and_generalized_losses(loss, expected, threshold):
+    accuracy = metrics.get("accuracy", loss=loss)
+    assert type(accuracy) is expected
+    if threshold is not None:
+        assert accuracy.get_config()["threshold"] == threshold

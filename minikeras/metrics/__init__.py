@@ -307,11 +307,12 @@ def get(identifier, loss=None):
     """Returns the metric `identifier` stands for, as a fresh stateful `Metric`.
 
     `"accuracy"` and `"acc"` (any case) pick the accuracy that fits `loss`:
-    sparse categorical cross-entropy gives `SparseCategoricalAccuracy`,
-    categorical cross-entropy `CategoricalAccuracy`, binary cross-entropy
-    `BinaryAccuracy` (threshold 0 when it takes logits), other built-in
-    losses `Accuracy`. Without a loss, or with a custom one, the choice is
-    made from the shapes of the first batch (see `_AutoAccuracy`).
+    sparse categorical cross-entropy (and generalized cross-entropy) gives
+    `SparseCategoricalAccuracy`, categorical cross-entropy (focal or not)
+    `CategoricalAccuracy`, binary cross-entropy (focal or not)
+    `BinaryAccuracy` (threshold 0 when it takes logits). Without a loss, or
+    with any other, the choice is made from the shapes of the first batch
+    (see `_AutoAccuracy`).
 
     Args:
         identifier: None; a name (`"accuracy"`, `"mse"`, `"mae"`, `"auc"`,

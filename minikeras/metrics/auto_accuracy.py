@@ -109,7 +109,7 @@ class _AutoAccuracy(Metric):
 
 
 def _accuracy_for_loss(loss, name):
-    """The accuracy a loss calls for: its kind of cross-entropy, else by the shapes."""
+    """The accuracy a loss calls for: its kind of cross-entropy (focal too), else by the shapes."""
     if loss is None:
         return _AutoAccuracy(name=name)
     try:
@@ -119,11 +119,11 @@ def _accuracy_for_loss(loss, name):
     fn, kwargs = loss, {}
     if isinstance(loss, losses.LossFunctionWrapper):
         fn, kwargs = loss.fn, loss._fn_kwargs
-    if fn is losses.sparse_categorical_crossentropy:
+    if fn in (losses.sparse_categorical_crossentropy, losses.categorical_generalized_cross_entropy):
         return SparseCategoricalAccuracy(name=name)
-    if fn is losses.categorical_crossentropy:
+    if fn in (losses.categorical_crossentropy, losses.categorical_focal_crossentropy):
         return CategoricalAccuracy(name=name)
-    if fn is losses.binary_crossentropy:
+    if fn in (losses.binary_crossentropy, losses.binary_focal_crossentropy):
         # sigmoid(logit) > 0.5 exactly when logit > 0.
         return BinaryAccuracy(name=name, threshold=0.0 if kwargs.get("from_logits") else 0.5)
     # Any other loss (mse on one-hot targets, say): by the shapes, as Keras 3 picks it.
