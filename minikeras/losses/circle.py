@@ -7,7 +7,7 @@ far apart, each pair weighted by how far it is from where it should be.
 
 import numpy as np
 
-from minikeras import ops
+from minikeras import config, ops
 from minikeras.losses.base import LossFunctionWrapper
 from minikeras.losses.reduction import reduce_weighted_values
 
@@ -60,7 +60,7 @@ def circle(
     """
     y_pred = ops.convert_to_tensor(y_pred)
     if y_pred.dtype.kind != "f":
-        y_pred = ops.cast(y_pred, "float32")
+        y_pred = ops.cast(y_pred, config.floatx())
     references = y_pred if ref_embeddings is None else ops.cast(ref_embeddings, y_pred.dtype)
     labels = _labels("circle", "y_true", y_true, y_pred)
     reference_labels = (
@@ -90,9 +90,8 @@ def _labels(owner, argument, labels, embeddings):
     if embeddings.ndim != 2 or found.shape != embeddings.shape[:1]:
         raise ValueError(
             f"{owner}: {argument} must hold one integer label per embedding, of shape "
-            f"({embeddings.shape[0] if embeddings.ndim else '?'},) or (.., 1) for embeddings "
-            f"of shape (batch, dim); got {argument} shape {given.shape} and embeddings shape "
-            f"{embeddings.shape}"
+            f"(batch,) or (batch, 1) for embeddings of shape (batch, dim); got {argument} "
+            f"shape {given.shape} and embeddings shape {embeddings.shape}"
         )
     return found.astype(np.int64)
 
@@ -161,7 +160,7 @@ class Circle(LossFunctionWrapper):
             0.0
         """
         y_pred = ops.convert_to_tensor(y_pred)
-        dtype = self.dtype or (y_pred.dtype if y_pred.dtype.kind == "f" else "float32")
+        dtype = self.dtype or (y_pred.dtype if y_pred.dtype.kind == "f" else config.floatx())
         losses = self.call(y_true, ops.cast(y_pred, dtype))
         positive = losses.numpy() > 0  # Keras's mask: the zero losses do not count
         mask = positive if mask is None else np.reshape(np.asarray(mask, bool), positive.shape)
