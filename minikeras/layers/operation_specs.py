@@ -204,6 +204,25 @@ KERAS_OPERATION_SPECS = {
         },
     ),  # fmt: skip
     "rearrange": ("keras.src.ops.einops", {}),
+    # Reductions, sorting and statistics.
+    "prod": (_NUMPY, {**_REDUCTION, "dtype": "dtype"}),
+    "cumprod": (_NUMPY, {"axis": "axis", "dtype": "dtype"}),
+    **{name: (_NUMPY, _REDUCTION) for name in ("amax", "amin", "ptp", "median")},
+    "average": (_NUMPY, {"axis": "axis"}),
+    "count_nonzero": (_NUMPY, {"axis": "axis"}),
+    "sort": (_NUMPY, {"axis": "axis"}),
+    "argsort": (_NUMPY, {"axis": "axis"}),
+    "argpartition": (_NUMPY, {"kth": "kth", "axis": "axis"}),
+    "top_k": (_MATH, {"k": "k", "sorted": "sorted"}),
+    "in_top_k": (_MATH, {"k": "k"}),
+    **{
+        name: (_NUMPY, {"axis": "axis", "method": "method", "keepdims": "keepdims"})
+        for name in ("quantile", "percentile")
+    },
+    **{
+        name: (_NUMPY, {"offset": "offset", "axis1": "axis1", "axis2": "axis2"})
+        for name in ("trace", "diagonal")
+    },
 }
 
 

@@ -163,6 +163,22 @@ from minikeras.ops.stacking import (
     vstack,
 )
 
+# isort: split
+# Reductions, sorting and statistics (helper reduce).
+from minikeras.ops.diagonals import diagonal, trace
+from minikeras.ops.product_reductions import cumprod, prod
+from minikeras.ops.sorting import argpartition, argsort, in_top_k, sort, top_k
+from minikeras.ops.statistics import (
+    amax,
+    amin,
+    average,
+    count_nonzero,
+    median,
+    percentile,
+    ptp,
+    quantile,
+)
+
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
 shape = _shape_function
 
@@ -197,6 +213,12 @@ __all__ += [
     "unravel_index", "vander", "vdot",
     "bartlett", "blackman", "hamming", "hanning", "kaiser", "view", "correlate", "cdist",
     "fold", "unfold", "rearrange",
+]  # fmt: skip
+
+# Reductions, sorting and statistics (helper reduce).
+__all__ += [
+    "prod", "cumprod", "amax", "amin", "ptp", "average", "count_nonzero", "sort", "argsort",
+    "top_k", "in_top_k", "argpartition", "median", "quantile", "percentile", "trace", "diagonal",
 ]  # fmt: skip
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
