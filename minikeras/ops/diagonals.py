@@ -7,12 +7,13 @@ value's gradient back on the diagonal, in the input's dtype, to any order
 offset, and its `trace` gradient is float64).
 """
 
-import autograd.numpy as anp
 import numpy as np
-from autograd.tracer import getval
 
+from minikeras.engine.tensor import getval
+from minikeras.ops.axes import moveaxis
 from minikeras.ops.core import array_of, normalize_axis, op_error, wrap
 from minikeras.ops.reduction import sum
+from minikeras.ops.shape import getitem, reshape
 
 __all__ = ["diagonal", "trace"]
 
@@ -51,9 +52,9 @@ def diagonal(x, offset=0, axis1=0, axis2=1):
     rows, columns = plain.shape[first], plain.shape[second]
     row, column = max(-offset, 0), max(offset, 0)
     steps = np.arange(max(0, min(rows - row, columns - column)))
-    moved = anp.moveaxis(value, (first, second), (-2, -1))
-    flat = anp.reshape(moved, anp.shape(moved)[:-2] + (rows * columns,))
-    return wrap(flat[..., (row + steps) * columns + column + steps])
+    moved = moveaxis(value, (first, second), (-2, -1))
+    flat = reshape(moved, moved.shape[:-2] + (rows * columns,))
+    return getitem(flat, (Ellipsis, (row + steps) * columns + column + steps))
 
 
 def trace(x, offset=0, axis1=0, axis2=1):

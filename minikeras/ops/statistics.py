@@ -7,15 +7,16 @@ says; their gradient goes to the one or two values read. Integer and boolean
 input gives float32, as in Keras.
 """
 
-import autograd.numpy as anp
 import numpy as np
-from autograd.tracer import getval
 
 from minikeras.engine.primitive import call_primitive
+from minikeras.engine.tensor import getval
 from minikeras.ops.along_axis import take_along, to_last
+from minikeras.ops.axes import moveaxis
 from minikeras.ops.core import array_of, as_float, op_error, value_of, wrap
 from minikeras.ops.math import divide, multiply, subtract
 from minikeras.ops.reduction import _kept_shape, _norm_axis, max, mean, min, sum
+from minikeras.ops.shape import reshape
 from minikeras.ops.sorting import _sort
 
 __all__ = [
@@ -164,8 +165,10 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
             differentiated).
         axis: None (all), an int or a tuple of ints.
         method: where between the two nearest sorted values a quantile falls:
-            "linear" (interpolated), "lower", "higher", "midpoint" or "nearest"
-            (halves to the even position), as in Keras.
+            "linear" (interpolated), "lower", "higher", "midpoint" or "nearest",
+            as in Keras. "nearest" takes a position halfway between two values
+            to the even one, as numpy and Keras's torch backend do (its jax
+            backend takes the lower one).
         keepdims: keep reduced axes with size 1.
 
     Returns:
@@ -289,9 +292,8 @@ def order_statistic(op, x, q, axis, method, keepdims, skip_nan=False):
     if np.any(nan_rows):  # (added, not `where`: autograd's `where` gives float64 gradients)
         result = result + np.where(nan_rows, np.nan, 0).astype(plain.dtype)[..., None]
     rest = _kept_shape(plain.shape, axis) if keepdims else moved_shape[: ndim - len(axes)]
-    result = anp.reshape(result, tuple(rest) + q.shape)
-    first = tuple(range(len(rest), len(rest) + q.ndim))
-    return wrap(anp.moveaxis(result, first, tuple(range(q.ndim))))
+    result = reshape(result, tuple(rest) + q.shape)
+    return moveaxis(result, tuple(range(len(rest), len(rest) + q.ndim)), tuple(range(q.ndim)))
 
 
 def _read(ordered, positions, method, dtype):
