@@ -223,6 +223,16 @@ KERAS_OPERATION_SPECS = {
         name: (_NUMPY, {"offset": "offset", "axis1": "axis1", "axis2": "axis2"})
         for name in ("trace", "diagonal")
     },
+    **{
+        name: (_MATH, {"num_segments": "num_segments", "sorted": "sorted"})
+        for name in ("segment_sum", "segment_max", "segment_min", "segment_prod")
+    },
+    "searchsorted": (_NUMPY, {"side": "side"}),
+    "digitize": (_NUMPY, {}),
+    "bincount": (_NUMPY, {"weights": "weights", "minlength": "minlength", "sparse": "sparse"}),
+    "histogram": (_NUMPY, {"bins": "bins", "range": "range"}),
+    "corrcoef": (_NUMPY, {}),
+    "trapezoid": (_NUMPY, {"x": "x", "dx": "dx", "axis": "axis"}),
 }
 
 

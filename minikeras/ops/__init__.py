@@ -165,13 +165,17 @@ from minikeras.ops.stacking import (
 
 # isort: split
 # Reductions, sorting and statistics (helper reduce).
+from minikeras.ops.binning import bincount, digitize, histogram, searchsorted, unique
 from minikeras.ops.diagonals import diagonal, trace
+from minikeras.ops.integration import trapezoid
 from minikeras.ops.product_reductions import cumprod, prod
+from minikeras.ops.segments import segment_max, segment_min, segment_prod, segment_sum
 from minikeras.ops.sorting import argpartition, argsort, in_top_k, sort, top_k
 from minikeras.ops.statistics import (
     amax,
     amin,
     average,
+    corrcoef,
     count_nonzero,
     median,
     percentile,
@@ -219,6 +223,8 @@ __all__ += [
 __all__ += [
     "prod", "cumprod", "amax", "amin", "ptp", "average", "count_nonzero", "sort", "argsort",
     "top_k", "in_top_k", "argpartition", "median", "quantile", "percentile", "trace", "diagonal",
+    "segment_sum", "segment_max", "segment_min", "segment_prod", "searchsorted", "digitize",
+    "bincount", "unique", "histogram", "corrcoef", "trapezoid",
 ]  # fmt: skip
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);

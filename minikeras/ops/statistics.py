@@ -1,5 +1,5 @@
-"""Statistics over axes: `amax`, `amin`, `ptp`, `average`, `count_nonzero`, and the
-order statistics `median`, `quantile` and `percentile`.
+"""Statistics over axes: `amax`, `amin`, `ptp`, `average`, `count_nonzero`, `corrcoef`,
+and the order statistics `median`, `quantile` and `percentile`.
 
 The order statistics sort the reduced values (`sorting`'s differentiable sort)
 and read them at the quantile's position, interpolating as Keras's `method`
@@ -13,14 +13,18 @@ from minikeras.engine.primitive import call_primitive
 from minikeras.engine.tensor import getval
 from minikeras.ops.along_axis import take_along, to_last
 from minikeras.ops.axes import moveaxis
+from minikeras.ops.comparison import clip
 from minikeras.ops.core import array_of, as_float, op_error, value_of, wrap
+from minikeras.ops.elementary import sqrt
+from minikeras.ops.linalg import matmul
 from minikeras.ops.math import divide, multiply, subtract
 from minikeras.ops.reduction import _kept_shape, _norm_axis, max, mean, min, sum
-from minikeras.ops.shape import reshape
+from minikeras.ops.shape import expand_dims, reshape, transpose
 from minikeras.ops.sorting import _sort
 
 __all__ = [
-    "amax", "amin", "average", "count_nonzero", "median", "percentile", "ptp", "quantile",
+    "amax", "amin", "average", "corrcoef", "count_nonzero", "median", "percentile", "ptp",
+    "quantile",
 ]  # fmt: skip
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -154,6 +158,39 @@ def count_nonzero(x, axis=None):
     value = getval(array_of(x))
     axis = _norm_axis("count_nonzero", value, axis)
     return wrap(np.asarray(np.count_nonzero(value, axis=axis), dtype=np.int32))
+
+
+def corrcoef(x):
+    """Pearson correlation coefficients of the rows of `x` (each row a variable).
+
+    Args:
+        x: 1-D or 2-D Tensor or array-like: variables in rows, observations
+            in columns.
+
+    Returns:
+        A `(rows, rows)` Tensor (a 0-d one for 1-D `x`), clipped to
+        `[-1, 1]`; float32 for integer `x`, else `x`'s dtype. A constant row
+        gives nan, as in Keras.
+
+    Raises:
+        ValueError: if `x` has more than 2 axes.
+
+    Example:
+        >>> mk.ops.corrcoef([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]]).numpy()
+        array([[ 1., -1.],
+               [-1.,  1.]], dtype=float32)
+    """
+    value = as_float(array_of(x))
+    ndim = np.ndim(getval(value))
+    if ndim > 2:
+        raise op_error("corrcoef", "x must be 1-D or 2-D", getval(value))
+    rows = reshape(value, (-1, np.shape(getval(value))[-1] if ndim else 1))
+    centered = subtract(rows, mean(rows, axis=1, keepdims=True))
+    covariance = matmul(centered, transpose(centered))  # (the 1 / (n - 1) cancels below)
+    scale = sqrt(sum(multiply(centered, centered), axis=1))
+    correlation = divide(divide(covariance, expand_dims(scale, 1)), expand_dims(scale, 0))
+    correlation = clip(correlation, -1, 1)
+    return reshape(correlation, ()) if ndim < 2 else correlation
 
 
 def quantile(x, q, axis=None, method="linear", keepdims=False):
