@@ -233,6 +233,17 @@ KERAS_OPERATION_SPECS = {
     "histogram": (_NUMPY, {"bins": "bins", "range": "range"}),
     "corrcoef": (_NUMPY, {}),
     "trapezoid": (_NUMPY, {"x": "x", "dx": "dx", "axis": "axis"}),
+    **{
+        f"nan{name}": (_NUMPY, _REDUCTION)
+        for name in ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin")
+    },
+    "nanmedian": (_NUMPY, _REDUCTION),
+    "nancumsum": (_NUMPY, {"axis": "axis", "dtype": "dtype"}),
+    "nancumprod": (_NUMPY, {"axis": "axis", "dtype": "dtype"}),
+    **{
+        name: (_NUMPY, {"axis": "axis", "method": "method", "keepdims": "keepdims"})
+        for name in ("nanquantile", "nanpercentile")
+    },
 }
 
 

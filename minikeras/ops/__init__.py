@@ -168,6 +168,22 @@ from minikeras.ops.stacking import (
 from minikeras.ops.binning import bincount, digitize, histogram, searchsorted, unique
 from minikeras.ops.diagonals import diagonal, trace
 from minikeras.ops.integration import trapezoid
+from minikeras.ops.nan_reductions import (
+    nanargmax,
+    nanargmin,
+    nancumprod,
+    nancumsum,
+    nanmax,
+    nanmean,
+    nanmedian,
+    nanmin,
+    nanpercentile,
+    nanprod,
+    nanquantile,
+    nanstd,
+    nansum,
+    nanvar,
+)
 from minikeras.ops.product_reductions import cumprod, prod
 from minikeras.ops.segments import segment_max, segment_min, segment_prod, segment_sum
 from minikeras.ops.sorting import argpartition, argsort, in_top_k, sort, top_k
@@ -225,6 +241,8 @@ __all__ += [
     "top_k", "in_top_k", "argpartition", "median", "quantile", "percentile", "trace", "diagonal",
     "segment_sum", "segment_max", "segment_min", "segment_prod", "searchsorted", "digitize",
     "bincount", "unique", "histogram", "corrcoef", "trapezoid",
+    "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanargmax",
+    "nanargmin", "nancumsum", "nancumprod", "nanmedian", "nanquantile", "nanpercentile",
 ]  # fmt: skip
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
