@@ -31,6 +31,20 @@ def _sort_vjp(ans, x, axis):
 defvjp(_sort, _sort_vjp)
 
 
+@primitive
+def _partition(x, kth):
+    """`x` partitioned along its last axis: the values at `kth` are those of a sort."""
+    return np.partition(x, kth, axis=-1)
+
+
+def _partition_vjp(ans, x, kth):
+    order = np.argpartition(getval(x), kth, axis=-1)
+    return lambda g: put_along(g, order, np.ndim(x) - 1, np.shape(x))
+
+
+defvjp(_partition, _partition_vjp)
+
+
 def _axis(op, value, axis):
     """`axis` checked against the rank of `value` and made non-negative."""
     return normalize_axis(op, axis, np.ndim(getval(value)), value)
