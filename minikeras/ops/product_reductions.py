@@ -42,16 +42,18 @@ def _prod(x, axis, keepdims):
 
 def _prod_vjp(ans, x, axis, keepdims):
     shape = np.shape(x)
+    ndim = len(shape)
+    axes = range(ndim) if axis is None else (axis,) if np.ndim(axis) == 0 else axis
+    axes = tuple(a % ndim for a in axes)
 
     def vjp(g):
         g = _expand(g, shape, axis, keepdims)
         if not _has_zero(x):
             return g * _expand(ans, shape, axis, keepdims) / x
         # The product of all the others, for each element: before it times after it.
-        axes = tuple(range(len(shape))) if axis is None else (axis,) if np.ndim(axis) == 0 else axis
-        flat, moved_shape = to_last(x, tuple(a % len(shape) for a in axes))
+        flat, moved_shape = to_last(x, axes)
         others = _exclusive_cumprod(flat) * _exclusive_cumprod(flat, reverse=True)
-        return g * from_last(others, moved_shape, tuple(a % len(shape) for a in axes))
+        return g * from_last(others, moved_shape, axes)
 
     return vjp
 
