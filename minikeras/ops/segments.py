@@ -9,16 +9,20 @@ their `any`, a product their `all`, as Keras's torch backend gives).
 The gradient of a segment sum picks each row's segment of the incoming
 gradient (`_pick`), and that of a pick is a segment sum: a pair, so any order
 of gradient follows. The extremes send theirs to the rows that reached them,
-shared among ties; a product sends each row the product of the others.
+shared among ties; a product sends each row the product of the others
+(exact with zeros, as `prod`'s).
 """
 
+import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 from autograd.tracer import getval
 
 from minikeras.engine.primitive import call_primitive
+from minikeras.ops.along_axis import from_last, to_last
 from minikeras.ops.core import array_of, op_error, value_of, wrap
 from minikeras.ops.gather import scatter_rows
+from minikeras.ops.product_reductions import _exclusive_cumprod
 
 __all__ = ["segment_max", "segment_min", "segment_prod", "segment_sum"]
 
@@ -77,18 +81,29 @@ def _segment_prod(data, ids, count):
 def _segment_prod_vjp(ans, data, ids, count):
     """Each row gets the product of the other rows of its segment.
 
-    Without a zero that is `ans / data`. A zero row gets the product of the
-    rest when it is its segment's only zero, the others get 0: exact to first
-    order (to second order where no segment holds a zero).
+    Without a zero that is `ans / data`. With zeros, the rows are laid out
+    one segment per row of a table (padded with ones), and each gets the
+    product of those before it times those after it, as `prod`'s gradient
+    does: exact with zeros, to every order.
     """
-    plain = getval(data)
-    zero = plain == 0
-    if not np.any(zero):
+    if np.all(getval(data)):
         return lambda g: _pick(g * ans, ids) / data
-    zeros = np.take(scatter_rows(zero.astype(plain.dtype), ids, count), ids, axis=0)
-    nonzero = data + zero  # (zeros become ones)
-    rest = _pick(_segment_prod(nonzero, ids, count), ids)
-    others = rest * (zero & (zeros == 1)) + rest / nonzero * (zeros == 0)
+    rows = len(ids)
+    order = np.argsort(ids, kind="stable")
+    sizes = np.bincount(ids, minlength=count)
+    starts = np.cumsum(sizes) - sizes
+    slot = np.empty(rows, np.intp)
+    slot[order] = np.arange(rows) - starts[ids[order]]  # each row's place in its segment
+    width = int(sizes.max())
+    table = np.full((count, width), rows)  # (rows: the padding row of ones)
+    table[ids, slot] = np.arange(rows)
+    row_shape = np.shape(data)[1:]
+    ones = np.ones((1,) + row_shape, getval(data).dtype)
+    laid_out = _pick(anp.concatenate([data, ones]), table.reshape(-1))
+    flat, moved_shape = to_last(anp.reshape(laid_out, (count, width) + row_shape), (1,))
+    others = _exclusive_cumprod(flat) * _exclusive_cumprod(flat, reverse=True)
+    others = anp.reshape(from_last(others, moved_shape, (1,)), (count * width,) + row_shape)
+    others = _pick(others, ids * width + slot)
     return lambda g: _pick(g, ids) * others
 
 
@@ -202,8 +217,7 @@ def segment_min(data, segment_ids, num_segments=None, sorted=False):  # noqa: A0
 def segment_prod(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002
     """Products of the rows of `data` in each segment.
 
-    The gradient is exact where a segment holds zeros; its second order is
-    exact where no segment does.
+    The gradient is exact where a segment holds zeros, to every order.
 
     Args:
         data: Tensor or array-like.
