@@ -33,6 +33,7 @@ DIFFERENTIABLE = {
     "sort": (lambda x: ops.sort(x, axis=0), X),
     "sort_flat": (lambda x: ops.sort(x, axis=None), X),
     "top_k": (lambda x: ops.top_k(x, 2)[0], X),
+    "top_k_of_many": (lambda x: ops.top_k(x, 2)[0], RNG.normal(size=(2, 12)).astype("float32")),
     "median": (lambda x: ops.median(x, axis=1), X),
     "median_all": (lambda x: ops.median(x), X),
     "quantile": (lambda x: ops.quantile(x, [0.1, 0.5, 1.0], axis=(0, 2), keepdims=True), CUBE),
@@ -86,6 +87,12 @@ def test_values_and_dtypes_by_hand():
     values, indices = ops.top_k(np.array([[1, 4, 2, 4]], "int8"), 3)
     assert values.numpy().tolist() == [[4, 4, 2]] and indices.numpy().tolist() == [[1, 3, 2]]
     assert values.dtype == np.int8 and indices.dtype == np.int32
+    many = RNG.integers(0, 4, size=(3, 40)).astype("float32")  # (a few of many, with ties)
+    expected = np.argsort(-many, axis=-1, kind="stable")[:, :5]
+    np.testing.assert_array_equal(ops.top_k(many, 5)[1].numpy(), expected)
+    np.testing.assert_array_equal(
+        ops.top_k(many, 5)[0].numpy(), np.take_along_axis(many, expected, 1)
+    )
     partition = ops.argpartition(X, 1, axis=1).numpy()
     picked = np.take_along_axis(X, partition.astype(int), 1)
     assert partition.dtype == np.int32 and np.all(picked[:, :1] <= picked[:, 1:2])
@@ -161,7 +168,8 @@ def test_the_same_values_and_dtypes_as_keras(case):
 def test_top_k_and_in_top_k_as_keras():
     keras = pytest.importorskip("keras")
     ties = np.array([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 2.0]], "float32")
-    for x in (X, ties):
+    many = RNG.integers(0, 4, size=(3, 40)).astype("float32")
+    for x in (X, ties, many):
         values, indices = keras.ops.top_k(x, 3)
         mine = ops.top_k(x, 3)
         np.testing.assert_array_equal(mine[0].numpy(), keras.ops.convert_to_numpy(values))

@@ -138,12 +138,35 @@ def _int32_partition(value, kth, axis):
 def _top_indices(value, k):
     """int32 indices of the `k` largest values along the last axis, largest first.
 
-    Stable among ties (the lower index first): an ascending stable sort of the
-    reversed values, read from the end.
+    Stable among ties (the lower index first). A few of many values (`k` well
+    below the axis, no nan): a partition finds the `k`-th largest, the values
+    above it and the first of those equal to it are kept, and only those `k`
+    are sorted. Otherwise a stable sort of the whole axis.
     """
     n = value.shape[-1]
-    ascending = np.argsort(np.flip(value, -1), axis=-1, kind="stable")
-    return (n - 1 - np.flip(ascending, -1)[..., :k]).astype(np.int32)
+    if 4 * k > n or k == 0 or (value.dtype.kind == "f" and np.isnan(value).any()):
+        return _descending(value)[..., :k].astype(np.int32)
+    rows = value.reshape(-1, n)
+    threshold = np.partition(rows, n - k, axis=-1)[:, n - k : n - k + 1]
+    above, equal = rows > threshold, rows == threshold
+    # Of the values equal to the threshold, as many as are missing, lowest index first.
+    missing = k - above.sum(axis=-1, keepdims=True)
+    kept = above | (equal & (np.cumsum(equal, axis=-1) <= missing))
+    chosen = np.nonzero(kept)[1].reshape(-1, k)  # (k per row, in index order)
+    order = _descending(np.take_along_axis(rows, chosen, axis=-1))
+    return (
+        np.take_along_axis(chosen, order, axis=-1).reshape(value.shape[:-1] + (k,)).astype(np.int32)
+    )
+
+
+def _descending(value):
+    """Indices sorting the last axis largest first, the lower index first among ties.
+
+    An ascending stable sort of the reversed values, read from the end (nan
+    counts as the largest).
+    """
+    n = value.shape[-1]
+    return n - 1 - np.flip(np.argsort(np.flip(value, -1), axis=-1, kind="stable"), -1)
 
 
 def top_k(x, k, sorted=True):  # noqa: A002 (Keras's name)
