@@ -231,6 +231,14 @@ KERAS_OPERATION_SPECS = {
     "digitize": (_NUMPY, {}),
     "bincount": (_NUMPY, {"weights": "weights", "minlength": "minlength", "sparse": "sparse"}),
     "histogram": (_NUMPY, {"bins": "bins", "range": "range"}),
+    "unique": (
+        _NUMPY,
+        {
+            name: name
+            for name in ("sorted", "return_index", "return_inverse", "return_counts", "axis")
+            + ("size", "fill_value")
+        },
+    ),
     "corrcoef": (_NUMPY, {}),
     "trapezoid": (_NUMPY, {"x": "x", "dx": "dx", "axis": "axis"}),
     **{

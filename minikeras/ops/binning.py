@@ -2,8 +2,8 @@
 
 None of these is differentiable, except `bincount` in its `weights` (a
 segment sum of the weights by value). Indices and counts are int32, as in
-Keras. `unique` has a result whose length depends on the values, so it runs
-on values only (eagerly), never on symbolic tensors.
+Keras. `unique` has a result whose length depends on the values, so on
+symbolic tensors it needs a fixed `size`.
 """
 
 import numpy as np
@@ -162,8 +162,8 @@ def unique(
 ):
     """The distinct values of `x`, sorted, with where they are and how often.
 
-    Eager only: its length depends on the values, so a symbolic tensor (an
-    `Input`) is refused, where Keras records a node of unknown length.
+    Its length depends on the values: on a symbolic tensor (an `Input`) it
+    needs `size`, which fixes it (Keras records a node of unknown length).
 
     Args:
         x: Tensor or array-like.
@@ -185,7 +185,7 @@ def unique(
         indices, inverse and counts asked for, in that order.
 
     Raises:
-        TypeError: on a symbolic tensor.
+        TypeError: on a symbolic tensor without `size`.
         ValueError: if `axis` is out of range or `size` is negative.
 
     Example:
@@ -196,9 +196,11 @@ def unique(
     try:
         value = _plain(x)
     except SymbolicValueError:
+        if size is not None:
+            raise  # (a known length: a graph node, as in Keras)
         raise TypeError(
-            "unique: needs values; its length depends on them, so minikeras computes it "
-            "eagerly only, not on a symbolic tensor (an Input)"
+            "unique: on a symbolic tensor (an Input) it needs `size`: without it, its "
+            "length depends on the values, which a symbolic tensor has not"
         ) from None
     try:
         found = np.unique(value, True, True, True, axis=axis)
