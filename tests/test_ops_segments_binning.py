@@ -117,6 +117,8 @@ def test_refusals_name_the_op_and_the_argument():
         ops.trapezoid(DATA, x=[1.0, 2.0])
     with pytest.raises(TypeError, match="unique: on a symbolic tensor .* needs `size`"):
         ops.unique(mk.Input((3,)))
+    with pytest.raises(TypeError, match="bincount: needs values, not a symbolic tensor"):
+        ops.bincount(mk.Input((3,), dtype="int32"))
 
 
 KERAS_CASES = [

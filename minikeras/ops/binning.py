@@ -2,8 +2,9 @@
 
 None of these is differentiable, except `bincount` in its `weights` (a
 segment sum of the weights by value). Indices and counts are int32, as in
-Keras. `unique` has a result whose length depends on the values, so on
-symbolic tensors it needs a fixed `size`.
+Keras. `unique` and `bincount` give results whose length depends on the
+values: on symbolic tensors `unique` needs a fixed `size`, and `bincount` is
+refused (Keras records nodes of unknown length).
 """
 
 import numpy as np
@@ -88,6 +89,8 @@ def bincount(x, weights=None, minlength=0, sparse=False):
         int32 counts, or sums in the weights' dtype.
 
     Raises:
+        TypeError: on a symbolic tensor: the length depends on the values
+            (where Keras records a node of unknown length).
         ValueError: for negative or non-integer `x`, a rank above 2, weights
             of another shape, or `sparse=True`.
 
@@ -99,7 +102,13 @@ def bincount(x, weights=None, minlength=0, sparse=False):
     """
     if sparse:
         raise ValueError("bincount: sparse=True is not supported (minikeras has no sparse tensors)")
-    value = _plain(x)
+    try:
+        value = _plain(x)
+    except SymbolicValueError:
+        raise TypeError(
+            "bincount: needs values, not a symbolic tensor (an Input): its length depends "
+            "on them (Keras records a node of unknown length; call it on data instead)"
+        ) from None
     if value.dtype.kind not in "iub" or value.ndim not in (1, 2) or np.any(value < 0):
         raise op_error("bincount", "x must be 1-D or 2-D non-negative integers", value)
     length = max(int(value.max()) + 1 if value.size else 0, int(minlength))
