@@ -72,6 +72,9 @@ def test_values_and_dtypes_by_hand():
     assert ops.prod(INTS, axis=1).numpy().tolist() == [0, 20]
     assert ops.prod(INTS).dtype == np.int32 and ops.prod(INTS.astype("uint8")).dtype == np.uint32
     assert ops.prod([True, True]).dtype == np.int32
+    assert (
+        ops.prod(INTS.astype("int32")).dtype == ops.nanprod(INTS.astype("int32")).dtype == np.int32
+    )
     assert ops.prod(INTS, dtype="float32").dtype == np.float32
     assert ops.cumprod(INTS, axis=1).numpy().tolist() == [[3, 0, 0], [1, 5, 20]]
     assert ops.cumprod(INTS).dtype == np.int8 and ops.cumprod([True]).dtype == np.int32
@@ -79,6 +82,8 @@ def test_values_and_dtypes_by_hand():
     assert ops.ptp(INTS, axis=1).dtype == np.int8 and ops.ptp(INTS).numpy() == 5
     np.testing.assert_allclose(ops.average([1.0, 2.0, 4.0], weights=[3.0, 1.0, 0.0]).numpy(), 1.25)
     assert ops.average(INTS, axis=1, weights=np.array([1, 1, 2])).dtype == np.float32
+    halves = X.astype("float16")  # (integer weights take x's float dtype, as in Keras)
+    assert ops.average(halves, axis=1, weights=np.arange(4)).dtype == np.float16
     assert ops.count_nonzero(INTS, axis=(0, 1)).numpy() == 5
     assert ops.count_nonzero(INTS, axis=0).dtype == np.int32
     assert ops.sort(INTS, axis=None).numpy().tolist() == [0, 1, 2, 3, 4, 5]

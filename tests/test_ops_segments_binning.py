@@ -92,6 +92,7 @@ def test_values_and_dtypes_by_hand():
     counts, edges = ops.histogram(np.array([1, 2, 2, 3, 9]), bins=4, range=(0, 8))
     assert counts.numpy().tolist() == [1, 3, 0, 0] and edges.numpy().tolist() == [0, 2, 4, 6, 8]
     assert counts.dtype == edges.dtype == np.float32
+    assert ops.histogram(np.array([True, False, True]), bins=2)[0].numpy().tolist() == [1, 2]
     np.testing.assert_allclose(ops.corrcoef(DATA.T).numpy(), np.corrcoef(DATA.T), rtol=1e-5)
     assert ops.corrcoef(np.array([[1, 2, 3], [3, 2, 1]])).numpy().tolist() == [[1, -1], [-1, 1]]
     assert ops.trapezoid([1, 2, 3], x=[0, 1, 3]).numpy() == 6.5

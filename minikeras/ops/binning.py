@@ -153,7 +153,7 @@ def histogram(x, bins=10, range=None):  # noqa: A002 (Keras's name)
         raise ValueError(f"histogram: bins must be a positive int, got {bins!r}")
     dtype = value.dtype if value.dtype.kind == "f" else np.dtype(config.floatx())
     try:
-        counts, edges = np.histogram(value, bins=int(bins), range=range)
+        counts, edges = np.histogram(value.astype(dtype), bins=int(bins), range=range)
     except ValueError as error:
         raise op_error("histogram", f"invalid range {range!r} ({error})", value) from None
     return wrap(counts.astype(dtype)), wrap(edges.astype(dtype))

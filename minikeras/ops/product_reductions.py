@@ -117,7 +117,9 @@ def prod(x, axis=None, keepdims=False, dtype=None):
     axis = _norm_axis("prod", value, axis)
     kind = getval(value).dtype
     if kind.kind in "iub":  # no gradient: plain numpy, in Keras's accumulator dtype
-        total = np.prod(getval(value), axis=axis, keepdims=keepdims, dtype=_SUM_DTYPES.get(kind))
+        total = np.prod(
+            getval(value), axis=axis, keepdims=keepdims, dtype=_SUM_DTYPES.get(kind, kind)
+        )
         return wrap(np.asarray(total))
     return apply_unary("prod", _prod, value, axis, keepdims)
 

@@ -14,7 +14,7 @@ from minikeras.engine.tensor import getval
 from minikeras.ops.along_axis import take_along, to_last
 from minikeras.ops.axes import moveaxis
 from minikeras.ops.comparison import clip
-from minikeras.ops.core import array_of, as_float, op_error, value_of, wrap
+from minikeras.ops.core import array_of, as_float, op_error, promote, value_of, wrap
 from minikeras.ops.elementary import sqrt
 from minikeras.ops.linalg import matmul
 from minikeras.ops.math import divide, multiply, subtract
@@ -100,7 +100,8 @@ def ptp(x, axis=None, keepdims=False):
 def average(x, axis=None, weights=None):
     """Weighted mean over `axis`: `sum(x * weights) / sum(weights)`.
 
-    Integer input and weights become floatx; two float dtypes give the wider.
+    Integer input or weights take the other's float dtype (floatx when both
+    are integers); two float dtypes give the wider, as in Keras.
     Gradients flow to `x` and to `weights`.
 
     Args:
@@ -122,7 +123,8 @@ def average(x, axis=None, weights=None):
     """
     if weights is None:
         return mean(x, axis=axis)
-    value, weight = as_float(array_of(x)), as_float(array_of(weights))
+    # Integers take the other operand's float dtype (floatx if both are integers).
+    value, weight = (as_float(v) for v in promote(array_of(x), array_of(weights)))
     dtype = np.result_type(getval(value).dtype, getval(weight).dtype)
     value, weight = (v if getval(v).dtype == dtype else v.astype(dtype) for v in (value, weight))
     axis = _norm_axis("average", value, axis)
