@@ -197,7 +197,8 @@ def _graph(lib):
             o.quantile(x, [0.25, 0.75]),  # (Keras's Quantile node loses an axis and a method)
             o.median(x, axis=1, keepdims=True) + o.percentile(x, 30, axis=1, keepdims=True),
             o.trace(x, axis1=1, axis2=2) + o.amin(o.diagonal(x, 1, 1, 2), axis=-1),
-            o.average(x, axis=2) + o.cast(o.count_nonzero(x, axis=2), "float32"),
+            o.average(x, axis=2, weights=np.arange(1.0, 5.0, dtype="float32"))
+            + o.cast(o.count_nonzero(x, axis=2), "float32"),
             o.cast(o.argsort(x, axis=-1), "float32"),
         ],  # fmt: skip
     )
