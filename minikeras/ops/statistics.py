@@ -1,9 +1,10 @@
 """Statistics over axes: `amax`, `amin`, `ptp`, `average`, `count_nonzero`, `corrcoef`,
 and the order statistics `median`, `quantile` and `percentile`.
 
-The order statistics sort the reduced values (`sorting`'s differentiable sort)
-and read them at the quantile's position, interpolating as Keras's `method`
-says; their gradient goes to the one or two values read. Integer and boolean
+The order statistics partition the reduced values at the positions they read
+(a sort, where nan is skipped and each row has its own positions), and read
+them there, interpolating as Keras's `method` says; their gradient goes back
+through the permutation to the one or two values read. Integer and boolean
 input gives float32, as in Keras.
 """
 
@@ -137,7 +138,8 @@ def average(x, axis=None, weights=None):
             )  # fmt: skip
         axis %= len(shape)
         weight = weight.reshape(tuple(-1 if a == axis else 1 for a in range(len(shape))))
-    return divide(sum(multiply(value, weight), axis=axis), sum(weight + 0 * value, axis=axis))
+    # (1-D weights sum to one total, which broadcasts over the other axes)
+    return divide(sum(multiply(value, weight), axis=axis), sum(weight, axis=axis))
 
 
 def count_nonzero(x, axis=None):
