@@ -4,7 +4,7 @@ gradients (nan gets none), all-nan slices, and the same results as Keras."""
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
-from op_graph_checks import check_saves_and_crosses_to_keras
+from op_graphs import assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import ops
@@ -106,4 +106,4 @@ def _graph(lib):
 
 
 def test_models_of_these_ops_save_and_cross_to_keras(tmp_path):
-    check_saves_and_crosses_to_keras(_graph, np.stack([X, X[::-1]]), tmp_path)
+    assert_saves_and_crosses_to_keras(_graph, np.stack([X, X[::-1]]), tmp_path)

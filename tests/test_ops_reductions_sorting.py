@@ -6,7 +6,7 @@ against Keras."""
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
-from op_graph_checks import check_saves_and_crosses_to_keras
+from op_graphs import assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import ops
@@ -205,4 +205,4 @@ def _graph(lib):
 
 
 def test_models_of_these_ops_save_and_cross_to_keras(tmp_path):
-    check_saves_and_crosses_to_keras(_graph, CUBE, tmp_path)
+    assert_saves_and_crosses_to_keras(_graph, CUBE, tmp_path)

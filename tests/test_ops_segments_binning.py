@@ -5,7 +5,7 @@ corrcoef, trapezoid; values and dtypes by hand, gradients, and against Keras."""
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
-from op_graph_checks import check_saves_and_crosses_to_keras
+from op_graphs import assert_same_as_keras, assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import ops
@@ -143,19 +143,8 @@ KERAS_CASES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("case", range(len(KERAS_CASES)))
-def test_the_same_values_and_dtypes_as_keras(case):
-    keras = pytest.importorskip("keras")
-    name, args, kwargs = KERAS_CASES[case]
-    theirs = getattr(keras.ops, name)(*args, **kwargs)
-    mine = getattr(ops, name)(*args, **kwargs)
-    theirs, mine = (
-        (theirs, mine) if isinstance(mine, tuple) else ((theirs,), (mine,))
-    )  # fmt: skip
-    for their, my in zip(theirs, mine):
-        their, my = keras.ops.convert_to_numpy(their), my.numpy()
-        assert my.dtype == their.dtype and my.shape == their.shape, name
-        np.testing.assert_allclose(my, their, rtol=1e-5, atol=1e-6, err_msg=name)
+def test_the_same_values_and_dtypes_as_keras():
+    assert_same_as_keras(KERAS_CASES, rtol=1e-5)
 
 
 def _graph(lib):
@@ -177,4 +166,4 @@ def _graph(lib):
 
 
 def test_models_of_these_ops_save_and_cross_to_keras(tmp_path):
-    check_saves_and_crosses_to_keras(_graph, DATA.T[:, :5].copy(), tmp_path)
+    assert_saves_and_crosses_to_keras(_graph, DATA.T[:, :5].copy(), tmp_path)

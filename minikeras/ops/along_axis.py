@@ -1,44 +1,20 @@
-"""Picking values along one axis by index, and the gradient that puts them back.
+"""Helpers of the reductions along axes: picking values at indices and putting them back,
+and laying chosen axes out last.
 
-`take_along(x, indices, axis)` is `np.take_along_axis`; its gradient adds each
-picked value's gradient back at the index it came from (`put_along`, repeats
-adding up). Each is the other's gradient, so gradients of any order follow.
-The sorting ops (`sort`, `top_k`) and the quantiles are built on them.
+`take_along(x, indices, axis)` is `np.take_along_axis` and `put_along` its
+gradient, adding values back at their indices: `ops.indexing`'s pair of
+primitives (each the other's gradient), called without the checks of the public
+`take_along_axis`, as the sorting ops and the quantiles have made their indices
+themselves. `to_last` and `from_last` move axes to the end and back, on arrays
+and autograd boxes alike (their `transpose` and `reshape` methods).
 """
 
-import autograd.numpy as anp
 import numpy as np
-from autograd.extend import defvjp, primitive
 
 from minikeras.engine.primitive import call_primitive
+from minikeras.ops.indexing import _add_along, _take_along
 
 __all__ = ["from_last", "put_along", "take_along", "to_last"]
-
-
-@primitive
-def _take_along(x, indices, axis):
-    return np.take_along_axis(x, indices, axis)
-
-
-@primitive
-def _put_along(values, indices, axis, shape):
-    out = np.zeros(shape, values.dtype)
-    # Every position of `indices` spelled out, `axis` replaced by the index: `add.at`
-    # sums repeated indices, which a plain assignment would overwrite.
-    where = list(np.indices(indices.shape, sparse=True))
-    where[axis] = indices
-    np.add.at(out, tuple(where), values)
-    return out
-
-
-defvjp(
-    _take_along,
-    lambda ans, x, indices, axis: lambda g: _put_along(g, indices, axis, np.shape(x)),
-)
-defvjp(
-    _put_along,
-    lambda ans, values, indices, axis, shape: lambda g: _take_along(g, indices, axis),
-)
 
 
 def take_along(x, indices, axis):
@@ -46,8 +22,8 @@ def take_along(x, indices, axis):
 
     Args:
         x: an array or autograd box.
-        indices: an integer array of `x`'s rank, of `x`'s shape except along
-            `axis`.
+        indices: a non-negative integer array of `x`'s rank, of `x`'s shape
+            except along `axis`.
         axis: a non-negative int.
 
     Returns:
@@ -78,7 +54,7 @@ def put_along(values, indices, axis, shape):
         >>> mk.ops.along_axis.put_along(values, np.array([[2, 2]]), 1, (1, 3))
         array([[0., 0., 3.]], dtype=float32)
     """
-    return call_primitive(_put_along, values, indices, axis, tuple(shape))
+    return call_primitive(_add_along, values, indices, axis, tuple(shape))
 
 
 def to_last(x, axes):
@@ -86,7 +62,7 @@ def to_last(x, axes):
 
     Args:
         x: an array or autograd box.
-        axes: a tuple of distinct non-negative axes.
+        axes: a tuple of distinct axes (negative ones count from the end).
 
     Returns:
         The pair `(flat, moved_shape)`: `flat` of shape `rest + (n,)`, and the
@@ -97,10 +73,12 @@ def to_last(x, axes):
         >>> flat.shape, moved
         ((3, 8), (3, 2, 4))
     """
-    ndim = anp.ndim(x)
-    moved = anp.moveaxis(x, axes, tuple(range(ndim - len(axes), ndim)))
-    moved_shape = anp.shape(moved)
-    return anp.reshape(moved, moved_shape[: ndim - len(axes)] + (-1,)), moved_shape
+    shape = np.shape(x)
+    axes = tuple(a % len(shape) for a in axes)
+    rest = tuple(a for a in range(len(shape)) if a not in axes)
+    moved = x.transpose(rest + tuple(axes)) if hasattr(x, "transpose") else np.asarray(x)
+    moved_shape = tuple(shape[a] for a in rest + tuple(axes))
+    return moved.reshape(moved_shape[: len(rest)] + (-1,)), moved_shape
 
 
 def from_last(flat, moved_shape, axes):
@@ -121,4 +99,7 @@ def from_last(flat, moved_shape, axes):
         True
     """
     ndim = len(moved_shape)
-    return anp.moveaxis(anp.reshape(flat, moved_shape), tuple(range(ndim - len(axes), ndim)), axes)
+    axes = tuple(a % ndim for a in axes)
+    rest = tuple(a for a in range(ndim) if a not in axes)
+    order = rest + tuple(axes)  # (moved axis i holds original axis order[i])
+    return flat.reshape(moved_shape).transpose(tuple(np.argsort(order)))
