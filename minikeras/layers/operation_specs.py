@@ -252,6 +252,48 @@ KERAS_OPERATION_SPECS = {
         name: (_NUMPY, {"axis": "axis", "method": "method", "keepdims": "keepdims"})
         for name in ("nanquantile", "nanpercentile")
     },
+    # element-wise math (ops.trigonometric, ops.numeric, ops.numeric_pairs, ops.predicates)
+    **{
+        name: (_NUMPY, {})
+        for name in (
+            "arcsin",
+            "arccos",
+            "arctan",
+            "arctan2",
+            "sinh",
+            "cosh",
+            "arcsinh",
+            "arccosh",
+            "arctanh",
+            "deg2rad",
+            "rad2deg",
+            "sinc",
+            "fabs",
+            "reciprocal",
+            "cbrt",
+            "exp2",
+            "trunc",
+            "copy",
+            "hypot",
+            "logaddexp",
+            "logaddexp2",
+            "divide_no_nan",
+            "fmod",
+            "fmax",
+            "fmin",
+            "heaviside",
+            "ldexp",
+            "nextafter",
+            "isneginf",
+            "isposinf",
+            "signbit",
+        )
+    },  # fmt: skip
+    "erfinv": (_MATH, {}),
+    "nan_to_num": (_NUMPY, {"nan": "nan", "posinf": "posinf", "neginf": "neginf"}),
+    "isclose": (_NUMPY, {"equal_nan": "equal_nan"}),
+    "allclose": (_NUMPY, {"rtol": "rtol", "atol": "atol", "equal_nan": "equal_nan"}),
+    "isin": (_NUMPY, {"assume_unique": "assume_unique", "invert": "invert"}),
 }
 
 

@@ -107,7 +107,21 @@ from minikeras.ops.nn import (
     softmax,
     softplus,
 )
+from minikeras.ops.numeric import cbrt, copy, erfinv, exp2, fabs, nan_to_num, reciprocal, trunc
+from minikeras.ops.numeric_pairs import (
+    divide_no_nan,
+    fmax,
+    fmin,
+    fmod,
+    heaviside,
+    hypot,
+    ldexp,
+    logaddexp,
+    logaddexp2,
+    nextafter,
+)
 from minikeras.ops.pooling import average_pool, max_pool
+from minikeras.ops.predicates import allclose, isclose, isin, isneginf, isposinf, signbit
 from minikeras.ops.recurrent import gru, lstm, simple_rnn
 from minikeras.ops.reduction import argmax, argmin, logsumexp, max, mean, min, std, sum, var
 from minikeras.ops.shape import (
@@ -125,6 +139,23 @@ from minikeras.ops.shape import (
     transpose,
 )
 from minikeras.ops.symbolic import symbolic_aware
+from minikeras.ops.trigonometric import (
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    cosh,
+    deg2rad,
+    rad2deg,
+    sinc,
+    sinh,
+)
+
+# Keras's other name of `abs`: the same op, recording the same `Absolute` node.
+absolute = abs
 
 # isort: split
 # Array manipulation and creation (the "arrays" family).
@@ -220,6 +251,12 @@ __all__ = [
     "zeros", "zeros_like",
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
     "convert_to_numpy", "shape", "tile",
+    # element-wise math (trigonometric, numeric, numeric_pairs, predicates)
+    "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+    "deg2rad", "rad2deg", "sinc", "absolute", "fabs", "reciprocal", "cbrt", "exp2", "erfinv",
+    "trunc", "nan_to_num", "copy", "hypot", "logaddexp", "logaddexp2", "divide_no_nan", "fmod",
+    "fmax", "fmin", "heaviside", "ldexp", "nextafter", "isclose", "allclose", "isneginf",
+    "isposinf", "signbit", "isin",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
