@@ -1,5 +1,5 @@
 """Keras 3's element-wise math ops: inverse and hyperbolic trigonometry, fabs, reciprocal, cbrt,
-exp2, erfinv, trunc, nan_to_num, copy, hypot, logaddexp(2), divide_no_nan, fmod, fmax, fmin,
+exp2, erfc, erfinv, trunc, nan_to_num, copy, hypot, logaddexp(2), divide_no_nan, fmod, fmax, fmin,
 heaviside, ldexp, nextafter and the value tests; values, dtypes and gradients by hand, and
 against Keras."""
 
@@ -23,8 +23,8 @@ INTS = np.array([[1, -2], [3, 4]], "int8")
 UNARY = {
     "arcsin": UNIT, "arccos": UNIT, "arctan": X, "sinh": X, "cosh": X, "arcsinh": X,
     "arccosh": POSITIVE + 1.0, "arctanh": UNIT, "deg2rad": X, "rad2deg": X, "sinc": X,
-    "fabs": X, "reciprocal": POSITIVE, "cbrt": X, "exp2": X, "erfinv": UNIT, "nan_to_num": X,
-    "copy": X,
+    "fabs": X, "reciprocal": POSITIVE, "cbrt": X, "exp2": X, "erfc": X, "erfinv": UNIT,
+    "nan_to_num": X, "copy": X,
 }  # fmt: skip
 BINARY = {
     "arctan2": (X, Y), "hypot": (X, Y), "logaddexp": (X, Y), "logaddexp2": (Y, X),
@@ -51,6 +51,7 @@ def _reference(name):
     special = {
         "divide_no_nan": lambda a, b: np.where(b == 0, 0.0, a / np.where(b == 0, 1.0, b)),
         "erfinv": lambda x: _erfinv_by_bisection(x),
+        "erfc": np.vectorize(math.erfc),
     }
     return special.get(name, getattr(np, name, None))
 
@@ -116,6 +117,8 @@ def test_special_values_by_hand():
     with np.errstate(invalid="ignore"):
         assert np.isnan(ops.erfinv([1.5, np.nan]).numpy()).all()
     np.testing.assert_allclose(ops.erfinv([0.5]).numpy(), [0.4769362762044699], rtol=1e-7)
+    far = np.array([-3.0, 6.0, 12.0, 30.0])  # (erfc's tail, where 1 - erf(x) is all rounding)
+    np.testing.assert_allclose(ops.erfc(far).numpy(), [math.erfc(v) for v in far], rtol=1e-9)
     big = np.float32(2e38)
     np.testing.assert_allclose(ops.hypot(big, big).numpy(), 2e38 * np.sqrt(2), rtol=1e-6)
     np.testing.assert_allclose(ops.logaddexp(1000.0, 1000.0).numpy(), 1000 + np.log(2))
@@ -240,7 +243,7 @@ def _graph(lib):
             o.arcsin(small) + o.arccos(small) + o.arctan(x) + o.arctan2(x, 0.5),
             o.sinh(x) + o.cosh(x) + o.arcsinh(x) + o.arccosh(o.abs(x) + 1.5) + o.arctanh(small),
             o.deg2rad(x) + o.rad2deg(x) + o.sinc(x) + o.fabs(x) + o.absolute(x),
-            o.reciprocal(o.abs(x) + 1.0) + o.cbrt(x) + o.exp2(x) + o.erfinv(small),
+            o.reciprocal(o.abs(x) + 1.0) + o.cbrt(x) + o.exp2(x) + o.erfinv(small) + o.erfc(x),
             o.trunc(x * 3) + o.nan_to_num(x, nan=1.0) + o.copy(x),
             o.hypot(x, x * 0.5) + o.logaddexp(x, 0.5) + o.logaddexp2(x, x) + o.divide_no_nan(x, x),
             o.fmod(x, small + 1.0) + o.fmax(x, small) + o.fmin(x, small) + o.heaviside(x, small),
@@ -255,7 +258,16 @@ def _graph(lib):
 def test_ops_on_symbolic_tensors_record_keras_nodes_and_save(tmp_path):
     model = _graph(mk)
     kinds = {type(op).__name__ for op in model.operations}
-    assert {"Arcsin", "Arctan2", "Absolute", "Erfinv", "NanToNum", "DivideNoNan", "IsIn"} <= kinds
+    assert {
+        "Arcsin",
+        "Arctan2",
+        "Absolute",
+        "Erfc",
+        "Erfinv",
+        "NanToNum",
+        "DivideNoNan",
+        "IsIn",
+    } <= kinds
     assert "Isclose" in kinds and "Logaddexp2" in kinds and "Deg2rad" in kinds
     for suffix in ("minikeras", "keras"):
         model.save(tmp_path / f"m.{suffix}")

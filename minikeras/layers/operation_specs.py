@@ -252,7 +252,7 @@ KERAS_OPERATION_SPECS = {
         name: (_NUMPY, {"axis": "axis", "method": "method", "keepdims": "keepdims"})
         for name in ("nanquantile", "nanpercentile")
     },
-    # element-wise math (ops.trigonometric, ops.numeric, ops.numeric_pairs, ops.predicates)
+    # element-wise math (ops.trigonometric, numeric, numeric_pairs, predicates, bitwise, complex)
     **{
         name: (_NUMPY, {})
         for name in (
@@ -287,8 +287,25 @@ KERAS_OPERATION_SPECS = {
             "isneginf",
             "isposinf",
             "signbit",
+            "bitwise_and",
+            "bitwise_or",
+            "bitwise_xor",
+            "bitwise_not",
+            "bitwise_invert",
+            "bitwise_left_shift",
+            "bitwise_right_shift",
+            "left_shift",
+            "right_shift",
+            "gcd",
+            "lcm",
+            "real",
+            "imag",
+            "conjugate",
+            "isreal",
+            "angle",
         )
     },  # fmt: skip
+    "erfc": (_MATH, {}),
     "erfinv": (_MATH, {}),
     "nan_to_num": (_NUMPY, {"nan": "nan", "posinf": "posinf", "neginf": "neginf"}),
     "isclose": (_NUMPY, {"equal_nan": "equal_nan"}),

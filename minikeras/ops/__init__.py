@@ -17,6 +17,19 @@ import sys
 
 from minikeras.engine.operators import bind_operators
 from minikeras.ops.axes import broadcast_to, cumsum, moveaxis, repeat, swapaxes, tril, triu
+from minikeras.ops.bitwise import (
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    gcd,
+    lcm,
+    left_shift,
+    right_shift,
+)
 from minikeras.ops.comparison import (
     clip,
     equal,
@@ -29,6 +42,7 @@ from minikeras.ops.comparison import (
     not_equal,
     where,
 )
+from minikeras.ops.complex_parts import angle, conjugate, imag, isreal, real
 from minikeras.ops.conv import conv, conv_transpose, depthwise_conv, separable_conv
 from minikeras.ops.creation import (
     arange,
@@ -107,7 +121,17 @@ from minikeras.ops.nn import (
     softmax,
     softplus,
 )
-from minikeras.ops.numeric import cbrt, copy, erfinv, exp2, fabs, nan_to_num, reciprocal, trunc
+from minikeras.ops.numeric import (
+    cbrt,
+    copy,
+    erfc,
+    erfinv,
+    exp2,
+    fabs,
+    nan_to_num,
+    reciprocal,
+    trunc,
+)
 from minikeras.ops.numeric_pairs import (
     divide_no_nan,
     fmax,
@@ -153,9 +177,6 @@ from minikeras.ops.trigonometric import (
     sinc,
     sinh,
 )
-
-# Keras's other name of `abs`: the same op, recording the same `Absolute` node.
-absolute = abs
 
 # isort: split
 # Array manipulation and creation (the "arrays" family).
@@ -251,12 +272,15 @@ __all__ = [
     "zeros", "zeros_like",
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
     "convert_to_numpy", "shape", "tile",
-    # element-wise math (trigonometric, numeric, numeric_pairs, predicates)
+    # element-wise math (trigonometric, numeric, numeric_pairs, predicates, bitwise, complex_parts)
     "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
-    "deg2rad", "rad2deg", "sinc", "absolute", "fabs", "reciprocal", "cbrt", "exp2", "erfinv",
-    "trunc", "nan_to_num", "copy", "hypot", "logaddexp", "logaddexp2", "divide_no_nan", "fmod",
-    "fmax", "fmin", "heaviside", "ldexp", "nextafter", "isclose", "allclose", "isneginf",
-    "isposinf", "signbit", "isin",
+    "deg2rad", "rad2deg", "sinc", "absolute", "fabs", "reciprocal", "cbrt", "exp2", "erfc",
+    "erfinv", "trunc", "nan_to_num", "copy", "hypot", "logaddexp", "logaddexp2",
+    "divide_no_nan", "fmod", "fmax", "fmin", "heaviside", "ldexp", "nextafter", "isclose",
+    "allclose", "isneginf", "isposinf", "signbit", "isin", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_not", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift",
+    "left_shift", "right_shift", "gcd", "lcm", "real", "imag", "conj", "conjugate", "isreal",
+    "angle",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
@@ -285,12 +309,16 @@ __all__ += [
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
 # not those that read a tensor on the host, as in Keras (a symbolic shape is known; a
 # symbolic tensor's values are not, and convert_to_numpy says so).
-for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"}):
+for _name in sorted(set(__all__) - {"convert_to_numpy", "shape", "absolute", "conj"}):
     globals()[_name] = symbolic_aware(globals()[_name])
 del _name
 
 # Keras's functional name for `x[key]`: getitem itself, so that its nodes are getitem's
 # (Keras's GetItem); kept out of __all__, which names one node class per function.
 get_item = getitem
+
+# Keras's other names of `abs` and `conjugate`: the same ops, recording the same nodes.
+absolute = abs
+conj = conjugate
 
 bind_operators(sys.modules[__name__])

@@ -210,14 +210,22 @@ def _polynomial(z, coefficients):
     return result
 
 
+def _erf_near_zero(z):
+    """erf(z) for |z| < 1 (odd in z)."""
+    z2 = z * z
+    return z * _polynomial(z2, _ERF_T) / _polynomial(z2, _ERF_U)
+
+
+def _erfc_far(z):
+    """erfc(z) = 1 - erf(z) for z >= 1, without the cancellation of `1 - erf(z)`."""
+    return np.exp(-z * z) * _polynomial(z, _ERFC_P) / _polynomial(z, _ERFC_Q)
+
+
 @primitive
 def _erf(x):
     # Past 6, erf is 1 to double precision; clamping keeps P and Q finite.
     z = np.minimum(np.abs(x), 6.0)
-    z2 = z * z
-    near_zero = z * _polynomial(z2, _ERF_T) / _polynomial(z2, _ERF_U)
-    far = 1.0 - np.exp(-z2) * _polynomial(z, _ERFC_P) / _polynomial(z, _ERFC_Q)
-    return np.sign(x) * np.where(z < 1.0, near_zero, far)
+    return np.sign(x) * np.where(z < 1.0, _erf_near_zero(z), 1.0 - _erfc_far(z))
 
 
 defvjp(_erf, lambda ans, x: lambda g: g * _TWO_OVER_SQRT_PI * anp.exp(-x * x))

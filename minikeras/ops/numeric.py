@@ -1,9 +1,9 @@
-"""Numeric functions of one tensor, element-wise: fabs, reciprocal, cbrt, exp2, erfinv, trunc,
+"""Numeric functions of one tensor, element-wise: fabs, reciprocal, cbrt, exp2, erfc, erfinv, trunc,
 nan_to_num and copy (`absolute` is `ops.abs` under Keras's other name).
 
 Each is one primitive called through `call_primitive`: autograd's where its
 VJP keeps float32 (`fabs`, `reciprocal`), ours beside it where autograd has
-none (`cbrt`, `erfinv`: autograd's needs scipy) or its own would change the
+none (`cbrt`, `erfc`, `erfinv`: autograd's need scipy) or its own would change the
 result (`exp2`'s VJP multiplies by a float64 `log(2)`; `trunc` is not
 traced by autograd, and Keras gives it a zero gradient; `nan_to_num` takes
 arguments autograd's VJP does not). Integers become floatx in the
@@ -17,9 +17,9 @@ from autograd.extend import defvjp, primitive
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.core import array_of, as_float, value_of, wrap
 from minikeras.ops.elementary import _LN2, _zero
-from minikeras.ops.nn import _erf
+from minikeras.ops.nn import _TWO_OVER_SQRT_PI, _erf, _erf_near_zero, _erfc_far
 
-__all__ = ["cbrt", "copy", "erfinv", "exp2", "fabs", "nan_to_num", "reciprocal", "trunc"]
+__all__ = ["cbrt", "copy", "erfc", "erfinv", "exp2", "fabs", "nan_to_num", "reciprocal", "trunc"]
 
 
 def fabs(x):
@@ -103,6 +103,37 @@ def exp2(x):
         array([8. , 0.5], dtype=float32)
     """
     return wrap(call_primitive(_exp2, _float(x)))
+
+
+@primitive
+def _erfc(x):
+    # From erf's own approximations (ops.nn): 1 - erf(x) near zero, and erf's tail
+    # itself above 1, so that erfc(10) is 2e-45 and not 0. Past 28 it is 0 in float64.
+    z = np.minimum(np.abs(x), 28.0)
+    near_zero = 1.0 - _erf_near_zero(np.where(z < 1.0, x, 0.0))
+    tail = _erfc_far(np.maximum(z, 1.0))
+    return np.where(z < 1.0, near_zero, np.where(x > 0, tail, 2.0 - tail))
+
+
+defvjp(_erfc, lambda ans, x: lambda g: -g * _TWO_OVER_SQRT_PI * anp.exp(-x * x))
+
+
+def erfc(x):
+    """Element-wise complementary error function, `1 - erf(x)`, accurate where erf is near 1.
+
+    Integers become floatx.
+
+    Args:
+        x: Tensor or array-like.
+
+    Returns:
+        A Tensor.
+
+    Example:
+        >>> mk.ops.erfc([0.0, 5.0]).numpy()
+        array([1.0000000e+00, 1.5374598e-12], dtype=float32)
+    """
+    return wrap(call_primitive(_erfc, _float(x)))
 
 
 # erfinv: Giles's single-precision approximation ("Approximating the erfinv
