@@ -1,9 +1,10 @@
-"""Keras 3's element-wise math ops: inverse and hyperbolic trigonometry, fabs, reciprocal, cbrt,
-exp2, erfc, erfinv, trunc, nan_to_num, copy, hypot, logaddexp(2), divide_no_nan, fmod, fmax, fmin,
-heaviside, ldexp, nextafter and the value tests; values, dtypes and gradients by hand, and
-against Keras."""
+"""Keras 3's element-wise math ops: inverse and hyperbolic trigonometry, fabs, reciprocal,
+cbrt, exp2, erfc, erfinv, i0, trunc, nan_to_num, copy, hypot, logaddexp(2), divide_no_nan, fmod,
+fmax, fmin, heaviside, ldexp, nextafter and the value tests; values, dtypes and gradients by
+hand, and against Keras."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ INTS = np.array([[1, -2], [3, 4]], "int8")
 UNARY = {
     "arcsin": UNIT, "arccos": UNIT, "arctan": X, "sinh": X, "cosh": X, "arcsinh": X,
     "arccosh": POSITIVE + 1.0, "arctanh": UNIT, "deg2rad": X, "rad2deg": X, "sinc": X,
-    "fabs": X, "reciprocal": POSITIVE, "cbrt": X, "exp2": X, "erfc": X, "erfinv": UNIT,
+    "fabs": X, "reciprocal": POSITIVE, "cbrt": X, "exp2": X, "erfc": X, "erfinv": UNIT, "i0": X * 3,
     "nan_to_num": X, "copy": X,
 }  # fmt: skip
 BINARY = {
@@ -185,6 +186,26 @@ def test_gradients_where_finite_differences_cannot_look():
     assert _gradient(ops.nextafter, [1.0], [2.0]) == [None, None]
 
 
+def _i1_exactly(x, terms=500):
+    """I1(x) = sum_k (x/2)^(2k+1) / (k! (k+1)!), in exact fractions, then rounded."""
+    half = Fraction(x) / 2
+    term = total = half
+    for k in range(1, terms):
+        term = term * half * half / (k * (k + 1))
+        total += term
+    return float(total)
+
+
+def test_i0_gradient_is_i1_on_both_sides_of_its_switch():
+    points = np.array([0.0, -1.0, 7.5, 19.0, 21.0, -40.0, 300.0])
+    x = mk.Tensor(points)
+    with mk.GradientTape() as tape:
+        tape.watch(x)
+        total = ops.sum(ops.i0(x))
+    expected = [_i1_exactly(v) for v in points]
+    np.testing.assert_allclose(tape.gradient(total, x).numpy(), expected, rtol=1e-13)
+
+
 def test_refusals_name_the_op():
     with pytest.raises(ValueError, match=r"hypot: shapes cannot be broadcast.*\(3, 4\) and \(3,\)"):
         ops.hypot(X, np.ones(3, "float32"))
@@ -244,7 +265,7 @@ def _graph(lib):
             o.sinh(x) + o.cosh(x) + o.arcsinh(x) + o.arccosh(o.abs(x) + 1.5) + o.arctanh(small),
             o.deg2rad(x) + o.rad2deg(x) + o.sinc(x) + o.fabs(x) + o.absolute(x),
             o.reciprocal(o.abs(x) + 1.0) + o.cbrt(x) + o.exp2(x) + o.erfinv(small) + o.erfc(x),
-            o.trunc(x * 3) + o.nan_to_num(x, nan=1.0) + o.copy(x),
+            o.trunc(x * 3) + o.nan_to_num(x, nan=1.0) + o.copy(x) + o.i0(x),
             o.hypot(x, x * 0.5) + o.logaddexp(x, 0.5) + o.logaddexp2(x, x) + o.divide_no_nan(x, x),
             o.fmod(x, small + 1.0) + o.fmax(x, small) + o.fmin(x, small) + o.heaviside(x, small),
             o.ldexp(x, 3) + o.nextafter(x, small),

@@ -252,7 +252,7 @@ KERAS_OPERATION_SPECS = {
         name: (_NUMPY, {"axis": "axis", "method": "method", "keepdims": "keepdims"})
         for name in ("nanquantile", "nanpercentile")
     },
-    # element-wise math (ops.trigonometric, numeric, numeric_pairs, predicates, bitwise, complex)
+    # element-wise math (ops.trigonometric, numeric, numeric_pairs, predicates, bitwise, ...)
     **{
         name: (_NUMPY, {})
         for name in (
@@ -303,6 +303,7 @@ KERAS_OPERATION_SPECS = {
             "conjugate",
             "isreal",
             "angle",
+            "i0",
         )
     },  # fmt: skip
     "erfc": (_MATH, {}),

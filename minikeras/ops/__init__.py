@@ -17,6 +17,7 @@ import sys
 
 from minikeras.engine.operators import bind_operators
 from minikeras.ops.axes import broadcast_to, cumsum, moveaxis, repeat, swapaxes, tril, triu
+from minikeras.ops.bessel import i0
 from minikeras.ops.bitwise import (
     bitwise_and,
     bitwise_invert,
@@ -272,7 +273,8 @@ __all__ = [
     "zeros", "zeros_like",
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
     "convert_to_numpy", "shape", "tile",
-    # element-wise math (trigonometric, numeric, numeric_pairs, predicates, bitwise, complex_parts)
+    # element-wise math (trigonometric, numeric, numeric_pairs, predicates, bitwise, complex_parts,
+    # bessel)
     "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
     "deg2rad", "rad2deg", "sinc", "absolute", "fabs", "reciprocal", "cbrt", "exp2", "erfc",
     "erfinv", "trunc", "nan_to_num", "copy", "hypot", "logaddexp", "logaddexp2",
@@ -280,7 +282,7 @@ __all__ = [
     "allclose", "isneginf", "isposinf", "signbit", "isin", "bitwise_and", "bitwise_or",
     "bitwise_xor", "bitwise_not", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift",
     "left_shift", "right_shift", "gcd", "lcm", "real", "imag", "conj", "conjugate", "isreal",
-    "angle",
+    "angle", "i0",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
