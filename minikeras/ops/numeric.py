@@ -15,8 +15,8 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 
 from minikeras.engine.primitive import call_primitive
-from minikeras.ops.core import array_of, as_float, value_of, wrap
-from minikeras.ops.elementary import _LN2, _zero
+from minikeras.ops.core import array_of, wrap
+from minikeras.ops.elementary import _LN2, _float, _zero
 from minikeras.ops.nn import _TWO_OVER_SQRT_PI, _erf, _erf_near_zero, _erfc_far
 
 __all__ = ["cbrt", "copy", "erfc", "erfinv", "exp2", "fabs", "nan_to_num", "reciprocal", "trunc"]
@@ -265,7 +265,3 @@ def copy(x):
         array([1, 2], dtype=int8)
     """
     return wrap(call_primitive(_copy, array_of(x)))
-
-
-def _float(x):
-    return as_float(value_of(x))

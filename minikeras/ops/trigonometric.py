@@ -13,7 +13,8 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 
 from minikeras.engine.primitive import call_primitive
-from minikeras.ops.core import apply_binary, as_float, value_of, wrap
+from minikeras.ops.core import apply_binary, value_of, wrap
+from minikeras.ops.elementary import _float
 from minikeras.ops.math import _float_if_ints
 
 __all__ = [
@@ -249,7 +250,3 @@ def sinc(x):
         array([1.    , 0.6366, 0.1273], dtype=float32)
     """
     return wrap(call_primitive(_sinc, _float(x)))
-
-
-def _float(x):
-    return as_float(value_of(x))
