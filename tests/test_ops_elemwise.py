@@ -103,6 +103,8 @@ def test_dtypes_that_keep_integers():
         assert getattr(ops, name)(INTS, 2).dtype == np.int8
         assert getattr(ops, name)(INTS, 2.5).dtype == np.float32
     np.testing.assert_array_equal(ops.fmod(INTS, 3).numpy(), [[1, -2], [0, 1]])
+    flags = np.array([True, False])
+    assert ops.fmod(flags, flags[:1]).dtype == ops.fmod(flags, 2).dtype == np.int32  # (Keras's)
     assert (
         ops.ldexp(INTS, 1).dtype == np.float32
         and ops.ldexp(np.ones(1, "float16"), 2).dtype == "float16"
@@ -230,7 +232,8 @@ KERAS_CASES = [
     ("nan_to_num", (np.array([np.nan, np.inf, -np.inf, 1], "float32"),), {"nan": 3.0}),
     ("nan_to_num", (INTS,), {}), ("arctan2", (INTS, INTS.astype("int32")), {}),
     ("hypot", (INTS, X[:2, :2]), {}), ("logaddexp", (X, 2), {}), ("fmod", (INTS, 3), {}),
-    ("fmod", (INTS, INTS.astype("int32")), {}), ("fmax", (INTS, np.uint8(3)), {}),
+    ("fmod", (INTS, INTS.astype("int32")), {}), ("fmod", (INTS > 0, INTS > -5), {}),
+    ("fmax", (INTS, np.uint8(3)), {}),
     ("fmin", (X, 0.5), {}), ("divide_no_nan", (INTS, INTS * 0), {}),
     ("heaviside", (np.array([-1.0, 0.0, 2.0], "float32"), 0.5), {}),
     ("heaviside", (INTS, INTS), {}), ("ldexp", (X, EXPONENTS), {}), ("ldexp", (INTS, 2), {}),

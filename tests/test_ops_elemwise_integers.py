@@ -47,6 +47,9 @@ def test_booleans_by_hand():
     shifted = ops.left_shift(FLAGS, FLAGS)
     assert shifted.dtype == np.int32 and shifted.numpy().tolist() == [2, 0, 2]
     assert ops.bitwise_right_shift(FLAGS, 1).dtype == np.int32
+    for op in (ops.bitwise_and, ops.bitwise_xor, ops.gcd, ops.right_shift):  # (Keras's ints)
+        assert op(FLAGS, 3).dtype == op(5, FLAGS).dtype == np.int32
+    assert ops.bitwise_or(FLAGS, True).dtype == np.bool_
     assert ops.bitwise_not(FLAGS).numpy().tolist() == [False, True, False]
     assert ops.bitwise_invert(np.array([0, 5, -1], "int8")).numpy().tolist() == [-1, -6, 0]
     assert ops.bitwise_not(U8).numpy().tolist() == [252, 5]
@@ -91,6 +94,7 @@ KERAS_CASES = [
     *((name, (FLAGS, FLAGS), {}) for name in BINARY if name not in ("gcd", "lcm")),
     *((name, (U8, B[0]), {}) for name in BINARY),
     *((name, (B, 2), {}) for name in BINARY),
+    *((name, (FLAGS, 3), {}) for name in BINARY), *((name, (2, FLAGS), {}) for name in BINARY),
     *((name, (A,), {}) for name in ("bitwise_not", "bitwise_invert")),
     ("bitwise_not", (FLAGS,), {}), ("bitwise_invert", (U8,), {}),
     *((name, (value,), {}) for name in ("real", "imag", "conj", "conjugate", "isreal", "angle")

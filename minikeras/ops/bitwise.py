@@ -2,9 +2,10 @@
 
 As in Keras, they take integers and booleans only (a float operand is a
 `TypeError`), broadcast as numpy does, keep numpy's integer result dtypes (a
-Python int adapts to the other operand), and have no gradient. Shifting
-booleans gives int32, as Keras does. `bitwise_invert`, `left_shift` and
-`right_shift` are Keras's other names, each recording its own Keras node.
+Python int adapts to the other operand), and have no gradient. Booleans
+meeting a Python int, and shifted booleans, give int32, as in Keras.
+`bitwise_invert`, `left_shift` and `right_shift` are Keras's other names,
+each recording its own Keras node.
 """
 
 import numpy as np
@@ -13,6 +14,7 @@ from minikeras.engine.tensor import getval
 from minikeras.ops.core import op_error, value_of, wrap
 
 __all__ = [
+    "booleans_as_int32",
     "bitwise_and",
     "bitwise_invert",
     "bitwise_left_shift",
@@ -42,12 +44,39 @@ def _integers(op, operand, name, booleans=True):
 
 def _apply(op, function, x, y, booleans=True, shift=False):
     a, b = _integers(op, x, "x", booleans), _integers(op, y, "y", booleans)
-    if shift and _is_bool(a) and (_is_bool(b) or type(b) is int):
-        a = np.asarray(a, np.int32)  # (numpy would shift booleans as int8, or int64 by an int)
+    a, b = booleans_as_int32(a, b, with_booleans=shift)
     try:
         return wrap(np.asarray(function(a, b)))
     except ValueError:
         raise op_error(op, "shapes cannot be broadcast together", a, b) from None
+
+
+def booleans_as_int32(a, b, with_booleans=False):
+    """Booleans meeting a Python int (or booleans, if `with_booleans`) as int32, as in Keras.
+
+    numpy would make int64 of booleans and a Python int, and int8 of two
+    booleans in arithmetic; Keras gives int32 (its Python ints are int32).
+
+    Args:
+        a: a value (array, numpy or Python scalar).
+        b: a value.
+        with_booleans: whether booleans meeting booleans become int32 too.
+
+    Returns:
+        The pair `(a, b)`, booleans among them possibly cast.
+
+    Example:
+        >>> a, b = mk.ops.bitwise.booleans_as_int32(np.array([True]), 2)
+        >>> a.dtype, b
+        (dtype('int32'), 2)
+    """
+
+    def adapted(value, other):
+        if _is_bool(value) and (type(other) is int or (with_booleans and _is_bool(other))):
+            return np.asarray(value, np.int32)
+        return value
+
+    return adapted(a, b), adapted(b, a)
 
 
 def _is_bool(value):

@@ -17,6 +17,7 @@ from autograd.extend import defvjp, defvjp_argnums, primitive
 from minikeras.engine.broadcast import unbroadcast
 from minikeras.engine.primitive import call_primitive
 from minikeras.engine.tensor import getval
+from minikeras.ops.bitwise import booleans_as_int32
 from minikeras.ops.comparison import _chooser_vjps
 from minikeras.ops.core import (
     apply_binary,
@@ -197,7 +198,7 @@ defvjp_argnums(_fmod, _fmod_vjp)
 def fmod(x1, x2):
     """Element-wise remainder of `x1 / x2` with the sign of `x1` (C's fmod, unlike `mod`).
 
-    Integers keep an integer dtype.
+    Integers keep an integer dtype; booleans give int32, as in Keras.
 
     Args:
         x1: Tensor or array-like, the dividend.
@@ -213,7 +214,8 @@ def fmod(x1, x2):
         >>> mk.ops.fmod([-7, 7], 3).numpy()
         array([-1,  1], dtype=int32)
     """
-    return apply_binary("fmod", _fmod, x1, x2)
+    a, b = booleans_as_int32(value_of(x1), value_of(x2), with_booleans=True)
+    return apply_binary("fmod", _fmod, a, b)
 
 
 @primitive
