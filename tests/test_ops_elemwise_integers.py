@@ -4,6 +4,7 @@ Keras."""
 
 import numpy as np
 import pytest
+from op_graphs import assert_same_as_keras, assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import ops
@@ -103,12 +104,7 @@ KERAS_CASES = [
 
 
 def test_the_same_values_and_dtypes_as_keras():
-    keras = pytest.importorskip("keras")
-    for name, args, kwargs in KERAS_CASES:
-        theirs = keras.ops.convert_to_numpy(getattr(keras.ops, name)(*args, **kwargs))
-        mine = getattr(ops, name)(*args, **kwargs).numpy()
-        assert mine.dtype == theirs.dtype and mine.shape == theirs.shape, name
-        np.testing.assert_allclose(mine, theirs, rtol=1e-6, err_msg=name)
+    assert_same_as_keras(KERAS_CASES)
 
 
 def _graph(lib):
@@ -131,22 +127,8 @@ def _graph(lib):
 
 
 def test_ops_on_symbolic_tensors_save_and_cross_to_keras(tmp_path):
-    ints, floats = A[:, :2], X
     model = _graph(mk)
     kinds = {type(op).__name__ for op in model.operations}
     assert {"BitwiseAnd", "BitwiseInvert", "LeftShift", "Gcd", "Conjugate", "Angle"} <= kinds
     assert "Conj" not in kinds  # (conj is conjugate, as in Keras)
-    for suffix in ("minikeras", "keras"):
-        model.save(tmp_path / f"m.{suffix}")
-        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
-        for got, want in zip(loaded([ints, floats]), model([ints, floats])):
-            np.testing.assert_array_equal(got.numpy(), want.numpy())
-    keras = pytest.importorskip("keras")
-    theirs = _graph(keras)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    for got, want in zip(ours([ints, floats]), theirs([ints, floats])):
-        np.testing.assert_allclose(got.numpy(), keras.ops.convert_to_numpy(want), rtol=1e-6)
-    again = keras.saving.load_model(tmp_path / "m.keras")
-    for got, want in zip(again([ints, floats]), model([ints, floats])):
-        np.testing.assert_allclose(keras.ops.convert_to_numpy(got), want.numpy(), rtol=1e-6)
+    assert_saves_and_crosses_to_keras(_graph, [A[:, :2], X], tmp_path)

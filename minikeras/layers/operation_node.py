@@ -45,13 +45,8 @@ __all__ = [
 PACKAGE = "MinikerasOps"  # the registry's package of the node classes
 
 # Where Keras's class name is not the function's name in CamelCase.
-_KERAS_CLASS_NAMES = {
-    "abs": "Absolute",
-    "getitem": "GetItem",
-    "allclose": "AllClose",
-    "isin": "IsIn",
-    "cdist": "CDist",
-}
+_KERAS_CLASS_NAMES = {"abs": "Absolute", "getitem": "GetItem", "cdist": "CDist"}
+_KERAS_CLASS_NAMES |= {"allclose": "AllClose", "isin": "IsIn"}  # (the element-wise family)
 
 
 def keras_class_name(function_name):
@@ -373,10 +368,7 @@ def _node_class(function_name):
 # minikeras.ops function name -> its node class. Not in the object registry, which also
 # finds a registered class by its bare name (a `Mean` there would shadow the metric's):
 # saving finds them by `registered_name` through `operation_class`.
-# An alias (`absolute`, which is `abs`) records its original's node, as in Keras: no class.
-OPERATION_CLASSES = {
-    name: _node_class(name) for name in ops.__all__ if getattr(ops, name).__name__ == name
-}
+OPERATION_CLASSES = {name: _node_class(name) for name in ops.__all__}
 _BY_CLASS_NAME = {cls.__name__: cls for cls in OPERATION_CLASSES.values()}
 
 

@@ -40,6 +40,16 @@ class Fixed:
 _NUMPY, _NN, _CORE, _MATH = (f"keras.src.ops.{name}" for name in ("numpy", "nn", "core", "math"))
 _REDUCTION = {"axis": "axis", "keepdims": "keepdims"}
 
+# The element-wise ops (the "elemwise" family) whose Keras classes take no config.
+_ELEMENTWISE = (
+    "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+    "deg2rad", "rad2deg", "sinc", "fabs", "reciprocal", "cbrt", "exp2", "trunc", "copy", "hypot",
+    "logaddexp", "logaddexp2", "divide_no_nan", "fmod", "fmax", "fmin", "heaviside", "ldexp",
+    "nextafter", "isneginf", "isposinf", "signbit", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift", "left_shift",
+    "right_shift", "gcd", "lcm", "real", "imag", "conjugate", "isreal", "angle", "i0",
+)  # fmt: skip
+
 # minikeras.ops function -> (Keras module, {Keras config key: our parameter, or Fixed}).
 KERAS_OPERATION_SPECS = {
     **{
@@ -252,60 +262,8 @@ KERAS_OPERATION_SPECS = {
         name: (_NUMPY, {"axis": "axis", "method": "method", "keepdims": "keepdims"})
         for name in ("nanquantile", "nanpercentile")
     },
-    # element-wise math (ops.trigonometric, numeric, numeric_pairs, predicates, bitwise, ...)
-    **{
-        name: (_NUMPY, {})
-        for name in (
-            "arcsin",
-            "arccos",
-            "arctan",
-            "arctan2",
-            "sinh",
-            "cosh",
-            "arcsinh",
-            "arccosh",
-            "arctanh",
-            "deg2rad",
-            "rad2deg",
-            "sinc",
-            "fabs",
-            "reciprocal",
-            "cbrt",
-            "exp2",
-            "trunc",
-            "copy",
-            "hypot",
-            "logaddexp",
-            "logaddexp2",
-            "divide_no_nan",
-            "fmod",
-            "fmax",
-            "fmin",
-            "heaviside",
-            "ldexp",
-            "nextafter",
-            "isneginf",
-            "isposinf",
-            "signbit",
-            "bitwise_and",
-            "bitwise_or",
-            "bitwise_xor",
-            "bitwise_not",
-            "bitwise_invert",
-            "bitwise_left_shift",
-            "bitwise_right_shift",
-            "left_shift",
-            "right_shift",
-            "gcd",
-            "lcm",
-            "real",
-            "imag",
-            "conjugate",
-            "isreal",
-            "angle",
-            "i0",
-        )
-    },  # fmt: skip
+    # Element-wise math (the "elemwise" family).
+    **{name: (_NUMPY, {}) for name in _ELEMENTWISE},
     "erfc": (_MATH, {}),
     "erfinv": (_MATH, {}),
     "nan_to_num": (_NUMPY, {"nan": "nan", "posinf": "posinf", "neginf": "neginf"}),

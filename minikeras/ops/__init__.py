@@ -17,20 +17,6 @@ import sys
 
 from minikeras.engine.operators import bind_operators
 from minikeras.ops.axes import broadcast_to, cumsum, moveaxis, repeat, swapaxes, tril, triu
-from minikeras.ops.bessel import i0
-from minikeras.ops.bitwise import (
-    bitwise_and,
-    bitwise_invert,
-    bitwise_left_shift,
-    bitwise_not,
-    bitwise_or,
-    bitwise_right_shift,
-    bitwise_xor,
-    gcd,
-    lcm,
-    left_shift,
-    right_shift,
-)
 from minikeras.ops.comparison import (
     clip,
     equal,
@@ -43,7 +29,6 @@ from minikeras.ops.comparison import (
     not_equal,
     where,
 )
-from minikeras.ops.complex_parts import angle, conjugate, imag, isreal, real
 from minikeras.ops.conv import conv, conv_transpose, depthwise_conv, separable_conv
 from minikeras.ops.creation import (
     arange,
@@ -122,31 +107,7 @@ from minikeras.ops.nn import (
     softmax,
     softplus,
 )
-from minikeras.ops.numeric import (
-    cbrt,
-    copy,
-    erfc,
-    erfinv,
-    exp2,
-    fabs,
-    nan_to_num,
-    reciprocal,
-    trunc,
-)
-from minikeras.ops.numeric_pairs import (
-    divide_no_nan,
-    fmax,
-    fmin,
-    fmod,
-    heaviside,
-    hypot,
-    ldexp,
-    logaddexp,
-    logaddexp2,
-    nextafter,
-)
 from minikeras.ops.pooling import average_pool, max_pool
-from minikeras.ops.predicates import allclose, isclose, isin, isneginf, isposinf, signbit
 from minikeras.ops.recurrent import gru, lstm, simple_rnn
 from minikeras.ops.reduction import argmax, argmin, logsumexp, max, mean, min, std, sum, var
 from minikeras.ops.shape import (
@@ -164,20 +125,6 @@ from minikeras.ops.shape import (
     transpose,
 )
 from minikeras.ops.symbolic import symbolic_aware
-from minikeras.ops.trigonometric import (
-    arccos,
-    arccosh,
-    arcsin,
-    arcsinh,
-    arctan,
-    arctan2,
-    arctanh,
-    cosh,
-    deg2rad,
-    rad2deg,
-    sinc,
-    sinh,
-)
 
 # isort: split
 # Array manipulation and creation (the "arrays" family).
@@ -251,6 +198,60 @@ from minikeras.ops.statistics import (
     ptp,
     quantile,
 )
+# Element-wise math (the "elemwise" family).
+from minikeras.ops.bessel import i0
+from minikeras.ops.bitwise import (
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    gcd,
+    lcm,
+    left_shift,
+    right_shift,
+)
+from minikeras.ops.complex_parts import angle, conjugate, imag, isreal, real
+from minikeras.ops.numeric import (
+    cbrt,
+    copy,
+    erfc,
+    erfinv,
+    exp2,
+    fabs,
+    nan_to_num,
+    reciprocal,
+    trunc,
+)
+from minikeras.ops.numeric_pairs import (
+    divide_no_nan,
+    fmax,
+    fmin,
+    fmod,
+    heaviside,
+    hypot,
+    ldexp,
+    logaddexp,
+    logaddexp2,
+    nextafter,
+)
+from minikeras.ops.predicates import allclose, isclose, isin, isneginf, isposinf, signbit
+from minikeras.ops.trigonometric import (
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    cosh,
+    deg2rad,
+    rad2deg,
+    sinc,
+    sinh,
+)
 
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
 shape = _shape_function
@@ -273,16 +274,6 @@ __all__ = [
     "zeros", "zeros_like",
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
     "convert_to_numpy", "shape", "tile",
-    # element-wise math (trigonometric, numeric, numeric_pairs, predicates, bitwise, complex_parts,
-    # bessel)
-    "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
-    "deg2rad", "rad2deg", "sinc", "absolute", "fabs", "reciprocal", "cbrt", "exp2", "erfc",
-    "erfinv", "trunc", "nan_to_num", "copy", "hypot", "logaddexp", "logaddexp2",
-    "divide_no_nan", "fmod", "fmax", "fmin", "heaviside", "ldexp", "nextafter", "isclose",
-    "allclose", "isneginf", "isposinf", "signbit", "isin", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "bitwise_not", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift",
-    "left_shift", "right_shift", "gcd", "lcm", "real", "imag", "conj", "conjugate", "isreal",
-    "angle", "i0",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
@@ -307,11 +298,21 @@ __all__ += [
     "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanargmax",
     "nanargmin", "nancumsum", "nancumprod", "nanmedian", "nanquantile", "nanpercentile",
 ]  # fmt: skip
+# Element-wise math (the "elemwise" family).
+__all__ += [
+    "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+    "deg2rad", "rad2deg", "sinc", "fabs", "reciprocal", "cbrt", "exp2", "erfc", "erfinv",
+    "trunc", "nan_to_num", "copy", "hypot", "logaddexp", "logaddexp2", "divide_no_nan", "fmod",
+    "fmax", "fmin", "heaviside", "ldexp", "nextafter", "isclose", "allclose", "isneginf",
+    "isposinf", "signbit", "isin", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift",
+    "gcd", "lcm", "real", "imag", "conjugate", "isreal", "angle", "i0",
+]  # fmt: skip
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
 # not those that read a tensor on the host, as in Keras (a symbolic shape is known; a
 # symbolic tensor's values are not, and convert_to_numpy says so).
-for _name in sorted(set(__all__) - {"convert_to_numpy", "shape", "absolute", "conj"}):
+for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"}):
     globals()[_name] = symbolic_aware(globals()[_name])
 del _name
 
@@ -319,7 +320,8 @@ del _name
 # (Keras's GetItem); kept out of __all__, which names one node class per function.
 get_item = getitem
 
-# Keras's other names of `abs` and `conjugate`: the same ops, recording the same nodes.
+# Keras's other names of `abs` and `conjugate`: the ops themselves, so that their nodes are
+# theirs (Keras's Absolute and Conjugate); kept out of __all__ as `get_item` is.
 absolute = abs
 conj = conjugate
 

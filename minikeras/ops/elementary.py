@@ -38,7 +38,7 @@ __all__ = [
 
 
 def abs(x):  # noqa: A001 (Keras's name)
-    """Element-wise absolute value.
+    """Element-wise absolute value; integers keep their dtype (`ops.absolute` is this op).
 
     Args:
         x: Tensor or array-like.
