@@ -198,6 +198,8 @@ from minikeras.ops.statistics import (
     ptp,
     quantile,
 )
+
+# isort: split
 # Element-wise math (the "elemwise" family).
 from minikeras.ops.bessel import i0
 from minikeras.ops.bitwise import (
