@@ -200,6 +200,9 @@ CASES = {
         "single",
     ),
 }
+# Keras's second names (MaxPool2D is MaxPooling2D): the same class, the same case.
+for _alias in layers.aliases.__all__:
+    CASES[_alias] = CASES[getattr(layers, _alias).__name__]
 
 
 def exported_layers():

@@ -168,7 +168,10 @@ for _name in ("SimpleRNN", "LSTM", "GRU"):
         "float32",
     )
 for _name in ("Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
-              "SeparableConv1D", "SeparableConv2D"):  # fmt: skip
+              "SeparableConv1D", "SeparableConv2D", "Convolution1D", "Convolution2D",
+              "Convolution3D", "Convolution1DTranspose", "Convolution2DTranspose",
+              "Convolution3DTranspose", "SeparableConvolution1D",
+              "SeparableConvolution2D"):  # fmt: skip
     LAYER_SPECS[_name] = (lambda name=_name: getattr(layers, name)(2, 3), None, "single", "float32")
 for _name in ("DepthwiseConv1D", "DepthwiseConv2D"):
     LAYER_SPECS[_name] = (lambda name=_name: getattr(layers, name)(3), None, "single", "float32")
