@@ -101,6 +101,7 @@ CASES = {
     ),
     "GroupNormalization": (lambda: layers.GroupNormalization(2), [(3, 4)], "float32", "single"),
     "UnitNormalization": (layers.UnitNormalization, [(4,)], "float32", "single"),
+    "RMSNormalization": (layers.RMSNormalization, [(3, 4)], "float32", "single"),
     "TimeDistributed": (
         lambda: layers.TimeDistributed(layers.Dense(3)),
         [(5, 4)],

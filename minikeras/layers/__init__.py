@@ -124,6 +124,7 @@ from minikeras.layers.reshaping_nd import (
     ZeroPadding1D,
     ZeroPadding3D,
 )
+from minikeras.layers.rms_normalization import RMSNormalization
 from minikeras.layers.rnn import RNN
 from minikeras.layers.rnn_cells import SimpleRNNCell
 from minikeras.layers.serialization import deserialize, serialize
@@ -220,6 +221,7 @@ __all__ = [
     "Normalization",
     "PReLU",
     "Permute",
+    "RMSNormalization",
     "RNN",
     "RandomBrightness",
     "RandomContrast",
