@@ -10,6 +10,17 @@ import numpy as np
 import minikeras as mk
 from minikeras import layers
 
+
+class _Doubled(layers.Wrapper):
+    """The smallest wrapper: its layer's outputs, doubled (the case of the `Wrapper` base)."""
+
+    def call(self, inputs):
+        return 2.0 * self.layer(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return self.layer.compute_output_shape(input_shape)
+
+
 # name -> (factory, sample shapes without the batch axis, dtype, call style)
 # call style: "single" (layer(x)), "list" (layer([a, b])) or "args" (layer(a, b)).
 CASES = {
@@ -101,6 +112,13 @@ CASES = {
     ),
     "GroupNormalization": (lambda: layers.GroupNormalization(2), [(3, 4)], "float32", "single"),
     "UnitNormalization": (layers.UnitNormalization, [(4,)], "float32", "single"),
+    "Wrapper": (lambda: _Doubled(layers.Dense(3)), [(4,)], "float32", "single"),
+    "SpectralNormalization": (
+        lambda: layers.SpectralNormalization(layers.Dense(3)),
+        [(4,)],
+        "float32",
+        "single",
+    ),
     "RMSNormalization": (layers.RMSNormalization, [(3, 4)], "float32", "single"),
     "TimeDistributed": (
         lambda: layers.TimeDistributed(layers.Dense(3)),

@@ -86,6 +86,12 @@ LAYER_SPECS = {
     "Embedding": (lambda: layers.Embedding(10, 3), [(5,)], "single", "int64"),
     "Bidirectional": (lambda: layers.Bidirectional(layers.LSTM(3)), [(5, 4)], "single", "float32"),
     "TimeDistributed": (lambda: layers.TimeDistributed(Dense(2)), [(5, 4)], "single", "float32"),
+    "SpectralNormalization": (
+        lambda: layers.SpectralNormalization(Dense(2), power_iterations=2),
+        [(4,)],
+        "single",
+        "float32",
+    ),
 }
 # Preprocessing layers; string inputs cannot come through Input (it has no string dtype).
 LAYER_SPECS.update(

@@ -128,9 +128,11 @@ from minikeras.layers.rms_normalization import RMSNormalization
 from minikeras.layers.rnn import RNN
 from minikeras.layers.rnn_cells import SimpleRNNCell
 from minikeras.layers.serialization import deserialize, serialize
+from minikeras.layers.spectral_normalization import SpectralNormalization
 from minikeras.layers.stacked_cells import StackedRNNCells
 from minikeras.layers.time_distributed import TimeDistributed
 from minikeras.layers.tracking import TrackingWarning
+from minikeras.layers.wrapper import Wrapper
 
 __all__ = [
     "Activation",
@@ -245,6 +247,7 @@ __all__ = [
     "SpatialDropout1D",
     "SpatialDropout2D",
     "SpatialDropout3D",
+    "SpectralNormalization",
     "StackedRNNCells",
     "StringLookup",
     "Subtract",
@@ -257,6 +260,7 @@ __all__ = [
     "UpSampling1D",
     "UpSampling2D",
     "UpSampling3D",
+    "Wrapper",
     "ZeroPadding1D",
     "ZeroPadding2D",
     "ZeroPadding3D",

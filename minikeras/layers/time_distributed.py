@@ -4,13 +4,12 @@ import numpy as np
 
 from minikeras import ops
 from minikeras.engine.tensor import Tensor
-from minikeras.layers.layer import Layer
-from minikeras.layers.serialization import deserialize, serialize
+from minikeras.layers.wrapper import Wrapper
 
 __all__ = ["TimeDistributed"]
 
 
-class TimeDistributed(Layer):
+class TimeDistributed(Wrapper):
     """Applies `layer` to every time step of its inputs, the same weights at each.
 
     Inputs `(batch, time, ...)` are folded to `(batch * time, ...)`, given to
@@ -51,12 +50,6 @@ class TimeDistributed(Layer):
     """
 
     supports_masking = True
-
-    def __init__(self, layer, **kwargs):
-        if not isinstance(layer, Layer):
-            raise ValueError(f"TimeDistributed: `layer` must be a Layer instance, got {layer!r}")
-        super().__init__(**kwargs)
-        self.layer = layer
 
     def _step_shape(self, input_shape):
         if not isinstance(input_shape, (tuple, list)) or len(input_shape) < 3:
@@ -119,14 +112,3 @@ class TimeDistributed(Layer):
         input_shape = tuple(input_shape)
         step_output = self.layer.compute_output_shape(self._step_shape(input_shape))
         return (input_shape[0], input_shape[1], *tuple(step_output)[1:])
-
-    def get_config(self):
-        return {**super().get_config(), "layer": serialize(self.layer)}
-
-    @classmethod
-    def from_config(cls, config, custom_objects=None):
-        config = dict(config)
-        # Built by this layer's build, so that its weights come where get_weights puts them.
-        entry = {key: value for key, value in config["layer"].items() if key != "build_config"}
-        config["layer"] = deserialize(entry, custom_objects)
-        return cls(**config)
