@@ -43,6 +43,12 @@ CASES = {
     "Dot": (lambda: layers.Dot(axes=1), [(4,), (4,)], "float32", "list"),
     "Dropout": (lambda: layers.Dropout(0.5), [(4,)], "float32", "single"),
     "Embedding": (lambda: layers.Embedding(10, 3), [(5,)], "int64", "single"),
+    "ReversibleEmbedding": (
+        lambda: layers.ReversibleEmbedding(10, 3, tie_weights=False),
+        [(5,)],
+        "int64",
+        "single",
+    ),
     "Flatten": (layers.Flatten, [(2, 3)], "float32", "single"),
     "GaussianNoise": (lambda: layers.GaussianNoise(0.1), [(4,)], "float32", "single"),
     "GlobalAveragePooling1D": (layers.GlobalAveragePooling1D, [(6, 2)], "float32", "single"),

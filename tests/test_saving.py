@@ -84,6 +84,12 @@ LAYER_SPECS = {
     "SpatialDropout2D": (lambda: layers.SpatialDropout2D(0.5), [(4, 4, 2)], "single", "float32"),
     "Cropping2D": (lambda: layers.Cropping2D(1), [(5, 5, 2)], "single", "float32"),
     "Embedding": (lambda: layers.Embedding(10, 3), [(5,)], "single", "int64"),
+    "ReversibleEmbedding": (
+        lambda: layers.ReversibleEmbedding(10, 3, tie_weights=False),
+        [(5,)],
+        "single",
+        "int64",
+    ),
     "Bidirectional": (lambda: layers.Bidirectional(layers.LSTM(3)), [(5, 4)], "single", "float32"),
     "TimeDistributed": (lambda: layers.TimeDistributed(Dense(2)), [(5, 4)], "single", "float32"),
     "SpectralNormalization": (

@@ -124,6 +124,7 @@ from minikeras.layers.reshaping_nd import (
     ZeroPadding1D,
     ZeroPadding3D,
 )
+from minikeras.layers.reversible_embedding import ReversibleEmbedding
 from minikeras.layers.rms_normalization import RMSNormalization
 from minikeras.layers.rnn import RNN
 from minikeras.layers.rnn_cells import SimpleRNNCell
@@ -237,6 +238,7 @@ __all__ = [
     "Rescaling",
     "Reshape",
     "Resizing",
+    "ReversibleEmbedding",
     "SeparableConv1D",
     "SeparableConv2D",
     "SeparableConvolution1D",
