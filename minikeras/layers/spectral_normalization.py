@@ -119,8 +119,8 @@ class SpectralNormalization(Wrapper):
         Example:
             >>> layer = mk.layers.SpectralNormalization(mk.layers.Dense(2))
             >>> layer.build((None, 2))
-            >>> layer.layer.kernel.assign(np.diag([3.0, 1.0]))
-            >>> layer.vector_u.assign([[1.0, 0.0]])
+            >>> _ = layer.layer.kernel.assign(np.diag([3.0, 1.0]))
+            >>> _ = layer.vector_u.assign([[1.0, 0.0]])
             >>> u, kernel = layer.normalized_weights()
             >>> u.tolist(), kernel.tolist()
             ([[1.0, 0.0]], [[1.0, 0.0], [0.0, 0.3333333432674408]])
