@@ -142,6 +142,16 @@ LAYER_SPECS.update(
             "float32",
         ),
         "RandomZoom": (lambda: layers.RandomZoom(0.2), [(4, 4, 2)], "single", "float32"),
+        "RandomGrayscale": (lambda: layers.RandomGrayscale(), [(4, 4, 3)], "single", "float32"),
+        "RandomInvert": (lambda: layers.RandomInvert(), [(4, 4, 2)], "single", "float32"),
+        "Solarization": (lambda: layers.Solarization(0.1), [(4, 4, 2)], "single", "float32"),
+        "RandomPosterization": (
+            lambda: layers.RandomPosterization(3),
+            [(4, 4, 2)],
+            "single",
+            "float32",
+        ),
+        "AutoContrast": (lambda: layers.AutoContrast(), [(4, 4, 2)], "single", "float32"),
         "StringLookup": (
             lambda: pytest.skip("StringLookup takes strings, which Input cannot declare"),
             None,

@@ -9,7 +9,9 @@ One module per family:
 - `text_vectorization`: TextVectorization;
 - `augmentation` (the base and the affine resampling), `random_affine` (RandomRotation,
   RandomTranslation, RandomZoom) and `random_image` (RandomFlip, RandomCrop,
-  RandomContrast, RandomBrightness): active only when training.
+  RandomContrast, RandomBrightness) and `random_color` (RandomGrayscale, RandomInvert,
+  Solarization, RandomPosterization; and AutoContrast, which always applies): active only
+  when training.
 """
 
 from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
@@ -22,6 +24,13 @@ from minikeras.layers.preprocessing.random_affine import (
     RandomTranslation,
     RandomZoom,
 )
+from minikeras.layers.preprocessing.random_color import (
+    AutoContrast,
+    RandomGrayscale,
+    RandomInvert,
+    RandomPosterization,
+    Solarization,
+)
 from minikeras.layers.preprocessing.random_image import (
     RandomBrightness,
     RandomContrast,
@@ -31,6 +40,7 @@ from minikeras.layers.preprocessing.random_image import (
 from minikeras.layers.preprocessing.text_vectorization import TextVectorization
 
 __all__ = [
+    "AutoContrast",
     "CategoryEncoding",
     "CenterCrop",
     "Discretization",
@@ -41,11 +51,15 @@ __all__ = [
     "RandomContrast",
     "RandomCrop",
     "RandomFlip",
+    "RandomGrayscale",
+    "RandomInvert",
+    "RandomPosterization",
     "RandomRotation",
     "RandomTranslation",
     "RandomZoom",
     "Rescaling",
     "Resizing",
+    "Solarization",
     "StringLookup",
     "TextVectorization",
 ]
