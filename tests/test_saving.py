@@ -152,6 +152,15 @@ LAYER_SPECS.update(
             "float32",
         ),
         "AutoContrast": (lambda: layers.AutoContrast(), [(4, 4, 2)], "single", "float32"),
+        "RandomErasing": (lambda: layers.RandomErasing(), [(4, 4, 2)], "single", "float32"),
+        "MixUp": (lambda: layers.MixUp(), [(4, 4, 2)], "single", "float32"),
+        "CutMix": (lambda: layers.CutMix(), [(4, 4, 2)], "single", "float32"),
+        "Pipeline": (
+            lambda: layers.Pipeline([layers.RandomErasing(), layers.Flatten(), Dense(2)]),
+            [(4, 4, 2)],
+            "single",
+            "float32",
+        ),
         "StringLookup": (
             lambda: pytest.skip("StringLookup takes strings, which Input cannot declare"),
             None,

@@ -8,17 +8,20 @@ One module per family:
 - `index_lookup` and `lookups`: StringLookup, IntegerLookup;
 - `text_vectorization`: TextVectorization;
 - `augmentation` (the base and the affine resampling), `random_affine` (RandomRotation,
-  RandomTranslation, RandomZoom) and `random_image` (RandomFlip, RandomCrop,
+  RandomTranslation, RandomZoom), `random_image` (RandomFlip, RandomCrop,
   RandomContrast, RandomBrightness) and `random_color` (RandomGrayscale, RandomInvert,
   Solarization, RandomPosterization; and AutoContrast, which always applies): active only
-  when training.
+  when training; `mixing` (RandomErasing, MixUp, CutMix) replaces or blends regions;
+- `pipeline`: Pipeline, which applies a list of them in turn.
 """
 
 from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
 from minikeras.layers.preprocessing.discretization import Discretization
 from minikeras.layers.preprocessing.image import CenterCrop, Resizing
 from minikeras.layers.preprocessing.lookups import IntegerLookup, StringLookup
+from minikeras.layers.preprocessing.mixing import CutMix, MixUp, RandomErasing
 from minikeras.layers.preprocessing.numerical import Normalization, Rescaling
+from minikeras.layers.preprocessing.pipeline import Pipeline
 from minikeras.layers.preprocessing.random_affine import (
     RandomRotation,
     RandomTranslation,
@@ -43,13 +46,17 @@ __all__ = [
     "AutoContrast",
     "CategoryEncoding",
     "CenterCrop",
+    "CutMix",
     "Discretization",
     "Hashing",
     "IntegerLookup",
+    "MixUp",
     "Normalization",
+    "Pipeline",
     "RandomBrightness",
     "RandomContrast",
     "RandomCrop",
+    "RandomErasing",
     "RandomFlip",
     "RandomGrayscale",
     "RandomInvert",
