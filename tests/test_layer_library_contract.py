@@ -1,5 +1,5 @@
-"""The contract of the activation, noise, normalization, EinsumDense, TimeDistributed and
-attention layers, each through the case `layer_cases.py` gives it: the symbolic shape equals
+"""The contract of the activation, noise, normalization, EinsumDense, TimeDistributed,
+attention, wrapper, embedding and newer preprocessing layers, each through the case `layer_cases.py` gives it: the symbolic shape equals
 the computed one (unknown batch), `layers.serialize`/`deserialize` round trips, and a model
 saved and loaded predicts the same."""
 
@@ -14,7 +14,10 @@ NAMES = [
     "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Identity", "ActivityRegularization",
     "AlphaDropout", "GaussianDropout", "SpatialDropout1D", "SpatialDropout3D", "EinsumDense",
     "GroupNormalization", "UnitNormalization", "TimeDistributed", "Attention",
-    "AdditiveAttention", "GroupQueryAttention", "GroupedQueryAttention",
+    "AdditiveAttention", "GroupQueryAttention", "GroupedQueryAttention", "RMSNormalization",
+    "SpectralNormalization", "ReversibleEmbedding", "RandomGrayscale", "RandomInvert",
+    "Solarization", "RandomPosterization", "AutoContrast", "RandomErasing", "MixUp", "CutMix",
+    "Pipeline",
 ]  # fmt: skip
 
 
