@@ -1,7 +1,8 @@
 """The contract of the activation, noise, normalization, EinsumDense, TimeDistributed,
-attention, wrapper, embedding and newer preprocessing layers, each through the case `layer_cases.py` gives it: the symbolic shape equals
-the computed one (unknown batch), `layers.serialize`/`deserialize` round trips, and a model
-saved and loaded predicts the same."""
+attention, wrapper, embedding and newer preprocessing layers, each through the case
+`layer_cases.py` gives it: the symbolic shape equals the computed one (unknown batch),
+`layers.serialize`/`deserialize` round trips, and a model saved and loaded predicts the
+same."""
 
 import numpy as np
 import pytest
