@@ -62,8 +62,7 @@ def test_erasing_probability_fill_values_and_inference():
     noise = layers.RandomErasing((1.0, 1.0), (1.0, 1.0), value_range=(0, 1), seed=3)
     values = noise(np.full((50, 4, 4, 1), 0.5, "float32"), training=True).numpy()
     assert values.min() >= 0.0 and values.max() <= 1.0 and np.mean(values == 0.0) > 0.4
-    for training in (None, False):
-        np.testing.assert_array_equal(layer(x[:3], training=training).numpy(), x[:3])
+    np.testing.assert_array_equal(layer(x[:3], training=False).numpy(), x[:3])
     with pytest.raises(ValueError, match="fill_value"):
         layers.RandomErasing(fill_value=[1, 2])
     with pytest.raises(ValueError, match="scale"):
@@ -107,7 +106,7 @@ def test_cut_mix_pastes_a_box_and_labels_by_area():
 def test_mixing_layers_pass_through_at_inference_and_take_plain_images():
     images, labels = _sources(4)
     for layer in (layers.MixUp(seed=1), layers.CutMix(seed=1)):
-        out = layer({"images": images, "labels": labels})
+        out = layer({"images": images, "labels": labels}, training=False)
         np.testing.assert_array_equal(out["images"].numpy(), images)
         np.testing.assert_array_equal(out["labels"].numpy(), labels)
         assert layer(images, training=True).shape == images.shape
@@ -149,8 +148,11 @@ def test_pipeline_applies_its_layers_in_order_passing_training():
         [layers.Rescaling(1 / 255), layers.RandomInvert((1.0, 1.0), value_range=(0, 1))]
     )
     x = np.full((2, 3, 3, 1), 51.0, "float32")
-    np.testing.assert_allclose(pipeline(x).numpy(), 0.2)
-    np.testing.assert_allclose(pipeline(x, training=True).numpy(), 0.8, rtol=1e-6)
+    np.testing.assert_allclose(pipeline(x, training=False).numpy(), 0.2)
+    for training in (None, True):  # (a call without `training` augments, as in Keras)
+        np.testing.assert_allclose(pipeline(x, training=training).numpy(), 0.8, rtol=1e-6)
+    model = mk.Sequential([mk.Input((3, 3, 1)), pipeline])
+    np.testing.assert_allclose(model.predict(x, verbose=0), 0.2)  # predict: not training
     assert [type(layer).__name__ for layer in pipeline.layers] == ["Rescaling", "RandomInvert"]
     assert pipeline.compute_output_shape((None, None, 3, 1)) == (None, None, 3, 1)
     with pytest.raises(ValueError, match="list of Layer"):

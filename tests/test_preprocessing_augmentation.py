@@ -40,8 +40,8 @@ def test_identity_outside_training_and_seeded_draws_repeat(make):
     x = images()
     layer = make(3)
     if not isinstance(layer, RandomCrop):
-        np.testing.assert_array_equal(layer(x).numpy(), x)
         np.testing.assert_array_equal(layer(x, training=False).numpy(), x)
+        assert not np.array_equal(layer(x).numpy(), x)  # as in Keras: a plain call augments
     first = [make(3)(x, training=True).numpy() for _ in range(2)]
     np.testing.assert_array_equal(first[0], first[1])  # two layers, one seed: one output
     again = make(3)
@@ -145,7 +145,7 @@ def test_random_crop_training_window_and_inference_resize():
     assert crops == windows  # every window position, nothing else
     # Inference: the central 4x4 (aspect 1:1) resized to 2x2, i.e. means of 2x2 blocks.
     center = image[0, :, 0:4, 0]
-    inference = RandomCrop(2, 2)(image).numpy()[0, :, :, 0]
+    inference = RandomCrop(2, 2)(image, training=False).numpy()[0, :, :, 0]
     blocks = center.reshape(2, 2, 2, 2).mean(axis=(1, 3))
     np.testing.assert_allclose(inference, blocks)
     assert RandomCrop(2, 2).compute_output_shape((None, 4, 5, 1)) == (None, 2, 2, 1)

@@ -1,8 +1,10 @@
 """The base of the random image augmentation layers, and the affine resampling they share.
 
-An augmentation layer changes images only when called with `training=True`;
-otherwise it returns them unchanged (RandomCrop excepted: it must still give
-its output size). Its draws come from its own `SeedGenerator`: two layers
+An augmentation layer changes images unless called with `training=False`
+(which `predict` and `evaluate` pass), as in Keras: a direct call
+`layer(images)`, or a model called without `training`, augments; with
+`training=False` it returns them unchanged (RandomCrop excepted: it must
+still give its output size). Its draws come from its own `SeedGenerator`: two layers
 made with the same `seed` give the same sequence of outputs; without a seed,
 the generator is seeded from the global one, so
 `minikeras.utils.set_random_seed` makes runs reproducible.
@@ -107,7 +109,7 @@ def affine_transform(images, matrices, interpolation="bilinear", fill_mode="refl
 
 
 class RandomImageLayer(ImageLayer):
-    """Base of the random augmentation layers: active only when training, seedable.
+    """Base of the random augmentation layers: active unless `training=False`, seedable.
 
     Subclasses write `augment(images, rng)` on channels-last 4-D float numpy
     arrays, drawing from the numpy generator `rng`.
@@ -120,7 +122,7 @@ class RandomImageLayer(ImageLayer):
     Example:
         >>> layer = mk.layers.RandomFlip(seed=0)
         >>> image = np.arange(4.0).reshape(1, 2, 2, 1)
-        >>> bool(np.array_equal(layer(image).numpy(), image))  # not training: unchanged
+        >>> bool(np.array_equal(layer(image, training=False).numpy(), image))
         True
     """
 
@@ -128,6 +130,10 @@ class RandomImageLayer(ImageLayer):
         super().__init__(data_format=data_format, **kwargs)
         self.seed = seed
         self.generator = SeedGenerator(seed, name=f"{self.name}_seed_generator")
+
+    def call(self, inputs, training=True):
+        # (True by default, as Keras's: a call without `training` augments)
+        return super().call(inputs, training)
 
     def transform(self, images, training):
         if not training:

@@ -1,7 +1,7 @@
 """Augmentations that replace or blend parts of images: `RandomErasing`, `MixUp` and `CutMix`.
 
 Like the other random image layers (see `augmentation`), each changes images
-only when called with `training=True`, drawing from its own seed generator.
+unless called with `training=False`, drawing from its own seed generator.
 `MixUp` and `CutMix` blend each image with another of the same batch (a
 random permutation); given a dict `{"images": ..., "labels": ...}`, they mix
 the (one-hot) labels in the same proportions, as Keras does.
@@ -65,7 +65,7 @@ class _LabelMixing(RandomImageLayer):
     def build(self, input_shape):
         super().build(input_shape["images"] if isinstance(input_shape, dict) else input_shape)
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=True):
         if not isinstance(inputs, dict):
             return super().call(inputs, training)
         unknown = sorted(set(inputs) - {"images", "labels"})

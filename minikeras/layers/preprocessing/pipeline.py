@@ -13,10 +13,9 @@ class Pipeline(Layer):
     or in front of one, and its config is only its layers and name (as in
     Keras). `training` and a mask are given to each layer that takes them;
     each layer's output mask goes to the next, and the inputs' mask passes
-    to the outputs. Called without `training`,
-    the random layers in it keep their inference behaviour (they pass images
-    through), as every minikeras augmentation layer does; Keras's pipeline
-    and layers default to training there.
+    to the outputs. Called without `training`, it and the random layers in
+    it augment, as Keras's do; `training=False` (what `predict` passes)
+    leaves images unchanged.
 
     Args:
         layers: a list of `Layer` instances.
@@ -37,7 +36,7 @@ class Pipeline(Layer):
         ...     mk.layers.RandomInvert(factor=(1.0, 1.0), value_range=(0, 1)),
         ... ])
         >>> images = np.full((1, 2, 2, 1), 51.0)
-        >>> augment(images).numpy().ravel(), augment(images, training=True).numpy().ravel()
+        >>> augment(images, training=False).numpy().ravel(), augment(images).numpy().ravel()
         (array([0.2, 0.2, 0.2, 0.2], dtype=float32), array([0.8, 0.8, 0.8, 0.8], dtype=float32))
     """
 
@@ -62,7 +61,7 @@ class Pipeline(Layer):
                 layer.built = True
             shape = layer.compute_output_shape(shape)
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs, training=True, mask=None):
         for layer in self.layers:
             outputs = layer(inputs, training=training, mask=mask)
             mask = getattr(outputs, "_keras_mask", None)

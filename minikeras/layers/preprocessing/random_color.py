@@ -2,7 +2,7 @@
 `RandomPosterization`, and the deterministic `AutoContrast`.
 
 Like the other random image layers (see `augmentation`), each changes images
-only when called with `training=True`, drawing from its own seed generator.
+unless called with `training=False`, drawing from its own seed generator.
 The pixel values are expected within `value_range` (default `(0, 255)`);
 `Solarization`, `RandomPosterization` and `AutoContrast` work on the values
 mapped linearly to `[0, 255]` and map them back, as Keras does.

@@ -83,7 +83,7 @@ class RandomCrop(RandomImageLayer):
 
     Example:
         >>> image = np.arange(16.0).reshape(1, 4, 4, 1)
-        >>> mk.layers.RandomCrop(2, 2)(image).numpy()[0, :, :, 0]  # inference: resized
+        >>> mk.layers.RandomCrop(2, 2)(image, training=False).numpy()[0, :, :, 0]  # resized
         array([[ 2.5,  4.5],
                [10.5, 12.5]], dtype=float32)
     """
