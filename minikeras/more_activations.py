@@ -2,8 +2,9 @@
 
 `minikeras.activations` names and registers them beside the common ones
 (`Dense(4, activation="selu")`, `LSTM(4, recurrent_activation="hard_sigmoid")`),
-and they are reached as `mk.activations.selu` and so on. Each is built from
-`minikeras.ops`, which give its gradient, with Keras 3's definitions and
+and they are reached as `mk.activations.selu` and so on. Each calls the
+`minikeras.ops` function of its name (`mish` and `exponential` are built from
+ops), which holds the math and its gradient, with Keras 3's definitions and
 defaults (Keras 3's `hard_sigmoid` is `relu6(x + 3) / 6`, not Keras 2's
 `0.2 x + 0.5`).
 """
@@ -22,11 +23,6 @@ __all__ = [
     "softsign",
 ]
 
-# SELU's constants (Klambauer et al., 2017), as Keras has them.
-_SELU_ALPHA = 1.6732632423543772
-_SELU_SCALE = 1.0507009873554805
-
-
 def relu6(x):
     """Rectified linear unit capped at 6: `relu6(x) = min(max(x, 0), 6)`.
 
@@ -40,7 +36,7 @@ def relu6(x):
         >>> mk.activations.relu6([-1.0, 3.0, 8.0]).numpy()
         array([0., 3., 6.], dtype=float32)
     """
-    return ops.clip(x, 0.0, 6.0)
+    return ops.relu6(x)
 
 
 def hard_sigmoid(x):
@@ -56,7 +52,7 @@ def hard_sigmoid(x):
         >>> mk.activations.hard_sigmoid([-4.0, 0.0, 1.5, 4.0]).numpy()
         array([0.  , 0.5 , 0.75, 1.  ], dtype=float32)
     """
-    return ops.clip(ops.add(ops.divide(x, 6.0), 0.5), 0.0, 1.0)
+    return ops.hard_sigmoid(x)
 
 
 def hard_silu(x):
@@ -72,7 +68,7 @@ def hard_silu(x):
         >>> mk.activations.hard_silu([-4.0, 0.0, 1.5, 4.0]).numpy()
         array([-0.   ,  0.   ,  1.125,  4.   ], dtype=float32)
     """
-    return ops.multiply(x, hard_sigmoid(x))
+    return ops.hard_silu(x)
 
 
 def selu(x):
@@ -91,7 +87,7 @@ def selu(x):
         >>> np.round(mk.activations.selu([-1.0, 0.0, 1.0]).numpy(), 4)
         array([-1.1113,  0.    ,  1.0507], dtype=float32)
     """
-    return ops.multiply(ops.elu(x, alpha=_SELU_ALPHA), _SELU_SCALE)
+    return ops.selu(x)
 
 
 def softsign(x):
@@ -107,7 +103,7 @@ def softsign(x):
         >>> mk.activations.softsign([-3.0, 0.0, 1.0]).numpy()
         array([-0.75,  0.  ,  0.5 ], dtype=float32)
     """
-    return ops.divide(x, ops.add(ops.abs(x), 1.0))
+    return ops.softsign(x)
 
 
 def mish(x):
@@ -139,7 +135,7 @@ def log_sigmoid(x):
         >>> np.round(mk.activations.log_sigmoid([-50.0, 0.0, 50.0]).numpy(), 4)
         array([-50.    ,  -0.6931,  -0.    ], dtype=float32)
     """
-    return ops.negative(ops.softplus(ops.negative(x)))
+    return ops.log_sigmoid(x)
 
 
 def exponential(x):

@@ -270,6 +270,29 @@ KERAS_OPERATION_SPECS = {
     "isclose": (_NUMPY, {"equal_nan": "equal_nan"}),
     "allclose": (_NUMPY, {"rtol": "rtol", "atol": "atol", "equal_nan": "equal_nan"}),
     "isin": (_NUMPY, {"assume_unique": "assume_unique", "invert": "invert"}),
+    # neural-network ops (nnops)
+    **{
+        name: (_NN, {})
+        for name in (
+            "relu6",
+            "selu",
+            "hard_sigmoid",
+            "hard_silu",
+            "hard_tanh",
+            "log_sigmoid",
+            "softsign",
+            "tanh_shrink",
+            "sparse_plus",
+            "sparse_sigmoid",
+        )
+    },  # fmt: skip
+    "celu": (_NN, {"alpha": "alpha"}),
+    "glu": (_NN, {"axis": "axis"}),
+    "hard_shrink": (_NN, {"threshold": "threshold"}),
+    "soft_shrink": (_NN, {"threshold": "threshold"}),
+    "squareplus": (_NN, {"b": "b"}),
+    "threshold": (_NN, {"threshold": "threshold", "default_value": "default_value"}),
+    "sparsemax": (_NN, {"axis": "axis"}),
 }
 
 

@@ -107,6 +107,19 @@ from minikeras.ops.nn import (
     softmax,
     softplus,
 )
+
+# neural-network ops (nnops): activations
+from minikeras.ops.piecewise_activations import (
+    hard_shrink,
+    hard_sigmoid,
+    hard_silu,
+    hard_tanh,
+    relu6,
+    soft_shrink,
+    sparse_plus,
+    sparse_sigmoid,
+    threshold,
+)
 from minikeras.ops.pooling import average_pool, max_pool
 from minikeras.ops.recurrent import gru, lstm, simple_rnn
 from minikeras.ops.reduction import argmax, argmin, logsumexp, max, mean, min, std, sum, var
@@ -123,6 +136,16 @@ from minikeras.ops.shape import (
     take,
     tile,
     transpose,
+)
+from minikeras.ops.smooth_activations import (
+    celu,
+    glu,
+    log_sigmoid,
+    selu,
+    softsign,
+    sparsemax,
+    squareplus,
+    tanh_shrink,
 )
 from minikeras.ops.symbolic import symbolic_aware
 
@@ -276,6 +299,10 @@ __all__ = [
     "zeros", "zeros_like",
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
     "convert_to_numpy", "shape", "tile",
+    # neural-network ops (nnops)
+    "relu6", "selu", "swish", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
+    "log_sigmoid", "softsign", "celu", "glu", "hard_shrink", "soft_shrink", "tanh_shrink",
+    "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "sparsemax",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
@@ -290,6 +317,8 @@ __all__ += [
     "bartlett", "blackman", "hamming", "hanning", "kaiser", "view", "correlate", "cdist",
     "fold", "unfold", "rearrange",
 ]  # fmt: skip
+# Keras's aliases (nnops): one function under two names, recorded under the first.
+_ALIASES = {"swish": "silu", "hard_swish": "hard_silu"}
 
 # Reductions, sorting and statistics (helper reduce).
 __all__ += [
@@ -314,9 +343,11 @@ __all__ += [
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
 # not those that read a tensor on the host, as in Keras (a symbolic shape is known; a
 # symbolic tensor's values are not, and convert_to_numpy says so).
-for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"}):
+for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"} - set(_ALIASES)):
     globals()[_name] = symbolic_aware(globals()[_name])
-del _name
+for _name, _target in _ALIASES.items():
+    globals()[_name] = globals()[_target]
+del _name, _target
 
 # Keras's functional name for `x[key]`: getitem itself, so that its nodes are getitem's
 # (Keras's GetItem); kept out of __all__, which names one node class per function.
