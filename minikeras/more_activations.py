@@ -23,6 +23,7 @@ __all__ = [
     "softsign",
 ]
 
+
 def relu6(x):
     """Rectified linear unit capped at 6: `relu6(x) = min(max(x, 0), 6)`.
 

@@ -5,9 +5,9 @@ Each is one autograd primitive with its VJP right below it, written in
 differentiable ops so that a gradient of a gradient is right too. Between the
 pieces the gradient is that of the piece; at a joint it follows Keras's JAX
 backend (zero at the corners of `relu6` and `hard_sigmoid`, one at those of
-`hard_tanh`). Integer and boolean inputs give floatx, as in Keras, except for
-`hard_tanh` and `threshold`, whose results keep the input's dtype where Keras
-keeps it.
+`hard_tanh`, a quarter at those of `sparse_sigmoid`). Integer and boolean
+inputs give floatx, as in Keras, except for `hard_tanh` and `threshold`, whose
+results keep the input's dtype where Keras keeps it.
 """
 
 import numpy as np
@@ -206,7 +206,11 @@ def _sparse_sigmoid(x):
     return np.clip((x + 1.0) * 0.5, 0.0, 1.0)
 
 
-defvjp(_sparse_sigmoid, lambda ans, x: lambda g: g * (abs(x) < 1) * 0.5)
+# A quarter at -1 and 1 themselves: Keras's JAX backend clips, whose gradient splits ties.
+defvjp(
+    _sparse_sigmoid,
+    lambda ans, x: lambda g: g * 0.25 * (abs(x) < 1) + g * 0.25 * (abs(x) <= 1),
+)
 
 
 def sparse_sigmoid(x):

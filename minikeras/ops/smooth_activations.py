@@ -270,7 +270,9 @@ def sparsemax(x, axis=-1):
 
     The Euclidean projection of `x` onto the probability simplex
     (Martins & Astudillo, 2016): `max(x - tau, 0)`, with `tau` chosen so the
-    result sums to one.
+    result sums to one. Keras 3.15.1 computes a wrong `tau` when more than
+    one entry stays positive (keras-team/keras#23425, fixed after it); this
+    follows the definition, so it agrees with Keras only where one entry does.
 
     Args:
         x: Tensor or array-like, of one or more axes.
