@@ -47,6 +47,12 @@ PACKAGE = "MinikerasOps"  # the registry's package of the node classes
 # Where Keras's class name is not the function's name in CamelCase.
 _KERAS_CLASS_NAMES = {"abs": "Absolute", "getitem": "GetItem", "cdist": "CDist"}
 _KERAS_CLASS_NAMES |= {"allclose": "AllClose", "isin": "IsIn"}  # (the element-wise family)
+_KERAS_CLASS_NAMES |= {  # (the nnops family)
+    "batch_normalization": "BatchNorm",
+    "layer_normalization": "LayerNorm",
+    "rms_normalization": "RMSNorm",
+    "psnr": "PSNR",
+}
 
 
 def keras_class_name(function_name):
@@ -144,6 +150,8 @@ class OperationNode(Layer):
         if leading:  # options before a *args (einsum's subscripts) go back in their place
             arguments = {k: v for k, v in arguments.items() if k not in leading}
             args = (*(self._arguments[name] for name in leading), *args)
+        elif arguments:
+            args, kwargs = _past_options(function, tuple(arguments), args, kwargs)
         return function(*args, **arguments, **kwargs)
 
     def compute_output_spec(self, *args, **kwargs):
@@ -183,6 +191,31 @@ class OperationNode(Layer):
 def _parameters(function_name):
     """The names of the parameters of `minikeras.ops.<function_name>`."""
     return frozenset(inspect.signature(getattr(ops, function_name)).parameters)
+
+
+def _past_options(function, options, args, kwargs):
+    """Positional arguments that come after an option in `function`'s signature, by name.
+
+    Keras's node of `batch_normalization(x, mean, variance, axis, offset, ...)`
+    holds `(x, mean, variance, offset, scale)`: its class took `axis`, so the
+    call's fourth argument is `offset`.
+    """
+    names = _call_parameters(function, options)
+    if len(args) <= names[0]:
+        return args, kwargs
+    return args[: names[0]], {**dict(zip(names[1][names[0] :], args[names[0] :])), **kwargs}
+
+
+@functools.cache
+def _call_parameters(function, options):
+    """Where `function`'s first option is, and its positional parameters that are not options."""
+    positional = [
+        parameter.name
+        for parameter in inspect.signature(function).parameters.values()
+        if parameter.kind is parameter.POSITIONAL_OR_KEYWORD
+    ]
+    first = next((i for i, name in enumerate(positional) if name in options), len(positional))
+    return first, tuple(name for name in positional if name not in options)
 
 
 @functools.cache

@@ -293,6 +293,27 @@ KERAS_OPERATION_SPECS = {
     "squareplus": (_NN, {"b": "b"}),
     "threshold": (_NN, {"threshold": "threshold", "default_value": "default_value"}),
     "sparsemax": (_NN, {"axis": "axis"}),
+    "normalize": (_NN, {"axis": "axis", "order": "order", "epsilon": "epsilon"}),
+    "moments": (_NN, {"axes": "axes", "keepdims": "keepdims", "synchronized": "synchronized"}),
+    "batch_normalization": (_NN, {"axis": "axis", "epsilon": "epsilon"}),
+    "layer_normalization": (
+        _NN,
+        {"axis": "axis", "epsilon": "epsilon", "rms_scaling": "rms_scaling"},
+    ),  # fmt: skip
+    "rms_normalization": (_NN, {"axis": "axis", "epsilon": "epsilon"}),
+    "psnr": (_NN, {"max_val": "max_val"}),
+    "multi_hot": (
+        _NN,
+        {"num_classes": "num_classes", "axis": "axis", "dtype": "dtype", "sparse": Fixed(False)},
+    ),  # fmt: skip
+    "dot_product_attention": (
+        _NN,
+        {
+            "is_causal": "is_causal",
+            "flash_attention": "flash_attention",
+            "attn_logits_soft_cap": "attn_logits_soft_cap",
+        },
+    ),
 }
 
 

@@ -16,6 +16,7 @@ node, which a functional `Model` runs on data (`ops.symbolic`):
 import sys
 
 from minikeras.engine.operators import bind_operators
+from minikeras.ops.attention import dot_product_attention  # neural-network ops (nnops)
 from minikeras.ops.axes import broadcast_to, cumsum, moveaxis, repeat, swapaxes, tril, triu
 from minikeras.ops.comparison import (
     clip,
@@ -67,6 +68,9 @@ from minikeras.ops.elementary import (
     tan,
     tanh,
 )
+
+# neural-network ops (nnops): multi_hot
+from minikeras.ops.encoding import multi_hot
 from minikeras.ops.fused_dense import dense
 from minikeras.ops.gather import embedding_lookup, flip
 from minikeras.ops.host import convert_to_numpy
@@ -108,6 +112,15 @@ from minikeras.ops.nn import (
     softplus,
 )
 
+# neural-network ops (nnops): normalization
+from minikeras.ops.normalization import (
+    batch_normalization,
+    layer_normalization,
+    moments,
+    normalize,
+    rms_normalization,
+)
+
 # neural-network ops (nnops): activations
 from minikeras.ops.piecewise_activations import (
     hard_shrink,
@@ -121,6 +134,7 @@ from minikeras.ops.piecewise_activations import (
     threshold,
 )
 from minikeras.ops.pooling import average_pool, max_pool
+from minikeras.ops.quality import psnr  # neural-network ops (nnops)
 from minikeras.ops.recurrent import gru, lstm, simple_rnn
 from minikeras.ops.reduction import argmax, argmin, logsumexp, max, mean, min, std, sum, var
 from minikeras.ops.shape import (
@@ -303,6 +317,8 @@ __all__ = [
     "relu6", "selu", "swish", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
     "log_sigmoid", "softsign", "celu", "glu", "hard_shrink", "soft_shrink", "tanh_shrink",
     "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "sparsemax",
+    "normalize", "moments", "batch_normalization", "layer_normalization", "rms_normalization",
+    "psnr", "multi_hot", "dot_product_attention",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
