@@ -128,6 +128,8 @@ class OperationNode(Layer):
         for name in ("training", "mask"):
             if name in kwargs and name not in _parameters(self.function_name):
                 del kwargs[name]
+        if "mask" in kwargs and _position(self.function_name, "mask") < len(args):
+            del kwargs["mask"]  # (an argument the node holds: dot_product_attention's mask)
         if call_helpers.symbolic_among(args, kwargs):
             return _record(self, args, kwargs)
         return self.call(*args, **kwargs)
@@ -185,6 +187,13 @@ class OperationNode(Layer):
             A dict.
         """
         return {"name": self.name, **self.options}
+
+
+@functools.cache
+def _position(function_name, name):
+    """Where parameter `name` of `minikeras.ops.<function_name>` is, counting positional ones."""
+    names = list(inspect.signature(getattr(ops, function_name)).parameters)
+    return names.index(name) if name in names else len(names)
 
 
 @functools.cache

@@ -304,7 +304,7 @@ KERAS_OPERATION_SPECS = {
     "psnr": (_NN, {"max_val": "max_val"}),
     "multi_hot": (
         _NN,
-        {"num_classes": "num_classes", "axis": "axis", "dtype": "dtype", "sparse": Fixed(False)},
+        {"num_classes": "num_classes", "axis": "axis", "dtype": "dtype", "sparse": "sparse"},
     ),  # fmt: skip
     "dot_product_attention": (
         _NN,

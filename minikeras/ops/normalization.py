@@ -80,7 +80,7 @@ def normalize(x, axis=-1, order=2, epsilon=None):
     """
     if not isinstance(order, int) or isinstance(order, bool) or order < 1:
         raise ValueError(f"normalize: order must be an int >= 1, got {order!r}")
-    value = as_float(array_of(x))
+    value = wrap(as_float(array_of(x)))
     if np.ndim(value) == 0:
         value = expand_dims(value, 0)
     epsilon = config.epsilon() if epsilon is None else float(epsilon)
@@ -161,7 +161,7 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
         array([[-1., -1.],
                [ 1.,  1.]], dtype=float32)
     """
-    value = as_float(array_of(x))
+    value = wrap(as_float(array_of(x)))
     ndim = len(shape_of(value))
     (axis,) = _axes("batch_normalization", axis, ndim, value)
     size = shape_of(value)[axis]

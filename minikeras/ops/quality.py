@@ -1,5 +1,7 @@
 """Signal quality: `psnr`, the peak signal-to-noise ratio of a reconstruction."""
 
+import numpy as np
+
 from minikeras.ops.core import array_of, as_float, shape_of
 from minikeras.ops.creation import cast
 from minikeras.ops.elementary import log10
@@ -36,4 +38,6 @@ def psnr(x1, x2, max_val):
             f"psnr: x1 and x2 must have the same shape, got {shape_of(a)} and {shape_of(b)}"
         )
     mse = mean(square(subtract(a, b)))
-    return 20.0 * log10(cast(max_val, mse.dtype)) - 10.0 * log10(mse)
+    with np.errstate(divide="ignore"):  # (identical signals: inf, as in Keras, no warning)
+        noise = log10(mse)
+    return 20.0 * log10(cast(max_val, mse.dtype)) - 10.0 * noise
