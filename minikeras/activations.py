@@ -6,7 +6,9 @@ accept (`Dense(4, activation="relu")`) and the `get` / `serialize` /
 `deserialize` round trip that saving relies on.
 
 The less common ones (`selu`, `hard_sigmoid`, `mish`, ...) live in
-`minikeras.more_activations` and are named and registered here.
+`minikeras.more_activations` and are named and registered here. Keras 3's
+newest (`celu`, `glu`, `sparsemax`, the shrinks...) are the `minikeras.ops`
+functions themselves: `mk.activations.celu is mk.ops.celu`.
 """
 
 from minikeras import ops, serialization_lib
@@ -21,8 +23,32 @@ from minikeras.more_activations import (
     selu,
     softsign,
 )
+from minikeras.ops import (
+    celu,
+    glu,
+    hard_shrink,
+    hard_tanh,
+    soft_shrink,
+    sparse_plus,
+    sparse_sigmoid,
+    sparsemax,
+    squareplus,
+    tanh_shrink,
+    threshold,
+)
 
 __all__ = [
+    "celu",
+    "glu",
+    "hard_shrink",
+    "hard_tanh",
+    "soft_shrink",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "sparsemax",
+    "squareplus",
+    "tanh_shrink",
+    "threshold",
     "deserialize",
     "elu",
     "exponential",
@@ -223,6 +249,12 @@ def softplus(x):
     return ops.softplus(x)
 
 
+# Keras 3's newest activations: the ops themselves (one implementation, one docstring).
+_KERAS_3_NEWEST = (
+    celu, glu, hard_shrink, hard_tanh, soft_shrink, sparse_plus, sparse_sigmoid, sparsemax,
+    squareplus, tanh_shrink, threshold,
+)  # fmt: skip
+
 # Name -> function; the first name of a function is the one `serialize` gives.
 _ACTIVATIONS = {
     "relu": relu,
@@ -246,6 +278,7 @@ _ACTIVATIONS = {
     "log_sigmoid": log_sigmoid,
     "log_softmax": log_softmax,
     "exponential": exponential,
+    **{function.__name__: function for function in _KERAS_3_NEWEST},
 }
 
 

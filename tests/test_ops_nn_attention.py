@@ -83,7 +83,9 @@ def test_soft_cap_and_flash_attention_arguments():
 
 def test_gradients_match_finite_differences():
     def attend(query, key, value, bias):
-        return ops.dot_product_attention(query, key, value, bias=bias, mask=MASK[:1, :, :2, :3], scale=0.7)
+        return ops.dot_product_attention(
+            query, key, value, bias=bias, mask=MASK[:1, :, :2, :3], scale=0.7
+        )
 
     data = [QUERY[:1, :2], KEY[:1, :3], VALUE[:1, :3], BIAS[:, :2, :3]]
     check_gradients(attend, data)

@@ -207,7 +207,7 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, rms_sca
         ValueError: if an axis is out of range or repeats.
 
     Example:
-        >>> np.round(mk.ops.layer_normalization(np.arange(5.0)).numpy(), 4)
+        >>> np.round(mk.ops.layer_normalization(np.arange(5, dtype="float32")).numpy(), 4)
         array([-1.4142, -0.7071,  0.    ,  0.7071,  1.4142], dtype=float32)
     """
     value, dtype = _compute_float(x)
@@ -261,8 +261,9 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
         ValueError: if an axis is out of range or repeats.
 
     Example:
-        >>> mk.ops.rms_normalization([[3.0, 4.0]], scale=[1.0, 2.0], epsilon=0.0).numpy()
-        array([[0.8485281, 2.2627418]], dtype=float32)
+        >>> x = np.array([[3.0, 4.0]], "float32")
+        >>> np.round(mk.ops.rms_normalization(x, scale=[1.0, 2.0], epsilon=0.0).numpy(), 4)
+        array([[0.8485, 2.2627]], dtype=float32)
     """
     value, dtype = _compute_float(x)
     if not value.shape:
