@@ -306,6 +306,10 @@ KERAS_OPERATION_SPECS = {
         _NN,
         {"num_classes": "num_classes", "axis": "axis", "dtype": "dtype", "sparse": "sparse"},
     ),  # fmt: skip
+    **{
+        name: (_NN, {"block_size": "block_size", "data_format": "data_format"})
+        for name in ("depth_to_space", "space_to_depth")
+    },
     "dot_product_attention": (
         _NN,
         {

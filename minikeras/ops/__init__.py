@@ -161,6 +161,7 @@ from minikeras.ops.smooth_activations import (
     squareplus,
     tanh_shrink,
 )
+from minikeras.ops.space_depth import depth_to_space, space_to_depth  # neural-network ops (nnops)
 from minikeras.ops.symbolic import symbolic_aware
 
 # isort: split
@@ -318,7 +319,7 @@ __all__ = [
     "log_sigmoid", "softsign", "celu", "glu", "hard_shrink", "soft_shrink", "tanh_shrink",
     "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "sparsemax",
     "normalize", "moments", "batch_normalization", "layer_normalization", "rms_normalization",
-    "psnr", "multi_hot", "dot_product_attention",
+    "psnr", "multi_hot", "dot_product_attention", "depth_to_space", "space_to_depth",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
