@@ -310,6 +310,10 @@ KERAS_OPERATION_SPECS = {
         name: (_NN, {"block_size": "block_size", "data_format": "data_format"})
         for name in ("depth_to_space", "space_to_depth")
     },
+    **{
+        name: (_NN, {"output_size": "output_size", "data_format": "data_format"})
+        for name in ("adaptive_average_pool", "adaptive_max_pool")
+    },
     "dot_product_attention": (
         _NN,
         {

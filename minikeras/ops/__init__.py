@@ -16,6 +16,10 @@ node, which a functional `Model` runs on data (`ops.symbolic`):
 import sys
 
 from minikeras.engine.operators import bind_operators
+from minikeras.ops.adaptive_pooling import (  # neural-network ops (nnops)
+    adaptive_average_pool,
+    adaptive_max_pool,
+)
 from minikeras.ops.attention import dot_product_attention  # neural-network ops (nnops)
 from minikeras.ops.axes import broadcast_to, cumsum, moveaxis, repeat, swapaxes, tril, triu
 from minikeras.ops.comparison import (
@@ -320,6 +324,7 @@ __all__ = [
     "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "sparsemax",
     "normalize", "moments", "batch_normalization", "layer_normalization", "rms_normalization",
     "psnr", "multi_hot", "dot_product_attention", "depth_to_space", "space_to_depth",
+    "adaptive_average_pool", "adaptive_max_pool",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
