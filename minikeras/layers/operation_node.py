@@ -52,6 +52,7 @@ _KERAS_CLASS_NAMES |= {  # (the nnops family)
     "layer_normalization": "LayerNorm",
     "rms_normalization": "RMSNorm",
     "psnr": "PSNR",
+    "ctc_loss": "CTCLoss",
 }
 
 

@@ -314,6 +314,7 @@ KERAS_OPERATION_SPECS = {
         name: (_NN, {"output_size": "output_size", "data_format": "data_format"})
         for name in ("adaptive_average_pool", "adaptive_max_pool")
     },
+    "ctc_loss": (_NN, {"mask_index": "mask_index"}),
     "dot_product_attention": (
         _NN,
         {

@@ -53,6 +53,7 @@ from minikeras.ops.cross_entropy import (
     categorical_crossentropy,
     sparse_categorical_crossentropy,
 )
+from minikeras.ops.ctc import ctc_loss  # neural-network ops (nnops)
 from minikeras.ops.elementary import (
     abs,
     ceil,
@@ -324,7 +325,7 @@ __all__ = [
     "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "sparsemax",
     "normalize", "moments", "batch_normalization", "layer_normalization", "rms_normalization",
     "psnr", "multi_hot", "dot_product_attention", "depth_to_space", "space_to_depth",
-    "adaptive_average_pool", "adaptive_max_pool",
+    "adaptive_average_pool", "adaptive_max_pool", "ctc_loss",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
