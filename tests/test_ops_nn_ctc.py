@@ -104,3 +104,91 @@ def test_models_of_it_save_and_cross_to_keras(tmp_path):
     again = keras.saving.load_model(tmp_path / "m.keras")
     got = keras.ops.convert_to_numpy(again(data))
     np.testing.assert_allclose(got, model(data).numpy(), rtol=1e-5)
+
+
+def _all_labellings(log_probs, blank=0):
+    """Every labelling's log-probability, summed over its alignments, by enumeration."""
+    found = {}
+    for path in itertools.product(range(log_probs.shape[-1]), repeat=log_probs.shape[0]):
+        merged = [k for i, k in enumerate(path) if i == 0 or k != path[i - 1]]
+        labels = tuple(k for k in merged if k != blank)
+        score = sum(log_probs[i, k] for i, k in enumerate(path))
+        found[labels] = np.logaddexp(found.get(labels, -np.inf), score)
+    return found
+
+
+def test_greedy_decode_by_hand():
+    scores = np.log([[[0.1, 0.9], [0.2, 0.8], [0.9, 0.1], [0.3, 0.7]]]).astype("float32")
+    decoded, score = ops.ctc_decode(scores, [4])
+    np.testing.assert_array_equal(decoded.numpy(), [[[1, 1, -1, -1]]])
+    np.testing.assert_allclose(score.numpy(), [[-np.log(0.9 * 0.8 * 0.9 * 0.7)]], rtol=1e-6)
+    unmerged, _ = ops.ctc_decode(scores, [4], merge_repeated=False)
+    np.testing.assert_array_equal(unmerged.numpy(), [[[1, 1, 1, -1]]])
+    short, score = ops.ctc_decode(scores, [2])  # (steps past the length are not read)
+    np.testing.assert_array_equal(short.numpy(), [[[1, -1, -1, -1]]])
+    assert decoded.dtype == np.int32 and score.dtype == np.float32
+
+
+def test_beam_search_finds_the_most_probable_labellings():
+    logits = LOGITS[1, :5]
+    log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    exact = sorted(_all_labellings(log_probs.astype(float)).items(), key=lambda item: -item[1])
+    decoded, scores = ops.ctc_decode(logits[None], [5], strategy="beam_search", top_paths=3)
+    for p, (labels, score) in enumerate(exact[:3]):
+        np.testing.assert_array_equal(decoded.numpy()[p, 0, : len(labels)], labels)
+        assert (decoded.numpy()[p, 0, len(labels) :] == -1).all()
+        np.testing.assert_allclose(scores.numpy()[0, p], score, rtol=1e-5)
+    few, scores = ops.ctc_decode(LOGITS[:1, :1], [1], strategy="beam_search", top_paths=6)
+    assert np.isneginf(scores.numpy()[0, -2:]).all()  # (one step: four labellings at most)
+
+
+def test_decode_refuses_bad_arguments():
+    with pytest.raises(ValueError, match="ctc_decode: strategy must be 'greedy' or 'beam_search'"):
+        ops.ctc_decode(LOGITS, OUTPUT_LENGTH, strategy="beam")
+    with pytest.raises(ValueError, match="ctc_decode: sequence_lengths must be 4 integers up to 6"):
+        ops.ctc_decode(LOGITS, OUTPUT_LENGTH + 1)
+    with pytest.raises(ValueError, match="beam_width and top_paths must be at least 1"):
+        ops.ctc_decode(LOGITS, OUTPUT_LENGTH, strategy="beam_search", beam_width=0)
+
+
+def test_decode_gives_keras_results():
+    keras = pytest.importorskip("keras")
+    cases = [
+        {}, {"merge_repeated": False}, {"mask_index": 3},
+        {"strategy": "beam_search", "top_paths": 3, "beam_width": 5},
+        {"strategy": "beam_search", "top_paths": 2, "beam_width": 2, "mask_index": 2},
+    ]  # fmt: skip
+    for kwargs in cases:
+        theirs = keras.ops.ctc_decode(LOGITS * 2, OUTPUT_LENGTH, **kwargs)
+        mine = ops.ctc_decode(LOGITS * 2, OUTPUT_LENGTH, **kwargs)
+        for got, want in zip(mine, theirs):
+            want = keras.ops.convert_to_numpy(want)
+            assert got.dtype == want.dtype and got.shape == want.shape, kwargs
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, err_msg=str(kwargs))
+
+
+def _decoding_graph(lib):
+    logits = lib.Input((6, 4), name="logits")
+    lengths = lib.Input((), dtype="int32", name="lengths")
+    greedy = lib.ops.ctc_decode(logits, lengths)
+    beams = lib.ops.ctc_decode(logits, lengths, strategy="beam_search", beam_width=4, top_paths=2)
+    return lib.Model([logits, lengths], [*greedy, *beams])
+
+
+def test_decoding_models_save_and_cross_to_keras(tmp_path):
+    data = [LOGITS, OUTPUT_LENGTH.astype("int32")]
+    model = _decoding_graph(mk)
+    for suffix in ("minikeras", "keras"):
+        model.save(tmp_path / f"m.{suffix}")
+        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
+        for got, want in zip(loaded(data), model(data)):
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    keras = pytest.importorskip("keras")
+    theirs = _decoding_graph(keras)
+    theirs.save(tmp_path / "keras_made.keras")
+    ours = mk.models.load_model(tmp_path / "keras_made.keras")
+    for got, want in zip(ours(data), theirs(data)):
+        np.testing.assert_allclose(got.numpy(), keras.ops.convert_to_numpy(want), rtol=1e-5)
+    again = keras.saving.load_model(tmp_path / "m.keras")
+    for got, want in zip(again(data), model(data)):
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(got), want.numpy(), rtol=1e-5)

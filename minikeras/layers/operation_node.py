@@ -53,6 +53,7 @@ _KERAS_CLASS_NAMES |= {  # (the nnops family)
     "rms_normalization": "RMSNorm",
     "psnr": "PSNR",
     "ctc_loss": "CTCLoss",
+    "ctc_decode": "CTCDecode",
 }
 
 

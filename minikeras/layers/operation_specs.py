@@ -315,6 +315,13 @@ KERAS_OPERATION_SPECS = {
         for name in ("adaptive_average_pool", "adaptive_max_pool")
     },
     "ctc_loss": (_NN, {"mask_index": "mask_index"}),
+    "ctc_decode": (
+        _NN,
+        {
+            name: name
+            for name in ("strategy", "beam_width", "top_paths", "merge_repeated", "mask_index")
+        },
+    ),
     "dot_product_attention": (
         _NN,
         {

@@ -54,6 +54,7 @@ from minikeras.ops.cross_entropy import (
     sparse_categorical_crossentropy,
 )
 from minikeras.ops.ctc import ctc_loss  # neural-network ops (nnops)
+from minikeras.ops.ctc_decode import ctc_decode  # neural-network ops (nnops)
 from minikeras.ops.elementary import (
     abs,
     ceil,
@@ -325,7 +326,7 @@ __all__ = [
     "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "sparsemax",
     "normalize", "moments", "batch_normalization", "layer_normalization", "rms_normalization",
     "psnr", "multi_hot", "dot_product_attention", "depth_to_space", "space_to_depth",
-    "adaptive_average_pool", "adaptive_max_pool", "ctc_loss",
+    "adaptive_average_pool", "adaptive_max_pool", "ctc_loss", "ctc_decode",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
