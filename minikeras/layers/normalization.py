@@ -217,15 +217,12 @@ class BatchNormalization(_Normalization):
         if training and self.trainable:
             reduced = tuple(a for a in range(self._rank) if a not in self._axes)
             return self._normalize(inputs, reduced, training=True, mask=mask)
-        # Per-channel statistics: fold them into one scale and one shift, so that the
-        # full-size work is one multiply and one add.
-        inv = 1.0 / ops.sqrt(self._broadcast(self.moving_variance) + self.epsilon)
-        if self.scale:
-            inv = inv * self._broadcast(self.gamma)
-        shift = -self._broadcast(self.moving_mean) * inv
-        if self.center:
-            shift = shift + self._broadcast(self.beta)
-        return inputs * inv + shift
+        # The op folds the statistics into one scale and one shift: the full-size work is
+        # one multiply and one add.
+        return ops.batch_normalization(
+            inputs, self.moving_mean, self.moving_variance, self._axes[0],
+            offset=self.beta, scale=self.gamma, epsilon=self.epsilon,
+        )  # fmt: skip
 
     def _update_moving_statistics(self, mean, variance):
         keep, take = self.momentum, 1.0 - self.momentum
@@ -347,7 +344,10 @@ class LayerNormalization(_Normalization):
         if self.rms_scaling:
             variance = ops.var(inputs, axis=self._axes, keepdims=True)
             return inputs * (1.0 / ops.sqrt(variance + self.epsilon)) * self._broadcast(self.gamma)
-        return self._normalize(inputs, self._axes)
+        # The op's formula, as Keras's layer: x * inv + (beta - mean * inv).
+        return ops.layer_normalization(
+            inputs, self.gamma, self.beta, axis=list(self._axes), epsilon=self.epsilon
+        )
 
     def get_config(self):
         return {

@@ -232,14 +232,16 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, rms_sca
         if gamma is not None:
             outputs = outputs * broadcast(gamma)
         return cast(outputs, dtype)
-    average, variance = moments(value, axes, keepdims=True)
-    inv = rsqrt(variance + epsilon)
+    # Centered once and reused (Keras computes x * inv + (beta - mean * inv): the same
+    # numbers to rounding, one full-size pass more).
+    centered = value - reduction.mean(value, axis=axes, keepdims=True)
+    variance = reduction.mean(square(centered), axis=axes, keepdims=True)
+    outputs = centered * rsqrt(variance + epsilon)
     if gamma is not None:
-        inv = inv * broadcast(gamma)
-    shift = -average * inv
+        outputs = outputs * broadcast(gamma)
     if beta is not None:
-        shift = shift + broadcast(beta)
-    return cast(value * inv + shift, dtype)
+        outputs = outputs + broadcast(beta)
+    return cast(outputs, dtype)
 
 
 def rms_normalization(x, scale=None, axis=-1, epsilon=None):
