@@ -16,11 +16,6 @@ node, which a functional `Model` runs on data (`ops.symbolic`):
 import sys
 
 from minikeras.engine.operators import bind_operators
-from minikeras.ops.adaptive_pooling import (  # neural-network ops (nnops)
-    adaptive_average_pool,
-    adaptive_max_pool,
-)
-from minikeras.ops.attention import dot_product_attention  # neural-network ops (nnops)
 from minikeras.ops.axes import broadcast_to, cumsum, moveaxis, repeat, swapaxes, tril, triu
 from minikeras.ops.comparison import (
     clip,
@@ -53,8 +48,6 @@ from minikeras.ops.cross_entropy import (
     categorical_crossentropy,
     sparse_categorical_crossentropy,
 )
-from minikeras.ops.ctc import ctc_loss  # neural-network ops (nnops)
-from minikeras.ops.ctc_decode import ctc_decode  # neural-network ops (nnops)
 from minikeras.ops.elementary import (
     abs,
     ceil,
@@ -74,9 +67,6 @@ from minikeras.ops.elementary import (
     tan,
     tanh,
 )
-
-# neural-network ops (nnops): multi_hot
-from minikeras.ops.encoding import multi_hot
 from minikeras.ops.fused_dense import dense
 from minikeras.ops.gather import embedding_lookup, flip
 from minikeras.ops.host import convert_to_numpy
@@ -117,30 +107,7 @@ from minikeras.ops.nn import (
     softmax,
     softplus,
 )
-
-# neural-network ops (nnops): normalization
-from minikeras.ops.normalization import (
-    batch_normalization,
-    layer_normalization,
-    moments,
-    normalize,
-    rms_normalization,
-)
-
-# neural-network ops (nnops): activations
-from minikeras.ops.piecewise_activations import (
-    hard_shrink,
-    hard_sigmoid,
-    hard_silu,
-    hard_tanh,
-    relu6,
-    soft_shrink,
-    sparse_plus,
-    sparse_sigmoid,
-    threshold,
-)
 from minikeras.ops.pooling import average_pool, max_pool
-from minikeras.ops.quality import psnr  # neural-network ops (nnops)
 from minikeras.ops.recurrent import gru, lstm, simple_rnn
 from minikeras.ops.reduction import argmax, argmin, logsumexp, max, mean, min, std, sum, var
 from minikeras.ops.shape import (
@@ -157,17 +124,6 @@ from minikeras.ops.shape import (
     tile,
     transpose,
 )
-from minikeras.ops.smooth_activations import (
-    celu,
-    glu,
-    log_sigmoid,
-    selu,
-    softsign,
-    sparsemax,
-    squareplus,
-    tanh_shrink,
-)
-from minikeras.ops.space_depth import depth_to_space, space_to_depth  # neural-network ops (nnops)
 from minikeras.ops.symbolic import symbolic_aware
 
 # isort: split
@@ -209,8 +165,14 @@ from minikeras.ops.stacking import (
 
 # isort: split
 # Reductions, sorting and statistics (helper reduce).
+# Neural-network ops (the "nnops" family).
+from minikeras.ops.adaptive_pooling import adaptive_average_pool, adaptive_max_pool
+from minikeras.ops.attention import dot_product_attention
 from minikeras.ops.binning import bincount, digitize, histogram, searchsorted, unique
+from minikeras.ops.ctc import ctc_loss
+from minikeras.ops.ctc_decode import ctc_decode
 from minikeras.ops.diagonals import diagonal, trace
+from minikeras.ops.encoding import multi_hot
 from minikeras.ops.integration import trapezoid
 from minikeras.ops.nan_reductions import (
     nanargmax,
@@ -228,9 +190,39 @@ from minikeras.ops.nan_reductions import (
     nansum,
     nanvar,
 )
+from minikeras.ops.normalization import (
+    batch_normalization,
+    layer_normalization,
+    moments,
+    normalize,
+    rms_normalization,
+)
+from minikeras.ops.piecewise_activations import (
+    hard_shrink,
+    hard_sigmoid,
+    hard_silu,
+    hard_tanh,
+    relu6,
+    soft_shrink,
+    sparse_plus,
+    sparse_sigmoid,
+    threshold,
+)
 from minikeras.ops.product_reductions import cumprod, prod
+from minikeras.ops.quality import psnr
 from minikeras.ops.segments import segment_max, segment_min, segment_prod, segment_sum
+from minikeras.ops.smooth_activations import (
+    celu,
+    glu,
+    log_sigmoid,
+    selu,
+    softsign,
+    sparsemax,
+    squareplus,
+    tanh_shrink,
+)
 from minikeras.ops.sorting import argpartition, argsort, in_top_k, sort, top_k
+from minikeras.ops.space_depth import depth_to_space, space_to_depth
 from minikeras.ops.statistics import (
     amax,
     amin,
@@ -320,13 +312,6 @@ __all__ = [
     "zeros", "zeros_like",
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
     "convert_to_numpy", "shape", "tile",
-    # neural-network ops (nnops)
-    "relu6", "selu", "swish", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
-    "log_sigmoid", "softsign", "celu", "glu", "hard_shrink", "soft_shrink", "tanh_shrink",
-    "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "sparsemax",
-    "normalize", "moments", "batch_normalization", "layer_normalization", "rms_normalization",
-    "psnr", "multi_hot", "dot_product_attention", "depth_to_space", "space_to_depth",
-    "adaptive_average_pool", "adaptive_max_pool", "ctc_loss", "ctc_decode",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
@@ -341,6 +326,17 @@ __all__ += [
     "bartlett", "blackman", "hamming", "hanning", "kaiser", "view", "correlate", "cdist",
     "fold", "unfold", "rearrange",
 ]  # fmt: skip
+
+# Neural-network ops (the "nnops" family).
+__all__ += [
+    "relu6", "selu", "swish", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
+    "log_sigmoid", "softsign", "celu", "glu", "hard_shrink", "soft_shrink", "tanh_shrink",
+    "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "sparsemax",
+    "normalize", "moments", "batch_normalization", "layer_normalization", "rms_normalization",
+    "psnr", "multi_hot", "dot_product_attention", "depth_to_space", "space_to_depth",
+    "adaptive_average_pool", "adaptive_max_pool", "ctc_loss", "ctc_decode",
+]  # fmt: skip
+
 # Keras's aliases (nnops): one function under two names, recorded under the first.
 _ALIASES = {"swish": "silu", "hard_swish": "hard_silu"}
 
