@@ -80,6 +80,7 @@ def test_dtypes_follow_keras():
     for name in sorted(set(UNARY) - {"hard_tanh", "glu"}):
         assert getattr(ops, name)(INTS).dtype == np.float32, name
     assert ops.hard_tanh(INTS).dtype == np.int32  # (integers stay integers, as in Keras)
+    assert ops.hard_tanh(np.array([True, False])).dtype == np.int32
     assert ops.relu6(np.ones(2, "float16")).dtype == np.float16
     assert ops.threshold(INTS, 0, 5).dtype == np.int32
     assert ops.threshold(INTS.astype("int8"), 0, 5).dtype == np.int8
@@ -157,6 +158,7 @@ def test_the_same_values_and_dtypes_as_keras():
         (("squareplus",), (X,), {"b": 1}), (("sparsemax",), (X,), {"axis": 0}),
         (("threshold",), (X, 1.0, -2.0), {}), (("threshold",), (INTS, 1, 0), {}),
         (("threshold",), (INTS, 1, 0.5), {}), (("threshold",), (np.array([True]), 0, 0), {}),
+        (("hard_tanh",), (np.array([True, False]),), {}),
     ]  # fmt: skip
     for (name,), args, kwargs in cases:
         if name == "sparsemax":  # (Keras 3.15's is right only for a support of one: see below)

@@ -131,7 +131,10 @@ def hard_tanh(x):
         >>> mk.ops.hard_tanh([-2.0, 0.5, 3.0]).numpy()
         array([-1. ,  0.5,  1. ], dtype=float32)
     """
-    return wrap(call_primitive(_hard_tanh, array_of(x)))
+    value = array_of(x)
+    if dtype_of(value).kind == "b":
+        value = np.asarray(value, dtype="int32")  # (Keras's dtype for booleans here)
+    return wrap(call_primitive(_hard_tanh, value))
 
 
 @primitive
