@@ -165,14 +165,8 @@ from minikeras.ops.stacking import (
 
 # isort: split
 # Reductions, sorting and statistics (helper reduce).
-# Neural-network ops (the "nnops" family).
-from minikeras.ops.adaptive_pooling import adaptive_average_pool, adaptive_max_pool
-from minikeras.ops.attention import dot_product_attention
 from minikeras.ops.binning import bincount, digitize, histogram, searchsorted, unique
-from minikeras.ops.ctc import ctc_loss
-from minikeras.ops.ctc_decode import ctc_decode
 from minikeras.ops.diagonals import diagonal, trace
-from minikeras.ops.encoding import multi_hot
 from minikeras.ops.integration import trapezoid
 from minikeras.ops.nan_reductions import (
     nanargmax,
@@ -190,6 +184,28 @@ from minikeras.ops.nan_reductions import (
     nansum,
     nanvar,
 )
+from minikeras.ops.product_reductions import cumprod, prod
+from minikeras.ops.segments import segment_max, segment_min, segment_prod, segment_sum
+from minikeras.ops.sorting import argpartition, argsort, in_top_k, sort, top_k
+from minikeras.ops.statistics import (
+    amax,
+    amin,
+    average,
+    corrcoef,
+    count_nonzero,
+    median,
+    percentile,
+    ptp,
+    quantile,
+)
+
+# isort: split
+# Neural-network ops (the "nnops" family).
+from minikeras.ops.adaptive_pooling import adaptive_average_pool, adaptive_max_pool
+from minikeras.ops.attention import dot_product_attention
+from minikeras.ops.ctc import ctc_loss
+from minikeras.ops.ctc_decode import ctc_decode
+from minikeras.ops.encoding import multi_hot
 from minikeras.ops.normalization import (
     batch_normalization,
     layer_normalization,
@@ -208,9 +224,7 @@ from minikeras.ops.piecewise_activations import (
     sparse_sigmoid,
     threshold,
 )
-from minikeras.ops.product_reductions import cumprod, prod
 from minikeras.ops.quality import psnr
-from minikeras.ops.segments import segment_max, segment_min, segment_prod, segment_sum
 from minikeras.ops.smooth_activations import (
     celu,
     glu,
@@ -221,19 +235,7 @@ from minikeras.ops.smooth_activations import (
     squareplus,
     tanh_shrink,
 )
-from minikeras.ops.sorting import argpartition, argsort, in_top_k, sort, top_k
 from minikeras.ops.space_depth import depth_to_space, space_to_depth
-from minikeras.ops.statistics import (
-    amax,
-    amin,
-    average,
-    corrcoef,
-    count_nonzero,
-    median,
-    percentile,
-    ptp,
-    quantile,
-)
 
 # isort: split
 # Element-wise math (the "elemwise" family).
@@ -325,6 +327,16 @@ __all__ += [
     "unravel_index", "vander", "vdot",
     "bartlett", "blackman", "hamming", "hanning", "kaiser", "view", "correlate", "cdist",
     "fold", "unfold", "rearrange",
+]  # fmt: skip
+
+# Reductions, sorting and statistics (helper reduce).
+__all__ += [
+    "prod", "cumprod", "amax", "amin", "ptp", "average", "count_nonzero", "sort", "argsort",
+    "top_k", "in_top_k", "argpartition", "median", "quantile", "percentile", "trace", "diagonal",
+    "segment_sum", "segment_max", "segment_min", "segment_prod", "searchsorted", "digitize",
+    "bincount", "unique", "histogram", "corrcoef", "trapezoid",
+    "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanargmax",
+    "nanargmin", "nancumsum", "nancumprod", "nanmedian", "nanquantile", "nanpercentile",
 ]  # fmt: skip
 
 # Neural-network ops (the "nnops" family).
