@@ -200,44 +200,6 @@ from minikeras.ops.statistics import (
 )
 
 # isort: split
-# Neural-network ops (the "nnops" family).
-from minikeras.ops.adaptive_pooling import adaptive_average_pool, adaptive_max_pool
-from minikeras.ops.attention import dot_product_attention
-from minikeras.ops.ctc import ctc_loss
-from minikeras.ops.ctc_decode import ctc_decode
-from minikeras.ops.encoding import multi_hot
-from minikeras.ops.normalization import (
-    batch_normalization,
-    layer_normalization,
-    moments,
-    normalize,
-    rms_normalization,
-)
-from minikeras.ops.piecewise_activations import (
-    hard_shrink,
-    hard_sigmoid,
-    hard_silu,
-    hard_tanh,
-    relu6,
-    soft_shrink,
-    sparse_plus,
-    sparse_sigmoid,
-    threshold,
-)
-from minikeras.ops.quality import psnr
-from minikeras.ops.smooth_activations import (
-    celu,
-    glu,
-    log_sigmoid,
-    selu,
-    softsign,
-    sparsemax,
-    squareplus,
-    tanh_shrink,
-)
-from minikeras.ops.space_depth import depth_to_space, space_to_depth
-
-# isort: split
 # Element-wise math (the "elemwise" family).
 from minikeras.ops.bessel import i0
 from minikeras.ops.bitwise import (
@@ -293,6 +255,44 @@ from minikeras.ops.trigonometric import (
     sinh,
 )
 
+# isort: split
+# Neural-network ops (the "nnops" family).
+from minikeras.ops.adaptive_pooling import adaptive_average_pool, adaptive_max_pool
+from minikeras.ops.attention import dot_product_attention
+from minikeras.ops.ctc import ctc_loss
+from minikeras.ops.ctc_decode import ctc_decode
+from minikeras.ops.encoding import multi_hot
+from minikeras.ops.normalization import (
+    batch_normalization,
+    layer_normalization,
+    moments,
+    normalize,
+    rms_normalization,
+)
+from minikeras.ops.piecewise_activations import (
+    hard_shrink,
+    hard_sigmoid,
+    hard_silu,
+    hard_tanh,
+    relu6,
+    soft_shrink,
+    sparse_plus,
+    sparse_sigmoid,
+    threshold,
+)
+from minikeras.ops.quality import psnr
+from minikeras.ops.smooth_activations import (
+    celu,
+    glu,
+    log_sigmoid,
+    selu,
+    softsign,
+    sparsemax,
+    squareplus,
+    tanh_shrink,
+)
+from minikeras.ops.space_depth import depth_to_space, space_to_depth
+
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
 shape = _shape_function
 
@@ -338,6 +338,16 @@ __all__ += [
     "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanargmax",
     "nanargmin", "nancumsum", "nancumprod", "nanmedian", "nanquantile", "nanpercentile",
 ]  # fmt: skip
+# Element-wise math (the "elemwise" family).
+__all__ += [
+    "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+    "deg2rad", "rad2deg", "sinc", "fabs", "reciprocal", "cbrt", "exp2", "erfc", "erfinv",
+    "trunc", "nan_to_num", "copy", "hypot", "logaddexp", "logaddexp2", "divide_no_nan", "fmod",
+    "fmax", "fmin", "heaviside", "ldexp", "nextafter", "isclose", "allclose", "isneginf",
+    "isposinf", "signbit", "isin", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift",
+    "gcd", "lcm", "real", "imag", "conjugate", "isreal", "angle", "i0",
+]  # fmt: skip
 
 # Neural-network ops (the "nnops" family).
 __all__ += [
@@ -351,26 +361,6 @@ __all__ += [
 
 # Keras's aliases (nnops): one function under two names, recorded under the first.
 _ALIASES = {"swish": "silu", "hard_swish": "hard_silu"}
-
-# Reductions, sorting and statistics (helper reduce).
-__all__ += [
-    "prod", "cumprod", "amax", "amin", "ptp", "average", "count_nonzero", "sort", "argsort",
-    "top_k", "in_top_k", "argpartition", "median", "quantile", "percentile", "trace", "diagonal",
-    "segment_sum", "segment_max", "segment_min", "segment_prod", "searchsorted", "digitize",
-    "bincount", "unique", "histogram", "corrcoef", "trapezoid",
-    "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanargmax",
-    "nanargmin", "nancumsum", "nancumprod", "nanmedian", "nanquantile", "nanpercentile",
-]  # fmt: skip
-# Element-wise math (the "elemwise" family).
-__all__ += [
-    "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
-    "deg2rad", "rad2deg", "sinc", "fabs", "reciprocal", "cbrt", "exp2", "erfc", "erfinv",
-    "trunc", "nan_to_num", "copy", "hypot", "logaddexp", "logaddexp2", "divide_no_nan", "fmod",
-    "fmax", "fmin", "heaviside", "ldexp", "nextafter", "isclose", "allclose", "isneginf",
-    "isposinf", "signbit", "isin", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-    "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift",
-    "gcd", "lcm", "real", "imag", "conjugate", "isreal", "angle", "i0",
-]  # fmt: skip
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
 # not those that read a tensor on the host, as in Keras (a symbolic shape is known; a
