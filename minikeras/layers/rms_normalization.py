@@ -70,16 +70,14 @@ class RMSNormalization(Layer):
                 f"RMSNormalization '{self.name}' was built for inputs of rank {self._rank} with "
                 f"sizes {self._sizes} on axes {list(self._axes)}, got shape {shape}"
             )
-        dtype = inputs.dtype
-        wide = ops.cast(inputs, "float32") if dtype in ("float16", "bfloat16") else inputs
-        mean_square = ops.mean(ops.square(wide), axis=self._axes, keepdims=True)
         broadcast = [1] * self._rank
         for axis, size in zip(self._axes, self._sizes):
             broadcast[axis] = size
-        scale = ops.transpose(ops.cast(self.scale, wide.dtype), self._to_increasing)
-        scale = ops.reshape(scale, tuple(broadcast))
-        outputs = wide * (1.0 / ops.sqrt(mean_square + self.epsilon)) * scale
-        return ops.cast(outputs, dtype)
+        scale = ops.reshape(ops.transpose(self.scale, self._to_increasing), tuple(broadcast))
+        # The op computes half precision in float32 and gives the input's dtype back.
+        return ops.rms_normalization(
+            inputs, scale=scale, axis=list(self._axes), epsilon=self.epsilon
+        )
 
     def compute_output_shape(self, input_shape):
         axes = self.axis if isinstance(self.axis, list) else [self.axis]
