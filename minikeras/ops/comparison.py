@@ -21,6 +21,7 @@ from minikeras.ops.core import (
     value_of,
     wrap,
 )
+from minikeras.ops.operands import operand_values
 
 __all__ = [
     "clip",
@@ -190,7 +191,7 @@ def where(condition, x1, x2):
     """
     c = getval(value_of(condition))
     c = c.astype(bool) if hasattr(c, "astype") else np.asarray(c, dtype=bool)
-    a, b = promote(value_of(x1), value_of(x2))
+    a, b = promote(*operand_values(x1, x2))
     try:
         return wrap(call_primitive(_where, c, a, b))
     except ValueError:

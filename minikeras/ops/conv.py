@@ -11,6 +11,7 @@ import numpy as np
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.conv_primitives import _conv, _conv_backprop_input
 from minikeras.ops.core import as_float, op_error, promote, value_of, wrap
+from minikeras.ops.operands import operand_values
 from minikeras.ops.windows import (
     Windows,
     check_data_format,
@@ -27,7 +28,8 @@ __all__ = ["conv", "conv_transpose", "depthwise_conv", "separable_conv", "transp
 def _operands(op, inputs, kernel, data_format):
     """Float values of `inputs` and `kernel` with matching ranks; the spatial rank."""
     check_data_format(op, data_format)
-    x, k = promote(as_float(value_of(inputs)), as_float(value_of(kernel)))
+    x, k = operand_values(inputs, kernel)
+    x, k = promote(as_float(x), as_float(k))
     rank = np.ndim(k) - 2
     if rank not in (1, 2, 3) or np.ndim(x) != rank + 2:
         raise op_error(

@@ -18,6 +18,7 @@ from minikeras.engine.tensor import (
     value_of,
     wrap,
 )
+from minikeras.ops.operands import operand_values
 
 __all__ = [
     "Tensor", "value_of", "wrap", "promote", "shape_of", "dtype_of", "op_error", "array_of",
@@ -170,7 +171,7 @@ def apply_binary(op, fn, x1, x2):
         >>> mk.ops.core.apply_binary("add", mk.ops.math._add, [1.0], [2.0]).numpy()
         array([3.], dtype=float32)
     """
-    a, b = value_of(x1), value_of(x2)
+    a, b = operand_values(x1, x2)  # (a numpy float64 array meeting a Tensor: narrowed)
     if _plain_pair(a, b):
         # Outside a tape, with nothing to promote: what `call_primitive` would run.
         try:

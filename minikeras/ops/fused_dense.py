@@ -23,6 +23,7 @@ from minikeras.ops.core import (
     value_of,
     wrap,
 )
+from minikeras.ops.operands import operand_values
 
 __all__ = ["dense"]
 
@@ -160,7 +161,7 @@ def dense(x, kernel, bias=None, activation=None):
     """
     if activation not in (None, "linear", "relu"):
         raise ValueError(f"dense: activation must be None, 'linear' or 'relu', got {activation!r}")
-    x_value, kernel_value = value_of(x), value_of(kernel)
+    x_value, kernel_value = operand_values(x, kernel)
     # One level of boxes: deeper ones (nested tapes) take the general path below.
     x_array = x_value._value if type(x_value) is ArrayBox else x_value
     kernel_array = kernel_value._value if type(kernel_value) is ArrayBox else kernel_value

@@ -8,7 +8,8 @@ from autograd.extend import defvjp_argnum, primitive
 from autograd.tracer import getval
 
 from minikeras.engine.primitive import call_primitive
-from minikeras.ops.core import op_error, promote, same_float, value_of, wrap
+from minikeras.ops.core import op_error, promote, same_float, wrap
+from minikeras.ops.operands import operand_values, operand_values_list
 
 __all__ = ["dot", "einsum", "matmul", "tensordot"]
 
@@ -32,7 +33,7 @@ def matmul(x1, x2):
         >>> mk.ops.matmul(mk.ops.ones((2, 3)), mk.ops.ones((3, 4))).shape
         (2, 4)
     """
-    a, b = promote(value_of(x1), value_of(x2))
+    a, b = promote(*operand_values(x1, x2))
     try:
         return wrap(call_primitive(anp.matmul, a, b))
     except ValueError:
@@ -64,7 +65,7 @@ def dot(x1, x2):
         >>> mk.ops.dot([1.0, 2.0], [3.0, 4.0]).numpy()
         array(11., dtype=float32)
     """
-    a, b = promote(value_of(x1), value_of(x2))
+    a, b = promote(*operand_values(x1, x2))
     try:
         return wrap(anp.dot(a, b))
     except ValueError:
@@ -90,7 +91,7 @@ def tensordot(x1, x2, axes=2):
         >>> mk.ops.tensordot(mk.ops.ones((2, 3)), mk.ops.ones((3, 4)), axes=1).shape
         (2, 4)
     """
-    a, b = promote(value_of(x1), value_of(x2))
+    a, b = promote(*operand_values(x1, x2))
     try:
         return wrap(anp.tensordot(a, b, axes=axes))
     except (ValueError, IndexError):
@@ -120,7 +121,7 @@ def einsum(subscripts, *operands):
         >>> mk.ops.einsum("ii->", mk.ops.eye(3)).numpy()
         array(3., dtype=float32)
     """
-    values = same_float([value_of(x) for x in operands])
+    values = same_float(operand_values_list(operands))
     try:
         inputs, output, _ = anp.parse_einsum_input(subscripts, *[getval(v) for v in values])
         return wrap(_einsum(f"{inputs}->{output}", *values))

@@ -19,10 +19,10 @@ from minikeras.ops.core import (
     plain_kind,
     promote,
     same_float_operands,
-    value_of,
     wrap,
 )
 from minikeras.ops.elementary import abs, exp, log, log1p, sign, sqrt, tanh
+from minikeras.ops.operands import operand_values
 
 __all__ = [
     "add",
@@ -187,7 +187,7 @@ def divide(x1, x2):
         >>> mk.ops.divide([1.0], [4.0]).numpy()
         array([0.25], dtype=float32)
     """
-    a, b = value_of(x1), value_of(x2)
+    a, b = operand_values(x1, x2)
     if same_float_operands(a, b):
         with suppress(ValueError):  # (the general path below says what went wrong)
             return wrap(_divide.fun(a, b))
@@ -287,7 +287,7 @@ def power(x1, x2):
         >>> mk.ops.power([2.0, 3.0], 2).numpy()
         array([4., 9.], dtype=float32)
     """
-    a, b = value_of(x1), value_of(x2)
+    a, b = operand_values(x1, x2)
     if same_float_operands(a, b):  # (a scalar would meet the array's dtype below: it has it)
         with suppress(ValueError):
             return wrap(anp.power.fun(a, b))

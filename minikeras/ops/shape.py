@@ -16,6 +16,7 @@ from minikeras.ops.core import (
     value_of,
     wrap,
 )
+from minikeras.ops.operands import operand_values_list
 
 __all__ = [
     "concatenate",
@@ -142,7 +143,7 @@ def tile(x, repeats):
 def _joinable(op, xs):
     if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)) or not xs:
         raise ValueError(f"{op}: expected a non-empty list or tuple of tensors, got {xs!r}")
-    return same_float([array_of(x) for x in xs])
+    return same_float(operand_values_list(xs, array_of))
 
 
 def concatenate(xs, axis=0):

@@ -1,0 +1,131 @@
+"""The values ops compute with, where a numpy float64 array meets a Tensor.
+
+The rule: a numpy float64 array that is not a Tensor, given to an op
+together with a Tensor, is a constant of the Tensor's precision, as a Python
+float is. It takes the Tensor's float dtype (float16, float32), or floatx when
+the Tensor holds integers or booleans. So `x @ np.ones((3, 2))` in a layer's
+`call` keeps a float32 model float32, as Keras 3 on JAX keeps it (an op on
+symbolic tensors narrows such constants too, `layers.operation_node`).
+
+What stays float64: a float64 Tensor (`convert_to_tensor(a, dtype="float64")`,
+a float64 model's values), which the user asked for; and an op given only
+numpy values and Python numbers, with no Tensor to take a precision from:
+minikeras then follows numpy, and `ops.add(np.ones(2), np.ones(2))` is
+float64 as `ops.exp(np.ones(2))` is (Keras on JAX makes every float64 value
+float32, having no float64 at all unless told). numpy float64 scalars are
+taken as Python floats already (`engine.tensor.value_of`).
+
+Tensor and Tensor, the usual operands, pass with two type checks.
+"""
+
+import numpy as np
+
+from minikeras import config
+from minikeras.engine.tensor import (
+    TRACED_TYPES,
+    ArrayBox,  # autograd's, through the engine
+    Tensor,
+    dtype_of,
+    value_of,
+)
+
+__all__ = ["operand_values", "operand_values_list"]
+
+_NDARRAY = np.ndarray
+_FLOAT64 = np.dtype(np.float64)
+
+
+def operand_values(x1, x2):
+    """The values of a binary op's operands, a numpy float64 array meeting a Tensor narrowed.
+
+    Args:
+        x1: the first operand (Tensor, array, Python number or nested list).
+        x2: the second operand.
+
+    Returns:
+        The pair `(value_of(x1), value_of(x2))`, a numpy float64 array among
+        them cast to the float dtype of the other operand if that is a Tensor
+        (floatx for an integer or boolean Tensor).
+
+    Example:
+        >>> a, b = mk.ops.operands.operand_values(mk.ops.ones(2), np.ones(2))
+        >>> a.dtype, b.dtype
+        (dtype('float32'), dtype('float32'))
+        >>> mk.ops.operands.operand_values(np.ones(2, "float32"), np.ones(2))[1].dtype
+        dtype('float64')
+    """
+    a, b = value_of(x1), value_of(x2)
+    kind1, kind2 = type(x1), type(x2)
+    if kind1 is _NDARRAY or kind1 in TRACED_TYPES:
+        if _float64_array(a) and _is_tensor(x2):
+            a = a.astype(_constant_dtype([b]))
+    elif (kind2 is _NDARRAY or kind2 in TRACED_TYPES) and _float64_array(b) and _is_tensor(x1):
+        b = b.astype(_constant_dtype([a]))
+    return a, b
+
+
+def operand_values_list(operands, convert=value_of):
+    """The values of an op's operands (`concatenate`'s, `einsum`'s), narrowed as a pair's are.
+
+    Args:
+        operands: a list or tuple of Tensors, arrays, Python numbers or lists.
+        convert: what makes a value of one operand (`value_of`, or
+            `core.array_of` to make Python numbers arrays).
+
+    Returns:
+        A list of values; numpy float64 arrays among them cast to the float
+        dtype the Tensors among them promote to (floatx if those hold
+        integers or booleans only), when there is a Tensor among them.
+
+    Example:
+        >>> values = mk.ops.operands.operand_values_list([mk.ops.ones(2), np.ones(2)])
+        >>> [value.dtype for value in values]
+        [dtype('float32'), dtype('float32')]
+    """
+    values = [convert(x) for x in operands]
+    constants = [
+        i
+        for i, x in enumerate(operands)
+        if (type(x) is _NDARRAY or type(x) in TRACED_TYPES) and _float64_array(values[i])
+    ]
+    if not constants:
+        return values
+    tensors = [value for x, value in zip(operands, values) if _is_tensor(x)]
+    if tensors:
+        dtype = _constant_dtype(tensors)
+        for i in constants:
+            values[i] = values[i].astype(dtype)
+    return values
+
+
+def _float64_array(value):
+    """Whether a plain operand's value is a float64 array (or a traced value standing for one).
+
+    An optimizer's traced rule (`optimizers/_trace_record.py`) holds arrays in
+    `TracedValue`s; they are narrowed as the arrays they stand for are, so the
+    trace records what the eager rule computes.
+    """
+    kind = type(value)
+    if kind in TRACED_TYPES:
+        kind = type(value.value)
+    return kind is _NDARRAY and value.dtype == _FLOAT64
+
+
+def _is_tensor(x):
+    """A Tensor (Variables too) or autograd's box of a traced array: a value with a precision."""
+    return isinstance(x, Tensor) or type(x) is ArrayBox
+
+
+def _constant_dtype(tensors):
+    """The dtype float64 constants take beside these Tensor values.
+
+    float64 itself where a Tensor is float64; numpy's float64 (unchanged)
+    beside complex Tensors, where a float dtype is not the whole story.
+    """
+    dtypes = [dtype_of(value) for value in tensors]
+    floats = [dtype for dtype in dtypes if dtype is not None and dtype.kind == "f"]
+    if floats:
+        return np.result_type(*floats)
+    if all(dtype is not None and dtype.kind in "iub" for dtype in dtypes):
+        return np.dtype(config.floatx())
+    return _FLOAT64
