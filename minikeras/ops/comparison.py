@@ -140,15 +140,21 @@ def clip(x, x_min, x_max):
         >>> mk.ops.clip([-1.0, 0.5, 2.0], 0, 1).numpy()
         array([0. , 0.5, 1. ], dtype=float32)
     """
-    lo, hi = value_of(x_min), value_of(x_max)
+    # (numpy float64 bounds beside a Tensor x take its precision, as binary ops' operands do)
+    lo, hi = operand_values(x, x_min)[1], operand_values(x, x_max)[1]
     if np.any(np.asarray(getval(lo)) > np.asarray(getval(hi))):
         raise ValueError(f"clip: x_min ({x_min}) must not exceed x_max ({x_max})")
     if not (_is_number(lo) and _is_number(hi)):
         return minimum(maximum(x, x_min), x_max)
     value = array_of(x)
-    if isinstance(lo, float) or isinstance(hi, float):
+    if any(
+        isinstance(bound, float) or getattr(bound, "dtype", _INT).kind == "f" for bound in (lo, hi)
+    ):
         value = as_float(value)  # integers clipped to float bounds become floatx, not float64
     return apply_unary("clip", anp.clip, value, lo, hi)
+
+
+_INT = np.dtype(int)
 
 
 def _is_number(value):

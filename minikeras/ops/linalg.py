@@ -9,6 +9,7 @@ from autograd.tracer import getval
 
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.core import op_error, promote, same_float, wrap
+from minikeras.ops.math import multiply
 from minikeras.ops.operands import operand_values, operand_values_list
 
 __all__ = ["dot", "einsum", "matmul", "tensordot"]
@@ -65,7 +66,10 @@ def dot(x1, x2):
         >>> mk.ops.dot([1.0, 2.0], [3.0, 4.0]).numpy()
         array(11., dtype=float32)
     """
-    a, b = promote(*operand_values(x1, x2))
+    a, b = operand_values(x1, x2)
+    if isinstance(a, (int, float, complex)) or isinstance(b, (int, float, complex)):
+        return multiply(a, b)  # numpy's dot would make a number a float64 (or int64) array
+    a, b = promote(a, b)
     try:
         return wrap(anp.dot(a, b))
     except ValueError:
