@@ -504,6 +504,7 @@ MIXED_OPERANDS = [
     pytest.param(np.int64(3), id="numpy-int64-scalar"),
     pytest.param(np.array([1, 2, 3]), id="int-array"),
     pytest.param(np.array([True, True, True]), id="bool-array"),
+    pytest.param(np.array([1.5, 0.5, 2.0]), id="float64-array"),  # (a constant: takes float32)
 ]
 
 
@@ -513,7 +514,7 @@ MIXED_OPERANDS = [
     [ops.add, ops.subtract, ops.multiply, ops.divide, ops.power, ops.maximum, ops.minimum],
     ids=lambda op: op.__name__,
 )
-def test_float32_gradients_with_numbers_and_integer_arrays(op, other, float64_leaks):
+def test_float32_gradients_with_numbers_and_numpy_arrays(op, other, float64_leaks):
     x = Tensor(np.array([[0.5, 1.5, 2.0], [3.0, 1.25, 0.75]], dtype=np.float32))
     with GradientTape() as tape:
         tape.watch(x)
