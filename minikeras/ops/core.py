@@ -18,7 +18,7 @@ from minikeras.engine.tensor import (
     value_of,
     wrap,
 )
-from minikeras.ops.operands import operand_values
+from minikeras.ops.operands import narrowed
 
 __all__ = [
     "Tensor", "value_of", "wrap", "promote", "shape_of", "dtype_of", "op_error", "array_of",
@@ -171,7 +171,7 @@ def apply_binary(op, fn, x1, x2):
         >>> mk.ops.core.apply_binary("add", mk.ops.math._add, [1.0], [2.0]).numpy()
         array([3.], dtype=float32)
     """
-    a, b = operand_values(x1, x2)  # (a numpy float64 array meeting a Tensor: narrowed)
+    a, b = value_of(x1), value_of(x2)
     if _plain_pair(a, b):
         # Outside a tape, with nothing to promote: what `call_primitive` would run.
         try:
@@ -179,12 +179,22 @@ def apply_binary(op, fn, x1, x2):
         except ValueError as error:
             problem = "shapes cannot be broadcast together" if not broadcastable(a, b) else error
             raise op_error(op, problem, a, b) from None
+    # A numpy float64 array beside a Tensor (`ops.operands`): never a plain pair, whose
+    # dtypes are one, so Tensors of one dtype pay nothing for the check.
+    kind1, kind2 = type(x1), type(x2)
+    if (kind1 is not Tensor or kind2 is not Tensor) and (
+        kind1 is _NDARRAY or kind2 is _NDARRAY or kind1 in TRACED_TYPES or kind2 in TRACED_TYPES
+    ):
+        a, b = narrowed(x1, x2, a, b)
     a, b = promote(a, b)
     try:
         return wrap(call_primitive(fn, a, b))
     except ValueError as error:
         problem = "shapes cannot be broadcast together" if not broadcastable(a, b) else error
         raise op_error(op, problem, a, b) from None
+
+
+_NDARRAY = np.ndarray
 
 
 def _plain_pair(a, b):

@@ -23,7 +23,7 @@ from minikeras.ops.core import (
     value_of,
     wrap,
 )
-from minikeras.ops.operands import operand_values
+from minikeras.ops.operands import narrowed
 
 __all__ = ["dense"]
 
@@ -161,7 +161,7 @@ def dense(x, kernel, bias=None, activation=None):
     """
     if activation not in (None, "linear", "relu"):
         raise ValueError(f"dense: activation must be None, 'linear' or 'relu', got {activation!r}")
-    x_value, kernel_value = operand_values(x, kernel)
+    x_value, kernel_value = value_of(x), value_of(kernel)
     # One level of boxes: deeper ones (nested tapes) take the general path below.
     x_array = x_value._value if type(x_value) is ArrayBox else x_value
     kernel_array = kernel_value._value if type(kernel_value) is ArrayBox else kernel_value
@@ -170,7 +170,8 @@ def dense(x, kernel, bias=None, activation=None):
         or type(kernel_array) is not np.ndarray
         or x_array.dtype != kernel_array.dtype
     ):
-        x_value, kernel_value = promote(x_value, kernel_value)
+        # (a numpy float64 x beside a Tensor kernel takes its precision: ops.operands)
+        x_value, kernel_value = promote(*narrowed(x, kernel, x_value, kernel_value))
         x_shape, kernel_shape = shape_of(x_value), shape_of(kernel_value)
         x_array = None  # not the arrays to compute with: the general path below
     else:

@@ -19,10 +19,11 @@ from minikeras.ops.core import (
     plain_kind,
     promote,
     same_float_operands,
+    value_of,
     wrap,
 )
 from minikeras.ops.elementary import abs, exp, log, log1p, sign, sqrt, tanh
-from minikeras.ops.operands import operand_values
+from minikeras.ops.operands import narrowed
 
 __all__ = [
     "add",
@@ -187,10 +188,11 @@ def divide(x1, x2):
         >>> mk.ops.divide([1.0], [4.0]).numpy()
         array([0.25], dtype=float32)
     """
-    a, b = operand_values(x1, x2)
+    a, b = value_of(x1), value_of(x2)
     if same_float_operands(a, b):
         with suppress(ValueError):  # (the general path below says what went wrong)
             return wrap(_divide.fun(a, b))
+    a, b = narrowed(x1, x2, a, b)  # (a numpy float64 array beside a Tensor: see ops.operands)
     return apply_binary("divide", _divide, _float_if_ints(a, b), b)
 
 
@@ -287,11 +289,11 @@ def power(x1, x2):
         >>> mk.ops.power([2.0, 3.0], 2).numpy()
         array([4., 9.], dtype=float32)
     """
-    a, b = operand_values(x1, x2)
+    a, b = value_of(x1), value_of(x2)
     if same_float_operands(a, b):  # (a scalar would meet the array's dtype below: it has it)
         with suppress(ValueError):
             return wrap(anp.power.fun(a, b))
-    a, b = promote(a, b)
+    a, b = promote(*narrowed(x1, x2, a, b))
     # autograd's gradient turns a scalar into a float64 array, which would widen
     # float32 gradients; give the scalar the other operand's float dtype.
     a_dtype, b_dtype = getattr(a, "dtype", None), getattr(b, "dtype", None)

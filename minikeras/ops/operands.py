@@ -15,7 +15,9 @@ float64 as `ops.exp(np.ones(2))` is (Keras on JAX makes every float64 value
 float32, having no float64 at all unless told). numpy float64 scalars are
 taken as Python floats already (`engine.tensor.value_of`).
 
-Tensor and Tensor, the usual operands, pass with two type checks.
+Cost: two Tensors, the usual operands, pass `operand_values` with two type
+checks. `core.apply_binary` looks only on its general path (a plain pair, of
+one dtype, has nothing to narrow), so its fast path pays nothing.
 """
 
 import numpy as np
@@ -29,10 +31,10 @@ from minikeras.engine.tensor import (
     value_of,
 )
 
-__all__ = ["operand_values", "operand_values_list"]
+__all__ = ["narrowed", "operand_values", "operand_values_list"]
 
 _NDARRAY = np.ndarray
-_FLOAT64 = np.dtype(np.float64)
+_FLOAT64 = np.float64
 
 
 def operand_values(x1, x2):
@@ -54,13 +56,39 @@ def operand_values(x1, x2):
         >>> mk.ops.operands.operand_values(np.ones(2, "float32"), np.ones(2))[1].dtype
         dtype('float64')
     """
-    a, b = value_of(x1), value_of(x2)
     kind1, kind2 = type(x1), type(x2)
-    if kind1 is _NDARRAY or kind1 in TRACED_TYPES:
-        if _float64_array(a) and _is_tensor(x2):
-            a = a.astype(_constant_dtype([b]))
-    elif (kind2 is _NDARRAY or kind2 in TRACED_TYPES) and _float64_array(b) and _is_tensor(x1):
-        b = b.astype(_constant_dtype([a]))
+    if (kind1 is not Tensor or kind2 is not Tensor) and (
+        kind1 is _NDARRAY or kind2 is _NDARRAY or kind1 in TRACED_TYPES or kind2 in TRACED_TYPES
+    ):
+        return narrowed(x1, x2, value_of(x1), value_of(x2))
+    return value_of(x1), value_of(x2)
+
+
+def narrowed(x1, x2, a, b):
+    """`operand_values` for a hot op that has the values already.
+
+    Only where `x1` or `x2` is a numpy array (or a traced value, which stands
+    for one) can there be anything to narrow: a hot op checks that first.
+
+    Args:
+        x1: the first operand, as the op was given it.
+        x2: the second operand.
+        a: `value_of(x1)`.
+        b: `value_of(x2)`.
+
+    Returns:
+        The pair `(a, b)`, narrowed as `operand_values` narrows.
+
+    Example:
+        >>> t, constant = mk.ops.ones(2, dtype="float16"), np.ones(2)
+        >>> mk.ops.operands.narrowed(t, constant, t.numpy(), constant)[1].dtype
+        dtype('float16')
+    """
+    if _float64_array(x1, a):
+        if _is_tensor(x2):
+            return a.astype(_constant_dtype([b])), b
+    elif _float64_array(x2, b) and _is_tensor(x1):
+        return a, b.astype(_constant_dtype([a]))
     return a, b
 
 
@@ -83,11 +111,7 @@ def operand_values_list(operands, convert=value_of):
         [dtype('float32'), dtype('float32')]
     """
     values = [convert(x) for x in operands]
-    constants = [
-        i
-        for i, x in enumerate(operands)
-        if (type(x) is _NDARRAY or type(x) in TRACED_TYPES) and _float64_array(values[i])
-    ]
+    constants = [i for i, x in enumerate(operands) if _float64_array(x, values[i])]
     if not constants:
         return values
     tensors = [value for x, value in zip(operands, values) if _is_tensor(x)]
@@ -98,17 +122,25 @@ def operand_values_list(operands, convert=value_of):
     return values
 
 
-def _float64_array(value):
-    """Whether a plain operand's value is a float64 array (or a traced value standing for one).
+def _float64_array(x, value):
+    """Whether operand `x`, of value `value`, is a numpy float64 array (not a Tensor's)."""
+    kind = type(x)
+    if kind is _NDARRAY:
+        return value.dtype.type is _FLOAT64
+    return kind in TRACED_TYPES and _traced_float64(value)
+
+
+def _traced_float64(value):
+    """Whether a traced value, as `value_of` gives it, stands for a float64 array.
 
     An optimizer's traced rule (`optimizers/_trace_record.py`) holds arrays in
-    `TracedValue`s; they are narrowed as the arrays they stand for are, so the
-    trace records what the eager rule computes.
+    `TracedValue`s; one is narrowed as the array it stands for is, so the
+    trace records what the eager rule computes. (Once the trace is spoiled,
+    `value_of` gives the array itself.)
     """
     kind = type(value)
-    if kind in TRACED_TYPES:
-        kind = type(value.value)
-    return kind is _NDARRAY and value.dtype == _FLOAT64
+    array_kind = type(value.value) if kind in TRACED_TYPES else kind
+    return array_kind is _NDARRAY and value.dtype.type is _FLOAT64
 
 
 def _is_tensor(x):
@@ -128,4 +160,4 @@ def _constant_dtype(tensors):
         return np.result_type(*floats)
     if all(dtype is not None and dtype.kind in "iub" for dtype in dtypes):
         return np.dtype(config.floatx())
-    return _FLOAT64
+    return np.dtype(np.float64)
