@@ -17,7 +17,7 @@ from minikeras.ops.core import (
     array_of,
     as_float,
     op_error,
-    promote,
+    promote_operands,
     value_of,
     wrap,
 )
@@ -147,14 +147,14 @@ def clip(x, x_min, x_max):
     if not (_is_number(lo) and _is_number(hi)):
         return minimum(maximum(x, x_min), x_max)
     value = array_of(x)
-    if any(
-        isinstance(bound, float) or getattr(bound, "dtype", _INT).kind == "f" for bound in (lo, hi)
-    ):
+    if _is_float(lo) or _is_float(hi):
         value = as_float(value)  # integers clipped to float bounds become floatx, not float64
     return apply_unary("clip", anp.clip, value, lo, hi)
 
 
-_INT = np.dtype(int)
+def _is_float(bound):
+    """A Python float or a floating numpy number or 0-d array."""
+    return isinstance(bound, float) or np.dtype(getattr(bound, "dtype", int)).kind == "f"
 
 
 def _is_number(value):
@@ -197,7 +197,7 @@ def where(condition, x1, x2):
     """
     c = getval(value_of(condition))
     c = c.astype(bool) if hasattr(c, "astype") else np.asarray(c, dtype=bool)
-    a, b = promote(*operand_values(x1, x2))
+    a, b = promote_operands(x1, x2)
     try:
         return wrap(call_primitive(_where, c, a, b))
     except ValueError:

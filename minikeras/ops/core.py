@@ -23,7 +23,7 @@ from minikeras.ops.operands import narrowed
 __all__ = [
     "Tensor", "value_of", "wrap", "promote", "shape_of", "dtype_of", "op_error", "array_of",
     "as_float", "broadcastable", "normalize_axis", "same_float", "same_float_operands",
-    "plain_kind",
+    "plain_kind", "promote_operands",
 ]  # fmt: skip
 
 
@@ -84,6 +84,32 @@ def promote(x, y):
     if y_dtype.kind in "fc" and x_dtype.kind in "iub":
         return getval(x).astype(y_dtype), y
     return x, y
+
+
+def promote_operands(x1, x2):
+    """The values of two operands, adapted to each other as binary ops adapt them.
+
+    `promote` of their values, after a numpy float64 array beside a Tensor
+    took the Tensor's precision (`ops.operands`). Operands of one dtype
+    return at once, as from `promote`.
+
+    Args:
+        x1: the first operand (Tensor, array, Python number or nested list).
+        x2: the second operand.
+
+    Returns:
+        The pair of values.
+
+    Example:
+        >>> a, b = mk.ops.core.promote_operands(mk.ops.ones(2), np.ones(2))
+        >>> a.dtype, b.dtype
+        (dtype('float32'), dtype('float32'))
+    """
+    a, b = value_of(x1), value_of(x2)
+    a_dtype = dtype_of(a)
+    if a_dtype is not None and a_dtype == dtype_of(b):
+        return a, b
+    return promote(*narrowed(x1, x2, a, b))
 
 
 def array_of(x):

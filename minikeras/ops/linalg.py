@@ -8,7 +8,7 @@ from autograd.extend import defvjp_argnum, primitive
 from autograd.tracer import getval
 
 from minikeras.engine.primitive import call_primitive
-from minikeras.ops.core import op_error, promote, same_float, wrap
+from minikeras.ops.core import op_error, promote, promote_operands, same_float, wrap
 from minikeras.ops.math import multiply
 from minikeras.ops.operands import operand_values, operand_values_list
 
@@ -34,7 +34,7 @@ def matmul(x1, x2):
         >>> mk.ops.matmul(mk.ops.ones((2, 3)), mk.ops.ones((3, 4))).shape
         (2, 4)
     """
-    a, b = promote(*operand_values(x1, x2))
+    a, b = promote_operands(x1, x2)
     try:
         return wrap(call_primitive(anp.matmul, a, b))
     except ValueError:
@@ -95,7 +95,7 @@ def tensordot(x1, x2, axes=2):
         >>> mk.ops.tensordot(mk.ops.ones((2, 3)), mk.ops.ones((3, 4)), axes=1).shape
         (2, 4)
     """
-    a, b = promote(*operand_values(x1, x2))
+    a, b = promote_operands(x1, x2)
     try:
         return wrap(anp.tensordot(a, b, axes=axes))
     except (ValueError, IndexError):
