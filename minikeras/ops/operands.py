@@ -16,8 +16,9 @@ float32, having no float64 at all unless told). numpy float64 scalars are
 taken as Python floats already (`engine.tensor.value_of`).
 
 Cost: two Tensors, the usual operands, pass `operand_values` with two type
-checks. `core.apply_binary` looks only on its general path (a plain pair, of
-one dtype, has nothing to narrow), so its fast path pays nothing.
+checks. `core.apply_binary` and `core.promote_operands` look only once the
+operands turned out not to share a dtype (of one dtype, there is nothing to
+narrow), so Tensors of one dtype pay nothing there.
 """
 
 import numpy as np
