@@ -48,6 +48,14 @@ PRODUCTS_AND_JOINS = {
     "einsum": lambda o, a, b: o.einsum("ij,jk->ik", a, b),
     "concatenate": lambda o, a, b: o.concatenate([a, b]),
     "stack": lambda o, a, b: o.stack([a, b], axis=-1),
+    "hstack": lambda o, a, b: o.hstack([a, b]),
+    "append": lambda o, a, b: o.append(a, b),
+    "outer": lambda o, a, b: o.outer(a, b),
+    "inner": lambda o, a, b: o.inner(a, b),
+    "vdot": lambda o, a, b: o.vdot(a, b),
+    "kron": lambda o, a, b: o.kron(a, b),
+    "cross": lambda o, a, b: o.cross(a, b),
+    "cdist": lambda o, a, b: o.cdist(a, b),
 }
 COMPARISONS = {"<", "==", "greater_equal"}
 TENSOR_DTYPES = ["float32", "float16", "int32", "bool", "float64"]
@@ -107,16 +115,32 @@ def test_the_rule_gives_what_keras_on_jax_gives_for_float32_models(tensor_dtype,
     assert run(ops, tensor_dtype, op, constant) == [expected, expected]
 
 
+# Where numpy has no such function (cdist), or deprecates the case (cross of 2-vectors).
+IN_NUMPY = {
+    "cdist": lambda o, a, b: np.sqrt(np.sum((a[:, None, :] - b[None, :, :]) ** 2, axis=-1)),
+    "cross": lambda o, a, b: a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
+}
+
+
 @pytest.mark.parametrize("op", sorted(set(FUNCTIONS) - COMPARISONS))
 def test_values_are_the_float64_results_rounded(op):
     t = tensor(ops, "float32")
     constant = CONSTANTS["float64 array"]()
-    reference = FUNCTIONS[op](np, np.asarray(t, np.float64), constant)
-    reference_reflected = FUNCTIONS[op](np, constant, np.asarray(t, np.float64))
+    in_numpy = IN_NUMPY.get(op, FUNCTIONS[op])
+    reference = in_numpy(np, np.asarray(t, np.float64), constant)
+    reference_reflected = in_numpy(np, constant, np.asarray(t, np.float64))
     np.testing.assert_allclose(FUNCTIONS[op](ops, t, constant).numpy(), reference, rtol=1e-6)
     np.testing.assert_allclose(
         FUNCTIONS[op](ops, constant, t).numpy(), reference_reflected, rtol=1e-6
     )
+
+
+def test_correlate_and_linspace_take_the_tensors_precision():
+    line = ops.convert_to_tensor([1.0, 2.0, 3.0])
+    assert ops.correlate(line, np.array([0.5, 1.0])).dtype == np.float32
+    assert ops.correlate(np.array([0.5, 1.0, 2.0]), line).dtype == np.float32
+    assert ops.linspace(ops.zeros(2), np.ones(2), 3).dtype == np.float32
+    assert ops.linspace(np.zeros(2), np.ones(2), 3).dtype == np.float64  # (numpy alone)
 
 
 def test_clip_bounds_take_the_tensors_precision():

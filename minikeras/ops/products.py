@@ -14,6 +14,7 @@ from minikeras.ops.core import array_of, as_float, normalize_axis, op_error, pro
 from minikeras.ops.elementary import sqrt
 from minikeras.ops.linalg import dot, matmul, tensordot
 from minikeras.ops.math import multiply, negative, square, subtract
+from minikeras.ops.operands import operand_values_list
 from minikeras.ops.reduction import sum as reduce_sum
 from minikeras.ops.reordering import ravel
 from minikeras.ops.shape import expand_dims, pad, reshape, stack, take
@@ -37,7 +38,13 @@ def outer(x1, x2):
         array([[ 1., 10.],
                [ 2., 20.]], dtype=float32)
     """
-    return multiply(reshape(ravel(x1), (-1, 1)), reshape(ravel(x2), (1, -1)))
+    a, b = _operands(x1, x2)
+    return multiply(reshape(ravel(a), (-1, 1)), reshape(ravel(b), (1, -1)))
+
+
+def _operands(x1, x2):
+    """The operands' values, a numpy float64 array beside a Tensor narrowed (`ops.operands`)."""
+    return operand_values_list((x1, x2), array_of)
 
 
 def inner(x1, x2):
@@ -57,7 +64,7 @@ def inner(x1, x2):
         >>> mk.ops.inner(np.ones((2, 3), "float32"), np.array([1.0, 2.0, 3.0], "float32")).numpy()
         array([6., 6.], dtype=float32)
     """
-    a, b = array_of(x1), array_of(x2)
+    a, b = _operands(x1, x2)
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return multiply(a, b)
     if np.shape(a)[-1] != np.shape(b)[-1]:
@@ -82,7 +89,7 @@ def vdot(x1, x2):
         >>> mk.ops.vdot(np.ones((2, 3), "float32"), np.ones((3, 2), "float32")).numpy()
         array(6., dtype=float32)
     """
-    a, b = array_of(x1), array_of(x2)
+    a, b = _operands(x1, x2)
     if np.size(a) != np.size(b):
         raise op_error("vdot", "x1 and x2 must have as many values", a, b)
     return dot(ravel(a), ravel(b))
@@ -103,7 +110,7 @@ def kron(x1, x2):
         array([[1, 2, 0, 0],
                [0, 0, 1, 2]], dtype=int32)
     """
-    a, b = array_of(x1), array_of(x2)
+    a, b = _operands(x1, x2)
     ndim = max(np.ndim(a), np.ndim(b))
     shape_a = (1,) * (ndim - np.ndim(a)) + np.shape(a)
     shape_b = (1,) * (ndim - np.ndim(b)) + np.shape(b)
@@ -137,7 +144,7 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """
     if axis is not None:
         axisa = axisb = axisc = axis
-    a, b = array_of(x1), array_of(x2)
+    a, b = _operands(x1, x2)
     parts = []
     for name, value, where in (("x1", a, axisa), ("x2", b, axisb)):
         where = normalize_axis("cross", where, np.ndim(value), a, b)
@@ -184,7 +191,8 @@ def correlate(x1, x2, mode="valid"):
     """
     if mode not in ("valid", "same", "full"):
         raise ValueError(f"correlate: mode must be 'valid', 'same' or 'full', got {mode!r}")
-    a, v = promote(as_float(array_of(x1)), as_float(array_of(x2)))
+    a, v = _operands(x1, x2)
+    a, v = promote(as_float(a), as_float(v))
     if np.ndim(a) != 1 or np.ndim(v) != 1 or not np.size(a) or not np.size(v):
         raise op_error("correlate", "x1 and x2 must be non-empty and 1-d", a, v)
     n, m = np.shape(a)[0], np.shape(v)[0]
@@ -219,7 +227,8 @@ def cdist(x, y):
         <Tensor shape=(1, 1) dtype=float32
         [[5.]]>
     """
-    a, b = promote(as_float(array_of(x)), as_float(array_of(y)))
+    a, b = _operands(x, y)
+    a, b = promote(as_float(a), as_float(b))
     if np.ndim(a) < 2 or np.ndim(b) < 2 or np.shape(a)[-1] != np.shape(b)[-1]:
         raise op_error("cdist", "x and y must be (..., rows, d) with one d", a, b)
     differences = subtract(expand_dims(a, -2), expand_dims(b, -3))

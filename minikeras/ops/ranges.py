@@ -18,7 +18,7 @@ from autograd.tracer import getval
 from minikeras import config
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.axes import broadcast_to
-from minikeras.ops.core import array_of, as_float, normalize_axis, promote, value_of, wrap
+from minikeras.ops.core import array_of, as_float, normalize_axis, promote_operands, value_of, wrap
 from minikeras.ops.creation import cast, eye
 
 __all__ = [
@@ -81,7 +81,7 @@ def _ends(op, start, stop, num, axis):
     """start and stop in one float dtype and one shape, and the axis made non-negative."""
     if isinstance(num, bool) or not isinstance(num, (int, np.integer)) or num < 0:
         raise ValueError(f"{op}: num must be a non-negative int, got {num!r}")
-    first, last = promote(value_of(start), value_of(stop))
+    first, last = promote_operands(start, stop)  # (a numpy float64 end takes a Tensor's dtype)
     first, last = as_float(array_of(first)), as_float(array_of(last))
     if first.dtype != last.dtype:
         dtype = np.result_type(first.dtype, last.dtype)
