@@ -143,6 +143,14 @@ def test_correlate_and_linspace_take_the_tensors_precision():
     assert ops.linspace(np.zeros(2), np.ones(2), 3).dtype == np.float64  # (numpy alone)
 
 
+def test_cross_entropy_predictions_given_as_numpy_take_the_targets_precision():
+    targets = ops.convert_to_tensor([[0.25, 0.75], [1.0, 0.0]])
+    predictions = np.array([[0.5, 0.5], [0.75, 0.25]])
+    assert ops.binary_crossentropy(targets, predictions).dtype == np.float32
+    assert ops.categorical_crossentropy(targets, predictions).dtype == np.float32
+    assert ops.binary_crossentropy(predictions, targets).dtype == np.float32  # (as before)
+
+
 def test_clip_bounds_take_the_tensors_precision():
     t = tensor(ops, "float32")
     assert ops.clip(t, np.full((2, 2), 0.75), np.full((2, 2), 2.0)).dtype == np.float32

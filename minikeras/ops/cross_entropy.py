@@ -24,6 +24,7 @@ from minikeras.ops.core import (
     wrap,
 )
 from minikeras.ops.nn import _log_softmax, _softmax, _softplus
+from minikeras.ops.operands import operand_values
 
 __all__ = [
     "binary_crossentropy",
@@ -304,7 +305,9 @@ def _targets_like_output(target, output):
     float64 one-hot labels (`np.eye(10)[labels]`) must not turn a float32
     model's loss, and its whole backward pass, into float64.
     """
-    target_value, scores = as_float(value_of(target)), as_float(value_of(output))
+    # (numpy float64 predictions beside a Tensor of targets take its precision: ops.operands)
+    target_value, scores = operand_values(target, output)
+    target_value, scores = as_float(target_value), as_float(scores)
     if target_value.dtype != scores.dtype:
         target_value = target_value.astype(scores.dtype)
     return target_value, scores
