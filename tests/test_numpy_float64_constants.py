@@ -22,6 +22,12 @@ CONSTANTS = {
 }
 ARRAY_CONSTANTS = ["float64 array"]  # (the products and joins need a matrix)
 
+
+def _named(name):
+    """`ops.<name>(a, b)` in the backend given."""
+    return lambda o, a, b: getattr(o, name)(a, b)
+
+
 ELEMENTWISE = {
     "+": lambda o, a, b: a + b,
     "-": lambda o, a, b: a - b,
@@ -37,6 +43,9 @@ ELEMENTWISE = {
     "minimum": lambda o, a, b: o.minimum(a, b),
     "where": lambda o, a, b: o.where(np.array([[True, False], [False, True]]), a, b),
     "dot": lambda o, a, b: o.dot(a, b),
+    **{name: _named(name) for name in ["arctan2", "hypot", "logaddexp", "logaddexp2"]},
+    **{name: _named(name) for name in ["divide_no_nan", "fmod", "heaviside", "nextafter"]},
+    **{name: _named(name) for name in ["fmax", "fmin"]},
     "<": lambda o, a, b: a < b,
     "==": lambda o, a, b: a == b,
     "greater_equal": lambda o, a, b: o.greater_equal(a, b),
@@ -56,6 +65,7 @@ PRODUCTS_AND_JOINS = {
     "kron": lambda o, a, b: o.kron(a, b),
     "cross": lambda o, a, b: o.cross(a, b),
     "cdist": lambda o, a, b: o.cdist(a, b),
+    "trapezoid": lambda o, a, b: o.trapezoid(a, b),
 }
 COMPARISONS = {"<", "==", "greater_equal"}
 TENSOR_DTYPES = ["float32", "float16", "int32", "bool", "float64"]
@@ -117,6 +127,7 @@ def test_the_rule_gives_what_keras_on_jax_gives_for_float32_models(tensor_dtype,
 
 # Where numpy has no such function (cdist), or deprecates the case (cross of 2-vectors).
 IN_NUMPY = {
+    "divide_no_nan": lambda o, a, b: np.divide(a, b),  # (no zeros below)
     "cdist": lambda o, a, b: np.sqrt(np.sum((a[:, None, :] - b[None, :, :]) ** 2, axis=-1)),
     "cross": lambda o, a, b: a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
 }

@@ -5,6 +5,7 @@ import numpy as np
 from minikeras.engine.tensor import getval
 from minikeras.ops.core import array_of, as_float, normalize_axis, op_error
 from minikeras.ops.math import add, multiply, subtract
+from minikeras.ops.operands import operand_values_list
 from minikeras.ops.reduction import sum
 from minikeras.ops.shape import getitem, reshape
 
@@ -33,6 +34,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
         >>> mk.ops.trapezoid([1.0, 2.0, 3.0], x=[0.0, 1.0, 3.0]).numpy()
         array(6.5, dtype=float32)
     """
+    # (a numpy float64 x beside a Tensor y takes its precision, or y beside x: ops.operands)
+    y, x = operand_values_list((y, x), array_of) if x is not None else (y, None)
     value = as_float(array_of(y))
     shape = np.shape(getval(value))
     axis = normalize_axis("trapezoid", axis, len(shape), getval(value))

@@ -29,6 +29,7 @@ from minikeras.ops.core import (
     wrap,
 )
 from minikeras.ops.math import _float_if_ints
+from minikeras.ops.operands import operand_values
 
 __all__ = [
     "divide_no_nan",
@@ -46,7 +47,7 @@ __all__ = [
 
 def _floats(op, fn, x1, x2):
     """`fn` of the operands by `apply_binary`, two integer operands made floatx first."""
-    a, b = value_of(x1), value_of(x2)
+    a, b = operand_values(x1, x2)  # (a numpy float64 array beside a Tensor: narrowed)
     return apply_binary(op, fn, _float_if_ints(a, b), b)
 
 
@@ -214,7 +215,7 @@ def fmod(x1, x2):
         >>> mk.ops.fmod([-7, 7], 3).numpy()
         array([-1,  1], dtype=int32)
     """
-    a, b = booleans_as_int32(value_of(x1), value_of(x2), with_booleans=True)
+    a, b = booleans_as_int32(*operand_values(x1, x2), with_booleans=True)
     return apply_binary("fmod", _fmod, a, b)
 
 
@@ -382,4 +383,5 @@ def nextafter(x1, x2):
         >>> float(mk.ops.nextafter(np.float32(1.0), 2.0)) - 1.0 == float(np.finfo("float32").eps)
         True
     """
-    return _floats("nextafter", anp.nextafter, getval(value_of(x1)), getval(value_of(x2)))
+    a, b = operand_values(x1, x2)
+    return _floats("nextafter", anp.nextafter, getval(a), getval(b))

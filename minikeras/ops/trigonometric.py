@@ -13,9 +13,10 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 
 from minikeras.engine.primitive import call_primitive
-from minikeras.ops.core import apply_binary, value_of, wrap
+from minikeras.ops.core import apply_binary, wrap
 from minikeras.ops.elementary import _float
 from minikeras.ops.math import _float_if_ints
+from minikeras.ops.operands import operand_values
 
 __all__ = [
     "arccos",
@@ -213,7 +214,7 @@ def arctan2(x1, x2):
         >>> mk.ops.arctan2([1.0, -1.0], [-1.0, -1.0]).numpy().round(4)
         array([ 2.3562, -2.3562], dtype=float32)
     """
-    a, b = value_of(x1), value_of(x2)
+    a, b = operand_values(x1, x2)  # (a numpy float64 array beside a Tensor: narrowed)
     return apply_binary("arctan2", anp.arctan2, _float_if_ints(a, b), b)
 
 
