@@ -293,6 +293,10 @@ from minikeras.ops.smooth_activations import (
 )
 from minikeras.ops.space_depth import depth_to_space, space_to_depth
 
+# isort: split
+# Gradients, control flow and linear algebra (helper linalg)
+from minikeras.ops.custom_gradient import custom_gradient
+
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
 shape = _shape_function
 
@@ -314,6 +318,8 @@ __all__ = [
     "zeros", "zeros_like",
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
     "convert_to_numpy", "shape", "tile",
+    # Gradients, control flow and linear algebra (helper linalg)
+    "custom_gradient",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
