@@ -295,7 +295,9 @@ from minikeras.ops.space_depth import depth_to_space, space_to_depth
 
 # isort: split
 # Gradients, control flow and linear algebra (helper linalg)
+from minikeras.ops.control_flow import cond, fori_loop, switch, while_loop
 from minikeras.ops.custom_gradient import custom_gradient
+from minikeras.ops.scans import associative_scan, map, scan, vectorize, vectorized_map
 
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
 shape = _shape_function
@@ -319,7 +321,8 @@ __all__ = [
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
     "convert_to_numpy", "shape", "tile",
     # Gradients, control flow and linear algebra (helper linalg)
-    "custom_gradient",
+    "custom_gradient", "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan",
+    "map", "vectorized_map", "vectorize",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
