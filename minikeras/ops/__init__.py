@@ -297,6 +297,19 @@ from minikeras.ops.space_depth import depth_to_space, space_to_depth
 # Gradients, control flow and linear algebra (helper linalg)
 from minikeras.ops.control_flow import cond, fori_loop, switch, while_loop
 from minikeras.ops.custom_gradient import custom_gradient
+from minikeras.ops.decompositions import cholesky, cholesky_inverse, eig, eigh, lu_factor, qr, svd
+from minikeras.ops.linear_algebra import (
+    det,
+    inv,
+    logdet,
+    lstsq,
+    matrix_rank,
+    pinv,
+    slogdet,
+    solve,
+    solve_triangular,
+)
+from minikeras.ops.norms import norm
 from minikeras.ops.scans import associative_scan, map, scan, vectorize, vectorized_map
 
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
@@ -322,7 +335,9 @@ __all__ = [
     "convert_to_numpy", "shape", "tile",
     # Gradients, control flow and linear algebra (helper linalg)
     "custom_gradient", "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan",
-    "map", "vectorized_map", "vectorize",
+    "map", "vectorized_map", "vectorize", "inv", "det", "solve", "solve_triangular", "cholesky",
+    "cholesky_inverse", "slogdet", "logdet", "lstsq", "pinv", "matrix_rank", "eigh", "eig", "svd",
+    "qr", "lu_factor", "norm",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
