@@ -222,3 +222,59 @@ def test_same_values_and_gradients_as_keras():
     np.testing.assert_allclose(
         np.prod(ops.eig(BATCH)[0].numpy(), axis=-1).real, np.linalg.det(BATCH), rtol=1e-4
     )
+
+
+def _graph(k, keras_loadable=False):
+    x = k.Input((3, 3))
+    spd = k.ops.matmul(x, k.ops.transpose(x, (0, 2, 1))) + k.ops.eye(3) * 3.0
+    outputs = [
+        k.ops.inv(spd),
+        k.ops.det(spd),
+        k.ops.solve(spd, x),
+        k.ops.cholesky(spd, upper=True),
+        k.ops.solve_triangular(spd, x, lower=True),
+        k.ops.svd(x, compute_uv=False),
+        k.ops.qr(x)[1],
+        k.ops.pinv(x),
+        k.ops.norm(x, keepdims=True),
+        k.ops.logdet(spd),
+        k.ops.slogdet(spd)[1],
+        k.ops.eigh(spd)[0],
+        k.ops.matrix_rank(x),
+    ]
+    if not keras_loadable:
+        # Keras's cholesky_inverse takes one matrix, not a batch; Keras saves Norm's axis
+        # as a list, which its JAX backend cannot take back (nor from its own files).
+        outputs.append(k.ops.cholesky_inverse(k.ops.cholesky(spd)))
+        outputs.append(k.ops.norm(x, ord="nuc", axis=(1, 2), keepdims=True))
+    return k.Model(x, outputs)
+
+
+def test_ops_on_symbolic_tensors_record_keras_nodes_and_save(tmp_path):
+    model = _graph(mk)
+    kinds = {type(op).__name__ for op in model.operations}
+    assert {"Inv", "Cholesky", "CholeskyInverse", "SVD", "Qr", "Norm", "Logdet", "Slogdet"} <= kinds
+    data = RNG.normal(size=(2, 3, 3)).astype("float32")
+    for suffix in ("minikeras", "keras"):
+        model.save(tmp_path / f"m.{suffix}")
+        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
+        for got, want in zip(loaded(data), model(data)):
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_models_of_these_ops_cross_to_keras_and_back(tmp_path):
+    keras = pytest.importorskip("keras")
+    data = RNG.normal(size=(2, 3, 3)).astype("float32")
+    theirs = _graph(keras, keras_loadable=True)
+    theirs.save(tmp_path / "keras_made.keras")
+    ours = mk.models.load_model(tmp_path / "keras_made.keras")
+    for got, want in zip(ours(data), theirs(data)):
+        np.testing.assert_allclose(
+            got.numpy(), keras.ops.convert_to_numpy(want), rtol=1e-4, atol=1e-5
+        )
+    _graph(mk, keras_loadable=True).save(tmp_path / "ours.keras")
+    again = keras.saving.load_model(tmp_path / "ours.keras")
+    for got, want in zip(again(data), theirs(data)):
+        np.testing.assert_allclose(
+            keras.ops.convert_to_numpy(got), keras.ops.convert_to_numpy(want), rtol=1e-4, atol=1e-5
+        )

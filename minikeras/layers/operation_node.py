@@ -55,6 +55,7 @@ _KERAS_CLASS_NAMES |= {  # (the nnops family)
     "ctc_loss": "CTCLoss",
     "ctc_decode": "CTCDecode",
 }
+_KERAS_CLASS_NAMES |= {"svd": "SVD"}  # (the linear algebra family)
 
 
 def keras_class_name(function_name):
@@ -241,13 +242,22 @@ def _leading_options(function, options):
     return ()
 
 
-def _trace(call, args, kwargs, sizes=None):
+def _trace(call, args, kwargs, sizes=None, invertible=False):
     def run(arguments):
+        if invertible:  # placeholders of ones + 3 I: positive definite where ones are singular
+            arguments = map_structure(_invertible, arguments)
         with np.errstate(all="ignore"):  # (placeholder ones may still meet a log(0))
             return call(*arguments[0], **arguments[1])
 
     specs = traced_spec(run, (args, kwargs), fill=lambda leaf: 1, sizes=sizes)
     return _unknown_at_size_one(run, (args, kwargs), specs)
+
+
+def _invertible(leaf):
+    """A placeholder array plus 3 I in its last two axes, if square (`ops.inv`, `cholesky`)."""
+    if type(leaf) is np.ndarray and leaf.ndim >= 2 and leaf.shape[-1] == leaf.shape[-2]:
+        return leaf + 3 * np.eye(leaf.shape[-1], dtype=leaf.dtype)
+    return leaf
 
 
 def _other_sizes(args, kwargs):
@@ -303,9 +313,11 @@ def _unknown_at_size_one(run, arguments, specs):
 
 def _record(layer, args, kwargs):
     specs, first_error = None, None
-    for sizes in [None, *_other_sizes(args, kwargs)]:
+    # Last, matrices the linear-algebra ops can factor (ones are singular).
+    tries = [(None, False), *((sizes, False) for sizes in _other_sizes(args, kwargs)), (None, True)]
+    for sizes, invertible in tries:
         try:
-            specs = _trace(layer.call, args, kwargs, sizes)
+            specs = _trace(layer.call, args, kwargs, sizes, invertible)
             break
         except (ValueError, TypeError, IndexError) as error:
             if type(error) not in (ValueError, TypeError, IndexError):

@@ -39,6 +39,7 @@ class Fixed:
 
 _NUMPY, _NN, _CORE, _MATH = (f"keras.src.ops.{name}" for name in ("numpy", "nn", "core", "math"))
 _REDUCTION = {"axis": "axis", "keepdims": "keepdims"}
+_LINALG = "keras.src.ops.linalg"
 
 # The element-wise ops (the "elemwise" family) whose Keras classes take no config.
 _ELEMENTWISE = (
@@ -330,6 +331,19 @@ KERAS_OPERATION_SPECS = {
             "attn_logits_soft_cap": "attn_logits_soft_cap",
         },
     ),
+    # Linear algebra (helper linalg)
+    **{name: (_LINALG, {}) for name in ("inv", "det", "solve", "eig", "eigh", "lu_factor")},
+    "cholesky": (_LINALG, {"upper": "upper"}),
+    "cholesky_inverse": (_LINALG, {"upper": "upper"}),
+    "solve_triangular": (_LINALG, {"lower": "lower"}),
+    "svd": (_LINALG, {"full_matrices": "full_matrices", "compute_uv": "compute_uv"}),
+    "qr": (_LINALG, {"mode": "mode"}),
+    "lstsq": (_LINALG, {"rcond": "rcond"}),
+    "pinv": (_LINALG, {"rcond": "rcond"}),
+    "matrix_rank": (_LINALG, {"tol": "tol"}),
+    "norm": (_LINALG, {"ord": "ord", "axis": "axis", "keepdims": "keepdims"}),
+    "logdet": (_MATH, {}),
+    "slogdet": (_NUMPY, {}),
 }
 
 
