@@ -55,7 +55,8 @@ _KERAS_CLASS_NAMES |= {  # (the nnops family)
     "ctc_loss": "CTCLoss",
     "ctc_decode": "CTCDecode",
 }
-_KERAS_CLASS_NAMES |= {"svd": "SVD"}  # (the linear algebra family)
+# (the linear algebra and Fourier family)
+_KERAS_CLASS_NAMES |= {n: n.upper() for n in ("svd", "fft", "fft2", "ifft2", "rfft", "irfft")}
 
 
 def keras_class_name(function_name):

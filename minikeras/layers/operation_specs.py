@@ -344,6 +344,9 @@ KERAS_OPERATION_SPECS = {
     "norm": (_LINALG, {"ord": "ord", "axis": "axis", "keepdims": "keepdims"}),
     "logdet": (_MATH, {}),
     "slogdet": (_NUMPY, {}),
+    **{name: (_MATH, {}) for name in ("fft", "fft2", "ifft2")},
+    "rfft": (_MATH, {"fft_length": "fft_length"}),
+    "irfft": (_MATH, {"fft_length": "fft_length"}),
 }
 
 

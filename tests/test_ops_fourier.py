@@ -1,0 +1,121 @@
+"""Fourier ops: fft, fft2, ifft2, rfft, irfft on (real, imag) pairs, as Keras's.
+Values against numpy.fft, gradients against finite differences (second order and
+float32 too), values and dtypes against Keras, graph nodes saved both ways."""
+
+import numpy as np
+import pytest
+from finite_differences import check_float32, check_gradients, check_second_order
+
+import minikeras as mk
+from minikeras import ops
+
+RNG = np.random.default_rng(5)
+REAL = RNG.normal(size=(2, 4, 6)).astype("float32")
+IMAG = RNG.normal(size=(2, 4, 6)).astype("float32")
+ODD = RNG.normal(size=(3, 5)).astype("float32")
+
+
+def _joined(pair):
+    return ops.concatenate(list(pair), axis=-1)
+
+
+GRADIENT_CASES = {
+    "fft": (lambda a, b: _joined(ops.fft((a, b))), [REAL, IMAG]),
+    "fft2": (lambda a, b: _joined(ops.fft2((a, b))), [REAL, IMAG]),
+    "ifft2": (lambda a, b: _joined(ops.ifft2((a, b))), [REAL, IMAG]),
+    "rfft_even": (lambda a: _joined(ops.rfft(a)), [REAL]),
+    "rfft_odd": (lambda a: _joined(ops.rfft(a)), [ODD]),
+    "rfft_padded": (lambda a: _joined(ops.rfft(a, fft_length=9)), [REAL]),
+    "rfft_cut": (lambda a: _joined(ops.rfft(a, fft_length=3)), [REAL]),
+    "irfft": (lambda a, b: ops.irfft((a, b)), [REAL, IMAG]),
+    "irfft_odd": (lambda a, b: ops.irfft((a, b), fft_length=7), [ODD, ODD[::-1]]),
+    "irfft_cut": (lambda a, b: ops.irfft((a, b), fft_length=4), [REAL, IMAG]),
+    "irfft_padded": (lambda a, b: ops.irfft((a, b), fft_length=14), [REAL, IMAG]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENT_CASES))
+def test_gradients_match_finite_differences(name):
+    fn, arrays = GRADIENT_CASES[name]
+    check_gradients(fn, arrays)
+    check_second_order(fn, arrays)
+    check_float32(fn, arrays)
+
+
+def test_values_against_numpy():
+    z = REAL + 1j * IMAG
+    for op, reference in [
+        (ops.fft, np.fft.fft),
+        (ops.fft2, np.fft.fft2),
+        (ops.ifft2, np.fft.ifft2),
+    ]:
+        real, imag = op((REAL, IMAG))
+        assert real.dtype == imag.dtype == np.float32
+        np.testing.assert_allclose(
+            real.numpy() + 1j * imag.numpy(), reference(z), rtol=1e-4, atol=1e-5
+        )
+    for length in (None, 3, 9):
+        real, imag = ops.rfft(ODD, fft_length=length)
+        np.testing.assert_allclose(
+            real.numpy() + 1j * imag.numpy(), np.fft.rfft(ODD, n=length), atol=1e-5
+        )
+        back = ops.irfft((real, imag), fft_length=length or 5)
+        np.testing.assert_allclose(
+            back.numpy(), np.fft.irfft(np.fft.rfft(ODD, n=length), n=length or 5), atol=1e-5
+        )
+    assert ops.rfft(np.arange(4)).__getitem__(0).dtype == np.float32
+
+
+def test_refusals():
+    with pytest.raises(ValueError, match="fft: x must be a pair"):
+        ops.fft(REAL)
+    with pytest.raises(ValueError, match="one shape, got \\(2, 4, 6\\) and \\(4, 6\\)"):
+        ops.fft((REAL, IMAG[0]))
+    with pytest.raises(ValueError, match="fft2: both parts must be floating"):
+        ops.fft2((np.ones((2, 2), "int32"), np.ones((2, 2), "int32")))
+    with pytest.raises(ValueError, match="rfft: fft_length must be a positive int"):
+        ops.rfft(REAL, fft_length=0)
+    with pytest.raises(ValueError, match="ifft2: expected at least 2 axes"):
+        ops.ifft2((REAL[0, 0], IMAG[0, 0]))
+
+
+def _graph(k):
+    real, imag = k.Input((4, 6)), k.Input((4, 6))
+    outputs = [
+        *k.ops.fft((real, imag)),
+        *k.ops.fft2((real, imag)),
+        *k.ops.ifft2((real, imag)),
+        *k.ops.rfft(real, fft_length=8),
+        k.ops.irfft((real, imag), fft_length=9),
+    ]
+    return k.Model([real, imag], outputs)
+
+
+def test_nodes_save_both_ways(tmp_path):
+    model = _graph(mk)
+    assert {"FFT", "FFT2", "IFFT2", "RFFT", "IRFFT"} <= {
+        type(op).__name__ for op in model.operations
+    }
+    for suffix in ("minikeras", "keras"):
+        model.save(tmp_path / f"m.{suffix}")
+        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
+        for got, want in zip(loaded([REAL, IMAG]), model([REAL, IMAG])):
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_same_as_keras(tmp_path):
+    keras = pytest.importorskip("keras")
+    theirs = _graph(keras)
+    for got, want in zip(_graph(mk)([REAL, IMAG]), theirs([REAL, IMAG])):
+        want = keras.ops.convert_to_numpy(want)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-4)
+    theirs.save(tmp_path / "keras_made.keras")
+    ours = mk.models.load_model(tmp_path / "keras_made.keras")
+    _graph(mk).save(tmp_path / "ours.keras")
+    again = keras.saving.load_model(tmp_path / "ours.keras")
+    for a, b, c in zip(ours([REAL, IMAG]), again([REAL, IMAG]), theirs([REAL, IMAG])):
+        np.testing.assert_allclose(a.numpy(), keras.ops.convert_to_numpy(c), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(
+            keras.ops.convert_to_numpy(b), keras.ops.convert_to_numpy(c), rtol=1e-4, atol=1e-4
+        )
