@@ -298,6 +298,7 @@ from minikeras.ops.space_depth import depth_to_space, space_to_depth
 from minikeras.ops.control_flow import cond, fori_loop, switch, while_loop
 from minikeras.ops.custom_gradient import custom_gradient
 from minikeras.ops.decompositions import cholesky, cholesky_inverse, eig, eigh, lu_factor, qr, svd
+from minikeras.ops.forward_mode import jvp
 from minikeras.ops.fourier import fft, fft2, ifft2, irfft, rfft
 from minikeras.ops.linear_algebra import (
     det,
@@ -339,6 +340,7 @@ __all__ = [
     "map", "vectorized_map", "vectorize", "inv", "det", "solve", "solve_triangular", "cholesky",
     "cholesky_inverse", "slogdet", "logdet", "lstsq", "pinv", "matrix_rank", "eigh", "eig", "svd",
     "qr", "lu_factor", "norm", "fft", "fft2", "ifft2", "rfft", "irfft",
+    "jvp",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
