@@ -1,4 +1,4 @@
-"""Fourier ops: fft, fft2, ifft2, rfft, irfft on (real, imag) pairs, as Keras's.
+"""Fourier ops: fft, fft2, ifft2, rfft, irfft, stft, istft on (real, imag) pairs, as Keras's.
 Values against numpy.fft, gradients against finite differences (second order and
 float32 too), values and dtypes against Keras, graph nodes saved both ways."""
 
@@ -13,6 +13,19 @@ RNG = np.random.default_rng(5)
 REAL = RNG.normal(size=(2, 4, 6)).astype("float32")
 IMAG = RNG.normal(size=(2, 4, 6)).astype("float32")
 ODD = RNG.normal(size=(3, 5)).astype("float32")
+SIGNAL = RNG.normal(size=(2, 37)).astype("float32")
+STFT_CASES = [
+    {"sequence_length": 8, "sequence_stride": 3, "fft_length": 10},
+    {
+        "sequence_length": 6,
+        "sequence_stride": 2,
+        "fft_length": 6,
+        "window": "hamming",
+        "center": False,
+    },
+    {"sequence_length": 5, "sequence_stride": 5, "fft_length": 8, "window": None},
+]
+SPECTRA = [ops.stft(SIGNAL, **case) for case in STFT_CASES]
 
 
 def _joined(pair):
@@ -31,6 +44,17 @@ GRADIENT_CASES = {
     "irfft_odd": (lambda a, b: ops.irfft((a, b), fft_length=7), [ODD, ODD[::-1]]),
     "irfft_cut": (lambda a, b: ops.irfft((a, b), fft_length=4), [REAL, IMAG]),
     "irfft_padded": (lambda a, b: ops.irfft((a, b), fft_length=14), [REAL, IMAG]),
+    **{
+        f"stft_{number}": (lambda x, case=case: _joined(ops.stft(x, **case)), [SIGNAL])
+        for number, case in enumerate(STFT_CASES)
+    },
+    **{
+        f"istft_{number}": (
+            lambda a, b, case=case: ops.istft((a, b), **case),
+            [part.numpy() for part in spectrum],
+        )
+        for number, (case, spectrum) in enumerate(zip(STFT_CASES, SPECTRA))
+    },
 }
 
 
@@ -66,7 +90,28 @@ def test_values_against_numpy():
     assert ops.rfft(np.arange(4)).__getitem__(0).dtype == np.float32
 
 
+def test_stft_by_hand_and_istft_inverts_it():
+    real, imag = ops.stft(SIGNAL, 8, 3, 10, center=False)
+    window = np.zeros(10)
+    window[1:9] = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(8) / 8)  # periodic Hann, centred
+    frames = np.stack([SIGNAL[:, i * 3 : i * 3 + 10] for i in range(10)], axis=1) * window
+    np.testing.assert_allclose(real.numpy() + 1j * imag.numpy(), np.fft.rfft(frames), atol=1e-5)
+    assert real.dtype == np.float32 and real.shape == (2, 10, 6)
+    for case, spectrum in zip(STFT_CASES[:2], SPECTRA[:2]):  # windows that cover every sample
+        back = ops.istft(spectrum, **case)
+        np.testing.assert_allclose(back.numpy(), SIGNAL[:, : back.shape[-1]], atol=1e-5)
+    assert ops.istft(SPECTRA[0], 8, 3, 10, length=37).shape == (2, 37)
+
+
 def test_refusals():
+    with pytest.raises(TypeError, match="stft: x must be float32 or float64, got dtype int64"):
+        ops.stft(np.arange(20), 4, 2, 4)
+    with pytest.raises(ValueError, match="stft: fft_length must be at least sequence_length"):
+        ops.stft(SIGNAL, 8, 2, 4)
+    with pytest.raises(ValueError, match="istft: window must be 'hann', 'hamming'"):
+        ops.istft(SPECTRA[0], 8, 3, 10, window="boxcar")
+    with pytest.raises(ValueError, match="stft: window must have shape \\(8,\\)"):
+        ops.stft(SIGNAL, 8, 3, 10, window=np.ones(3, "float32"))
     with pytest.raises(ValueError, match="fft: x must be a pair"):
         ops.fft(REAL)
     with pytest.raises(ValueError, match="one shape, got \\(2, 4, 6\\) and \\(4, 6\\)"):
@@ -87,13 +132,15 @@ def _graph(k):
         *k.ops.ifft2((real, imag)),
         *k.ops.rfft(real, fft_length=8),
         k.ops.irfft((real, imag), fft_length=9),
+        *k.ops.stft(real, 3, 2, 4, window="hamming"),
+        k.ops.istft((real[:, :, :3], imag[:, :, :3]), 4, 1, 4, length=5),
     ]
     return k.Model([real, imag], outputs)
 
 
 def test_nodes_save_both_ways(tmp_path):
     model = _graph(mk)
-    assert {"FFT", "FFT2", "IFFT2", "RFFT", "IRFFT"} <= {
+    assert {"FFT", "FFT2", "IFFT2", "RFFT", "IRFFT", "STFT", "ISTFT"} <= {
         type(op).__name__ for op in model.operations
     }
     for suffix in ("minikeras", "keras"):
@@ -110,6 +157,14 @@ def test_same_as_keras(tmp_path):
         want = keras.ops.convert_to_numpy(want)
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-4)
+    for case in STFT_CASES:
+        ours_pair = ops.stft(SIGNAL, **case)
+        their_pair = keras.ops.stft(SIGNAL, **case)
+        for got, want in zip(
+            [*ours_pair, ops.istft(ours_pair, **case)],
+            [*their_pair, keras.ops.istft(their_pair, **case)],
+        ):
+            np.testing.assert_allclose(got.numpy(), np.asarray(want), rtol=1e-4, atol=1e-5)
     theirs.save(tmp_path / "keras_made.keras")
     ours = mk.models.load_model(tmp_path / "keras_made.keras")
     _graph(mk).save(tmp_path / "ours.keras")

@@ -57,6 +57,7 @@ _KERAS_CLASS_NAMES |= {  # (the nnops family)
 }
 # (the linear algebra and Fourier family)
 _KERAS_CLASS_NAMES |= {n: n.upper() for n in ("svd", "fft", "fft2", "ifft2", "rfft", "irfft")}
+_KERAS_CLASS_NAMES |= {"stft": "STFT", "istft": "ISTFT"}
 
 
 def keras_class_name(function_name):

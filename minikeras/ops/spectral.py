@@ -1,0 +1,203 @@
+"""Short-time Fourier transforms: stft and istft, as Keras's ops.
+
+`stft` cuts the signal into overlapping frames (`_frames`), windows them and
+takes each frame's `rfft`; `istft` takes each frame's `irfft`, windows the
+frames again and overlaps and adds them (`_overlap_add`), divided by the sum of
+the squared windows. `_frames` and `_overlap_add` are primitives that are each
+other's VJP (a gather and its scatter-add), so both transforms have gradients
+of every order. The scaling follows Keras's (scipy's "spectrum" scaling,
+undone), so `istft(stft(x))` gives `x` back.
+"""
+
+import autograd.numpy as anp
+import numpy as np
+from autograd.extend import defvjp, primitive
+
+from minikeras.ops.core import array_of, getval, shape_of, wrap
+from minikeras.ops.fourier import _complex, _irfft, _rfft
+
+__all__ = ["istft", "stft"]
+
+
+def _frame_indices(count, size, stride):
+    return np.arange(count)[:, None] * stride + np.arange(size)
+
+
+@primitive
+def _frames(x, size, stride):
+    """The frames `x[..., i * stride : i * stride + size]`, stacked on a new second-last axis."""
+    count = (x.shape[-1] - size) // stride + 1
+    return x[..., _frame_indices(count, size, stride)]
+
+
+@primitive
+def _overlap_add(frames, stride):
+    """The frames summed where they overlap, each at `i * stride`: `_frames`'s transpose."""
+    count, size = frames.shape[-2:]
+    length = size + stride * (count - 1)
+    flat_frames = frames.reshape((-1, count * size))
+    out = np.zeros((flat_frames.shape[0], length), dtype=frames.dtype)
+    np.add.at(out, (slice(None), _frame_indices(count, size, stride).ravel()), flat_frames)
+    return out.reshape(frames.shape[:-2] + (length,))
+
+
+defvjp(_frames, lambda ans, x, size, stride: lambda g: _fit(_overlap_add(g, stride), x))
+defvjp(_overlap_add, lambda ans, frames, stride: lambda g: _frames(g, frames.shape[-1], stride))
+
+
+def _fit(signal, like):
+    """`signal` zero-padded at the end to the length of `like` (frames may miss a tail)."""
+    missing = shape_of(like)[-1] - shape_of(signal)[-1]
+    if missing == 0:
+        return signal
+    zeros = np.zeros(shape_of(signal)[:-1] + (missing,), dtype=getval(signal).dtype)
+    return anp.concatenate([signal, zeros], axis=-1)
+
+
+def _window(op, window, sequence_length, fft_length, dtype):
+    """The window, centred in `fft_length` with zeros (ones if None); numpy array or box."""
+    if window is None:
+        return np.ones(fft_length, dtype=dtype)
+    if isinstance(window, str):
+        if window not in ("hann", "hamming"):
+            raise ValueError(
+                f"{op}: window must be 'hann', 'hamming', a tensor or None, got {window!r}"
+            )
+        phase = 2.0 * np.pi * np.arange(sequence_length) / sequence_length  # periodic, as scipy's
+        a = 0.5 if window == "hann" else 0.54
+        values = (a - (1.0 - a) * np.cos(phase)).astype(dtype)
+    else:
+        values = array_of(window)
+        if shape_of(values) != (sequence_length,):
+            raise ValueError(
+                f"{op}: window must have shape ({sequence_length},), got {shape_of(values)}"
+            )
+        if getval(values).dtype != dtype:  # (a window of another dtype: taken as a constant)
+            values = np.asarray(getval(values), dtype)
+    left = (fft_length - sequence_length) // 2
+    right = fft_length - sequence_length - left
+    return anp.concatenate([np.zeros(left, dtype), values, np.zeros(right, dtype)])
+
+
+def _check_lengths(op, sequence_length, sequence_stride, fft_length):
+    for name, value in (
+        ("sequence_length", sequence_length),
+        ("sequence_stride", sequence_stride),
+        ("fft_length", fft_length),
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{op}: {name} must be a positive int, got {value!r}")
+    if fft_length < sequence_length:
+        raise ValueError(
+            f"{op}: fft_length must be at least sequence_length, got fft_length={fft_length} "
+            f"and sequence_length={sequence_length}"
+        )
+
+
+def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
+    """The short-time Fourier transform of a real signal along its last axis.
+
+    Frames of `fft_length` values start every `sequence_stride`; each is
+    multiplied by the window (`sequence_length` long, centred with zeros)
+    and transformed by `rfft`.
+
+    Args:
+        x: float32 or float64 Tensor of shape `(..., samples)`.
+        sequence_length: the window's length.
+        sequence_stride: the step between frames.
+        fft_length: the frames' length (at least `sequence_length`).
+        window: `"hann"` (default), `"hamming"` (periodic, as scipy's), a
+            Tensor of shape `(sequence_length,)`, or None (no window).
+        center: pad `fft_length // 2` values at both ends by reflection, so
+            that frame `t` is centred at `t * sequence_stride`.
+
+    Returns:
+        The pair `(real, imag)`, each of shape
+        `(..., frames, fft_length // 2 + 1)`.
+
+    Raises:
+        TypeError: if `x` is not float32 or float64.
+        ValueError: for lengths that are not positive ints, `fft_length <
+            sequence_length`, an unknown window or one of the wrong shape.
+
+    Example:
+        >>> real, imag = mk.ops.stft(np.ones(8, "float32"), 4, 2, 4, window=None, center=False)
+        >>> real.numpy()
+        array([[4., 0., 0.],
+               [4., 0., 0.],
+               [4., 0., 0.]], dtype=float32)
+    """
+    value = array_of(x)
+    dtype = getval(value).dtype
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"stft: x must be float32 or float64, got dtype {dtype}")
+    _check_lengths("stft", sequence_length, sequence_stride, fft_length)
+    win = _window("stft", window, sequence_length, fft_length, dtype)
+    if center:
+        half = fft_length // 2
+        reflected = np.pad(np.arange(shape_of(value)[-1]), half, mode="reflect")
+        value = value[..., reflected]
+    if shape_of(value)[-1] < fft_length:
+        raise ValueError(
+            f"stft: x needs at least {fft_length} samples (after padding), got shape "
+            f"{shape_of(value)}"
+        )
+    frames = _frames(value, fft_length, sequence_stride) * win
+    spectrum = _rfft(frames, fft_length)
+    return wrap(anp.real(spectrum)), wrap(anp.imag(spectrum))
+
+
+def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann", center=True):
+    """The inverse short-time Fourier transform: a signal from `stft`'s frames.
+
+    Each frame's `irfft`, windowed again, is overlapped and added, and the
+    sum divided by that of the squared windows (where it is not ~0), as
+    scipy's and Keras's; with `window=None`, Keras's scaling for it.
+
+    Args:
+        x: a pair `(real, imag)` of floating tensors of shape
+            `(..., frames, fft_length // 2 + 1)`.
+        sequence_length: the window's length.
+        sequence_stride: the step between frames.
+        fft_length: the frames' length.
+        length: the output's length; default all the frames cover (less the
+            centring padding).
+        window: as for `stft`.
+        center: whether `stft` padded the signal (then cut off here).
+
+    Returns:
+        A real Tensor of shape `(..., length)`.
+
+    Raises:
+        ValueError: if `x` is not such a pair, has fewer than two axes, or for
+            lengths or windows `stft` refuses.
+
+    Example:
+        >>> signal = np.sin(np.arange(16, dtype="float32"))
+        >>> spectrum = mk.ops.stft(signal, 8, 2, 8)
+        >>> back = mk.ops.istft(spectrum, 8, 2, 8, length=16)
+        >>> bool(np.allclose(back.numpy(), signal, atol=1e-5))
+        True
+    """
+    value = _complex("istft", x)
+    if len(shape_of(value)) < 2:
+        raise ValueError(f"istft: x needs at least 2 axes (frames, bins), got {shape_of(value)}")
+    _check_lengths("istft", sequence_length, sequence_stride, fft_length)
+    dtype = np.real(np.zeros(1, getval(value).dtype)).dtype
+    win = _window("istft", window, sequence_length, fft_length, dtype)
+    frames = _irfft(value, fft_length) * win
+    plain_win = getval(win)
+    count = shape_of(value)[-2]
+    norm = _overlap_add(
+        np.broadcast_to(plain_win * plain_win, (count, fft_length)), sequence_stride
+    )
+    signal = _overlap_add(frames, sequence_stride) / np.where(norm > 1e-10, norm, 1.0).astype(dtype)
+    if window is None:  # Keras's scaling without a window
+        signal = signal * (float(fft_length) / sequence_stride)
+    total = fft_length + sequence_stride * (count - 1)
+    start = fft_length // 2 if center else 0
+    if length is not None:
+        end = start + int(length)
+    else:
+        end = total - fft_length // 2 if center else total
+    return wrap(signal[..., start:end])
