@@ -347,6 +347,8 @@ KERAS_OPERATION_SPECS = {
     **{name: (_MATH, {}) for name in ("fft", "fft2", "ifft2")},
     "rfft": (_MATH, {"fft_length": "fft_length"}),
     "irfft": (_MATH, {"fft_length": "fft_length"}),
+    **{name: (_MATH, {}) for name in ("view_as_complex", "view_as_real")},
+    "polar": (_NN, {}),
     "stft": (
         _MATH,
         {k: k for k in ("sequence_length", "sequence_stride", "fft_length", "window", "center")},

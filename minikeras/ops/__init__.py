@@ -294,12 +294,21 @@ from minikeras.ops.smooth_activations import (
 from minikeras.ops.space_depth import depth_to_space, space_to_depth
 
 # isort: split
-# Gradients, control flow and linear algebra (helper linalg)
+# Gradients, control flow, linear algebra and Fourier ops (helper linalg)
 from minikeras.ops.control_flow import cond, fori_loop, switch, while_loop
 from minikeras.ops.custom_gradient import custom_gradient
 from minikeras.ops.decompositions import cholesky, cholesky_inverse, eig, eigh, lu_factor, qr, svd
 from minikeras.ops.forward_mode import jvp
-from minikeras.ops.fourier import fft, fft2, ifft2, irfft, rfft
+from minikeras.ops.fourier import (
+    fft,
+    fft2,
+    ifft2,
+    irfft,
+    polar,
+    rfft,
+    view_as_complex,
+    view_as_real,
+)
 from minikeras.ops.linear_algebra import (
     det,
     inv,
@@ -341,7 +350,7 @@ __all__ = [
     "map", "vectorized_map", "vectorize", "inv", "det", "solve", "solve_triangular", "cholesky",
     "cholesky_inverse", "slogdet", "logdet", "lstsq", "pinv", "matrix_rank", "eigh", "eig", "svd",
     "qr", "lu_factor", "norm", "fft", "fft2", "ifft2", "rfft", "irfft",
-    "jvp", "stft", "istft",
+    "jvp", "stft", "istft", "view_as_complex", "view_as_real", "polar",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).

@@ -1,4 +1,5 @@
-"""Discrete Fourier transforms: fft, fft2, ifft2, rfft and irfft, as Keras's ops.
+"""Complex numbers and discrete Fourier transforms: view_as_complex, view_as_real,
+polar, fft, fft2, ifft2, rfft and irfft, as Keras's ops.
 
 Keras passes complex values as `(real, imag)` pairs of real tensors, and so do
 these. Each joins the pair into one complex array (`_join`, our primitive),
@@ -6,16 +7,19 @@ runs a numpy.fft primitive (numpy 2 keeps complex64 for float32) and splits
 the result with `real` and `imag`, so gradients flow to both parts, of every
 order, and float32 stays float32. `fft`, `fft2` and `ifft2` are autograd's;
 `rfft` and `irfft` are ours, because autograd's VJPs leak float64, refuse odd
-lengths and miss the padding or cutting that `fft_length` asks for.
+lengths and miss the padding or cutting that `fft_length` asks for. Complex
+tensors themselves (`view_as_complex`, `polar`) are complex64, as in Keras.
 """
 
 import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 
-from minikeras.ops.core import array_of, as_float, getval, shape_of, wrap
+from minikeras.ops.core import array_of, as_float, getval, op_error, shape_of, wrap
+from minikeras.ops.creation import cast
+from minikeras.ops.elementary import cos, sin
 
-__all__ = ["fft", "fft2", "ifft2", "irfft", "rfft"]
+__all__ = ["fft", "fft2", "ifft2", "irfft", "polar", "rfft", "view_as_complex", "view_as_real"]
 
 
 def _complex(op, x):
@@ -223,3 +227,80 @@ def _irfft_vjp(ans, z, n):
 
 
 defvjp(_irfft, _irfft_vjp)
+
+
+def _float32(value):
+    """A floating value as float32 (Keras's complex results are complex64)."""
+    value = as_float(value)
+    return value if getval(value).dtype == np.float32 else cast(wrap(value), "float32")._value
+
+
+def view_as_complex(x):
+    """A complex tensor from a real one whose last axis holds (real, imaginary) pairs.
+
+    Args:
+        x: real Tensor of shape `(..., 2)`.
+
+    Returns:
+        A complex64 Tensor of shape `(...)`.
+
+    Raises:
+        ValueError: if the last axis is not of size 2.
+
+    Example:
+        >>> mk.ops.view_as_complex([[1.0, 2.0], [3.0, -1.0]]).numpy()
+        array([1.+2.j, 3.-1.j], dtype=complex64)
+    """
+    value = array_of(x)
+    if not shape_of(value) or shape_of(value)[-1] != 2:
+        raise op_error("view_as_complex", "the last axis must be of size 2 (real, imag)", value)
+    value = _float32(value)
+    return wrap(_join(value[..., 0], value[..., 1]))
+
+
+def view_as_real(x):
+    """A real tensor of (real, imaginary) pairs along a new last axis.
+
+    Args:
+        x: complex (or real: imaginary parts zero) Tensor.
+
+    Returns:
+        A real Tensor of shape `x.shape + (2,)`.
+
+    Example:
+        >>> mk.ops.view_as_real(np.array([1 + 2j, 3 - 1j], "complex64")).numpy()
+        array([[ 1.,  2.],
+               [ 3., -1.]], dtype=float32)
+    """
+    value = array_of(x)
+    if getval(value).dtype.kind != "c":
+        value = as_float(value)
+        return wrap(anp.stack([value, value * 0], axis=-1))
+    return wrap(anp.stack([anp.real(value), anp.imag(value)], axis=-1))
+
+
+def polar(abs_, angle):
+    """The complex numbers of the given magnitudes and angles: `abs_ * exp(1j * angle)`.
+
+    Args:
+        abs_: real Tensor, the magnitudes (integers become float32).
+        angle: real Tensor of a shape that broadcasts with `abs_`, in radians.
+
+    Returns:
+        A complex64 Tensor.
+
+    Raises:
+        ValueError: if the shapes do not broadcast.
+
+    Example:
+        >>> mk.ops.polar([2.0], [0.0]).numpy()
+        array([2.+0.j], dtype=complex64)
+    """
+    magnitude, phase = _float32(array_of(abs_)), _float32(array_of(angle))
+    try:
+        np.broadcast_shapes(shape_of(magnitude), shape_of(phase))
+    except ValueError:
+        raise op_error("polar", "shapes cannot be broadcast together", magnitude, phase) from None
+    real = (wrap(magnitude) * cos(wrap(phase)))._value
+    imag = (wrap(magnitude) * sin(wrap(phase)))._value
+    return wrap(_join(real, imag))
