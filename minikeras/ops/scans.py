@@ -5,8 +5,8 @@ Eager Python loops over slices, joined with `stack`: the function sees Tensors
 and runs ordinary minikeras code, so under a `GradientTape` gradients flow
 through every step. `associative_scan` takes about log2(n) calls of its
 function (each on whole slices), not n. With nothing to call the function on
-(a leading axis of length 0), it is called once on zeros, untaped, to learn
-the shapes and dtypes of an empty result, as a compiled backend's trace would.
+(a leading axis of length 0), it is called once on zeros, its result used only
+for the shapes and dtypes of an empty result, as a compiled backend's trace.
 """
 
 import re
