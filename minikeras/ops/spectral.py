@@ -1,57 +1,46 @@
 """Short-time Fourier transforms: stft and istft, as Keras's ops.
 
-`stft` cuts the signal into overlapping frames (`_frames`), windows them and
-takes each frame's `rfft`; `istft` takes each frame's `irfft`, windows the
-frames again and overlaps and adds them (`_overlap_add`), divided by the sum of
-the squared windows. `_frames` and `_overlap_add` are primitives that are each
-other's VJP (a gather and its scatter-add), so both transforms have gradients
-of every order. The scaling follows Keras's (scipy's "spectrum" scaling,
-undone), so `istft(stft(x))` gives `x` back.
+`stft` cuts the signal into overlapping frames, windows them and takes each
+frame's `rfft`; `istft` takes each frame's `irfft`, windows the frames again and
+overlaps and adds them, divided by the sum of the squared windows. Cutting
+frames and adding them back are `ops.scatter`'s gather and scatter-add, each
+the other's gradient, so both transforms have gradients of every order. The
+scaling follows Keras's (scipy's "spectrum" scaling, undone), so
+`istft(stft(x))` gives `x` back.
 """
 
-import autograd.numpy as anp
 import numpy as np
-from autograd.extend import defvjp, primitive
 
+from minikeras.ops.axes import moveaxis
 from minikeras.ops.core import array_of, getval, shape_of, wrap
-from minikeras.ops.fourier import _complex, _irfft, _rfft
+from minikeras.ops.fourier import _complex, _irfft, _pair, _rfft
+from minikeras.ops.scatter import _gather, _scatter_add
+from minikeras.ops.shape import concatenate
 
 __all__ = ["istft", "stft"]
 
 
-def _frame_indices(count, size, stride):
-    return np.arange(count)[:, None] * stride + np.arange(size)
+def _frame_index(count, size, stride):
+    """Positions `i * stride + j` of frame `i`'s `j`th value, as `_gather` takes them."""
+    return (np.arange(count)[:, None] * stride + np.arange(size))[..., None]
 
 
-@primitive
-def _frames(x, size, stride):
-    """The frames `x[..., i * stride : i * stride + size]`, stacked on a new second-last axis."""
-    count = (x.shape[-1] - size) // stride + 1
-    return x[..., _frame_indices(count, size, stride)]
+def _frames(signal, size, stride):
+    """The frames `signal[..., i * stride : i * stride + size]`, on a new second-last axis."""
+    count = (shape_of(signal)[-1] - size) // stride + 1
+    samples_first = moveaxis(wrap(signal), -1, 0)._value
+    frames = _gather(samples_first, _frame_index(count, size, stride))  # (count, size, ...)
+    return moveaxis(moveaxis(wrap(frames), 0, -1), 0, -1)._value
 
 
-@primitive
 def _overlap_add(frames, stride):
-    """The frames summed where they overlap, each at `i * stride`: `_frames`'s transpose."""
-    count, size = frames.shape[-2:]
+    """The frames summed where they overlap, frame `i` at `i * stride` (`_frames`'s adjoint)."""
+    count, size = shape_of(frames)[-2:]
     length = size + stride * (count - 1)
-    flat_frames = frames.reshape((-1, count * size))
-    out = np.zeros((flat_frames.shape[0], length), dtype=frames.dtype)
-    np.add.at(out, (slice(None), _frame_indices(count, size, stride).ravel()), flat_frames)
-    return out.reshape(frames.shape[:-2] + (length,))
-
-
-defvjp(_frames, lambda ans, x, size, stride: lambda g: _fit(_overlap_add(g, stride), x))
-defvjp(_overlap_add, lambda ans, frames, stride: lambda g: _frames(g, frames.shape[-1], stride))
-
-
-def _fit(signal, like):
-    """`signal` zero-padded at the end to the length of `like` (frames may miss a tail)."""
-    missing = shape_of(like)[-1] - shape_of(signal)[-1]
-    if missing == 0:
-        return signal
-    zeros = np.zeros(shape_of(signal)[:-1] + (missing,), dtype=getval(signal).dtype)
-    return anp.concatenate([signal, zeros], axis=-1)
+    frames_first = moveaxis(wrap(frames), (-2, -1), (0, 1))._value
+    shape = (length,) + shape_of(frames)[:-2]
+    signal = _scatter_add(frames_first, _frame_index(count, size, stride), shape)
+    return moveaxis(wrap(signal), 0, -1)._value
 
 
 def _window(op, window, sequence_length, fft_length, dtype):
@@ -63,7 +52,9 @@ def _window(op, window, sequence_length, fft_length, dtype):
             raise ValueError(
                 f"{op}: window must be 'hann', 'hamming', a tensor or None, got {window!r}"
             )
-        phase = 2.0 * np.pi * np.arange(sequence_length) / sequence_length  # periodic, as scipy's
+        # Periodic, as scipy's (ops.hanning and ops.hamming are numpy's symmetric ones, in
+        # float32): computed in float64, then given x's dtype.
+        phase = 2.0 * np.pi * np.arange(sequence_length) / sequence_length
         a = 0.5 if window == "hann" else 0.54
         values = (a - (1.0 - a) * np.cos(phase)).astype(dtype)
     else:
@@ -76,7 +67,7 @@ def _window(op, window, sequence_length, fft_length, dtype):
             values = np.asarray(getval(values), dtype)
     left = (fft_length - sequence_length) // 2
     right = fft_length - sequence_length - left
-    return anp.concatenate([np.zeros(left, dtype), values, np.zeros(right, dtype)])
+    return concatenate([np.zeros(left, dtype), values, np.zeros(right, dtype)])._value
 
 
 def _check_lengths(op, sequence_length, sequence_stride, fft_length):
@@ -143,8 +134,7 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
             f"{shape_of(value)}"
         )
     frames = _frames(value, fft_length, sequence_stride) * win
-    spectrum = _rfft(frames, fft_length)
-    return wrap(anp.real(spectrum)), wrap(anp.imag(spectrum))
+    return _pair(_rfft(frames, fft_length))
 
 
 def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann", center=True):
