@@ -331,7 +331,7 @@ KERAS_OPERATION_SPECS = {
             "attn_logits_soft_cap": "attn_logits_soft_cap",
         },
     ),
-    # Linear algebra (helper linalg)
+    # Linear algebra, Fourier and complex ops (helper linalg).
     **{name: (_LINALG, {}) for name in ("inv", "det", "solve", "eig", "eigh", "lu_factor")},
     "cholesky": (_LINALG, {"upper": "upper"}),
     "cholesky_inverse": (_LINALG, {"upper": "upper"}),

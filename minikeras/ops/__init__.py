@@ -294,7 +294,7 @@ from minikeras.ops.smooth_activations import (
 from minikeras.ops.space_depth import depth_to_space, space_to_depth
 
 # isort: split
-# Gradients, control flow, linear algebra and Fourier ops (helper linalg)
+# Gradients, control flow, linear algebra and Fourier ops (helper linalg).
 from minikeras.ops.control_flow import cond, fori_loop, switch, while_loop
 from minikeras.ops.custom_gradient import custom_gradient
 from minikeras.ops.decompositions import cholesky, cholesky_inverse, eig, eigh, lu_factor, qr, svd
@@ -345,12 +345,6 @@ __all__ = [
     "zeros", "zeros_like",
     "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
     "convert_to_numpy", "shape", "tile",
-    # Gradients, control flow and linear algebra (helper linalg)
-    "custom_gradient", "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan",
-    "map", "vectorized_map", "vectorize", "inv", "det", "solve", "solve_triangular", "cholesky",
-    "cholesky_inverse", "slogdet", "logdet", "lstsq", "pinv", "matrix_rank", "eigh", "eig", "svd",
-    "qr", "lu_factor", "norm", "fft", "fft2", "ifft2", "rfft", "irfft",
-    "jvp", "stft", "istft", "view_as_complex", "view_as_real", "polar",
 ]  # fmt: skip
 
 # Array manipulation and creation (the "arrays" family).
@@ -398,6 +392,16 @@ __all__ += [
 
 # Keras's aliases (nnops): one function under two names, recorded under the first.
 _ALIASES = {"swish": "silu", "hard_swish": "hard_silu"}
+
+# isort: split
+# Gradients, control flow, linear algebra and Fourier ops (helper linalg).
+__all__ += [
+    "custom_gradient", "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan",
+    "map", "vectorized_map", "vectorize", "inv", "det", "solve", "solve_triangular", "cholesky",
+    "cholesky_inverse", "slogdet", "logdet", "lstsq", "pinv", "matrix_rank", "eigh", "eig", "svd",
+    "qr", "lu_factor", "norm", "fft", "fft2", "ifft2", "rfft", "irfft",
+    "jvp", "stft", "istft", "view_as_complex", "view_as_real", "polar",
+]  # fmt: skip
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
 # not those that read a tensor on the host, as in Keras (a symbolic shape is known; a
