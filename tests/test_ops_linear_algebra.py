@@ -278,3 +278,15 @@ def test_models_of_these_ops_cross_to_keras_and_back(tmp_path):
         np.testing.assert_allclose(
             keras.ops.convert_to_numpy(got), keras.ops.convert_to_numpy(want), rtol=1e-4, atol=1e-5
         )
+
+
+@pytest.mark.parametrize("name", ["solve", "solve_triangular", "lstsq"])
+def test_a_numpy_float64_operand_takes_the_tensors_precision(name):
+    # (the float32 rule of ops.operands: a float64 constant beside a Tensor is narrowed)
+    a, b = np.array([[2.0, 1.0], [0.5, 4.0]]), np.array([1.0, 2.0])
+    op = getattr(ops, name)
+    assert op(mk.ops.convert_to_tensor(a, "float32"), b).dtype == np.float32
+    assert op(a, mk.ops.convert_to_tensor(b, "float32")).dtype == np.float32
+    assert op(a, b).dtype == np.float64  # numpy values alone follow numpy
+    wide = mk.ops.convert_to_tensor(a, dtype="float64")
+    assert op(wide, b.astype("float32")).dtype == np.float64

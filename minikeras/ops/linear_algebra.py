@@ -18,6 +18,7 @@ from autograd.extend import defvjp, primitive
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.axes import broadcast_to
 from minikeras.ops.core import array_of, as_float, getval, op_error, promote, shape_of, wrap
+from minikeras.ops.operands import operand_values
 
 __all__ = [
     "det",
@@ -200,6 +201,7 @@ def solve(a, b):
         >>> mk.ops.solve([[2.0, 0.0], [0.0, 4.0]], [1.0, 2.0]).numpy()
         array([0.5, 0.5], dtype=float32)
     """
+    a, b = operand_values(a, b)  # (a numpy float64 b beside a float32 Tensor: float32)
     return _solve("solve", _matrices("solve", a), b)
 
 
@@ -226,6 +228,7 @@ def solve_triangular(a, b, lower=False):
         >>> mk.ops.solve_triangular([[2.0, 9.0], [1.0, 4.0]], [2.0, 4.0], lower=True).numpy()
         array([1.  , 0.75], dtype=float32)
     """
+    a, b = operand_values(a, b)
     value = _matrices("solve_triangular", a)
     triangle = call_primitive(anp.tril if lower else anp.triu, value)
     return _solve("solve_triangular", triangle, b, batched_vectors=True)
@@ -304,6 +307,7 @@ def lstsq(a, b, rcond=None):
         >>> mk.ops.lstsq([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]], [1.0, 2.0, 5.0]).numpy()
         array([1., 2.], dtype=float32)
     """
+    a, b = operand_values(a, b)
     value = _matrices("lstsq", a, square=False)
     value, b = promote(value, as_float(array_of(b)))
     if len(shape_of(value)) != 2 or len(shape_of(b)) not in (1, 2):
