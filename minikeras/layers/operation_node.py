@@ -22,12 +22,12 @@ from minikeras.engine.context import state as _state
 from minikeras.layers import call_helpers
 from minikeras.layers.input_layer import Node, SymbolicTensor
 from minikeras.layers.layer import Layer
+from minikeras.layers.operation_shapes import output_specs, trace
 from minikeras.layers.operation_specs import (
     KERAS_OPERATION_SPECS,
     arguments_of,
     split_arguments,
 )
-from minikeras.layers.symbolic import traced_spec
 from minikeras.ops.symbolic import bind_symbolic_call
 from minikeras.tree import flatten, map_structure
 
@@ -171,7 +171,7 @@ class OperationNode(Layer):
         Returns:
             A `SymbolicTensor` or a structure of them.
         """
-        return _trace(self.call, args, kwargs)
+        return trace(self.call, args, kwargs)
 
     def compute_mask(self, inputs, mask=None):
         """None: an op's output carries no mask, as in Keras.
@@ -244,94 +244,8 @@ def _leading_options(function, options):
     return ()
 
 
-def _trace(call, args, kwargs, sizes=None, invertible=False):
-    def run(arguments):
-        if invertible:  # placeholders of ones + 3 I: positive definite where ones are singular
-            arguments = map_structure(_invertible, arguments)
-        with np.errstate(all="ignore"):  # (placeholder ones may still meet a log(0))
-            return call(*arguments[0], **arguments[1])
-
-    specs = traced_spec(run, (args, kwargs), fill=lambda leaf: 1, sizes=sizes)
-    return _unknown_at_size_one(run, (args, kwargs), specs)
-
-
-def _invertible(leaf):
-    """A placeholder array plus 3 I in its last two axes, if square (`ops.inv`, `cholesky`)."""
-    if type(leaf) is np.ndarray and leaf.ndim >= 2 and leaf.shape[-1] == leaf.shape[-2]:
-        return leaf + 3 * np.eye(leaf.shape[-1], dtype=leaf.dtype)
-    return leaf
-
-
-def _other_sizes(args, kwargs):
-    """Placeholder sizes to try when the usual ones fail, as Keras's shape rules allow.
-
-    An unknown size meets a known one in broadcasting (`(None,) + (4,)`), a
-    product (`(None,) @ (5, 4)`), a `reshape(-1, 6)` or a `split`, where
-    Keras infers the output's shape: unknown sizes of 1; sizes that divide
-    evenly; each known size the arguments have. The first that runs gives the
-    shapes (a size that varies with the batch is unknown, as always).
-    """
-    known = sorted(
-        {
-            size
-            for leaf in flatten((args, kwargs))
-            for size in (np.shape(leaf) if not isinstance(leaf, SymbolicTensor) else leaf.shape)
-            if isinstance(size, int) and size > 1
-        }
-    )
-    return [((2, 3), (1, 1)), ((12, 24), (60, 120))] + [((2, 3), (k, k)) for k in known]
-
-
-def _unknown_at_size_one(run, arguments, specs):
-    """`specs` with each size made unknown that changes when every unknown input size is 1.
-
-    The traced runs use large sizes, for which `x[:, :2]` of an unknown axis is 2
-    every time; the real size may be 1. Keras leaves such a size unknown; so does
-    this third run. A run that fails at size 1, or changes ranks, teaches nothing.
-    """
-    leaves = [leaf for leaf in flatten(arguments) if isinstance(leaf, SymbolicTensor)]
-    if not any(size is None for leaf in leaves for size in leaf.shape):
-        return specs
-
-    def ones(leaf):
-        if not isinstance(leaf, SymbolicTensor):
-            return leaf
-        return np.ones(tuple(1 if size is None else size for size in leaf.shape), leaf.dtype)
-
-    try:
-        small = flatten(run(map_structure(ones, arguments)))
-    except (ValueError, TypeError, IndexError):
-        return specs
-    found = flatten(specs)
-    if len(small) != len(found) or any(len(a.shape) != b.ndim for a, b in zip(small, found)):
-        return specs
-    for spec, output in zip(found, small):
-        spec.shape = tuple(
-            None if size is None or size != other else size
-            for size, other in zip(spec.shape, output.shape)
-        )
-    return specs
-
-
 def _record(layer, args, kwargs):
-    specs, first_error = None, None
-    # Last, matrices the linear-algebra ops can factor (ones are singular).
-    tries = [(None, False), *((sizes, False) for sizes in _other_sizes(args, kwargs)), (None, True)]
-    for sizes, invertible in tries:
-        try:
-            specs = _trace(layer.call, args, kwargs, sizes, invertible)
-            break
-        except (ValueError, TypeError, IndexError) as error:
-            if type(error) not in (ValueError, TypeError, IndexError):
-                raise  # (a subclass may take other arguments: left as it is)
-            first_error = first_error or error
-    if specs is None:
-        shapes = [t.shape for t in flatten((args, kwargs)) if isinstance(t, SymbolicTensor)]
-        raise type(first_error)(
-            f"ops.{layer.function_name} on symbolic tensors of shapes "
-            f"{', '.join(map(str, shapes))}: {first_error} (run on placeholder data, where "
-            "sizes such as 2 and 83 stand for the unknown ones)"
-        ) from first_error
+    specs = output_specs(layer.call, layer.function_name, args, kwargs)
     node = Node(layer, args[0], tuple(args[1:]), kwargs)
     node.outputs = map_structure(
         lambda spec: SymbolicTensor(spec.shape, spec.dtype, node=node), specs

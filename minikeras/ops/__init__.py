@@ -127,7 +127,7 @@ from minikeras.ops.shape import (
 from minikeras.ops.symbolic import symbolic_aware
 
 # isort: split
-# Array manipulation and creation (the "arrays" family).
+# Array manipulation and creation.
 from minikeras.ops.casting import saturate_cast, view
 from minikeras.ops.creation import array, empty, empty_like
 from minikeras.ops.grids import meshgrid, vander
@@ -164,7 +164,7 @@ from minikeras.ops.stacking import (
 )
 
 # isort: split
-# Reductions, sorting and statistics (helper reduce).
+# Reductions, sorting and statistics.
 from minikeras.ops.binning import bincount, digitize, histogram, searchsorted, unique
 from minikeras.ops.diagonals import diagonal, trace
 from minikeras.ops.integration import trapezoid
@@ -200,7 +200,7 @@ from minikeras.ops.statistics import (
 )
 
 # isort: split
-# Element-wise math (the "elemwise" family).
+# Element-wise math.
 from minikeras.ops.bessel import i0
 from minikeras.ops.bitwise import (
     bitwise_and,
@@ -256,7 +256,7 @@ from minikeras.ops.trigonometric import (
 )
 
 # isort: split
-# Neural-network ops (the "nnops" family).
+# Neural-network ops.
 from minikeras.ops.adaptive_pooling import adaptive_average_pool, adaptive_max_pool
 from minikeras.ops.attention import dot_product_attention
 from minikeras.ops.ctc import ctc_loss
@@ -294,7 +294,7 @@ from minikeras.ops.smooth_activations import (
 from minikeras.ops.space_depth import depth_to_space, space_to_depth
 
 # isort: split
-# Gradients, control flow, linear algebra and Fourier ops (helper linalg).
+# Gradients, control flow, linear algebra and Fourier ops.
 from minikeras.ops.control_flow import cond, fori_loop, switch, while_loop
 from minikeras.ops.custom_gradient import custom_gradient
 from minikeras.ops.decompositions import cholesky, cholesky_inverse, eig, eigh, lu_factor, qr, svd
@@ -347,7 +347,7 @@ __all__ = [
     "convert_to_numpy", "shape", "tile",
 ]  # fmt: skip
 
-# Array manipulation and creation (the "arrays" family).
+# Array manipulation and creation.
 __all__ += [
     "append", "array_split", "diag", "diagflat", "diff", "dsplit", "dstack", "dtype",
     "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity", "is_tensor", "linspace",
@@ -360,7 +360,7 @@ __all__ += [
     "fold", "unfold", "rearrange",
 ]  # fmt: skip
 
-# Reductions, sorting and statistics (helper reduce).
+# Reductions, sorting and statistics.
 __all__ += [
     "prod", "cumprod", "amax", "amin", "ptp", "average", "count_nonzero", "sort", "argsort",
     "top_k", "in_top_k", "argpartition", "median", "quantile", "percentile", "trace", "diagonal",
@@ -369,7 +369,7 @@ __all__ += [
     "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanargmax",
     "nanargmin", "nancumsum", "nancumprod", "nanmedian", "nanquantile", "nanpercentile",
 ]  # fmt: skip
-# Element-wise math (the "elemwise" family).
+# Element-wise math.
 __all__ += [
     "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
     "deg2rad", "rad2deg", "sinc", "fabs", "reciprocal", "cbrt", "exp2", "erfc", "erfinv",
@@ -380,7 +380,7 @@ __all__ += [
     "gcd", "lcm", "real", "imag", "conjugate", "isreal", "angle", "i0",
 ]  # fmt: skip
 
-# Neural-network ops (the "nnops" family).
+# Neural-network ops.
 __all__ += [
     "relu6", "selu", "swish", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
     "log_sigmoid", "softsign", "celu", "glu", "hard_shrink", "soft_shrink", "tanh_shrink",
@@ -390,11 +390,11 @@ __all__ += [
     "adaptive_average_pool", "adaptive_max_pool", "ctc_loss", "ctc_decode",
 ]  # fmt: skip
 
-# Keras's aliases (nnops): one function under two names, recorded under the first.
+# Keras's aliases: one function under two names, recorded under the first.
 _ALIASES = {"swish": "silu", "hard_swish": "hard_silu"}
 
 # isort: split
-# Gradients, control flow, linear algebra and Fourier ops (helper linalg).
+# Gradients, control flow, linear algebra and Fourier ops.
 __all__ += [
     "custom_gradient", "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan",
     "map", "vectorized_map", "vectorize", "inv", "det", "solve", "solve_triangular", "cholesky",

@@ -1,0 +1,150 @@
+"""The shapes of an op node's outputs, traced on placeholder data as Keras's rules give them.
+
+An op on symbolic tensors (`layers.operation_node`) learns its outputs'
+shapes and dtypes by running the op on placeholder arrays of the inputs'
+shapes, unknown sizes filled in (`layers.symbolic.traced_spec`): a size that
+varies with the placeholder sizes is unknown. Where the usual placeholders
+fail (an unknown size meeting a known one, a singular matrix), other sizes
+and invertible placeholders are tried, in the order Keras's shape rules
+allow.
+"""
+
+import numpy as np
+
+from minikeras.layers.input_layer import SymbolicTensor
+from minikeras.layers.symbolic import traced_spec
+from minikeras.tree import flatten, map_structure
+
+__all__ = ["output_specs", "trace"]
+
+
+def output_specs(call, function_name, args, kwargs):
+    """The output specs (shape and dtype) of `call(*args, **kwargs)` on symbolic tensors.
+
+    Args:
+        call: the op node's call.
+        function_name: the op's name, for errors.
+        args: its positional arguments (symbolic tensors among them).
+        kwargs: its keyword arguments.
+
+    Returns:
+        A structure of specs with `shape` and `dtype`, as the call's outputs.
+
+    Raises:
+        ValueError, TypeError, IndexError: what the op raised on the first
+            placeholders, when no placeholders run, naming the shapes.
+
+    Example:
+        >>> from minikeras.layers.operation_shapes import output_specs
+        >>> output_specs(mk.ops.add, "add", (mk.Input((3,)), np.ones(3)), {}).shape
+        (None, 3)
+    """
+    specs, first_error = None, None
+    # Last, matrices the linear-algebra ops can factor (ones are singular).
+    tries = [(None, False), *((sizes, False) for sizes in _other_sizes(args, kwargs)), (None, True)]
+    for sizes, invertible in tries:
+        try:
+            specs = trace(call, args, kwargs, sizes, invertible)
+            break
+        except (ValueError, TypeError, IndexError) as error:
+            if type(error) not in (ValueError, TypeError, IndexError):
+                raise  # (a subclass may take other arguments: left as it is)
+            first_error = first_error or error
+    if specs is None:
+        shapes = [t.shape for t in flatten((args, kwargs)) if isinstance(t, SymbolicTensor)]
+        raise type(first_error)(
+            f"ops.{function_name} on symbolic tensors of shapes "
+            f"{', '.join(map(str, shapes))}: {first_error} (run on placeholder data, where "
+            "sizes such as 2 and 83 stand for the unknown ones)"
+        ) from first_error
+    return specs
+
+
+def trace(call, args, kwargs, sizes=None, invertible=False):
+    """The output specs of `call` run once on placeholders (see the module).
+
+    Args:
+        call: the op node's call.
+        args: its positional arguments.
+        kwargs: its keyword arguments.
+        sizes: the placeholder sizes to stand for unknown ones (None: the usual).
+        invertible: add 3 I to square placeholders (for `inv`, `cholesky`...).
+
+    Returns:
+        A structure of specs.
+
+    Raises:
+        ValueError, TypeError, IndexError: what `call` raised on the placeholders.
+
+    Example:
+        >>> from minikeras.layers.operation_shapes import trace
+        >>> trace(mk.ops.sum, (mk.Input((3,)),), {"axis": -1}).shape
+        (None,)
+    """
+
+    def run(arguments):
+        if invertible:  # placeholders of ones + 3 I: positive definite where ones are singular
+            arguments = map_structure(_invertible, arguments)
+        with np.errstate(all="ignore"):  # (placeholder ones may still meet a log(0))
+            return call(*arguments[0], **arguments[1])
+
+    specs = traced_spec(run, (args, kwargs), fill=lambda leaf: 1, sizes=sizes)
+    return _unknown_at_size_one(run, (args, kwargs), specs)
+
+
+def _invertible(leaf):
+    """A placeholder array plus 3 I in its last two axes, if square (`ops.inv`, `cholesky`)."""
+    if type(leaf) is np.ndarray and leaf.ndim >= 2 and leaf.shape[-1] == leaf.shape[-2]:
+        return leaf + 3 * np.eye(leaf.shape[-1], dtype=leaf.dtype)
+    return leaf
+
+
+def _other_sizes(args, kwargs):
+    """Placeholder sizes to try when the usual ones fail, as Keras's shape rules allow.
+
+    An unknown size meets a known one in broadcasting (`(None,) + (4,)`), a
+    product (`(None,) @ (5, 4)`), a `reshape(-1, 6)` or a `split`, where
+    Keras infers the output's shape: unknown sizes of 1; sizes that divide
+    evenly; each known size the arguments have. The first that runs gives the
+    shapes (a size that varies with the batch is unknown, as always).
+    """
+    known = sorted(
+        {
+            size
+            for leaf in flatten((args, kwargs))
+            for size in (np.shape(leaf) if not isinstance(leaf, SymbolicTensor) else leaf.shape)
+            if isinstance(size, int) and size > 1
+        }
+    )
+    return [((2, 3), (1, 1)), ((12, 24), (60, 120))] + [((2, 3), (k, k)) for k in known]
+
+
+def _unknown_at_size_one(run, arguments, specs):
+    """`specs` with each size made unknown that changes when every unknown input size is 1.
+
+    The traced runs use large sizes, for which `x[:, :2]` of an unknown axis is 2
+    every time; the real size may be 1. Keras leaves such a size unknown; so does
+    this third run. A run that fails at size 1, or changes ranks, teaches nothing.
+    """
+    leaves = [leaf for leaf in flatten(arguments) if isinstance(leaf, SymbolicTensor)]
+    if not any(size is None for leaf in leaves for size in leaf.shape):
+        return specs
+
+    def ones(leaf):
+        if not isinstance(leaf, SymbolicTensor):
+            return leaf
+        return np.ones(tuple(1 if size is None else size for size in leaf.shape), leaf.dtype)
+
+    try:
+        small = flatten(run(map_structure(ones, arguments)))
+    except (ValueError, TypeError, IndexError):
+        return specs
+    found = flatten(specs)
+    if len(small) != len(found) or any(len(a.shape) != b.ndim for a, b in zip(small, found)):
+        return specs
+    for spec, output in zip(found, small):
+        spec.shape = tuple(
+            None if size is None or size != other else size
+            for size, other in zip(spec.shape, output.shape)
+        )
+    return specs
