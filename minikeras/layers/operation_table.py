@@ -338,6 +338,7 @@ KERAS_OPERATION_SPECS = {
     "irfft": (_MATH, {"fft_length": "fft_length"}),
     **{name: (_MATH, {}) for name in ("view_as_complex", "view_as_real")},
     "polar": (_NN, {}),
+    "extract_sequences": (_MATH, {k: k for k in ("sequence_length", "sequence_stride")}),
     "stft": (
         _MATH,
         {k: k for k in ("sequence_length", "sequence_stride", "fft_length", "window", "center")},

@@ -322,7 +322,7 @@ from minikeras.ops.linear_algebra import (
 )
 from minikeras.ops.norms import norm
 from minikeras.ops.scans import associative_scan, map, scan, vectorize, vectorized_map
-from minikeras.ops.spectral import istft, stft
+from minikeras.ops.spectral import extract_sequences, istft, stft
 
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
 shape = _shape_function
@@ -400,7 +400,7 @@ __all__ += [
     "map", "vectorized_map", "vectorize", "inv", "det", "solve", "solve_triangular", "cholesky",
     "cholesky_inverse", "slogdet", "logdet", "lstsq", "pinv", "matrix_rank", "eigh", "eig", "svd",
     "qr", "lu_factor", "norm", "fft", "fft2", "ifft2", "rfft", "irfft",
-    "jvp", "stft", "istft", "view_as_complex", "view_as_real", "polar",
+    "jvp", "stft", "istft", "extract_sequences", "view_as_complex", "view_as_real", "polar",
 ]  # fmt: skip
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);

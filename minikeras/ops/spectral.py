@@ -1,4 +1,4 @@
-"""Short-time Fourier transforms: stft and istft, as Keras's ops.
+"""Short-time Fourier transforms: stft and istft, as Keras's ops; and the framing they use.
 
 `stft` cuts the signal into overlapping frames, windows them and takes each
 frame's `rfft`; `istft` takes each frame's `irfft`, windows the frames again and
@@ -6,7 +6,7 @@ overlaps and adds them, divided by the sum of the squared windows. Cutting
 frames and adding them back are `ops.scatter`'s gather and scatter-add, each
 the other's gradient, so both transforms have gradients of every order. The
 scaling follows Keras's (scipy's "spectrum" scaling, undone), so
-`istft(stft(x))` gives `x` back.
+`istft(stft(x))` gives `x` back. `extract_sequences` is the framing alone.
 """
 
 import numpy as np
@@ -17,7 +17,7 @@ from minikeras.ops.fourier import _complex, _irfft, _pair, _rfft
 from minikeras.ops.scatter import _gather, _scatter_add
 from minikeras.ops.shape import concatenate
 
-__all__ = ["istft", "stft"]
+__all__ = ["extract_sequences", "istft", "stft"]
 
 
 def _frame_index(count, size, stride):
@@ -31,6 +31,43 @@ def _frames(signal, size, stride):
     samples_first = moveaxis(wrap(signal), -1, 0)._value
     frames = _gather(samples_first, _frame_index(count, size, stride))  # (count, size, ...)
     return moveaxis(moveaxis(wrap(frames), 0, -1), 0, -1)._value
+
+
+def extract_sequences(x, sequence_length, sequence_stride):
+    """Frames of the last axis: windows of `sequence_length` values, `sequence_stride` apart.
+
+    The last axis, of length N, becomes two: `1 + (N - sequence_length) //
+    sequence_stride` frames (none if N < sequence_length, as Keras on JAX
+    gives), each of `sequence_length` values. The dtype is kept; the gradient
+    adds each frame's back where it came from.
+
+    Args:
+        x: Tensor of rank >= 1.
+        sequence_length: a positive int, the frame length.
+        sequence_stride: a positive int, the hop between frames.
+
+    Returns:
+        A Tensor of shape `(..., num_sequences, sequence_length)`.
+
+    Raises:
+        ValueError: for a scalar `x` or a length or stride that is not a positive int.
+
+    Example:
+        >>> mk.ops.extract_sequences(np.array([1, 2, 3, 4, 5, 6], "int32"), 3, 2).numpy()
+        array([[1, 2, 3],
+               [3, 4, 5]], dtype=int32)
+    """
+    value = array_of(x)
+    lengths = {"sequence_length": sequence_length, "sequence_stride": sequence_stride}
+    for name, number in lengths.items():
+        if isinstance(number, bool) or not isinstance(number, (int, np.integer)) or number < 1:
+            raise ValueError(f"extract_sequences: {name} must be a positive int, got {number!r}")
+    if not shape_of(value):
+        raise ValueError("extract_sequences: x must have rank >= 1, got a scalar")
+    if shape_of(value)[-1] < sequence_length:
+        empty = np.zeros((*shape_of(value)[:-1], 0, sequence_length), getval(value).dtype)
+        return wrap(empty)
+    return wrap(_frames(value, int(sequence_length), int(sequence_stride)))
 
 
 def _overlap_add(frames, stride):
