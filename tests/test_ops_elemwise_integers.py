@@ -83,11 +83,26 @@ def test_complex_parts_of_real_tensors():
     with mk.GradientTape() as tape:
         total = ops.sum(ops.real(v) * 2 + ops.conj(v) * 3 + ops.imag(v) + ops.angle(v))
     assert tape.gradient(total, v).numpy().tolist() == [[5, 5], [5, 5]]
-    for name in ("real", "imag", "conj", "conjugate", "isreal", "angle"):
-        with pytest.raises(
-            TypeError, match=rf"{name}\w*: minikeras has no complex dtypes.*complex64"
-        ):
-            getattr(ops, name)(np.ones(2, "complex64"))
+
+
+def test_complex_parts_of_complex_tensors_as_keras_gives_them():
+    # (complex64 appears where Keras's ops give it: view_as_complex, polar)
+    pairs = np.array([[3.0, 4.0], [1.0, -1.0]], "float32")
+    z = ops.view_as_complex(pairs)
+    assert z.dtype == np.complex64
+    np.testing.assert_array_equal(ops.real(z).numpy(), [3.0, 1.0])
+    np.testing.assert_array_equal(ops.imag(z).numpy(), [4.0, -1.0])
+    np.testing.assert_array_equal(ops.conj(z).numpy(), [3 - 4j, 1 + 1j])
+    np.testing.assert_allclose(ops.angle(z).numpy(), np.arctan2([4.0, -1.0], [3.0, 1.0]))
+    assert ops.isreal(z).numpy().tolist() == [False, False]
+    assert {ops.real(z).dtype, ops.imag(z).dtype, ops.angle(z).dtype} == {np.dtype("float32")}
+    v = mk.Variable(pairs)
+    with mk.GradientTape() as tape:
+        z = ops.view_as_complex(v)
+        total = ops.sum(ops.real(z) * 2 + ops.imag(z) * 3 + ops.angle(z))
+    # d angle / d (re, im) = (-im, re) / |z|^2, by hand
+    want = [[2 - 4 / 25, 3 + 3 / 25], [2 + 1 / 2, 3 + 1 / 2]]
+    np.testing.assert_allclose(tape.gradient(total, v).numpy(), want, rtol=1e-6)
 
 
 KERAS_CASES = [

@@ -1,13 +1,16 @@
-"""Parts of complex numbers, on real tensors: real, imag, conjugate (conj), isreal and angle.
+"""Parts of complex numbers: real, imag, conjugate (conj), isreal and angle.
 
-minikeras has no complex dtypes, so these give what Keras gives for real
-input: `real` and `conjugate` are `x` itself (the gradient passes through),
-`imag` is zeros of `x`'s dtype, `isreal` is all True, and `angle` is 0 for
-`x >= 0` and `pi` below (floatx for integers); `imag` and `angle` have a zero
-gradient, as on Keras's JAX backend. A complex array is refused with a
-`TypeError`.
+minikeras computes in real dtypes; complex ones appear only where Keras's
+ops give them (`view_as_complex`, `polar`). On a complex64 (or complex128)
+tensor these are numpy's, through autograd's primitives, and `real`, `imag`
+and `angle` give float32 (float64), as Keras does. On real input they give
+what Keras gives: `real` and `conjugate` are `x` itself (the gradient passes
+through), `imag` is zeros of `x`'s dtype, `isreal` is all True, and `angle`
+is 0 for `x >= 0` and `pi` below (floatx for integers); `imag` and `angle`
+then have a zero gradient, as on Keras's JAX backend.
 """
 
+import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 
@@ -19,53 +22,49 @@ from minikeras.ops.logical import _logic
 __all__ = ["angle", "conjugate", "imag", "isreal", "real"]
 
 
-def _real_value(op, x):
-    """`x`'s value, refused if complex."""
+def _value(x):
+    """`x`'s value, and whether it is complex."""
     value = array_of(x)
     dtype = dtype_of(value)
-    if dtype is not None and dtype.kind == "c":
-        raise TypeError(f"{op}: minikeras has no complex dtypes; got an x of dtype {dtype}")
-    return value
+    return value, dtype is not None and dtype.kind == "c"
 
 
 def real(x):
-    """The real part of `x`: on minikeras's real tensors, `x` itself.
+    """The real part of `x` (float32 of complex64); on real tensors, `x` itself.
 
     Args:
-        x: Tensor or array-like, real.
+        x: Tensor or array-like, real or complex.
 
     Returns:
         A Tensor of `x`'s dtype.
 
     Raises:
-        TypeError: if `x` is complex (minikeras has no complex dtypes).
-
     Example:
         >>> mk.ops.real([1.5, -2.0]).numpy()
         array([ 1.5, -2. ], dtype=float32)
     """
-    return wrap(_real_value("real", x))
+    value, complex_ = _value(x)
+    return wrap(call_primitive(anp.real, value) if complex_ else value)
 
 
 def conjugate(x):
-    """The complex conjugate of `x`: on minikeras's real tensors, `x` itself.
+    """The complex conjugate of `x`; on real tensors, `x` itself.
 
     `ops.conj` is the same op (Keras records both as `Conjugate`).
 
     Args:
-        x: Tensor or array-like, real.
+        x: Tensor or array-like, real or complex.
 
     Returns:
         A Tensor of `x`'s dtype.
 
     Raises:
-        TypeError: if `x` is complex (minikeras has no complex dtypes).
-
     Example:
         >>> mk.ops.conjugate(np.array([1, -2], "int8")).numpy()
         array([ 1, -2], dtype=int8)
     """
-    return wrap(_real_value("conjugate", x))
+    value, complex_ = _value(x)
+    return wrap(call_primitive(anp.conj, value) if complex_ else value)
 
 
 @primitive
@@ -83,61 +82,59 @@ defvjp(_angle, _zero)
 
 
 def imag(x):
-    """The imaginary part of `x`: on minikeras's real tensors, zeros of `x`'s dtype.
+    """The imaginary part of `x` (float32 of complex64); on real tensors, zeros of `x`'s dtype.
 
-    Its gradient is zero.
+    On real tensors its gradient is zero.
 
     Args:
-        x: Tensor or array-like, real.
+        x: Tensor or array-like, real or complex.
 
     Returns:
         A Tensor of `x`'s shape and dtype.
 
     Raises:
-        TypeError: if `x` is complex (minikeras has no complex dtypes).
-
     Example:
         >>> mk.ops.imag([1.5, -2.0]).numpy()
         array([0., 0.], dtype=float32)
     """
-    return wrap(call_primitive(_imag, _real_value("imag", x)))
+    value, complex_ = _value(x)
+    return wrap(call_primitive(anp.imag if complex_ else _imag, value))
 
 
 def angle(x):
-    """The argument of `x` in radians: on real tensors, 0 where `x >= 0` and `pi` below.
+    """The argument of `x` in radians; on real tensors, 0 where `x >= 0` and `pi` below.
 
-    Integers become floatx; NaN stays NaN. Its gradient is zero.
+    On real tensors integers become floatx, NaN stays NaN, and the gradient is zero.
 
     Args:
-        x: Tensor or array-like, real.
+        x: Tensor or array-like, real or complex.
 
     Returns:
         A Tensor.
 
     Raises:
-        TypeError: if `x` is complex (minikeras has no complex dtypes).
-
     Example:
         >>> mk.ops.angle([-2.0, 0.0, 3.0]).numpy()
         array([3.1415927, 0.       , 0.       ], dtype=float32)
     """
-    return wrap(call_primitive(_angle, as_float(_real_value("angle", x))))
+    value, complex_ = _value(x)
+    return wrap(
+        call_primitive(anp.angle, value) if complex_ else call_primitive(_angle, as_float(value))
+    )
 
 
 def isreal(x):
-    """Element-wise test for a zero imaginary part: on real tensors, all True.
+    """Element-wise test for a zero imaginary part; on real tensors, all True.
 
     Args:
-        x: Tensor or array-like, real.
+        x: Tensor or array-like, real or complex.
 
     Returns:
         A boolean Tensor.
 
     Raises:
-        TypeError: if `x` is complex (minikeras has no complex dtypes).
-
     Example:
         >>> mk.ops.isreal([1.0, np.nan]).numpy()
         array([ True,  True])
     """
-    return _logic("isreal", np.isreal, _real_value("isreal", x))
+    return _logic("isreal", np.isreal, _value(x)[0])
