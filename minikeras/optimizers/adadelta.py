@@ -19,7 +19,7 @@ class Adadelta(Optimizer):
         w = w + learning_rate * delta
 
     Args:
-        learning_rate: a float, schedule or callable of the step (Keras's
+        learning_rate: a float, a schedule or a callable (see `Optimizer`; Keras's
             default 0.001; the paper's rule is learning_rate=1).
         rho: decay of both running averages, in [0, 1).
         epsilon: a number >= 0, added under both square roots.

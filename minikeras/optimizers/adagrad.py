@@ -16,7 +16,7 @@ class Adagrad(Optimizer):
         w = w - learning_rate * g / sqrt(accumulator + epsilon)
 
     Args:
-        learning_rate: a float, schedule or callable of the step.
+        learning_rate: a float, a schedule, or a callable (of no argument, or of the step).
         initial_accumulator_value: a number >= 0, the accumulators' start.
         epsilon: a number >= 0, added under the square root.
         **kwargs: `weight_decay`, `clipnorm`, `clipvalue`, `global_clipnorm`,

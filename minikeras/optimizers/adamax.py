@@ -17,7 +17,7 @@ class Adamax(_MomentEstimator):
         w = w - learning_rate * m / ((1 - beta_1^t) * (u + epsilon))
 
     Args:
-        learning_rate: a float, schedule or callable of the step.
+        learning_rate: a float, a schedule, or a callable (of no argument, or of the step).
         beta_1: decay of the first-moment estimate, in [0, 1).
         beta_2: decay of the infinity norm, in [0, 1).
         epsilon: a number >= 0 that keeps the division finite.

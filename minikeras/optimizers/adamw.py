@@ -17,7 +17,7 @@ class AdamW(Adam):
         w = w - alpha * m / (sqrt(v) + epsilon)
 
     Args:
-        learning_rate: a float, schedule or callable of the step.
+        learning_rate: a float, a schedule, or a callable (of no argument, or of the step).
         weight_decay: a number >= 0 (not None).
         beta_1: decay of the first-moment estimate, in [0, 1).
         beta_2: decay of the second-moment estimate, in [0, 1).

@@ -28,7 +28,7 @@ __all__ = ["Optimizer"]
 
 _LEARNING_RATE = (
     lambda value: math.isfinite(value) and value >= 0,
-    "a finite number >= 0, a LearningRateSchedule or a callable of the step",
+    "a finite number >= 0, a LearningRateSchedule or a callable",
 )
 
 
@@ -132,11 +132,11 @@ class Optimizer(OptimizerState):
         `"learning_rate"` (listed in `variables` after `iterations`), and this
         property returns that Variable: read it with `float(...)` or `.numpy()`,
         change it with `.assign(...)` or by setting the property. With a
-        `schedules.LearningRateSchedule` or a callable of the step, it is the
-        value for the current `iterations`, a Python float (Keras gives a
-        backend tensor there). Setting a
-        schedule or callable replaces a float rate and drops its Variable
-        from `variables`, as in Keras.
+        `schedules.LearningRateSchedule` or a callable, it is the value for
+        the current `iterations` (see `learning_rate` in the class's Args), a
+        Python float (Keras gives a backend tensor there). Setting a schedule
+        or callable replaces a float rate and drops its Variable from
+        `variables`, as in Keras.
 
         Raises:
             TypeError: when setting a number while the learning rate is a

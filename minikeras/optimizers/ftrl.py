@@ -25,7 +25,7 @@ class Ftrl(Optimizer):
         accumulator = new_accumulator
 
     Args:
-        learning_rate: a float, schedule or callable of the step.
+        learning_rate: a float, a schedule, or a callable (of no argument, or of the step).
         learning_rate_power: a number <= 0; -0.5 is Adagrad-like decay.
         initial_accumulator_value: a number >= 0, the accumulators' start.
         l1_regularization_strength: a number >= 0.

@@ -23,7 +23,7 @@ class Lion(Optimizer):
     smaller than AdamW's, and a weight decay 3-10x larger.
 
     Args:
-        learning_rate: a float, schedule or callable of the step.
+        learning_rate: a float, a schedule, or a callable (of no argument, or of the step).
         beta_1: the blend of momentum and gradient in the step, in (0, 1]
             (0 would make it SignSGD).
         beta_2: decay of the momentum, in [0, 1).

@@ -22,7 +22,7 @@ class RMSprop(Optimizer):
         w = w - increment                                     # otherwise
 
     Args:
-        learning_rate: a float, schedule or callable of the step.
+        learning_rate: a float, a schedule, or a callable (of no argument, or of the step).
         rho: decay of the running mean square, in [0, 1).
         momentum: a number in [0, 1]; 0 keeps no moment.
         epsilon: a number >= 0, added under the square root.

@@ -21,7 +21,7 @@ class SGD(Optimizer):
         w = w + momentum * velocity - learning_rate * g
 
     Args:
-        learning_rate: a float, schedule or callable of the step.
+        learning_rate: a float, a schedule, or a callable (of no argument, or of the step).
         momentum: a number in [0, 1]; 0 keeps no velocity.
         nesterov: use Nesterov momentum.
         **kwargs: `weight_decay`, `clipnorm`, `clipvalue`, `global_clipnorm`,

@@ -10,8 +10,8 @@ One module per family:
 - `augmentation` (the base and the affine resampling), `random_affine` (RandomRotation,
   RandomTranslation, RandomZoom), `random_image` (RandomFlip, RandomCrop,
   RandomContrast, RandomBrightness) and `random_color` (RandomGrayscale, RandomInvert,
-  Solarization, RandomPosterization; and AutoContrast, which always applies): active only
-  when training; `mixing` (RandomErasing, MixUp, CutMix) replaces or blends regions;
+  Solarization, RandomPosterization; and AutoContrast, which always applies): active unless
+  called with `training=False`, as in Keras; `mixing` (RandomErasing, MixUp, CutMix) replaces or blends regions;
 - `pipeline`: Pipeline, which applies a list of them in turn.
 """
 
