@@ -11,7 +11,8 @@ One module per family:
   RandomTranslation, RandomZoom), `random_image` (RandomFlip, RandomCrop,
   RandomContrast, RandomBrightness) and `random_color` (RandomGrayscale, RandomInvert,
   Solarization, RandomPosterization; and AutoContrast, which always applies): active unless
-  called with `training=False`, as in Keras; `mixing` (RandomErasing, MixUp, CutMix) replaces or blends regions;
+  called with `training=False`, as in Keras; `mixing` (RandomErasing, MixUp, CutMix)
+  replaces or blends regions;
 - `pipeline`: Pipeline, which applies a list of them in turn.
 """
 
