@@ -5,12 +5,12 @@ thresholds and reports it as is, as Keras's `_ConfusionMatrixConditionCount`
 does.
 """
 
-from minikeras.metrics.base import _snake_case
 from minikeras.metrics.confusion_counts import (
     _ConfusionMetric,
     _evenly_spaced,
     _parse_thresholds,
 )
+from minikeras.utils.naming import to_snake_case as _snake_case
 
 __all__ = ["FalseNegatives", "FalsePositives", "TrueNegatives", "TruePositives"]
 

@@ -7,13 +7,13 @@ class's column).
 
 import numpy as np
 
-from minikeras.metrics.base import _snake_case
 from minikeras.metrics.confusion_counts import (
     _ConfusionMetric,
     _divide_no_nan,
     _evenly_spaced,
     _parse_thresholds,
 )
+from minikeras.utils.naming import to_snake_case as _snake_case
 
 __all__ = ["Precision", "Recall"]
 

@@ -20,9 +20,9 @@ leave it at 1e-7 instead of 0: with some sample weights its
 
 import numpy as np
 
-from minikeras.metrics.base import _snake_case
 from minikeras.metrics.confusion_counts import _ConfusionMetric, _divide_no_nan
 from minikeras.metrics.precision_recall import _class_column
+from minikeras.utils.naming import to_snake_case as _snake_case
 
 __all__ = [
     "PrecisionAtRecall",
