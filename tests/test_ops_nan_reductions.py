@@ -107,3 +107,18 @@ def _graph(lib):
 
 def test_models_of_these_ops_save_and_cross_to_keras(tmp_path):
     assert_saves_and_crosses_to_keras(_graph, np.stack([X, X[::-1]]), tmp_path)
+
+
+def test_empty_slices_give_nan_and_nanstd_gives_no_nan_gradient_where_it_reads_nothing():
+    empty = np.zeros((0, 3), np.float32)
+    for name in ("nanmean", "nanvar", "nanstd"):
+        assert np.isnan(getattr(ops, name)(empty, axis=0).numpy()).all(), name  # (numpy, Keras)
+    x = mk.Variable(np.array([[1.0, np.nan, 3.0], [np.nan] * 3, [np.nan, 2.0, np.nan]], "float32"))
+    with mk.GradientTape() as tape:
+        std = ops.nanstd(x, axis=1)  # 1, nan (nothing to read), 0 (one value)
+        total = ops.sum(ops.where(ops.isnan(std), 0.0, std))
+    np.testing.assert_allclose(std.numpy(), [1.0, np.nan, 0.0])
+    # (x - mean) / (n std) on the first row, by hand; zeros elsewhere, as Keras on JAX gives
+    np.testing.assert_array_equal(
+        tape.gradient(total, x).numpy(), [[-0.5, 0, 0.5], [0] * 3, [0] * 3]
+    )

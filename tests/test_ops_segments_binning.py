@@ -167,3 +167,11 @@ def _graph(lib):
 
 def test_models_of_these_ops_save_and_cross_to_keras(tmp_path):
     assert_saves_and_crosses_to_keras(_graph, DATA.T[:, :5].copy(), tmp_path)
+
+
+def test_bincount_of_nothing_is_minlength_zeros():
+    np.testing.assert_array_equal(
+        ops.bincount(np.zeros(0, np.int32), minlength=3).numpy(), [0, 0, 0]
+    )
+    weighted = ops.bincount(np.zeros(0, np.int32), weights=np.zeros(0, "float32"), minlength=2)
+    np.testing.assert_array_equal(weighted.numpy(), [0.0, 0.0])

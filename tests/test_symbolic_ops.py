@@ -342,3 +342,10 @@ def test_a_symbolic_tensor_captured_by_a_layers_function_is_named_in_the_error()
         mk.layers.Lambda(lambda t: t + b)(a)
     joined = mk.layers.Lambda(lambda pair: pair[0] + pair[1])([a, b])  # (given as inputs: fine)
     assert joined.shape == (None, 3)
+
+
+def test_an_output_count_that_depends_on_an_unknown_size_is_refused_at_build_time():
+    x = mk.Input((3,))
+    with pytest.raises(ValueError, match="number or rank of the outputs depends on an unknown"):
+        mk.ops.unstack(x)  # (its batch axis: as many outputs as the batch has rows)
+    assert [t.shape for t in mk.ops.unstack(x, axis=1)] == [(None,)] * 3

@@ -265,6 +265,12 @@ def traced_spec(run, arguments, fill=lambda leaf: 0, sizes=None):
     first, last = [], []
     map_structure(first.append, runs[0])
     map_structure(last.append, runs[-1])
+    if len(first) != len(last) or any(np.ndim(a) != np.ndim(b) for a, b in zip(first, last)):
+        # (`unstack` of an unknown axis: how many outputs, or their rank, depends on a size)
+        raise ValueError(
+            f"the number or rank of the outputs depends on an unknown size ({len(first)} "
+            f"outputs for one placeholder size, {len(last)} for another); give the size"
+        )
     specs = iter(
         SymbolicTensor(
             tuple(a if a == b else None for a, b in zip(one.shape, two.shape)), str(one.dtype)

@@ -112,7 +112,7 @@ def bincount(x, weights=None, minlength=0, sparse=False):
     if value.dtype.kind not in "iub" or value.ndim not in (1, 2) or np.any(value < 0):
         raise op_error("bincount", "x must be 1-D or 2-D non-negative integers", value)
     length = max(int(value.max()) + 1 if value.size else 0, int(minlength))
-    rows = value.reshape(-1, value.shape[-1])
+    rows = value[None] if value.ndim == 1 else value  # (one row; an empty x too)
     ids = (rows.astype(np.intp) + length * np.arange(rows.shape[0])[:, None]).reshape(-1)
     if weights is None:
         counts = np.bincount(ids, minlength=length * rows.shape[0]).astype(np.int32)

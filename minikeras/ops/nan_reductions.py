@@ -14,7 +14,7 @@ import numpy as np
 
 from minikeras.engine.tensor import getval
 from minikeras.ops.axes import cumsum
-from minikeras.ops.comparison import where
+from minikeras.ops.comparison import greater, where
 from minikeras.ops.core import array_of, as_float, wrap
 from minikeras.ops.elementary import sqrt
 from minikeras.ops.math import add, divide, multiply, subtract
@@ -119,7 +119,10 @@ def _mean_of_present(value, missing, axis, keepdims):
     present = np.ones(np.shape(getval(value)), bool) if missing is None else ~missing
     count = np.sum(present, axis=axis, keepdims=keepdims).astype(getval(value).dtype)
     total = sum(value, axis=axis, keepdims=keepdims)
-    return _nan_where_all_missing(divide(total, np.maximum(count, 1)), missing, axis, keepdims)
+    mean = divide(total, np.maximum(count, 1))
+    if missing is None and not np.all(count):  # an empty slice: nan, as numpy and Keras give
+        return add(mean, np.where(count == 0, np.nan, 0).astype(mean.dtype))
+    return _nan_where_all_missing(mean, missing, axis, keepdims)
 
 
 def nanvar(x, axis=None, keepdims=False):
@@ -166,7 +169,11 @@ def nanstd(x, axis=None, keepdims=False):
         >>> mk.ops.nanstd([1.0, np.nan, 3.0]).numpy()
         array(1., dtype=float32)
     """
-    return sqrt(nanvar(x, axis=axis, keepdims=keepdims))
+    variance = nanvar(x, axis=axis, keepdims=keepdims)
+    # sqrt only where the variance is positive: its gradient at 0 is infinite, and times the
+    # zero gradient of a slice of one value (or of nan slices) it would give nan.
+    positive = greater(variance, 0.0)
+    return where(positive, sqrt(where(positive, variance, 1.0)), variance)
 
 
 def _extreme(op, reduce, fill, x, axis, keepdims):
