@@ -89,3 +89,12 @@ def test_an_update_has_the_same_bits_whether_its_variable_is_held_or_not(momentu
         if hold:
             np.testing.assert_array_equal(held[0].numpy(), value)  # the read kept its value
     np.testing.assert_array_equal(results[0], results[1])
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+def test_a_zero_learning_rate_still_carries_a_nan_gradient_as_numpy_does(momentum):
+    # (BLAS skips a term whose factor is 0: such a call goes to numpy, whatever the size)
+    big, small = mk.Variable(np.ones(BIG, "float32")), mk.Variable(np.ones(10, "float32"))
+    grads = [np.full(BIG, np.nan, "float32"), np.full(10, np.nan, "float32")]
+    mk.optimizers.SGD(0.0, momentum=momentum).apply(grads, [big, small])
+    assert np.isnan(big.numpy()).all() and np.isnan(small.numpy()).all()

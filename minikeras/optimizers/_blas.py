@@ -14,9 +14,11 @@ strided array) the same result comes from numpy, in two passes.
 
 BLAS computes `a * x + y` with one rounding where its kernel fuses the
 multiply and the add, numpy with two: the new values may differ from
-numpy's in the last bit. For one array the choice depends only on its size,
-dtype and layout, never on who holds it, so an update gives the same bits
-whichever buffer it writes.
+numpy's by a rounding of `a * x` (many ulps of the result where `y` and
+`a * x` nearly cancel), and with the CPU's kernel. For one array the choice
+depends only on its size, dtype, layout and the factors (a factor of 0 goes
+to numpy, which carries a nan of the other term), never on who holds it, so
+an update gives the same bits whichever buffer it writes.
 
 Threads: OpenBLAS's threads are numpy's own, set by `OPENBLAS_NUM_THREADS`.
 """
@@ -83,17 +85,20 @@ def _checked(routines):
 
 
 def _load():
+    """`(routines, the largest size their integers hold)`, or `(None, 0)`."""
     for path in _library_paths():
         try:
-            routines = _routines(ctypes.CDLL(path))
+            library = ctypes.CDLL(path)
+            routines = _routines(library)
         except OSError:
             continue
         if routines is not None:
-            return _checked(routines)
-    return None
+            wide = getattr(library, "scipy_cblas_saxpy64_", None) is not None
+            return _checked(routines), (2**63 - 1 if wide else 2**31 - 1)
+    return None, 0
 
 
-_ROUTINES = _load()
+_ROUTINES, _MAX_SIZE = _load()
 
 
 def available():
@@ -109,11 +114,17 @@ def available():
     return _ROUTINES is not None
 
 
-def _blas_for(y, x):
-    """The routines for `y` and `x`, or None where numpy must do it."""
+def _blas_for(y, x, *factors):
+    """The routines for `y` and `x`, or None where numpy must do it.
+
+    A factor of 0 goes to numpy: BLAS then skips its term, so a nan or inf
+    there would not reach `y` as numpy (and Keras) carry it.
+    """
     if (
         _ROUTINES is None
         or y.size < MIN_SIZE
+        or y.size > _MAX_SIZE
+        or 0.0 in factors
         or x.dtype != y.dtype
         or x.shape != y.shape
         or not (y.flags.c_contiguous and x.flags.c_contiguous and y.flags.writeable)
@@ -141,7 +152,7 @@ def add_scaled(y, alpha, x, scratch):
         >>> y
         array([0., 0., 0.], dtype=float32)
     """
-    routines = _blas_for(y, x)
+    routines = _blas_for(y, x, alpha)
     if routines is None:
         if alpha != 1.0:
             x = np.multiply(x, alpha, out=scratch)
@@ -169,7 +180,7 @@ def scale_and_add(y, beta, alpha, x, scratch):
         >>> y
         array([2.5, 2.5], dtype=float32)
     """
-    routines = _blas_for(y, x)
+    routines = _blas_for(y, x, alpha, beta)
     if routines is None:
         np.multiply(y, beta, out=y)
         np.multiply(x, alpha, out=scratch)
