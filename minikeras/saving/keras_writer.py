@@ -278,6 +278,11 @@ def save_keras_model(model, path, overwrite=True):
         )
     compile_config = _compile_config(model)
     if compile_config is not None:
+        try:
+            to_json(compile_config, "the compile config")
+        except (TypeError, ValueError):  # (a plain callable learning rate: no JSON of it)
+            compile_config = None  # the file loads uncompiled, as the warning above says
+    if compile_config is not None:
         entry["compile_config"] = compile_config
     optimizer = getattr(model, "optimizer", None)
     if optimizer is not None and not optimizer.built:
