@@ -219,9 +219,8 @@ _FUNCTIONS = {
         dice,
         tversky,
         circle,
-        categorical_generalized_cross_entropy,
-    )
-}
+    )  # (not categorical_generalized_cross_entropy: its `q` has no default, and Keras's
+}  # `get` does not know the name either; compile with the class, which has q=0.5)
 _ALIASES = {"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "kld": kld, "KLD": kld}
 _ALIASES.update({"bce": bce, "BCE": bce, "mape": mape, "MAPE": mape, "msle": msle, "MSLE": msle})
 _ALL = {**_CLASSES, **_FUNCTIONS, **_ALIASES}
