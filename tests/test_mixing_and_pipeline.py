@@ -237,3 +237,11 @@ def test_keras_reads_the_mixing_layers_configs_and_back(name, options):
     assert type(back) is type(ours)
     for key in options:
         assert np.allclose(back.get_config()[key], ours.get_config()[key])
+
+
+def test_one_image_given_without_a_batch_axis_keeps_its_labels():
+    images, labels = _sources(4)
+    for layer in (layers.MixUp(seed=1), layers.CutMix(seed=1)):
+        out = layer({"images": images[0], "labels": labels[0]}, training=True)
+        np.testing.assert_array_equal(out["labels"].numpy(), labels[0])  # (it mixed the classes)
+        np.testing.assert_array_equal(out["images"].numpy(), images[0])

@@ -77,7 +77,8 @@ class _LabelMixing(RandomImageLayer):
             )
         self._mixing = None
         outputs = {**inputs, "images": super().call(inputs["images"], training)}
-        if "labels" in inputs and self._mixing is not None:
+        batched = len(inputs["images"].shape) == 4  # (one image has nothing to mix with)
+        if "labels" in inputs and self._mixing is not None and batched:
             order, weight = self._mixing
             labels = inputs["labels"].numpy().astype(self.dtype)
             weight = weight.reshape(-1, *[1] * (labels.ndim - 1)).astype(self.dtype)
