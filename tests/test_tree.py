@@ -41,8 +41,16 @@ def test_map_structure_over_several_structures():
         "a": 10,
         "b": [21],
     }
-    with pytest.raises(ValueError, match="different numbers of leaves"):
+    with pytest.raises(ValueError, match="assert_same_structure"):
         tree.map_structure(lambda x, y: x, [1, 2], [1])
+    # As in Keras: the same leaf count nested otherwise is refused too.
+    for a, b in [
+        ({"a": 1, "b": 2}, {"a": 1, "c": 2}),
+        ([1, [2, 3]], [[1, 2], 3]),
+        ([1, 2], (1, 2)),
+    ]:
+        with pytest.raises(ValueError, match="assert_same_structure"):
+            tree.map_structure(lambda x, y: x, a, b)
     with pytest.raises(ValueError, match="at least one"):
         tree.map_structure(abs)
 

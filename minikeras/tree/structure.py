@@ -119,8 +119,8 @@ def map_structure(fn, *structures):
         A structure like the first, holding `fn`'s results.
 
     Raises:
-        ValueError: if no structure is given or they have different numbers
-            of leaves.
+        ValueError: if no structure is given or they are not nested the same
+            way (`assert_same_structure`, as in Keras).
 
     Example:
         >>> mk.tree.map_structure(lambda x, y: x + y, [1, (2, 3)], [10, (20, 30)])
@@ -130,12 +130,11 @@ def map_structure(fn, *structures):
         raise ValueError("map_structure: give at least one structure")
     if len(structures) == 1:  # the common case, walked once without flattening
         return _map_one(fn, structures[0])
+    from minikeras.tree.walks import assert_same_structure  # (walks builds on this module)
+
+    for other in structures[1:]:
+        assert_same_structure(structures[0], other)
     flats = [flatten(structure) for structure in structures]
-    if any(len(flat) != len(flats[0]) for flat in flats):
-        raise ValueError(
-            "map_structure: the structures have different numbers of leaves: "
-            f"{[len(flat) for flat in flats]}"
-        )
     return pack_sequence_as(structures[0], [fn(*leaves) for leaves in zip(*flats)])
 
 
