@@ -41,8 +41,9 @@ def test_aliases_are_the_classes_and_their_names_resolve():
     for module, names in ALIASES.items():
         for alias, cls in names.items():
             assert getattr(module, alias) is getattr(module, cls), alias
-            if alias.islower():  # the lowercase name is also the string name
-                assert type(module.get(alias)) is getattr(module, cls), alias
+            # Every name is also a string name (lowercase aliases and Keras's second class
+            # names such as "IdentityInitializer", which get did not find).
+            assert type(module.get(alias)) is getattr(module, cls), alias
     weights = initializers.glorot_uniform(seed=3)((4, 5))
     np.testing.assert_array_equal(weights, initializers.GlorotUniform(seed=3)((4, 5)))
     layer = mk.layers.Dense(3, kernel_initializer=initializers.orthogonal(seed=1))

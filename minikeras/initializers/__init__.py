@@ -106,6 +106,9 @@ _INITIALIZERS = {
     "one": Ones,
     "normal": RandomNormal,
     "uniform": RandomUniform,
+    # Keras's second class names.
+    "IdentityInitializer": Identity,
+    "OrthogonalInitializer": Orthogonal,
 }
 # Class names work too, as in Keras: get("GlorotUniform").
 _INITIALIZERS.update({cls.__name__: cls for cls in list(_INITIALIZERS.values())})
