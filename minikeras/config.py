@@ -56,11 +56,11 @@ def floatx():
     return _FLOATX
 
 
-def set_floatx(dtype):
+def set_floatx(value):
     """Sets the default float dtype used for new tensors, weights and data.
 
     Args:
-        dtype: `"float16"`, `"float32"` or `"float64"`.
+        value: `"float16"`, `"float32"` or `"float64"` (Keras's argument name).
 
     Returns:
         None.
@@ -74,9 +74,9 @@ def set_floatx(dtype):
         >>> mk.config.set_floatx("float32")
     """
     global _FLOATX
-    name = standardize_dtype(dtype)
+    name = standardize_dtype(value)
     if name not in ("float16", "float32", "float64"):
-        raise ValueError(f"set_floatx: expected float16, float32 or float64, got {dtype!r}")
+        raise ValueError(f"set_floatx: expected float16, float32 or float64, got {value!r}")
     _FLOATX = name
 
 
@@ -106,7 +106,8 @@ def set_epsilon(value):
         None.
 
     Raises:
-        ValueError: if `value` is not a positive number.
+        ValueError: if `value` is not a positive number (Keras takes any; 0 would
+            let a log or a division give inf or nan).
 
     Example:
         >>> mk.config.set_epsilon(1e-5); mk.config.epsilon()
