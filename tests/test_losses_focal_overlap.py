@@ -310,3 +310,23 @@ def test_classes_match_keras_reduced_and_by_config(cls, kwargs):
     theirs = getattr(keras.losses, cls.__name__)(**_as_keras_means(keras, theirs_name, kwargs))
     ours = cls.from_config({**theirs.get_config(), **kwargs})
     assert float(ours(y_true, y_pred)) == pytest.approx(float(theirs(y_true, y_pred)), rel=2e-5)
+
+
+@pytest.mark.parametrize("name", ["Dice", "Tversky"])
+def test_one_loss_for_the_batch_takes_per_sample_weights_and_masks_as_keras(name):
+    rng = np.random.default_rng(4)
+    y_true = (rng.random((8, 4)) > 0.5).astype("float32")
+    y_pred = rng.random((8, 4)).astype("float32")
+    weights = rng.random(8).astype("float32")
+    loss = getattr(losses, name)()
+    whole = float(loss(y_true, y_pred))
+    # Keras broadcasts the one loss over the weights, then averages: loss * mean(weights).
+    np.testing.assert_allclose(
+        float(loss(y_true, y_pred, sample_weight=weights)), whole * weights.mean(), rtol=1e-6
+    )
+    mask = rng.random((8, 4)) > 0.3  # (scaled by total / valid: the loss itself)
+    np.testing.assert_allclose(float(loss(y_true, y_pred, mask=mask)), whole, rtol=1e-6)
+    model = mk.Sequential([mk.Input((4,)), mk.layers.Dense(4, activation="sigmoid")])
+    model.compile("sgd", name.lower())
+    history = model.fit(y_pred, y_true, sample_weight=weights, epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"][0])

@@ -83,6 +83,8 @@ class Loss:
     def _masked_weights(self, losses, sample_weight, mask):
         """`apply_mask`'s weights, after checking the mask against the losses' shape."""
         mask_shape, shape = np.shape(mask), ops.convert_to_tensor(losses).shape
+        if shape == ():  # one loss for the batch (Dice's): weighted by the mask, as in Keras
+            return apply_mask(sample_weight, mask, losses.dtype, self.reduction, self.name)
         if mask_shape != shape and mask_shape != (*shape, 1):
             raise ValueError(
                 f"Loss {self.name!r}: the mask has shape {mask_shape}, but the per-sample "

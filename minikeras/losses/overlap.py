@@ -96,8 +96,8 @@ def _checked_axis(owner, axis):
 class Dice(LossFunctionWrapper):
     """Dice loss, one minus the soft Dice coefficient (see `dice`).
 
-    With the default `axis=None` the loss is one number for the whole batch
-    (so `sample_weight` can only be a scalar), as in Keras; pass
+    With the default `axis=None` the loss is one number for the whole batch,
+    as in Keras: per-sample weights (or a mask) scale it by their mean; pass
     `axis=(1, 2, 3)` for one loss per image.
 
     Args:

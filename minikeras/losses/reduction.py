@@ -86,6 +86,8 @@ def reduce_weighted_values(
     if sample_weight is not None:
         weights = ops.cast(sample_weight, values.dtype)
         weight_shape = weights.shape
+        if values.ndim == 0 and weights.ndim:  # one loss for the batch (Dice's), as Keras:
+            values = ops.broadcast_to(values, weights.shape)  # weighted sample by sample
         values, weights = squeeze_or_expand_to_same_rank(values, weights)
         while weights.ndim < values.ndim:  # a weight per sample covers its trailing axes
             weights = ops.expand_dims(weights, -1)
