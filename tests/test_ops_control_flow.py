@@ -136,6 +136,9 @@ def test_refusals():
         ops.switch(0, [], 1.0)
     with pytest.raises(ValueError, match="switch: index must be an integer scalar"):
         ops.switch(np.array([0, 1]), [abs], 1.0)
+    for index in (1.7, np.float32(1.5), np.array(1.0)):  # (not truncated to a branch)
+        with pytest.raises(ValueError, match="switch: index must be an integer scalar"):
+            ops.switch(index, [abs, abs], 1.0)
     with pytest.raises(TypeError, match="fori_loop: lower must be an integer"):
         ops.fori_loop(0.5, 3, lambda i, v: v, 0)
     with pytest.raises(

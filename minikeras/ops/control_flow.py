@@ -6,6 +6,8 @@ ordinary minikeras code: under a `GradientTape` each op they run is recorded,
 so gradients flow through every iteration taken (a predicate has none).
 """
 
+import numpy as np
+
 from minikeras import tree
 from minikeras.ops.core import Tensor, value_of
 from minikeras.ops.creation import convert_to_tensor
@@ -66,6 +68,10 @@ def switch(index, branches, *operands):
         raise ValueError(
             f"switch: branches must be a non-empty list of callables, got {branches!r}"
         )
+    if isinstance(index, (float, np.floating)) or (
+        isinstance(index, np.ndarray) and index.dtype.kind == "f"
+    ):  # (value_of makes a numpy float a Python float, which would pass as a number)
+        raise ValueError(f"switch: index must be an integer scalar, got {index!r}")
     value = value_of(index)
     shape = getattr(value, "shape", ())
     if (
