@@ -178,6 +178,16 @@ def test_gradients_where_finite_differences_cannot_look():
     grads = _gradient(ops.divide_no_nan, [[2.0, 1.0], [4.0, 1.0]], [[2.0, 0.0]])
     np.testing.assert_array_equal(grads[1], [[-1.5, 0.0]])
     assert _gradient(ops.sinc, [0.0])[0].tolist() == [0.0]
+    # near 0: the series, not (cos(pi x) - sinc(x)) / x, which cancels (81% off at 1e-4)
+    near = np.array([1e-4, 1e-3, 0.0999, 0.1001], np.float64)
+    exact = (np.cos(np.pi * near) - np.sinc(near)) / near  # (in float64, where it is fine)
+    np.testing.assert_allclose(_gradient(ops.sinc, near.astype("float32"))[0], exact, rtol=2e-6)
+    x = mk.Variable([0.0])
+    with mk.GradientTape() as outer:
+        with mk.GradientTape() as inner:
+            value = ops.sum(ops.sinc(x))
+        slope = ops.sum(inner.gradient(value, x))
+    np.testing.assert_allclose(outer.gradient(slope, x).numpy(), [-(np.pi**2) / 3], rtol=1e-6)
     assert [g.tolist() for g in _gradient(ops.hypot, [0.0], [0.0])] == [[0.0], [0.0]]
     assert _gradient(ops.trunc, [1.5, -2.5])[0].tolist() == [0.0, 0.0]
     assert _gradient(ops.nan_to_num, [1.5, np.inf, np.nan])[0].tolist() == [1.0, 0.0, 0.0]

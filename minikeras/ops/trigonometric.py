@@ -8,6 +8,8 @@ Integer and boolean inputs give floatx, as in Keras; `arctan2` broadcasts
 its operands and sums its gradients over the broadcast axes (autograd's VJP).
 """
 
+import math
+
 import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
@@ -223,13 +225,24 @@ def _sinc(x):
     return np.sinc(x)
 
 
+# d sinc / dx near 0 by its series: sum over k >= 1 of (-1)^k 2k pi^2k x^(2k-1) / (2k+1)!.
+_SINC_SERIES = tuple(
+    (-1) ** k * 2 * k * np.pi ** (2 * k) / math.factorial(2 * k + 1) for k in (1, 2, 3, 4)
+)
+
+
 def _sinc_vjp(ans, x):
-    # d sinc / dx = (cos(pi x) - sinc(x)) / x away from 0, and 0 at 0 (sinc is even);
-    # autograd's divides by x there. From `ans`, so that it differentiates again.
+    # d sinc / dx = (cos(pi x) - sinc(x)) / x away from 0. Near 0 that difference cancels
+    # (81% off at 1e-4 in float32) and autograd's divides by 0: the series there (to 1e-8 at
+    # |x| = 0.1), which also gives the second derivative at 0, -pi^2 / 3.
     def vjp(g):
-        at_zero = x == 0
-        safe = anp.where(at_zero, 1.0, x)
-        return g * anp.where(at_zero, 0.0, (anp.cos(np.pi * safe) - ans) / safe)
+        near = anp.abs(x) < 0.1
+        safe = anp.where(near, 1.0, x)
+        far = (anp.cos(np.pi * safe) - ans) / safe
+        square = x * x
+        c1, c2, c3, c4 = _SINC_SERIES
+        series = x * (c1 + square * (c2 + square * (c3 + square * c4)))
+        return g * anp.where(near, series, far)
 
     return vjp
 
