@@ -11,17 +11,19 @@ from autograd.tracer import getval
 
 from minikeras.engine.broadcast import unbroadcast
 from minikeras.engine.primitive import call_primitive
+from minikeras.engine.tensor import Tensor
 from minikeras.ops.core import (
     apply_binary,
     apply_unary,
     array_of,
     as_float,
     op_error,
+    promote,
     promote_operands,
     value_of,
     wrap,
 )
-from minikeras.ops.operands import operand_values
+from minikeras.ops.operands import operand_values, operand_values_list
 
 __all__ = [
     "clip",
@@ -145,6 +147,9 @@ def clip(x, x_min, x_max):
     if np.any(np.asarray(getval(lo)) > np.asarray(getval(hi))):
         raise ValueError(f"clip: x_min ({x_min}) must not exceed x_max ({x_max})")
     if not (_is_number(lo) and _is_number(hi)):
+        # All three read together first: a numpy float64 x beside a Tensor bound
+        # takes the bound's precision, which `maximum(x, 0.5)` alone would lose.
+        x, x_min, x_max = operand_values_list((x, x_min, x_max))
         return minimum(maximum(x, x_min), x_max)
     value = array_of(x)
     if _is_float(lo) or _is_float(hi):
@@ -195,9 +200,19 @@ def where(condition, x1, x2):
         >>> mk.ops.where([True, False], [1.0, 2.0], 0.0).numpy()
         array([1., 0.], dtype=float32)
     """
-    c = getval(value_of(condition))
+    kind1, kind2 = type(x1), type(x2)
+    if (kind1 is np.ndarray or kind2 is np.ndarray) and not (
+        isinstance(x1, Tensor) or isinstance(x2, Tensor)
+    ):
+        # numpy float64 branches beside a Tensor condition only: the condition's
+        # precision is floatx (`ops.operands`, a boolean Tensor), as Keras on JAX gives
+        c, a, b = operand_values_list((condition, x1, x2))
+        a, b = promote(a, b)
+    else:
+        c = value_of(condition)
+        a, b = promote_operands(x1, x2)
+    c = getval(c)
     c = c.astype(bool) if hasattr(c, "astype") else np.asarray(c, dtype=bool)
-    a, b = promote_operands(x1, x2)
     try:
         return wrap(call_primitive(_where, c, a, b))
     except ValueError:

@@ -23,7 +23,7 @@ from minikeras.ops.core import (
     value_of,
     wrap,
 )
-from minikeras.ops.operands import narrowed
+from minikeras.ops.operands import narrowed, operand_values_list
 
 __all__ = ["dense"]
 
@@ -162,22 +162,32 @@ def dense(x, kernel, bias=None, activation=None):
     if activation not in (None, "linear", "relu"):
         raise ValueError(f"dense: activation must be None, 'linear' or 'relu', got {activation!r}")
     x_value, kernel_value = value_of(x), value_of(kernel)
+    bias_value = None if bias is None else value_of(bias)
     # One level of boxes: deeper ones (nested tapes) take the general path below.
     x_array = x_value._value if type(x_value) is ArrayBox else x_value
     kernel_array = kernel_value._value if type(kernel_value) is ArrayBox else kernel_value
+    bias_array = bias_value._value if type(bias_value) is ArrayBox else bias_value
     if (
         type(x_array) is not np.ndarray
         or type(kernel_array) is not np.ndarray
         or x_array.dtype != kernel_array.dtype
+        or (
+            bias_value is not None
+            and (type(bias_array) is not np.ndarray or bias_array.dtype != x_array.dtype)
+        )
     ):
-        # (a numpy float64 x beside a Tensor kernel takes its precision: ops.operands)
-        x_value, kernel_value = promote(*narrowed(x, kernel, x_value, kernel_value))
+        # (numpy float64 operands beside a Tensor take its precision: ops.operands;
+        # the bias counts too, so `dense(array, array, bias=tensor)` keeps float32)
+        if bias is None:
+            x_value, kernel_value = promote(*narrowed(x, kernel, x_value, kernel_value))
+        else:
+            x_value, kernel_value, bias_value = operand_values_list((x, kernel, bias))
+            x_value, kernel_value = promote(x_value, kernel_value)
+            bias_array = bias_value._value if type(bias_value) is ArrayBox else bias_value
         x_shape, kernel_shape = shape_of(x_value), shape_of(kernel_value)
         x_array = None  # not the arrays to compute with: the general path below
     else:
         x_shape, kernel_shape = x_array.shape, kernel_array.shape
-    bias_value = None if bias is None else value_of(bias)
-    bias_array = bias_value._value if type(bias_value) is ArrayBox else bias_value
     if len(kernel_shape) != 2 or not x_shape or x_shape[-1] != kernel_shape[0]:
         raise op_error(
             "dense", "x's last axis must match kernel's first axis", x_value, kernel_value
