@@ -20,6 +20,7 @@ from minikeras.ops.elementary import abs
 from minikeras.ops.linalg import einsum
 from minikeras.ops.logical import logical_and
 from minikeras.ops.nn import softmax
+from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.shape import reshape
 
 __all__ = ["dot_product_attention"]
@@ -87,6 +88,8 @@ def dot_product_attention(
         array([[0., 1., 2., 3.],
                [2., 3., 4., 5.]], dtype=float32)
     """
+    # (numpy float64 operands beside a Tensor take its precision: ops.operands)
+    query, key, value, bias = narrowed_operands(query, key, value, bias)
     q, k, v = (as_float(value_of(t)) for t in (query, key, value))
     shapes = [shape_of(t) for t in (q, k, v)]
     if any(len(shape) != 4 for shape in shapes):

@@ -12,6 +12,7 @@ from minikeras.ops.core import array_of, op_error
 from minikeras.ops.creation import ones_like
 from minikeras.ops.gather import flip
 from minikeras.ops.math import multiply
+from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.reordering import ravel
 from minikeras.ops.shape import reshape, stack
 
@@ -40,7 +41,8 @@ def meshgrid(*x, indexing="xy"):
     """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    vectors = [ravel(value) for value in x]
+    # (numpy float64 operands beside a Tensor take its precision: ops.operands)
+    vectors = [ravel(value) for value in narrowed_operands(*x)]
     sizes = [vector.shape[0] for vector in vectors]
     axes = list(range(len(vectors)))
     if indexing == "xy" and len(vectors) > 1:

@@ -17,6 +17,7 @@ from minikeras.ops.core import array_of, as_float, dtype_of, op_error, shape_of,
 from minikeras.ops.creation import cast
 from minikeras.ops.elementary import rsqrt
 from minikeras.ops.math import power, square
+from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.shape import expand_dims, reshape
 
 __all__ = [
@@ -161,6 +162,8 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
         array([[-1., -1.],
                [ 1.,  1.]], dtype=float32)
     """
+    # (numpy float64 operands beside a Tensor take its precision: ops.operands)
+    x, mean, variance, offset, scale = narrowed_operands(x, mean, variance, offset, scale)
     value = wrap(as_float(array_of(x)))
     ndim = len(shape_of(value))
     (axis,) = _axes("batch_normalization", axis, ndim, value)
@@ -210,6 +213,8 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, rms_sca
         >>> np.round(mk.ops.layer_normalization(np.arange(5, dtype="float32")).numpy(), 4)
         array([-1.4142, -0.7071,  0.    ,  0.7071,  1.4142], dtype=float32)
     """
+    # (numpy float64 operands beside a Tensor take its precision: ops.operands)
+    x, gamma, beta = narrowed_operands(x, gamma, beta)
     value, dtype = _compute_float(x)
     ndim = len(value.shape)
     axes = _axes("layer_normalization", axis, ndim, value)
@@ -267,6 +272,8 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
         >>> np.round(mk.ops.rms_normalization(x, scale=[1.0, 2.0], epsilon=0.0).numpy(), 4)
         array([[0.8485, 2.2627]], dtype=float32)
     """
+    # (numpy float64 operands beside a Tensor take its precision: ops.operands)
+    x, scale = narrowed_operands(x, scale)
     value, dtype = _compute_float(x)
     if not value.shape:
         value = expand_dims(value, 0)

@@ -32,7 +32,7 @@ from minikeras.engine.tensor import (
     value_of,
 )
 
-__all__ = ["narrowed", "operand_values", "operand_values_list"]
+__all__ = ["narrowed", "narrowed_operands", "operand_values", "operand_values_list"]
 
 _NDARRAY = np.ndarray
 _FLOAT64 = np.float64
@@ -121,6 +121,41 @@ def operand_values_list(operands, convert=value_of):
         for i in constants:
             values[i] = values[i].astype(dtype)
     return values
+
+
+def narrowed_operands(*operands):
+    """An op's operands as given, numpy float64 arrays among them narrowed.
+
+    For ops of several tensor operands that go on to convert each on its own
+    (`reshape`, `cast`, `convert_to_tensor`), which would lose which operand
+    was a Tensor: they read their operands through this first. Only numpy
+    float64 arrays change (to the dtype `operand_values_list` gives them);
+    Tensors, lists, Python numbers and None come back as they were.
+
+    Args:
+        *operands: Tensors, arrays, Python numbers, lists or None.
+
+    Returns:
+        A tuple of the operands, one for each.
+
+    Example:
+        >>> x, gamma = mk.ops.operands.narrowed_operands(np.ones(2), mk.ops.ones(2))
+        >>> x.dtype, gamma is not None
+        (dtype('float32'), True)
+    """
+    constants = [
+        i for i, x in enumerate(operands) if type(x) is _NDARRAY and x.dtype.type is _FLOAT64
+    ]
+    if not constants:
+        return operands
+    tensors = [value_of(x) for x in operands if _is_tensor(x)]
+    if not tensors:
+        return operands
+    dtype = _constant_dtype(tensors)
+    narrowed_ones = list(operands)
+    for i in constants:
+        narrowed_ones[i] = operands[i].astype(dtype)
+    return tuple(narrowed_ones)
 
 
 def _float64_array(x, value):

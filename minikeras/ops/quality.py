@@ -6,6 +6,7 @@ from minikeras.ops.core import array_of, as_float, shape_of
 from minikeras.ops.creation import cast
 from minikeras.ops.elementary import log10
 from minikeras.ops.math import square, subtract
+from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.reduction import mean
 
 __all__ = ["psnr"]
@@ -32,6 +33,8 @@ def psnr(x1, x2, max_val):
         >>> float(mk.ops.psnr([0.0, 1.0], [0.0, 0.9], max_val=1.0))
         23.0103
     """
+    # (numpy float64 operands beside a Tensor take its precision: ops.operands)
+    x1, x2 = narrowed_operands(x1, x2)
     a, b = as_float(array_of(x1)), as_float(array_of(x2))
     if shape_of(a) != shape_of(b):
         raise ValueError(

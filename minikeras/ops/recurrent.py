@@ -18,6 +18,7 @@ from minikeras.ops.core import op_error, value_of, wrap
 from minikeras.ops.elementary import tanh
 from minikeras.ops.linalg import matmul
 from minikeras.ops.nn import relu, sigmoid
+from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.recurrent_primitives import _gru, _lstm, _simple_rnn
 from minikeras.ops.shape import stack
 
@@ -56,6 +57,11 @@ def _activation(name_or_callable):
 
 def _check(op, inputs, kernel, recurrent_kernel, bias, states, mask, gates, bias_shapes):
     """Reads and checks the arguments; returns their values (states zero-filled)."""
+    # Read together (`ops.operands`): numpy float64 kernels beside float32 Tensor inputs
+    # (or the other way) take the Tensor's precision; the kernel's dtype rules below.
+    inputs, kernel, recurrent_kernel, bias, *states = narrowed_operands(
+        inputs, kernel, recurrent_kernel, bias, *states
+    )
     x, kernel_value = value_of(inputs), value_of(kernel)
     recurrent_value = value_of(recurrent_kernel)
     bias_value = None if bias is None else value_of(bias)

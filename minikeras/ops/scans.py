@@ -18,6 +18,7 @@ from minikeras.ops.axes import broadcast_to
 from minikeras.ops.core import Tensor, getval, shape_of, value_of, wrap
 from minikeras.ops.creation import convert_to_tensor, zeros
 from minikeras.ops.gather import flip
+from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.shape import concatenate, getitem, reshape, stack
 
 __all__ = ["associative_scan", "map", "scan", "vectorize", "vectorized_map"]
@@ -78,7 +79,12 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         raise ValueError(f"scan: unroll must be a positive int or a bool, got {unroll!r}")
     if xs is None and length is None:
         raise ValueError("scan: give xs to scan over, or the number of steps as length")
-    xs_flat = [] if xs is None else [convert_to_tensor(x) for x in tree.flatten(xs)]
+    # Read together (`ops.operands`): numpy float64 xs beside a float32 Tensor carry (or
+    # the other way) take its precision, rather than making every step float64.
+    init_flat = tree.flatten(init)
+    leaves = narrowed_operands(*init_flat, *([] if xs is None else tree.flatten(xs)))
+    init = tree.pack_sequence_as(init, list(leaves[: len(init_flat)]))
+    xs_flat = [convert_to_tensor(x) for x in leaves[len(init_flat) :]]
     steps = _leading_size("scan", xs_flat) if xs_flat else int(length)
     if length is not None and xs_flat and int(length) != steps:
         raise ValueError(f"scan: length={length} but xs has leading size {steps}")

@@ -21,6 +21,7 @@ from autograd.tracer import getval
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.core import array_of, op_error, value_of, wrap
 from minikeras.ops.creation import cast
+from minikeras.ops.operands import narrowed_operands
 
 __all__ = ["scatter", "scatter_update", "slice", "slice_update"]
 
@@ -208,6 +209,8 @@ def scatter_update(inputs, indices, updates, reduction=None):
             f"scatter_update: reduction must be None, 'add', 'max', 'min' or 'mul', "
             f"got {reduction!r}"
         )
+    # (a numpy float64 inputs beside Tensor updates takes their precision: ops.operands)
+    inputs, updates = narrowed_operands(inputs, updates)
     value = array_of(inputs)
     index = _positions("scatter_update", indices, np.shape(value))
     update = value_of(cast(updates, value.dtype))
@@ -283,6 +286,8 @@ def slice_update(inputs, start_indices, updates):
         array([[0, 1, 1],
                [0, 0, 0]], dtype=int32)
     """
+    # (a numpy float64 inputs beside Tensor updates takes their precision: ops.operands)
+    inputs, updates = narrowed_operands(inputs, updates)
     value = array_of(inputs)
     start = _start("slice_update", start_indices, np.shape(value))
     update = value_of(cast(updates, value.dtype))

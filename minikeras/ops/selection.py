@@ -10,6 +10,7 @@ import numpy as np
 from minikeras.engine.tensor import getval
 from minikeras.ops.comparison import where
 from minikeras.ops.core import value_of, wrap
+from minikeras.ops.operands import narrowed_operands
 
 __all__ = ["nonzero", "select", "unravel_index"]
 
@@ -42,6 +43,9 @@ def select(condlist, choicelist, default=0):
             f"select: condlist and choicelist must be non-empty and of one length, got "
             f"{len(condlist)} and {len(choicelist)}"
         )
+    # Read together (`ops.operands`): a numpy float64 choice beside a Tensor one takes
+    # its precision wherever it stands in the list.
+    *choicelist, default = narrowed_operands(*choicelist, default)
     result = default
     for condition, choice in zip(reversed(condlist), reversed(choicelist)):
         condition = np.asarray(getval(value_of(condition)))

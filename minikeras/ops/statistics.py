@@ -19,6 +19,7 @@ from minikeras.ops.core import array_of, as_float, op_error, promote, value_of, 
 from minikeras.ops.elementary import sqrt
 from minikeras.ops.linalg import matmul
 from minikeras.ops.math import divide, multiply, subtract
+from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.reduction import _kept_shape, _norm_axis, max, mean, min, sum
 from minikeras.ops.shape import expand_dims, reshape, transpose
 from minikeras.ops.sorting import _partition, _sort
@@ -125,6 +126,8 @@ def average(x, axis=None, weights=None):
     if weights is None:
         return mean(x, axis=axis)
     # Integers take the other operand's float dtype (floatx if both are integers).
+    # (numpy float64 operands beside a Tensor take its precision: ops.operands)
+    x, weights = narrowed_operands(x, weights)
     value, weight = (as_float(v) for v in promote(array_of(x), array_of(weights)))
     dtype = np.result_type(getval(value).dtype, getval(weight).dtype)
     value, weight = (v if getval(v).dtype == dtype else v.astype(dtype) for v in (value, weight))
