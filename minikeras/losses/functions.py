@@ -63,6 +63,9 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
 
 def _float_pair(y_true, y_pred):
     """`y_pred` as a float Tensor (floatx if integer), `y_true` cast to its dtype."""
+    # Read together first (`ops.operands`): a numpy float64 y_pred beside a float32
+    # Tensor y_true (or the other way) takes the Tensor's precision.
+    y_true, y_pred = ops.operands.narrowed_operands(y_true, y_pred)
     y_pred = ops.convert_to_tensor(y_pred)
     if y_pred.dtype.kind != "f":
         y_pred = ops.cast(y_pred, config.floatx())
@@ -358,6 +361,8 @@ def _valid_labels(y_true, y_pred, ignore_class):
 
 def _sparse_pair(y_true, y_pred, axis):
     """Tensors of labels and float predictions, after checking that their shapes fit."""
+    # (numpy float64 predictions beside a Tensor of labels take floatx: ops.operands)
+    y_true, y_pred = ops.operands.narrowed_operands(y_true, y_pred)
     y_pred = ops.convert_to_tensor(y_pred)
     if y_pred.dtype.kind != "f":
         y_pred = ops.cast(y_pred, config.floatx())
