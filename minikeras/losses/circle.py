@@ -59,9 +59,7 @@ def circle(
         array([0.7108, 1.0866, 0.    ], dtype=float32)
     """
     # (numpy float64 embeddings beside Tensor labels take floatx: ops.operands)
-    y_true, y_pred, ref_embeddings = ops.operands.narrowed_operands(
-        y_true, y_pred, ref_embeddings
-    )
+    y_true, y_pred, ref_embeddings = ops.operands.narrowed_operands(y_true, y_pred, ref_embeddings)
     y_pred = ops.convert_to_tensor(y_pred)
     if y_pred.dtype.kind != "f":
         y_pred = ops.cast(y_pred, config.floatx())

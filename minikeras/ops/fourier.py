@@ -18,6 +18,7 @@ from autograd.extend import defvjp, primitive
 from minikeras.ops.core import array_of, as_float, getval, op_error, shape_of, wrap
 from minikeras.ops.creation import cast
 from minikeras.ops.elementary import cos, sin
+from minikeras.ops.operands import narrowed_operands
 
 __all__ = ["fft", "fft2", "ifft2", "irfft", "polar", "rfft", "view_as_complex", "view_as_real"]
 
@@ -26,7 +27,9 @@ def _complex(op, x):
     """The complex value of a `(real, imag)` pair of floating tensors of one shape."""
     if not isinstance(x, (tuple, list)) or len(x) != 2:
         raise ValueError(f"{op}: x must be a pair (real, imag) of tensors, got {type(x).__name__}")
-    real, imag = array_of(x[0]), array_of(x[1])
+    # Read together (`ops.operands`): a numpy float64 part beside a float32 Tensor one
+    # takes its precision.
+    real, imag = (array_of(part) for part in narrowed_operands(x[0], x[1]))
     if shape_of(real) != shape_of(imag):
         raise ValueError(
             f"{op}: the real and imaginary parts must have one shape, got {shape_of(real)} "

@@ -14,7 +14,8 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 
 from minikeras.engine.primitive import call_primitive
-from minikeras.ops.core import array_of, as_float, dtype_of, value_of, wrap
+from minikeras.ops.comparison import greater, where
+from minikeras.ops.core import Tensor, array_of, as_float, dtype_of, value_of, wrap
 
 __all__ = [
     "hard_shrink",
@@ -274,20 +275,27 @@ def threshold(x, threshold, default_value):
     Args:
         x: Tensor or array-like.
         threshold: a number; values not above it are replaced.
-        default_value: a number, what replaces them.
+        default_value: a number, what replaces them; or a Tensor or array
+            that broadcasts with `x` (as Keras accepts), which takes
+            gradients where it is picked.
 
     Returns:
         A Tensor of `x`'s shape; integer `x` stays integer unless
         `default_value` is a float (then floatx), as in Keras.
 
     Raises:
-        TypeError: if `threshold` or `default_value` is not a number.
+        TypeError: if `threshold` is not a number, or `default_value` is
+            neither a number nor a Tensor or array.
 
     Example:
         >>> mk.ops.threshold([-1.0, 0.5, 2.0], 1.0, 0.0).numpy()
         array([0., 0., 2.], dtype=float32)
     """
     limit = _threshold_value("threshold", threshold)
+    if isinstance(default_value, (Tensor, np.ndarray, list, tuple)):
+        # `where` reads x and default_value together (`ops.operands`): a numpy float64
+        # one beside a float32 Tensor takes its precision.
+        return where(greater(x, limit), x, default_value)
     default = _threshold_value("threshold: default_value", default_value)
     value = array_of(x)
     kind = dtype_of(value).kind
