@@ -11,7 +11,7 @@ import numpy as np
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.conv_primitives import _conv, _conv_backprop_input
 from minikeras.ops.core import as_float, op_error, promote, value_of, wrap
-from minikeras.ops.operands import operand_values
+from minikeras.ops.operands import narrowed_operands, operand_values
 from minikeras.ops.windows import (
     Windows,
     check_data_format,
@@ -187,6 +187,10 @@ def separable_conv(
         >>> mk.ops.separable_conv(x, np.ones((3, 3, 2, 1)), np.ones((1, 1, 2, 4))).shape
         (1, 3, 3, 4)
     """
+    # (numpy float64 operands beside a Tensor take its precision: ops.operands)
+    inputs, depthwise_kernel, pointwise_kernel = narrowed_operands(
+        inputs, depthwise_kernel, pointwise_kernel
+    )
     depthwise = depthwise_conv(inputs, depthwise_kernel, strides, padding, data_format,
                                dilation_rate)  # fmt: skip
     shape = np.shape(value_of(pointwise_kernel))

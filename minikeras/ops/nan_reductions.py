@@ -18,6 +18,7 @@ from minikeras.ops.comparison import greater, where
 from minikeras.ops.core import array_of, as_float, wrap
 from minikeras.ops.elementary import sqrt
 from minikeras.ops.math import add, divide, multiply, subtract
+from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.product_reductions import cumprod, prod
 from minikeras.ops.reduction import _norm_axis, argmax, argmin, max, min, sum
 from minikeras.ops.statistics import _probabilities, order_statistic
@@ -360,6 +361,7 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
         >>> mk.ops.nanquantile([1.0, np.nan, 2.0, 3.0], 0.25).numpy()
         array(1.5, dtype=float32)
     """
+    x, q = narrowed_operands(x, q)  # (a numpy float64 x beside a Tensor q: ops.operands)
     probabilities = _probabilities("nanquantile", q, 1.0)
     return order_statistic("nanquantile", x, probabilities, axis, method, keepdims, True)
 
@@ -384,5 +386,6 @@ def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
         >>> mk.ops.nanpercentile([1.0, np.nan, 2.0, 3.0], 50).numpy()
         array(2., dtype=float32)
     """
+    x, q = narrowed_operands(x, q)  # (a numpy float64 x beside a Tensor q: ops.operands)
     probabilities = _probabilities("nanpercentile", q, 100.0)
     return order_statistic("nanpercentile", x, probabilities, axis, method, keepdims, True)

@@ -14,6 +14,7 @@ import numpy as np
 from minikeras.ops.axes import moveaxis
 from minikeras.ops.core import array_of, getval, shape_of, wrap
 from minikeras.ops.fourier import _complex, _irfft, _pair, _rfft
+from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.scatter import _gather, _scatter_add
 from minikeras.ops.shape import concatenate
 
@@ -155,6 +156,8 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
                [4., 0., 0.],
                [4., 0., 0.]], dtype=float32)
     """
+    # (a numpy float64 x beside a Tensor window takes its precision: ops.operands)
+    x, window = narrowed_operands(x, window)
     value = array_of(x)
     dtype = getval(value).dtype
     if dtype not in (np.float32, np.float64):
@@ -206,6 +209,10 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
         >>> bool(np.allclose(back.numpy(), signal, atol=1e-5))
         True
     """
+    if isinstance(x, (tuple, list)) and len(x) == 2:
+        # (numpy float64 parts beside a Tensor window take its precision: ops.operands)
+        real, imag, window = narrowed_operands(x[0], x[1], window)
+        x = (real, imag)
     value = _complex("istft", x)
     if len(shape_of(value)) < 2:
         raise ValueError(f"istft: x needs at least 2 axes (frames, bins), got {shape_of(value)}")

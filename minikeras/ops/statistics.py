@@ -229,6 +229,7 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
         array([[1.75],
                [2.5 ]], dtype=float32)
     """
+    x, q = narrowed_operands(x, q)  # (a numpy float64 x beside a Tensor q: ops.operands)
     probabilities = _probabilities("quantile", q, 1.0)
     return order_statistic("quantile", x, probabilities, axis, method, keepdims)
 
@@ -254,6 +255,7 @@ def percentile(x, q, axis=None, method="linear", keepdims=False):
         >>> mk.ops.percentile(np.arange(5), 50).numpy()
         array(2., dtype=float32)
     """
+    x, q = narrowed_operands(x, q)  # (a numpy float64 x beside a Tensor q: ops.operands)
     return order_statistic(
         "percentile", x, _probabilities("percentile", q, 100.0), axis, method, keepdims
     )
