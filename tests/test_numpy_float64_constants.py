@@ -179,7 +179,10 @@ def test_numpy_values_alone_keep_numpys_dtypes():
     assert ops.multiply(f32, f64).dtype == np.float64
     assert ops.matmul(f32, f64).dtype == np.float64
     assert ops.concatenate([f32, f64]).dtype == np.float64
-    assert ops.where(mk.Tensor([True, False]), f64, f64).dtype == np.float64
+    assert ops.where(np.array([True, False]), f64, f64).dtype == np.float64
+    # A boolean Tensor condition is a Tensor: its branches take floatx, as beside
+    # any boolean Tensor (tests/test_float32_rule_all_ops.py).
+    assert ops.where(mk.Tensor([True, False]), f64, f64).dtype == np.float32
     assert ops.add(f32, np.float64(2.0)).dtype == np.float32  # (a scalar: as a Python float)
 
 
