@@ -246,6 +246,18 @@ def test_a_boolean_tensor_condition_makes_numpy_branches_floatx():
     assert ops.where(mask, wide, np.zeros(3)).dtype == np.float64
 
 
+def test_a_symbolic_boolean_or_integer_tensor_makes_numpy_constants_floatx():
+    """The functional graph records what the eager op computes."""
+    inputs = mk.Input((3,))
+    masked = ops.where(ops.greater(inputs, 0.5), np.array([1.0, 2.0, 3.0]), 0.0)
+    assert masked.dtype == "float32"
+    out = mk.Model(inputs, masked)(np.array([[1.0, 0.0, 1.0]], "float32"))
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out.numpy(), [[1.0, 0.0, 3.0]])
+    counts = mk.Input((3,), dtype="int32")
+    assert (counts * np.full(3, 0.5)).dtype == "float32"
+
+
 def test_threshold_takes_a_tensor_default_value():
     x = ops.convert_to_tensor(np.array([0.5, 1.0, 2.0], "float32"))
     default = np.array([-1.0, -2.0, -3.0])

@@ -17,7 +17,7 @@ import inspect
 
 import numpy as np
 
-from minikeras import ops
+from minikeras import config, ops
 from minikeras.engine.context import state as _state
 from minikeras.layers import call_helpers
 from minikeras.layers.input_layer import Node, SymbolicTensor
@@ -303,10 +303,14 @@ def symbolic_op_call(function_name, function, args, kwargs, error):
 
 
 def _symbolic_float(args, kwargs):
-    """The float dtype of the first floating symbolic tensor among the arguments, or None."""
-    for leaf in flatten((args, kwargs)):
-        if isinstance(leaf, SymbolicTensor) and np.dtype(leaf.dtype).kind == "f":
+    """The float dtype of the first floating symbolic tensor among the arguments; floatx
+    if they hold integers or booleans only (as `ops.operands` takes a mask); else None."""
+    symbolic = [leaf for leaf in flatten((args, kwargs)) if isinstance(leaf, SymbolicTensor)]
+    for leaf in symbolic:
+        if np.dtype(leaf.dtype).kind == "f":
             return leaf.dtype
+    if symbolic and all(np.dtype(leaf.dtype).kind in "iub" for leaf in symbolic):
+        return config.floatx()
     return None
 
 
