@@ -614,7 +614,7 @@ def test_a_fused_primitive_called_through_autograds_wrapper_gets_no_residuals():
 
 def test_defvjp_fused_rejects_a_plain_primitive():
     from minikeras.engine.primitive import defvjp_fused
-    from minikeras.ops.nn import _relu
+    from minikeras.ops.activation_functions import _relu
 
     with pytest.raises(TypeError, match="fused_primitive"):
         defvjp_fused(_relu, lambda *args: None)

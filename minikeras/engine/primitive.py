@@ -151,7 +151,7 @@ def call_primitive(op, *args):
         The result, boxed for the innermost trace among the arguments, if any.
 
     Example:
-        >>> from minikeras.ops.nn import _relu
+        >>> from minikeras.ops.activation_functions import _relu
         >>> mk.engine.primitive.call_primitive(_relu, np.array([-1.0, 2.0]))
         array([0., 2.])
     """

@@ -57,7 +57,7 @@ def replay_guard(op, guard):
         None.
 
     Example:
-        >>> from minikeras.ops.nn import _relu
+        >>> from minikeras.ops.activation_functions import _relu
         >>> mk.engine.replay.replay_guard(_relu, lambda args: True)
     """
     _guards[op] = guard

@@ -16,6 +16,18 @@ node, which a functional `Model` runs on data (`ops.symbolic`):
 import sys
 
 from minikeras.engine.operators import bind_operators
+from minikeras.ops.activation_functions import (
+    elu,
+    erf,
+    gelu,
+    leaky_relu,
+    log_softmax,
+    relu,
+    sigmoid,
+    silu,
+    softmax,
+    softplus,
+)
 from minikeras.ops.axes import broadcast_to, cumsum, moveaxis, repeat, swapaxes, tril, triu
 from minikeras.ops.comparison import (
     clip,
@@ -71,7 +83,6 @@ from minikeras.ops.fused_dense import dense
 from minikeras.ops.gather import embedding_lookup, flip
 from minikeras.ops.host import convert_to_numpy
 from minikeras.ops.host import shape as _shape_function
-from minikeras.ops.linalg import dot, einsum, matmul, tensordot
 from minikeras.ops.logical import (
     all,
     any,
@@ -95,18 +106,7 @@ from minikeras.ops.math import (
     subtract,
     true_divide,
 )
-from minikeras.ops.nn import (
-    elu,
-    erf,
-    gelu,
-    leaky_relu,
-    log_softmax,
-    relu,
-    sigmoid,
-    silu,
-    softmax,
-    softplus,
-)
+from minikeras.ops.matrix_products import dot, einsum, matmul, tensordot
 from minikeras.ops.pooling import average_pool, max_pool
 from minikeras.ops.recurrent import gru, lstm, simple_rnn
 from minikeras.ops.reduction import argmax, argmin, logsumexp, max, mean, min, std, sum, var
@@ -420,5 +420,15 @@ get_item = getitem
 # theirs (Keras's Absolute and Conjugate); kept out of __all__ as `get_item` is.
 absolute = abs
 conj = conjugate
+
+# Keras's namespaces `ops.nn`, `ops.linalg` and `ops.numpy`: each module lists Keras's names
+# in its `__all__`; they are bound here, to the very functions above (symbolic-aware, so one
+# node class and one saved name per op), which those modules cannot import without a cycle.
+from minikeras.ops import linalg, nn, numpy  # noqa: E402
+
+for _namespace in (linalg, nn, numpy):
+    for _name in _namespace.__all__:
+        setattr(_namespace, _name, globals()[_name])
+del _namespace, _name
 
 bind_operators(sys.modules[__name__])

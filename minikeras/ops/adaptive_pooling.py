@@ -14,7 +14,7 @@ import numpy as np
 
 from minikeras.ops.axes import moveaxis
 from minikeras.ops.core import array_of, as_float, dtype_of, shape_of, value_of, wrap
-from minikeras.ops.linalg import tensordot
+from minikeras.ops.matrix_products import tensordot
 from minikeras.ops.reduction import max as reduce_max
 from minikeras.ops.shape import pad, reshape, take
 

@@ -13,13 +13,13 @@ import math
 
 import numpy as np
 
+from minikeras.ops.activation_functions import softmax
 from minikeras.ops.comparison import where
 from minikeras.ops.core import as_float, dtype_of, shape_of, value_of, wrap
 from minikeras.ops.creation import cast
 from minikeras.ops.elementary import abs
-from minikeras.ops.linalg import einsum
 from minikeras.ops.logical import logical_and
-from minikeras.ops.nn import softmax
+from minikeras.ops.matrix_products import einsum
 from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.shape import reshape
 

@@ -15,6 +15,7 @@ from autograd.tracer import getval, isbox
 from minikeras import config
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
 from minikeras.engine.replay import replay_guard
+from minikeras.ops.activation_functions import _log_softmax, _softmax, _softplus
 from minikeras.ops.core import (
     as_float,
     normalize_axis,
@@ -23,7 +24,6 @@ from minikeras.ops.core import (
     value_of,
     wrap,
 )
-from minikeras.ops.nn import _log_softmax, _softmax, _softplus
 from minikeras.ops.operands import operand_values
 
 __all__ = [

@@ -15,11 +15,11 @@ gradient, second order included.
 
 import numpy as np
 
+from minikeras.ops.activation_functions import log_softmax
 from minikeras.ops.comparison import where
 from minikeras.ops.core import array_of, as_float, shape_of
 from minikeras.ops.creation import cast
-from minikeras.ops.linalg import einsum
-from minikeras.ops.nn import log_softmax
+from minikeras.ops.matrix_products import einsum
 from minikeras.ops.reduction import logsumexp
 from minikeras.ops.shape import concatenate, getitem, stack
 

@@ -12,8 +12,8 @@ import numpy as np
 from minikeras.ops.axes import moveaxis
 from minikeras.ops.core import array_of, as_float, normalize_axis, op_error, promote, value_of
 from minikeras.ops.elementary import sqrt
-from minikeras.ops.linalg import dot, matmul, tensordot
 from minikeras.ops.math import multiply, negative, square, subtract
+from minikeras.ops.matrix_products import dot, matmul, tensordot
 from minikeras.ops.operands import operand_values_list
 from minikeras.ops.reduction import sum as reduce_sum
 from minikeras.ops.reordering import ravel

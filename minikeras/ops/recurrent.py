@@ -13,11 +13,11 @@ import numpy as np
 from minikeras.engine.primitive import call_primitive
 from minikeras.engine.tensor import getval
 from minikeras.ops import recurrent_layout as layout
+from minikeras.ops.activation_functions import relu, sigmoid
 from minikeras.ops.comparison import where
 from minikeras.ops.core import op_error, value_of, wrap
 from minikeras.ops.elementary import tanh
-from minikeras.ops.linalg import matmul
-from minikeras.ops.nn import relu, sigmoid
+from minikeras.ops.matrix_products import matmul
 from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.recurrent_primitives import _gru, _lstm, _simple_rnn
 from minikeras.ops.shape import stack

@@ -12,9 +12,9 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 
 from minikeras.engine.primitive import call_primitive
+from minikeras.ops.activation_functions import _sigmoid
 from minikeras.ops.comparison import _where
 from minikeras.ops.core import as_float, normalize_axis, op_error, shape_of, value_of, wrap
-from minikeras.ops.nn import _sigmoid
 
 __all__ = [
     "celu",

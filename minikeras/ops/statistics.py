@@ -17,8 +17,8 @@ from minikeras.ops.axes import moveaxis
 from minikeras.ops.comparison import clip
 from minikeras.ops.core import array_of, as_float, op_error, promote, value_of, wrap
 from minikeras.ops.elementary import sqrt
-from minikeras.ops.linalg import matmul
 from minikeras.ops.math import divide, multiply, subtract
+from minikeras.ops.matrix_products import matmul
 from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.reduction import _kept_shape, _norm_axis, max, mean, min, sum
 from minikeras.ops.shape import expand_dims, reshape, transpose
