@@ -299,3 +299,13 @@ def test_allclose_records_its_node():
     model = mk.Model(x, node)
     assert "AllClose" in {type(op).__name__ for op in model.operations}
     assert bool(model(np.ones((1, 3), "float32") * 1.2)) is True
+
+
+def test_erf_and_erfc_of_float16_are_computed_wider():
+    # (the rational approximations' coefficients overflow float16: erf(0.8) gave 0)
+    x = np.array([0.3, 0.8, 0.95, 1.5, -0.9], np.float16)
+    want = [math.erf(v) for v in x.astype(float)]
+    got = ops.erf(x)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-3)
+    np.testing.assert_allclose(ops.erfc(x).numpy(), [1 - w for w in want], rtol=2e-3)

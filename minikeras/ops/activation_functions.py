@@ -224,11 +224,18 @@ def _erfc_far(z):
     return np.exp(-z * z) * _polynomial(z, _ERFC_P) / _polynomial(z, _ERFC_Q)
 
 
+def _widened(x):
+    """float16 as float32: the polynomials' coefficients (up to 5e4) overflow float16."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
 @primitive
 def _erf(x):
     # Past 6, erf is 1 to double precision; clamping keeps P and Q finite.
-    z = np.minimum(np.abs(x), 6.0)
-    return np.sign(x) * np.where(z < 1.0, _erf_near_zero(z), 1.0 - _erfc_far(z))
+    wide = _widened(x)
+    z = np.minimum(np.abs(wide), 6.0)
+    result = np.sign(wide) * np.where(z < 1.0, _erf_near_zero(z), 1.0 - _erfc_far(z))
+    return result.astype(x.dtype, copy=False)
 
 
 defvjp(_erf, lambda ans, x: lambda g: g * _TWO_OVER_SQRT_PI * anp.exp(-x * x))

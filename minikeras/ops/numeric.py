@@ -15,7 +15,13 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 
 from minikeras.engine.primitive import call_primitive
-from minikeras.ops.activation_functions import _TWO_OVER_SQRT_PI, _erf, _erf_near_zero, _erfc_far
+from minikeras.ops.activation_functions import (
+    _TWO_OVER_SQRT_PI,
+    _erf,
+    _erf_near_zero,
+    _erfc_far,
+    _widened,
+)
 from minikeras.ops.core import array_of, wrap
 from minikeras.ops.elementary import _LN2, _float, _zero
 
@@ -110,10 +116,12 @@ def _erfc(x):
     # From erf's own approximations (ops.activation_functions): 1 - erf(x) near zero, and
     # erf's tail itself above 1, so that erfc(10) is 2e-45 and not 0. Past 28 it is 0 in
     # float64.
-    z = np.minimum(np.abs(x), 28.0)
-    near_zero = 1.0 - _erf_near_zero(np.where(z < 1.0, x, 0.0))
+    wide = _widened(x)
+    z = np.minimum(np.abs(wide), 28.0)
+    near_zero = 1.0 - _erf_near_zero(np.where(z < 1.0, wide, 0.0))
     tail = _erfc_far(np.maximum(z, 1.0))
-    return np.where(z < 1.0, near_zero, np.where(x > 0, tail, 2.0 - tail))
+    result = np.where(z < 1.0, near_zero, np.where(wide > 0, tail, 2.0 - tail))
+    return result.astype(x.dtype, copy=False)
 
 
 defvjp(_erfc, lambda ans, x: lambda g: -g * _TWO_OVER_SQRT_PI * anp.exp(-x * x))
