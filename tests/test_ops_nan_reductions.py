@@ -122,3 +122,19 @@ def test_empty_slices_give_nan_and_nanstd_gives_no_nan_gradient_where_it_reads_n
     np.testing.assert_array_equal(
         tape.gradient(total, x).numpy(), [[-0.5, 0, 0.5], [0] * 3, [0] * 3]
     )
+
+
+def test_float16_variances_are_computed_in_float32_and_given_back_in_float16():
+    # (squares of values near 200 overflow float16's sums: var gave inf, as Keras does not)
+    x = (np.random.default_rng(0).standard_normal((4, 64)) * 30 + 200).astype(np.float16)
+    x[0, 3] = np.nan
+    wide = x.astype(np.float64)
+    for name, want in [("nanvar", np.nanvar(wide, axis=1)), ("nanmean", np.nanmean(wide, axis=1))]:
+        got = getattr(ops, name)(x, axis=1)
+        assert got.dtype == np.float16
+        np.testing.assert_allclose(got.numpy(), want, rtol=2e-3)
+    clean = np.nan_to_num(x, nan=200.0)
+    assert ops.var(clean, axis=1).dtype == np.float16 and ops.std(clean, axis=1).dtype == np.float16
+    np.testing.assert_allclose(
+        ops.var(clean, axis=1).numpy(), np.var(clean.astype(float), axis=1), rtol=2e-3
+    )

@@ -41,6 +41,20 @@ def _filled(x, fill):
     return where(missing, fill, value), missing
 
 
+def _filled_wide(x):
+    """`_filled(x, 0)` as floats, float16 widened to float32 (its sums overflow, as Keras
+    computes them); and whether it was float16."""
+    value = as_float(array_of(x))
+    half = getval(value).dtype == np.float16
+    value, missing = _filled(value.astype(np.float32) if half else value, 0.0)
+    return value, missing, half
+
+
+def _narrowed(result, half):
+    """`result` (a Tensor) back in float16 if its input was."""
+    return wrap(result._value.astype(np.float16)) if half else result
+
+
 def _nan_where_all_missing(result, missing, axis, keepdims):
     """`result` with nan where every value reduced over `axis` was nan."""
     if missing is None:
@@ -111,8 +125,9 @@ def nanmean(x, axis=None, keepdims=False):
         >>> mk.ops.nanmean([[1.0, np.nan, 3.0]], axis=1).numpy()
         array([2.], dtype=float32)
     """
-    value, missing = _filled(as_float(array_of(x)), 0.0)
-    return _mean_of_present(value, missing, _norm_axis("nanmean", value, axis), keepdims)
+    value, missing, half = _filled_wide(x)
+    mean = _mean_of_present(value, missing, _norm_axis("nanmean", value, axis), keepdims)
+    return _narrowed(mean, half)
 
 
 def _mean_of_present(value, missing, axis, keepdims):
@@ -144,12 +159,12 @@ def nanvar(x, axis=None, keepdims=False):
         >>> mk.ops.nanvar([1.0, np.nan, 3.0]).numpy()
         array(1., dtype=float32)
     """
-    value, missing = _filled(as_float(array_of(x)), 0.0)
+    value, missing, half = _filled_wide(x)
     axis = _norm_axis("nanvar", value, axis)
     centered = subtract(value, _mean_of_present(value, missing, axis, True))
     if missing is not None:  # (zero, not nan: nan would make the gradient nan too)
         centered = where(missing, 0.0, centered)
-    return _mean_of_present(multiply(centered, centered), missing, axis, keepdims)
+    return _narrowed(_mean_of_present(multiply(centered, centered), missing, axis, keepdims), half)
 
 
 def nanstd(x, axis=None, keepdims=False):

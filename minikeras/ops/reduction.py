@@ -195,8 +195,11 @@ def var(x, axis=None, keepdims=False):
     """
     value = as_float(value_of(x))
     axis = _norm_axis("var", value, axis)
-    centered = value - mean(value, axis=axis, keepdims=True)._value
-    return mean(centered * centered, axis=axis, keepdims=keepdims)
+    half = getval(value).dtype == np.float16  # (squares overflow float16: in float32, as Keras)
+    wide = value.astype(np.float32) if half else value
+    centered = wide - mean(wide, axis=axis, keepdims=True)._value
+    result = mean(centered * centered, axis=axis, keepdims=keepdims)._value
+    return wrap(result.astype(np.float16) if half else result)
 
 
 def std(x, axis=None, keepdims=False):
