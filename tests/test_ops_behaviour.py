@@ -260,7 +260,9 @@ FORWARD = [
     forward("ones_like", lambda d: ops.ones_like(d["a"]), lambda d: np.ones((3, 4))),
     forward("full_like", lambda d: ops.full_like(d["a"], 2.5), lambda d: np.full((3, 4), 2.5)),
     forward("eye", lambda d: ops.eye(3, 4, k=1, dtype="float64"), lambda d: np.eye(3, 4, k=1)),
-    forward("arange", lambda d: ops.arange(1, 10, 3), lambda d: np.arange(1, 10, 3)),
+    forward(
+        "arange", lambda d: ops.arange(1, 10, 3), lambda d: np.arange(1, 10, 3, dtype="int32")
+    ),  # (int32, as Keras gives it)
     forward("cast", lambda d: ops.cast(d["a"] * 10, "int32"), lambda d: (d["a"] * 10).astype("i4")),
     forward("stop_gradient", lambda d: ops.stop_gradient(d["a"]), lambda d: d["a"]),
 ]

@@ -243,7 +243,8 @@ def full_like(x, fill_value, dtype=None):
 def arange(start, stop=None, step=1, dtype=None):
     """Evenly spaced values in `[start, stop)`.
 
-    Integer arguments give integers; a float argument gives float32.
+    Integer arguments give int32, as Keras gives them (int64 past int32's
+    range); a float argument gives floatx.
 
     Args:
         start: the first value (or the stop, when `stop` is None).
@@ -256,7 +257,7 @@ def arange(start, stop=None, step=1, dtype=None):
 
     Example:
         >>> mk.ops.arange(3).numpy()
-        array([0, 1, 2])
+        array([0, 1, 2], dtype=int32)
         >>> mk.ops.arange(0.0, 1.0, 0.5).numpy()
         array([0. , 0.5], dtype=float32)
     """
@@ -265,7 +266,14 @@ def arange(start, stop=None, step=1, dtype=None):
     values = np.arange(start, stop, step)
     if dtype is None and values.dtype.kind == "f":
         dtype = config.floatx()
+    elif dtype is None and values.dtype.kind == "i" and _fits_int32(values):
+        dtype = "int32"
     return wrap(values if dtype is None else values.astype(config.standardize_dtype(dtype)))
+
+
+def _fits_int32(values):
+    bounds = np.iinfo(np.int32)
+    return not values.size or (bounds.min <= values.min() and values.max() <= bounds.max)
 
 
 def empty(shape, dtype=None):

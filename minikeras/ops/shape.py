@@ -252,7 +252,7 @@ def getitem(x, index):
         >>> x = mk.ops.arange(6).reshape((2, 3))
         >>> mk.ops.getitem(x, (slice(None), [0, 2])).numpy()
         array([[0, 2],
-               [3, 5]])
+               [3, 5]], dtype=int32)
     """
     value = array_of(x)
     try:
@@ -279,7 +279,7 @@ def take(x, indices, axis=None):
     Example:
         >>> mk.ops.take(mk.ops.arange(6).reshape((2, 3)), [2, 0], axis=1).numpy()
         array([[2, 0],
-               [5, 3]])
+               [5, 3]], dtype=int32)
     """
     value = array_of(x)
     if axis is None:
