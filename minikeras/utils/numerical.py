@@ -99,13 +99,7 @@ def normalize(x, axis=-1, order=2):
 
 
 def _normalize_tensor(x, axis, order):
+    # One implementation: ops.normalize (x / max(norm, epsilon), as Keras's utils.normalize).
     if isinstance(order, bool) or not isinstance(order, int) or order < 1:
         raise ValueError(f"normalize: order must be an int >= 1 for a Tensor, got {order!r}")
-    if x.ndim == 0:
-        x = ops.expand_dims(x, 0)
-    epsilon = config.epsilon()
-    if order == 2:
-        square_sum = ops.sum(ops.square(x), axis=axis, keepdims=True)
-        return x / ops.sqrt(ops.maximum(square_sum, epsilon * epsilon))
-    norm = ops.sum(ops.abs(x) ** order, axis=axis, keepdims=True) ** (1.0 / order)
-    return x / ops.maximum(norm, epsilon)
+    return ops.normalize(x, axis=axis, order=order)
