@@ -245,3 +245,25 @@ def test_one_image_given_without_a_batch_axis_keeps_its_labels():
         out = layer({"images": images[0], "labels": labels[0]}, training=True)
         np.testing.assert_array_equal(out["labels"].numpy(), labels[0])  # (it mixed the classes)
         np.testing.assert_array_equal(out["images"].numpy(), images[0])
+
+
+def test_threads_sharing_one_mixing_layer_mix_each_call_with_its_own_draw():
+    import threading
+
+    layer = layers.MixUp(alpha=1.0, seed=0)
+    images = np.arange(8, dtype="float32")[:, None, None, None] * np.ones((1, 2, 2, 1), "float32")
+    labels = np.arange(8, dtype="float32")[:, None]  # the label is the image's value
+    wrong = []
+
+    def work():
+        for _ in range(60):
+            out = layer({"images": images, "labels": labels}, training=True)
+            mixed = out["images"].numpy()[:, 0, 0, 0]
+            wrong.append(not np.allclose(mixed, out["labels"].numpy()[:, 0], atol=1e-4))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(wrong) == 240 and not any(wrong)  # (a draw kept on the layer mixed some)

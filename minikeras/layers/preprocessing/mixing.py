@@ -13,6 +13,7 @@ A box covers the pixel centres `x0 <= col < x1`, `y0 <= row < y1`, with
 
 import numpy as np
 
+from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor
 from minikeras.layers.preprocessing.augmentation import RandomImageLayer
 from minikeras.layers.preprocessing.random_color import probability_range, sorted_value_range
@@ -60,14 +61,22 @@ def random_boxes(rng, images_shape, ratio_x, ratio_y):
 class _LabelMixing(RandomImageLayer):
     """Takes images, or a dict of `images` and `labels`, and mixes labels as the images."""
 
-    _untracked_attributes = RandomImageLayer._untracked_attributes | {"_mixing"}
+    def _keep_draw(self, order, weight):
+        # The draw goes from `augment` to `call` through the thread's own state, not the
+        # layer: two threads calling one layer must not read each other's permutation.
+        _state.__dict__.setdefault("mixing_draws", {})[id(self)] = (order, weight)
+
+    def _take_draw(self):
+        return _state.__dict__.setdefault("mixing_draws", {}).pop(id(self), None)
 
     def build(self, input_shape):
         super().build(input_shape["images"] if isinstance(input_shape, dict) else input_shape)
 
     def call(self, inputs, training=True):
         if not isinstance(inputs, dict):
-            return super().call(inputs, training)
+            images = super().call(inputs, training)
+            self._take_draw()  # (no labels to mix)
+            return images
         unknown = sorted(set(inputs) - {"images", "labels"})
         if "images" not in inputs or unknown:
             raise ValueError(
@@ -75,11 +84,12 @@ class _LabelMixing(RandomImageLayer):
                 f"optionally 'labels', got a dict with keys {sorted(inputs)} (minikeras has no "
                 "bounding boxes or segmentation masks)"
             )
-        self._mixing = None
+        self._take_draw()  # (none left from a call that failed)
         outputs = {**inputs, "images": super().call(inputs["images"], training)}
         batched = len(inputs["images"].shape) == 4  # (one image has nothing to mix with)
-        if "labels" in inputs and self._mixing is not None and batched:
-            order, weight = self._mixing
+        draw = self._take_draw()
+        if "labels" in inputs and draw is not None and batched:
+            order, weight = draw
             labels = inputs["labels"].numpy().astype(self.dtype)
             weight = weight.reshape(-1, *[1] * (labels.ndim - 1)).astype(self.dtype)
             outputs["labels"] = Tensor(labels * weight + labels[order] * (1 - weight))
@@ -135,7 +145,7 @@ class MixUp(_LabelMixing):
     def augment(self, images, rng):
         order = rng.permutation(len(images))
         weight = rng.beta(self.alpha, self.alpha, len(images))
-        self._mixing = (order, weight)
+        self._keep_draw(order, weight)
         w = weight[:, None, None, None]
         return w * images + (1.0 - w) * images[order]
 
@@ -190,7 +200,7 @@ class CutMix(_LabelMixing):
         ratio = np.sqrt(1.0 - rng.beta(alpha, alpha, batch))
         mask, area = random_boxes(rng, images.shape, ratio, ratio)
         order = rng.permutation(batch)
-        self._mixing = (order, 1.0 - area)
+        self._keep_draw(order, 1.0 - area)
         return np.where(mask, images[order], images)
 
     def get_config(self):
