@@ -3,6 +3,7 @@
 import numpy as np
 
 from minikeras import ops
+from minikeras.engine.context import state as _state
 from minikeras.layers.embedding import Embedding
 from minikeras.layers.input_layer import SymbolicTensor
 
@@ -65,8 +66,6 @@ class ReversibleEmbedding(Embedding):
         True
     """
 
-    _untracked_attributes = Embedding._untracked_attributes | {"_reverse_call"}
-
     def __init__(
         self,
         input_dim,
@@ -101,7 +100,6 @@ class ReversibleEmbedding(Embedding):
         self.tie_weights = bool(tie_weights)
         self.reverse_dtype = reverse_dtype
         self.logit_soft_cap = logit_soft_cap
-        self._reverse_call = False
 
     def build(self, input_shape=None):
         super().build(input_shape)
@@ -113,8 +111,9 @@ class ReversibleEmbedding(Embedding):
             )
 
     def __call__(self, inputs, *args, reverse=False, **kwargs):
-        # Which way this call goes, for compute_mask (a lookup's mask only).
-        self._reverse_call = bool(reverse)
+        # Which way this call goes, for compute_mask (a lookup's mask only): in the thread's
+        # own state, so that threads calling one layer both ways do not read each other's.
+        _state.__dict__.setdefault("reverse_calls", {})[id(self)] = bool(reverse)
         return super().__call__(inputs, *args, reverse=reverse, **kwargs)
 
     def call(self, inputs, reverse=False):
@@ -149,7 +148,8 @@ class ReversibleEmbedding(Embedding):
             >>> layer.compute_mask(np.array([[3, 0]])).numpy()
             array([[ True, False]])
         """
-        return None if self._reverse_call else super().compute_mask(inputs, mask)
+        reverse = _state.__dict__.get("reverse_calls", {}).get(id(self), False)
+        return None if reverse else super().compute_mask(inputs, mask)
 
     def compute_output_shape(self, input_shape, reverse=False):
         if reverse:
