@@ -206,3 +206,13 @@ def _graph(lib):
 
 def test_models_of_these_ops_save_and_cross_to_keras(tmp_path):
     assert_saves_and_crosses_to_keras(_graph, CUBE, tmp_path)
+
+
+def test_errors_name_the_op_called_not_the_one_it_is_built_on():
+    x = np.ones((3, 4), "float32")
+    with pytest.raises(ValueError, match="amax: axis .0, 0. names an axis twice"):
+        ops.amax(x, axis=(0, 0))
+    with pytest.raises(ValueError, match="amin: axis 5 is out of range"):
+        ops.amin(x, axis=5)
+    with pytest.raises(ValueError, match="trace: x needs 2 or more axes"):
+        ops.trace(np.ones(3))

@@ -77,4 +77,7 @@ def trace(x, offset=0, axis1=0, axis2=1):
         >>> mk.ops.trace(np.arange(9).reshape(3, 3)).numpy()
         array(12)
     """
-    return sum(diagonal(x, offset, axis1, axis2), axis=-1)
+    value = array_of(x)
+    if np.ndim(getval(value)) < 2:  # (named here, not as `diagonal`'s error)
+        raise op_error("trace", "x needs 2 or more axes", value)
+    return sum(diagonal(value, offset, axis1, axis2), axis=-1)

@@ -50,7 +50,8 @@ def amax(x, axis=None, keepdims=False):
         >>> mk.ops.amax([[1.0, 5.0], [3.0, 2.0]], axis=0).numpy()
         array([3., 5.], dtype=float32)
     """
-    return max(x, axis=axis, keepdims=keepdims)
+    value = array_of(x)
+    return max(value, axis=_norm_axis("amax", value, axis), keepdims=keepdims)
 
 
 def amin(x, axis=None, keepdims=False):
@@ -71,7 +72,8 @@ def amin(x, axis=None, keepdims=False):
         >>> mk.ops.amin([[1.0, 5.0], [3.0, 2.0]], axis=0).numpy()
         array([1., 2.], dtype=float32)
     """
-    return min(x, axis=axis, keepdims=keepdims)
+    value = array_of(x)
+    return min(value, axis=_norm_axis("amin", value, axis), keepdims=keepdims)
 
 
 def ptp(x, axis=None, keepdims=False):
