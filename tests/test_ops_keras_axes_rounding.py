@@ -4,6 +4,7 @@ broadcast_to, repeat, moveaxis, swapaxes; values, dtypes and gradients, and agai
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
+from op_graphs import assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import ops
@@ -91,19 +92,4 @@ def _graph(lib):
 
 
 def test_models_of_these_ops_save_and_cross_to_keras(tmp_path):
-    model = _graph(mk)
-    data = X
-    for suffix in ("minikeras", "keras"):
-        model.save(tmp_path / f"m.{suffix}")
-        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
-        for got, want in zip(loaded(data), model(data)):
-            np.testing.assert_array_equal(got.numpy(), want.numpy())
-    keras = pytest.importorskip("keras")
-    theirs = _graph(keras)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    for got, want in zip(ours(data), theirs(data)):
-        np.testing.assert_allclose(got.numpy(), keras.ops.convert_to_numpy(want), rtol=1e-5)
-    again = keras.saving.load_model(tmp_path / "m.keras")
-    for got, want in zip(again(data), model(data)):
-        np.testing.assert_allclose(keras.ops.convert_to_numpy(got), want.numpy(), rtol=1e-5)
+    assert_saves_and_crosses_to_keras(_graph, X, tmp_path)

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
+from op_graphs import assert_saves_and_crosses_to_keras
 
-import minikeras as mk
 from minikeras import ops
 
 RNG = np.random.default_rng(7)
@@ -137,21 +137,4 @@ def _graph(lib):
 
 
 def test_models_of_it_save_and_cross_to_keras(tmp_path):
-    model = _graph(mk)
-    data = [QUERY, KEY]
-    for suffix in ("minikeras", "keras"):
-        model.save(tmp_path / f"m.{suffix}")
-        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
-        for got, want in zip(loaded(data), model(data)):
-            np.testing.assert_array_equal(got.numpy(), want.numpy())
-    keras = pytest.importorskip("keras")
-    theirs = _graph(keras)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    for got, want in zip(ours(data), theirs(data)):
-        want = keras.ops.convert_to_numpy(want)
-        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6)
-    again = keras.saving.load_model(tmp_path / "m.keras")
-    for got, want in zip(again(data), model(data)):
-        got = keras.ops.convert_to_numpy(got)
-        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
+    assert_saves_and_crosses_to_keras(_graph, [QUERY, KEY], tmp_path, atol=1e-6)

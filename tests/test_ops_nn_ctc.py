@@ -6,6 +6,7 @@ import itertools
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
+from op_graphs import assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import ops
@@ -89,21 +90,11 @@ def _graph(lib):
 
 
 def test_models_of_it_save_and_cross_to_keras(tmp_path):
-    data = [TARGET, LOGITS, TARGET_LENGTH.astype("int32"), OUTPUT_LENGTH.astype("int32")]
-    model = _graph(mk)
-    for suffix in ("minikeras", "keras"):
-        model.save(tmp_path / f"m.{suffix}")
-        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
-        np.testing.assert_array_equal(loaded(data).numpy(), model(data).numpy())
-    keras = pytest.importorskip("keras")
-    theirs = _graph(keras)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    want = keras.ops.convert_to_numpy(theirs(data))
-    np.testing.assert_allclose(ours(data).numpy(), want, rtol=1e-5)
-    again = keras.saving.load_model(tmp_path / "m.keras")
-    got = keras.ops.convert_to_numpy(again(data))
-    np.testing.assert_allclose(got, model(data).numpy(), rtol=1e-5)
+    assert_saves_and_crosses_to_keras(
+        _graph,
+        [TARGET, LOGITS, TARGET_LENGTH.astype("int32"), OUTPUT_LENGTH.astype("int32")],
+        tmp_path,
+    )
 
 
 def _all_labellings(log_probs, blank=0):

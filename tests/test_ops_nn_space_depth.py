@@ -4,8 +4,8 @@ layouts and values, and their nodes through .keras files."""
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
+from op_graphs import assert_saves_and_crosses_to_keras
 
-import minikeras as mk
 from minikeras import ops
 
 RNG = np.random.default_rng(11)
@@ -88,18 +88,4 @@ def _graph(lib):
 
 
 def test_models_of_these_ops_save_and_cross_to_keras(tmp_path):
-    model = _graph(mk)
-    for suffix in ("minikeras", "keras"):
-        model.save(tmp_path / f"m.{suffix}")
-        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
-        for got, want in zip(loaded(X), model(X)):
-            np.testing.assert_array_equal(got.numpy(), want.numpy())
-    keras = pytest.importorskip("keras")
-    theirs = _graph(keras)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    for got, want in zip(ours(X), theirs(X)):
-        np.testing.assert_array_equal(got.numpy(), keras.ops.convert_to_numpy(want))
-    again = keras.saving.load_model(tmp_path / "m.keras")
-    for got, want in zip(again(X), model(X)):
-        np.testing.assert_array_equal(keras.ops.convert_to_numpy(got), want.numpy())
+    assert_saves_and_crosses_to_keras(_graph, X, tmp_path)
