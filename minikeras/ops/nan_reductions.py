@@ -136,9 +136,10 @@ def _mean_of_present(value, missing, axis, keepdims):
     count = np.sum(present, axis=axis, keepdims=keepdims).astype(getval(value).dtype)
     total = sum(value, axis=axis, keepdims=keepdims)
     mean = divide(total, np.maximum(count, 1))
-    if missing is None and not np.all(count):  # an empty slice: nan, as numpy and Keras give
-        return add(mean, np.where(count == 0, np.nan, 0).astype(mean.dtype))
-    return _nan_where_all_missing(mean, missing, axis, keepdims)
+    if np.all(count):
+        return mean
+    # nan where nothing is present: a slice of nan only, or an empty one (as numpy, Keras)
+    return add(mean, np.where(count == 0, np.nan, 0).astype(mean.dtype))  # (no warning)
 
 
 def nanvar(x, axis=None, keepdims=False):
