@@ -116,11 +116,7 @@ def operand_values_list(operands, convert=value_of):
     if not constants:
         return values
     tensors = [value for x, value in zip(operands, values) if _is_tensor(x)]
-    if tensors:
-        dtype = _constant_dtype(tensors)
-        for i in constants:
-            values[i] = values[i].astype(dtype)
-    return values
+    return _cast_at(values, constants, tensors)
 
 
 def narrowed_operands(*operands):
@@ -149,13 +145,17 @@ def narrowed_operands(*operands):
     if not constants:
         return operands
     tensors = [value_of(x) for x in operands if _is_tensor(x)]
-    if not tensors:
-        return operands
-    dtype = _constant_dtype(tensors)
-    narrowed_ones = list(operands)
-    for i in constants:
-        narrowed_ones[i] = operands[i].astype(dtype)
-    return tuple(narrowed_ones)
+    return tuple(_cast_at(list(operands), constants, tensors))
+
+
+def _cast_at(items, constants, tensors):
+    """`items` (a list, changed in place) with those at `constants` cast to the dtype
+    `tensors` give constants (unchanged if there is no Tensor among the operands)."""
+    if tensors:
+        dtype = _constant_dtype(tensors)
+        for i in constants:
+            items[i] = items[i].astype(dtype)
+    return items
 
 
 def _float64_array(x, value):
