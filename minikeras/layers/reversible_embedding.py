@@ -1,5 +1,7 @@
 """`ReversibleEmbedding`: an `Embedding` that also maps vectors back to logits over its ids."""
 
+import weakref
+
 import numpy as np
 
 from minikeras import ops
@@ -113,7 +115,7 @@ class ReversibleEmbedding(Embedding):
     def __call__(self, inputs, *args, reverse=False, **kwargs):
         # Which way this call goes, for compute_mask (a lookup's mask only): in the thread's
         # own state, so that threads calling one layer both ways do not read each other's.
-        _state.__dict__.setdefault("reverse_calls", {})[id(self)] = bool(reverse)
+        _reverse_calls()[self] = bool(reverse)
         return super().__call__(inputs, *args, reverse=reverse, **kwargs)
 
     def call(self, inputs, reverse=False):
@@ -148,7 +150,7 @@ class ReversibleEmbedding(Embedding):
             >>> layer.compute_mask(np.array([[3, 0]])).numpy()
             array([[ True, False]])
         """
-        reverse = _state.__dict__.get("reverse_calls", {}).get(id(self), False)
+        reverse = _reverse_calls().get(self, False)
         return None if reverse else super().compute_mask(inputs, mask)
 
     def compute_output_shape(self, input_shape, reverse=False):
@@ -182,3 +184,9 @@ class ReversibleEmbedding(Embedding):
             "reverse_dtype": self.reverse_dtype,
             "logit_soft_cap": self.logit_soft_cap,
         }
+
+
+def _reverse_calls():
+    """This thread's `{layer: whether its latest call was reverse}`, by weak reference (an
+    id reused by a later layer must not give it another's direction)."""
+    return _state.__dict__.setdefault("reverse_calls", weakref.WeakKeyDictionary())
