@@ -7,6 +7,8 @@ runs the steps in Keras 3's order. The rule runs either as the optimizer's
 writes into arrays chosen by `_buffers.UpdateBuffers`.
 """
 
+from operator import is_
+
 import numpy as np
 
 from minikeras.engine.tensor import Tensor
@@ -65,29 +67,39 @@ def checked_updates(optimizer, grads, trainable_variables):
         return []
     if not optimizer.built:
         optimizer.build(trainable_variables)
+    known = optimizer._trainable_variables
+    if len(trainable_variables) == len(known) and all(map(is_, trainable_variables, known)):
+        indices = range(len(known))  # (the usual call: the variables it was built for, in order)
+    else:
+        indices = [_index_of(optimizer, variable) for variable in trainable_variables]
     updates = []
-    for grad, variable in zip(grads, trainable_variables):
-        index = optimizer._trainable_variables_indices.get(id(variable))
-        if index is None:
-            raise ValueError(
-                f"Optimizer {optimizer.name!r}: variable {label(variable)!r} is not one of the "
-                f"{len(optimizer._trainable_variables)} variables this optimizer was built for "
-                "(on its first apply), and it keeps state per variable. Create a new "
-                "optimizer for the new variable list."
-            )
+    for index, grad, variable in zip(indices, grads, trainable_variables):
         if grad is None:
             _warn_no_gradient(variable)
             continue
-        value = grad._value if type(grad) is Tensor else grad
-        if type(value) is not np.ndarray or value.dtype != variable._value.dtype:
+        value, target = grad._value if type(grad) is Tensor else grad, variable._value
+        if type(value) is not np.ndarray or value.dtype != target.dtype:
             value = np.asarray(grad, dtype=variable.dtype)
-        if value.shape != variable._value.shape:
+        if value.shape != target.shape:
             raise ValueError(
                 f"Optimizer {optimizer.name!r}: the gradient for variable {label(variable)!r} "
                 f"has shape {value.shape}, but the variable has shape {variable.shape}"
             )
         updates.append((index, value, variable))
     return updates
+
+
+def _index_of(optimizer, variable):
+    """The index of `variable` in the optimizer's lists; raises if it has none."""
+    index = optimizer._trainable_variables_indices.get(id(variable))
+    if index is None:
+        raise ValueError(
+            f"Optimizer {optimizer.name!r}: variable {label(variable)!r} is not one of the "
+            f"{len(optimizer._trainable_variables)} variables this optimizer was built for "
+            "(on its first apply), and it keeps state per variable. Create a new "
+            "optimizer for the new variable list."
+        )
+    return index
 
 
 def apply_update(optimizer, updates):
