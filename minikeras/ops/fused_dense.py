@@ -40,8 +40,11 @@ def _dense(x, kernel, bias, use_relu):
     Another strided view is copied into rows once, here, and the kernel's
     gradient reuses that copy.
     """
-    time_major = _is_time_major(x)
-    rows = _as_rows(x, time_major)
+    if x.ndim == 2:  # (a batch of rows, the usual case: no reshaping to decide)
+        time_major, rows = False, x
+    else:
+        time_major = _is_time_major(x)
+        rows = _as_rows(x, time_major)
     out = np.matmul(rows, kernel)
     if bias is not None:
         out += bias
@@ -99,15 +102,19 @@ def _dense_vjp(argnums, ans, args, residuals):
             else:
                 g = g * (outputs > 0)
         # Rows in the order the forward pass multiplied them (time-major for an RNN's output).
-        time_major = _is_time_major(x)
         rows = residuals
-        if rows is None:  # (autograd's own grad called the op: no residuals)
-            rows = _as_rows(x, time_major)
-        g_2d = _as_rows(g, time_major)
+        if g.ndim == 2 and rows is not None:  # (rows in, rows out: nothing to reorder)
+            time_major, g_2d = False, g
+        else:
+            time_major = _is_time_major(x)
+            if rows is None:  # (autograd's own grad called the op: no residuals)
+                rows = _as_rows(x, time_major)
+            g_2d = _as_rows(g, time_major)
         grads = []
         for argnum in argnums:
             if argnum == 0:
-                grads.append(_from_rows(g_2d @ kernel.T, g.shape, time_major))
+                product = g_2d @ kernel.T
+                grads.append(product if g_2d is g else _from_rows(product, g.shape, time_major))
             elif argnum == 1:
                 grads.append(rows.T @ g_2d)
             else:
