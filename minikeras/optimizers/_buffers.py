@@ -35,6 +35,7 @@ afresh, into new arrays, before the next update writes.
 """
 
 import sys
+from sys import getrefcount
 
 import numpy as np
 
@@ -283,7 +284,11 @@ class FlatSlots:
             return False
         for member in self._slots:
             for slot, flat in zip(member, self.flats):
-                if not _own_view(slot, flat):
+                # Each slot still a view of its packed array that nothing else holds. A
+                # view is never `is_unshared`: its own count, and the packed array's (which
+                # every view and slice of it adds to, checked above). Written out, not a
+                # helper: it runs for every slot at every update.
+                if slot._value.base is not flat or getrefcount(slot._value) > _UNSHARED_REFS:
                     return False
         return True
 
@@ -307,7 +312,11 @@ class FlatSlots:
         """
         if self.values is None or self._values_count() != self._values_refs:
             return False
-        return all(_own_view(variable, self.values) for variable in self._variables)
+        values = self.values  # (only now: a local adds to the count just compared)
+        for variable in self._variables:  # (each its own view, as the slots in `intact`)
+            if variable._value.base is not values or getrefcount(variable._value) > _UNSHARED_REFS:
+                return False
+        return True
 
 
 def unpacked(updates, grads, indices):
@@ -345,12 +354,3 @@ def _packed(holders, bounds):
 def _view_into(holders, flat, bounds):
     for holder, (start, stop, shape) in zip(holders, bounds):
         holder._value = flat[start:stop].reshape(shape)
-
-
-def _own_view(holder, flat):
-    """Whether `holder._value` is a view of `flat` that nothing else holds.
-
-    A view is never `is_unshared`: its own count, and the packed array's
-    (which every view and slice of it adds to) checked by the caller.
-    """
-    return holder._value.base is flat and sys.getrefcount(holder._value) <= _UNSHARED_REFS
