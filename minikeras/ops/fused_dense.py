@@ -40,17 +40,15 @@ def _dense(x, kernel, bias, use_relu):
     Another strided view is copied into rows once, here, and the kernel's
     gradient reuses that copy.
     """
-    if x.ndim == 2:  # (a batch of rows, the usual case: no reshaping to decide)
-        time_major, rows = False, x
-    else:
-        time_major = _is_time_major(x)
-        rows = _as_rows(x, time_major)
+    rows_in = x.ndim == 2  # (a batch of rows, the usual case: no reshaping to decide)
+    time_major = not rows_in and _is_time_major(x)
+    rows = x if rows_in else _as_rows(x, time_major)
     out = np.matmul(rows, kernel)
     if bias is not None:
         out += bias
     if use_relu:
         np.maximum(out, 0, out=out)
-    return _from_rows(out, x.shape, time_major), rows
+    return (out if rows_in else _from_rows(out, x.shape, time_major)), rows
 
 
 def _is_time_major(x):
