@@ -77,13 +77,10 @@ def weights_for_training(model):
 
 def report_unchanged(model, weights, before):
     """Warns, naming them, about trainable weights whose values equal `before`."""
-    paths = {id(v): path for path, _, v in tracking.walk(model)}
-    unchanged = [
-        paths.get(id(w), w.path or w.name)
-        for w, old in zip(weights, before)
-        if np.array_equal(w.numpy(), old)
-    ]
-    if unchanged:
+    unchanged = [w for w, old in zip(weights, before) if np.array_equal(w.numpy(), old)]
+    if unchanged:  # (named by their paths in the model: one walk, only when one is found)
+        paths = {id(v): path for path, _, v in tracking.walk(model)}
+        unchanged = [paths.get(id(w), w.path or w.name) for w in unchanged]
         several = len(unchanged) > 1
         warnings.warn(
             f"fit: trainable weight{'s' if several else ''} "
