@@ -244,6 +244,26 @@ def test_a_variable_in_a_plain_object_is_flagged():
     assert layer.weights == []
 
 
+def test_a_variable_in_a_user_subclass_of_a_minikeras_initializer_is_flagged():
+    # The scan passes minikeras's own initializers by (they hold none), by their
+    # class's module: a subclass defined elsewhere is still looked into.
+    class ScaledOnes(minikeras.initializers.Ones):
+        def __init__(self):
+            self.scale = Variable(np.full(3, 2.0, dtype="float32"), name="hidden_scale")
+
+    class Holder(Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.init = ScaledOnes()
+            self.spec_like = minikeras.layers.InputSpec(ndim=2)
+
+        def call(self, inputs):
+            return inputs * self.init.scale
+
+    messages = tracking_warnings(lambda: Holder(name="holder")(np.ones((1, 3))))
+    assert any("'hidden_scale'" in m and "'holder.init.scale'" in m for m in messages)
+
+
 def test_a_variable_in_a_set_is_flagged():
     class InSet(Layer):
         def __init__(self, **kwargs):

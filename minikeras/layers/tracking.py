@@ -332,6 +332,20 @@ def find_untrackable(layer, max_depth=3):
     return [item for item in found if id(item[2]) not in tracked]
 
 
+# minikeras's own objects that hold no Layer or Variable a user put there: an
+# InputSpec, an initializer, regularizer or constraint minikeras defines, a
+# functional graph's tensors and nodes (whose layers the model tracks). The
+# first call's scan passes them by (a user's subclass, defined elsewhere, is
+# still looked into).
+_HOLDING_NOTHING = (
+    "minikeras.layers.input_spec",
+    "minikeras.layers.input_layer",
+    "minikeras.initializers.",
+    "minikeras.regularizers",
+    "minikeras.constraints",
+)
+
+
 def _scan(value, path, owner, found, depth, seen):
     if type(value) in _LEAF_TYPES:  # (what the checks below would reach last)
         return
@@ -348,7 +362,11 @@ def _scan(value, path, owner, found, depth, seen):
         for item in value:
             if _is_layer(item) or isinstance(item, Variable):
                 found.append((path + "{...}", owner, item, "set"))
-    elif hasattr(value, "__dict__") and not isinstance(value, Variable):
+    elif (
+        hasattr(value, "__dict__")
+        and not isinstance(value, Variable)
+        and not type(value).__module__.startswith(_HOLDING_NOTHING)
+    ):
         for name, item in vars(value).items():
             item_path = f"{path}.{name}"
             if getattr(item, "_holds_no_state", False):  # (an Input's InputLayer, on its tensor)
