@@ -298,6 +298,7 @@ from minikeras.ops.space_depth import depth_to_space, space_to_depth
 from minikeras.ops.control_flow import cond, fori_loop, switch, while_loop
 from minikeras.ops.custom_gradient import custom_gradient
 from minikeras.ops.decompositions import cholesky, cholesky_inverse, eig, eigh, lu_factor, qr, svd
+from minikeras.ops.determinants import det, logdet, slogdet
 from minikeras.ops.forward_mode import jvp
 from minikeras.ops.fourier import (
     fft,
@@ -310,13 +311,10 @@ from minikeras.ops.fourier import (
     view_as_real,
 )
 from minikeras.ops.linear_algebra import (
-    det,
     inv,
-    logdet,
     lstsq,
     matrix_rank,
     pinv,
-    slogdet,
     solve,
     solve_triangular,
 )

@@ -1,14 +1,13 @@
-"""Linear algebra on (batches of) matrices: inv, det, slogdet, logdet, solve,
-solve_triangular, pinv, lstsq, matrix_rank, as Keras's ops.
+"""Linear algebra on (batches of) matrices: inv, solve, solve_triangular, pinv,
+lstsq, matrix_rank, as Keras's ops.
 
 Each works on the last two axes, batched over the others, and is differentiable
-(second order too) except `matrix_rank`. `inv`, `det` and `solve` are autograd's
-primitives; `pinv` and the log-determinant are ours, because autograd's
-pinv VJP builds float64 identity matrices (float32 would leak into float64),
-and autograd has no log-determinant alone. Our VJPs are written in autograd's
+(second order too) except `matrix_rank`. `inv` and `solve` are autograd's
+primitives; `pinv` is ours, because autograd's pinv VJP builds float64 identity
+matrices (float32 would leak into float64). Our VJPs are written in autograd's
 differentiable functions, so their gradients have gradients. Integer inputs give
 floatx, as in Keras. Decompositions (cholesky, eigh, svd, qr...) are in `ops.decompositions`,
-`norm` in `ops.norms`.
+determinants in `ops.determinants`, `norm` in `ops.norms`.
 """
 
 import autograd.numpy as anp
@@ -21,13 +20,10 @@ from minikeras.ops.core import array_of, as_float, getval, op_error, promote, sh
 from minikeras.ops.operands import operand_values
 
 __all__ = [
-    "det",
     "inv",
-    "logdet",
     "lstsq",
     "matrix_rank",
     "pinv",
-    "slogdet",
     "solve",
     "solve_triangular",
 ]
@@ -79,81 +75,6 @@ def inv(x):
                [0.  , 0.25]], dtype=float32)
     """
     return _linalg_call("inv", anp.linalg.inv, _matrices("inv", x))
-
-
-def det(x):
-    """The determinant of a square matrix (of each, for a batch).
-
-    Args:
-        x: Tensor of shape `(..., M, M)`.
-
-    Returns:
-        A Tensor of shape `(...)`.
-
-    Raises:
-        ValueError: if `x` is not square matrices.
-
-    Example:
-        >>> float(mk.ops.det([[1.0, 2.0], [3.0, 4.0]]))
-        -2.0
-    """
-    return _linalg_call("det", anp.linalg.det, _matrices("det", x))
-
-
-@primitive
-def _logabsdet(x):
-    return np.linalg.slogdet(x)[1]
-
-
-# d log|det x| = tr(x^-1 dx): the gradient is inv(x) transposed.
-defvjp(_logabsdet, lambda ans, x: lambda g: g[..., None, None] * _transpose_last(anp.linalg.inv(x)))
-
-
-def slogdet(x):
-    """The sign and the natural log of the absolute value of the determinant.
-
-    More accurate than `log(det(x))` for large or small determinants.
-
-    Args:
-        x: Tensor of shape `(..., M, M)`.
-
-    Returns:
-        A tuple `(sign, logabsdet)` of Tensors of shape `(...)`; the sign has
-        no gradient.
-
-    Raises:
-        ValueError: if `x` is not square matrices.
-
-    Example:
-        >>> sign, logabsdet = mk.ops.slogdet([[2.0, 0.0], [0.0, -3.0]])
-        >>> float(sign), round(float(logabsdet), 4)
-        (-1.0, 1.7918)
-    """
-    value = _matrices("slogdet", x)
-    sign = np.linalg.slogdet(getval(value))[0]
-    return wrap(sign), _linalg_call("slogdet", _logabsdet, value)
-
-
-def logdet(x):
-    """The natural log of the determinant of a positive-definite matrix.
-
-    As Keras's: the log of the absolute value (`slogdet(x)[1]`), so a matrix
-    with a negative determinant gives a number, not NaN.
-
-    Args:
-        x: Tensor of shape `(..., M, M)`.
-
-    Returns:
-        A Tensor of shape `(...)`.
-
-    Raises:
-        ValueError: if `x` is not square matrices.
-
-    Example:
-        >>> round(float(mk.ops.logdet([[2.0, 0.0], [0.0, 3.0]])), 4)
-        1.7918
-    """
-    return _linalg_call("logdet", _logabsdet, _matrices("logdet", x))
 
 
 def _solve(op, a, b, batched_vectors=False):
