@@ -92,3 +92,77 @@ def test_det_gradients_at_singular_matrices_as_keras():
     ours = ops.slogdet(batch)
     np.testing.assert_array_equal(ours[0].numpy(), np.asarray(sign))
     np.testing.assert_array_equal(ours[1].numpy(), np.asarray(logabsdet))
+
+
+SPD = np.array([[4.0, 2.0, 0.5], [2.0, 3.0, 1.0], [0.5, 1.0, 2.0]])
+FLOAT16_CASES = {
+    "inv": lambda o, x: o.inv(x),
+    "det": lambda o, x: o.det(x),
+    "slogdet": lambda o, x: o.slogdet(x),
+    "logdet": lambda o, x: o.logdet(x),
+    "solve": lambda o, x: o.solve(x, x[:, :1]),
+    "solve_triangular": lambda o, x: o.solve_triangular(x, x[0], lower=True),
+    "cholesky": lambda o, x: o.cholesky(x, upper=True),
+    "cholesky_inverse": lambda o, x: o.cholesky_inverse(o.cholesky(x)),
+    "eigh": lambda o, x: o.eigh(x)[0],
+    "eig": lambda o, x: o.eig(x)[0],
+    "svd": lambda o, x: o.svd(x, compute_uv=False),
+    "svd_uv": lambda o, x: o.abs(o.svd(x)[0]),
+    "qr": lambda o, x: o.abs(o.qr(x)[1]),
+    "lu_factor": lambda o, x: o.lu_factor(x),
+    "pinv": lambda o, x: o.pinv(x[:, :2]),
+    "lstsq": lambda o, x: o.lstsq(x[:, :2], x[:, 2]),
+    "matrix_rank": lambda o, x: o.matrix_rank(x),
+    "norm_nuc": lambda o, x: o.norm(x, ord="nuc"),
+    "norm_2": lambda o, x: o.norm(x, ord=-2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT16_CASES))
+def test_float16_is_computed_in_float32_and_given_back_as_float16(name):
+    case = FLOAT16_CASES[name]
+    half = SPD.astype("float16")
+    ours = mk.tree.flatten(case(ops, half))
+    widened = mk.tree.flatten(case(ops, half.astype("float32")))
+    for got, want in zip(ours, widened):
+        want = want.numpy()
+        expected_dtype = np.float16 if want.dtype == np.float32 else want.dtype
+        assert got.dtype == expected_dtype, name  # (eig: complex64; int32 stays int32)
+        # (cholesky_inverse's input, a cholesky factor, was rounded to float16 on the way)
+        rtol = 2e-3 if name == "cholesky_inverse" else 0
+        np.testing.assert_allclose(got.numpy(), want.astype(expected_dtype), rtol, err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "logdet", "solve", "cholesky", "svd", "pinv"])
+def test_float16_gradients_are_float16(name):
+    case = FLOAT16_CASES[name]
+    x = mk.Variable(SPD.astype("float16"), dtype="float16")
+    with mk.GradientTape() as tape:
+        total = ops.sum(case(ops, x))
+    grad = tape.gradient(total, x)
+    y = mk.Variable(SPD.astype("float32"))
+    with mk.GradientTape() as tape:
+        total = ops.sum(case(ops, y))
+    assert grad.dtype == np.float16
+    np.testing.assert_allclose(grad.numpy(), tape.gradient(total, y).numpy(), rtol=2e-3, atol=1e-3)
+
+
+def test_float16_beside_float32_is_float32():
+    a, b = SPD.astype("float16"), np.ones(3, "float32")
+    assert ops.solve(a, b).dtype == np.float32
+    assert ops.solve(a, b.astype("float16")).dtype == np.float16
+
+
+def test_float16_as_keras_where_keras_computes_it():
+    keras = pytest.importorskip("keras")
+    half = SPD.astype("float16")
+    for name in ["det", "solve_triangular"]:  # (JAX's closed-form 3x3 det; no LAPACK)
+        case = FLOAT16_CASES[name]
+        for got, want in zip(
+            mk.tree.flatten(case(ops, half)), mk.tree.flatten(case(keras.ops, half))
+        ):
+            want = np.asarray(want)
+            assert got.dtype == want.dtype, name
+            np.testing.assert_allclose(got.numpy(), want, rtol=2e-3, atol=1e-3, err_msg=name)
+    with pytest.raises(NotImplementedError, match="float16"):  # (LAPACK has no float16)
+        np.asarray(keras.ops.inv(half))

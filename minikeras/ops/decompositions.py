@@ -8,7 +8,8 @@ leak); the VJPs are written in autograd's differentiable functions, so they
 have gradients too. A decomposition of several results is one primitive
 returning a tuple (autograd's container boxes take it apart). `eig` and
 `lu_factor` have no gradient here (JAX has them): their results are constants
-to a tape.
+to a tape. float16 is computed in float32 and given back as float16, where Keras on
+JAX refuses it (LAPACK has no float16).
 """
 
 import autograd.numpy as anp
@@ -17,7 +18,13 @@ from autograd.extend import defvjp, primitive
 
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.core import getval, op_error, shape_of, wrap
-from minikeras.ops.linear_algebra import _eye_like, _matrices, _transpose_last, solve_triangular
+from minikeras.ops.linear_algebra import (
+    _eye_like,
+    _float16_in_float32,
+    _matrices,
+    _transpose_last,
+    solve_triangular,
+)
 
 __all__ = ["cholesky", "cholesky_inverse", "eig", "eigh", "lu_factor", "qr", "svd"]
 
@@ -43,6 +50,7 @@ def _cholesky_vjp(lower, x):
 defvjp(_cholesky, _cholesky_vjp)
 
 
+@_float16_in_float32
 def cholesky(x, upper=False):
     """The Cholesky factor of a symmetric positive-definite matrix.
 
@@ -72,6 +80,7 @@ def cholesky(x, upper=False):
     return wrap(_transpose_last(lower) if upper else lower)
 
 
+@_float16_in_float32
 def cholesky_inverse(x, upper=False):
     """The inverse of `A` from its Cholesky factor: `inv(L @ L.T)` (or `inv(U.T @ U)`).
 
@@ -127,6 +136,7 @@ def _eigh_vjp(ans, x):
 defvjp(_eigh, _eigh_vjp)
 
 
+@_float16_in_float32
 def eigh(x):
     """Eigenvalues and eigenvectors of a real symmetric matrix.
 
@@ -154,6 +164,7 @@ def eigh(x):
     return wrap(result[0]), wrap(result[1])
 
 
+@_float16_in_float32
 def eig(x):
     """Eigenvalues and right eigenvectors of a square matrix (no gradient).
 
@@ -232,6 +243,7 @@ def _svd_vjp(ans, x, full_matrices, compute_uv):
 defvjp(_svd, _svd_vjp)
 
 
+@_float16_in_float32
 def svd(x, full_matrices=True, compute_uv=True):
     """Singular value decomposition `x = u @ diag(s) @ vh`.
 
@@ -291,6 +303,7 @@ def _qr_vjp(ans, x, complete):
 defvjp(_qr, _qr_vjp)
 
 
+@_float16_in_float32
 def qr(x, mode="reduced"):
     """QR decomposition `x = q @ r`, `q` with orthonormal columns, `r` upper triangular.
 
@@ -318,6 +331,7 @@ def qr(x, mode="reduced"):
     return wrap(result[0]), wrap(result[1])
 
 
+@_float16_in_float32
 def lu_factor(x):
     """LU factorization with partial pivoting, packed as LAPACK's (and Keras's) `lu_factor`.
 

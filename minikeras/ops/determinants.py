@@ -17,6 +17,8 @@ product of the `s_l` with `l` not `i` nor `j`)
 That map is its own adjoint, so the same formula gives the VJP: `det` has a
 second-order gradient everywhere, singular matrices and repeated singular values
 included (JAX's, through LU cofactors, agrees). Third order is refused.
+float16 is computed in float32 and given back as float16 (Keras on JAX computes
+float16 det only for matrices up to 3x3, by formula, and refuses slogdet).
 """
 
 import autograd.numpy as anp
@@ -24,7 +26,12 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 
 from minikeras.ops.core import getval, wrap
-from minikeras.ops.linear_algebra import _linalg_call, _matrices, _transpose_last
+from minikeras.ops.linear_algebra import (
+    _float16_in_float32,
+    _linalg_call,
+    _matrices,
+    _transpose_last,
+)
 
 __all__ = ["det", "logdet", "slogdet"]
 
@@ -83,6 +90,7 @@ def _det(x):
 defvjp(_det, lambda ans, x: lambda g: g[..., None, None] * _cofactors(x))
 
 
+@_float16_in_float32
 def det(x):
     """The determinant of a square matrix (of each, for a batch).
 
@@ -144,6 +152,7 @@ def _logabsdet_vjp(ans, x):
 defvjp(_logabsdet, _logabsdet_vjp)
 
 
+@_float16_in_float32
 def slogdet(x):
     """The sign and the natural log of the absolute value of the determinant.
 
@@ -173,6 +182,7 @@ def slogdet(x):
     return wrap(sign), _linalg_call("slogdet", _logabsdet, value)
 
 
+@_float16_in_float32
 def logdet(x):
     """The natural log of the determinant of a positive-definite matrix.
 

@@ -6,9 +6,13 @@ Each works on the last two axes, batched over the others, and is differentiable
 primitives; `pinv` is ours, because autograd's pinv VJP builds float64 identity
 matrices (float32 would leak into float64). Our VJPs are written in autograd's
 differentiable functions, so their gradients have gradients. Integer inputs give
-floatx, as in Keras. Decompositions (cholesky, eigh, svd, qr...) are in `ops.decompositions`,
+floatx, as in Keras. float16 is computed in float32 and given back as float16
+(`_float16_in_float32`): LAPACK has none, so Keras on JAX refuses most of these ops
+on float16. Decompositions (cholesky, eigh, svd, qr...) are in `ops.decompositions`,
 determinants in `ops.determinants`, `norm` in `ops.norms`.
 """
+
+import functools
 
 import autograd.numpy as anp
 import numpy as np
@@ -27,6 +31,50 @@ __all__ = [
     "solve",
     "solve_triangular",
 ]
+
+
+_FLOAT16 = np.dtype(np.float16)
+
+
+def _float_dtypes(operands):
+    dtypes = (getattr(operand, "dtype", None) for operand in operands)
+    return {np.dtype(d) for d in dtypes if d is not None and np.dtype(d).kind == "f"}
+
+
+def _half(result):
+    """A float32 Tensor (or each in a tuple) as float16; others as they are."""
+    if isinstance(result, tuple):
+        return tuple(_half(part) for part in result)
+    if getattr(result, "dtype", None) == np.float32:
+        return wrap(result._value.astype(np.float16))
+    return result
+
+
+def _float16_in_float32(op):
+    """Runs a linear-algebra op on float16 operands in float32, and gives float16 back if
+    they were all float16 (beside a float32 operand, the result is float32).
+
+    numpy's linalg (LAPACK) has no float16; JAX's has none either, so Keras
+    refuses most of these ops on float16, where we compute them.
+    """
+
+    @functools.wraps(op)
+    def run(*args, **kwargs):
+        floats = _float_dtypes(list(args) + list(kwargs.values()))
+        if _FLOAT16 not in floats:
+            return op(*args, **kwargs)
+
+        def widened(operand):
+            if getattr(operand, "dtype", None) != np.float16:
+                return operand
+            return array_of(operand).astype(np.float32)
+
+        args = [widened(arg) for arg in args]
+        kwargs = {name: widened(value) for name, value in kwargs.items()}
+        result = op(*args, **kwargs)
+        return _half(result) if floats == {_FLOAT16} else result
+
+    return run
 
 
 def _matrices(op, x, square=True):
@@ -57,6 +105,7 @@ def _linalg_call(op, primitive_fn, *values):
         raise op_error(op, f"the matrix is singular or not valid here ({error})", *values) from None
 
 
+@_float16_in_float32
 def inv(x):
     """The inverse of a square matrix (of each, for a batch).
 
@@ -101,6 +150,7 @@ def _solve(op, a, b, batched_vectors=False):
     return wrap(x._value[..., 0]) if vector else x
 
 
+@_float16_in_float32
 def solve(a, b):
     """Solves `a @ x = b` for `x`.
 
@@ -126,6 +176,7 @@ def solve(a, b):
     return _solve("solve", _matrices("solve", a), b)
 
 
+@_float16_in_float32
 def solve_triangular(a, b, lower=False):
     """Solves `a @ x = b` for a triangular `a`, reading only its triangle.
 
@@ -184,6 +235,7 @@ def _pinv_vjp(ans, x, rcond):
 defvjp(_pinv, _pinv_vjp)
 
 
+@_float16_in_float32
 def pinv(x, rcond=None):
     """The Moore-Penrose pseudo-inverse, from the singular value decomposition.
 
@@ -207,6 +259,7 @@ def pinv(x, rcond=None):
     return wrap(call_primitive(_pinv, value, rcond))
 
 
+@_float16_in_float32
 def lstsq(a, b, rcond=None):
     """The least-squares solution `x` minimizing `norm(b - a @ x)`.
 
@@ -239,6 +292,7 @@ def lstsq(a, b, rcond=None):
     return wrap(anp.matmul(inverse, b))
 
 
+@_float16_in_float32
 def matrix_rank(x, tol=None):
     """The rank of a matrix: how many singular values exceed `tol`.
 

@@ -126,9 +126,15 @@ def symbolic_aware(function):
     # (named in tracebacks as what it is; the source is built above from a signature)
     exec(compile(source, f"<symbolic_aware {function.__name__}>", "exec"), namespace)  # noqa: S102
     wrapper = namespace[function.__name__]
-    # The real defaults (the source wrote None for each), so that the signature reads true.
-    wrapper.__defaults__ = function.__defaults__
-    wrapper.__kwdefaults__ = function.__kwdefaults__
+    # The real defaults (the source wrote None for each), so that the signature reads true;
+    # from the signature, which sees through a decorator's `*args, **kwargs`.
+    values = signature.parameters.values()
+    defaults = [p.default for p in values if p.kind is p.POSITIONAL_OR_KEYWORD]
+    wrapper.__defaults__ = tuple(d for d in defaults if d is not inspect.Parameter.empty) or None
+    keyword_defaults = {p.name: p.default for p in values if p.kind is p.KEYWORD_ONLY}
+    wrapper.__kwdefaults__ = {
+        name: d for name, d in keyword_defaults.items() if d is not inspect.Parameter.empty
+    } or None
     functools.update_wrapper(wrapper, function)
     # Where it is found by name (`minikeras.ops.relu`), so that pickle finds this object.
     wrapper.__module__ = "minikeras.ops"
