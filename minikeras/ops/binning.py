@@ -173,6 +173,8 @@ def unique(
 
     Its length depends on the values: on a symbolic tensor (an `Input`) it
     needs `size`, which fixes it (Keras records a node of unknown length).
+    Each NaN is a value of its own (NaN != NaN), as in Keras, placed last;
+    numpy's `unique` merges them by default.
 
     Args:
         x: Tensor or array-like.
@@ -212,7 +214,8 @@ def unique(
             "length depends on the values, which a symbolic tensor has not"
         ) from None
     try:
-        found = np.unique(value, True, True, True, axis=axis)
+        # Each NaN apart (NaN != NaN), as Keras's backends keep them; numpy merges by default.
+        found = np.unique(value, True, True, True, axis=axis, equal_nan=False)
     except (ValueError, np.exceptions.AxisError) as error:
         raise op_error("unique", f"invalid axis {axis!r} ({error})", value) from None
     values, index, inverse, counts = found[0], *(a.astype(np.int32) for a in found[1:])
