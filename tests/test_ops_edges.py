@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 
+import minikeras as mk
 from minikeras import ops
 
 WITH_NANS = np.array([np.nan, 1.0, np.nan, 1.0, 2.0], "float32")
@@ -41,3 +42,36 @@ def test_unique_with_nans_as_keras(size):
             want = np.asarray(want)
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got.numpy(), want)
+
+
+INFINITIES = np.array([-np.inf, np.inf, -4.0, 0.5, 4.0], "float32")
+# The derivatives' limits at -inf and inf, then their values at -4, 0.5 and 4, by hand:
+# hard_silu' = hard_sigmoid(x) + x / 6 on (-3, 3), else 0 or 1; tanh_shrink' = tanh(x)^2.
+LIMITS = {
+    "hard_silu": ([0.0, np.inf, 0.0, 0.5 * (0.5 + 3) / 6, 4.0],
+                  [0.0, 1.0, 0.0, (0.5 + 3) / 6 + 0.5 / 6, 1.0]),
+    "tanh_shrink": ([-np.inf, np.inf, -4 - np.tanh(-4.0), 0.5 - np.tanh(0.5), 4 - np.tanh(4.0)],
+                    [1.0, 1.0, np.tanh(4.0) ** 2, np.tanh(0.5) ** 2, np.tanh(4.0) ** 2]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(LIMITS))
+def test_activation_gradients_at_infinity_are_their_limits(name):
+    values, slopes = LIMITS[name]
+    x = mk.Variable(INFINITIES)
+    with mk.GradientTape() as tape:
+        y = getattr(ops, name)(x)
+    np.testing.assert_allclose(y.numpy(), values, rtol=1e-6)
+    # (the gradient of y's sum; the sum itself would be inf - inf)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), slopes, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(LIMITS))
+def test_activation_gradients_at_infinity_as_keras(name):
+    keras = pytest.importorskip("keras")
+    jax = pytest.importorskip("jax")
+    expected = jax.vmap(jax.grad(getattr(keras.ops, name)))(INFINITIES)
+    x = mk.Variable(INFINITIES)
+    with mk.GradientTape() as tape:
+        y = getattr(ops, name)(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.asarray(expected), rtol=1e-6)

@@ -10,6 +10,7 @@ inputs give floatx, as in Keras, except for `hard_tanh` and `threshold`, whose
 results keep the input's dtype where Keras keeps it.
 """
 
+import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 
@@ -82,20 +83,24 @@ def hard_sigmoid(x):
 
 @primitive
 def _hard_silu(x):
+    # (x held at -3 below it: 0 down to -inf, where x * 0 would be NaN)
+    x = np.maximum(x, -3.0)
     return x * np.clip((x + 3.0) / 6.0, 0.0, 1.0)
 
 
-# d(x * hard_sigmoid(x)) = hard_sigmoid(x) + x / 6 between -3 and 3.
+# d(x * hard_sigmoid(x)) = hard_sigmoid(x) + x / 6 between -3 and 3; 0 and 1 at -inf and inf.
 defvjp(
     _hard_silu,
-    lambda ans, x: lambda g: g * (_hard_sigmoid(x) + x * ((x > -3) & (x < 3)) / 6.0),
+    lambda ans, x: lambda g: g * (_hard_sigmoid(x) + anp.where((x > -3) & (x < 3), x, 0.0) / 6.0),
 )
 
 
 def hard_silu(x):
     """Hard SiLU, also called hard swish: `x * hard_sigmoid(x)`.
 
-    `mk.ops.hard_swish` is this same function, as in Keras.
+    `mk.ops.hard_swish` is this same function, as in Keras. At `-inf` it
+    gives 0, its value everywhere below -3 (Keras gives NaN there, from
+    `-inf * 0`); its gradient is 0 at `-inf` and 1 at `inf`, as Keras's.
 
     Args:
         x: Tensor or array-like.

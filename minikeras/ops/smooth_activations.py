@@ -149,12 +149,12 @@ def _tanh_shrink(x):
     return x - np.tanh(x)
 
 
-# 1 - (1 - tanh(x) ** 2) = tanh(x) ** 2, and tanh(x) = x - ans.
-defvjp(_tanh_shrink, lambda ans, x: lambda g: g * (x - ans) * (x - ans))
+# 1 - (1 - tanh(x) ** 2) = tanh(x) ** 2: 1 at +-inf (not `x - ans`, inf - inf there).
+defvjp(_tanh_shrink, lambda ans, x: lambda g: g * anp.tanh(x) ** 2)
 
 
 def tanh_shrink(x):
-    """`x - tanh(x)`, element-wise.
+    """`x - tanh(x)`, element-wise; its gradient `tanh(x) ** 2` is 1 at `+-inf`.
 
     Args:
         x: Tensor or array-like.
