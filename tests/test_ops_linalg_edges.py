@@ -166,3 +166,32 @@ def test_float16_as_keras_where_keras_computes_it():
             np.testing.assert_allclose(got.numpy(), want, rtol=2e-3, atol=1e-3, err_msg=name)
     with pytest.raises(NotImplementedError, match="float16"):  # (LAPACK has no float16)
         np.asarray(keras.ops.inv(half))
+
+
+# Positive definite, and not symmetric: cholesky reads it as (x + x^T) / 2, as JAX.
+LOPSIDED = SPD + np.array([[0.0, 0.3, -0.2], [-0.3, 0.0, 0.4], [0.2, -0.4, 0.0]])
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_reads_both_triangles_half_each(upper):
+    factor = ops.cholesky(LOPSIDED.astype("float32"), upper=upper).numpy()
+    product = factor.T @ factor if upper else factor @ factor.T
+    np.testing.assert_allclose(product, SPD, rtol=1e-5)  # (SPD is LOPSIDED's symmetric part)
+    fn = lambda x: ops.cholesky(x, upper=upper)  # noqa: E731
+    check_gradients(fn, [LOPSIDED])  # (finite differences of single entries, either triangle)
+    check_second_order(fn, [LOPSIDED])
+    check_float32(fn, [LOPSIDED])
+
+
+def test_cholesky_of_a_lopsided_matrix_as_keras():
+    keras = pytest.importorskip("keras")
+    jax = pytest.importorskip("jax")
+    x = LOPSIDED.astype("float32")
+    weights = np.random.default_rng(1).normal(size=(3, 3)).astype("float32")
+    np.testing.assert_allclose(
+        ops.cholesky(x).numpy(), np.asarray(keras.ops.cholesky(x)), rtol=1e-5, atol=1e-6
+    )
+    expected = jax.grad(lambda a: (keras.ops.cholesky(a) * weights).sum())(x)
+    np.testing.assert_allclose(
+        _gradient(lambda a: ops.cholesky(a) * weights, x), np.asarray(expected), rtol=1e-4
+    )

@@ -36,7 +36,8 @@ def _cholesky(x):
 
 def _cholesky_vjp(lower, x):
     # Iain Murray's formula (arXiv:1602.07527), symmetrized, as autograd's, with a
-    # float32 `phi`: S = L^-T phi(L^T g) L^-1, gradient (S + S^T) / 2.
+    # float32 `phi`: S = L^-T phi(L^T g) L^-1, gradient (S + S^T) / 2 (the input is
+    # symmetric: cholesky reads x as (x + x^T) / 2).
     def vjp(g):
         inner = anp.einsum("...ki,...kj->...ij", lower, g)
         phi = anp.tril(inner) * (1.0 - 0.5 * _eye_like(inner))
@@ -54,8 +55,10 @@ defvjp(_cholesky, _cholesky_vjp)
 def cholesky(x, upper=False):
     """The Cholesky factor of a symmetric positive-definite matrix.
 
-    `x = L @ L.T` with `L` lower triangular (or `U.T @ U` with `upper`);
-    only the lower triangle of `x` is read.
+    `x = L @ L.T` with `L` lower triangular (or `U.T @ U` with `upper`).
+    The matrix is read as `(x + x.T) / 2`, as JAX (and so Keras) reads it:
+    both triangles count, each for half, and the gradient is symmetric
+    (numpy's cholesky reads only the lower triangle).
 
     Args:
         x: Tensor of shape `(..., M, M)`.
@@ -73,8 +76,9 @@ def cholesky(x, upper=False):
                [1., 1.]], dtype=float32)
     """
     value = _matrices("cholesky", x)
+    symmetric = (value + _transpose_last(value)) * 0.5
     try:
-        lower = call_primitive(_cholesky, value)
+        lower = call_primitive(_cholesky, symmetric)
     except np.linalg.LinAlgError:
         raise op_error("cholesky", "the matrix is not positive definite", value) from None
     return wrap(_transpose_last(lower) if upper else lower)
