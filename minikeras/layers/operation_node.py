@@ -245,7 +245,7 @@ def _leading_options(function, options):
 
 
 def _record(layer, args, kwargs):
-    specs = output_specs(layer.call, layer.function_name, args, kwargs)
+    specs = output_specs(layer.call, layer.function_name, args, kwargs, layer._arguments)
     node = Node(layer, args[0], tuple(args[1:]), kwargs)
     node.outputs = map_structure(
         lambda spec: SymbolicTensor(spec.shape, spec.dtype, node=node), specs

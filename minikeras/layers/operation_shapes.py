@@ -7,6 +7,15 @@ varies with the placeholder sizes is unknown. Where the usual placeholders
 fail (an unknown size meeting a known one, a singular matrix), other sizes
 and invertible placeholders are tried, in the order Keras's shape rules
 allow.
+
+A call with an integer constant `c` above 1 (an index 90, an offset 100, a
+frame of 100 samples, a stride 4) is first traced on placeholder sizes spread
+past it, which exceed `c` and differ by more than `c`: on the usual ones
+(2 and 3 for the batch, 83 and 89 for other axes) a size may clip to 0, or
+count to the same number of steps, at both (`diagonal` with offset -100 of
+the batch axis, `x[::4]`), which would pass for known, or the call may not
+run at all (`take_along_axis` with index 90). Where the spread sizes do not
+run, or would make too large placeholders, the usual ones are tried.
 """
 
 import numpy as np
@@ -18,7 +27,7 @@ from minikeras.tree import flatten, map_structure
 __all__ = ["output_specs", "trace"]
 
 
-def output_specs(call, function_name, args, kwargs):
+def output_specs(call, function_name, args, kwargs, options=None):
     """The output specs (shape and dtype) of `call(*args, **kwargs)` on symbolic tensors.
 
     Args:
@@ -26,6 +35,8 @@ def output_specs(call, function_name, args, kwargs):
         function_name: the op's name, for errors.
         args: its positional arguments (symbolic tensors among them).
         kwargs: its keyword arguments.
+        options: the options the op's node holds and `call` adds (an offset, a
+            stride), read for their constants only.
 
     Returns:
         A structure of specs with `shape` and `dtype`, as the call's outputs.
@@ -42,6 +53,9 @@ def output_specs(call, function_name, args, kwargs):
     specs, first_error = None, None
     # Last, matrices the linear-algebra ops can factor (ones are singular).
     tries = [(None, False), *((sizes, False) for sizes in _other_sizes(args, kwargs)), (None, True)]
+    spread = _spread_sizes((args, options), kwargs)
+    if spread is not None:
+        tries.insert(0, (spread, False))
     for sizes, invertible in tries:
         try:
             specs = trace(call, args, kwargs, sizes, invertible)
@@ -49,7 +63,8 @@ def output_specs(call, function_name, args, kwargs):
         except (ValueError, TypeError, IndexError) as error:
             if type(error) not in (ValueError, TypeError, IndexError):
                 raise  # (a subclass may take other arguments: left as it is)
-            first_error = first_error or error
+            if sizes is not spread:  # (the error named is that of the usual sizes)
+                first_error = first_error or error
     if specs is None:
         shapes = [t.shape for t in flatten((args, kwargs)) if isinstance(t, SymbolicTensor)]
         raise type(first_error)(
@@ -117,6 +132,54 @@ def _other_sizes(args, kwargs):
         }
     )
     return [((2, 3), (1, 1)), ((12, 24), (60, 120))] + [((2, 3), (k, k)) for k in known]
+
+
+# The usual placeholder sizes of an unknown batch and other axis (layers.symbolic's), and
+# how many elements spread placeholders may hold in all (beyond, the usual sizes only).
+_USUAL_SIZES = ((2, 3), (83, 89))
+_MOST_SPREAD_ELEMENTS = 2**24
+
+
+def _largest_constant(args, kwargs):
+    """The largest integer among the call's constants: ints, integer arrays' values, slices'
+    bounds and arrays' sizes (a kernel of 100 taps); 0 if none."""
+    largest = 0
+    for leaf in flatten((args, kwargs)):
+        if isinstance(leaf, (SymbolicTensor, bool, np.bool_)):
+            continue
+        if isinstance(leaf, slice):
+            bounds = [b for b in (leaf.start, leaf.stop, leaf.step) if isinstance(b, int)]
+            largest = max([largest, *map(abs, bounds)])
+        elif isinstance(leaf, (int, np.integer)):
+            largest = max(largest, abs(int(leaf)))
+        elif isinstance(leaf, np.ndarray) or hasattr(leaf, "numpy"):
+            value = np.asarray(leaf)
+            largest = max([largest, *value.shape])
+            if value.dtype.kind in "iu" and value.size:
+                largest = max(largest, int(np.max(np.abs(value.astype(np.int64)))))
+    return largest
+
+
+def _spread_sizes(args, kwargs):
+    """Placeholder sizes spread past the call's largest integer constant `c` (see the
+    module), or None if `c` is within the usual sizes' gap or they would be too large.
+
+    The two sizes of each unknown axis exceed `c` and differ by more than it, so that a
+    size clipped by `c` (`n - c`), or counted in steps of it (`(n - c) // c`), differs.
+    """
+    constant = _largest_constant(args, kwargs)
+    (batch_one, batch_two), (axis_one, _) = _USUAL_SIZES
+    if constant <= batch_two - batch_one:  # (the usual sizes differ by 1 at least)
+        return None
+    batch_one, axis_one = batch_one + constant, axis_one + constant  # (room past an index c)
+    sizes = ((batch_one, batch_one + constant + 1), (axis_one, axis_one + constant + 1))
+    elements = 0
+    for leaf in flatten((args, kwargs)):
+        if isinstance(leaf, SymbolicTensor):
+            placeholders = [sizes[0][1]] + [sizes[1][1]] * (len(leaf.shape) - 1)
+            shape = [p if s is None else s for p, s in zip(placeholders, leaf.shape)]
+            elements += int(np.prod(shape, dtype=np.float64))
+    return sizes if elements <= _MOST_SPREAD_ELEMENTS else None
 
 
 def _unknown_at_size_one(run, arguments, specs):
