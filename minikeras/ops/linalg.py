@@ -3,8 +3,8 @@
 The same functions as at the top of `minikeras.ops` (`mk.ops.linalg.qr is
 mk.ops.qr`), under the names Keras's `ops.linalg` gives them, so that code
 written `keras.ops.linalg.qr(x)` runs unchanged. They are defined in
-`ops.decompositions`, `ops.linear_algebra`, `ops.norms` and
-`ops.forward_mode`; `matmul` and its kin are in `keras.ops.numpy`, as in Keras.
+`ops.decompositions`, `ops.determinants`, `ops.linear_algebra`,
+`ops.norms` and `ops.forward_mode`; `matmul` and its kin are in `keras.ops.numpy`, as in Keras.
 
 The names are attached at the end of `minikeras/ops/__init__.py`, after the
 package has made each function record graph nodes on symbolic tensors (see
