@@ -1,4 +1,4 @@
-"""Transposed convolution layers, channels_last: `Conv1DTranspose`, `Conv2DTranspose`.
+"""Transposed convolution layers, channels last or first: `Conv1DTranspose`, `Conv2DTranspose`.
 
 The math is `ops.conv_transpose` (the gradient of a convolution with respect
 to its inputs); arguments and checks are shared with `Conv` through `BaseConv`.
@@ -27,7 +27,8 @@ class ConvTranspose(BaseConv):
         padding: `"valid"` or `"same"` (then the output is `strides` times the input).
         output_padding: None, or an int or `rank` ints each less than the
             stride: extra length at the end of the output.
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         dilation_rate: an int or `rank` ints.
         activation: name or callable; None means linear.
         use_bias: whether to add a bias.

@@ -65,12 +65,14 @@ class Conv3DTranspose(ConvTranspose):
             regularizers, constraints, `name`, `dtype`.
 
     Input shape:
-        `(batch, depth, height, width, channels)`.
+        `(batch, depth, height, width, channels)` (channels first with
+        `data_format="channels_first"`).
 
     Output shape:
-        `(batch, new_depth, new_height, new_width, filters)`, each new size
-        `n * s + max(w - s, 0)` for `"valid"` and `n * s` for `"same"` (with
-        `output_padding=p`: `(n - 1) * s + w - 2 * pad + p`).
+        `(batch, new_depth, new_height, new_width, filters)` (channels first
+        likewise), each new size `n * s + max(w - s, 0)` for `"valid"` and
+        `n * s` for `"same"` (with `output_padding=p`:
+        `(n - 1) * s + w - 2 * pad + p`).
 
     Returns:
         When called: the upsampled volumes, as a Tensor.

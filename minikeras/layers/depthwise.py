@@ -1,4 +1,4 @@
-"""Depthwise and separable convolution layers, channels_last.
+"""Depthwise and separable convolution layers, channels last or first.
 
 `DepthwiseConv1D` / `DepthwiseConv2D` convolve each input channel with its
 own `depth_multiplier` filters; `SeparableConv1D` / `SeparableConv2D` follow
@@ -32,7 +32,8 @@ class DepthwiseConv(BaseConv):
         strides: an int or `rank` ints.
         padding: `"valid"` or `"same"`.
         depth_multiplier: positive int, filters per input channel.
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         dilation_rate: an int or `rank` ints.
         activation: name or callable; None means linear.
         use_bias: whether to add a bias.
@@ -195,7 +196,8 @@ class SeparableConv(BaseConv):
         kernel_size: an int or `rank` ints (of the depthwise step).
         strides: an int or `rank` ints.
         padding: `"valid"` or `"same"`.
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
+            transposing to channels last and back).
         dilation_rate: an int or `rank` ints.
         depth_multiplier: positive int, depthwise filters per input channel.
         activation: name or callable; None means linear.
