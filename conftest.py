@@ -37,3 +37,10 @@ def pytest_runtest_setup(item):
 @pytest.fixture(autouse=True)
 def _doctest_names(doctest_namespace):
     doctest_namespace.update(np=np, mk=minikeras)
+
+
+@pytest.fixture(autouse=True)
+def _channels_last_after_each_test():
+    # A test or example that sets the global image layout must not leak it into the next.
+    yield
+    minikeras.config.set_image_data_format("channels_last")

@@ -35,12 +35,14 @@ __all__ = [
     "set_epsilon",
     "set_floatx",
     "set_image_data_format",
+    "standardize_data_format",
     "standardize_dtype",
 ]
 
 _FLOATX = "float32"
 _EPSILON = 1e-7
 _BACKEND = "numpy"
+_IMAGE_DATA_FORMAT = "channels_last"
 
 
 def floatx():
@@ -125,54 +127,91 @@ def set_epsilon(value):
 
 
 def image_data_format():
-    """Returns the default image layout: `"channels_last"`, (batch, height, width, channels).
+    """Returns the default image layout, `"channels_last"` unless changed.
 
-    minikeras computes in that layout; a layer made with
-    `data_format="channels_first"` transposes around it.
+    `"channels_last"` is `(batch, height, width, channels)`, `"channels_first"`
+    `(batch, channels, height, width)`. Layers and ops whose `data_format` is
+    None read it (layers when made, ops when called). minikeras computes
+    channels last; channels first is computed by transposing around it.
 
     Returns:
-        `"channels_last"`.
+        `"channels_last"` or `"channels_first"`.
 
     Example:
         >>> mk.config.image_data_format()
         'channels_last'
     """
-    return "channels_last"
+    return _IMAGE_DATA_FORMAT
 
 
 def set_image_data_format(data_format):
-    """Sets the default image layout; minikeras's layers take only `"channels_last"` as default.
+    """Sets the default image layout, read by layers made and ops called with `data_format=None`.
 
-    Keras's convolution, pooling and reshaping layers read this default when
-    made with `data_format=None`; minikeras's always default to channels
-    last, so `"channels_first"` is refused here rather than silently
-    ignored: pass `data_format="channels_first"` to each layer instead.
+    As in Keras, the setting is one for the process (not per thread), a layer
+    reads it once when made and keeps the layout in its config, and
+    `clear_session` leaves it as it is.
 
     Args:
-        data_format: `"channels_last"`.
+        data_format: `"channels_last"` or `"channels_first"` (in any case, as Keras).
 
     Returns:
         None.
 
     Raises:
-        ValueError: for `"channels_first"` (see above) or any other value.
+        ValueError: for any other value.
 
     Example:
+        >>> mk.config.set_image_data_format("channels_first")
+        >>> mk.config.image_data_format()
+        'channels_first'
         >>> mk.config.set_image_data_format("channels_last")
         >>> mk.config.image_data_format()
         'channels_last'
     """
-    if data_format == "channels_first":
+    global _IMAGE_DATA_FORMAT
+    _IMAGE_DATA_FORMAT = _layout_name(data_format, "set_image_data_format")
+
+
+def standardize_data_format(data_format, caller="data_format"):
+    """The layout a `data_format` argument names: None means `image_data_format()`.
+
+    What Keras's layers and ops do with their `data_format` argument (Keras's
+    internal `backend.standardize_data_format`).
+
+    Args:
+        data_format: None, `"channels_last"` or `"channels_first"` (in any case).
+        caller: the layer or op name, for errors.
+
+    Returns:
+        `"channels_last"` or `"channels_first"`.
+
+    Raises:
+        ValueError: for any other value.
+
+    Example:
+        >>> mk.config.standardize_data_format(None)
+        'channels_last'
+        >>> mk.config.standardize_data_format("Channels_First")
+        'channels_first'
+    """
+    if data_format is None:
+        return _IMAGE_DATA_FORMAT
+    return _layout_name(data_format, caller)
+
+
+def _layout_name(data_format, caller):
+    if data_format in _DATA_FORMATS:  # the common case, without lower()
+        return data_format
+    name = data_format.lower() if isinstance(data_format, str) else data_format
+    if name not in _DATA_FORMATS:
         raise ValueError(
-            "set_image_data_format: minikeras's layers default to 'channels_last' and "
-            "cannot change that default; pass data_format='channels_first' to each "
-            "convolution, pooling or reshaping layer instead"
-        )
-    if data_format != "channels_last":
-        raise ValueError(
-            "set_image_data_format: expected 'channels_last' or 'channels_first', "
+            f"{caller}: `data_format` must be 'channels_last' or 'channels_first', "
             f"got {data_format!r}"
         )
+    return name
+
+
+_DATA_FORMATS = ("channels_last", "channels_first")
 
 
 def backend():

@@ -1,6 +1,7 @@
 """`mk.backend` and `mk.config` as Keras 3 code uses them, by hand and against Keras 3."""
 
 import logging
+import threading
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ def _restore_settings():
     config.set_floatx("float32")
     config.enable_interactive_logging()
     config.enable_traceback_filtering()
+    config.set_image_data_format("channels_last")
 
 
 def test_backend_reexports_the_one_implementation_of_each_setting():
@@ -45,13 +47,59 @@ def test_set_floatx_through_backend_makes_new_weights_of_that_dtype():
     assert mk.layers.Dense(2)(np.ones((1, 3))).dtype == np.float32
 
 
-def test_image_data_format_is_channels_last_and_channels_first_is_refused():
+def test_image_data_format_defaults_to_channels_last_and_can_be_set():
+    assert backend.image_data_format() == config.image_data_format() == "channels_last"
+    backend.set_image_data_format("channels_first")
+    assert config.image_data_format() == "channels_first"
+    config.set_image_data_format("Channels_Last")  # any case, as Keras
     assert backend.image_data_format() == "channels_last"
-    backend.set_image_data_format("channels_last")
-    with pytest.raises(ValueError, match="pass data_format='channels_first' to each"):
-        config.set_image_data_format("channels_first")
-    with pytest.raises(ValueError, match="expected 'channels_last' or 'channels_first'"):
-        config.set_image_data_format("NHWC")
+
+
+@pytest.mark.parametrize("value", ["NHWC", "channels-first", "", None, 1])
+def test_set_image_data_format_refuses_other_values_and_keeps_the_setting(value):
+    config.set_image_data_format("channels_first")
+    with pytest.raises(ValueError, match=r"set_image_data_format: `data_format` must be "
+                                         r"'channels_last' or 'channels_first', got"):  # fmt: skip
+        config.set_image_data_format(value)
+    assert config.image_data_format() == "channels_first"
+
+
+def test_image_data_format_is_one_for_the_process_and_outlives_clear_session():
+    config.set_image_data_format("channels_first")
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(config.image_data_format()))
+    thread.start()
+    thread.join()
+    assert seen == ["channels_first"]
+    mk.utils.clear_session()
+    assert config.image_data_format() == "channels_first"
+
+
+def test_standardize_data_format_reads_the_setting_for_none():
+    assert config.standardize_data_format(None) == "channels_last"
+    config.set_image_data_format("channels_first")
+    assert config.standardize_data_format(None) == "channels_first"
+    assert config.standardize_data_format("CHANNELS_LAST") == "channels_last"
+    with pytest.raises(ValueError, match=r"Conv2D: `data_format` must be .*got 'NCHW'"):
+        config.standardize_data_format("NCHW", "Conv2D")
+
+
+def test_image_data_format_setting_matches_keras():
+    keras = pytest.importorskip("keras")
+    try:
+        for value in ("channels_first", "CHANNELS_LAST", "Channels_First"):
+            keras.config.set_image_data_format(value)
+            config.set_image_data_format(value)
+            assert config.image_data_format() == keras.config.image_data_format()
+        for value in ("NHWC", None):
+            with pytest.raises(ValueError):
+                keras.config.set_image_data_format(value)
+            with pytest.raises(ValueError):
+                config.set_image_data_format(value)
+        keras.utils.clear_session()
+        assert keras.config.image_data_format() == "channels_first"  # clear_session keeps it
+    finally:
+        keras.config.set_image_data_format("channels_last")
 
 
 def test_one_backend():
