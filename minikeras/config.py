@@ -162,8 +162,9 @@ def set_image_data_format(data_format):
 
     Example:
         >>> mk.config.set_image_data_format("channels_first")
-        >>> mk.config.image_data_format()
-        'channels_first'
+        >>> layer = mk.layers.Conv2D(4, 3)  # data_format=None: the setting, now
+        >>> layer.data_format, layer(np.ones((2, 1, 8, 8), "float32")).shape
+        ('channels_first', (2, 4, 6, 6))
         >>> mk.config.set_image_data_format("channels_last")
         >>> mk.config.image_data_format()
         'channels_last'

@@ -80,7 +80,7 @@ def test_bad_arguments_are_named():
         ops.adaptive_max_pool(x, (2, 2))
     with pytest.raises(ValueError, match="output_size must be a positive int"):
         ops.adaptive_max_pool(x, 0)
-    with pytest.raises(ValueError, match="data_format must be"):
+    with pytest.raises(ValueError, match="adaptive_average_pool: `data_format` must be"):
         ops.adaptive_average_pool(x, 2, data_format="NWC")
 
 

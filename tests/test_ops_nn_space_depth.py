@@ -57,7 +57,7 @@ def test_bad_arguments_are_named():
         ops.space_to_depth(X, 1)
     with pytest.raises(ValueError, match="space_to_depth: x must be 4-D"):
         ops.space_to_depth(X[0], 2)
-    with pytest.raises(ValueError, match="data_format must be"):
+    with pytest.raises(ValueError, match="depth_to_space: `data_format` must be .channels_last."):
         ops.depth_to_space(X, 2, data_format="NHWC")
     with pytest.raises(TypeError, match="block_size must be an int"):
         ops.depth_to_space(X, 2.0)

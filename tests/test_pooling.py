@@ -118,8 +118,8 @@ OP_ERRORS = [
     ("pool-size", ops.max_pool, (np.ones((1, 4, 4, 1)), (2, 2, 2)), {}, r"pool_size"),
     ("strides", ops.max_pool, (np.ones((1, 4, 1)), 2), {"strides": 0}, r"strides"),
     ("padding", ops.max_pool, (np.ones((1, 4, 1)), 2), {"padding": "causal"}, r"padding"),
-    ("layout", ops.average_pool, (np.ones((1, 4, 1)), 2), {"data_format": "channels_first"},
-     r"channels_last"),
+    ("layout", ops.average_pool, (np.ones((1, 4, 1)), 2), {"data_format": "NCW"},
+     r"average_pool: `data_format` must be 'channels_last' or 'channels_first'"),
 ]  # fmt: skip
 
 

@@ -79,7 +79,7 @@ def test_errors_name_the_layer_and_argument():
         Resizing(2, 2, crop_to_aspect_ratio=True, pad_to_aspect_ratio=True)
     with pytest.raises(ValueError, match=r"CenterCrop 'center_crop\w*' expects images of rank 3"):
         CenterCrop(2, 2)(np.ones((2, 3)))
-    with pytest.raises(ValueError, match="CenterCrop: `data_format` must be one of"):
+    with pytest.raises(ValueError, match="CenterCrop: `data_format` must be .channels_last."):
         CenterCrop(2, 2, data_format="nhwc")
 
 

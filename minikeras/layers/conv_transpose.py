@@ -27,8 +27,9 @@ class ConvTranspose(BaseConv):
         padding: `"valid"` or `"same"` (then the output is `strides` times the input).
         output_padding: None, or an int or `rank` ints each less than the
             stride: extra length at the end of the output.
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         dilation_rate: an int or `rank` ints.
         activation: name or callable; None means linear.
         use_bias: whether to add a bias.
@@ -111,7 +112,8 @@ class ConvTranspose(BaseConv):
             self.strides,
             self.padding,
             self.output_padding,
-            dilation_rate=self.dilation_rate,
+            "channels_last",  # ChannelsFirst transposes around call
+            self.dilation_rate,
         )
         if self.bias is not None:
             outputs = ops.add(outputs, self.bias)

@@ -30,8 +30,9 @@ class BaseConv(ChannelsFirst, Layer):
         kernel_size: an int or `rank` ints.
         strides: an int or `rank` ints.
         padding: `"valid"` or `"same"` (and `"causal"` where a subclass allows it).
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         dilation_rate: an int or `rank` ints.
         activation: name or callable; None means linear.
         use_bias: whether to add a bias.
@@ -178,8 +179,9 @@ class Conv(BaseConv):
         kernel_size: an int or `rank` ints.
         strides: an int or `rank` ints.
         padding: `"valid"` or `"same"` (`Conv1D` also `"causal"`).
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         dilation_rate: an int or `rank` ints.
         groups: positive int dividing both the input channels and `filters`:
             each group of channels is convolved with its own filters.
@@ -264,7 +266,8 @@ class Conv(BaseConv):
             self.kernel,
             self.strides,
             padding,
-            dilation_rate=self.dilation_rate,
+            "channels_last",  # a channels-first layer's call sees transposed inputs
+            self.dilation_rate,
             bias=self.bias,
             activation="relu" if relu else None,
         )

@@ -6,20 +6,22 @@ its `call` transposes the inputs to `(batch, *spatial, channels)`, runs the
 channels-last computation, and transposes the outputs back; `build` and
 `compute_output_shape` read and give shapes the same way. The weights are
 the same as for channels last, so a layer's weights do not depend on the
-layout it was made with.
+layout it was made with. A layer made with `data_format=None` takes
+`mk.config.image_data_format()` then (Keras's rule) and keeps it.
 """
 
 import functools
 
-from minikeras import ops
+from minikeras import config, ops
 
 __all__ = ["ChannelsFirst", "check_layer_data_format", "check_spatial_rank"]
 
-DATA_FORMATS = (None, "channels_last", "channels_first")
-
 
 def check_layer_data_format(layer_class, data_format):
-    """`"channels_last"` or `"channels_first"`, from `data_format` (None means the first).
+    """`"channels_last"` or `"channels_first"`, from `data_format` (None: the global setting).
+
+    A layer made with `data_format=None` takes `mk.config.image_data_format()`
+    as it is when the layer is made, and keeps it (in its config too), as in Keras.
 
     Args:
         layer_class: the layer's class name, for errors.
@@ -35,12 +37,7 @@ def check_layer_data_format(layer_class, data_format):
         >>> mk.layers.data_format.check_layer_data_format("Conv2D", None)
         'channels_last'
     """
-    if data_format not in DATA_FORMATS:
-        raise ValueError(
-            f"{layer_class}: `data_format` must be 'channels_last' or 'channels_first', "
-            f"got {data_format!r}"
-        )
-    return data_format or "channels_last"
+    return config.standardize_data_format(data_format, layer_class)
 
 
 # The axes of channels-last inputs, by spatial rank, for errors.

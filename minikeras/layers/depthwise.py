@@ -32,8 +32,9 @@ class DepthwiseConv(BaseConv):
         strides: an int or `rank` ints.
         padding: `"valid"` or `"same"`.
         depth_multiplier: positive int, filters per input channel.
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         dilation_rate: an int or `rank` ints.
         activation: name or callable; None means linear.
         use_bias: whether to add a bias.
@@ -95,8 +96,8 @@ class DepthwiseConv(BaseConv):
 
     def call(self, inputs):
         self.check_input_shape(inputs.shape)
-        outputs = ops.depthwise_conv(
-            inputs, self.kernel, self.strides, self.padding, dilation_rate=self.dilation_rate
+        outputs = ops.depthwise_conv(  # channels last: ChannelsFirst transposes around call
+            inputs, self.kernel, self.strides, self.padding, "channels_last", self.dilation_rate
         )
         if self.bias is not None:
             outputs = ops.add(outputs, self.bias)
@@ -196,8 +197,9 @@ class SeparableConv(BaseConv):
         kernel_size: an int or `rank` ints (of the depthwise step).
         strides: an int or `rank` ints.
         padding: `"valid"` or `"same"`.
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         dilation_rate: an int or `rank` ints.
         depth_multiplier: positive int, depthwise filters per input channel.
         activation: name or callable; None means linear.
@@ -286,11 +288,16 @@ class SeparableConv(BaseConv):
             self.depthwise_kernel,
             self.strides,
             self.padding,
-            dilation_rate=self.dilation_rate,
+            "channels_last",  # ChannelsFirst transposes around call
+            self.dilation_rate,
         )
         relu = self.activation is activations.relu
         outputs = ops.conv(
-            depthwise, self.pointwise_kernel, bias=self.bias, activation="relu" if relu else None
+            depthwise,
+            self.pointwise_kernel,
+            data_format="channels_last",
+            bias=self.bias,
+            activation="relu" if relu else None,
         )
         return outputs if relu else self._activate(outputs)
 

@@ -26,8 +26,9 @@ class GlobalPooling(ChannelsFirst, Layer):
     """Pools every spatial position into one (the base of the global pooling layers).
 
     Args:
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         keepdims: keep the spatial axes, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
@@ -75,8 +76,9 @@ class GlobalAveragePooling1D(GlobalPooling):
     carries no mask.
 
     Args:
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         keepdims: keep the steps axis, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
@@ -143,8 +145,9 @@ class GlobalAveragePooling2D(GlobalPooling):
     """The mean over all pixels, channel by channel: one value per channel.
 
     Args:
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         keepdims: keep the spatial axes, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
@@ -172,8 +175,9 @@ class GlobalMaxPooling1D(GlobalPooling):
     """The largest value over all steps, channel by channel.
 
     Args:
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         keepdims: keep the steps axis, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
@@ -202,8 +206,9 @@ class GlobalMaxPooling2D(GlobalPooling):
     """The largest value over all pixels, channel by channel.
 
     Args:
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         keepdims: keep the spatial axes, with length 1.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 

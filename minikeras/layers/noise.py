@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from minikeras import ops, random
+from minikeras.config import standardize_data_format
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.layer import Layer
 
@@ -145,14 +146,6 @@ class AlphaDropout(_Noise):
         return {**super().get_config(), "noise_shape": self.noise_shape}
 
 
-def _data_format(layer, data_format):
-    if data_format in (None, "channels_last", "channels_first"):
-        return data_format or "channels_last"
-    raise ValueError(
-        f"{layer}: `data_format` must be 'channels_last' or 'channels_first', got {data_format!r}"
-    )
-
-
 class _SpatialDropout(Dropout):
     """Drops whole channels: one keep-or-drop draw per (sample, channel), over `rank` axes."""
 
@@ -160,7 +153,9 @@ class _SpatialDropout(Dropout):
 
     def __init__(self, rate, data_format=None, seed=None, **kwargs):
         super().__init__(rate, seed=seed, **kwargs)
-        self.data_format = _data_format(type(self).__name__, data_format)
+        if data_format is None and self.rank == 1:  # Keras's 1-D layer: always channels last
+            data_format = "channels_last"
+        self.data_format = standardize_data_format(data_format, type(self).__name__)
         ones = (1,) * self.rank
         if self.data_format == "channels_last":
             self.noise_shape = (None, *ones, None)
@@ -198,7 +193,8 @@ class SpatialDropout1D(_SpatialDropout):
     One keep-or-drop draw per (sample, channel), shared by every step; kept
     channels are scaled by `1 / (1 - rate)`. Outside training it does nothing.
     Keras's SpatialDropout1D has no `data_format`; ours takes one for
-    symmetry with the 2-D and 3-D layers (`"channels_last"` by default).
+    symmetry with the 2-D and 3-D layers (`"channels_last"` by default,
+    whatever `mk.config.image_data_format()` says, as Keras's takes channels last).
 
     Args:
         rate: the fraction of channels to drop, in `[0, 1)`.
@@ -233,7 +229,8 @@ class SpatialDropout3D(_SpatialDropout):
 
     Args:
         rate: the fraction of channels to drop, in `[0, 1)`.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()`.
         seed: an int for a reproducible mask stream of this layer.
         **kwargs: `name`, `trainable`, `dtype`.
 

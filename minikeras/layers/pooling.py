@@ -48,8 +48,9 @@ class Pooling(ChannelsFirst, Layer):
         strides: an int, `rank` ints, or None (then `pool_size`).
         padding: `"valid"` (whole windows only) or `"same"` (output
             `ceil(input / strides)`; padding is ignored by the reduction).
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Raises:
@@ -81,7 +82,8 @@ class Pooling(ChannelsFirst, Layer):
 
     def call(self, inputs):
         self.compute_output_shape(inputs.shape)
-        return type(self).reduce(inputs, self.pool_size, self.strides, self.padding)
+        reduce = type(self).reduce  # channels last: ChannelsFirst transposes around call
+        return reduce(inputs, self.pool_size, self.strides, self.padding, "channels_last")
 
     def compute_output_shape(self, input_shape):
         check_spatial_rank(self, input_shape)
@@ -114,8 +116,9 @@ class MaxPooling1D(Pooling):
         pool_size: an int, the window length.
         strides: an int, or None (then `pool_size`).
         padding: `"valid"` or `"same"`.
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Input shape:
@@ -147,8 +150,9 @@ class MaxPooling2D(Pooling):
         pool_size: an int or two ints, the window size.
         strides: an int, two ints, or None (then `pool_size`).
         padding: `"valid"` or `"same"`.
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Input shape:
@@ -181,8 +185,9 @@ class AveragePooling1D(Pooling):
         pool_size: an int, the window length.
         strides: an int, or None (then `pool_size`).
         padding: `"valid"` or `"same"` (a window's mean is over its real inputs).
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Input shape:
@@ -214,8 +219,9 @@ class AveragePooling2D(Pooling):
         pool_size: an int or two ints, the window size.
         strides: an int, two ints, or None (then `pool_size`).
         padding: `"valid"` or `"same"` (a window's mean is over its real inputs).
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Input shape:

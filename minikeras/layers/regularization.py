@@ -21,8 +21,9 @@ class SpatialDropout2D(_SpatialDropout):
 
     Args:
         rate: the fraction of channels to drop, in `[0, 1)`.
-        data_format: `"channels_last"` (default, inputs `(batch, rows, cols,
-            channels)`) or `"channels_first"`.
+        data_format: `"channels_last"` (inputs `(batch, rows, cols, channels)`)
+            or `"channels_first"`; None (the default) means
+            `mk.config.image_data_format()` when the layer is made.
         seed: an int for a reproducible mask stream of this layer; by default
             the global generator is used.
         **kwargs: `name`, `trainable`, `dtype`.

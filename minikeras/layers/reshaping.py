@@ -30,9 +30,10 @@ class Flatten(Layer):
     """Flattens each sample: `(batch, d1, d2, ...)` becomes `(batch, d1 * d2 * ...)`.
 
     Args:
-        data_format: `"channels_last"` (the default) or `"channels_first"`;
-            with the latter the channel axis is moved last before flattening,
-            as Keras does, so the values come in the channels-last order.
+        data_format: `"channels_last"` or `"channels_first"` (None, the
+            default: `mk.config.image_data_format()` when the layer is made);
+            with channels first the channel axis is moved last before
+            flattening, as Keras does, so the values come in the channels-last order.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:

@@ -45,7 +45,8 @@ class UpSampling2D(_UpSampling):
 
     Args:
         size: int or `(rows, cols)` pair of positive ints, the upsampling factors.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         interpolation: `"nearest"`, `"bilinear"`, `"bicubic"`, `"lanczos3"`
             or `"lanczos5"` (case-insensitive, as Keras).
         **kwargs: `name`, `trainable`, `dtype`.
@@ -155,7 +156,8 @@ class ZeroPadding2D(_ZeroPadding):
     Args:
         padding: `n` (all four sides), `(rows, cols)` (symmetric), or
             `((top, bottom), (left, right))`; non-negative ints.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -193,7 +195,8 @@ class Cropping2D(_Cropping):
     Args:
         cropping: `n` (all four sides), `(rows, cols)` (symmetric), or
             `((top, bottom), (left, right))`; non-negative ints.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:

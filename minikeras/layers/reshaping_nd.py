@@ -12,6 +12,7 @@ channels first). All follow Keras 3.
 import numpy as np
 
 from minikeras import ops
+from minikeras.config import standardize_data_format
 from minikeras.layers.layer import Layer
 
 __all__ = [
@@ -57,15 +58,11 @@ def _pairs(layer_class, argument, value, rank):
 
 
 def _axes(layer_class, data_format, rank):
-    """The spatial axes of the inputs in `data_format` (None means channels last)."""
-    if data_format in (None, "channels_last"):
+    """The layout and the spatial axes of the inputs in `data_format` (None: the setting)."""
+    data_format = standardize_data_format(data_format, layer_class)
+    if data_format == "channels_last":
         return "channels_last", tuple(range(1, rank + 1))
-    if data_format == "channels_first":
-        return "channels_first", tuple(range(2, rank + 2))
-    raise ValueError(
-        f"{layer_class}: `data_format` must be 'channels_last' or 'channels_first', "
-        f"got {data_format!r}"
-    )
+    return "channels_first", tuple(range(2, rank + 2))
 
 
 class _Spatial(Layer):
@@ -77,6 +74,8 @@ class _Spatial(Layer):
     takes_data_format = True
 
     def _setup(self, data_format):
+        if not self.takes_data_format:  # steps are axis 1, whatever the global setting
+            data_format = "channels_last"
         self.data_format, self._axes = _axes(type(self).__name__, data_format, self.rank)
 
     def build(self, input_shape):
@@ -194,8 +193,9 @@ class ZeroPadding1D(_ZeroPadding):
 
     Args:
         padding: `n` (both ends) or `(start, end)`; non-negative ints.
-        data_format: `"channels_last"` (default, `(batch, steps, features)`)
-            or `"channels_first"` (`(batch, features, steps)`).
+        data_format: `"channels_last"` (`(batch, steps, features)`) or
+            `"channels_first"` (`(batch, features, steps)`); None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -229,7 +229,8 @@ class ZeroPadding3D(_ZeroPadding):
     Args:
         padding: `n` (every side), three ints (symmetric per axis), or three
             `(before, after)` pairs; non-negative ints.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -294,7 +295,8 @@ class Cropping3D(_Cropping):
     Args:
         cropping: `n` (every side), three ints (symmetric per axis), or three
             `(before, after)` pairs; non-negative ints.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -359,7 +361,8 @@ class UpSampling3D(_UpSampling):
 
     Args:
         size: an int or three positive ints, the factors.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:

@@ -12,6 +12,7 @@ those ops (`tensordot`, `take`, `max`).
 
 import numpy as np
 
+from minikeras import config
 from minikeras.ops.axes import moveaxis
 from minikeras.ops.core import array_of, as_float, dtype_of, shape_of, value_of, wrap
 from minikeras.ops.matrix_products import tensordot
@@ -29,11 +30,7 @@ def _windows(length, size):
 
 def _operands(op, inputs, output_size, data_format):
     """`inputs` as a Tensor, its spatial axes and their output sizes; or a clear error."""
-    data_format = "channels_last" if data_format is None else data_format
-    if data_format not in ("channels_last", "channels_first"):
-        raise ValueError(
-            f"{op}: data_format must be 'channels_last' or 'channels_first', got {data_format!r}"
-        )
+    data_format = config.standardize_data_format(data_format, op)
     value = array_of(inputs)
     rank = len(shape_of(value)) - 2
     if rank not in (1, 2, 3):
@@ -61,7 +58,8 @@ def adaptive_average_pool(inputs, output_size, data_format=None):
         inputs: a Tensor `(batch, *spatial, channels)` with 1, 2 or 3 spatial
             axes (`(batch, channels, *spatial)` for `channels_first`).
         output_size: an int, or one int per spatial axis.
-        data_format: `"channels_last"` (also None) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None means
+            `mk.config.image_data_format()`.
 
     Returns:
         A Tensor with the spatial axes of `output_size`; floating (integers
@@ -95,7 +93,8 @@ def adaptive_max_pool(inputs, output_size, data_format=None):
         inputs: a Tensor `(batch, *spatial, channels)` with 1, 2 or 3 spatial
             axes (`(batch, channels, *spatial)` for `channels_first`).
         output_size: an int, or one int per spatial axis.
-        data_format: `"channels_last"` (also None) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None means
+            `mk.config.image_data_format()`.
 
     Returns:
         A Tensor with the spatial axes of `output_size`, of `inputs`' dtype.

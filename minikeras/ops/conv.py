@@ -1,9 +1,11 @@
-"""Convolutions, channels_last: `conv`, `depthwise_conv`, `separable_conv`, `conv_transpose`.
+"""Convolutions: `conv`, `depthwise_conv`, `separable_conv`, `conv_transpose`.
 
 Each op checks its arguments, lays out the kernel and the windows, and calls
 one of the three primitives of `ops.conv_primitives` (`conv_transpose` runs
 the gradient of `conv` with respect to its inputs). A depthwise convolution
-is a grouped one, a group per input channel.
+is a grouped one, a group per input channel. They compute channels last;
+channels-first inputs (`data_format="channels_first"`, or None with
+`mk.config.image_data_format()` so set) are transposed in and out.
 """
 
 import numpy as np
@@ -15,6 +17,7 @@ from minikeras.ops.operands import narrowed_operands, operand_values
 from minikeras.ops.windows import (
     Windows,
     check_data_format,
+    in_channels_last,
     normalize_padding,
     normalize_tuple,
 )
@@ -25,9 +28,8 @@ __all__ = ["conv", "conv_transpose", "depthwise_conv", "separable_conv", "transp
 # ------------------------------------------------------------------ the ops
 
 
-def _operands(op, inputs, kernel, data_format):
+def _operands(op, inputs, kernel):
     """Float values of `inputs` and `kernel` with matching ranks; the spatial rank."""
-    check_data_format(op, data_format)
     x, k = operand_values(inputs, kernel)
     x, k = promote(as_float(x), as_float(k))
     rank = np.ndim(k) - 2
@@ -74,7 +76,9 @@ def conv(
         strides: an int or one int per spatial axis.
         padding: `"valid"` (whole windows only) or `"same"` (zero padding so
             that `output = ceil(input / strides)`).
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (inputs `(batch, *spatial, channels)`) or
+            `"channels_first"` (`(batch, channels, *spatial)`, outputs likewise);
+            None means `mk.config.image_data_format()`.
         dilation_rate: an int or one int per spatial axis.
         bias: optional Tensor `(filters,)`, added in place (a minikeras extension).
         activation: None or `"relu"`, applied in place (a minikeras extension).
@@ -95,7 +99,10 @@ def conv(
         ... ).shape
         (2, 4, 4, 4)
     """
-    x, k, rank = _operands("conv", inputs, kernel, data_format)
+    if check_data_format("conv", data_format) == "channels_first":
+        return in_channels_last(conv, inputs, kernel, strides, padding, "channels_last",
+                                dilation_rate, bias=bias, activation=activation)  # fmt: skip
+    x, k, rank = _operands("conv", inputs, kernel)
     channels, kernel_channels, filters = np.shape(x)[-1], np.shape(k)[-2], np.shape(k)[-1]
     if channels % kernel_channels or filters % (channels // kernel_channels):
         raise op_error(
@@ -129,7 +136,9 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
         kernel: Tensor `(*kernel_size, channels, depth_multiplier)`.
         strides: an int or one int per spatial axis.
         padding: `"valid"` or `"same"`.
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (inputs `(batch, *spatial, channels)`) or
+            `"channels_first"` (`(batch, channels, *spatial)`, outputs likewise);
+            None means `mk.config.image_data_format()`.
         dilation_rate: an int or one int per spatial axis.
 
     Returns:
@@ -144,7 +153,10 @@ def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None,
         >>> mk.ops.depthwise_conv(x, kernel.astype("float32")).numpy()[0, 0, 0]
         array([ 9., 18.], dtype=float32)
     """
-    x, k, rank = _operands("depthwise_conv", inputs, kernel, data_format)
+    if check_data_format("depthwise_conv", data_format) == "channels_first":
+        return in_channels_last(depthwise_conv, inputs, kernel, strides, padding,
+                                "channels_last", dilation_rate)  # fmt: skip
+    x, k, rank = _operands("depthwise_conv", inputs, kernel)
     if np.shape(k)[-2] != np.shape(x)[-1]:
         raise op_error(
             "depthwise_conv", "the kernel's axis -2 must match the inputs' channels", x, k
@@ -172,7 +184,9 @@ def separable_conv(
         pointwise_kernel: Tensor `(*ones, channels * depth_multiplier, filters)`.
         strides: an int or one int per spatial axis (of the depthwise step).
         padding: `"valid"` or `"same"`.
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (inputs `(batch, *spatial, channels)`) or
+            `"channels_first"` (`(batch, channels, *spatial)`, outputs likewise);
+            None means `mk.config.image_data_format()`.
         dilation_rate: an int or one int per spatial axis.
 
     Returns:
@@ -187,11 +201,14 @@ def separable_conv(
         >>> mk.ops.separable_conv(x, np.ones((3, 3, 2, 1)), np.ones((1, 1, 2, 4))).shape
         (1, 3, 3, 4)
     """
+    if check_data_format("separable_conv", data_format) == "channels_first":
+        return in_channels_last(separable_conv, inputs, depthwise_kernel, pointwise_kernel,
+                                strides, padding, "channels_last", dilation_rate)  # fmt: skip
     # (numpy float64 operands beside a Tensor take its precision: ops.operands)
     inputs, depthwise_kernel, pointwise_kernel = narrowed_operands(
         inputs, depthwise_kernel, pointwise_kernel
     )
-    depthwise = depthwise_conv(inputs, depthwise_kernel, strides, padding, data_format,
+    depthwise = depthwise_conv(inputs, depthwise_kernel, strides, padding, "channels_last",
                                dilation_rate)  # fmt: skip
     shape = np.shape(value_of(pointwise_kernel))
     if len(shape) != depthwise.ndim or set(shape[:-2]) != {1}:
@@ -201,7 +218,7 @@ def separable_conv(
             depthwise_kernel,
             pointwise_kernel,
         )
-    return conv(depthwise, pointwise_kernel, data_format=data_format)
+    return conv(depthwise, pointwise_kernel, data_format="channels_last")
 
 
 def transpose_output_length(length, kernel_size, stride, padding, output_padding, dilation=1):
@@ -258,7 +275,9 @@ def conv_transpose(
         padding: `"valid"` or `"same"`.
         output_padding: None, or an int or one int per axis, each less than
             the stride: extra length at the end of the output.
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (inputs `(batch, *spatial, channels)`) or
+            `"channels_first"` (`(batch, channels, *spatial)`, outputs likewise);
+            None means `mk.config.image_data_format()`.
         dilation_rate: an int or one int per spatial axis.
 
     Returns:
@@ -273,7 +292,10 @@ def conv_transpose(
         array([1., 1., 2., 1., 1.], dtype=float32)
     """
     op = "conv_transpose"
-    y, k, rank = _operands(op, inputs, kernel, data_format)
+    if check_data_format(op, data_format) == "channels_first":
+        return in_channels_last(conv_transpose, inputs, kernel, strides, padding,
+                                output_padding, "channels_last", dilation_rate)  # fmt: skip
+    y, k, rank = _operands(op, inputs, kernel)
     if np.shape(k)[-1] != np.shape(y)[-1]:
         raise op_error(op, "the kernel's last axis must match the inputs' channels", y, k)
     strides = normalize_tuple(op, "strides", strides, rank)

@@ -1,4 +1,4 @@
-"""Pooling, channels_last: `max_pool` and `average_pool`, 1-D to 3-D.
+"""Pooling: `max_pool` and `average_pool`, 1-D to 3-D, computed channels last.
 
 Both loop over the window's taps, each a strided view of the (padded) inputs,
 so no window is ever copied out. Each forward primitive has its transpose as a
@@ -23,6 +23,7 @@ from minikeras.ops.core import as_float, op_error, value_of, wrap
 from minikeras.ops.windows import (
     Windows,
     check_data_format,
+    in_channels_last,
     normalize_padding,
     normalize_tuple,
     pad,
@@ -156,8 +157,7 @@ defvjp(_average_pool_backprop, lambda ans, g, windows: lambda h: _average_pool(h
 # ------------------------------------------------------------------ the ops
 
 
-def _pool_operands(op, inputs, pool_size, strides, padding, data_format):
-    check_data_format(op, data_format)
+def _pool_operands(op, inputs, pool_size, strides, padding):
     x = as_float(value_of(inputs))
     rank = np.ndim(x) - 2
     if rank not in (1, 2, 3):
@@ -179,7 +179,9 @@ def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None)
         pool_size: an int or one int per spatial axis.
         strides: an int, one per spatial axis, or None (then `pool_size`).
         padding: `"valid"` or `"same"`.
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (inputs `(batch, *spatial, channels)`) or
+            `"channels_first"` (`(batch, channels, *spatial)`, outputs likewise,
+            by transposing); None means `mk.config.image_data_format()`.
 
     Returns:
         A Tensor `(batch, *outputs, channels)`.
@@ -195,7 +197,9 @@ def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None)
         >>> mk.ops.max_pool(x, 2, padding="same").numpy()[0, :, 0]
         array([3., 5., 4.], dtype=float32)
     """
-    x, windows = _pool_operands("max_pool", inputs, pool_size, strides, padding, data_format)
+    if check_data_format("max_pool", data_format) == "channels_first":
+        return in_channels_last(max_pool, inputs, pool_size, strides, padding, "channels_last")
+    x, windows = _pool_operands("max_pool", inputs, pool_size, strides, padding)
     return wrap(call_primitive(_max_pool, x, windows, isbox(x)))
 
 
@@ -209,7 +213,9 @@ def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=N
         pool_size: an int or one int per spatial axis.
         strides: an int, one per spatial axis, or None (then `pool_size`).
         padding: `"valid"` or `"same"`.
-        data_format: None or `"channels_last"`.
+        data_format: `"channels_last"` (inputs `(batch, *spatial, channels)`) or
+            `"channels_first"` (`(batch, channels, *spatial)`, outputs likewise,
+            by transposing); None means `mk.config.image_data_format()`.
 
     Returns:
         A Tensor `(batch, *outputs, channels)`.
@@ -225,5 +231,7 @@ def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=N
         >>> mk.ops.average_pool(x, 2, padding="same").numpy()[0, :, 0]
         array([2. , 3.5, 4. ], dtype=float32)
     """
-    x, windows = _pool_operands("average_pool", inputs, pool_size, strides, padding, data_format)
+    if check_data_format("average_pool", data_format) == "channels_first":
+        return in_channels_last(average_pool, inputs, pool_size, strides, padding, "channels_last")
+    x, windows = _pool_operands("average_pool", inputs, pool_size, strides, padding)
     return wrap(_average_pool(x, windows))

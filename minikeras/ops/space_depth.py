@@ -10,6 +10,7 @@ as PyTorch's `pixel_shuffle`).
 
 import numpy as np
 
+from minikeras import config
 from minikeras.ops.core import array_of, shape_of, wrap
 from minikeras.ops.shape import reshape, transpose
 
@@ -22,11 +23,7 @@ def _checked(op, x, block_size, data_format):
         raise TypeError(f"{op}: block_size must be an int, got {block_size!r}")
     if block_size < 2:
         raise ValueError(f"{op}: block_size must be at least 2 (as in Keras), got {block_size}")
-    data_format = "channels_last" if data_format is None else data_format
-    if data_format not in ("channels_last", "channels_first"):
-        raise ValueError(
-            f"{op}: data_format must be 'channels_last' or 'channels_first', got {data_format!r}"
-        )
+    data_format = config.standardize_data_format(data_format, op)
     value = array_of(x)
     shape = shape_of(value)
     if len(shape) != 4:
@@ -45,7 +42,8 @@ def depth_to_space(x, block_size, data_format="channels_last"):
     Args:
         x: a 4-D Tensor or array-like.
         block_size: an int `b >= 2`; the channels must be a multiple of `b * b`.
-        data_format: `"channels_last"` (`(N, H, W, C)`, also None) or
+        data_format: `"channels_last"` (`(N, H, W, C)`; None means
+            `mk.config.image_data_format()`) or
             `"channels_first"` (`(N, C, H, W)`).
 
     Returns:
@@ -85,7 +83,8 @@ def space_to_depth(x, block_size, data_format="channels_last"):
     Args:
         x: a 4-D Tensor or array-like.
         block_size: an int `b >= 2` dividing the rows and the columns.
-        data_format: `"channels_last"` (`(N, H, W, C)`, also None) or
+        data_format: `"channels_last"` (`(N, H, W, C)`; None means
+            `mk.config.image_data_format()`) or
             `"channels_first"` (`(N, C, H, W)`).
 
     Returns:

@@ -1,6 +1,8 @@
 """Sliding windows, shared by convolution and pooling: geometry, padding, im2col.
 
-channels_last throughout: inputs are `(batch, *spatial, channels)`. A
+channels_last throughout: inputs are `(batch, *spatial, channels)` (the ops
+given channels-first inputs run through `in_channels_last`, which transposes
+them in and out). A
 `Windows` records, per spatial axis, the kernel, stride, dilation, padding and
 the input and output lengths: everything a primitive and its VJP need to agree
 on, in one hashable argument.
@@ -21,19 +23,20 @@ from typing import NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from minikeras.ops.core import op_error
+from minikeras import config
+from minikeras.ops.core import op_error, shape_of, value_of
+from minikeras.ops.shape import transpose
 
 __all__ = [
     "Windows",
     "check_data_format",
     "columns",
+    "in_channels_last",
     "normalize_padding",
     "normalize_tuple",
     "output_length",
     "pad",
 ]
-
-DATA_FORMATS = (None, "channels_last")
 
 
 def normalize_tuple(op, argument, value, rank):
@@ -93,28 +96,64 @@ def normalize_padding(op, padding, allowed=("valid", "same")):
 
 
 def check_data_format(op, data_format):
-    """Accepts `None` and `"channels_last"`, the only layout minikeras uses.
+    """The layout `data_format` names: None means `mk.config.image_data_format()`.
 
     Args:
         op: the op or layer name, for errors.
-        data_format: the value given.
+        data_format: None, `"channels_last"` or `"channels_first"`.
 
     Returns:
-        `"channels_last"`.
+        `"channels_last"` or `"channels_first"`.
 
     Raises:
-        ValueError: for `"channels_first"` or anything else.
+        ValueError: for anything else.
 
     Example:
         >>> mk.ops.windows.check_data_format("conv", None)
         'channels_last'
     """
-    if data_format not in DATA_FORMATS:
+    return config.standardize_data_format(data_format, op)
+
+
+def in_channels_last(op, inputs, *args, **kwargs):
+    """Runs a channels-last `op` on channels-first `inputs`: transposes in and out.
+
+    `op` is called as `op(inputs_channels_last, *args, **kwargs)` (the caller
+    passes `"channels_last"` among the arguments); an error it raises names the
+    shape as given, channels first.
+
+    Args:
+        op: the op, computing channels last.
+        inputs: Tensor or array-like `(batch, channels, *spatial)`.
+        *args: `op`'s other arguments.
+        **kwargs: `op`'s other keyword arguments.
+
+    Returns:
+        `op`'s result as `(batch, channels, *spatial)`.
+
+    Raises:
+        ValueError: as `op`, its message saying the inputs were channels first.
+
+    Example:
+        >>> x = np.arange(6.0, dtype="float32").reshape(1, 2, 3)  # (batch, channels, steps)
+        >>> mk.ops.windows.in_channels_last(mk.ops.max_pool, x, 3, None, "valid",
+        ...                                 "channels_last").numpy()
+        array([[[2.],
+                [5.]]], dtype=float32)
+    """
+    shape = shape_of(value_of(inputs))
+    rank = len(shape)
+    if rank <= 2:  # no spatial axis: the op's own rank check names the shape
+        return op(inputs, *args, **kwargs)
+    last = transpose(inputs, (0, *range(2, rank), 1))
+    try:
+        outputs = op(last, *args, **kwargs)
+    except ValueError as error:
         raise ValueError(
-            f"{op}: only data_format='channels_last' (inputs shaped (batch, *spatial, "
-            f"channels)) is supported, got {data_format!r}"
-        )
-    return "channels_last"
+            f"{error} (data_format='channels_first': inputs of shape {tuple(shape)} "
+            "seen channels last)"
+        ) from None
+    return transpose(outputs, (0, rank - 1, *range(1, rank - 1)))
 
 
 def output_length(length, kernel_size, stride, padding, dilation=1):

@@ -116,7 +116,8 @@ class RandomImageLayer(ImageLayer):
 
     Args:
         seed: an int for a reproducible stream of draws, or None.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Example:

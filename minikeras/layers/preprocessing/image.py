@@ -12,6 +12,7 @@ the two nearest input pixels (the edge pixel repeats past the border),
 import numpy as np
 
 from minikeras import ops
+from minikeras.config import standardize_data_format
 from minikeras.layers.layer import Layer
 from minikeras.layers.preprocessing.encoding import check_choice
 
@@ -78,12 +79,8 @@ def resize_images(images, height, width, interpolation="bilinear"):
 
 
 def check_data_format(layer_class, data_format):
-    return check_choice(
-        layer_class,
-        "data_format",
-        "channels_last" if data_format is None else data_format,
-        ("channels_last", "channels_first"),
-    )
+    # None: the global setting when the layer is made, as Keras's image preprocessing layers
+    return standardize_data_format(data_format, layer_class)
 
 
 def check_size(layer_class, argument, value):
@@ -100,7 +97,8 @@ class ImageLayer(Layer):
     image and transposes channels-first inputs.
 
     Args:
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Example:
@@ -201,7 +199,8 @@ class Resizing(ImageLayer):
         fill_mode: `"constant"` (the only mode, as in Keras).
         fill_value: the value of the padding.
         antialias: must be False (antialiased downsizing is not supported).
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -287,7 +286,8 @@ class CenterCrop(ImageLayer):
     Args:
         height: the output's number of rows.
         width: the output's number of columns.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:

@@ -113,7 +113,8 @@ class MixUp(_LabelMixing):
     Args:
         alpha: the Beta distribution's parameter, > 0; small values keep the
             images mostly whole.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         seed: an int for reproducible draws, or None.
         **kwargs: `name`, `trainable`, `dtype`.
 
@@ -168,7 +169,8 @@ class CutMix(_LabelMixing):
     Args:
         factor: a number or a pair `(lower, upper)` in `[0, 1]`.
         seed: an int for reproducible draws, or None.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -224,7 +226,8 @@ class RandomErasing(RandomImageLayer):
         fill_value: None (noise), a number, or one number per channel (3).
         value_range: `(low, high)` of the pixel values (default `(0, 255)`).
         seed: an int for reproducible draws, or None.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:

@@ -56,7 +56,8 @@ class RandomRotation(_RandomAffine):
         interpolation: `"bilinear"` (default) or `"nearest"`.
         seed: an int for reproducible draws, or None.
         fill_value: the value outside the image with `fill_mode="constant"`.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -117,7 +118,8 @@ class RandomTranslation(_RandomAffine):
         interpolation: `"bilinear"` (default) or `"nearest"`.
         seed: an int for reproducible draws, or None.
         fill_value: the value outside the image with `fill_mode="constant"`.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -182,7 +184,8 @@ class RandomZoom(_RandomAffine):
         interpolation: `"bilinear"` (default) or `"nearest"`.
         seed: an int for reproducible draws, or None.
         fill_value: the value outside the image with `fill_mode="constant"`.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:

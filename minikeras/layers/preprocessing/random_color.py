@@ -113,7 +113,8 @@ class RandomGrayscale(RandomImageLayer):
 
     Args:
         factor: the probability, in `[0, 1]`, that an image is turned.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         seed: an int for reproducible draws, or None.
         **kwargs: `name`, `trainable`, `dtype`.
 
@@ -169,7 +170,8 @@ class RandomInvert(RandomImageLayer):
         value_range: `(low, high)` of the pixel values; `high` is what inversion
             subtracts from (default `(0, 255)`).
         seed: an int for reproducible draws, or None.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -279,7 +281,8 @@ class RandomPosterization(RandomImageLayer):
     Args:
         factor: an int or a pair of ints in `[1, 8]`.
         value_range: `(low, high)` of the pixel values (default `(0, 255)`).
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         seed: an int for reproducible draws, or None.
         **kwargs: `name`, `trainable`, `dtype`.
 

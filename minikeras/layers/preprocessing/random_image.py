@@ -19,7 +19,8 @@ class RandomFlip(RandomImageLayer):
         mode: `"horizontal"` (left-right), `"vertical"` (up-down) or
             `"horizontal_and_vertical"` (default; each drawn separately).
         seed: an int for reproducible draws, or None.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
@@ -69,7 +70,8 @@ class RandomCrop(RandomImageLayer):
         height: the output's number of rows.
         width: the output's number of columns.
         seed: an int for reproducible draws, or None.
-        data_format: `"channels_last"` (default) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
