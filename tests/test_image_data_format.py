@@ -324,3 +324,34 @@ def test_an_op_error_on_channels_first_inputs_names_their_shape(channels_first):
         ops.conv(np.ones((1, 5, 4, 4), "float32"), np.ones((3, 3, 2, 2), "float32"))
     with pytest.raises(ValueError, match=r"max_pool: expected inputs"):  # no spatial axis
         ops.max_pool(np.ones((2, 3), "float32"), 2)
+
+
+def _ops_model(lib):
+    inputs = lib.Input((3, 8, 8))
+    wider = lib.ops.concatenate([inputs, inputs[:, :1]], axis=1)  # 4 channels
+    return lib.Model(
+        inputs,
+        [
+            lib.ops.max_pool(inputs, 2, 2),
+            lib.ops.depth_to_space(wider, 2, data_format=None),
+            lib.ops.adaptive_average_pool(inputs, (2, 2)),
+        ],
+    )
+
+
+def test_an_op_node_keeps_the_layout_it_was_recorded_in(channels_first, tmp_path):
+    x = rng.standard_normal((2, 3, 8, 8)).astype("float32")
+    model = _ops_model(mk)
+    mk.config.set_image_data_format("channels_last")
+    outputs = [out.numpy() for out in model(x)]
+    assert [out.shape for out in outputs] == [(2, 3, 4, 4), (2, 1, 16, 16), (2, 3, 2, 2)]
+    np.testing.assert_array_equal(outputs[0], ops.max_pool(x, 2, 2, "valid", "channels_first"))
+    model.save(tmp_path / "m.minikeras")
+    for got, want in zip(mk.models.load_model(tmp_path / "m.minikeras")(x), outputs):
+        np.testing.assert_array_equal(got.numpy(), want)
+    if channels_first is not None:
+        channels_first.config.set_image_data_format("channels_first")
+        theirs = _ops_model(channels_first)
+        channels_first.config.set_image_data_format("channels_last")
+        for got, want in zip(outputs, theirs(x)):
+            np.testing.assert_allclose(got, channels_first.ops.convert_to_numpy(want), rtol=1e-6)

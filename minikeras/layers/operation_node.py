@@ -255,6 +255,19 @@ def _record(layer, args, kwargs):
     return node.outputs
 
 
+def _layout_now(function, args, kwargs):
+    # A data_format left None is the global image layout when the op is called, as in
+    # Keras: the node keeps it, and computes in the layout the model was built in.
+    parameters = inspect.signature(function).parameters
+    if "data_format" not in parameters:
+        return args, kwargs
+    bound = inspect.signature(function).bind(*args, **kwargs)
+    if bound.arguments.get("data_format", parameters["data_format"].default) is not None:
+        return args, kwargs
+    bound.arguments["data_format"] = config.image_data_format()
+    return bound.args, bound.kwargs
+
+
 def symbolic_op_call(function_name, function, args, kwargs, error):
     """What a public op does given symbolic tensors: records a node and returns its outputs.
 
@@ -293,6 +306,7 @@ def symbolic_op_call(function_name, function, args, kwargs, error):
             "attributes hold): pass it to the layer as an input instead"
         ) from error
     args, kwargs = _float_constants_as(_symbolic_float(args, kwargs), args, kwargs)
+    args, kwargs = _layout_now(function, args, kwargs)
     options = {}
     if function_name in KERAS_OPERATION_SPECS:
         options, args, kwargs = split_arguments(function_name, function, args, kwargs)
