@@ -33,7 +33,9 @@ def test_a_wrapper_keeps_builds_and_configures_its_layer():
     assert wrapper.layer is dense and not dense.built
     out = wrapper(np.ones((2, 4), "float32"))
     assert dense.built and dense.kernel.shape == (4, 3)
-    np.testing.assert_allclose(out.numpy(), 2.0 * (np.ones((2, 4)) @ dense.kernel.numpy()))
+    np.testing.assert_allclose(
+        out.numpy(), 2.0 * (np.ones((2, 4)) @ dense.kernel.numpy()), rtol=1e-6, atol=1e-7
+    )
     config = wrapper.get_config()
     assert config["name"] == "outer" and config["layer"]["class_name"] == "Dense"
     clone = Doubled.from_config(config)
