@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 import pytest
+from op_graphs import assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import layers
@@ -204,6 +205,58 @@ def test_config_round_trip_and_a_saved_model(tmp_path):
     for ours, back in zip(model.weights, loaded.weights):
         np.testing.assert_array_equal(back.numpy(), ours.numpy())
     np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
+def test_weights_come_in_keras_order_kernel_vector_u_then_the_rest():
+    # Keras lists the wrapper's own variables (the kernel it tracks, vector_u) before
+    # the wrapped layer's others, in a model too.
+    model = mk.Sequential(
+        [mk.Input((5, 4)), layers.Dense(3), layers.SpectralNormalization(layers.Conv1D(2, 3))]
+    )
+    wrapper = model.layers[1]
+    assert [w.name for w in wrapper.weights] == ["kernel", "vector_u", "bias"]
+    assert [w.name for w in wrapper.trainable_weights] == ["kernel", "bias"]
+    shapes = [(4, 3), (3,), (3, 3, 2), (1, 2), (2,)]
+    assert [w.shape for w in model.get_weights()] == shapes
+    arrays = [np.full(w.shape, i + 1.0, "float32") for i, w in enumerate(wrapper.weights)]
+    wrapper.set_weights(arrays)
+    assert wrapper.layer.kernel.numpy().min() == 1.0 and wrapper.vector_u.numpy().min() == 2.0
+    assert wrapper.layer.bias.numpy().min() == 3.0
+
+
+def test_get_weights_cross_to_keras_and_back():
+    keras = _keras()
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 5, 4)).astype("float32")
+
+    def build(api):
+        sn = api.layers.SpectralNormalization(api.layers.Conv1D(2, 3))
+        return api.Sequential([api.Input((5, 4)), api.layers.Dense(4), sn])
+
+    ours, theirs = build(mk), build(keras)
+    assert [w.shape for w in ours.get_weights()] == [w.shape for w in theirs.get_weights()]
+    theirs.set_weights(ours.get_weights())
+    for got, want in zip(theirs.get_weights(), ours.get_weights()):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(
+        np.asarray(theirs(x, training=True)), ours(x, training=True).numpy(), rtol=1e-5, atol=1e-6
+    )
+    ours.set_weights([rng.standard_normal(w.shape) for w in ours.weights])
+    theirs = build(keras)
+    ours.set_weights(theirs.get_weights())
+    np.testing.assert_allclose(
+        ours(x, training=True).numpy(), np.asarray(theirs(x, training=True)), rtol=1e-5, atol=1e-6
+    )
+
+
+def test_a_functional_model_saves_and_crosses_to_keras(tmp_path):
+    def build(api):
+        inputs = api.Input((5, 4))
+        outputs = api.layers.SpectralNormalization(api.layers.Conv1D(2, 3))(inputs)
+        return api.Model(inputs, outputs)
+
+    x = np.random.default_rng(9).standard_normal((2, 5, 4)).astype("float32")
+    assert_saves_and_crosses_to_keras(build, x, tmp_path)
 
 
 def test_keras_computes_the_same_training_call():

@@ -34,6 +34,9 @@ class SpectralNormalization(Wrapper):
         sigma = v @ W @ u.T
         W = W / sigma
 
+    Its `weights` (and `get_weights`, `set_weights`) come in Keras's order:
+    the kernel, `vector_u`, then the wrapped layer's other weights.
+
     Called with `training=True`, the layer assigns the new `u` to its
     non-trainable weight `vector_u` and `W / sigma` to the wrapped layer's
     kernel (left as it is if all zeros), then calls the wrapped layer; at
@@ -109,6 +112,10 @@ class SpectralNormalization(Wrapper):
             dtype=kernel.dtype,
             trainable=False,
         )
+        # Keras tracks the kernel as the wrapper's own variable, and lists a layer's own
+        # variables before its sublayers': kernel, vector_u, then the wrapped layer's others.
+        # Layers list weights by creation index, so vector_u takes the place after the kernel.
+        self.vector_u._index = kernel._index + 0.5
 
     def normalized_weights(self):
         """The next `vector_u` and the kernel divided by its estimated spectral norm.
