@@ -7,8 +7,10 @@ Keras also has (`flatten_with_path`, `map_structure_up_to`, `traverse`,
 
 A *structure* is a leaf, or a list, tuple or dict of structures. Anything else
 (an array, a Tensor, None, a number) is a leaf. As in Keras, a dict's leaves
-come in the order of its sorted keys (insertion order if the keys do not
-sort), and a dict is rebuilt with its own key order.
+come in the order of its sorted keys (keys of different types sorted by type
+name first, as inserted if they still do not sort), an `OrderedDict`'s as
+inserted; a dict is rebuilt with its own key order and kind (a `defaultdict`
+keeps its `default_factory`).
 
 The one copy of these helpers in the package: the tape flattens its sources
 with them. Imports nothing else from minikeras, so that any module can use it.

@@ -1,10 +1,14 @@
 """The core of `minikeras.tree`: what is nested, and `flatten`, `pack_sequence_as`, `map_structure`.
 
 A *structure* is a leaf, or a list, tuple or dict of structures. Anything else
-(an array, a Tensor, None, a number) is a leaf. As in Keras, a dict's leaves
-come in the order of its sorted keys (insertion order if the keys do not
-sort), and a dict is rebuilt with its own key order.
+(an array, a Tensor, None, a number) is a leaf. Dict keys come in Keras's
+(optree's) order: an `OrderedDict`'s as inserted; any other dict's sorted,
+keys of different types by type name first (`0, 1, 'a'`), and as inserted if
+they still do not sort. A dict is rebuilt with its own key order and kind: an
+`OrderedDict` stays one, a `defaultdict` keeps its `default_factory`.
 """
+
+from collections import OrderedDict, defaultdict
 
 __all__ = ["flatten", "is_nested", "map_structure", "pack_sequence_as"]
 
@@ -26,14 +30,36 @@ def is_nested(structure):
 
 
 def _keys(mapping):
+    """A dict's keys in the order its leaves come (see the module)."""
+    keys = list(mapping)
+    if isinstance(mapping, OrderedDict):
+        return keys
     try:
-        return sorted(mapping)
+        return sorted(keys)
     except TypeError:
-        return list(mapping)
+        pass
+    try:
+        return sorted(keys, key=_type_then_key)
+    except TypeError:
+        return keys
+
+
+def _type_then_key(key):
+    kind = type(key)
+    return (f"{kind.__module__}.{kind.__qualname__}", key)
+
+
+def _like(mapping, pairs):
+    """A dict of `mapping`'s kind holding `pairs` (a defaultdict keeps its factory)."""
+    if isinstance(mapping, defaultdict):
+        return defaultdict(mapping.default_factory, pairs)
+    if isinstance(mapping, OrderedDict):
+        return OrderedDict(pairs)
+    return dict(pairs)
 
 
 def flatten(structure):
-    """The leaves of `structure`, in order (a dict's by sorted key).
+    """The leaves of `structure`, in order (a dict's by sorted key, an OrderedDict's as inserted).
 
     Args:
         structure: a leaf, or a list, tuple or dict of structures.
@@ -84,7 +110,7 @@ def pack_sequence_as(structure, flat_sequence):
     def pack(item):
         if isinstance(item, dict):
             packed = {key: pack(item[key]) for key in _keys(item)}
-            return {key: packed[key] for key in item}
+            return _like(item, ((key, packed[key]) for key in item))
         if isinstance(item, (list, tuple)):
             return _rebuild(item, [pack(value) for value in item])
         try:
@@ -111,6 +137,9 @@ _END = object()
 def map_structure(fn, *structures):
     """Applies `fn` to the leaves of `structures`, position by position.
 
+    Leaves are paired by position in lists and tuples and by key in dicts
+    (an `OrderedDict` meets a dict with the same keys in another order).
+
     Args:
         fn: a function of one leaf from each structure.
         *structures: structures of the same shape (at least one).
@@ -134,22 +163,32 @@ def map_structure(fn, *structures):
 
     for other in structures[1:]:
         assert_same_structure(structures[0], other)
-    flats = [flatten(structure) for structure in structures]
-    return pack_sequence_as(structures[0], [fn(*leaves) for leaves in zip(*flats)])
+    return _map_many(fn, structures)
 
 
 def _map_one(fn, structure):
     """`map_structure(fn, structure)` for one structure: `fn` sees leaves in `flatten` order."""
     if isinstance(structure, dict):
         mapped = {key: _map_one(fn, structure[key]) for key in _keys(structure)}
-        return {key: mapped[key] for key in structure}
+        return _like(structure, ((key, mapped[key]) for key in structure))
     if isinstance(structure, (list, tuple)):
         return _rebuild(structure, [_map_one(fn, item) for item in structure])
     return fn(structure)
 
 
+def _map_many(fn, structures):
+    """`map_structure` of structures known to match: dict items are paired by key."""
+    first = structures[0]
+    if isinstance(first, dict):
+        mapped = {key: _map_many(fn, [s[key] for s in structures]) for key in _keys(first)}
+        return _like(first, ((key, mapped[key]) for key in first))
+    if isinstance(first, (list, tuple)):
+        return _rebuild(first, [_map_many(fn, items) for items in zip(*structures)])
+    return fn(*structures)
+
+
 def _children(structure):
-    """(key, child) pairs of a list, tuple or dict (a dict's by sorted key)."""
+    """(key, child) pairs of a list, tuple or dict (a dict's in `_keys` order)."""
     if isinstance(structure, dict):
         return [(key, structure[key]) for key in _keys(structure)]
     return list(enumerate(structure))
@@ -158,5 +197,5 @@ def _children(structure):
 def _rebuilt_from(structure, mapped):
     """`structure`'s container holding `mapped` (a dict of key -> value, in `_children` order)."""
     if isinstance(structure, dict):
-        return {key: mapped[key] for key in structure}
+        return _like(structure, ((key, mapped[key]) for key in structure))
     return _rebuild(structure, list(mapped.values()))

@@ -9,6 +9,7 @@ import warnings
 
 from minikeras.tree.structure import (
     _children,
+    _like,
     _rebuild,
     _rebuilt_from,
     is_nested,
@@ -54,7 +55,8 @@ def assert_same_structure(a, b, check_types=None):
 
     At each level the containers must be of one type (a list is not a tuple,
     and named tuples must be of one class; any two dicts match if their keys
-    do) with as many items. The leaves may differ.
+    do, in any order: an `OrderedDict` matches a dict) with as many items.
+    The leaves may differ.
 
     Args:
         a: a structure.
@@ -98,7 +100,8 @@ def _check_same(owner, a, b, path, deeper):
         )
     a_keys = [key for key, _ in _children(a)]
     b_keys = [key for key, _ in _children(b)]
-    if a_keys != b_keys:
+    same_keys = set(a_keys) == set(b_keys) if isinstance(a, dict) else a_keys == b_keys
+    if not same_keys:
         raise ValueError(f"{owner}: at path {path}, keys or indices {a_keys} against {b_keys}")
     for key, child in _children(a):
         _check_same(owner, child, b[key], (*path, key), deeper)
@@ -190,7 +193,7 @@ def lists_to_tuples(structure):
         {'a': (1, (2,)), 'b': (3, (4,))}
     """
     if isinstance(structure, dict):
-        return {key: lists_to_tuples(value) for key, value in structure.items()}
+        return _like(structure, ((key, lists_to_tuples(v)) for key, v in structure.items()))
     if isinstance(structure, (list, tuple)):
         items = [lists_to_tuples(item) for item in structure]
         return tuple(items) if isinstance(structure, list) else _rebuild(structure, items)
