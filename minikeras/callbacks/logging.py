@@ -1,6 +1,7 @@
 """Callbacks that watch or log training: `TerminateOnNaN`, `CSVLogger`, `LambdaCallback`.
 
-And `ProgbarLogger`, which Keras code passes and whose work `fit` does itself.
+And `ProgbarLogger`, which draws a progress bar from hooks called by hand; in
+`fit`, `evaluate` and `predict` the trainer draws its own display instead.
 """
 
 import csv
@@ -9,27 +10,139 @@ import os
 
 from minikeras.callbacks.base import _HOOKS, Callback
 from minikeras.switches import print_line
+from minikeras.utils.progbar import Progbar
 
 __all__ = ["CSVLogger", "LambdaCallback", "ProgbarLogger", "TerminateOnNaN"]
 
 
 class ProgbarLogger(Callback):
-    """Keras's progress-bar callback; in minikeras `fit`, `evaluate` and `predict` draw it.
+    """Draws a Keras progress bar (`mk.utils.Progbar`) from the hooks it is given.
 
-    Keras adds one to every `fit` with `verbose` other than 0, and none more
-    when one is given. minikeras's trainer draws the same display itself,
-    by `verbose` (1: a bar, 2: a line per epoch, 0: nothing; see
-    `minikeras.progress`), so a `ProgbarLogger` in `callbacks` is accepted
-    and adds nothing to it: the output is the one Keras gives with it.
+    Driven by hand (`set_params({"verbose": 1, "epochs": 2, "steps": 10})`,
+    then `on_epoch_begin`, `on_train_batch_end`, ..., as a custom loop or a
+    `CallbackList` calls them), it draws what Keras's does: "Epoch i/n" when
+    there are several epochs, a bar (`verbose=1`) updated at each batch end
+    with the batch logs, or one line at the end (`verbose=2`), for training
+    epochs, evaluation and prediction; evaluation inside training is not
+    drawn. `params["verbose"]` `"auto"` means 1; `params["steps"]` None
+    means the count is learnt at the end.
+
+    Passed to `fit`, `evaluate` or `predict`, it draws nothing: the trainer
+    draws the display itself, by `verbose` (see `minikeras.progress`), so
+    there is one display, as Keras gives with it. (Keras draws that display
+    with this logger's bar; minikeras with its own.)
 
     Example:
-        >>> model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
-        >>> model.compile(optimizer="sgd", loss="mse")
-        >>> progbar = mk.callbacks.ProgbarLogger()
-        >>> history = model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0, callbacks=[progbar])
-        >>> len(history.history["loss"])
-        1
+        >>> logger = mk.callbacks.ProgbarLogger()
+        >>> logger.set_params({"verbose": 2, "epochs": 1, "steps": 2})
+        >>> logger.on_train_begin(); logger.on_epoch_begin(0)
+        >>> logger.on_train_batch_end(0, {"loss": 0.5})
+        >>> logger.on_train_batch_end(1, {"loss": 0.25})
+        >>> logger.on_epoch_end(0, {"loss": 0.25})  # doctest: +ELLIPSIS
+        2/2 - 0s - ...s/step - loss: 0.2500
     """
+
+    def __init__(self):
+        super().__init__()
+        self.seen = 0
+        self.progbar = None
+        self.target = None
+        self.verbose = 1
+        self.epochs = 1
+        self._called_in_fit = False
+        self._drawn_by_trainer = None  # the phase ("train", "test", "predict") a trainer draws
+
+    def set_params(self, params):
+        super().set_params(params)
+        verbose = params.get("verbose", 1)
+        self.verbose = 1 if verbose == "auto" else verbose
+        self.epochs = params.get("epochs", 1)
+        self.target = params.get("steps")
+        self._drawn_by_trainer = None  # (a trainer says so after giving its params)
+
+    def on_train_begin(self, logs=None):
+        self._called_in_fit = True  # evaluation inside training is not drawn
+
+    def on_train_end(self, logs=None):
+        self._called_in_fit = False
+        self._ended("train")
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._start()
+        if self._draws() and self.verbose and self.epochs > 1:
+            print_line(f"Epoch {epoch + 1}/{self.epochs}")
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._update(batch, logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._finish(logs)
+
+    def on_test_begin(self, logs=None):
+        if not self._called_in_fit:
+            self._start()
+
+    def on_test_batch_end(self, batch, logs=None):
+        if not self._called_in_fit:
+            self._update(batch, logs)
+
+    def on_test_end(self, logs=None):
+        if not self._called_in_fit:
+            self._finish(logs)
+            self._ended("test")
+
+    def on_predict_begin(self, logs=None):
+        self._start()
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._update(batch, None)  # (not the outputs)
+
+    def on_predict_end(self, logs=None):
+        self._finish(logs)
+        self._ended("predict")
+
+    def _draws(self):
+        return self._drawn_by_trainer is None
+
+    def _ended(self, phase):
+        if self._drawn_by_trainer == phase:
+            self._drawn_by_trainer = None
+
+    def _start(self):
+        self.seen = 0
+        self.progbar = None
+        if self._draws():
+            self._bar()
+
+    def _bar(self):
+        if self.progbar is None:
+            # (stateless_metrics empty: the logs are shown as given, already averaged)
+            self.progbar = Progbar(
+                self.target, verbose=self.verbose, unit_name="step", stateless_metrics=set()
+            )
+        return self.progbar
+
+    def _update(self, batch, logs):
+        if not self._draws():
+            return
+        self.seen = batch + 1
+        if self.verbose == 1:
+            self._bar().update(self.seen, list((logs or {}).items()), finalize=False)
+
+    def _finish(self, logs):
+        if not self._draws():
+            return
+        bar = self._bar()
+        if self.target is None:
+            self.target = bar.target = self.seen
+        bar.update(self.target, list((logs or {}).items()), finalize=True)
+
+
+def _drawn_by_trainer(callbacks, phase):
+    """Tells the `ProgbarLogger`s among `callbacks` that the trainer draws `phase` itself."""
+    for callback in callbacks:
+        if isinstance(callback, ProgbarLogger):
+            callback._drawn_by_trainer = phase
 
 
 class TerminateOnNaN(Callback):

@@ -12,6 +12,7 @@ import numpy as np
 
 from minikeras import callbacks as callbacks_module
 from minikeras.argument_checks import check_arguments
+from minikeras.callbacks.logging import _drawn_by_trainer
 from minikeras.progress import Progress
 from minikeras.trainers.array_data import (
     _ArrayBatches,
@@ -145,8 +146,9 @@ class Evaluation:
             batches = _ArrayBatches(data, batch_size, shuffle=False, steps=steps)
         progress = Progress(batches.steps, verbose, "Evaluate") if verbose else None
         callback_list = callbacks_module.CallbackList(
-            callbacks, model=self, steps=batches.steps, verbose=verbose
+            callbacks, model=self, steps=batches.steps, verbose=verbose, epochs=1
         )
+        _drawn_by_trainer(callback_list.callbacks, "test")
         build_on(self, batches.first_inputs())
         self._build_compiled()
         own_cache = self._step_cache is None
@@ -177,7 +179,9 @@ class Evaluation:
             x: inputs (a numpy array, or a list of arrays), or an iterable of
                 input batches.
             batch_size: samples per batch.
-            verbose: 1 shows a progress bar.
+            verbose: 1 shows a progress bar, 2 one line at the end; 0 (the
+                default) and `"auto"` are silent, where Keras's default
+                `"auto"` draws a bar.
             steps: predict the first `steps` batches, so a generator that
                 never ends can be used; fewer, with a warning, if the data
                 ends first (as in Keras). With arrays and no `batch_size`, the
@@ -185,7 +189,8 @@ class Evaluation:
                 None: all of them.
             callbacks: a list of `minikeras.callbacks.Callback`; their
                 `on_predict_*` hooks are called (batch logs hold `"outputs"`;
-                `params["steps"]` is `steps` when given, as in Keras).
+                `params["steps"]` is `steps` when given, and `params["epochs"]`
+                is 1, as in Keras).
 
         Returns:
             A numpy array (or a list of them for several outputs).
@@ -236,8 +241,9 @@ class Evaluation:
         announced = len(chunks) if steps is None else int(steps)  # as Keras: the steps asked
         progress = Progress(announced, verbose, "Predict")
         callback_list = callbacks_module.CallbackList(
-            callbacks, model=self, steps=announced, verbose=verbose
+            callbacks, model=self, steps=announced, verbose=verbose, epochs=1
         )
+        _drawn_by_trainer(callback_list.callbacks, "predict")
         callback_list.on_predict_begin()
         outputs = []
         for step, chunk in enumerate(chunks):

@@ -14,6 +14,7 @@ import warnings
 from minikeras import callbacks as callbacks_module
 from minikeras import random as random_module
 from minikeras.argument_checks import check_arguments
+from minikeras.callbacks.logging import _drawn_by_trainer
 from minikeras.data_checks import check_before_training
 from minikeras.progress import Progress
 from minikeras.trainers.array_data import _ArrayBatches, _Data, _with_class_weight
@@ -268,6 +269,7 @@ class FitLoop:
             callbacks, model=self, add_history=True, epochs=epochs, steps=train.steps,
             verbose=verbose,
         )  # fmt: skip
+        _drawn_by_trainer(callback_list.callbacks, "train")
         self.stop_training = False
         cache = StepCache(weights, loss_sources, None)
         object.__setattr__(self, "_step_cache", cache)
