@@ -1,6 +1,8 @@
 """Keras's other names: initializer and constraint aliases, `models.save_model`,
 `OrthogonalRegularizer`, `SwapEMAWeights` and `ProgbarLogger`; by hand and against Keras 3."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -175,6 +177,32 @@ def test_swap_ema_weights_needs_use_ema():
     model.compile("sgd", loss="mse")
     with pytest.raises(ValueError, match="must be made with use_ema=True"):
         model.evaluate(X, Y, verbose=0, callbacks=[mk.callbacks.SwapEMAWeights()])
+
+
+def test_swap_ema_weights_before_any_training_raises_and_changes_nothing():
+    model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+    model.compile(mk.optimizers.SGD(0.1, use_ema=True), loss="mse")
+    before = model.get_weights()
+    for run in (model.evaluate, lambda x, y, **kwargs: model.predict(x, **kwargs)):
+        with pytest.raises(ValueError, match="no moving averages yet"):
+            run(X, Y, verbose=0, callbacks=[mk.callbacks.SwapEMAWeights()])
+        for got, want in zip(model.get_weights(), before):
+            np.testing.assert_array_equal(got, want)
+    # After a training step the averages exist and stand in.
+    model.fit(X, Y, epochs=1, verbose=0)
+    model.predict(X, verbose=0, callbacks=[mk.callbacks.SwapEMAWeights()])
+
+
+def test_swap_ema_weights_raises_where_keras_does():
+    # Keras raises a ValueError when its optimizer is not built: in predict before any
+    # training. (Its evaluate builds the optimizer first; ours does not and raises too.)
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    keras = pytest.importorskip("keras")
+    for api in (keras, mk):
+        model = api.Sequential([api.Input((2,)), api.layers.Dense(1)])
+        model.compile(api.optimizers.SGD(0.1, use_ema=True), loss="mse")
+        with pytest.raises(ValueError, match="SwapEMAWeights"):
+            model.predict(X, verbose=0, callbacks=[api.callbacks.SwapEMAWeights()])
 
 
 def test_progbar_logger_adds_no_second_display(capsys):

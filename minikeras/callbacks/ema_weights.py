@@ -25,7 +25,10 @@ class SwapEMAWeights(Callback):
             next epoch's start.
 
     Raises:
-        ValueError: (when used) if the model's optimizer has `use_ema=False`.
+        ValueError: (when used) if the model's optimizer has `use_ema=False`,
+            or is not built yet (no training step has made its averages), as
+            Keras's raises. (Keras's `evaluate` builds the optimizer first,
+            so there it swaps in the averages' initial zeros instead.)
 
     Example:
         >>> model = mk.Sequential([mk.Input((1,)), mk.layers.Dense(1, kernel_initializer="zeros")])
@@ -51,6 +54,13 @@ class SwapEMAWeights(Callback):
             raise ValueError(
                 "SwapEMAWeights: the model's optimizer must be made with use_ema=True; got "
                 f"use_ema={getattr(optimizer, 'use_ema', None)} on {type(optimizer).__name__}"
+            )
+        if not optimizer.built:
+            raise ValueError(
+                "SwapEMAWeights: the model's optimizer has no moving averages yet "
+                f"({type(optimizer).__name__} makes them when it is built, at the first "
+                "training step): train the model before evaluating or predicting with "
+                "SwapEMAWeights"
             )
         variables = optimizer._trainable_variables
         self._raw_weights = [variable.numpy() for variable in variables]
