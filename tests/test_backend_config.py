@@ -235,3 +235,42 @@ def test_callback_messages_follow_interactive_logging(capsys, caplog):
         model.fit(x, y, epochs=5, verbose=0, callbacks=[stop])
     assert capsys.readouterr().out == ""
     assert [r.getMessage() for r in caplog.records] == ["Epoch 2: early stopping"]
+
+
+def _final_lines_logged(api, logger_name, caplog, verbose):
+    """The records `predict` then `evaluate` log with interactive logging off."""
+    model = api.Sequential([api.Input((2,)), api.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x, y = np.ones((8, 2), "float32"), np.zeros((8, 1), "float32")
+    api.config.disable_interactive_logging()
+    try:
+        counts = []
+        for run in (
+            lambda: model.predict(x, batch_size=4, verbose=verbose),
+            lambda: model.evaluate(x, y, batch_size=4, verbose=verbose),
+        ):
+            caplog.clear()
+            with caplog.at_level(logging.INFO, logger=logger_name):
+                run()
+            counts.append(len([r for r in caplog.records if r.name == logger_name]))
+        return counts
+    finally:
+        api.config.enable_interactive_logging()
+
+
+@pytest.mark.parametrize("verbose", [1, 2])
+def test_predict_and_evaluate_log_their_final_line_with_interactive_logging_off(
+    capsys, caplog, verbose
+):
+    assert _final_lines_logged(mk, "minikeras", caplog, verbose) == [1, 1]
+    assert capsys.readouterr().out == ""
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages[-1].startswith("Evaluate") and "loss:" in messages[-1]
+
+
+@pytest.mark.parametrize("verbose", [1, 2])
+def test_as_many_final_lines_logged_as_keras_logs(caplog, verbose):
+    keras = pytest.importorskip("keras")
+    # Keras's print_msg sends its last bar line to absl logging (the logger "absl").
+    theirs = _final_lines_logged(keras, "absl", caplog, verbose)
+    assert _final_lines_logged(mk, "minikeras", caplog, verbose) == theirs
