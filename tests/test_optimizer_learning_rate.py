@@ -213,6 +213,7 @@ def test_a_minikeras_file_from_before_the_variable_loads_its_state():
     optimizer = model.optimizer
     assert optimizer.learning_rate.numpy() == np.float32(data["learning_rate"])
     assert int(optimizer.iterations.numpy()) == int(data["state_iterations"]) == 4
+    assert optimizer.iterations.dtype == np.int32  # (the file has it as int64)
     slots = optimizer.variables[2:]
     assert sorted(v.name for v in slots) == sorted(
         key[len("state_") :] for key in data.files if key.startswith("state_dense")

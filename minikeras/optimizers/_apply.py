@@ -20,7 +20,7 @@ from minikeras.optimizers._traced import RuleRunner
 
 __all__ = ["apply_update", "checked_updates", "label"]
 
-_ONE = np.array(1, np.int64)  # the step `iterations` takes
+_ONE = np.array(1, np.int32)  # the step `iterations` takes
 
 
 def label(variable):

@@ -266,7 +266,7 @@ class Optimizer(OptimizerState):
         Example:
             >>> w = mk.Variable([1.0])
             >>> mk.optimizers.SGD(0.5).apply_gradients([(np.array([1.0]), w)]).numpy()
-            array(1)
+            array(1, dtype=int32)
             >>> w.numpy()
             array([0.5], dtype=float32)
         """

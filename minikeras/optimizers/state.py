@@ -62,7 +62,8 @@ class OptimizerState:
 
     def __init__(self, name):
         self.name = name
-        self._iterations = Variable(0, dtype="int64", trainable=False, name="iteration")
+        # int32, as Keras's `dtype="int"` on every backend but TensorFlow (int64 there).
+        self._iterations = Variable(0, dtype="int32", trainable=False, name="iteration")
         self._iterations.path = f"{name}/iteration"
         self._variables = [self._iterations]
         self._leading = 1  # variables made before `build` (`iterations`, a learning rate)
@@ -84,14 +85,15 @@ class OptimizerState:
 
     @property
     def iterations(self):
-        """The number of updates applied so far: an int64 non-trainable Variable.
+        """The number of updates applied so far: an int32 non-trainable Variable.
 
-        It is named `"iteration"`, as Keras 3 names it (Keras's is int32 on
-        jax, int64 elsewhere).
+        It is named `"iteration"` and is int32, as Keras 3's on its JAX, torch
+        and numpy backends (int64 on TensorFlow).
 
         Example:
-            >>> mk.optimizers.SGD().iterations.name
-            'iteration'
+            >>> iterations = mk.optimizers.SGD().iterations
+            >>> iterations.name, str(iterations.dtype)
+            ('iteration', 'int32')
         """
         return self._iterations
 

@@ -8,6 +8,8 @@ of the weights they update) and the states of the random generators.
 anything is assigned.
 """
 
+import numpy as np
+
 from minikeras import losses, metrics, optimizers
 from minikeras.saving.archive import LoadError, to_json
 from minikeras.saving.keras_config import compile_flags
@@ -16,6 +18,18 @@ from minikeras.saving.weights import _warn
 from minikeras.trainers.compile_utils import output_names
 
 __all__ = []
+
+
+def _an_older_count(array, entry):
+    """An iteration count as older minikeras files keep it: an int64 scalar that fits int32."""
+    return (
+        array.shape == ()
+        and array.dtype == np.int64
+        and 0 <= int(array) <= np.iinfo(np.int32).max
+        and isinstance(entry, dict)
+        and entry.get("shape") == []
+        and entry.get("dtype") == "int64"
+    )
 
 
 def _map_leaves(fn, structure):
@@ -211,6 +225,8 @@ def _check_training(model, table, training, arrays, source):
     else:
         for number, (variable, entry) in enumerate(zip(variables, document["variables"])):
             array = arrays[str(number)]
+            if variable is optimizer.iterations and _an_older_count(array, entry):
+                continue  # (assigned as int32)
             if array.shape != variable.shape or array.dtype != variable.dtype:
                 problems.append(
                     f"optimizer variable {number} ('{variable.name}'): expected shape "
