@@ -203,6 +203,8 @@ class CompileLoss:
         weights = self.loss_weights
         if weights is not None and not isinstance(weights, (list, tuple, dict)):
             weights = [weights]
+        if len(names) == 1 and isinstance(weights, (list, tuple)) and len(weights) == 1:
+            weights = weights[0]  # (one output's weight, not a list to multiply its loss by)
         if weights is None:
             self.weights = [None] * len(names)
         else:
