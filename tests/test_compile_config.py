@@ -1,6 +1,8 @@
-"""Compile's loss weights and the optimizer's `iterations` dtype: by hand and against Keras 3."""
+"""`Model.get_compile_config` / `compile_from_config`, the optimizer's `iterations` dtype and
+the Python floats of `fit`'s History: by hand and against Keras 3 (configs crossing both ways)."""
 
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -15,6 +17,117 @@ Y = (X[:, :1] > 0).astype("float32")
 def _keras():
     os.environ.setdefault("KERAS_BACKEND", "jax")
     return pytest.importorskip("keras")
+
+
+def _model(api):
+    return api.Sequential([api.Input((2,)), api.layers.Dense(1, activation="sigmoid")])
+
+
+def _compiled(api):
+    model = _model(api)
+    model.compile(
+        optimizer=api.optimizers.Adam(0.01),
+        loss="binary_crossentropy",
+        metrics=["accuracy", api.metrics.AUC(name="auc")],
+        loss_weights=[2.0],
+    )
+    return model
+
+
+def test_get_compile_config_keeps_what_compile_was_given():
+    config = _compiled(mk).get_compile_config()
+    assert config["optimizer"]["class_name"] == "Adam"
+    assert config["optimizer"]["module"] == "keras.optimizers"
+    assert config["optimizer"]["config"]["learning_rate"] == pytest.approx(0.01)
+    assert config["loss"] == "binary_crossentropy" and config["loss_weights"] == [2.0]
+    assert config["metrics"][0] == "accuracy"  # a name stays a name
+    assert config["metrics"][1]["class_name"] == "AUC"
+    assert config["metrics"][1]["config"]["name"] == "auc"
+    assert config["weighted_metrics"] is None and config["steps_per_execution"] == 1
+    assert config["run_eagerly"] is False
+    model = _model(mk)
+    assert model.get_compile_config() == {}
+    model.compile("sgd", mk.losses.Huber(delta=2.0), run_eagerly=True, jit_compile=False)
+    config = model.get_compile_config()
+    assert config["loss"]["class_name"] == "Huber" and config["loss"]["config"]["delta"] == 2.0
+    assert config["optimizer"]["class_name"] == "SGD" and config["metrics"] is None
+    assert (config["run_eagerly"], config["jit_compile"]) == (True, False)
+
+
+def test_compile_from_config_round_trips_and_trains_the_same():
+    ours = _compiled(mk)
+    config = ours.get_compile_config()
+    again = _model(mk)
+    again.set_weights(ours.get_weights())
+    again.compile_from_config(config)
+    assert again.compiled and again.optimizer is not ours.optimizer
+    assert again.optimizer.built  # (the model is built: as Keras, its slots are made)
+    assert again.get_compile_config() == config
+    first = ours.fit(X, Y, epochs=2, batch_size=4, verbose=0, shuffle=False).history
+    second = again.fit(X, Y, epochs=2, batch_size=4, verbose=0, shuffle=False).history
+    assert first == second
+    unbuilt = mk.Sequential([mk.layers.Dense(1)])
+    unbuilt.compile_from_config({"optimizer": "adam", "loss": "mse"})
+    assert unbuilt.compiled and not unbuilt.optimizer.built
+
+
+def test_a_model_with_its_own_compile_is_not_compiled_from_config():
+    class OwnCompile(mk.Sequential):
+        def compile(self, **kwargs):
+            super().compile(**kwargs)
+
+    model = OwnCompile([mk.Input((2,)), mk.layers.Dense(1)])
+    with pytest.warns(UserWarning, match="overrides compile"):
+        model.compile_from_config({"optimizer": "adam", "loss": "mse"})
+    assert not model.compiled
+
+
+def test_bad_compile_configs_are_refused():
+    model = _model(mk)
+    with pytest.raises(ValueError, match="compile config dict"):
+        model.compile_from_config(["adam", "mse"])
+    with pytest.raises(ValueError, match="does not honour"):
+        model.compile_from_config({"optimizer": "adam", "loss": "mse", "auto_scale_loss": 3})
+    assert not model.compiled
+
+
+def test_history_and_evaluate_hold_python_floats_and_iterations_are_int32():
+    model = _compiled(mk)
+    history = model.fit(X, Y, epochs=2, batch_size=4, verbose=0, validation_data=(X, Y))
+    for values in history.history.values():
+        assert all(type(value) is float for value in values)
+    assert all(type(v) is float for v in model.evaluate(X, Y, verbose=0, return_dict=True).values())
+    iterations = model.optimizer.iterations
+    assert iterations.dtype == np.int32 and int(iterations.numpy()) == 4
+
+
+def test_configs_cross_to_keras_and_back():
+    keras = _keras()
+    ours, theirs = _compiled(mk), _compiled(keras)
+    mine, their_config = ours.get_compile_config(), theirs.get_compile_config()
+    for key in ("loss", "loss_weights", "metrics", "weighted_metrics", "steps_per_execution"):
+        assert mine[key] == their_config[key], key
+    assert mine["optimizer"]["class_name"] == their_config["optimizer"]["class_name"]
+    assert set(mine["optimizer"]["config"]) <= set(their_config["optimizer"]["config"])
+    assert _model(mk).get_compile_config() == _model(keras).get_compile_config() == {}
+
+    # Keras's config compiles a minikeras model, and ours a Keras model: same training.
+    weights = ours.get_weights()
+    from_theirs, from_ours = _model(mk), _model(keras)
+    from_theirs.set_weights(weights)
+    from_ours.set_weights(weights)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from_theirs.compile_from_config(their_config)
+        from_ours.compile_from_config(mine)
+    assert type(from_ours.optimizer).__name__ == "Adam"
+    assert float(from_ours.optimizer.learning_rate) == pytest.approx(0.01)
+    mk_history = from_theirs.fit(X, Y, epochs=2, batch_size=4, verbose=0, shuffle=False).history
+    keras_history = from_ours.fit(X, Y, epochs=2, batch_size=4, verbose=0, shuffle=False).history
+    assert set(mk_history) == set(keras_history)
+    for key in mk_history:
+        np.testing.assert_allclose(mk_history[key], keras_history[key], rtol=1e-4, atol=1e-6)
+        assert {type(v) for v in mk_history[key]} == {type(v) for v in keras_history[key]}
 
 
 def test_iterations_dtype_is_keras_s():

@@ -51,7 +51,7 @@ class Model(Trainer, ModelSaving, Layer):
     _untracked_attributes = Layer._untracked_attributes | {
         "optimizer", "loss", "metrics", "history", "_loss_identifier", "loss_weights",
         "_compile_loss", "_compile_metrics", "_loss_tracker", "_step_cache", "_initial_epoch",
-        "_compiled_step", "_batch_cache", "stop_training",
+        "_compiled_step", "_batch_cache", "stop_training", "_compile_arguments",
     }  # fmt: skip
 
     def __init__(self, inputs=None, outputs=None, name=None, **kwargs):

@@ -22,6 +22,7 @@ import numpy as np
 
 from minikeras.saving import keras_config, sharing
 from minikeras.saving.archive import LoadError, check_regular_file
+from minikeras.saving.compile_config import compile_from_keras_config
 from minikeras.saving.keras_weights_reader import _apply_hooks, load_keras_weights
 from minikeras.saving.keras_writer import (
     KERAS_FORMAT_VERSION,
@@ -30,7 +31,6 @@ from minikeras.saving.keras_writer import (
     save_keras_model,
     save_keras_weights,
 )
-from minikeras.saving.saved_training_state import _map_leaves
 
 __all__ = [
     "KERAS_FORMAT_VERSION",
@@ -186,7 +186,6 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
         ...
         FileNotFoundError: [Errno 2] No such file or directory: '...empty.keras'
     """
-    from minikeras import losses, metrics, optimizers
     from minikeras.saving.registry import deserialize_layer
 
     config, _, weights, members = read_keras_archive(path)
@@ -214,33 +213,16 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
         raise LoadError(path, [str(error)]) from error
     optimizer = None
     if arguments is not None:
-        optimizer = optimizers.get(arguments["optimizer"])
-        flags = config["compile_config"]  # as Keras's compile_from_config passes them
-        weighted, metric_entries = arguments["weighted_metrics"], arguments["metrics"]
-
-        def metrics_of(structure):
-            return None if not structure else _map_leaves(lambda e: _metric(e, metrics), structure)
-
-        arguments = keras_config.keyed_by_output(arguments, getattr(model, "_outputs", None))
-        weighted, metric_entries = arguments["weighted_metrics"], arguments["metrics"]
         try:  # per output: a list, or a dict by output name, of losses and of metrics
-            model.compile(
-                optimizer=optimizer,
-                loss=_map_leaves(lambda entry: _loss(entry, losses), arguments["loss"]),
-                loss_weights=arguments["loss_weights"],
-                metrics=metrics_of(metric_entries),
-                weighted_metrics=metrics_of(weighted),
-                **keras_config.compile_flags(
-                    flags.get("run_eagerly", False), flags.get("jit_compile", "auto")
-                ),
-            )
+            optimizer = compile_from_keras_config(model, config["compile_config"], where)
         except (TypeError, ValueError) as error:
             raise LoadError(
                 path,
                 [f"compile_config: {error}"],
                 "Pass compile=False to load the model without its training state.",
             ) from error
-        optimizer.build(model.trainable_weights)
+        if not optimizer.built:
+            optimizer.build(model.trainable_weights)
     slots = model.weights + (list(optimizer.variables) if optimizer is not None else [])
     load_keras_weights(model, _weights_bytes(path, weights, slots), path, optimizer)()
     _load_assets(model, members, path)
@@ -314,15 +296,3 @@ def _load_own_record(path, record, custom_objects, compile):
             return load_model(own, custom_objects=custom_objects, compile=compile)
         except LoadError as error:
             raise LoadError(path, [f"{MINIKERAS_MEMBER}: {p}" for p in error.problems]) from None
-
-
-def _loss(entry, losses):
-    if entry is None or isinstance(entry, str):
-        return entry
-    return losses.deserialize(entry)
-
-
-def _metric(entry, metrics):
-    if entry is None or isinstance(entry, str):  # (None: no metric for that output)
-        return entry
-    return metrics.deserialize(entry)

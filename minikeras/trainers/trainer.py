@@ -136,11 +136,82 @@ class Trainer(FitLoop, Evaluation, Steps):
         self.run_eagerly, self.jit_compile = run_eagerly, jit_compile
         self.steps_per_execution = steps_per_execution
         self.report_unchanged = report_unchanged
+        # What compile was given, as Keras keeps it for get_compile_config.
+        self._compile_arguments = dict(
+            loss=loss, loss_weights=loss_weights, metrics=metrics,
+            weighted_metrics=weighted_metrics, run_eagerly=run_eagerly,
+            steps_per_execution=steps_per_execution, jit_compile=jit_compile,
+        )  # fmt: skip
         self.compiled = True
         self.stop_training = False
         # What compile sets is not tracked, but a compiled step recorded with the old
         # loss must not be found again under a reused id: start a new generation.
         TrackingGeneration.bump()
+
+    def get_compile_config(self):
+        """What `compile` was given, serialized as Keras 3's `get_compile_config` does.
+
+        Names stay names; a `Loss`, `Metric` or function is serialized; the
+        optimizer is its full entry (its current config). It is what a
+        `.keras` file keeps as `compile_config`, and what Keras's
+        `compile_from_config` takes.
+
+        Returns:
+            A dict with `optimizer`, `loss`, `loss_weights`, `metrics`,
+            `weighted_metrics`, `run_eagerly`, `steps_per_execution` and
+            `jit_compile`; `{}` if the model is not compiled.
+
+        Raises:
+            ValueError: for a loss or metric without a usable name (a lambda).
+
+        Example:
+            >>> model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+            >>> model.compile(mk.optimizers.SGD(0.5), "mse", metrics=["mae"])
+            >>> config = model.get_compile_config()
+            >>> config["optimizer"]["config"]["learning_rate"], config["loss"], config["metrics"]
+            (0.5, 'mse', ['mae'])
+        """
+        from minikeras.saving.compile_config import keras_compile_config
+
+        return keras_compile_config(self)
+
+    def compile_from_config(self, config):
+        """Compiles the model as `config` (from `get_compile_config`, here or in Keras) says.
+
+        As Keras's: the optimizer is built on the trainable weights when the
+        model is built; a model class that overrides `compile` is not
+        compiled, with a warning (it should override this method too).
+
+        Args:
+            config: a compile config dict.
+
+        Returns:
+            None.
+
+        Raises:
+            ValueError: for an option minikeras cannot honour, or what
+                `compile` refuses.
+
+        Example:
+            >>> model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+            >>> model.compile_from_config({"optimizer": "adam", "loss": "mse"})
+            >>> type(model.optimizer).__name__, model.optimizer.built
+            ('Adam', True)
+        """
+        import warnings
+
+        from minikeras.saving.compile_config import compile_from_keras_config
+
+        if type(self).compile is not Trainer.compile:
+            warnings.warn(
+                f"compile_from_config: {type(self).__name__} overrides compile(), so it was "
+                "not called; override get_compile_config() and compile_from_config() too, "
+                "or call compile() yourself",
+                UserWarning,
+                stacklevel=2,
+            )
+            return
+        compile_from_keras_config(self, config)
 
     @property
     def compiled_metrics(self):

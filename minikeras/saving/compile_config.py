@@ -1,0 +1,133 @@
+"""`Model.get_compile_config` and `Model.compile_from_config`: compile's arguments as Keras 3
+writes them (`compile_config` in a `.keras` file's config) and back.
+
+Keras keeps what `compile` was given: names stay names, a `Loss`, `Metric`
+or function is serialized, the optimizer is always its full entry (its
+current config). Its `compile_from_config` compiles with them and builds the
+optimizer on the model's trainable weights when the model is built.
+"""
+
+from minikeras.saving import keras_config
+from minikeras.saving.keras_writer import _keras_entry, _optimizer_entry
+from minikeras.saving.saved_training_state import _map_leaves
+
+__all__ = ["compile_from_keras_config", "keras_compile_config"]
+
+
+def keras_compile_config(model):
+    """The compile config of `model` as Keras's `get_compile_config` gives it.
+
+    Args:
+        model: a `Model`.
+
+    Returns:
+        A dict with `optimizer`, `loss`, `loss_weights`, `metrics`,
+        `weighted_metrics`, `run_eagerly`, `steps_per_execution` and
+        `jit_compile`; `{}` for a model that is not compiled.
+
+    Raises:
+        ValueError: for a loss or metric without a usable name (a lambda).
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+        >>> model.compile("sgd", "mse", metrics=["mae"])
+        >>> config = mk.saving.compile_config.keras_compile_config(model)
+        >>> config["optimizer"]["class_name"], config["loss"], config["metrics"]
+        ('SGD', 'mse', ['mae'])
+    """
+    given = getattr(model, "_compile_arguments", None)
+    if not getattr(model, "compiled", False) or given is None:
+        return {}
+    return {
+        "optimizer": _optimizer_entry(model.optimizer),
+        "loss": _map_leaves(_loss_entry, given["loss"]),
+        "loss_weights": given["loss_weights"],
+        "metrics": _map_leaves(_metric_entry, given["metrics"]),
+        "weighted_metrics": _map_leaves(_metric_entry, given["weighted_metrics"]),
+        "steps_per_execution": given["steps_per_execution"],
+        **keras_config.compile_flags(given["run_eagerly"], given["jit_compile"]),
+    }
+
+
+def _loss_entry(loss):
+    from minikeras import losses
+
+    if loss is None or isinstance(loss, str):
+        return loss
+    return _keras_entry(losses.serialize(loss), "keras.losses")
+
+
+def _metric_entry(metric):
+    from minikeras import metrics
+    from minikeras.metrics.base import Metric
+
+    if metric is None or isinstance(metric, str):
+        return metric
+    if isinstance(metric, Metric):
+        return _keras_entry(metrics.serialize(metric), "keras.metrics")
+    name = getattr(metric, "__name__", None)
+    if not callable(metric) or name is None or name == "<lambda>":
+        raise ValueError(
+            f"get_compile_config: cannot name the metric {metric!r:.80}; use a Metric or a "
+            "def-function with a name"
+        )
+    return name
+
+
+def compile_from_keras_config(model, compile_config, where="compile_from_config"):
+    """Compiles `model` as a Keras compile config says; builds the optimizer if the model is built.
+
+    Args:
+        model: a `Model`.
+        compile_config: what `keras_compile_config` (or Keras's
+            `get_compile_config`, or a `.keras` file) gives.
+        where: what to name in errors.
+
+    Returns:
+        The model's new optimizer.
+
+    Raises:
+        ValueError: for an option minikeras cannot honour, or what `compile`
+            refuses.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+        >>> config = {"optimizer": "adam", "loss": "mse", "metrics": ["mae"]}
+        >>> optimizer = mk.saving.compile_config.compile_from_keras_config(model, config)
+        >>> type(optimizer).__name__, optimizer.built, model.get_compile_config()["loss"]
+        ('Adam', True, 'mse')
+    """
+    from minikeras import losses, metrics, optimizers
+
+    if not isinstance(compile_config, dict):
+        raise ValueError(f"{where}: expected a compile config dict, got {compile_config!r:.80}")
+    # compile takes any steps_per_execution (and runs one step per batch whatever it is).
+    steps = compile_config.get("steps_per_execution", 1)
+    checked = {k: v for k, v in compile_config.items() if k != "steps_per_execution"}
+    arguments = keras_config.compile_arguments(checked, where)
+    optimizer = optimizers.get(arguments["optimizer"])
+    arguments = keras_config.keyed_by_output(arguments, getattr(model, "_outputs", None))
+
+    def loss_of(entry):
+        return entry if entry is None or isinstance(entry, str) else losses.deserialize(entry)
+
+    def metric_of(entry):
+        return entry if entry is None or isinstance(entry, str) else metrics.deserialize(entry)
+
+    def metrics_of(structure):
+        return None if not structure else _map_leaves(metric_of, structure)
+
+    model.compile(
+        optimizer=optimizer,
+        loss=_map_leaves(loss_of, arguments["loss"]),
+        loss_weights=arguments["loss_weights"],
+        metrics=metrics_of(arguments["metrics"]),
+        weighted_metrics=metrics_of(arguments["weighted_metrics"]),
+        steps_per_execution=steps,
+        **keras_config.compile_flags(
+            compile_config.get("run_eagerly", False), compile_config.get("jit_compile", "auto")
+        ),
+    )
+    if model.built:
+        optimizer.build(model.trainable_weights)
+    return optimizer
