@@ -12,6 +12,8 @@
   Keras's `shared_object_id` and built once on load;
 - `weights`: `save_weights`, `load_weights`: weights keyed by tracked path;
 - `model_io`: `save_model`, `load_model`, with the training state;
+- `compile_config`: `Model.get_compile_config` / `compile_from_config`, in
+  Keras 3's shape (what a `.keras` file keeps as `compile_config`);
 - `keras_file` (and `keras_writer`, `keras_config`, `keras_layout`,
   `keras_optimizer_layout`, `keras_order`, `keras_ops`, `functions`): Keras
   3's `.keras` and `.weights.h5` files, read and written.
