@@ -110,6 +110,20 @@ def test_functional_inputs_outputs_and_shapes():
     assert single.inputs == [a]
 
 
+def test_default_model_names_follow_keras():
+    mk.utils.clear_session()
+    x = mk.Input((3,))
+    first, second = mk.Model(x, layers.Dense(2)(x)), mk.Model(inputs=x, outputs=x)
+
+    class TwoTower(mk.Model):
+        def call(self, inputs):
+            return inputs
+
+    assert (first.name, second.name) == ("functional", "functional_1")  # Keras's Functional
+    assert TwoTower().name == "two_tower" and mk.Sequential().name == "sequential"
+    assert mk.Model(x, x, name="mine").name == "mine"
+
+
 def test_functional_model_takes_a_dict_keyed_by_input_name():
     a, b = mk.Input((3,), name="first"), mk.Input((3,), name="second")
     model = mk.Model([a, b], layers.subtract([a, b]))

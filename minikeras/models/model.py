@@ -9,7 +9,7 @@ import numpy as np
 
 from minikeras.engine.context import state as _state
 from minikeras.layers import tracking
-from minikeras.layers.layer import Layer, computed_attribute
+from minikeras.layers.layer import Layer, computed_attribute, unique_name
 from minikeras.models import graph, replayed_call, summary
 from minikeras.models.model_saving import ModelSaving
 from minikeras.trainers import Trainer
@@ -30,7 +30,9 @@ class Model(Trainer, ModelSaving, Layer):
     Args:
         inputs: (functional only) the `Input` tensor(s).
         outputs: (functional only) the symbolic output tensor(s).
-        name: the model's name.
+        name: the model's name; by default a functional `Model` is named
+            `"functional"`, `"functional_1"`, ... (Keras's `Functional` class)
+            and a subclass after its class name.
         **kwargs: `trainable`, `dtype`.
 
     Raises:
@@ -55,6 +57,8 @@ class Model(Trainer, ModelSaving, Layer):
     }  # fmt: skip
 
     def __init__(self, inputs=None, outputs=None, name=None, **kwargs):
+        if name is None and type(self) is Model and (inputs is not None or outputs is not None):
+            name = unique_name("functional")  # Keras builds a `Functional` here
         super().__init__(name=name, **kwargs)
         self._inputs = None
         if inputs is not None or outputs is not None:
