@@ -75,6 +75,12 @@ def test_pad_sequences_defaults_pad_and_truncate_at_the_start():
     np.testing.assert_array_equal(got, [[3, 4], [0, 5]])
 
 
+def test_keras_preprocessing_namespace_names_the_utils_functions():
+    # Keras 3 keeps keras.preprocessing for older code: same functions as keras.utils.
+    assert mk.preprocessing.sequence.pad_sequences is utils.pad_sequences
+    assert mk.preprocessing.timeseries_dataset_from_array is utils.timeseries_dataset_from_array
+
+
 @pytest.mark.parametrize(
     "padding, truncating, expected",
     [
