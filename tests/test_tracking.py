@@ -423,6 +423,23 @@ def test_layers_in_a_custom_object_are_flagged_with_their_path():
         ObjectOfLayers()(np.ones((1, 3)))
 
 
+def test_an_optimizer_held_in_an_attribute_is_not_flagged():
+    # A GAN keeps `d_optimizer` and `g_optimizer`: their Variables are their own state.
+    class TwoOptimizers(Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = Dense(2)
+            self.d_optimizer = minikeras.optimizers.Adam(learning_rate=0.01)
+            self.optimizers = [minikeras.optimizers.SGD(momentum=0.9)]
+
+        def call(self, inputs):
+            return self.dense(inputs)
+
+    model = TwoOptimizers()  # (each optimizer already holds `iterations`, `learning_rate`)
+    run_silently(lambda: model(np.ones((1, 3))))
+    assert len(model.weights) == 2
+
+
 # --------------------------------------------------- 4. arrays where a weight was meant
 
 

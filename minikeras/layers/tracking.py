@@ -302,7 +302,8 @@ def find_untrackable(layer, max_depth=3):
     """Finds Layers and Variables in places tracking cannot reach.
 
     Looks in sets and in the attributes of plain objects held by `layer` and
-    its sub-layers (the first call does this once).
+    its sub-layers (the first call does this once). Objects that own their
+    Variables (optimizers, marked `_owns_its_variables`) are passed by.
 
     Args:
         layer: a `Layer`.
@@ -350,6 +351,8 @@ def _scan(value, path, owner, found, depth, seen):
     if type(value) in _LEAF_TYPES:  # (what the checks below would reach last)
         return
     if depth < 0 or id(value) in seen or isinstance(value, _OPAQUE) or _is_layer(value):
+        return
+    if getattr(value, "_owns_its_variables", False):  # an optimizer: its state is its own
         return
     seen.add(id(value))
     if isinstance(value, (list, tuple)):

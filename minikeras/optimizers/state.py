@@ -60,6 +60,10 @@ class OptimizerState:
         ['iteration', 'learning_rate', 'w_velocity']
     """
 
+    # Its Variables (`iterations`, slots) are its own, never a layer's weights: a
+    # model holding an optimizer in an attribute (a GAN's `d_optimizer`) is fine.
+    _owns_its_variables = True
+
     def __init__(self, name):
         self.name = name
         # int32, as Keras's `dtype="int"` on every backend but TensorFlow (int64 there).
