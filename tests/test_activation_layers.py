@@ -50,6 +50,10 @@ def test_leaky_relu_and_elu_by_hand():
     )
     with pytest.raises(ValueError, match="LeakyReLU: `negative_slope` must be a number >= 0"):
         layers.LeakyReLU(-0.1)
+    with pytest.warns(UserWarning, match="`alpha` is deprecated"):
+        older = layers.LeakyReLU(alpha=0.1)  # Keras 2's name, still taken by Keras 3
+    assert older.get_config()["negative_slope"] == 0.1 and "alpha" not in older.get_config()
+    np.testing.assert_allclose(older(x).numpy(), [-0.2, 0.0, 3.0], rtol=1e-6)
     with pytest.raises(ValueError, match="ELU: `alpha` must be a number"):
         layers.ELU("1")
 

@@ -1,6 +1,7 @@
 """Activation layers with arguments: ReLU, LeakyReLU, PReLU (a trained slope), ELU, Softmax."""
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -92,7 +93,8 @@ class LeakyReLU(_Elementwise):
     Args:
         negative_slope: a number `>= 0`; Keras's default is 0.3 (the
             `leaky_relu` activation function's is 0.2).
-        **kwargs: `name`, `trainable`, `dtype`.
+        **kwargs: `name`, `trainable`, `dtype`; and `alpha`, the older name of
+            `negative_slope`, which Keras 3 still takes with a warning.
 
     Input shape:
         Any shape.
@@ -109,6 +111,12 @@ class LeakyReLU(_Elementwise):
     """
 
     def __init__(self, negative_slope=0.3, **kwargs):
+        if "alpha" in kwargs:  # Keras 2's name, in much code (keras-io's GAN examples)
+            negative_slope = kwargs.pop("alpha")
+            warnings.warn(
+                "LeakyReLU: `alpha` is deprecated, as in Keras 3; use `negative_slope`",
+                stacklevel=2,
+            )
         super().__init__(**kwargs)
         self.negative_slope = _number("LeakyReLU", "negative_slope", negative_slope)
 
