@@ -515,3 +515,59 @@ def test_masking_gradient_flows_to_kept_steps_only():
         tape.watch(x)
         y = mk.ops.sum(layers.Masking()(x) * 3.0)
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [[[3.0], [0.0], [3.0]]])
+
+
+class _SumOfPair(Layer):
+    """Adds its two inputs and passes their masks on (`supports_masking`), as a Transformer
+    decoder called on `[tokens, encoder_outputs]` does."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs, mask=None):
+        return inputs[0] + inputs[1]
+
+
+def test_a_layer_of_two_inputs_gives_its_output_the_first_inputs_mask():
+    # Keras pairs the outputs with compute_mask's leaves in order: the first input's mask.
+    tokens, other = Input((None,), dtype="int32"), Input((None, WIDTH))
+    vectors = Embedding(VOCABULARY, WIDTH, mask_zero=True)(tokens)
+    logits = Dense(VOCABULARY)(_SumOfPair()([vectors, other]))
+    model = mk.Model([tokens, other], logits)
+    assert logits._keras_mask.shape == (None, None)
+    data = [IDS, np.ones((3, 5, WIDTH), "float32")]
+    np.testing.assert_array_equal(model(data)._keras_mask.numpy(), MASK)
+    eager = _SumOfPair()([Embedding(VOCABULARY, WIDTH, mask_zero=True)(IDS), data[1]])
+    np.testing.assert_array_equal(eager._keras_mask.numpy(), MASK)
+    # ... and so the loss counts the kept steps only.
+    model.compile("sgd", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
+    labels = np.random.default_rng(4).integers(0, VOCABULARY, (3, 5))
+    per_step = _step_losses(model.predict(data, verbose=0), labels)
+    loss = model.evaluate(data, labels, verbose=0)
+    np.testing.assert_allclose(loss, per_step[MASK].mean(), rtol=1e-5)
+
+
+def test_a_two_input_layers_output_mask_matches_keras():
+    keras = pytest.importorskip("keras")
+    from keras.src.backend import get_keras_mask
+
+    def build(library):
+        class SumOfPair(library.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.supports_masking = True
+
+            def call(self, inputs, mask=None):
+                return inputs[0] + inputs[1]
+
+        tokens, other = library.Input((None,), dtype="int32"), library.Input((None, WIDTH))
+        vectors = library.layers.Embedding(VOCABULARY, WIDTH, mask_zero=True)(tokens)
+        masked_second = SumOfPair()([other, vectors])  # the mask of the second input only
+        return library.Model([tokens, other], [SumOfPair()([vectors, other]), masked_second])
+
+    data = [IDS, np.ones((3, 5, WIDTH), "float32")]
+    theirs = [get_keras_mask(out) for out in build(keras)(data)]
+    ours = [getattr(out, "_keras_mask", None) for out in build(mk)(data)]
+    np.testing.assert_array_equal(np.asarray(ours[0]), np.asarray(theirs[0]))
+    assert theirs[1] is None and ours[1] is None

@@ -11,6 +11,7 @@ import numpy as np
 from minikeras.engine.tensor import Tensor
 from minikeras.layers import call_spec
 from minikeras.layers.input_layer import SymbolicTensor
+from minikeras.tree import flatten
 
 _PLAIN = (bool, int, float, str, type(None))
 
@@ -22,6 +23,7 @@ __all__ = [
     "fill_argument_masks",
     "is_array",
     "keras_mask_of",
+    "paired_masks",
     "pop_first_argument",
     "symbolic_among",
 ]
@@ -87,16 +89,42 @@ def keras_mask_of(inputs):
     return None
 
 
+def paired_masks(outputs, mask):
+    """The mask of each output leaf, as Keras pairs a layer's outputs with its `compute_mask`.
+
+    The leaves of both go together in order; one mask for several outputs goes
+    to each of them. So a layer called on `[x, y]` that passes its inputs'
+    masks on (`supports_masking`) gives its one output the first input's mask,
+    as Keras's `_set_mask_metadata` does.
+
+    Args:
+        outputs: a layer's outputs, a tensor or a structure of them.
+        mask: what its `compute_mask` returned (None, a mask, or a structure).
+
+    Returns:
+        A list of `(output leaf, mask or None)` pairs.
+
+    Example:
+        >>> from minikeras.layers.call_helpers import paired_masks
+        >>> [m for _, m in paired_masks("out", ["mask of x", None])]
+        ['mask of x']
+    """
+    leaves, found = flatten(outputs), flatten(mask)
+    if len(found) == 1 and len(leaves) > 1:
+        found = found * len(leaves)
+    return list(zip(leaves, found))
+
+
 def attach_keras_mask(outputs, mask):
     """Sets `_keras_mask` on the outputs, as Keras does, for code that reads it."""
     if mask is None:
         return
-    if isinstance(outputs, Tensor):
-        if not isinstance(mask, (list, tuple)):
-            object.__setattr__(outputs, "_keras_mask", mask)
-    elif isinstance(outputs, (list, tuple)) and isinstance(mask, (list, tuple)):
-        for output, one in zip(outputs, mask):
-            attach_keras_mask(output, one)
+    if isinstance(outputs, Tensor) and not isinstance(mask, (list, tuple, dict)):
+        object.__setattr__(outputs, "_keras_mask", mask)  # (the usual case)
+        return
+    for output, one in paired_masks(outputs, mask):
+        if isinstance(output, Tensor) and one is not None:
+            object.__setattr__(output, "_keras_mask", one)
 
 
 def explain_mismatch(layer, inputs, error):

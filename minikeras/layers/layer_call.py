@@ -60,7 +60,7 @@ class LayerCall:
                     kwargs[key] = self._convert_arguments(value)
         profile = _profiles.get(type(self).call) or _profile(self)
         if mask is _NOT_GIVEN:  # models pass masks explicitly; a direct call reads the inputs'
-            if not profile.reads_masks:
+            if not (profile.reads_masks or self.supports_masking):
                 mask = None
             elif type(inputs) is Tensor:
                 mask = getattr(inputs, "_keras_mask", None)
@@ -115,7 +115,8 @@ class LayerCall:
                 self.add_loss(activity_loss(self.activity_regularizer, output))
         if not self._first_call_done:
             self._after_first_call(inputs)
-        if profile.makes_masks or (mask is not None and profile.passes_masks):
+        # (`supports_masking` is read from the layer: Keras code sets it in __init__)
+        if profile.makes_masks or (mask is not None and self.supports_masking):
             call_helpers.attach_keras_mask(outputs, self.compute_mask(inputs, mask))
         elif profile.mask_of_call and self._output_mask is not None:  # a model's, if any
             call_helpers.attach_keras_mask(outputs, self._output_mask)
@@ -225,7 +226,7 @@ class _CallProfile:
     """What `__call__` needs to know of a layer class's `call` and masks, found once."""
 
     __slots__ = (
-        "takes_training", "takes_mask", "argument_masks", "makes_masks", "passes_masks",
+        "takes_training", "takes_mask", "argument_masks", "makes_masks",
         "reads_masks", "mask_of_call",
     )  # fmt: skip
 
@@ -243,9 +244,9 @@ class _CallProfile:
         self.makes_masks = (
             cls.compute_mask is not LayerShapes.compute_mask and not self.mask_of_call
         )
-        self.passes_masks = bool(cls.supports_masking)
-        # Whether the inputs' own masks matter to this call.
-        self.reads_masks = self.takes_mask or self.makes_masks or self.passes_masks
+        # Whether the inputs' own masks matter to this call (and to a layer whose
+        # `supports_masking`, of the class or set in __init__, passes them on).
+        self.reads_masks = self.takes_mask or self.makes_masks
 
 
 _profiles = {}  # a class's call function -> its _CallProfile

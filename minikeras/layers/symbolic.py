@@ -18,7 +18,7 @@ come at run time (`minikeras.models.graph`).
 
 import numpy as np
 
-from minikeras.layers import call_checks, call_spec
+from minikeras.layers import call_checks, call_helpers, call_spec
 from minikeras.layers.input_layer import Node, SymbolicTensor
 from minikeras.layers.input_spec import check_input_spec
 from minikeras.tree import flatten, map_structure
@@ -107,11 +107,9 @@ def _attach_masks(layer, inputs, kwargs, outputs):
         found = layer.compute_mask(concrete, ones)
     except Exception:  # a mask the layer cannot make from placeholders: left to run time
         return
-    out_leaves = flatten(outputs)
-    found_leaves = flatten(found) if found is not None else []
-    if len(found_leaves) == 1 and len(out_leaves) > 1:
-        found_leaves = found_leaves * len(out_leaves)  # one mask for every output, as Keras
-    for output, value in zip(out_leaves, found_leaves):
+    if found is None:
+        return
+    for output, value in call_helpers.paired_masks(outputs, found):
         if value is not None:
             shape = np.shape(value)
             known = [None] + [None if n == _AXIS_PLACEHOLDERS[0] else n for n in shape[1:]]
@@ -217,9 +215,10 @@ def traced_output_spec(layer, inputs, args, kwargs):
     def run(concrete):
         return layer(concrete[0], *concrete[1], **{**concrete[2], "training": False})
 
-    return traced_spec(
-        run, (inputs, args, kwargs), fill=lambda leaf: 1 if id(leaf) in mask_leaves else 0
-    )
+    def fill(leaf):
+        return 1 if id(leaf) in mask_leaves else 0
+
+    return traced_spec(run, (inputs, args, kwargs), fill=fill)
 
 
 def traced_spec(run, arguments, fill=lambda leaf: 0, sizes=None):

@@ -7,6 +7,7 @@ them on symbolic tensors, to give the outputs' shapes for other inputs'
 shapes without running any layer.
 """
 
+from minikeras.layers.call_helpers import paired_masks
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.inputs import input_layer_of
 from minikeras.tree import flatten, map_structure
@@ -229,7 +230,9 @@ def run(model, inputs, training, mask=None):
         _bind_outputs(node.outputs, node.layer(args, *extra, **kwargs), values)
         output_mask = node.layer.compute_mask(args, kwargs.get("mask"))
         if output_mask is not None:
-            _bind_masks(node.layer, node.outputs, output_mask, masks)
+            for output, one in paired_masks(node.outputs, output_mask):
+                if one is not None:
+                    masks[id(output)] = one
     object.__setattr__(model, "_output_mask", _mask_of(model._outputs, masks))
     return map_structure(lambda t: values[id(t)], model._outputs)
 
