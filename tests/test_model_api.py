@@ -124,6 +124,34 @@ def test_default_model_names_follow_keras():
     assert mk.Model(x, x, name="mine").name == "mine"
 
 
+class _PositionalEmbedding(layers.Layer):
+    """Token plus position embeddings, the positions' table `sequence_length` rows long."""
+
+    def __init__(self, sequence_length, vocabulary, width):
+        super().__init__()
+        self.tokens = layers.Embedding(vocabulary, width)
+        self.positions = layers.Embedding(sequence_length, width)
+
+    def call(self, inputs):
+        steps = mk.ops.arange(0, mk.ops.shape(inputs)[-1])
+        return self.tokens(inputs) + self.positions(steps)
+
+
+def test_a_custom_layer_indexing_by_position_takes_an_unknown_length():
+    # Keras traces a layer without values; ours runs it, on placeholder lengths short
+    # enough for a table of 6 positions once the long ones (83, 89) overrun it.
+    tokens = mk.Input((None,), dtype="int32")
+    embedding = _PositionalEmbedding(6, 20, 4)
+    vectors = embedding(tokens)
+    assert vectors.shape == (None, None, 4)
+    model = mk.Model(tokens, vectors)
+    ids = np.array([[3, 1, 4, 1, 5], [9, 2, 6, 0, 0]])
+    expected = embedding.tokens.embeddings.numpy()[ids] + embedding.positions.embeddings.numpy()[:5]
+    np.testing.assert_allclose(model(ids).numpy(), expected, rtol=1e-6)
+    with pytest.raises(ValueError, match="expects ids in"):
+        model(np.zeros((1, 7), "int32"))  # longer than the table: an error at run time
+
+
 def test_functional_model_takes_a_dict_keyed_by_input_name():
     a, b = mk.Input((3,), name="first"), mk.Input((3,), name="second")
     model = mk.Model([a, b], layers.subtract([a, b]))

@@ -5,7 +5,10 @@ size is unknown), its known sizes are checked against its `input_spec`, and
 the outputs' shapes come from `compute_output_shape`. A layer that defines no
 `compute_output_shape` (a custom one) is traced instead: run twice on zeros,
 with each unknown size replaced by two different placeholder sizes, and each
-output size that differs between the runs is unknown (`None`). Nothing the
+output size that differs between the runs is unknown (`None`). If those runs
+fail, they are tried again with short sizes (2 and 3) for the unknown
+non-batch sizes: a layer may index a table by position, which long
+placeholders overrun. Nothing the
 runs do is kept: they run with `training=False`.
 
 Masks are followed the same way, as Keras's `_keras_mask` on symbolic
@@ -30,6 +33,7 @@ __all__ = ["output_spec", "symbolic_call", "traced_output_spec", "traced_spec"]
 _BATCH_PLACEHOLDERS = (2, 3)
 _AXIS_PLACEHOLDERS = (83, 89)
 _DEFAULT_SIZES = (_BATCH_PLACEHOLDERS, _AXIS_PLACEHOLDERS)
+_SHORT_SIZES = (_BATCH_PLACEHOLDERS, (2, 3))  # the second try of a traced layer
 
 
 def _call_kwargs(layer, kwargs):
@@ -218,7 +222,25 @@ def traced_output_spec(layer, inputs, args, kwargs):
     def fill(leaf):
         return 1 if id(leaf) in mask_leaves else 0
 
-    return traced_spec(run, (inputs, args, kwargs), fill=fill)
+    try:
+        return traced_spec(run, (inputs, args, kwargs), fill=fill)
+    except Exception:
+        if not _unknown_length(inputs, args, kwargs):
+            raise
+        # An unknown length of 83 can be too long for the layer's own tables (a position
+        # embedding of `sequence_length` rows under `Input((None,))`); Keras's tracer never
+        # reads the values, so it passes. Short placeholders take such a layer.
+        try:
+            return traced_spec(run, (inputs, args, kwargs), fill=fill, sizes=_SHORT_SIZES)
+        except Exception:
+            pass
+        raise
+
+
+def _unknown_length(*arguments):
+    """Whether a symbolic tensor among `arguments` has an unknown size past the batch axis."""
+    leaves = flatten(list(arguments))
+    return any(None in leaf.shape[1:] for leaf in leaves if isinstance(leaf, SymbolicTensor))
 
 
 def traced_spec(run, arguments, fill=lambda leaf: 0, sizes=None):
