@@ -98,6 +98,24 @@ def test_fit_reads_the_windows():
     assert model.predict(dataset, verbose=0).shape == (191, 1)
 
 
+def test_take_reads_the_first_batches_as_tf_datas_take():
+    # keras-io's weather forecasting reads a batch with `for x, y in dataset.take(1)`.
+    steps = np.arange(20, dtype="float32")
+    dataset = utils.timeseries_dataset_from_array(
+        steps[:-2], steps[2:], sequence_length=2, batch_size=4, shuffle=True, seed=1
+    )
+    first = dataset.take(2)
+    assert len(first) == 2 and len(dataset.take(-1)) == len(dataset) == len(dataset.take(9)) == 5
+    for (windows, targets), (expected, expected_targets) in zip(first, dataset):
+        np.testing.assert_array_equal(windows, expected)
+        np.testing.assert_array_equal(targets, expected_targets)
+    windows, targets = next(iter(dataset.take(1)))
+    np.testing.assert_array_equal(windows[:, 0] + 2, targets)  # each window's target follows it
+    for count, error in ((-2, ValueError), (1.0, TypeError)):
+        with pytest.raises(error, match="take: count must be an int >= -1"):
+            dataset.take(count)
+
+
 @pytest.mark.parametrize(
     "kwargs, error, message",
     [

@@ -35,6 +35,37 @@ class _Windows(PyDataset):
         windows = self.data[np.add.outer(starts, self.offsets)]
         return windows if self.targets is None else (windows, self.targets[starts])
 
+    def take(self, count):
+        """The first `count` batches, as a dataset of their own (tf.data's `take`).
+
+        Keras returns a `tf.data.Dataset`, and code reads a few batches of it
+        with `for inputs, targets in dataset.take(1)`; this is the one
+        `tf.data` method the windows have.
+
+        Args:
+            count: int, how many batches; -1 (tf.data's "all") or more than
+                there are keeps them all.
+
+        Returns:
+            A dataset of the first `count` batches (the windows are shared).
+
+        Raises:
+            TypeError: if `count` is not an int.
+            ValueError: if `count` is below -1.
+
+        Example:
+            >>> dataset = mk.utils.timeseries_dataset_from_array(
+            ...     np.arange(10), None, sequence_length=3, batch_size=2
+            ... )
+            >>> [batch.tolist() for batch in dataset.take(1)], len(dataset.take(-1))
+            ([[[0, 1, 2], [1, 2, 3]]], 4)
+        """
+        check_int(f"{_WHERE}(...).take", "count", count, -1)
+        keep = len(self.starts) if count == -1 else count * (self.batch_size or 1)
+        return _Windows(
+            self.data, self.targets, self.starts[:keep], self.offsets, self.batch_size, None
+        )
+
     def on_epoch_end(self):
         if self.rng is not None:  # a new order at each epoch, as Keras's tf.data shuffle
             self.rng.shuffle(self.starts)
