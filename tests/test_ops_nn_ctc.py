@@ -133,6 +133,17 @@ def test_beam_search_finds_the_most_probable_labellings():
     assert np.isneginf(scores.numpy()[0, -2:]).all()  # (one step: four labellings at most)
 
 
+def test_float_lengths_are_cast_to_int32_as_keras_does():
+    # keras-io's ASR example decodes with `np.ones(batch) * steps`: float lengths.
+    floats = OUTPUT_LENGTH.astype("float64")
+    for strategy in ("greedy", "beam_search"):
+        got, want = (ops.ctc_decode(LOGITS, n, strategy=strategy) for n in (floats, OUTPUT_LENGTH))
+        np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())
+    truncated = ops.ctc_loss(TARGET, LOGITS, TARGET_LENGTH + 0.9, floats - 0.5).numpy()
+    expected = ops.ctc_loss(TARGET, LOGITS, TARGET_LENGTH, OUTPUT_LENGTH - 1).numpy()
+    np.testing.assert_allclose(truncated, expected, rtol=1e-6)
+
+
 def test_decode_refuses_bad_arguments():
     with pytest.raises(ValueError, match="ctc_decode: strategy must be 'greedy' or 'beam_search'"):
         ops.ctc_decode(LOGITS, OUTPUT_LENGTH, strategy="beam")

@@ -32,6 +32,8 @@ _IMPOSSIBLE = -1e30
 def _lengths(name, lengths, batch, longest):
     """Integer lengths, one per sample, each in `[0, longest]`; else a ValueError."""
     lengths = np.asarray(array_of(lengths))
+    if lengths.dtype.kind == "f":  # Keras casts the lengths to int32 (`np.ones(n) * steps`)
+        lengths = lengths.astype(np.int32)
     if lengths.shape != (batch,) or lengths.dtype.kind not in "iu":
         raise ValueError(
             f"ctc_loss: {name} must be {batch} integers (one per sample), got "
@@ -50,8 +52,10 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
             `target_length`.
         output: unnormalized scores (logits) `(batch, max_steps, classes)`;
             a softmax over the classes is taken here, as Keras does.
-        target_length: `(batch,)` integers, each label sequence's length.
-        output_length: `(batch,)` integers, each output's number of steps.
+        target_length: `(batch,)` integers, each label sequence's length
+            (floats are cast to int32, as Keras casts them).
+        output_length: `(batch,)` integers, each output's number of steps
+            (floats likewise).
         mask_index: the class of the blank.
 
     Returns:

@@ -81,7 +81,8 @@ def ctc_decode(
     Args:
         inputs: scores `(batch, steps, classes)`: greedy decoding takes them
             as they are; beam search takes their log-softmax, as Keras does.
-        sequence_lengths: `(batch,)` integers, each sample's number of steps.
+        sequence_lengths: `(batch,)` integers, each sample's number of steps
+            (floats are cast to int32, as Keras casts them).
         strategy: `"greedy"` or `"beam_search"`.
         beam_width: the prefixes beam search keeps at each step.
         top_paths: how many of the best sequences beam search returns
@@ -118,6 +119,8 @@ def ctc_decode(
     scores = scores.astype(dtype if dtype.kind == "f" else config.floatx())
     batch, steps, classes = scores.shape
     lengths = np.asarray(array_of(sequence_lengths))
+    if lengths.dtype.kind == "f":  # Keras casts them to int32: `np.ones(n) * steps` is common
+        lengths = lengths.astype(np.int32)
     if lengths.shape != (batch,) or lengths.dtype.kind not in "iu" or np.any(lengths > steps):
         raise ValueError(
             f"ctc_decode: sequence_lengths must be {batch} integers up to {steps}, got "
