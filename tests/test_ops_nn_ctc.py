@@ -194,3 +194,48 @@ def test_decoding_models_save_and_cross_to_keras(tmp_path):
     again = keras.saving.load_model(tmp_path / "m.keras")
     for got, want in zip(again(data), model(data)):
         np.testing.assert_allclose(keras.ops.convert_to_numpy(got), want.numpy(), rtol=1e-5)
+
+
+# ---------------------------------------------------------------- the CTC loss
+
+
+def test_ctc_loss_function_counts_the_labels_other_than_the_blank():
+    # TARGET's rows are padded with the blank 0: their lengths are 3, 2, 1, 0.
+    got = mk.losses.ctc(TARGET, LOGITS).numpy()
+    want = [
+        _by_enumeration(LOGITS[b].astype(float), TARGET[b, : TARGET_LENGTH[b]], 6) for b in range(4)
+    ]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    loss = mk.losses.CTC()
+    np.testing.assert_allclose(float(loss(TARGET, LOGITS)), np.mean(want), rtol=1e-5)
+    assert mk.losses.get("ctc") is mk.losses.ctc and isinstance(mk.losses.get("CTC"), mk.losses.CTC)
+    assert mk.losses.deserialize(mk.losses.serialize(loss)).name == "ctc"
+    with pytest.raises(ValueError, match=r"ctc: y_true must be .*got shape \(4, 3, 1\)"):
+        mk.losses.ctc(TARGET[..., None], LOGITS)
+    with pytest.raises(ValueError, match=r"ctc: y_pred must be logits .*got shape \(4, 6\)"):
+        mk.losses.ctc(TARGET, LOGITS[..., 0])
+
+
+def test_a_model_compiled_with_the_ctc_loss_trains():
+    mk.utils.set_random_seed(0)
+    model = mk.Sequential(
+        [mk.Input((6, 3)), mk.layers.GRU(8, return_sequences=True), mk.layers.Dense(4)]
+    )
+    model.compile(mk.optimizers.Adam(0.05), loss=mk.losses.CTC())
+    features = RNG.normal(size=(4, 6, 3)).astype("float32")
+    history = model.fit(features, TARGET[:3].repeat(2, axis=0)[:4], epochs=15, verbose=0)
+    assert history.history["loss"][-1] < 0.5 * history.history["loss"][0]
+
+
+def test_ctc_loss_matches_keras():
+    keras = pytest.importorskip("keras")
+    np.testing.assert_allclose(
+        mk.losses.ctc(TARGET, LOGITS).numpy(),
+        np.asarray(keras.losses.ctc(TARGET, LOGITS)),
+        rtol=1e-5,
+    )
+    ours, theirs = mk.losses.CTC(reduction="sum"), keras.losses.CTC(reduction="sum")
+    weights = np.array([1.0, 0.5, 2.0, 0.0], "float32")
+    np.testing.assert_allclose(
+        float(ours(TARGET, LOGITS, weights)), float(theirs(TARGET, LOGITS, weights)), rtol=1e-5
+    )

@@ -39,6 +39,7 @@ from minikeras.losses.classes import (
     MeanSquaredError,
     SparseCategoricalCrossentropy,
 )
+from minikeras.losses.ctc import CTC, ctc
 from minikeras.losses.focal import (
     BinaryFocalCrossentropy,
     CategoricalFocalCrossentropy,
@@ -123,6 +124,7 @@ __all__ = [
     "tversky",
     "circle",
     "categorical_generalized_cross_entropy",
+    "ctc",
     "mse",
     "MSE",
     "mae",
@@ -160,6 +162,7 @@ __all__ = [
     "Tversky",
     "Circle",
     "CategoricalGeneralizedCrossEntropy",
+    "CTC",
     "get",
     "serialize",
     "deserialize",
@@ -194,6 +197,7 @@ _CLASSES = {
         Tversky,
         Circle,
         CategoricalGeneralizedCrossEntropy,
+        CTC,
     )
 }
 _FUNCTIONS = {
@@ -219,6 +223,7 @@ _FUNCTIONS = {
         dice,
         tversky,
         circle,
+        ctc,
     )  # (not categorical_generalized_cross_entropy: its `q` has no default, and Keras's
 }  # `get` does not know the name either; compile with the class, which has q=0.5)
 _ALIASES = {"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "kld": kld, "KLD": kld}
