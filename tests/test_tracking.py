@@ -485,6 +485,30 @@ def test_real_constants_stored_by_build_are_not_flagged():
     assert layer.weights == []
 
 
+def test_a_mask_of_zeros_and_ones_stored_by_build_and_a_merge_made_in_call_are_fine():
+    # keras-io's PixelCNN keeps a 0/1 kernel mask from build() and writes
+    # `layers.add([inputs, x])` in call(): neither loses a weight.
+    class MaskedResidual(Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.dense = Dense(3)
+
+        def build(self, input_shape):
+            self.dense.build(input_shape)
+            self.mask = np.tril(np.ones((input_shape[-1], 3)))
+
+        def call(self, inputs):
+            self.dense.kernel.assign(self.dense.kernel * self.mask)
+            return minikeras.layers.add([inputs, self.dense(inputs)])
+
+    layer = MaskedResidual()
+    out = run_silently(lambda: layer(np.ones((1, 3), "float32")))
+    kernel = layer.dense.kernel.numpy()
+    np.testing.assert_array_equal(kernel[np.triu_indices(3, 1)], 0.0)
+    np.testing.assert_allclose(out.numpy()[0], 1.0 + kernel.sum(axis=0) + layer.dense.bias.numpy())
+    assert len(layer.weights) == 2
+
+
 # ------------------------------------------------------------- 5. tracking_report
 
 

@@ -105,6 +105,8 @@ def warn_if_created_in_call(layer):
     if _state.call_stack and _state.call_stack[-1].phase == "call":
         enclosing = _state.call_stack[-1].layer
         object.__setattr__(layer, "_created_in_call", True)
+        if type(layer)._never_has_weights:  # `layers.add([x, y])` in a call is fine (Keras code)
+            return
         key = ("layer-in-call", type(layer).__name__)
         if key not in enclosing._warned:
             enclosing._warned.add(key)
@@ -128,7 +130,10 @@ def warn_untrackable(layer):
 
 
 def check_build_attributes(layer, before):
-    """Flags float arrays that build() stored where a weight was probably meant."""
+    """Flags float arrays that build() stored where a weight was probably meant.
+
+    Constant arrays and masks of zeros and ones are taken as meant.
+    """
     for name, value in vars(layer).items():
         if name in layer._constants or before.get(name) is value:
             continue
@@ -136,6 +141,8 @@ def check_build_attributes(layer, before):
             continue
         array = np.asarray(value)
         if array.dtype.kind != "f" or array.size < 2 or np.all(array == array.flat[0]):
+            continue
+        if np.all((array == 0) | (array == 1)):  # a mask of zeros and ones (PixelCNN's kernel)
             continue
         warn(
             f"'{layer.name}.{name}' is a plain {array.dtype} array of shape {array.shape} "

@@ -102,6 +102,9 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     supports_masking = False
     # Whether call() takes string (or object) arrays: the string preprocessing layers do.
     _accepts_strings = False
+    # Whether the class never makes weights (the merge layers): one made inside another
+    # layer's call() is then no mistake, and is not flagged.
+    _never_has_weights = False
 
     def __init_subclass__(cls, **kwargs):
         # A user's build() need not call super().build(): calling it, directly or

@@ -23,6 +23,7 @@ class _Merge(Layer):
     """The shared part: input checks, element-wise output shape, and the reduction."""
 
     _exactly = None  # a required number of inputs (Subtract: 2)
+    _never_has_weights = True  # (`layers.add([x, y])` inside a call() makes no weights)
 
     def _check_list(self, shapes):
         """Checks that `shapes` (of what the layer was called on) is a list of shapes."""
