@@ -7,10 +7,12 @@ from minikeras import (
     config,
     constraints,
     datasets,
+    dtype_policies,
     initializers,
     layers,
     losses,
     metrics,
+    mixed_precision,
     models,
     ops,
     optimizers,
@@ -22,6 +24,7 @@ from minikeras import (
     tree,
     utils,
 )
+from minikeras.dtype_policies import DTypePolicy, FloatDTypePolicy
 from minikeras.engine import GradientTape, Tensor, Variable
 from minikeras.layers import Input, Layer, TrackingWarning
 from minikeras.models import Model, Sequential
@@ -29,6 +32,8 @@ from minikeras.models import Model, Sequential
 __version__ = "0.2.0"
 
 __all__ = [
+    "DTypePolicy",
+    "FloatDTypePolicy",
     "GradientTape",
     "Input",
     "Layer",
@@ -43,10 +48,12 @@ __all__ = [
     "config",
     "constraints",
     "datasets",
+    "dtype_policies",
     "initializers",
     "layers",
     "losses",
     "metrics",
+    "mixed_precision",
     "models",
     "ops",
     "optimizers",

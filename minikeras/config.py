@@ -1,14 +1,16 @@
 """Global settings, as `keras.config` has them.
 
-The default float type (`floatx`), the fuzz factor `epsilon`, the image
-layout, dtype names, and which backend computes (`backend()`: minikeras has
-one, numpy with autograd). The switches Keras users flip
+The default float type (`floatx`), the global dtype policy
+(`dtype_policy`, `set_dtype_policy`: `minikeras.dtype_policies`'), the fuzz
+factor `epsilon`, the image layout, dtype names, and which backend computes
+(`backend()`: minikeras has one, numpy with autograd). The switches Keras users flip
 (`enable_unsafe_deserialization`, the interactive-logging and
 traceback-filtering ones) are `minikeras.switches`', re-exported here.
 """
 
 import numpy as np
 
+from minikeras.dtype_policies.dtype_policy import dtype_policy, set_dtype_policy
 from minikeras.switches import (
     disable_interactive_logging,
     disable_traceback_filtering,
@@ -23,6 +25,7 @@ __all__ = [
     "backend",
     "disable_interactive_logging",
     "disable_traceback_filtering",
+    "dtype_policy",
     "enable_interactive_logging",
     "enable_traceback_filtering",
     "enable_unsafe_deserialization",
@@ -32,6 +35,7 @@ __all__ = [
     "is_interactive_logging_enabled",
     "is_traceback_filtering_enabled",
     "set_backend",
+    "set_dtype_policy",
     "set_epsilon",
     "set_floatx",
     "set_image_data_format",

@@ -40,6 +40,9 @@ class SessionState(threading.local):
             directly (`numpy()`, `np.asarray`), a Variable written, a random
             draw, a `GradientTape` entered, an optimizer's update.
         call_stack: a frame per layer being called, outermost first.
+        autocast: None, or the compute dtype (a name) that floating Variables
+            are read in: set during the call of a mixed-precision layer
+            (Keras's autocast scope, see `Layer`).
         reads: `(variable, frame)` pairs read during the outermost call.
         name_counts: how often each default layer name was handed out.
         generator: the default numpy `Generator` (initializers, dropout, shuffling).
@@ -56,6 +59,7 @@ class SessionState(threading.local):
         self.read_interceptors = []
         self.effect_observers = []
         self.call_stack = []
+        self.autocast = None
         self.reads = []
         self.new_session()
 

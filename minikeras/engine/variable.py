@@ -115,7 +115,8 @@ class Variable(Tensor):
     """
 
     __slots__ = (
-        "name", "_trainable", "path", "_regularizer", "constraint", "_index", "__weakref__",
+        "name", "_trainable", "path", "_regularizer", "constraint", "_index", "_autocast",
+        "__weakref__",
     )  # fmt: skip
     _uid = 0
     writes = 0  # assignments so far, by any thread (engine.replay checks a step made none)
@@ -155,6 +156,9 @@ class Variable(Tensor):
         self.path = None
         self._regularizer = None
         self.constraint = None
+        # Whether a mixed-precision layer's call reads it in its compute dtype (see
+        # `read_variable`); `add_weight(autocast=False)` clears it.
+        self._autocast = True
 
     @property
     def regularizer(self):

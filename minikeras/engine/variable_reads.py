@@ -3,7 +3,9 @@
 `read_variable` hands out a Variable's value: each recording tape
 (`state.active_tapes`, engine.context) boxes it so that gradients flow to
 it, each read observer (`state.read_observers`) is told which Variable was
-used, and while a rule is traced the read interceptors stand in for it.
+used, while a rule is traced the read interceptors stand in for it, and
+inside the call of a mixed-precision layer (`state.autocast`, Keras's
+autocast scope) a floating value is cast to the layer's compute dtype.
 `note_effect` tells `state.effect_observers` of a read or draw that no tape
 sees.
 """
@@ -42,6 +44,13 @@ def read_variable(variable):
     if TRACING[0] and state.read_interceptors:
         for intercept in state.read_interceptors:
             value = intercept(variable, value)
+    autocast = state.autocast
+    if autocast is not None and variable._autocast:
+        held = variable._value.dtype
+        if held.kind == "f" and held != autocast:
+            # (after the tapes: the gradient flows back through the cast, in the
+            # Variable's own dtype)
+            value = value.astype(autocast)
     return value
 
 

@@ -90,10 +90,14 @@ class InputLayer(Layer):
         else:
             _check_agrees(input_tensor, shape, batch_size, dtype, batch_shape)
         super().__init__(name=name or input_tensor.name)
-        self.dtype = input_tensor.dtype
         self.built = True
         self._input_tensor = input_tensor
         input_tensor._input_layer = self
+
+    @property
+    def dtype(self):
+        """The input's dtype (as Keras's InputLayer, not its dtype policy's)."""
+        return self._input_tensor.dtype
 
     @property
     def batch_shape(self):

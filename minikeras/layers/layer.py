@@ -9,12 +9,12 @@ tracking cannot see. See `minikeras.layers.tracking` for how weights are found.
 
 import functools
 
-from minikeras import config, regularizers
+from minikeras import regularizers
 from minikeras.engine.context import state as _state
 from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.layers import auto_config, call_checks, tracking
 from minikeras.layers.layer_call import LayerCall
-from minikeras.layers.layer_config import LayerConfig, dtype_of_policy
+from minikeras.layers.layer_config import LayerConfig, layer_dtype_policy
 from minikeras.layers.layer_losses import LayerLosses
 from minikeras.layers.layer_shapes import LayerShapes, computed_attribute
 from minikeras.layers.layer_weights import LayerWeights
@@ -70,9 +70,14 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     Args:
         name: a unique name; by default the snake_case class name, numbered.
         trainable: whether the layer's weights are trained.
-        dtype: the dtype of weights and computation, `config.floatx()` by default;
-            a Keras `DTypePolicy` config of one dtype is that dtype (mixed
-            precision is refused).
+        dtype: the dtype policy: None (the global one,
+            `mk.config.dtype_policy()`, that of `config.floatx()` unless set), a
+            name (`"float32"`, `"float64"`, `"mixed_float16"`), a `DTypePolicy`
+            or its Keras config dict. `"mixed_float16"` keeps the weights in
+            float32 and computes in float16: floating inputs are cast to float16
+            and, inside `call`, float weights are read as float16.
+        autocast: whether, under a mixed policy, `call` reads the float weights
+            in the compute dtype (Keras's autocast; True by default).
         activity_regularizer: None, or a regularizer (a name, a config dict or a
             callable) of the outputs: its penalty, divided by the batch size
             as in Keras 3, joins `losses` at each call.
@@ -93,7 +98,7 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
         {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen",
          "_build_input_shape", "_losses", "_callable_losses", "_inbound_nodes",
          "_auto_config", "_auto_config_problem", "_spec_checked", "_build_shapes_dict",
-         "_weights_cache"}
+         "_weights_cache", "_dtype_policy", "_compute_dtype", "_autocast_alone"}
     )  # fmt: skip
     # What the built layer's weights require of its inputs, checked at each call (set in
     # build; see minikeras.layers.input_spec). None: nothing is checked.
@@ -141,6 +146,7 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
         if "input_dim" in kwargs:
             input_shape = (kwargs.pop("input_dim"),)
         kwargs.pop("batch_input_shape", None)
+        autocast = kwargs.pop("autocast", True)  # (Keras's argument; not in its config)
         # Every layer takes it, as in Keras 3: a penalty on its outputs, added at each call.
         activity_regularizer = regularizers.get(kwargs.pop("activity_regularizer", None))
         if kwargs:  # a ValueError, in Keras 3's words
@@ -162,7 +168,8 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
         self.name = name or unique_name(_snake_case(type(self).__name__))
         self.built = False
         self._trainable = bool(trainable)
-        self.dtype = config.standardize_dtype(dtype_of_policy(type(self).__name__, dtype))
+        self.autocast = bool(autocast)
+        self._set_dtype_policy(layer_dtype_policy(self, dtype))
         self._input_shape_arg = None if input_shape is None else (None, *input_shape)
         self._output_shape = None
         self._first_call_done = False
@@ -216,6 +223,51 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             self._added_weights[:] = [w for w in self._added_weights if w is not old]
 
     # ------------------------------------------------------------ properties
+
+    @property
+    def dtype_policy(self):
+        """The layer's `DTypePolicy`; set it to a name, a policy or None (the global one).
+
+        Setting it changes how later calls compute and in which dtype later
+        weights are made; weights already made keep their dtype.
+        """
+        return self._dtype_policy
+
+    @dtype_policy.setter
+    def dtype_policy(self, value):
+        self._set_dtype_policy(layer_dtype_policy(self, value))
+
+    def _set_dtype_policy(self, policy):
+        setter = object.__setattr__
+        attributes = self.__dict__
+        if attributes.get("built"):  # a recording of `call` is stale (models.replayed_call)
+            attributes["_attribute_sets"] = attributes.get("_attribute_sets", 0) + 1
+        compute, variable = policy.compute_dtype, policy.variable_dtype
+        setter(self, "_dtype_policy", policy)
+        setter(self, "_compute_dtype", compute)  # (read at every call)
+        # The autocast scope a call opens outside any other: only a mixed policy opens one.
+        mixed = compute.startswith("float") and compute != variable
+        setter(self, "_autocast_alone", compute if mixed else None)
+
+    @property
+    def dtype(self):
+        """The dtype of the layer's weights: `variable_dtype`, as in Keras 3."""
+        return self._dtype_policy.variable_dtype
+
+    @property
+    def compute_dtype(self):
+        """The dtype the layer computes in: its inputs are cast to it, its outputs have it."""
+        return self._compute_dtype
+
+    @property
+    def variable_dtype(self):
+        """The dtype `add_weight` makes weights in, unless it is given one."""
+        return self._dtype_policy.variable_dtype
+
+    @property
+    def input_dtype(self):
+        """The dtype floating inputs are cast to: `compute_dtype`."""
+        return self._compute_dtype
 
     @property
     def trainable(self):

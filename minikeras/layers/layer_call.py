@@ -1,6 +1,8 @@
 """`LayerCall`: what `Layer.__call__` does around `call`, a base of `Layer`.
 
-A call converts its inputs, builds the layer on the first call, checks the
+A call converts its inputs (floating ones to the layer's compute dtype),
+builds the layer on the first call, opens Keras's autocast scope for a
+mixed-precision layer, checks the
 inputs against `input_spec`, passes `training` and masks down to the layers
 it calls, and watches the call: which Variables were read (through
 `read_variable`), so that one the layer does not track is named loudly, and
@@ -44,11 +46,11 @@ class LayerCall:
                 (args or kwargs) and call_helpers.symbolic_among(args, kwargs)
             ):
                 return symbolic_call(self, inputs, args, kwargs)
-            if plain and inputs.dtype == self.dtype:
+            if plain and inputs.dtype == self._compute_dtype:
                 inputs = wrap(inputs)  # what _convert_inputs makes of it, without its checks
             else:
                 inputs = self._convert_inputs(inputs)
-        elif not _ready(inputs, self.dtype):
+        elif not _ready(inputs, self._compute_dtype):
             inputs = self._convert_inputs(inputs)
         training = kwargs.pop("training", None)
         mask = kwargs.pop("mask", _NOT_GIVEN)
@@ -98,6 +100,16 @@ class LayerCall:
         if outermost:
             state.reads.clear()
             state.read_observers.append(call_checks.observe_read)
+        # Keras's autocast scope: inside a mixed-precision layer's call (and the calls
+        # it makes), floating Variables are read in its compute dtype (variable_reads).
+        scope = state.autocast
+        if scope is None:
+            autocast = self._autocast_alone
+        else:  # inside another layer's scope: this layer's compute dtype, if it autocasts
+            compute = self._compute_dtype
+            autocast = compute if self.autocast and compute.startswith("float") else None
+        if autocast != scope:
+            state.autocast = autocast
         stack.append(call_checks.Frame(self, "call", training))
         try:
             outputs = self.call(inputs, *args, **kwargs)
@@ -106,6 +118,8 @@ class LayerCall:
             raise
         finally:
             stack.pop()
+            if autocast != scope:
+                state.autocast = scope
             if outermost:
                 state.read_observers.remove(call_checks.observe_read)
         if outermost and state.reads:
@@ -147,10 +161,10 @@ class LayerCall:
             value = self._as_tensor(inputs)
         kind = value.dtype.kind
         if kind == "f":
-            if value.dtype != self.dtype:
+            if value.dtype != self._compute_dtype:
                 from minikeras import ops
 
-                value = ops.cast(value, self.dtype)
+                value = ops.cast(value, self._compute_dtype)
         elif kind not in "biu" and not (kind in "USO" and self._accepts_strings):
             raise TypeError(
                 f"{type(self).__name__} '{self.name}' takes numbers or booleans, got an input "
@@ -167,12 +181,12 @@ class LayerCall:
         # An array or Tensor anywhere in lists, tuples and dicts (a cell's states), as
         # Keras converts a call's arguments; anything else is left as it is.
         kind = type(value)
-        if kind is Tensor and _ready(value, self.dtype):
+        if kind is Tensor and _ready(value, self._compute_dtype):
             return value  # (the usual argument: nothing to do)
         if call_helpers.is_array(value):
             return self._convert_inputs(value)
         if kind is list or kind is tuple:
-            dtype = self.dtype
+            dtype = self._compute_dtype
             if all(type(item) is Tensor and _ready(item, dtype) for item in value):
                 return value  # (a cell's states, at every step of a sequence)
             return kind([self._convert_arguments(item) for item in value])

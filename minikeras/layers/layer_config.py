@@ -6,56 +6,40 @@ default captures plain constructor arguments, see `auto_config`), and
 `Layer` inherits it; it is not used on its own.
 """
 
-from minikeras import regularizers
+from minikeras import dtype_policies, regularizers
 from minikeras.layers import auto_config
 
-__all__ = ["LayerConfig", "dtype_of_policy"]
+__all__ = ["LayerConfig", "layer_dtype_policy"]
 
 
-def dtype_of_policy(layer_class, dtype):
-    """The dtype of a Keras 3 `DTypePolicy` config, or `dtype` itself if it is none.
-
-    A raw Keras `layer.get_config()` holds its dtype as
-    `{"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}}`;
-    a layer here has one dtype for its weights and its computations, so a
-    policy (or `FloatDTypePolicy`, its other name) of one dtype (`"float32"`,
-    `"float64"`) is that dtype, and a mixed-precision (`"mixed_float16"`) or
-    quantized policy is refused.
+def layer_dtype_policy(layer, dtype):
+    """The `DTypePolicy` a layer's `dtype` argument names; errors name the layer.
 
     Args:
-        layer_class: the layer's class name, for errors.
-        dtype: a dtype, a policy config dict, or None.
+        layer: the layer (its class and name go into errors).
+        dtype: None (the global policy, `mk.config.dtype_policy()`), a policy
+            name (`"float32"`, `"mixed_float16"`), a numpy dtype, a
+            `DTypePolicy`, or a Keras policy config
+            `{"class_name": "DTypePolicy", "config": {"name": ...}}`
+            (`FloatDTypePolicy`, its other name, too).
 
     Returns:
-        `dtype`, or the policy's dtype name.
+        A `DTypePolicy`.
 
     Raises:
-        ValueError: for a mixed-precision or quantized policy, or a dict that
-            is not a `DTypePolicy` config.
+        ValueError: for a name that is no policy, a bfloat16 policy, a
+            quantized policy, or a dict that is not a `DTypePolicy` config.
 
     Example:
-        >>> from minikeras.layers.layer_config import dtype_of_policy
+        >>> from minikeras.layers.layer_config import layer_dtype_policy
         >>> policy = {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}}
-        >>> dtype_of_policy("Dense", policy)
-        'float32'
+        >>> layer_dtype_policy(mk.layers.Layer(), policy)
+        <DTypePolicy "float32">
     """
-    name = dtype
-    if isinstance(dtype, dict):
-        config = dtype.get("config")
-        # (FloatDTypePolicy: Keras 3's other name of DTypePolicy, in files of Keras 3.4 and 3.5)
-        policy = dtype.get("class_name")
-        if policy not in ("DTypePolicy", "FloatDTypePolicy") or not isinstance(config, dict):
-            raise ValueError(
-                f"{layer_class}: dtype {dtype!r:.200} is not a Keras DTypePolicy of one dtype "
-                "(quantized and other policies are not available in minikeras)"
-            )
-        name = config.get("name")
-    if isinstance(name, str) and name.startswith("mixed_"):
-        raise ValueError(
-            f"{layer_class}: the mixed-precision dtype policy {name!r} is not available in "
-            "minikeras (a layer computes in the dtype of its weights); use 'float32'"
-        )
-    return name
+    try:
+        return dtype_policies.get(dtype)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{type(layer).__name__} '{layer.name}': {error}") from None
 
 
 class LayerConfig:
@@ -64,6 +48,10 @@ class LayerConfig:
     def get_config(self):
         """The arguments that rebuild this layer with `from_config`.
 
+        The dtype policy is written by its name (`"float32"`, `"mixed_float16"`);
+        Keras 3 writes the policy's config dict (`dtype_policies.serialize`).
+        Both read either form.
+
         Returns:
             A JSON-friendly dict (with `activity_regularizer` only if one is set).
 
@@ -71,7 +59,7 @@ class LayerConfig:
             >>> mk.layers.Layer(name="x").get_config()
             {'name': 'x', 'trainable': True, 'dtype': 'float32'}
         """
-        base = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        base = {"name": self.name, "trainable": self.trainable, "dtype": self._dtype_policy.name}
         if self.activity_regularizer is not None:
             base["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         if self.__dict__.get("_inputs") is not None:  # a graph model: its layers are its config

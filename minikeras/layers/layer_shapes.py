@@ -93,9 +93,9 @@ class LayerShapes:
             isinstance(s, (list, tuple)) for s in input_shape
         )
         inputs = (
-            [SymbolicTensor(s, self.dtype) for s in input_shape]
+            [SymbolicTensor(s, self.compute_dtype) for s in input_shape]
             if several
-            else SymbolicTensor(input_shape, self.dtype)
+            else SymbolicTensor(input_shape, self.compute_dtype)
         )
         if not self.built:
             self._build_on_first_call(inputs)

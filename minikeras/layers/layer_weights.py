@@ -27,8 +27,10 @@ class LayerWeights:
         Args:
             *args: `shape` first (Keras 3), or `name` then `shape` (TF 2).
             **kwargs: `shape`, `initializer` (default `"glorot_uniform"`; pass
-                `"zeros"` for a bias), `dtype`, `trainable` (default True),
-                `regularizer`, `constraint` and `name`.
+                `"zeros"` for a bias), `dtype` (default the layer's
+                `variable_dtype`), `trainable` (default True), `regularizer`,
+                `constraint`, `name`, and `autocast` (default True: a
+                mixed-precision layer's call reads it in its compute dtype).
 
         Returns:
             The new `Variable`.
@@ -72,6 +74,8 @@ class LayerWeights:
         variable.path = f"{self.name}/{name}"
         variable.regularizer = regularizers.get(kwargs.get("regularizer"))
         variable.constraint = constraints.get(kwargs.get("constraint"))
+        if kwargs.get("autocast") is False:  # read as it is even in a mixed-precision call
+            variable._autocast = False
         if not self._trainable and trainable:
             variable.trainable = False
             self._frozen.append(variable)

@@ -10,7 +10,28 @@ from minikeras.losses.reduction import (
 )
 from minikeras.utils.naming import to_snake_case as _snake_case
 
-__all__ = ["Loss", "LossFunctionWrapper"]
+__all__ = ["Loss", "LossFunctionWrapper", "loss_dtype"]
+
+
+def loss_dtype(prediction_dtype):
+    """The dtype a loss computes in when given none: see `Loss`'s `dtype`.
+
+    Args:
+        prediction_dtype: the numpy dtype of `y_pred`.
+
+    Returns:
+        A numpy dtype: the wider of `prediction_dtype` and floatx, or floatx
+        for a prediction that is not floating.
+
+    Example:
+        >>> from minikeras.losses.base import loss_dtype
+        >>> loss_dtype(np.dtype("float16")), loss_dtype(np.dtype("float64"))
+        (dtype('float32'), dtype('float64'))
+    """
+    floatx = config.floatx()
+    if prediction_dtype.kind != "f" or prediction_dtype == floatx:
+        return np.dtype(floatx) if prediction_dtype.kind != "f" else prediction_dtype
+    return np.promote_types(prediction_dtype, floatx)
 
 
 class Loss:
@@ -29,7 +50,9 @@ class Loss:
             Keras differs),
             or `"none"` / None for the per-sample losses.
         dtype: the dtype to compute in; None keeps `y_pred`'s float dtype
-            (floatx for integer predictions). Keras uses floatx instead.
+            if it is at least as wide as floatx (float64 stays float64), else
+            floatx (integer predictions, float16 ones of mixed precision, as
+            Keras computes them in float32). Keras always uses floatx.
 
     Raises:
         ValueError: for an unknown reduction.
@@ -74,7 +97,7 @@ class Loss:
             1.0
         """
         y_pred = ops.convert_to_tensor(y_pred)
-        dtype = self.dtype or (y_pred.dtype if y_pred.dtype.kind == "f" else config.floatx())
+        dtype = self.dtype or loss_dtype(y_pred.dtype)
         losses = self.call(y_true, ops.cast(y_pred, dtype))
         if mask is not None:
             sample_weight = self._masked_weights(losses, sample_weight, mask)

@@ -8,7 +8,7 @@ far apart, each pair weighted by how far it is from where it should be.
 import numpy as np
 
 from minikeras import config, ops
-from minikeras.losses.base import LossFunctionWrapper
+from minikeras.losses.base import LossFunctionWrapper, loss_dtype
 from minikeras.losses.reduction import reduce_weighted_values
 
 __all__ = ["Circle", "circle"]
@@ -162,7 +162,7 @@ class Circle(LossFunctionWrapper):
             0.0
         """
         y_pred = ops.convert_to_tensor(y_pred)
-        dtype = self.dtype or (y_pred.dtype if y_pred.dtype.kind == "f" else config.floatx())
+        dtype = self.dtype or loss_dtype(y_pred.dtype)
         losses = self.call(y_true, ops.cast(y_pred, dtype))
         positive = losses.numpy() > 0  # Keras's mask: the zero losses do not count
         mask = positive if mask is None else np.reshape(np.asarray(mask, bool), positive.shape)

@@ -87,6 +87,8 @@ def not_replayable(model, layers=REPLAYABLE_LAYERS):
     reason = _not_replayable_model(model)
     if reason is not None:
         return reason
+    if model.compute_dtype != model.variable_dtype:
+        return f"the model has the mixed-precision policy {model.dtype_policy.name!r}"
     overridden = overridden_method(model)
     if overridden is not None:
         return f"the model's {overridden!r} is replaced on the instance"
@@ -109,6 +111,10 @@ def not_replayable(model, layers=REPLAYABLE_LAYERS):
             return f"layer {layer.name!r} adds losses"
         if layer.dtype != model.dtype:
             return f"layer {layer.name!r} computes in {layer.dtype}, the model in {model.dtype}"
+        if layer.compute_dtype != layer.variable_dtype:
+            return (
+                f"layer {layer.name!r} has the mixed-precision policy {layer.dtype_policy.name!r}"
+            )
     return None
 
 

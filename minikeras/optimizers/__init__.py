@@ -17,6 +17,7 @@ from minikeras.optimizers.base import Optimizer
 from minikeras.optimizers.ftrl import Ftrl
 from minikeras.optimizers.lamb import Lamb
 from minikeras.optimizers.lion import Lion
+from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from minikeras.optimizers.nadam import Nadam
 from minikeras.optimizers.rmsprop import RMSprop
 from minikeras.optimizers.sgd import SGD
@@ -30,6 +31,7 @@ __all__ = [
     "Ftrl",
     "Lamb",
     "Lion",
+    "LossScaleOptimizer",
     "Nadam",
     "Optimizer",
     "RMSprop",
@@ -44,6 +46,8 @@ _OPTIMIZERS = {
     cls.__name__.lower(): cls
     for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, Nadam, Lion, Adadelta, Lamb, Ftrl)
 }
+# Optimizers that wrap another: found by their config, never made from a name alone.
+_WRAPPERS = {"lossscaleoptimizer": LossScaleOptimizer}
 
 
 def serialize(optimizer):
@@ -101,6 +105,8 @@ def deserialize(config, custom_objects=None):
     cls = serialization_lib.get_registered_object(name, custom_objects) or _OPTIMIZERS.get(
         str(name).lower()
     )
+    if cls is None and config.get("config"):
+        cls = _WRAPPERS.get(str(name).lower())
     custom_objects = custom_objects or {}
     if cls is None:
         raise ValueError(f"Unknown optimizer {name!r}; known optimizers: {', '.join(_OPTIMIZERS)}")

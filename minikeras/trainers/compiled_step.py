@@ -20,7 +20,8 @@ all there is:
   (`REPLAYABLE_LAYERS`: no random numbers drawn in Python, no moving
   statistics, no states, no value checks in Python), with the activations
   minikeras defines (the functions, not wrappers of them), no method
-  replaced on an instance, no activity regularizer and one dtype; no loss
+  replaced on an instance, no activity regularizer and one dtype (no
+  mixed-precision policy, and no `LossScaleOptimizer`); no loss
   added from Python (`model.add_loss` of a callable, a regularizer
   minikeras does not define), whose numbers a recording would fix;
 - a single compiled loss of `REPLAYABLE_LOSSES`, or one of the loss functions
@@ -52,6 +53,7 @@ from minikeras.losses import (
     SparseCategoricalCrossentropy,
     functions,
 )
+from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from minikeras.models.replayability import (
     REPLAYABLE_LAYERS,
     defined_in,
@@ -184,6 +186,8 @@ def _not_compilable(model):
 
     if type(model).train_step is not Steps.train_step:
         return "train_step is overridden"
+    if isinstance(model.optimizer, LossScaleOptimizer):  # (its step scales the loss first)
+        return "the optimizer is a LossScaleOptimizer (mixed precision)"
     reason = not_replayable(model, REPLAYABLE_LAYERS)
     if reason is not None:
         return reason

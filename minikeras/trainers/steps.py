@@ -35,6 +35,7 @@ import numpy as np
 from minikeras.engine.tape import GradientTape
 from minikeras.engine.tensor import Tensor, wrap
 from minikeras.metrics.base import Metric
+from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from minikeras.trainers.compile_utils import added_losses
 from minikeras.trainers.compiled_step import compiled_step
 
@@ -48,6 +49,13 @@ def unpack(data):
     if isinstance(data, tuple) and 1 <= len(data) <= 3:
         return data + (None,) * (3 - len(data))
     return data, None, None
+
+
+def _scaled(optimizer, loss):
+    """The loss a training step differentiates: times the loss scale of a LossScaleOptimizer."""
+    if isinstance(optimizer, LossScaleOptimizer):
+        return optimizer.scale_loss(loss)
+    return loss
 
 
 def _batch_size(x):
@@ -269,9 +277,15 @@ class Steps:
                 with recorder or contextlib.nullcontext():
                     y_pred = self(x if recorder is None else recorder.inputs, training=True)
                     loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+                    # (mixed precision: gradients of the loss times the loss scale)
+                    scaled = _scaled(self.optimizer, loss)
             if recorder is not None:
                 compiled.keep(recorder, tape, x, y, weights, loss, y_pred)
-            grads = tape.gradient(loss, weights)
+            if scaled is loss:
+                grads = tape.gradient(loss, weights)
+            else:  # (float16 gradients of a scaled loss may overflow: the optimizer skips them)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    grads = tape.gradient(scaled, weights)
             complete, loss_value = False, float(loss)
         if (
             not complete

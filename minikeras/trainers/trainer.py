@@ -70,6 +70,7 @@ class Trainer(FitLoop, Evaluation, Steps):
         run_eagerly=False,
         steps_per_execution=1,
         jit_compile="auto",
+        auto_scale_loss=True,
         report_unchanged=True,
     ):
         """Sets the optimizer, the loss and the metrics used by `fit` and `evaluate`.
@@ -102,6 +103,9 @@ class Trainer(FitLoop, Evaluation, Steps):
                 Python around them; see `trainers.compiled_step` for which
                 models qualify). False runs every step eagerly. minikeras
                 has no XLA: True asks for nothing more than `"auto"`.
+            auto_scale_loss: if True and the model's dtype policy is
+                `"mixed_float16"`, the optimizer is wrapped in a
+                `mixed_precision.LossScaleOptimizer` (unless it is one), as in Keras.
             report_unchanged: after `fit`, warn about trainable weights whose
                 values never changed (minikeras's own check; on by default).
 
@@ -126,7 +130,15 @@ class Trainer(FitLoop, Evaluation, Steps):
             )
         compile_loss = CompileLoss(loss, loss_weights)  # checks before anything is set
         compile_metrics = CompileMetrics(metrics, weighted_metrics, loss)
-        self.optimizer = optimizers_module.get(optimizer)
+        optimizer = optimizers_module.get(optimizer)
+        if (
+            auto_scale_loss
+            and self.dtype_policy.name == "mixed_float16"
+            and optimizer is not None
+            and not isinstance(optimizer, optimizers_module.LossScaleOptimizer)
+        ):
+            optimizer = optimizers_module.LossScaleOptimizer(optimizer, name="loss_scale_optimizer")
+        self.optimizer = optimizer
         self.loss = compile_loss.single if compile_loss.single is not None else loss
         self._loss_identifier = loss
         self.loss_weights = loss_weights
