@@ -44,3 +44,13 @@ def _channels_last_after_each_test():
     # A test or example that sets the global image layout must not leak it into the next.
     yield
     minikeras.config.set_image_data_format("channels_last")
+
+
+@pytest.fixture(autouse=True)
+def _restore_dtype_policy():
+    # A test (or doctest) that sets the global dtype policy leaves the next one the
+    # default (floatx's policy, read afresh), whatever it did.
+    yield
+    from minikeras.dtype_policies import policy
+
+    policy._GLOBAL_POLICY = None

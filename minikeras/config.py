@@ -10,7 +10,7 @@ traceback-filtering ones) are `minikeras.switches`', re-exported here.
 
 import numpy as np
 
-from minikeras.dtype_policies.dtype_policy import dtype_policy, set_dtype_policy
+from minikeras.dtype_policies.policy import dtype_policy, set_dtype_policy
 from minikeras.switches import (
     disable_interactive_logging,
     disable_traceback_filtering,

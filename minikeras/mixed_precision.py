@@ -9,7 +9,7 @@ here are Keras's legacy ones: `set_global_policy` / `global_policy` are
 """
 
 from minikeras.dtype_policies import DTypePolicy
-from minikeras.dtype_policies.dtype_policy import dtype_policy, set_dtype_policy
+from minikeras.dtype_policies.policy import dtype_policy, set_dtype_policy
 from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 
 __all__ = [

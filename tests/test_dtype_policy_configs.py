@@ -1,8 +1,8 @@
 """A Keras 3 `DTypePolicy` config as a layer's dtype, so raw Keras configs load.
 
 Keras writes a layer's dtype as `{"module": "keras", "class_name":
-"DTypePolicy", "config": {"name": "float32"}}`; a policy of one dtype is
-that dtype here, a mixed-precision or quantized policy is refused by name.
+"DTypePolicy", "config": {"name": "float32"}}`, read here as that policy
+(`"mixed_float16"` too); bfloat16 and quantized policies are refused by name.
 Then real `get_config()` dicts of Keras 3 layers, passed straight to
 `from_config`, give layers that compute what Keras's do (skipped without
 `keras`).
@@ -34,14 +34,16 @@ def test_keras_float_dtype_policy_alias_is_that_dtype():
     assert dense.dtype == "float64" and dense(np.ones((1, 3))).dtype == np.float64
 
 
-def test_mixed_and_quantized_policies_are_refused_by_name():
-    with pytest.raises(ValueError, match="Dense: the mixed-precision dtype policy 'mixed_float16'"):
-        layers.Dense.from_config({"units": 2, "dtype": policy("mixed_float16")})
-    with pytest.raises(ValueError, match="Dropout: the mixed-precision .* 'mixed_bfloat16'"):
+def test_mixed_float16_is_accepted_and_bfloat16_and_quantized_policies_are_refused():
+    dense = layers.Dense.from_config({"units": 2, "dtype": policy("mixed_float16")})
+    assert (dense.compute_dtype, dense.variable_dtype) == ("float16", "float32")
+    with pytest.raises(ValueError, match="Dropout '.*': DTypePolicy 'mixed_bfloat16' .*bfloat16"):
         layers.Dropout(0.1, dtype="mixed_bfloat16")
     quantized = {"module": "keras", "class_name": "QuantizedDTypePolicy",
                  "config": {"mode": "int8", "source_name": "float32"}}  # fmt: skip
-    with pytest.raises(ValueError, match="Dense: dtype .*QuantizedDTypePolicy.* is not a Keras"):
+    with pytest.raises(
+        ValueError, match="Dense '.*': .*QuantizedDTypePolicy.* is not a DTypePolicy"
+    ):
         layers.Dense(2, dtype=quantized)
 
 
@@ -86,11 +88,12 @@ def test_a_raw_keras_config_loads_and_computes_the_same(name):
     np.testing.assert_allclose(ours(*inputs).numpy(), expected, rtol=1e-5, atol=1e-5)
 
 
-def test_a_raw_keras_mixed_precision_config_is_refused():
+def test_a_raw_keras_mixed_precision_config_loads_with_its_policy():
     keras = pytest.importorskip("keras")
     config = keras.layers.Dropout(0.1, dtype="mixed_float16").get_config()
-    with pytest.raises(ValueError, match="mixed-precision dtype policy 'mixed_float16'"):
-        mk.layers.Dropout.from_config(config)
+    dropout = mk.layers.Dropout.from_config(config)
+    assert dropout.dtype_policy == mk.DTypePolicy("mixed_float16")
+    assert dropout(np.ones((2, 3))).dtype == np.float16
 
 
 def test_a_saved_entry_with_the_float_dtype_policy_alias_is_cleaned_to_its_dtype():

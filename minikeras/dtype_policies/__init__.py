@@ -9,7 +9,7 @@ policy is set with `mk.config.set_dtype_policy` (or
 """
 
 from minikeras import config
-from minikeras.dtype_policies.dtype_policy import (
+from minikeras.dtype_policies.policy import (
     DTypePolicy,
     FloatDTypePolicy,
     dtype_policy,

@@ -267,4 +267,5 @@ class LossScaleOptimizer(Optimizer):
 
     def __repr__(self):
         scale = self.initial_scale if self.dynamic_scale is None else self.dynamic_scale._value
-        return f"<LossScaleOptimizer {self.name!r} scale={float(scale)} inner={self.inner_optimizer!r}>"
+        inner = self.inner_optimizer
+        return f"<LossScaleOptimizer {self.name!r} scale={float(scale)} inner={inner!r}>"

@@ -53,13 +53,13 @@ from minikeras.losses import (
     SparseCategoricalCrossentropy,
     functions,
 )
-from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from minikeras.models.replayability import (
     REPLAYABLE_LAYERS,
     defined_in,
     not_replayable,
     overridden_method,
 )
+from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 
 __all__ = ["REPLAYABLE_LAYERS", "REPLAYABLE_LOSSES", "CompiledStep", "compiled_step"]
 
