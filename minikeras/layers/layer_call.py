@@ -161,7 +161,8 @@ class LayerCall:
             value = self._as_tensor(inputs)
         kind = value.dtype.kind
         if kind == "f":
-            if value.dtype != self._compute_dtype:
+            # (Keras's autocast: a layer made with autocast=False takes floats as they come)
+            if value.dtype != self._compute_dtype and self.autocast:
                 from minikeras import ops
 
                 value = ops.cast(value, self._compute_dtype)
