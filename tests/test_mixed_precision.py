@@ -242,3 +242,28 @@ def test_a_mixed_model_matches_keras_dtypes_and_its_optimizer_config():
     assert type(theirs.optimizer).__name__ == type(ours.optimizer).__name__
     for key in ("name", "initial_scale", "dynamic_growth_steps"):
         assert our_config[key] == their_config[key], key
+
+
+_X3 = RNG.random((2, 5, 4)).astype("float32")
+_X4 = RNG.random((2, 6, 6, 3)).astype("float32")
+# What Keras 3.15 gives for each under "mixed_float16": float16 outputs, float32 weights.
+_LAYERS = {
+    "LSTM": (lambda: mk.layers.LSTM(3), _X3),
+    "GRU": (lambda: mk.layers.GRU(3, return_sequences=True), _X3),
+    "Conv2D": (lambda: mk.layers.Conv2D(2, 3), _X4),
+    "BatchNormalization": (lambda: mk.layers.BatchNormalization(), _X4),
+    "LayerNormalization": (lambda: mk.layers.LayerNormalization(), _X3),
+    "EinsumDense": (lambda: mk.layers.EinsumDense("abc,cd->abd", (None, 2)), _X3),
+    "MultiHeadAttention": (lambda: mk.layers.MultiHeadAttention(2, 2), _X3),
+    "MaxPooling2D": (lambda: mk.layers.MaxPooling2D(), _X4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LAYERS))
+def test_layers_under_the_global_mixed_policy_output_float16_from_float32_weights(name):
+    mk.mixed_precision.set_global_policy("mixed_float16")
+    make, x = _LAYERS[name]
+    layer = make()
+    y = layer(x, x) if name == "MultiHeadAttention" else layer(x, training=True)
+    assert y.dtype == np.float16
+    assert all(w.dtype == np.float32 for w in layer.weights)

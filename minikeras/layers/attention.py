@@ -229,7 +229,7 @@ class MultiHeadAttention(AttentionProjections, Layer):
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
         self.seed = seed
-        self._dropout_layer = Dropout(self.dropout, seed=seed, dtype=self.dtype)
+        self._dropout_layer = Dropout(self.dropout, seed=seed, dtype=self.dtype_policy)
 
     def build(self, query_shape, value_shape=None, key_shape=None):
         """Creates the four projections for the shapes of query, value and key.

@@ -55,7 +55,7 @@ class AttentionProjections:
             kernel_constraint=self.kernel_constraint,
             bias_constraint=self.bias_constraint,
             name="gate",
-            dtype=self.dtype,
+            dtype=self.dtype_policy,
         )
         gate.build(tuple(query_shape))
         return gate

@@ -95,7 +95,7 @@ class Attention(Layer):
         self.score_mode = score_mode
         self.dropout = float(dropout)
         self.seed = seed
-        self._dropout_layer = Dropout(self.dropout, seed=seed, dtype=self.dtype)
+        self._dropout_layer = Dropout(self.dropout, seed=seed, dtype=self.dtype_policy)
 
     # --------------------------------------------------------------- checks
 

@@ -157,7 +157,7 @@ class GroupQueryAttention(Layer):
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
         self.seed = seed
-        self._dropout_layer = Dropout(self.dropout, seed=seed, dtype=self.dtype)
+        self._dropout_layer = Dropout(self.dropout, seed=seed, dtype=self.dtype_policy)
 
     def _projection(self, equation, output_shape, bias_axes, name, activation=None):
         return EinsumDense(
@@ -174,7 +174,7 @@ class GroupQueryAttention(Layer):
             # As Keras: each projection's outputs are penalized too (besides the layer's).
             activity_regularizer=self.activity_regularizer,
             name=name,
-            dtype=self.dtype,
+            dtype=self.dtype_policy,
         )
 
     # Keras keeps the projections in private attributes (their names are the paths

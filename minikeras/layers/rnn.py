@@ -252,7 +252,9 @@ class RNN(StatefulStates, Layer):
             if isinstance(self.cell, StackedRNNCells):
                 return [list(tree.flatten(own)) for own in states]
             return tree.flatten(states)
-        return [ops.zeros(shape, dtype=self.dtype) for shape in self._state_shapes(batch_size)]
+        return [
+            ops.zeros(shape, dtype=self.compute_dtype) for shape in self._state_shapes(batch_size)
+        ]
 
     def _loop(self, sequences, states, keep, training):
         """Calls the cell step by step: `(outputs, last_output, final_states)`.
@@ -293,8 +295,12 @@ class RNN(StatefulStates, Layer):
             output, states = step_output, new_states
             outputs.append(output)
         if not outputs:  # no steps: no outputs, the states unchanged
-            output = ops.zeros((batch, *self._output_size), dtype=self.dtype)
-            return ops.zeros((batch, 0, *self._output_size), dtype=self.dtype), output, states
+            output = ops.zeros((batch, *self._output_size), dtype=self.compute_dtype)
+            return (
+                ops.zeros((batch, 0, *self._output_size), dtype=self.compute_dtype),
+                output,
+                states,
+            )
         return ops.stack(outputs, axis=1), output, states
 
     # -------------------------------------------------------------- shapes

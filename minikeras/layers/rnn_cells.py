@@ -212,7 +212,7 @@ class RecurrentCell(DropoutRNNCell, Layer):
             [(2, 3)]
         """
         sizes = self.state_size if isinstance(self.state_size, list) else [self.state_size]
-        return [ops.zeros((batch_size, size), dtype=self.dtype) for size in sizes]
+        return [ops.zeros((batch_size, size), dtype=self.compute_dtype) for size in sizes]
 
     def get_config(self):
         return {

@@ -104,7 +104,9 @@ class StackedRNNCells(Layer):
             else:
                 sizes = cell.state_size
                 sizes = sizes if isinstance(sizes, (list, tuple)) else [sizes]
-                states.append([ops.zeros((batch_size, size), dtype=self.dtype) for size in sizes])
+                states.append(
+                    [ops.zeros((batch_size, size), dtype=self.compute_dtype) for size in sizes]
+                )
         return states
 
     def build(self, input_shape):
