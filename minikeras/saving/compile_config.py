@@ -128,6 +128,7 @@ def compile_from_keras_config(model, compile_config, where="compile_from_config"
             compile_config.get("run_eagerly", False), compile_config.get("jit_compile", "auto")
         ),
     )
+    optimizer = model.optimizer  # (compile wraps it for a mixed_float16 model, as Keras)
     if model.built:
         optimizer.build(model.trainable_weights)
     return optimizer

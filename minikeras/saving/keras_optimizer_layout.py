@@ -4,7 +4,9 @@ Keras numbers an optimizer's variables: `iteration`, the learning rate,
 the moving averages (with `use_ema`), then the slots in the order its
 `build` creates them. `optimizer_variables` lists a minikeras optimizer's
 variables in that order, so `keras_file` and `keras_writer` can read and
-write them by position.
+write them by position. A `LossScaleOptimizer` lists its own four, then
+its inner optimizer's (Keras also writes those again under
+`optimizer/inner_optimizer/vars`).
 """
 
 __all__ = ["optimizer_variables"]
@@ -49,6 +51,11 @@ def optimizer_variables(optimizer, order=None):
         ['iteration', 'learning_rate', 'd_kernel_momentum', 'd_kernel_velocity']
     """
     kind = type(optimizer).__name__
+    inner = getattr(optimizer, "inner_optimizer", None)
+    if kind == "LossScaleOptimizer" and inner is not None:
+        # Keras's: its own `iteration`, `learning_rate`, `step_counter` and
+        # `dynamic_scale`, then the inner optimizer's variables in their order.
+        return list(optimizer._variables) + optimizer_variables(inner, order)
     if kind not in _SLOT_CALLS:
         raise ValueError(
             f"the Keras layout of {kind}'s state is not known to minikeras; known: "

@@ -94,6 +94,12 @@ def keras_weights_bytes(model, optimizer=None):
             variables = keras_optimizer_layout.optimizer_variables(optimizer, order)
             for index, variable in enumerate(variables):
                 group.create_dataset(str(index), data=np.asarray(variable.numpy()))
+            inner = getattr(optimizer, "inner_optimizer", None)
+            if inner is not None:  # (a LossScaleOptimizer: Keras writes the inner's group too)
+                group = file.require_group("optimizer/inner_optimizer/vars")
+                variables = keras_optimizer_layout.optimizer_variables(inner, order)
+                for index, variable in enumerate(variables):
+                    group.create_dataset(str(index), data=np.asarray(variable.numpy()))
     return buffer.getvalue()
 
 
