@@ -3,6 +3,8 @@ shapes are traced on: a size that depends on an unknown axis is None, and a vali
 call builds. By hand (numpy on two real sizes), and the same as Keras where Keras
 knows the size."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -68,3 +70,28 @@ def test_sizes_as_keras():
     keras = pytest.importorskip("keras")
     theirs = [(name, tuple(t.shape)) for name, t in _cases(keras)]
     assert theirs == [(name, tuple(t.shape)) for name, t in _cases(mk)][: len(theirs)]
+
+
+@pytest.mark.parametrize(
+    "build, shape",
+    [
+        (lambda: ops.one_hot(mk.Input((50,), dtype="int32"), 5000), (None, 50, 5000)),
+        (lambda: ops.tile(mk.Input((50,)), [1, 1000]), (None, 50000)),
+        (
+            lambda: ops.take(ops.ones((3000, 64)), mk.Input((20,), dtype="int32"), axis=0),
+            (None, 20, 64),
+        ),  # fmt: skip
+        (lambda: ops.matmul(mk.Input((50,)), np.ones((50, 4000), "float32")), (None, 4000)),
+    ],
+)
+def test_a_large_constant_with_large_outputs_builds_on_small_placeholders(build, shape):
+    # The spread placeholders (sizes past the constant) run only where the outputs they
+    # would make stay small: these built in seconds and gigabytes on them.
+    tracemalloc.start()
+    try:
+        built = build()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert tuple(built.shape) == shape
+    assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MiB"

@@ -9,13 +9,15 @@ and invertible placeholders are tried, in the order Keras's shape rules
 allow.
 
 A call with an integer constant `c` above 1 (an index 90, an offset 100, a
-frame of 100 samples, a stride 4) is first traced on placeholder sizes spread
+frame of 100 samples, a stride 4) is also traced on placeholder sizes spread
 past it, which exceed `c` and differ by more than `c`: on the usual ones
 (2 and 3 for the batch, 83 and 89 for other axes) a size may clip to 0, or
 count to the same number of steps, at both (`diagonal` with offset -100 of
 the batch axis, `x[::4]`), which would pass for known, or the call may not
-run at all (`take_along_axis` with index 90). Where the spread sizes do not
-run, or would make too large placeholders, the usual ones are tried.
+run at all (`take_along_axis` with index 90). The usual sizes run first;
+where they run, the spread ones run next only if the outputs they would make
+stay small (not `one_hot(x, 5000)` of a batch spread past 5000), and give
+the shapes; where they fail, the spread ones are tried before other sizes.
 """
 
 import numpy as np
@@ -54,17 +56,30 @@ def output_specs(call, function_name, args, kwargs, options=None):
     # Last, matrices the linear-algebra ops can factor (ones are singular).
     tries = [(None, False), *((sizes, False) for sizes in _other_sizes(args, kwargs)), (None, True)]
     spread = _spread_sizes((args, options), kwargs)
-    if spread is not None:
-        tries.insert(0, (spread, False))
-    for sizes, invertible in tries:
+    for position, (sizes, invertible) in enumerate(tries):
         try:
             specs = trace(call, args, kwargs, sizes, invertible)
             break
         except (ValueError, TypeError, IndexError) as error:
             if type(error) not in (ValueError, TypeError, IndexError):
                 raise  # (a subclass may take other arguments: left as it is)
-            if sizes is not spread:  # (the error named is that of the usual sizes)
-                first_error = first_error or error
+            first_error = first_error or error  # (the error named is that of the usual sizes)
+        if position == 0 and spread is not None:  # (the usual sizes failed: spread ones next)
+            specs = _traced_spread(call, args, kwargs, spread)
+            if specs is not None:
+                break
+    else:
+        specs = None
+    if (
+        specs is not None
+        and position == 0
+        and spread is not None
+        and _spread_elements(specs, spread) <= _MOST_SPREAD_ELEMENTS
+    ):
+        # The usual sizes ran: the spread ones tell more (a size they clip or step through
+        # passes for known on the usual ones), where their outputs stay small.
+        spread_specs = _traced_spread(call, args, kwargs, spread)
+        specs = specs if spread_specs is None else spread_specs
     if specs is None:
         shapes = [t.shape for t in flatten((args, kwargs)) if isinstance(t, SymbolicTensor)]
         raise type(first_error)(
@@ -180,6 +195,24 @@ def _spread_sizes(args, kwargs):
             shape = [p if s is None else s for p, s in zip(placeholders, leaf.shape)]
             elements += int(np.prod(shape, dtype=np.float64))
     return sizes if elements <= _MOST_SPREAD_ELEMENTS else None
+
+
+def _traced_spread(call, args, kwargs, sizes):
+    """The output specs traced on spread placeholder `sizes`, or None where they do not run."""
+    try:
+        return trace(call, args, kwargs, sizes)
+    except (ValueError, TypeError, IndexError, MemoryError):
+        return None
+
+
+def _spread_elements(specs, sizes):
+    """How many elements the outputs `specs` (traced on the usual sizes) would hold on the
+    spread `sizes`: an unknown size counted as the larger spread size of the batch axis."""
+    largest = max(sizes[0][1], sizes[1][1])
+    return sum(
+        np.prod([largest if size is None else size for size in spec.shape], dtype=np.float64)
+        for spec in flatten(specs)
+    )
 
 
 def _unknown_at_size_one(run, arguments, specs):
