@@ -326,7 +326,9 @@ def one_hot(x, num_classes, axis=-1, dtype=None):
             indices,
         )
     axis = normalize_axis("one_hot", axis, indices.ndim + 1, indices)
-    out = np.eye(num_classes, dtype=config.standardize_dtype(dtype))[indices]
+    # (ones put into zeros: no num_classes x num_classes identity to index)
+    out = np.zeros((*indices.shape, num_classes), dtype=config.standardize_dtype(dtype))
+    np.put_along_axis(out, indices[..., None], 1, axis=-1)
     return wrap(np.moveaxis(out, -1, axis) if axis != indices.ndim else out)
 
 
