@@ -701,3 +701,22 @@ def test_a_variable_subclass_held_in_an_attribute_is_tracked_and_trained():
     assert [w.name for w in model.weights] == ["scale"]
     # One SGD step on mean((3 - s)^2) from s = 1: s + 0.1 * 2 * (3 - 1).
     np.testing.assert_allclose(model.scale.numpy(), [1.4], rtol=1e-6)
+
+
+def test_the_scan_looks_into_an_object_whose_class_has_no_module_name():
+    class Config:
+        pass
+
+    Config.__module__ = None  # (made by type() or exec without one)
+
+    class Holder(Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.cfg = Config()
+            self.cfg.scale = Variable(np.ones(2, dtype="float32"), name="cfg_scale")
+
+        def call(self, inputs):
+            return inputs * self.cfg.scale
+
+    messages = tracking_warnings(lambda: Holder(name="cfg_holder")(np.ones((1, 2))))
+    assert any("'cfg_scale'" in m for m in messages)

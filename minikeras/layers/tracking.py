@@ -368,7 +368,7 @@ def _scan(value, path, owner, found, depth, seen):
     elif (
         hasattr(value, "__dict__")
         and not isinstance(value, Variable)
-        and not type(value).__module__.startswith(_HOLDING_NOTHING)
+        and not str(type(value).__module__).startswith(_HOLDING_NOTHING)
     ):
         for name, item in vars(value).items():
             item_path = f"{path}.{name}"
