@@ -12,11 +12,20 @@ One module per family:
   RandomContrast, RandomBrightness) and `random_color` (RandomGrayscale, RandomInvert,
   Solarization, RandomPosterization; and AutoContrast, which always applies): active unless
   called with `training=False`, as in Keras; `mixing` (RandomErasing, MixUp, CutMix)
-  replaces or blends regions;
+  replaces or blends regions; `color_hsv` (RandomHue, RandomSaturation,
+  RandomColorJitter) and `color_filters` (Equalization, RandomColorDegeneration,
+  RandomSharpness, RandomGaussianBlur) change colours and mix neighbours;
 - `pipeline`: Pipeline, which applies a list of them in turn.
 """
 
 from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
+from minikeras.layers.preprocessing.color_filters import (
+    Equalization,
+    RandomColorDegeneration,
+    RandomGaussianBlur,
+    RandomSharpness,
+)
+from minikeras.layers.preprocessing.color_hsv import RandomColorJitter, RandomHue, RandomSaturation
 from minikeras.layers.preprocessing.discretization import Discretization
 from minikeras.layers.preprocessing.image import CenterCrop, Resizing
 from minikeras.layers.preprocessing.lookups import IntegerLookup, StringLookup
@@ -49,20 +58,27 @@ __all__ = [
     "CenterCrop",
     "CutMix",
     "Discretization",
+    "Equalization",
     "Hashing",
     "IntegerLookup",
     "MixUp",
     "Normalization",
     "Pipeline",
     "RandomBrightness",
+    "RandomColorDegeneration",
+    "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
     "RandomErasing",
     "RandomFlip",
+    "RandomGaussianBlur",
     "RandomGrayscale",
+    "RandomHue",
     "RandomInvert",
     "RandomPosterization",
     "RandomRotation",
+    "RandomSaturation",
+    "RandomSharpness",
     "RandomTranslation",
     "RandomZoom",
     "Rescaling",

@@ -23,7 +23,14 @@ from minikeras.layers.preprocessing.encoding import check_choice
 from minikeras.layers.preprocessing.image import ImageLayer
 from minikeras.random import SeedGenerator, rng_for
 
-__all__ = ["FILL_MODES", "RandomImageLayer", "affine_transform", "factor_range"]
+__all__ = [
+    "FILL_MODES",
+    "RandomImageLayer",
+    "TransformImageLayer",
+    "affine_transform",
+    "factor_range",
+    "keras_factor",
+]
 
 FILL_MODES = ("reflect", "wrap", "constant", "nearest")
 
@@ -44,6 +51,49 @@ def factor_range(layer_class, argument, factor, low=-1.0, high=1.0):
             f"{factor!r}"
         )
     return pair
+
+
+def keras_factor(layer_class, argument, factor, low=0.0, high=1.0, pair_low=None):
+    """Keras 3's reading of a `factor`: a number `f` means `(max(-f, low), f)`, a pair is sorted.
+
+    Args:
+        layer_class: the layer's name, for errors.
+        argument: the argument's name, for errors.
+        factor: a number in `[low, high]`, or a pair of them.
+        low: the least value allowed.
+        high: the greatest value allowed.
+        pair_low: the least value allowed in a pair, if not `low` (to read
+            back what Keras writes for a number, `(-f, f)`).
+
+    Returns:
+        The pair `(lower, upper)`, floats.
+
+    Raises:
+        ValueError: for anything else, or values outside the bounds.
+
+    Example:
+        >>> from minikeras.layers.preprocessing.augmentation import keras_factor
+        >>> keras_factor("RandomHue", "factor", 0.3)
+        (0.0, 0.3)
+        >>> keras_factor("RandomSaturation", "factor", 0.3, low=-1.0)
+        (-0.3, 0.3)
+    """
+    pair_low = low if pair_low is None else pair_low
+    number = isinstance(factor, (int, float, np.number)) and not isinstance(factor, bool)
+    if number and low <= factor <= high:
+        return (max(-abs(float(factor)), float(low)), abs(float(factor)))
+    if (
+        isinstance(factor, (list, tuple))
+        and len(factor) == 2
+        and all(isinstance(f, (int, float, np.number)) and not isinstance(f, bool) for f in factor)
+        and all(pair_low <= f <= high for f in factor)
+    ):
+        lower, upper = sorted(float(f) for f in factor)
+        return (lower, upper)
+    raise ValueError(
+        f"{layer_class}: `{argument}` must be a number in [{low}, {high}] or a pair of numbers "
+        f"in [{pair_low}, {high}], got {factor!r}"
+    )
 
 
 def _fill_index(index, size, fill_mode):
@@ -161,6 +211,67 @@ class RandomImageLayer(ImageLayer):
 
     def get_config(self):
         return {**super().get_config(), "seed": self.seed}
+
+
+class TransformImageLayer(RandomImageLayer):
+    """A random augmentation in Keras's two steps: draw the transformation, then apply it.
+
+    Subclasses write `get_random_transformation(images, rng)` (a dict of
+    numpy arrays, keyed as in Keras) and `transform_images(images,
+    transformation)`; both take channels-last 4-D float numpy images (Keras's
+    take the layer's data format). Tests give `transform_images` fixed draws
+    to compare with Keras's.
+
+    Args:
+        seed: an int for a reproducible stream of draws, or None.
+        data_format: `"channels_last"` or `"channels_first"`; None (the default)
+            means `mk.config.image_data_format()` when the layer is made.
+        **kwargs: `name`, `trainable`, `dtype`.
+
+    Example:
+        >>> layer = mk.layers.RandomHue((0.5, 0.5), value_range=(0, 1))
+        >>> red = np.array([[[[1.0, 0.0, 0.0]]]])
+        >>> layer.transform_images(red, {"factor": np.array([0.5])})  # half a turn: cyan
+        array([[[[0., 1., 1.]]]])
+    """
+
+    def augment(self, images, rng):
+        return self.transform_images(images, self.get_random_transformation(images, rng))
+
+    def get_random_transformation(self, images, rng):
+        """Draws the random parameters of one call (the base: none).
+
+        Args:
+            images: a float array `(batch, rows, cols, channels)`.
+            rng: the `numpy.random.Generator` to draw from.
+
+        Returns:
+            A dict of arrays, one entry per image along their first axis.
+
+        Example:
+            >>> layer = mk.layers.RandomHue(0.5)
+            >>> layer.get_random_transformation(np.zeros((4, 2, 2, 3)), np.random.default_rng(0))[
+            ...     "factor"].shape
+            (4,)
+        """
+        return {}
+
+    def transform_images(self, images, transformation):
+        """Applies drawn parameters to channels-last 4-D images (the base: unchanged).
+
+        Args:
+            images: a float array `(batch, rows, cols, channels)`.
+            transformation: what `get_random_transformation` returned.
+
+        Returns:
+            The changed images, an array of the same shape.
+
+        Example:
+            >>> layer = mk.layers.RandomHue((0.0, 0.0))
+            >>> layer.transform_images(np.ones((1, 2, 2, 3)), {"factor": np.zeros(1)}).shape
+            (1, 2, 2, 3)
+        """
+        return images
 
 
 def check_fill(layer_class, fill_mode, interpolation):
