@@ -15,6 +15,7 @@ One module per family:
   replaces or blends regions; `color_hsv` (RandomHue, RandomSaturation,
   RandomColorJitter) and `color_filters` (Equalization, RandomColorDegeneration,
   RandomSharpness, RandomGaussianBlur) change colours and mix neighbours;
+  `random_geometry` (RandomShear, RandomPerspective, RandomElasticTransform) warps;
 - `pipeline`: Pipeline, which applies a list of them in turn.
 """
 
@@ -44,6 +45,11 @@ from minikeras.layers.preprocessing.random_color import (
     RandomPosterization,
     Solarization,
 )
+from minikeras.layers.preprocessing.random_geometry import (
+    RandomElasticTransform,
+    RandomPerspective,
+    RandomShear,
+)
 from minikeras.layers.preprocessing.random_image import (
     RandomBrightness,
     RandomContrast,
@@ -69,16 +75,19 @@ __all__ = [
     "RandomColorJitter",
     "RandomContrast",
     "RandomCrop",
+    "RandomElasticTransform",
     "RandomErasing",
     "RandomFlip",
     "RandomGaussianBlur",
     "RandomGrayscale",
     "RandomHue",
     "RandomInvert",
+    "RandomPerspective",
     "RandomPosterization",
     "RandomRotation",
     "RandomSaturation",
     "RandomSharpness",
+    "RandomShear",
     "RandomTranslation",
     "RandomZoom",
     "Rescaling",

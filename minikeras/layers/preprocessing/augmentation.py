@@ -30,6 +30,7 @@ __all__ = [
     "affine_transform",
     "factor_range",
     "keras_factor",
+    "resample",
 ]
 
 FILL_MODES = ("reflect", "wrap", "constant", "nearest")
@@ -103,17 +104,23 @@ def _fill_index(index, size, fill_mode):
     if fill_mode == "reflect":
         index = np.mod(index, 2 * size)
         return np.where(index >= size, 2 * size - 1 - index, index)
+    if fill_mode == "mirror":  # (c d c b | a b c d | c b a b): the edge pixel not repeated
+        if size == 1:
+            return np.zeros_like(index)
+        index = np.mod(index, 2 * size - 2)
+        return np.where(index >= size, 2 * size - 2 - index, index)
     return np.clip(index, 0, size - 1)
 
 
 def affine_transform(images, matrices, interpolation="bilinear", fill_mode="reflect",
                      fill_value=0.0):  # fmt: skip
-    """Resamples channels-last images through one affine map per image (see the module).
+    """Resamples channels-last images through one affine (or projective) map per image.
 
     Args:
         images: a float array `(batch, height, width, channels)`.
-        matrices: `(batch, 6)` or `(batch, 8)` rows `[a0, a1, a2, b0, b1, b2, ...]`
-            (the projective terms of an 8-entry row must be 0).
+        matrices: `(batch, 6)` rows `[a0, a1, a2, b0, b1, b2]` (see the module),
+            or `(batch, 8)` rows with `c0, c1` after them: then the sampled point is
+            divided by `c0 x + c1 y + 1`, as `keras.ops.image.affine_transform` documents.
         interpolation: `"bilinear"` or `"nearest"`.
         fill_mode: `"reflect"`, `"wrap"`, `"constant"` or `"nearest"`.
         fill_value: the value outside the image with `"constant"`.
@@ -130,10 +137,39 @@ def affine_transform(images, matrices, interpolation="bilinear", fill_mode="refl
     """
     images = np.asarray(images)
     batch, height, width, _ = images.shape
-    m = np.asarray(matrices, dtype=np.float64)[:, :6, None, None]
+    m = np.asarray(matrices, dtype=np.float64)[:, :, None, None]
     ys, xs = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
     source_x = m[:, 0] * xs + m[:, 1] * ys + m[:, 2]  # (batch, height, width)
     source_y = m[:, 3] * xs + m[:, 4] * ys + m[:, 5]
+    if m.shape[1] == 8:  # (a projective map: both divided by c0 x + c1 y + 1)
+        scale = m[:, 6] * xs + m[:, 7] * ys + 1.0
+        source_x, source_y = source_x / scale, source_y / scale
+    return resample(images, source_x, source_y, interpolation, fill_mode, fill_value)
+
+
+def resample(images, source_x, source_y, interpolation="bilinear", fill_mode="reflect",
+             fill_value=0.0):  # fmt: skip
+    """Samples channels-last images at a point per output pixel (`fill_mode` outside).
+
+    Args:
+        images: a float array `(batch, height, width, channels)`.
+        source_x: the column sampled by each output pixel, `(batch, height, width)`.
+        source_y: the row sampled by each output pixel, the same shape.
+        interpolation: `"bilinear"` or `"nearest"`.
+        fill_mode: `"reflect"`, `"wrap"`, `"constant"`, `"nearest"` or `"mirror"`.
+        fill_value: the value outside the image with `"constant"`.
+
+    Returns:
+        A float array of the images' shape and dtype.
+
+    Example:
+        >>> from minikeras.layers.preprocessing.augmentation import resample
+        >>> image = np.arange(3.0).reshape(1, 1, 3, 1)
+        >>> resample(image, np.array([[[0.5, 1.0, 2.5]]]), np.zeros((1, 1, 3)))[0, 0, :, 0]
+        array([0.5, 1. , 2. ])
+    """
+    images = np.asarray(images)
+    batch, height, width, _ = images.shape
     which = np.arange(batch)[:, None, None]
 
     def gather(rows, cols):
