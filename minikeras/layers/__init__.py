@@ -93,6 +93,7 @@ from minikeras.layers.pooling_3d import (
     MaxPooling3D,
 )
 from minikeras.layers.preprocessing import (
+    AugMix,
     AutoContrast,
     CategoryEncoding,
     CenterCrop,
@@ -104,6 +105,7 @@ from minikeras.layers.preprocessing import (
     MixUp,
     Normalization,
     Pipeline,
+    RandAugment,
     RandomBrightness,
     RandomColorDegeneration,
     RandomColorJitter,
@@ -161,6 +163,7 @@ __all__ = [
     "AdditiveAttention",
     "AlphaDropout",
     "Attention",
+    "AugMix",
     "AutoContrast",
     "Average",
     "AveragePooling1D",
@@ -250,6 +253,7 @@ __all__ = [
     "Pipeline",
     "RMSNormalization",
     "RNN",
+    "RandAugment",
     "RandomBrightness",
     "RandomColorDegeneration",
     "RandomColorJitter",

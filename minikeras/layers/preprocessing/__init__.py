@@ -16,6 +16,7 @@ One module per family:
   RandomColorJitter) and `color_filters` (Equalization, RandomColorDegeneration,
   RandomSharpness, RandomGaussianBlur) change colours and mix neighbours;
   `random_geometry` (RandomShear, RandomPerspective, RandomElasticTransform) warps;
+  `composite_augment` (RandAugment, AugMix) chooses among the others;
 - `pipeline`: Pipeline, which applies a list of them in turn.
 """
 
@@ -27,6 +28,7 @@ from minikeras.layers.preprocessing.color_filters import (
     RandomSharpness,
 )
 from minikeras.layers.preprocessing.color_hsv import RandomColorJitter, RandomHue, RandomSaturation
+from minikeras.layers.preprocessing.composite_augment import AugMix, RandAugment
 from minikeras.layers.preprocessing.discretization import Discretization
 from minikeras.layers.preprocessing.image import CenterCrop, Resizing
 from minikeras.layers.preprocessing.lookups import IntegerLookup, StringLookup
@@ -59,6 +61,7 @@ from minikeras.layers.preprocessing.random_image import (
 from minikeras.layers.preprocessing.text_vectorization import TextVectorization
 
 __all__ = [
+    "AugMix",
     "AutoContrast",
     "CategoryEncoding",
     "CenterCrop",
@@ -70,6 +73,7 @@ __all__ = [
     "MixUp",
     "Normalization",
     "Pipeline",
+    "RandAugment",
     "RandomBrightness",
     "RandomColorDegeneration",
     "RandomColorJitter",
