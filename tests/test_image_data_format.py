@@ -97,6 +97,18 @@ MADE = {
     "RandomZoom": lambda lib: lib.RandomZoom(0.1),
     "Resizing": lambda lib: lib.Resizing(2, 2),
     "Solarization": lambda lib: lib.Solarization(),
+    "Equalization": lambda lib: lib.Equalization(),
+    "RandomHue": lambda lib: lib.RandomHue(0.1),
+    "RandomSaturation": lambda lib: lib.RandomSaturation(0.1),
+    "RandomColorJitter": lambda lib: lib.RandomColorJitter(),
+    "RandomColorDegeneration": lambda lib: lib.RandomColorDegeneration(0.1),
+    "RandomSharpness": lambda lib: lib.RandomSharpness(0.1),
+    "RandomGaussianBlur": lambda lib: lib.RandomGaussianBlur(),
+    "RandomShear": lambda lib: lib.RandomShear(0.1),
+    "RandomPerspective": lambda lib: lib.RandomPerspective(),
+    "RandomElasticTransform": lambda lib: lib.RandomElasticTransform(),
+    "RandAugment": lambda lib: lib.RandAugment(),
+    "AugMix": lambda lib: lib.AugMix(),
 }
 # Keras's layers without a data_format, which keep channels (or steps) where they are.
 CHANNELS_LAST_ALWAYS = {"SpatialDropout1D"}
