@@ -267,6 +267,12 @@ CASES = {
     ),
     "RandAugment": (lambda: layers.RandAugment(seed=1), [(4, 4, 3)], "float32", "single"),
     "AugMix": (lambda: layers.AugMix(seed=1), [(4, 4, 3)], "float32", "single"),
+    "ContrastLimitedAdaptiveHistogramEqualization": (
+        lambda: layers.ContrastLimitedAdaptiveHistogramEqualization(tile_grid_size=(2, 2)),
+        [(4, 4, 2)],
+        "float32",
+        "single",
+    ),
     "Pipeline": (
         lambda: layers.Pipeline([layers.RandomInvert(seed=1), layers.Flatten(), layers.Dense(2)]),
         [(4, 4, 2)],

@@ -230,3 +230,47 @@ def test_bad_arguments_are_refused():
             make()
     with pytest.raises(ValueError, match="3 channels"):
         layers.RandomHue(0.5)(np.ones((1, 2, 2, 1), "float32"), training=True)
+
+
+def test_clahe_by_hand_in_training_and_inference():
+    layer = layers.ContrastLimitedAdaptiveHistogramEqualization(clip_limit=0, tile_grid_size=(1, 1))
+    image = np.array([[[[10.0], [20.0]], [[20.0], [30.0]]]], "float32")
+    # one tile: cdf 1, 3, 4 at levels 10, 20, 30 (and 0 below): cdf * 255 / 4
+    for training in (False, True):
+        out = layer(image, training=training).numpy()
+        np.testing.assert_allclose(out[0, :, :, 0], [[63.75, 191.25], [191.25, 255.0]])
+    # clipping at 2 * 4 / 256 per bin: each used bin keeps 1/32, the rest spread evenly
+    clipped = layers.ContrastLimitedAdaptiveHistogramEqualization(
+        clip_limit=2.0, tile_grid_size=(1, 1)
+    )(image).numpy()[0, :, :, 0]
+    counts = np.full(256, (4 - 3 / 32) / 256)
+    counts[[10, 20, 30]] += 1 / 32
+    cdf = np.cumsum(counts)
+    table = (cdf - cdf[0]) * 255 / (4 - cdf[0])
+    np.testing.assert_allclose(clipped, table[[[10, 20], [20, 30]]], rtol=1e-5)
+
+
+def test_clahe_matches_keras_and_reads_channels_first():
+    keras = _keras()
+    rng = np.random.default_rng(10)
+    for shape, grid, limit, value_range in [
+        ((2, 16, 16, 3), (4, 4), 4.0, (0, 255)),
+        ((2, 13, 11, 3), (3, 2), 2.0, (0, 255)),  # (padded to whole tiles)
+        ((20, 24, 1), (8, 8), 4.0, (0, 1)),
+    ]:
+        x = rng.uniform(*value_range, shape).astype("float32")
+        options = {"value_range": value_range, "clip_limit": limit, "tile_grid_size": grid}
+        ours = layers.ContrastLimitedAdaptiveHistogramEqualization(**options)(x).numpy()
+        theirs = keras.layers.ContrastLimitedAdaptiveHistogramEqualization(**options)(x)
+        np.testing.assert_allclose(ours, np.asarray(theirs), atol=1e-4 * value_range[1])
+    x = _images(seed=11, shape=(2, 8, 8, 3))
+    last = layers.ContrastLimitedAdaptiveHistogramEqualization(tile_grid_size=(2, 2))
+    first = layers.ContrastLimitedAdaptiveHistogramEqualization(
+        tile_grid_size=(2, 2), data_format="channels_first"
+    )
+    out = first(np.transpose(x, (0, 3, 1, 2))).numpy()
+    np.testing.assert_allclose(np.transpose(out, (0, 2, 3, 1)), last(x).numpy(), rtol=1e-6)
+    config = last.get_config()
+    assert type(last).from_config(config).get_config() == config
+    with pytest.raises(ValueError, match="tile_grid_size"):
+        layers.ContrastLimitedAdaptiveHistogramEqualization(tile_grid_size=(0, 2))

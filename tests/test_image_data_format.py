@@ -109,6 +109,9 @@ MADE = {
     "RandomElasticTransform": lambda lib: lib.RandomElasticTransform(),
     "RandAugment": lambda lib: lib.RandAugment(),
     "AugMix": lambda lib: lib.AugMix(),
+    "ContrastLimitedAdaptiveHistogramEqualization": (
+        lambda lib: lib.ContrastLimitedAdaptiveHistogramEqualization()
+    ),
 }
 # Keras's layers without a data_format, which keep channels (or steps) where they are.
 CHANNELS_LAST_ALWAYS = {"SpatialDropout1D"}

@@ -16,11 +16,13 @@ One module per family:
   RandomColorJitter) and `color_filters` (Equalization, RandomColorDegeneration,
   RandomSharpness, RandomGaussianBlur) change colours and mix neighbours;
   `random_geometry` (RandomShear, RandomPerspective, RandomElasticTransform) warps;
-  `composite_augment` (RandAugment, AugMix) chooses among the others;
+  `composite_augment` (RandAugment, AugMix) chooses among the others; `clahe`
+  (ContrastLimitedAdaptiveHistogramEqualization) equalizes tiles, always;
 - `pipeline`: Pipeline, which applies a list of them in turn.
 """
 
 from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
+from minikeras.layers.preprocessing.clahe import ContrastLimitedAdaptiveHistogramEqualization
 from minikeras.layers.preprocessing.color_filters import (
     Equalization,
     RandomColorDegeneration,
@@ -65,6 +67,7 @@ __all__ = [
     "AutoContrast",
     "CategoryEncoding",
     "CenterCrop",
+    "ContrastLimitedAdaptiveHistogramEqualization",
     "CutMix",
     "Discretization",
     "Equalization",
