@@ -29,6 +29,8 @@ override can call too:
 """
 
 import contextlib
+import functools
+import inspect
 
 import numpy as np
 
@@ -56,6 +58,12 @@ def _scaled(optimizer, loss):
     if isinstance(optimizer, LossScaleOptimizer):
         return optimizer.scale_loss(loss)
     return loss
+
+
+@functools.cache
+def _takes_training(compute_loss):
+    """Whether a `compute_loss` (the function) has a `training` parameter."""
+    return "training" in inspect.signature(compute_loss).parameters
 
 
 def _batch_size(x):
@@ -219,6 +227,17 @@ class Steps:
             )
         return loss
 
+    def _compute_loss(self, x, y, y_pred, sample_weight, training):
+        """`compute_loss` as the default steps call it: `training` only if it takes one.
+
+        Keras 3 added `training` to `compute_loss` in 3.3; an override written
+        with the older signature `(x, y, y_pred, sample_weight)` (as keras-io's
+        knowledge distillation example has) is called without it, as Keras does.
+        """
+        if _takes_training(type(self).compute_loss):
+            return self.compute_loss(x, y, y_pred, sample_weight, training=training)
+        return self.compute_loss(x, y, y_pred, sample_weight)
+
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Updates the compiled metrics with a batch and returns `get_metrics_result()`.
 
@@ -276,7 +295,7 @@ class Steps:
                 recorder = compiled.recorder(tape, x, y) if compiled is not None else None
                 with recorder or contextlib.nullcontext():
                     y_pred = self(x if recorder is None else recorder.inputs, training=True)
-                    loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+                    loss = self._compute_loss(x, y, y_pred, sample_weight, training=True)
                     # (mixed precision: gradients of the loss times the loss scale)
                     scaled = _scaled(self.optimizer, loss)
             if recorder is not None:
@@ -318,7 +337,7 @@ class Steps:
         """
         x, y, sample_weight = unpack(data)
         y_pred = self(x, training=False)
-        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        loss = self._compute_loss(x, y, y_pred, sample_weight, training=False)
         self._loss_tracker.update_state(float(loss), _batch_size(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
