@@ -151,7 +151,7 @@ class OperationNode(Layer):
         """
         if self.function_name == "getitem" and isinstance(args[1], list):
             args = (args[0], tuple(args[1]), *args[2:])  # (a key read from a file, as Keras)
-        function = getattr(ops, self.function_name).__wrapped__
+        function = _op(self.function_name).__wrapped__
         arguments = self._arguments
         leading = _leading_options(function, tuple(arguments)) if arguments else ()
         if leading:  # options before a *args (einsum's subscripts) go back in their place
@@ -194,17 +194,26 @@ class OperationNode(Layer):
         return {"name": self.name, **self.options}
 
 
+# The ops of `ops.image` (Keras's namespace, whose functions are not at the top of `ops`).
+_IMAGE_OPS = ("extract_patches", "resize")
+
+
+def _op(function_name):
+    """The public op `function_name` (symbolic-aware): in `ops`, or in `ops.image`."""
+    return getattr(ops.image if function_name in _IMAGE_OPS else ops, function_name)
+
+
 @functools.cache
 def _position(function_name, name):
     """Where parameter `name` of `minikeras.ops.<function_name>` is, counting positional ones."""
-    names = list(inspect.signature(getattr(ops, function_name)).parameters)
+    names = list(inspect.signature(_op(function_name)).parameters)
     return names.index(name) if name in names else len(names)
 
 
 @functools.cache
 def _parameters(function_name):
     """The names of the parameters of `minikeras.ops.<function_name>`."""
-    return frozenset(inspect.signature(getattr(ops, function_name)).parameters)
+    return frozenset(inspect.signature(_op(function_name)).parameters)
 
 
 def _past_options(function, options, args, kwargs):
@@ -358,7 +367,7 @@ def _node_class(function_name):
 # minikeras.ops function name -> its node class. Not in the object registry, which also
 # finds a registered class by its bare name (a `Mean` there would shadow the metric's):
 # saving finds them by `registered_name` through `operation_class`.
-OPERATION_CLASSES = {name: _node_class(name) for name in ops.__all__}
+OPERATION_CLASSES = {name: _node_class(name) for name in (*ops.__all__, *_IMAGE_OPS)}
 _BY_CLASS_NAME = {cls.__name__: cls for cls in OPERATION_CLASSES.values()}
 
 

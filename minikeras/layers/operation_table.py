@@ -29,6 +29,7 @@ class Fixed:
 _NUMPY, _NN, _CORE, _MATH = (f"keras.src.ops.{name}" for name in ("numpy", "nn", "core", "math"))
 _REDUCTION = {"axis": "axis", "keepdims": "keepdims"}
 _LINALG = "keras.src.ops.linalg"
+_IMAGE = "keras.src.ops.image"
 
 # The element-wise ops whose Keras classes take no config.
 _ELEMENTWISE = (
@@ -354,6 +355,27 @@ KERAS_OPERATION_SPECS = {
                 "length",
                 "window",
                 "center",
+            )
+        },
+    ),
+    # Keras's ops.image (the two minikeras has).
+    "extract_patches": (
+        _IMAGE,
+        {k: k for k in ("size", "strides", "dilation_rate", "padding", "data_format")},
+    ),
+    "resize": (
+        _IMAGE,
+        {
+            k: k
+            for k in (
+                "size",
+                "interpolation",
+                "antialias",
+                "crop_to_aspect_ratio",
+                "pad_to_aspect_ratio",
+                "fill_mode",
+                "fill_value",
+                "data_format",
             )
         },
     ),

@@ -429,4 +429,10 @@ for _namespace in (linalg, nn, numpy):
         setattr(_namespace, _name, globals()[_name])
 del _namespace, _name
 
+# Keras's namespace `ops.image`, in part: its ops are defined there, not at the top.
+from minikeras.ops import image  # noqa: E402
+
+image.extract_patches = symbolic_aware(image.extract_patches)
+image.resize = symbolic_aware(image.resize)
+
 bind_operators(sys.modules[__name__])

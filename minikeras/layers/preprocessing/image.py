@@ -15,45 +15,9 @@ from minikeras import ops
 from minikeras.config import standardize_data_format
 from minikeras.layers.layer import Layer
 from minikeras.layers.preprocessing.encoding import check_choice
+from minikeras.ops.image import INTERPOLATIONS, interpolation_matrix
 
 __all__ = ["CenterCrop", "Resizing", "interpolation_matrix", "resize_images"]
-
-INTERPOLATIONS = ("nearest", "bilinear")
-
-
-def interpolation_matrix(out_size, in_size, interpolation):
-    """The `(out_size, in_size)` matrix that resizes one axis (see the module docstring).
-
-    Args:
-        out_size: the new size.
-        in_size: the old size.
-        interpolation: `"bilinear"` or `"nearest"`.
-
-    Returns:
-        A float32 array whose rows sum to 1.
-
-    Example:
-        >>> from minikeras.layers.preprocessing.image import interpolation_matrix
-        >>> interpolation_matrix(4, 2, "bilinear")
-        array([[1.  , 0.  ],
-               [0.75, 0.25],
-               [0.25, 0.75],
-               [0.  , 1.  ]], dtype=float32)
-    """
-    matrix = np.zeros((out_size, in_size), dtype=np.float64)
-    scale = in_size / out_size
-    rows = np.arange(out_size)
-    if interpolation == "nearest":
-        source = np.minimum(np.floor((rows + 0.5) * scale).astype(int), in_size - 1)
-        matrix[rows, source] = 1.0
-        return matrix.astype(np.float32)
-    position = np.clip((rows + 0.5) * scale - 0.5, 0, in_size - 1)
-    low = np.floor(position).astype(int)
-    high = np.minimum(low + 1, in_size - 1)
-    fraction = position - low
-    np.add.at(matrix, (rows, low), 1.0 - fraction)
-    np.add.at(matrix, (rows, high), fraction)
-    return matrix.astype(np.float32)
 
 
 def resize_images(images, height, width, interpolation="bilinear"):

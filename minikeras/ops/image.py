@@ -1,0 +1,230 @@
+"""Keras's namespace `keras.ops.image`, in part: `extract_patches` and `resize`.
+
+Vision models written for Keras 3 cut images into patches
+(`ops.image.extract_patches`) and resize them (`ops.image.resize`) inside
+their layers; these two run here, differentiably, in Keras's layouts. The
+other `keras.ops.image` functions (colour-space conversions, affine and
+perspective transforms, padding and cropping, blurs) are not here.
+
+`extract_patches` gives each patch as one vector, its pixels in row order,
+each pixel's channels together (what a convolution with an identity kernel
+gives, as Keras computes it). `resize` follows Keras without antialiasing:
+output pixel `i` samples the input at `(i + 0.5) * in_size / out_size - 0.5`
+(half-pixel centers); `"bilinear"` mixes the two nearest input pixels (the
+edge pixel repeats past the border), `"nearest"` takes pixel
+`floor((i + 0.5) * in_size / out_size)`.
+
+    >>> mk.ops.image.extract_patches(np.ones((2, 8, 8, 3)), 4).shape
+    (2, 2, 2, 48)
+"""
+
+import numpy as np
+
+from minikeras import config
+from minikeras.ops.comparison import clip
+from minikeras.ops.conv import conv
+from minikeras.ops.core import shape_of
+from minikeras.ops.creation import cast, convert_to_tensor
+from minikeras.ops.elementary import round
+from minikeras.ops.matrix_products import einsum
+from minikeras.ops.shape import expand_dims, reshape, squeeze, transpose
+
+__all__ = ["extract_patches", "interpolation_matrix", "resize"]
+
+INTERPOLATIONS = ("nearest", "bilinear")
+
+
+def _channels_last(op, data_format):
+    data_format = "channels_last" if data_format is None else data_format
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(
+            f"{op}: data_format must be 'channels_last' or 'channels_first', got {data_format!r}"
+        )
+    return data_format == "channels_last"
+
+
+def _float(images):
+    x = convert_to_tensor(images)
+    return x if np.issubdtype(np.dtype(x.dtype), np.floating) else cast(x, config.floatx())
+
+
+def _pair(op, name, value):
+    pair = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
+    if len(pair) != 2 or any(isinstance(v, bool) or int(v) != v or v < 1 for v in pair):
+        raise ValueError(f"{op}: {name} must be an int or a pair of ints >= 1, got {value!r}")
+    return tuple(int(v) for v in pair)
+
+
+def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid", data_format=None):
+    """The patches of images, each flattened, as `keras.ops.image.extract_patches`.
+
+    Patch `(i, j)` starts at row `i * strides[0]` and column `j * strides[1]`
+    (after the zero padding `"same"` adds); its vector lists its pixels in
+    row order, each pixel's channels together: entry `(r * size[1] + c) *
+    channels + k` is channel `k` of the patch's pixel `(r, c)`.
+
+    Differs from Keras: 2-D patches only (Keras also takes a `size` of three
+    for volumes).
+
+    Args:
+        images: a 4-D batch `(batch, height, width, channels)` or one 3-D
+            image (channels first with `data_format="channels_first"`).
+        size: the patch size, an int or `(rows, columns)`.
+        strides: the step between patches, an int or a pair; None (default)
+            means `size` (patches side by side).
+        dilation_rate: the step between a patch's pixels, an int or a pair.
+        padding: `"valid"` (whole patches only) or `"same"`.
+        data_format: `"channels_last"` (default, also None) or `"channels_first"`.
+
+    Returns:
+        A float Tensor `(batch, rows of patches, columns of patches,
+        size[0] * size[1] * channels)` (the patch axis before the spatial
+        ones for channels first; no batch axis for one image).
+
+    Raises:
+        ValueError: if `images` is not 3-D or 4-D, or an argument is not valid.
+
+    Example:
+        >>> image = np.arange(16.0).reshape(1, 4, 4, 1)
+        >>> mk.ops.image.extract_patches(image, 2)[0, 0, 1].numpy()
+        array([2., 3., 6., 7.], dtype=float32)
+    """
+    op = "extract_patches"
+    shape = shape_of(images)
+    if len(shape) not in (3, 4):
+        raise ValueError(
+            f"{op}: images must be 3-D (one image) or 4-D (a batch), got shape {tuple(shape)}"
+        )
+    last = _channels_last(op, data_format)
+    patch = _pair(op, "size", size)
+    step = patch if strides is None else _pair(op, "strides", strides)
+    dilation = _pair(op, "dilation_rate", dilation_rate)
+    if padding not in ("valid", "same"):
+        raise ValueError(f"{op}: padding must be 'valid' or 'same', got {padding!r}")
+    x = _float(images)
+    single = len(shape) == 3
+    if single:
+        x = expand_dims(x, 0)
+    if not last:
+        x = transpose(x, (0, 2, 3, 1))
+    _, height, width, channels = x.shape
+    if padding == "valid" and step == patch and dilation == (1, 1):
+        # Side by side: a reshape and a transpose, not a convolution.
+        rows, cols = height // patch[0], width // patch[1]
+        x = x[:, : rows * patch[0], : cols * patch[1], :]
+        x = reshape(x, (-1, rows, patch[0], cols, patch[1], channels))
+        x = transpose(x, (0, 1, 3, 2, 4, 5))
+        x = reshape(x, (-1, rows, cols, patch[0] * patch[1] * channels))
+    else:
+        depth = patch[0] * patch[1] * channels
+        kernel = np.eye(depth, dtype=x.dtype).reshape(patch[0], patch[1], channels, depth)
+        x = conv(x, kernel, strides=step, padding=padding, dilation_rate=dilation)
+    if not last:
+        x = transpose(x, (0, 3, 1, 2))
+    return squeeze(x, 0) if single else x
+
+
+def interpolation_matrix(out_size, in_size, interpolation):
+    """The `(out_size, in_size)` matrix that resizes one axis (see the module docstring).
+
+    Args:
+        out_size: the new size.
+        in_size: the old size.
+        interpolation: `"bilinear"` or `"nearest"`.
+
+    Returns:
+        A float32 array whose rows sum to 1.
+
+    Example:
+        >>> mk.ops.image.interpolation_matrix(4, 2, "bilinear")
+        array([[1.  , 0.  ],
+               [0.75, 0.25],
+               [0.25, 0.75],
+               [0.  , 1.  ]], dtype=float32)
+    """
+    matrix = np.zeros((out_size, in_size), dtype=np.float64)
+    scale = in_size / out_size
+    rows = np.arange(out_size)
+    if interpolation == "nearest":
+        source = np.minimum(np.floor((rows + 0.5) * scale).astype(int), in_size - 1)
+        matrix[rows, source] = 1.0
+        return matrix.astype(np.float32)
+    position = np.clip((rows + 0.5) * scale - 0.5, 0, in_size - 1)
+    low = np.floor(position).astype(int)
+    high = np.minimum(low + 1, in_size - 1)
+    fraction = position - low
+    np.add.at(matrix, (rows, low), 1.0 - fraction)
+    np.add.at(matrix, (rows, high), fraction)
+    return matrix.astype(np.float32)
+
+
+def resize(
+    images,
+    size,
+    interpolation="bilinear",
+    antialias=False,
+    crop_to_aspect_ratio=False,
+    pad_to_aspect_ratio=False,
+    fill_mode="constant",
+    fill_value=0.0,
+    data_format=None,
+):
+    """Resizes images to `size`, as `keras.ops.image.resize` (see the module docstring).
+
+    Differs from Keras: `"nearest"` and `"bilinear"` only, without
+    antialiasing, cropping or padding to the aspect ratio (those arguments
+    are accepted at their defaults only; `layers.Resizing` crops).
+
+    Args:
+        images: a 4-D batch `(batch, height, width, channels)` or one 3-D
+            image (channels first with `data_format="channels_first"`).
+        size: the new `(height, width)`.
+        interpolation: `"bilinear"` (default) or `"nearest"`.
+        antialias: False only.
+        crop_to_aspect_ratio: False only.
+        pad_to_aspect_ratio: False only.
+        fill_mode: `"constant"` (unused without padding).
+        fill_value: unused without padding.
+        data_format: `"channels_last"` (default, also None) or `"channels_first"`.
+
+    Returns:
+        A Tensor of the images' dtype (integers rounded, as Keras does).
+
+    Raises:
+        ValueError: if `images` is not 3-D or 4-D, `size` is not two positive
+            ints, or an argument has a value not supported here.
+
+    Example:
+        >>> mk.ops.image.resize(np.ones((2, 4, 4, 3)), (2, 6)).shape
+        (2, 2, 6, 3)
+    """
+    del fill_mode, fill_value  # they only fill padding, which is not supported
+    op = "resize"
+    shape = shape_of(images)
+    if len(shape) not in (3, 4):
+        raise ValueError(
+            f"{op}: images must be 3-D (one image) or 4-D (a batch), got shape {tuple(shape)}"
+        )
+    if len(size) != 2 or any(isinstance(s, bool) or int(s) != s or s < 1 for s in size):
+        raise ValueError(f"{op}: size must be two positive ints (height, width), got {size!r}")
+    if interpolation not in INTERPOLATIONS:
+        raise ValueError(
+            f"{op}: interpolation must be one of {INTERPOLATIONS} here, got {interpolation!r}"
+        )
+    for name, value in (("antialias", antialias), ("crop_to_aspect_ratio", crop_to_aspect_ratio),
+                        ("pad_to_aspect_ratio", pad_to_aspect_ratio)):  # fmt: skip
+        if value:
+            raise ValueError(f"{op}: {name}=True is not supported by minikeras")
+    last = _channels_last(op, data_format)
+    dtype = convert_to_tensor(images).dtype
+    axes = (-3, -2) if last else (-2, -1)
+    rows = interpolation_matrix(int(size[0]), shape[axes[0]], interpolation)
+    cols = interpolation_matrix(int(size[1]), shape[axes[1]], interpolation)
+    floats = _float(images)
+    rows, cols = rows.astype(floats.dtype), cols.astype(floats.dtype)
+    formula = "hr,...rwc,vw->...hvc" if last else "hr,...rw,vw->...hv"
+    resized = einsum(formula, rows, floats, cols)
+    if np.issubdtype(np.dtype(dtype), np.integer):
+        info = np.iinfo(np.dtype(dtype))
+        resized = cast(clip(round(resized), info.min, info.max), dtype)
+    return resized

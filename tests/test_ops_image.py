@@ -1,0 +1,115 @@
+"""`ops.image.extract_patches` and `ops.image.resize`: Keras's layouts and values.
+
+Vision models written for Keras 3 (keras-io's MLP-Mixer, ViT and ConvMixer
+examples) call them in their layers; compared with hand values always and
+with Keras when it is importable.
+"""
+
+import numpy as np
+import pytest
+
+import minikeras as mk
+from tests.finite_differences import check_gradients
+
+
+def _images(shape, seed=0):
+    return np.random.default_rng(seed).random(shape).astype("float32")
+
+
+def test_extract_patches_side_by_side_by_hand():
+    image = np.arange(32.0, dtype="float32").reshape(1, 4, 4, 2)
+    patches = mk.ops.image.extract_patches(image, 2).numpy()
+    assert patches.shape == (1, 2, 2, 8)
+    # patch (1, 0): rows 2-3, columns 0-1, each pixel's two channels together
+    expected = [image[0, r, c, k] for r in (2, 3) for c in (0, 1) for k in (0, 1)]
+    np.testing.assert_array_equal(patches[0, 1, 0], expected)
+
+
+def test_extract_patches_strided_same_padding_by_hand():
+    image = np.arange(9.0, dtype="float32").reshape(3, 3, 1)  # one image, no batch axis
+    patches = mk.ops.image.extract_patches(image, 2, strides=2, padding="same").numpy()
+    assert patches.shape == (2, 2, 4)
+    np.testing.assert_array_equal(patches[1, 1], [8.0, 0.0, 0.0, 0.0])  # zero padding after
+
+
+def test_extract_patches_gradient():
+    def patches(x):
+        return mk.ops.image.extract_patches(x, 2, strides=1)
+
+    check_gradients(patches, [_images((1, 3, 4, 2)).astype("float64")])
+
+
+def test_resize_bilinear_by_hand():
+    image = np.array([0.0, 4.0], dtype="float32").reshape(1, 1, 2, 1)
+    resized = mk.ops.image.resize(image, (1, 4)).numpy()[0, 0, :, 0]
+    np.testing.assert_allclose(resized, [0.0, 1.0, 3.0, 4.0])
+
+
+def test_resize_rounds_integer_images_and_keeps_their_dtype():
+    image = np.array([0, 3], dtype="uint8").reshape(1, 2, 1)
+    resized = mk.ops.image.resize(image, (1, 4))
+    assert resized.dtype == "uint8"
+    assert resized.numpy()[0, :, 0].tolist() == [0, 1, 2, 3]
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="extract_patches: images must be 3-D"):
+        mk.ops.image.extract_patches(np.ones((4, 4)), 2)
+    with pytest.raises(ValueError, match="extract_patches: padding"):
+        mk.ops.image.extract_patches(np.ones((4, 4, 1)), 2, padding="full")
+    with pytest.raises(ValueError, match="resize: size must be two positive ints"):
+        mk.ops.image.resize(np.ones((4, 4, 1)), (0, 2))
+    with pytest.raises(ValueError, match="resize: antialias=True is not supported"):
+        mk.ops.image.resize(np.ones((4, 4, 1)), (2, 2), antialias=True)
+
+
+def test_functional_graph_runs_and_saves(tmp_path):
+    inputs = mk.Input((6, 6, 3))
+    outputs = [
+        mk.ops.image.extract_patches(inputs, 3),
+        mk.ops.image.resize(inputs, (4, 2), interpolation="nearest"),
+    ]
+    assert [o.shape for o in outputs] == [(None, 2, 2, 27), (None, 4, 2, 3)]
+    model = mk.Model(inputs, outputs)
+    model.save(tmp_path / "image_ops.keras")
+    loaded = mk.models.load_model(tmp_path / "image_ops.keras")
+    x = _images((2, 6, 6, 3))
+    for got, want in zip(loaded(x), model(x)):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+CASES = [
+    ("extract_patches", (2, 8, 8, 3), dict(size=4)),
+    ("extract_patches", (2, 7, 9, 2), dict(size=(2, 3), strides=2, padding="same")),
+    ("extract_patches", (2, 7, 7, 1), dict(size=3, strides=1, dilation_rate=2)),
+    ("extract_patches", (2, 3, 8, 8), dict(size=4, data_format="channels_first")),
+    ("extract_patches", (8, 8, 3), dict(size=(4, 2))),
+    ("resize", (2, 5, 7, 3), dict(size=(9, 4))),
+    ("resize", (2, 5, 7, 3), dict(size=(3, 12), interpolation="nearest")),
+    ("resize", (3, 5, 7), dict(size=(10, 3), data_format="channels_first")),
+]
+
+
+@pytest.mark.parametrize("name, shape, kwargs", CASES)
+def test_matches_keras(name, shape, kwargs):
+    keras = pytest.importorskip("keras")
+    x = _images(shape)
+    want = np.asarray(getattr(keras.ops.image, name)(x, **kwargs))
+    got = getattr(mk.ops.image, name)(x, **kwargs).numpy()
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+def test_keras_file_with_image_ops_loads(tmp_path):
+    keras = pytest.importorskip("keras")
+    inputs = keras.Input((8, 8, 3))
+    outputs = [
+        keras.ops.image.extract_patches(inputs, 3, strides=2, padding="same"),
+        keras.ops.image.resize(inputs, (5, 11)),
+    ]
+    keras.Model(inputs, outputs).save(tmp_path / "k.keras")
+    model = keras.models.load_model(tmp_path / "k.keras")
+    loaded = mk.models.load_model(tmp_path / "k.keras")
+    x = _images((2, 8, 8, 3))
+    for got, want in zip(loaded(x), model(x)):
+        np.testing.assert_allclose(got.numpy(), np.asarray(want), atol=1e-5)
