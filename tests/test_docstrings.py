@@ -48,6 +48,7 @@ MODULES = [
     "minikeras.metrics",
     "minikeras.models",
     "minikeras.ops",
+    "minikeras.ops.image",
     "minikeras.optimizers",
     "minikeras.random",
     "minikeras.regularizers",
