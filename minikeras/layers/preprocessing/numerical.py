@@ -177,6 +177,11 @@ class Normalization(Layer):
             self.adapt_variance = self.add_weight(
                 name="variance", shape=kept, initializer="ones", trainable=False
             )
+            # Keras 3 keeps an int32 `count` (0, never updated) for older files' sake; it is
+            # here too so that the weights, and .keras files, line up with Keras's.
+            self.count = self.add_weight(
+                name="count", shape=(), dtype="int32", initializer="zeros", trainable=False
+            )
         else:
             # Trailing axes of the given statistics line up with the last kept axes.
             expanded = [1] * rank
