@@ -4,6 +4,7 @@ Each test is our own minimal model of what an example does, not the example.
 """
 
 import numpy as np
+import pytest
 
 import minikeras as keras
 
@@ -22,3 +23,40 @@ def test_compute_loss_override_without_training_argument():
     history = model.fit(x, y, epochs=1, verbose=0).history
     assert history["loss"] == [12.0] and history["mae"] == [2.0]
     assert model.evaluate(x, y, verbose=0) == [12.0, 2.0]
+
+
+def test_functional_model_is_named_functional_as_in_keras():
+    # keras-io's summaries print `Model: "functional_1"` for Model(inputs, outputs).
+    inputs = keras.Input((3,))
+    outputs = keras.layers.Dense(2)(inputs)
+    first, second = keras.Model(inputs, outputs), keras.Model(inputs, outputs)
+    assert first.name.startswith("functional") and second.name.startswith("functional")
+    assert first.name != second.name
+    assert keras.Model(inputs, outputs, name="net").name == "net"
+
+    class Net(keras.Model):
+        pass
+
+    assert Net(inputs, outputs).name.startswith("net")
+
+
+def test_adapted_normalization_has_kerass_three_weights():
+    # An adapted Normalization in a Keras 3 file holds mean, variance and an int32 count.
+    layer = keras.layers.Normalization()
+    layer.adapt(np.array([[1.0, 2.0], [3.0, 6.0]], "float32"))
+    assert [w.name for w in layer.weights] == ["mean", "variance", "count"]
+    assert layer.count.dtype == "int32" and int(layer.count.numpy()) == 0
+    assert layer.non_trainable_weights == layer.weights
+    np.testing.assert_allclose(layer(np.array([[3.0, 6.0]])).numpy(), [[1.0, 1.0]])
+
+
+def test_keras_file_with_adapted_normalization_loads(tmp_path):
+    k = pytest.importorskip("keras")
+    layer = k.layers.Normalization()
+    layer.adapt(np.array([[1.0, 2.0], [3.0, 6.0]], "float32"))
+    k.Sequential([k.Input((2,)), layer]).save(tmp_path / "norm.keras")
+    loaded = keras.models.load_model(tmp_path / "norm.keras")
+    np.testing.assert_allclose(loaded(np.array([[3.0, 6.0]])).numpy(), [[1.0, 1.0]], rtol=1e-6)
+    loaded.save(tmp_path / "back.keras")
+    back = k.models.load_model(tmp_path / "back.keras")
+    assert [w.name for w in back.weights] == ["mean", "variance", "count"]
