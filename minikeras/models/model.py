@@ -374,18 +374,44 @@ class Model(Trainer, ModelSaving, Layer):
 
     # -------------------------------------------------------------- summary
 
-    def summary(self, print_fn=None, show_trainable=False):
+    def summary(
+        self,
+        line_length=None,
+        positions=None,
+        print_fn=None,
+        expand_nested=False,
+        show_trainable=False,
+        layer_range=None,
+    ):
         """Prints the layers, their output shapes and parameter counts.
 
         An unbuilt model says so, and how to build it, instead of failing.
+        The totals give each count's memory, and, once the optimizer is
+        built, its variables too ("Optimizer params"), as Keras's do.
+
+        Differs from Keras: a plain-text table whose columns fit their
+        contents (Keras draws a box with rich and wraps long cells), and a
+        functional model with branches has no "Connected to" column.
 
         Args:
+            line_length: the table's least width in characters; None fits it
+                to its contents.
+            positions: where each column ends, as fractions of `line_length`
+                (or character counts); a column is never narrower than its
+                contents.
             print_fn: a function taking one string; `print` by default.
+            expand_nested: also list each nested model's layers under it.
             show_trainable: also show whether each layer is trainable (Y or N;
                 "-" for a layer without weights), as Keras's column does.
+            layer_range: two layer names (regular expressions): the rows from
+                the first layer matching the first to the last matching the
+                second, both included; None for all.
 
         Returns:
             None.
+
+        Raises:
+            ValueError: if `layer_range` is not two strings or matches no layer.
 
         Example:
             >>> from minikeras import Sequential
@@ -393,7 +419,15 @@ class Model(Trainer, ModelSaving, Layer):
             >>> Sequential([Dense(2)], name="s").summary()
             Model 's' is not built yet: call it on a batch of data, or call model.build(input_shape), to see its layers and parameters.
         """  # noqa: E501
-        summary.print_summary(self, print_fn or print, show_trainable)
+        summary.print_summary(
+            self,
+            print_fn or print,
+            show_trainable,
+            line_length=line_length,
+            positions=positions,
+            expand_nested=expand_nested,
+            layer_range=layer_range,
+        )
 
     def reset_states(self):
         """Clears the kept states of every stateful layer in the model, nested ones too.

@@ -6,6 +6,8 @@ gives); a Sequential or subclassed model's from the layers it tracks, with
 the shapes of their latest call.
 """
 
+import re
+
 import numpy as np
 
 from minikeras.layers import tracking
@@ -15,7 +17,15 @@ from minikeras.tree import map_structure
 __all__ = ["print_summary"]
 
 
-def print_summary(model, print_fn, show_trainable=False):
+def print_summary(
+    model,
+    print_fn,
+    show_trainable=False,
+    line_length=None,
+    positions=None,
+    expand_nested=False,
+    layer_range=None,
+):
     """Prints `model`'s summary table (see `Model.summary`) line by line.
 
     Args:
@@ -23,9 +33,21 @@ def print_summary(model, print_fn, show_trainable=False):
         print_fn: a function taking one string.
         show_trainable: add Keras's "Trainable" column: Y or N for a layer with
             weights (its `trainable`), "-" for one without.
+        line_length: the table's least width in characters; None sizes it
+            to its contents.
+        positions: where each column ends, as fractions of `line_length`
+            (all <= 1) or as character counts; a column is never narrower
+            than its contents (Keras wraps them instead).
+        expand_nested: also list the layers of nested models, under theirs.
+        layer_range: two layer names (regular expressions, as `re.match`
+            reads them): the rows from the first layer matching the first to
+            the last matching the second, both included.
 
     Returns:
         None.
+
+    Raises:
+        ValueError: if `layer_range` is not two strings, or matches no layer.
 
     Example:
         >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2, name="d")], name="m")
@@ -36,9 +58,9 @@ def print_summary(model, print_fn, show_trainable=False):
         =====================================
         d (Dense)     (None, 2)     8
         -------------------------------------
-        Total params: 8
-        Trainable params: 8
-        Non-trainable params: 0
+        Total params: 8 (32.00 B)
+        Trainable params: 8 (32.00 B)
+        Non-trainable params: 0 (0.00 B)
     """
     print_fn = print_fn or print
     if not model.built:
@@ -48,6 +70,32 @@ def print_summary(model, print_fn, show_trainable=False):
         )
         return
     rows = [("Layer (type)", "Output Shape", "Param #") + (("Trainable",) * show_trainable)]
+    entries = _entries(model)
+    low, high = _layer_bounds([layer for layer, _ in entries], layer_range)
+    for layer, shape in entries[low:high]:
+        rows.extend(_rows(layer, shape, show_trainable, expand_nested, 0))
+    widths = _widths(rows, line_length, positions)
+    rule = "-" * sum(widths)
+    print_fn(f'Model: "{model.name}"')
+    print_fn(rule)
+    for index, row in enumerate(rows):
+        print_fn("".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        if index == 0:
+            print_fn(rule.replace("-", "="))
+    print_fn(rule)
+    trainable, frozen = model.trainable_weights, model.non_trainable_weights
+    optimizer = getattr(model, "optimizer", None) if model.compiled else None
+    slots = optimizer.variables if optimizer is not None and optimizer.built else None
+    counted = trainable + frozen + (slots or [])
+    print_fn(f"Total params: {_count(counted)}")
+    print_fn(f"Trainable params: {_count(trainable)}")
+    print_fn(f"Non-trainable params: {_count(frozen)}")
+    if slots is not None:
+        print_fn(f"Optimizer params: {_count(slots)}")
+
+
+def _entries(model):
+    """(layer, output shape) for each row of `model`'s table, in Keras's order."""
     if model._inputs is not None:
         # A graph's shapes are its symbolic ones, None where a size is not fixed.
         shapes = {}  # a shared layer is one row, with each distinct shape it gives
@@ -62,32 +110,71 @@ def print_summary(model, print_fn, show_trainable=False):
         for layer in order:
             found = shapes[id(layer)][1] if id(layer) in shapes else [layer.batch_shape]
             entries.append((layer, found[0] if len(found) == 1 else found))
-    else:
-        entries = [
-            (value, _batch_none(value._output_shape))
-            for path, owner, value in tracking.walk(model)
-            if owner is model and isinstance(value, Layer)
-        ]
-    for layer, shape in entries:
-        params = layer.count_params() if layer.built else 0
-        row = (f"{layer.name} ({_class_name(layer)})", str(shape), f"{params:,}")
-        if show_trainable:
-            row += (("Y" if layer.trainable else "N") if layer.weights else "-",)
-        rows.append(row)
+        return entries
+    return [
+        (value, _batch_none(value._output_shape))
+        for path, owner, value in tracking.walk(model)
+        if owner is model and isinstance(value, Layer)
+    ]
+
+
+def _rows(layer, shape, show_trainable, expand_nested, level):
+    """The row of `layer`, then (with `expand_nested`) those of a nested model's layers."""
+    prefix = "   " * level + "\u2514 " if level else ""
+    params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
+    row = (f"{prefix}{layer.name} ({_class_name(layer)})", str(shape), params)
+    if show_trainable:
+        row += (("Y" if layer.trainable else "N") if layer.weights else "-",)
+    rows = [row]
+    if expand_nested and getattr(layer, "_inputs", False) is not False and layer.built:
+        for inner, inner_shape in _entries(layer):
+            rows.extend(_rows(inner, inner_shape, show_trainable, expand_nested, level + 1))
+    return rows
+
+
+def _layer_bounds(layers, layer_range):
+    """`[first, last + 1)` of the rows `layer_range` picks (all rows for None), as Keras."""
+    if layer_range is None:
+        return 0, len(layers)
+    if len(layer_range) != 2 or not all(isinstance(name, str) for name in layer_range):
+        raise ValueError(
+            f"summary: layer_range must be two layer names (strings), got {layer_range!r}"
+        )
+    low = [i for i, layer in enumerate(layers) if re.match(layer_range[0], layer.name)]
+    high = [i for i, layer in enumerate(layers) if re.match(layer_range[1], layer.name)]
+    if not low or not high:
+        raise ValueError(
+            f"summary: layer_range {list(layer_range)} matches no layer of the model; its "
+            f"layers are {[layer.name for layer in layers]}"
+        )
+    if min(low) > max(high):
+        return min(high), max(low) + 1
+    return min(low), max(high) + 1
+
+
+def _widths(rows, line_length, positions):
+    """Each column's width: its contents plus 2, widened to `positions` and `line_length`."""
     widths = [max(len(row[i]) for row in rows) + 2 for i in range(len(rows[0]))]
-    rule = "-" * sum(widths)
-    print_fn(f'Model: "{model.name}"')
-    print_fn(rule)
-    for index, row in enumerate(rows):
-        print_fn("".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-        if index == 0:
-            print_fn(rule.replace("-", "="))
-    print_fn(rule)
-    trainable = sum(int(np.prod(w.shape)) for w in model.trainable_weights)
-    frozen = sum(int(np.prod(w.shape)) for w in model.non_trainable_weights)
-    print_fn(f"Total params: {trainable + frozen:,}")
-    print_fn(f"Trainable params: {trainable:,}")
-    print_fn(f"Non-trainable params: {frozen:,}")
+    if positions is not None:
+        total = line_length or sum(widths)
+        ends = [int(p * total) if p <= 1 else int(p) for p in positions]
+        starts = [0, *ends[:-1]]
+        for i, (start, end) in enumerate(zip(starts, ends[: len(widths)])):
+            widths[i] = max(widths[i], end - start)
+    if line_length is not None and sum(widths) < line_length:
+        widths[-1] += line_length - sum(widths)
+    return widths
+
+
+def _count(weights):
+    """`"N (size)"`: the weights' parameter count and memory, as Keras's summary gives them."""
+    unique = list({id(w): w for w in weights}.values())
+    count = sum(int(np.prod(w.shape)) for w in unique)
+    size = float(sum(int(np.prod(w.shape)) * np.dtype(w.dtype).itemsize for w in unique))
+    units = ["B", "KB", "MB", "GB", "TB"]
+    while size >= 1024 and len(units) > 1:
+        size, units = size / 1024, units[1:]
+    return f"{count:,} ({size:.2f} {units[0]})"
 
 
 def _class_name(layer):

@@ -1,0 +1,98 @@
+"""`Model.summary`'s Keras arguments and totals: expand_nested, layer_range, line_length,
+the memory of each count and the optimizer's line (keras-io's examples call them)."""
+
+import re
+
+import numpy as np
+import pytest
+
+import minikeras as mk
+
+
+def _lines(model, **kwargs):
+    printed = []
+    model.summary(print_fn=printed.append, **kwargs)
+    return "\n".join(printed).splitlines()  # (Keras prints the whole table at once)
+
+
+def _nested(lib):
+    inner = lib.Sequential(
+        [lib.Input((3,)), lib.layers.Dense(4, name="a"), lib.layers.Dense(2, name="b")],
+        name="inner",
+    )
+    return lib.Sequential(
+        [
+            lib.Input((3,)),
+            inner,
+            lib.layers.Dense(1, name="head"),
+            lib.layers.Dense(1, name="tail"),
+        ],
+        name="outer",
+    )
+
+
+def _rows(lines):
+    # the first cell of each row: "name (Class)", with a nested row's "└ " kept
+    cells = [re.split(r"\s{2,}|│|┃", line.strip().strip("│┃").strip())[0] for line in lines]
+    found = [cell.strip() for cell in cells if re.search(r"\(\w+\)$", cell.strip())]
+    return [cell for cell in found if cell != "Layer (type)"]
+
+
+def _totals(lines):
+    text = "\n".join(lines)
+    return re.findall(
+        r"(Total|Trainable|Non-trainable|Optimizer) params: ([\d,]+ \([\d.]+ \w+\))", text
+    )
+
+
+def test_totals_give_memory_and_the_optimizers_params_by_hand():
+    model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+    assert _totals(_lines(model)) == [
+        ("Total", "8 (32.00 B)"),
+        ("Trainable", "8 (32.00 B)"),
+        ("Non-trainable", "0 (0.00 B)"),
+    ]
+    model.compile(mk.optimizers.SGD(momentum=0.9), "mse")
+    model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+    # iteration (int64: 8 B) and learning_rate, then one momentum per weight: 2 + 8
+    assert ("Optimizer", "10 (44.00 B)") in _totals(_lines(model))
+
+
+def test_expand_nested_and_layer_range_rows_by_hand():
+    model = _nested(mk)
+    assert _rows(_lines(model)) == ["inner (Sequential)", "head (Dense)", "tail (Dense)"]
+    nested = ["\u2514 a (Dense)", "\u2514 b (Dense)"]
+    assert _rows(_lines(model, expand_nested=True)) == [
+        "inner (Sequential)", *nested, "head (Dense)", "tail (Dense)",
+    ]  # fmt: skip
+    assert _rows(_lines(model, layer_range=["he", "tail"])) == ["head (Dense)", "tail (Dense)"]
+    with pytest.raises(ValueError, match="layer_range .* matches no layer"):
+        model.summary(layer_range=["nothing", "tail"])
+    with pytest.raises(ValueError, match="layer_range must be two layer names"):
+        model.summary(layer_range=["head"])
+
+
+def test_line_length_widens_the_table():
+    model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+    lines = _lines(model, line_length=90, positions=[0.5, 0.8, 1.0])
+    assert len(lines[1]) == 90  # the rule under the title
+    assert lines[2].index("Output Shape") == 45 and lines[2].index("Param #") == 72
+
+
+def test_rows_and_totals_match_keras():
+    keras = pytest.importorskip("keras")
+    theirs, ours = _nested(keras), _nested(mk)
+    for model, lib in ((theirs, keras), (ours, mk)):
+        model.compile(lib.optimizers.Adam(), "mse")
+        model.fit(np.ones((4, 3), "float32"), np.ones((4, 1), "float32"), verbose=0)
+    for kwargs in ({}, {"expand_nested": True}, {"layer_range": ["head", "tail"]}):
+        assert _rows(_lines(ours, **kwargs)) == _rows(_lines(theirs, **kwargs))
+        ours_totals, theirs_totals = (
+            _totals(_lines(ours, **kwargs)),
+            _totals(_lines(theirs, **kwargs)),
+        )
+        assert ours_totals[1:3] == theirs_totals[1:3]
+        # (the optimizer's `iteration` is int64 here, int32 in Keras on jax: 4 B more)
+        assert [(k, v.split()[0]) for k, v in ours_totals] == [
+            (k, v.split()[0]) for k, v in theirs_totals
+        ]
