@@ -60,3 +60,16 @@ def test_keras_file_with_adapted_normalization_loads(tmp_path):
     loaded.save(tmp_path / "back.keras")
     back = k.models.load_model(tmp_path / "back.keras")
     assert [w.name for w in back.weights] == ["mean", "variance", "count"]
+
+
+def test_one_output_given_in_a_list_takes_plain_targets_and_metrics():
+    # keras-io's involution example builds Model(inputs=[x], outputs=[y]) with metrics.
+    inputs = keras.Input((3,))
+    outputs = keras.layers.Dense(2, kernel_initializer="zeros")(inputs)
+    for model in (keras.Model([inputs], [outputs]), keras.Model([inputs], {"out": outputs})):
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        model.compile(keras.optimizers.SGD(0.0), loss, metrics=["accuracy"], report_unchanged=False)
+        x, y = np.ones((4, 3), "float32"), np.zeros((4, 1), "float32")
+        history = model.fit(x, y, verbose=0).history
+        np.testing.assert_allclose(history["loss"], [np.log(2.0)], rtol=1e-6)
+        assert history["accuracy"] == [1.0]  # logits tie: argmax picks class 0

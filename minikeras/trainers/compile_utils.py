@@ -379,6 +379,8 @@ class CompileMetrics:
             names = output_names(model, y_pred)
             predictions = [_numpy(p) for p in flat(y_pred, names)]
             targets = flat(y, names)
+            if len(names) == 1:  # one output in a list or dict: its metrics are built single
+                several, predictions, y = False, predictions[0], targets[0]
         else:
             predictions = _numpy(y_pred)
         for metric, index, weighted in self.entries:
