@@ -73,3 +73,30 @@ def test_one_output_given_in_a_list_takes_plain_targets_and_metrics():
         history = model.fit(x, y, verbose=0).history
         np.testing.assert_allclose(history["loss"], [np.log(2.0)], rtol=1e-6)
         assert history["accuracy"] == [1.0]  # logits tie: argmax picks class 0
+
+
+def _one_in_lists(lib):
+    inputs = lib.Input((3,))
+    outputs = lib.layers.Dense(2, kernel_initializer="ones")(inputs)
+    return lib.Model([inputs], [outputs])
+
+
+def test_model_of_one_output_in_a_list_gives_that_output_on_data():
+    # keras-io's involution example probes a layer with Model(model.inputs, [layer.output]).
+    model = _one_in_lists(keras)
+    x = np.ones((2, 3), "float32")
+    assert isinstance(model(x), keras.ops.convert_to_tensor(x).__class__)
+    np.testing.assert_allclose(model(x).numpy(), np.full((2, 2), 3.0))
+    assert isinstance(model.predict(x, verbose=0), np.ndarray)
+    assert model.output_shape == (None, 2) and model.input_shape == (None, 3)
+    symbolic = model(keras.Input((3,)))  # (symbolic calls keep the list, as Keras's do)
+    assert isinstance(symbolic, list) and symbolic[0].shape == (None, 2)
+
+
+def test_model_of_one_output_in_a_list_matches_keras():
+    k = pytest.importorskip("keras")
+    x = np.ones((2, 3), "float32")
+    theirs, ours = _one_in_lists(k), _one_in_lists(keras)
+    assert type(ours.predict(x, verbose=0)) is type(theirs.predict(x, verbose=0))
+    assert ours.output_shape == theirs.output_shape
+    assert type(ours(keras.Input((3,)))) is type(theirs(k.Input((3,))))

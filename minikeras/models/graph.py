@@ -257,6 +257,7 @@ def output_spec(model, inputs):
         (None, None, 4)
     """
     specs = {}
+    inputs = _one_input(model._inputs, inputs)
     try:
         bind(model._inputs, inputs, specs)
     except (KeyError, TypeError, ValueError):

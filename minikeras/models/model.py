@@ -18,6 +18,11 @@ from minikeras.tree import flatten, map_structure
 __all__ = ["Model"]
 
 
+def _unpacked(shapes):
+    """A list of one shape as that shape (Keras's `input_shape` and `output_shape` do so)."""
+    return shapes[0] if isinstance(shapes, list) and len(shapes) == 1 else shapes
+
+
 class Model(Trainer, ModelSaving, Layer):
     """A network of layers, trained and saved as one.
 
@@ -132,19 +137,23 @@ class Model(Trainer, ModelSaving, Layer):
     def input_shape(self):
         """The input's shape (`None` where unknown); a list of shapes for several inputs.
 
+        A list of one input gives its shape, as in Keras.
+
         Raises:
             AttributeError: for a subclassed model, or a Sequential not built yet.
         """
-        return map_structure(lambda t: t.shape, self._graph_part("input_shape"))
+        return _unpacked(map_structure(lambda t: t.shape, self._graph_part("input_shape")))
 
     @computed_attribute
     def output_shape(self):
         """The output's shape (`None` where unknown); a list of shapes for several outputs.
 
+        A list of one output gives its shape, as in Keras.
+
         Raises:
             AttributeError: for a subclassed model, or a Sequential not built yet.
         """
-        return map_structure(lambda t: t.shape, self._graph_part("output_shape"))
+        return _unpacked(map_structure(lambda t: t.shape, self._graph_part("output_shape")))
 
     @property
     def layers(self):
@@ -286,7 +295,9 @@ class Model(Trainer, ModelSaving, Layer):
                 layers' `compute_mask` say.
 
         Returns:
-            The outputs.
+            The outputs, structured like the model's; a list or tuple of one
+            output gives that output, as Keras's functional call does (on
+            symbolic inputs the list is kept, as in Keras).
 
         Raises:
             NotImplementedError: for a subclass that does not define `call`.
@@ -301,7 +312,10 @@ class Model(Trainer, ModelSaving, Layer):
             raise NotImplementedError(
                 f"{type(self).__name__}: a subclassed Model must define call(inputs)"
             )
-        return graph.run(self, inputs, training, mask)
+        outputs = graph.run(self, inputs, training, mask)
+        if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
+            return outputs[0]  # as Keras: `Model(x, [y])` gives y itself on data
+        return outputs
 
     def compute_mask(self, inputs, mask=None):
         """The mask of the outputs of this model's latest call.
