@@ -54,8 +54,8 @@ def test_totals_give_memory_and_the_optimizers_params_by_hand():
     ]
     model.compile(mk.optimizers.SGD(momentum=0.9), "mse")
     model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
-    # iteration (int64: 8 B) and learning_rate, then one momentum per weight: 2 + 8
-    assert ("Optimizer", "10 (44.00 B)") in _totals(_lines(model))
+    # iteration (int32) and learning_rate, then one momentum per weight: 2 + 8, 4 B each
+    assert ("Optimizer", "10 (40.00 B)") in _totals(_lines(model))
 
 
 def test_expand_nested_and_layer_range_rows_by_hand():
@@ -87,12 +87,4 @@ def test_rows_and_totals_match_keras():
         model.fit(np.ones((4, 3), "float32"), np.ones((4, 1), "float32"), verbose=0)
     for kwargs in ({}, {"expand_nested": True}, {"layer_range": ["head", "tail"]}):
         assert _rows(_lines(ours, **kwargs)) == _rows(_lines(theirs, **kwargs))
-        ours_totals, theirs_totals = (
-            _totals(_lines(ours, **kwargs)),
-            _totals(_lines(theirs, **kwargs)),
-        )
-        assert ours_totals[1:3] == theirs_totals[1:3]
-        # (the optimizer's `iteration` is int64 here, int32 in Keras on jax: 4 B more)
-        assert [(k, v.split()[0]) for k, v in ours_totals] == [
-            (k, v.split()[0]) for k, v in theirs_totals
-        ]
+        assert _totals(_lines(ours, **kwargs)) == _totals(_lines(theirs, **kwargs))
