@@ -1,8 +1,8 @@
-"""`ops.image.extract_patches` and `ops.image.resize`: Keras's layouts and values.
+"""`ops.image`'s extract_patches, resize, pad_images and crop_images: Keras's layouts and values.
 
-Vision models written for Keras 3 (keras-io's MLP-Mixer, ViT and ConvMixer
-examples) call them in their layers; compared with hand values always and
-with Keras when it is importable.
+Vision models written for Keras 3 (keras-io's MLP-Mixer, ViT, involution
+and ShiftViT examples) call them in their layers; compared with hand values
+always and with Keras when it is importable.
 """
 
 import numpy as np
@@ -52,6 +52,25 @@ def test_resize_rounds_integer_images_and_keeps_their_dtype():
     assert resized.numpy()[0, :, 0].tolist() == [0, 1, 2, 3]
 
 
+def test_pad_and_crop_by_hand():
+    image = np.arange(6.0, dtype="float32").reshape(2, 3, 1)
+    padded = mk.ops.image.pad_images(image, 1, 0, 0, 2)  # top, left, bottom, right
+    np.testing.assert_array_equal(
+        padded.numpy()[..., 0], [[0, 0, 0, 0, 0], [0, 1, 2, 0, 0], [3, 4, 5, 0, 0]]
+    )
+    cropped = mk.ops.image.crop_images(padded, top_cropping=1, target_height=2,
+                                       left_cropping=0, target_width=3)  # fmt: skip
+    np.testing.assert_array_equal(cropped.numpy(), image)
+
+
+def test_pad_and_crop_gradients():
+    def shifted(x):
+        crop = mk.ops.image.crop_images(x, 0, 1, 0, 0)  # the first column cut
+        return mk.ops.image.pad_images(crop, 0, 0, 0, 1)  # a zero column on the right
+
+    check_gradients(shifted, [_images((2, 3, 4, 2)).astype("float64")])
+
+
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="extract_patches: images must be 3-D"):
         mk.ops.image.extract_patches(np.ones((4, 4)), 2)
@@ -61,6 +80,14 @@ def test_bad_arguments_are_named():
         mk.ops.image.resize(np.ones((4, 4, 1)), (0, 2))
     with pytest.raises(ValueError, match="resize: antialias=True is not supported"):
         mk.ops.image.resize(np.ones((4, 4, 1)), (2, 2), antialias=True)
+    with pytest.raises(ValueError, match="pad_images: give exactly two of top_padding"):
+        mk.ops.image.pad_images(np.ones((4, 4, 1)), top_padding=1, left_padding=0, right_padding=0)
+    with pytest.raises(ValueError, match="pad_images: .*do not fit an axis of size 4"):
+        mk.ops.image.pad_images(np.ones((4, 4, 1)), 0, 0, target_height=3, target_width=4)
+    with pytest.raises(ValueError, match="crop_images: left_cropping must be an int >= 0"):
+        mk.ops.image.crop_images(np.ones((4, 4, 1)), 0, -1, 0, 0)
+    with pytest.raises(ValueError, match="crop_images: cutting 3 \\+ 2 rows"):
+        mk.ops.image.crop_images(np.ones((4, 4, 1)), 3, 0, 2, 0)
 
 
 def test_functional_graph_runs_and_saves(tmp_path):
@@ -68,8 +95,11 @@ def test_functional_graph_runs_and_saves(tmp_path):
     outputs = [
         mk.ops.image.extract_patches(inputs, 3),
         mk.ops.image.resize(inputs, (4, 2), interpolation="nearest"),
+        mk.ops.image.pad_images(inputs, 1, 2, target_height=8, target_width=9),
+        mk.ops.image.crop_images(inputs, 1, 2, target_height=4, right_cropping=1),
     ]
-    assert [o.shape for o in outputs] == [(None, 2, 2, 27), (None, 4, 2, 3)]
+    shapes = [(None, 2, 2, 27), (None, 4, 2, 3), (None, 8, 9, 3), (None, 4, 3, 3)]
+    assert [o.shape for o in outputs] == shapes
     model = mk.Model(inputs, outputs)
     model.save(tmp_path / "image_ops.keras")
     loaded = mk.models.load_model(tmp_path / "image_ops.keras")
@@ -87,7 +117,15 @@ CASES = [
     ("resize", (2, 5, 7, 3), dict(size=(9, 4))),
     ("resize", (2, 5, 7, 3), dict(size=(3, 12), interpolation="nearest")),
     ("resize", (3, 5, 7), dict(size=(10, 3), data_format="channels_first")),
-]
+    ("pad_images", (2, 5, 7, 3), dict(top_padding=1, bottom_padding=2, left_padding=0,
+                                      target_width=9)),
+    ("pad_images", (3, 5, 7), dict(top_padding=1, target_height=8, right_padding=2,
+                                   target_width=10, data_format="channels_first")),
+    ("crop_images", (2, 5, 7, 3), dict(top_cropping=1, bottom_cropping=2, left_cropping=3,
+                                       target_width=2)),
+    ("crop_images", (5, 7, 3), dict(target_height=2, bottom_cropping=1, right_cropping=2,
+                                    target_width=4)),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("name, shape, kwargs", CASES)
@@ -106,6 +144,8 @@ def test_keras_file_with_image_ops_loads(tmp_path):
     outputs = [
         keras.ops.image.extract_patches(inputs, 3, strides=2, padding="same"),
         keras.ops.image.resize(inputs, (5, 11)),
+        keras.ops.image.pad_images(inputs, 1, 2, target_height=10, target_width=12),
+        keras.ops.image.crop_images(inputs, 1, 2, target_height=4, right_cropping=1),
     ]
     keras.Model(inputs, outputs).save(tmp_path / "k.keras")
     model = keras.models.load_model(tmp_path / "k.keras")

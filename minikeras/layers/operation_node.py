@@ -195,7 +195,7 @@ class OperationNode(Layer):
 
 
 # The ops of `ops.image` (Keras's namespace, whose functions are not at the top of `ops`).
-_IMAGE_OPS = ("extract_patches", "resize")
+_IMAGE_OPS = ("crop_images", "extract_patches", "pad_images", "resize")
 
 
 def _op(function_name):

@@ -358,7 +358,15 @@ KERAS_OPERATION_SPECS = {
             )
         },
     ),
-    # Keras's ops.image (the two minikeras has).
+    # Keras's ops.image (the four minikeras has).
+    **{
+        name: (
+            _IMAGE,
+            {f"{side}_{what}": f"{side}_{what}" for side in ("top", "left", "bottom", "right")}
+            | {k: k for k in ("target_height", "target_width", "data_format")},
+        )
+        for name, what in (("pad_images", "padding"), ("crop_images", "cropping"))
+    },
     "extract_patches": (
         _IMAGE,
         {k: k for k in ("size", "strides", "dilation_rate", "padding", "data_format")},

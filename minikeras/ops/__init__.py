@@ -432,7 +432,8 @@ del _namespace, _name
 # Keras's namespace `ops.image`, in part: its ops are defined there, not at the top.
 from minikeras.ops import image  # noqa: E402
 
-image.extract_patches = symbolic_aware(image.extract_patches)
-image.resize = symbolic_aware(image.resize)
+for _name in ("crop_images", "extract_patches", "pad_images", "resize"):
+    setattr(image, _name, symbolic_aware(getattr(image, _name)))
+del _name
 
 bind_operators(sys.modules[__name__])

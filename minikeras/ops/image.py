@@ -1,10 +1,11 @@
-"""Keras's namespace `keras.ops.image`, in part: `extract_patches` and `resize`.
+"""Keras's namespace `keras.ops.image`, in part: patches, resizing, padding and cropping.
 
 Vision models written for Keras 3 cut images into patches
-(`ops.image.extract_patches`) and resize them (`ops.image.resize`) inside
-their layers; these two run here, differentiably, in Keras's layouts. The
-other `keras.ops.image` functions (colour-space conversions, affine and
-perspective transforms, padding and cropping, blurs) are not here.
+(`ops.image.extract_patches`), resize them (`ops.image.resize`) and shift
+them by cropping and padding (`crop_images`, `pad_images`) inside their
+layers; these run here, differentiably, in Keras's layouts. The other
+`keras.ops.image` functions (colour-space conversions, affine and
+perspective transforms, blurs) are not here.
 
 `extract_patches` gives each patch as one vector, its pixels in row order,
 each pixel's channels together (what a convolution with an identity kernel
@@ -27,9 +28,9 @@ from minikeras.ops.core import shape_of
 from minikeras.ops.creation import cast, convert_to_tensor
 from minikeras.ops.elementary import round
 from minikeras.ops.matrix_products import einsum
-from minikeras.ops.shape import expand_dims, reshape, squeeze, transpose
+from minikeras.ops.shape import expand_dims, pad, reshape, squeeze, transpose
 
-__all__ = ["extract_patches", "interpolation_matrix", "resize"]
+__all__ = ["crop_images", "extract_patches", "interpolation_matrix", "pad_images", "resize"]
 
 INTERPOLATIONS = ("nearest", "bilinear")
 
@@ -228,3 +229,152 @@ def resize(
         info = np.iinfo(np.dtype(dtype))
         resized = cast(clip(round(resized), info.min, info.max), dtype)
     return resized
+
+
+def _spatial(op, images, data_format):
+    shape = shape_of(images)
+    if len(shape) not in (3, 4):
+        raise ValueError(
+            f"{op}: images must be 3-D (one image) or 4-D (a batch), got shape {tuple(shape)}"
+        )
+    last = _channels_last(op, data_format)
+    rows, cols = (len(shape) - 3, len(shape) - 2) if last else (len(shape) - 2, len(shape) - 1)
+    return shape, rows, cols
+
+
+def _two_of(op, names, values, size, grow):
+    """`(before, after)` along an axis of `size` from exactly two of (before, after, target)."""
+    if sum(value is None for value in values) != 1:
+        raise ValueError(
+            f"{op}: give exactly two of {', '.join(names)}; got "
+            + ", ".join(f"{n}={v}" for n, v in zip(names, values))
+        )
+    for name, value in zip(names, values):
+        if value is not None and (isinstance(value, bool) or int(value) != value or value < 0):
+            raise ValueError(f"{op}: {name} must be an int >= 0, got {value!r}")
+    before, after, target = values
+    change = None if target is None else (target - size if grow else size - target)
+    before = change - after if before is None else before
+    after = change - before if after is None else after
+    if before < 0 or after < 0:
+        raise ValueError(
+            f"{op}: {', '.join(f'{n}={v}' for n, v in zip(names, values) if v is not None)} "
+            f"do not fit an axis of size {size}"
+        )
+    return int(before), int(after)
+
+
+def pad_images(
+    images,
+    top_padding=None,
+    left_padding=None,
+    bottom_padding=None,
+    right_padding=None,
+    target_height=None,
+    target_width=None,
+    data_format=None,
+):
+    """Pads images with zeros, as `keras.ops.image.pad_images`.
+
+    Along each axis give exactly two of the padding before, the padding
+    after and the size wanted: `top_padding`, `bottom_padding`,
+    `target_height` for the rows, `left_padding`, `right_padding`,
+    `target_width` for the columns.
+
+    Args:
+        images: a 4-D batch `(batch, height, width, channels)` or one 3-D
+            image (channels first with `data_format="channels_first"`).
+        top_padding: rows of zeros above, an int >= 0.
+        left_padding: columns of zeros on the left.
+        bottom_padding: rows of zeros below.
+        right_padding: columns of zeros on the right.
+        target_height: the padded height.
+        target_width: the padded width.
+        data_format: `"channels_last"` (default, also None) or `"channels_first"`.
+
+    Returns:
+        A Tensor of the images' dtype.
+
+    Raises:
+        ValueError: if `images` is not 3-D or 4-D, not exactly two of an
+            axis's arguments are given, or they would pad by less than 0.
+
+    Example:
+        >>> mk.ops.image.pad_images(np.ones((1, 2, 1)), top_padding=1, target_height=4,
+        ...                         left_padding=0, right_padding=1)[..., 0].numpy()
+        array([[0., 0.],
+               [1., 0.],
+               [0., 0.],
+               [0., 0.]])
+    """
+    op = "pad_images"
+    shape, rows, cols = _spatial(op, images, data_format)
+    widths = [(0, 0)] * len(shape)
+    names = ("top_padding", "bottom_padding", "target_height")
+    values = (top_padding, bottom_padding, target_height)
+    widths[rows] = _two_of(op, names, values, shape[rows], True)
+    names = ("left_padding", "right_padding", "target_width")
+    values = (left_padding, right_padding, target_width)
+    widths[cols] = _two_of(op, names, values, shape[cols], True)
+    return pad(convert_to_tensor(images), widths)
+
+
+def crop_images(
+    images,
+    top_cropping=None,
+    left_cropping=None,
+    bottom_cropping=None,
+    right_cropping=None,
+    target_height=None,
+    target_width=None,
+    data_format=None,
+):
+    """Crops images, as `keras.ops.image.crop_images`.
+
+    Along each axis give exactly two of the rows (or columns) cut before,
+    those cut after and the size wanted: `top_cropping`, `bottom_cropping`,
+    `target_height` for the rows, `left_cropping`, `right_cropping`,
+    `target_width` for the columns.
+
+    Args:
+        images: a 4-D batch `(batch, height, width, channels)` or one 3-D
+            image (channels first with `data_format="channels_first"`).
+        top_cropping: rows cut from the top, an int >= 0.
+        left_cropping: columns cut from the left.
+        bottom_cropping: rows cut from the bottom.
+        right_cropping: columns cut from the right.
+        target_height: the cropped height.
+        target_width: the cropped width.
+        data_format: `"channels_last"` (default, also None) or `"channels_first"`.
+
+    Returns:
+        A Tensor of the images' dtype.
+
+    Raises:
+        ValueError: if `images` is not 3-D or 4-D, not exactly two of an
+            axis's arguments are given, or the crop does not fit the image.
+
+    Example:
+        >>> image = np.arange(9.0).reshape(3, 3, 1)
+        >>> mk.ops.image.crop_images(image, top_cropping=1, target_height=2,
+        ...                          left_cropping=1, right_cropping=0)[..., 0].numpy()
+        array([[4., 5.],
+               [7., 8.]])
+    """
+    op = "crop_images"
+    shape, rows, cols = _spatial(op, images, data_format)
+    names = ("top_cropping", "bottom_cropping", "target_height")
+    values = (top_cropping, bottom_cropping, target_height)
+    top, bottom = _two_of(op, names, values, shape[rows], False)
+    names = ("left_cropping", "right_cropping", "target_width")
+    values = (left_cropping, right_cropping, target_width)
+    left, right = _two_of(op, names, values, shape[cols], False)
+    if top + bottom > shape[rows] or left + right > shape[cols]:
+        raise ValueError(
+            f"{op}: cutting {top} + {bottom} rows and {left} + {right} columns does not fit "
+            f"images of shape {tuple(shape)}"
+        )
+    key = [slice(None)] * len(shape)
+    key[rows] = slice(top, shape[rows] - bottom)
+    key[cols] = slice(left, shape[cols] - right)
+    return convert_to_tensor(images)[tuple(key)]
