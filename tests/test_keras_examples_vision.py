@@ -100,3 +100,20 @@ def test_model_of_one_output_in_a_list_matches_keras():
     assert type(ours.predict(x, verbose=0)) is type(theirs.predict(x, verbose=0))
     assert ours.output_shape == theirs.output_shape
     assert type(ours(keras.Input((3,)))) is type(theirs(k.Input((3,))))
+
+
+def _identity(shape, dtype=None):
+    return np.eye(shape[-1], dtype="float32").reshape(shape)
+
+
+def test_activation_set_to_none_after_construction_is_linear():
+    # keras-io's Grad-CAM removes the last layer's softmax with `layer.activation = None`.
+    x = np.array([[1.0, -2.0]], "float32")
+    for layer, inputs in (
+        (keras.layers.Dense(2, activation="softmax", kernel_initializer="identity"), x),
+        (keras.layers.Conv1D(2, 1, activation="softmax", kernel_initializer=_identity), x[None]),
+        (keras.layers.EinsumDense("ab,bc->ac", (2,), activation="softmax",
+                                  kernel_initializer="identity"), x),
+    ):  # fmt: skip
+        layer.activation = None
+        np.testing.assert_allclose(layer(inputs).numpy().reshape(x.shape), x)

@@ -149,7 +149,9 @@ class BaseConv(ChannelsFirst, Layer):
             )
 
     def _activate(self, outputs):
-        return outputs if self.activation is activations.linear else self.activation(outputs)
+        if self.activation is None or self.activation is activations.linear:
+            return outputs  # (None: set on the layer after it was made, as Keras allows)
+        return self.activation(outputs)
 
     def get_config(self):
         config = {

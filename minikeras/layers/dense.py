@@ -189,7 +189,9 @@ class Dense(Layer):
         if self.activation is activations.relu:
             return ops.dense(inputs, self.kernel, self.bias, "relu")
         outputs = ops.dense(inputs, self.kernel, self.bias)
-        return outputs if self.activation is activations.linear else self.activation(outputs)
+        if self.activation is None or self.activation is activations.linear:
+            return outputs  # (None: set on the layer after it was made, as Keras allows)
+        return self.activation(outputs)
 
     def compute_output_shape(self, input_shape):
         return (*input_shape[:-1], self.units)

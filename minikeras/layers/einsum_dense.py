@@ -243,7 +243,9 @@ class EinsumDense(Layer):
         outputs = ops.einsum(self.equation, inputs, self.kernel)
         if self.bias is not None:
             outputs = outputs + self.bias
-        return outputs if self.activation is activations.linear else self.activation(outputs)
+        if self.activation is None or self.activation is activations.linear:
+            return outputs  # (None: set on the layer after it was made, as Keras allows)
+        return self.activation(outputs)
 
     def compute_output_shape(self, input_shape):
         return self._shapes(input_shape)[2]
