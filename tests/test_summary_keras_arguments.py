@@ -88,3 +88,39 @@ def test_rows_and_totals_match_keras():
     for kwargs in ({}, {"expand_nested": True}, {"layer_range": ["head", "tail"]}):
         assert _rows(_lines(ours, **kwargs)) == _rows(_lines(theirs, **kwargs))
         assert _totals(_lines(ours, **kwargs)) == _totals(_lines(theirs, **kwargs))
+
+
+def _branched(lib):
+    a, b = lib.Input((3,), name="a"), lib.Input((3,), name="b")
+    shared = lib.layers.Dense(2, name="shared")
+    added = lib.layers.Add(name="add")([shared(a), shared(b)])
+    return lib.Model([a, b], lib.layers.Dense(1, name="out")(added))
+
+
+def _connected(lines):
+    # "name (Class)" -> the last cell of its row
+    found = {}
+    for line in lines:
+        cells = [c.strip() for c in re.split(r"│|┃|\s{2,}", line.strip().strip("│┃")) if c.strip()]
+        if len(cells) >= 4 and re.search(r"\(\w+\)$", cells[0]) and cells[0] != "Layer (type)":
+            found[cells[0]] = cells[3]
+    return found
+
+
+def test_connected_to_column_of_a_branched_graph_by_hand():
+    assert _connected(_lines(_branched(mk))) == {
+        "a (InputLayer)": "-",
+        "b (InputLayer)": "-",
+        "shared (Dense)": "a[0][0], b[0][0]",
+        "add (Add)": "shared[0][0], shared[1][0]",
+        "out (Dense)": "add[0][0]",
+    }
+    inputs = mk.Input((3,))
+    chain = mk.Model(inputs, mk.layers.Dense(1)(mk.layers.Dense(2)(inputs)))
+    assert "Connected to" not in "\n".join(_lines(chain))
+
+
+def test_connected_to_column_matches_keras():
+    keras = pytest.importorskip("keras")
+    wide = {"line_length": 120}
+    assert _connected(_lines(_branched(mk))) == _connected(_lines(_branched(keras), **wide))

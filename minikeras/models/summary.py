@@ -12,7 +12,7 @@ import numpy as np
 
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer
-from minikeras.tree import map_structure
+from minikeras.tree import flatten, map_structure
 
 __all__ = ["print_summary"]
 
@@ -69,11 +69,14 @@ def print_summary(
             "model.build(input_shape), to see its layers and parameters."
         )
         return
-    rows = [("Layer (type)", "Output Shape", "Param #") + (("Trainable",) * show_trainable)]
+    connections = _connections(model)  # None for a chain of layers, as Keras decides
+    header = ("Layer (type)", "Output Shape", "Param #")
+    header += ("Connected to",) * (connections is not None) + ("Trainable",) * show_trainable
+    rows = [header]
     entries = _entries(model)
     low, high = _layer_bounds([layer for layer, _ in entries], layer_range)
     for layer, shape in entries[low:high]:
-        rows.extend(_rows(layer, shape, show_trainable, expand_nested, 0))
+        rows.extend(_rows(layer, shape, show_trainable, expand_nested, 0, connections))
     widths = _widths(rows, line_length, positions)
     rule = "-" * sum(widths)
     print_fn(f'Model: "{model.name}"')
@@ -118,18 +121,59 @@ def _entries(model):
     ]
 
 
-def _rows(layer, shape, show_trainable, expand_nested, level):
+def _rows(layer, shape, show_trainable, expand_nested, level, connections):
     """The row of `layer`, then (with `expand_nested`) those of a nested model's layers."""
     prefix = "   " * level + "\u2514 " if level else ""
     params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
     row = (f"{prefix}{layer.name} ({_class_name(layer)})", str(shape), params)
+    if connections is not None:  # (a nested model's layers are not the outer graph's)
+        row += (connections.get(id(layer), "-") if not level else "-",)
     if show_trainable:
         row += (("Y" if layer.trainable else "N") if layer.weights else "-",)
     rows = [row]
     if expand_nested and getattr(layer, "_inputs", False) is not False and layer.built:
         for inner, inner_shape in _entries(layer):
-            rows.extend(_rows(inner, inner_shape, show_trainable, expand_nested, level + 1))
+            rows.extend(
+                _rows(inner, inner_shape, show_trainable, expand_nested, level + 1, connections)
+            )
     return rows
+
+
+def _connections(model):
+    """Keras's "Connected to" cells by `id(layer)`, or None for a model that is a chain.
+
+    A functional model is a chain (no column, as in Keras) when it has one
+    input and each call takes one tensor that no other call takes, each
+    layer called once. A cell lists each input of each of the layer's calls
+    in the model as `layer[call][output]`: the layer that made it, which of
+    that layer's calls, which of that call's outputs.
+    """
+    if model._inputs is None:
+        return None
+    nodes = model._nodes
+    taken = [id(t) for node in nodes for t in node.input_tensors()]
+    layers = [id(node.layer) for node in nodes]
+    chain = (
+        len(flatten(model._inputs)) == 1
+        and all(len(node.input_tensors()) <= 1 for node in nodes)
+        and len(set(taken)) == len(taken)
+        and len(set(layers)) == len(layers)
+    )
+    if chain:
+        return None
+    sources = {}  # id(tensor) -> "layer[call][output]"
+    for layer in model.operations:
+        if type(layer).__name__ == "InputLayer":
+            sources[id(layer.output)] = f"{layer.name}[0][0]"
+    for node in nodes:
+        call = node.layer._inbound_nodes.index(node)
+        for index, tensor in enumerate(flatten(node.outputs)):
+            sources[id(tensor)] = f"{node.layer.name}[{call}][{index}]"
+    cells = {}
+    for node in nodes:
+        found = [sources.get(id(t), "?") for t in node.input_tensors()]
+        cells[id(node.layer)] = ", ".join(filter(None, (cells.get(id(node.layer)), *found)))
+    return cells
 
 
 def _layer_bounds(layers, layer_range):
