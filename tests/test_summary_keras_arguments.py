@@ -120,7 +120,8 @@ def test_connected_to_column_of_a_branched_graph_by_hand():
     assert "Connected to" not in "\n".join(_lines(chain))
 
 
-def test_connected_to_column_matches_keras():
+def test_connected_to_column_matches_keras(monkeypatch):
     keras = pytest.importorskip("keras")
+    monkeypatch.setenv("COLUMNS", "200")  # (rich cuts Keras's table to the terminal's width)
     wide = {"line_length": 120}
     assert _connected(_lines(_branched(mk))) == _connected(_lines(_branched(keras), **wide))
