@@ -94,7 +94,9 @@ def _branched(lib):
     a, b = lib.Input((3,), name="a"), lib.Input((3,), name="b")
     shared = lib.layers.Dense(2, name="shared")
     added = lib.layers.Add(name="add")([shared(a), shared(b)])
-    return lib.Model([a, b], lib.layers.Dense(1, name="out")(added))
+    steps = lib.layers.Reshape((1, 2), name="steps")(added)
+    attended = lib.layers.MultiHeadAttention(1, 2, name="mha")(steps, steps)
+    return lib.Model([a, b], lib.layers.Dense(1, name="out")(attended))
 
 
 def _connected(lines):
@@ -113,7 +115,9 @@ def test_connected_to_column_of_a_branched_graph_by_hand():
         "b (InputLayer)": "-",
         "shared (Dense)": "a[0][0], b[0][0]",
         "add (Add)": "shared[0][0], shared[1][0]",
-        "out (Dense)": "add[0][0]",
+        "steps (Reshape)": "add[0][0]",
+        "mha (MultiHeadAttention)": "steps[0][0], steps[0][0]",  # (query and value)
+        "out (Dense)": "mha[0][0]",
     }
     inputs = mk.Input((3,))
     chain = mk.Model(inputs, mk.layers.Dense(1)(mk.layers.Dense(2)(inputs)))

@@ -171,7 +171,9 @@ def _connections(model):
             sources[id(tensor)] = f"{node.layer.name}[{call}][{index}]"
     cells = {}
     for node in nodes:
-        found = [sources.get(id(t), "?") for t in node.input_tensors()]
+        # every symbolic argument, as often as given (MultiHeadAttention(x, x) lists x twice)
+        given = flatten((node.inputs, node.args, node.kwargs))
+        found = [sources[id(t)] for t in given if id(t) in sources]
         cells[id(node.layer)] = ", ".join(filter(None, (cells.get(id(node.layer)), *found)))
     return cells
 
