@@ -117,3 +117,12 @@ def test_activation_set_to_none_after_construction_is_linear():
     ):  # fmt: skip
         layer.activation = None
         np.testing.assert_allclose(layer(inputs).numpy().reshape(x.shape), x)
+
+
+def test_history_params_hold_verbose_as_given():
+    # keras-io's MNIST convnet fits with the default verbose="auto"; Keras keeps "auto".
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    x, y = np.ones((4, 2), "float32"), np.ones((4, 1), "float32")
+    assert model.fit(x, y).params == {"epochs": 1, "steps": 1, "verbose": "auto"}
+    assert model.fit(x, y, verbose=0).params["verbose"] == 0

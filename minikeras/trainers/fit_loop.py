@@ -248,6 +248,7 @@ class FitLoop:
              steps_per_epoch, validation_steps, validation_batch_size, validation_freq,
              progress_made):  # fmt: skip
         """The body of `fit`, after its arguments are checked (`progress_made[0]`: steps done)."""
+        given_verbose = verbose  # (the callbacks' params hold it as given: "auto", as Keras's)
         verbose = 1 if verbose == "auto" else int(verbose)
         train, validation_data = self._training_data(
             x, y, sample_weight, batch_size, shuffle, class_weight, validation_split,
@@ -267,7 +268,7 @@ class FitLoop:
         before = [w.numpy() for w in weights] if self.report_unchanged else None
         callback_list = callbacks_module.CallbackList(
             callbacks, model=self, add_history=True, epochs=epochs, steps=train.steps,
-            verbose=verbose,
+            verbose=given_verbose,
         )  # fmt: skip
         _drawn_by_trainer(callback_list.callbacks, "train")
         self.stop_training = False
