@@ -126,3 +126,18 @@ def test_history_params_hold_verbose_as_given():
     x, y = np.ones((4, 2), "float32"), np.ones((4, 1), "float32")
     assert model.fit(x, y).params == {"epochs": 1, "steps": 1, "verbose": "auto"}
     assert model.fit(x, y, verbose=0).params["verbose"] == 0
+
+
+def test_output_of_a_layer_with_several_outputs_is_a_flat_list():
+    # keras-io's involution example probes `get_layer(name).output` of a two-output layer.
+    class Two(keras.layers.Layer):
+        def call(self, x):
+            return x * 2.0, {"plus": x + 1.0}
+
+    inputs = keras.Input((3,))
+    layer = Two()
+    doubled, rest = layer(inputs)
+    assert isinstance(layer.output, list) and len(layer.output) == 2
+    assert layer.output[0] is doubled and layer.output[1] is rest["plus"]
+    dense = keras.layers.Dense(2)
+    assert dense(inputs) is dense.output

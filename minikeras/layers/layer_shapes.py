@@ -7,7 +7,7 @@ symbolic `input` / `output` of a layer called once in a functional graph.
 
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.symbolic import output_spec
-from minikeras.tree import map_structure
+from minikeras.tree import flatten, map_structure
 
 __all__ = ["LayerShapes", "computed_attribute"]
 
@@ -139,11 +139,15 @@ class LayerShapes:
     def output(self):
         """The symbolic output of the layer's only call on symbolic tensors.
 
+        A call that gave several tensors (a tuple, a dict) gives them as one
+        flat list, as Keras's `output` does.
+
         Raises:
             AttributeError: if the layer was never called on symbolic tensors,
                 or was called on them more than once.
         """
-        return self._only_node("output").outputs
+        outputs = flatten(self._only_node("output").outputs)
+        return outputs[0] if len(outputs) == 1 else outputs
 
     def _only_node(self, what):
         nodes = self.__dict__.get("_inbound_nodes", [])
