@@ -129,3 +129,33 @@ def test_connected_to_column_matches_keras(monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")  # (rich cuts Keras's table to the terminal's width)
     wide = {"line_length": 120}
     assert _connected(_lines(_branched(mk))) == _connected(_lines(_branched(keras), **wide))
+
+
+def _two_outputs(lib):
+    class Two(lib.layers.Layer):
+        def call(self, x):
+            return x * 2.0, x[:, :1]
+
+    inputs = lib.Input((3,), name="x")
+    doubled, first = Two(name="two")(inputs)
+    return lib.Model(inputs, lib.layers.Add(name="add")([doubled, first]))
+
+
+def _shapes(lines):
+    found = {}
+    for line in lines:
+        cells = [c.strip() for c in re.split(r"│|┃|\s{2,}", line.strip().strip("│┃")) if c.strip()]
+        if len(cells) >= 3 and re.search(r"\(\w+\)$", cells[0]) and cells[0] != "Layer (type)":
+            found[cells[0]] = cells[1]
+    return found
+
+
+def test_a_row_of_several_outputs_shows_one_flat_list():
+    assert _shapes(_lines(_two_outputs(mk)))["two (Two)"] == "[(None, 3), (None, 1)]"
+
+
+def test_a_row_of_several_outputs_matches_keras(monkeypatch):
+    keras = pytest.importorskip("keras")
+    monkeypatch.setenv("COLUMNS", "200")
+    theirs = _shapes(_lines(_two_outputs(keras), line_length=150))
+    assert _shapes(_lines(_two_outputs(mk))) == theirs

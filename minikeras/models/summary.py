@@ -125,7 +125,7 @@ def _rows(layer, shape, show_trainable, expand_nested, level, connections):
     """The row of `layer`, then (with `expand_nested`) those of a nested model's layers."""
     prefix = "   " * level + "\u2514 " if level else ""
     params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
-    row = (f"{prefix}{layer.name} ({_class_name(layer)})", str(shape), params)
+    row = (f"{prefix}{layer.name} ({_class_name(layer)})", _shape_text(shape), params)
     if connections is not None:  # (a nested model's layers are not the outer graph's)
         row += (connections.get(id(layer), "-") if not level else "-",)
     if show_trainable:
@@ -137,6 +137,24 @@ def _rows(layer, shape, show_trainable, expand_nested, level, connections):
                 _rows(inner, inner_shape, show_trainable, expand_nested, level + 1, connections)
             )
     return rows
+
+
+def _is_shape(value):
+    return isinstance(value, tuple) and all(isinstance(s, (int, type(None))) for s in value)
+
+
+def _shape_text(shape):
+    """A row's shape: several outputs (a tuple or dict of shapes) as one flat list, as Keras."""
+    if isinstance(shape, dict) or (isinstance(shape, tuple) and not _is_shape(shape)):
+        return str(_flat_shapes(shape))
+    return str(shape)
+
+
+def _flat_shapes(structure):
+    if _is_shape(structure):
+        return [structure]
+    values = structure.values() if isinstance(structure, dict) else structure
+    return [shape for value in values for shape in _flat_shapes(value)]
 
 
 def _connections(model):
