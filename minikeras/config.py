@@ -5,7 +5,9 @@ The default float type (`floatx`), the global dtype policy
 factor `epsilon`, the image layout, dtype names, and which backend computes
 (`backend()`: minikeras has one, numpy with autograd). The switches Keras users flip
 (`enable_unsafe_deserialization`, the interactive-logging and
-traceback-filtering ones) are `minikeras.switches`', re-exported here.
+traceback-filtering ones) are `minikeras.switches`', and the debugging caps
+on training (`set_max_epochs`, `set_max_steps_per_epoch`) are
+`minikeras.training_limits`', re-exported here.
 """
 
 import numpy as np
@@ -19,6 +21,12 @@ from minikeras.switches import (
     enable_unsafe_deserialization,
     is_interactive_logging_enabled,
     is_traceback_filtering_enabled,
+)
+from minikeras.training_limits import (
+    max_epochs,
+    max_steps_per_epoch,
+    set_max_epochs,
+    set_max_steps_per_epoch,
 )
 
 __all__ = [
@@ -34,11 +42,15 @@ __all__ = [
     "image_data_format",
     "is_interactive_logging_enabled",
     "is_traceback_filtering_enabled",
+    "max_epochs",
+    "max_steps_per_epoch",
     "set_backend",
     "set_dtype_policy",
     "set_epsilon",
     "set_floatx",
     "set_image_data_format",
+    "set_max_epochs",
+    "set_max_steps_per_epoch",
     "standardize_data_format",
     "standardize_dtype",
 ]

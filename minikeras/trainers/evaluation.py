@@ -32,6 +32,7 @@ from minikeras.trainers.data_adapters import (
 )
 from minikeras.trainers.steps import python_logs
 from minikeras.trainers.training_state import StepCache, build_on, user_stacklevel
+from minikeras.training_limits import _capped_steps
 
 __all__ = ["Evaluation"]
 
@@ -137,6 +138,7 @@ class Evaluation:
         """
         check_arguments("evaluate", batch_size=batch_size, steps=steps, verbose=verbose)
         self._check_compiled("evaluate")
+        steps = _capped_steps(steps, user_stacklevel())  # keras.config.set_max_steps_per_epoch
         verbose = 1 if verbose == "auto" else int(verbose)
         if _is_batch_iterable(x):
             _check_no_arrays_with_batches(y, sample_weight, "evaluate")
@@ -205,6 +207,7 @@ class Evaluation:
             (70, 3)
         """
         check_arguments("predict", batch_size=batch_size, steps=steps, verbose=verbose)
+        steps = _capped_steps(steps, user_stacklevel())  # keras.config.set_max_steps_per_epoch
         verbose = 0 if verbose == "auto" else int(verbose)
         if _is_batch_iterable(x):
             if _is_py_dataset(x):
