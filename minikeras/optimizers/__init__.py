@@ -18,8 +18,10 @@ from minikeras.optimizers.ftrl import Ftrl
 from minikeras.optimizers.lamb import Lamb
 from minikeras.optimizers.lion import Lion
 from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from minikeras.optimizers.muon import Muon
 from minikeras.optimizers.nadam import Nadam
 from minikeras.optimizers.rmsprop import RMSprop
+from minikeras.optimizers.schedule_free_adamw import ScheduleFreeAdamW
 from minikeras.optimizers.sgd import SGD
 
 __all__ = [
@@ -32,10 +34,12 @@ __all__ = [
     "Lamb",
     "Lion",
     "LossScaleOptimizer",
+    "Muon",
     "Nadam",
     "Optimizer",
     "RMSprop",
     "SGD",
+    "ScheduleFreeAdamW",
     "deserialize",
     "get",
     "schedules",
@@ -44,7 +48,21 @@ __all__ = [
 
 _OPTIMIZERS = {
     cls.__name__.lower(): cls
-    for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adamax, Nadam, Lion, Adadelta, Lamb, Ftrl)
+    for cls in (
+        SGD,
+        Adam,
+        AdamW,
+        RMSprop,
+        Adagrad,
+        Adamax,
+        Nadam,
+        Lion,
+        Adadelta,
+        Lamb,
+        Ftrl,
+        Muon,
+        ScheduleFreeAdamW,
+    )  # fmt: skip
 }
 # Optimizers that wrap another: found by their config, never made from a name alone.
 _WRAPPERS = {"lossscaleoptimizer": LossScaleOptimizer}
