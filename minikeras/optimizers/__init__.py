@@ -18,6 +18,7 @@ from minikeras.optimizers.ftrl import Ftrl
 from minikeras.optimizers.lamb import Lamb
 from minikeras.optimizers.lion import Lion
 from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from minikeras.optimizers.multi_optimizer import MultiOptimizer, OptimizerMap
 from minikeras.optimizers.muon import Muon
 from minikeras.optimizers.nadam import Nadam
 from minikeras.optimizers.rmsprop import RMSprop
@@ -34,9 +35,11 @@ __all__ = [
     "Lamb",
     "Lion",
     "LossScaleOptimizer",
+    "MultiOptimizer",
     "Muon",
     "Nadam",
     "Optimizer",
+    "OptimizerMap",
     "RMSprop",
     "SGD",
     "ScheduleFreeAdamW",
@@ -65,7 +68,7 @@ _OPTIMIZERS = {
     )  # fmt: skip
 }
 # Optimizers that wrap another: found by their config, never made from a name alone.
-_WRAPPERS = {"lossscaleoptimizer": LossScaleOptimizer}
+_WRAPPERS = {"lossscaleoptimizer": LossScaleOptimizer, "multioptimizer": MultiOptimizer}
 
 
 def serialize(optimizer):
