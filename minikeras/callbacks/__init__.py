@@ -32,6 +32,7 @@ from minikeras.callbacks.ema_weights import SwapEMAWeights
 from minikeras.callbacks.history import History
 from minikeras.callbacks.learning_rate import LearningRateScheduler, ReduceLROnPlateau
 from minikeras.callbacks.logging import CSVLogger, LambdaCallback, ProgbarLogger, TerminateOnNaN
+from minikeras.callbacks.remote_monitor import RemoteMonitor
 from minikeras.callbacks.tensorboard import TensorBoard
 
 # In the order of the API reference.
@@ -50,4 +51,5 @@ __all__ = [
     "SwapEMAWeights",
     "BackupAndRestore",
     "TensorBoard",
+    "RemoteMonitor",
 ]

@@ -5,10 +5,10 @@ Seeding (`set_random_seed`), a fresh session (`clear_session`), naming
 sequences (`pad_sequences`, `timeseries_dataset_from_array`), data
 (`split_dataset`, `PyDataset` for data read batch by batch, and the batch
 tuples of `pack_x_y_sample_weight` / `unpack_x_y_sample_weight`), dtype names
-(`standardize_dtype`), a progress bar for hand-written loops (`Progbar`) and
-the functional API's graph (`is_keras_tensor`, `get_source_inputs`). The
-interactive-logging switches are `minikeras.config`'s, re-exported as Keras
-does.
+(`standardize_dtype`), an attribute-style dict of settings (`Config`), a
+progress bar for hand-written loops (`Progbar`) and the functional API's
+graph (`is_keras_tensor`, `get_source_inputs`). The interactive-logging
+switches are `minikeras.config`'s, re-exported as Keras does.
 The serialization names Keras also exports here (`register_keras_serializable`,
 `serialize_keras_object`, `deserialize_keras_object`, `get_custom_objects`,
 `get_registered_name`, `get_registered_object`, `custom_object_scope`,
@@ -35,6 +35,7 @@ from minikeras.switches import (
     enable_interactive_logging,
     is_interactive_logging_enabled,
 )
+from minikeras.utils.config_object import Config
 from minikeras.utils.data_tuples import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from minikeras.utils.dataset_split import split_dataset
 from minikeras.utils.naming import to_snake_case
@@ -50,6 +51,7 @@ from minikeras.utils.timeseries import timeseries_dataset_from_array
 Sequence = PyDataset  # Keras 3 exports the same class under both names
 
 __all__ = [
+    "Config",
     "CustomObjectScope",
     "Progbar",
     "PyDataset",
