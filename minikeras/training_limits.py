@@ -129,10 +129,13 @@ def max_steps_per_epoch():
 
 
 def _capped_epochs(epochs, stacklevel):
-    """`epochs`, or the `max_epochs` cap when it is smaller (with Keras's warning)."""
+    """`epochs`, or the `max_epochs` cap when it is smaller (with Keras's warning).
+
+    `stacklevel()` gives the warning's stack level (called only to warn: it walks the stack).
+    """
     cap = _LIMITS["epochs"]
     if cap and cap < epochs:
-        warnings.warn(f"Limiting epochs to {cap}", stacklevel=stacklevel + 1)
+        warnings.warn(f"Limiting epochs to {cap}", stacklevel=stacklevel())
         return cap
     return epochs
 
@@ -141,7 +144,7 @@ def _capped_steps(steps, stacklevel):
     """`steps`, or the `max_steps_per_epoch` cap when `steps` is None or larger."""
     cap = _LIMITS["steps_per_epoch"]
     if cap and (not steps or cap < steps):
-        warnings.warn(f"Limiting steps_per_epoch to {cap}", stacklevel=stacklevel + 1)
+        warnings.warn(f"Limiting steps_per_epoch to {cap}", stacklevel=stacklevel())
         return cap
     return steps
 

@@ -138,7 +138,7 @@ class Evaluation:
         """
         check_arguments("evaluate", batch_size=batch_size, steps=steps, verbose=verbose)
         self._check_compiled("evaluate")
-        steps = _capped_steps(steps, user_stacklevel())  # keras.config.set_max_steps_per_epoch
+        steps = _capped_steps(steps, user_stacklevel)  # keras.config.set_max_steps_per_epoch
         verbose = 1 if verbose == "auto" else int(verbose)
         if _is_batch_iterable(x):
             _check_no_arrays_with_batches(y, sample_weight, "evaluate")
@@ -207,7 +207,7 @@ class Evaluation:
             (70, 3)
         """
         check_arguments("predict", batch_size=batch_size, steps=steps, verbose=verbose)
-        steps = _capped_steps(steps, user_stacklevel())  # keras.config.set_max_steps_per_epoch
+        steps = _capped_steps(steps, user_stacklevel)  # keras.config.set_max_steps_per_epoch
         verbose = 0 if verbose == "auto" else int(verbose)
         if _is_batch_iterable(x):
             if _is_py_dataset(x):

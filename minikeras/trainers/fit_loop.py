@@ -205,8 +205,8 @@ class FitLoop:
             validation_freq=validation_freq, validation_batch_size=validation_batch_size,
         )  # fmt: skip
         self._check_compiled("fit")
-        epochs = _capped_epochs(epochs, user_stacklevel())  # keras.config.set_max_epochs
-        steps_per_epoch = _capped_steps(steps_per_epoch, user_stacklevel())
+        epochs = _capped_epochs(epochs, user_stacklevel)  # keras.config.set_max_epochs
+        steps_per_epoch = _capped_steps(steps_per_epoch, user_stacklevel)
         # A fit that fails before its first step leaves the global random stream as it was.
         random_state = random_module.generator().bit_generator.state
         progress_made = [0]
@@ -258,7 +258,7 @@ class FitLoop:
             validation_data, steps_per_epoch,
         )  # fmt: skip
         if validation_data is not None:
-            validation_steps = _capped_steps(validation_steps, user_stacklevel())
+            validation_steps = _capped_steps(validation_steps, user_stacklevel)
         validation = _validation(
             validation_data, self.dtype, validation_batch_size, validation_steps, self._needs_y()
         )
