@@ -16,7 +16,7 @@ def _requests():
     except ImportError:
         raise ImportError(
             "RemoteMonitor: posting the logs needs the `requests` package, which is not "
-            "installed: pip install requests"
+            "installed: pip install requests (or minikeras[remote])"
         ) from None
     return requests
 
