@@ -26,6 +26,37 @@ class _Doubled(layers.Wrapper):
 CASES = {
     "Activation": (lambda: layers.Activation("relu"), [(4,)], "float32", "single"),
     "Add": (layers.Add, [(4,), (4,)], "float32", "list"),
+    "AdaptiveAveragePooling1D": (
+        lambda: layers.AdaptiveAveragePooling1D(2),
+        [(5, 2)],
+        "float32",
+        "single",
+    ),
+    "AdaptiveAveragePooling2D": (
+        lambda: layers.AdaptiveAveragePooling2D(2),
+        [(5, 4, 2)],
+        "float32",
+        "single",
+    ),
+    "AdaptiveAveragePooling3D": (
+        lambda: layers.AdaptiveAveragePooling3D(2),
+        [(3, 5, 4, 2)],
+        "float32",
+        "single",
+    ),
+    "AdaptiveMaxPooling1D": (lambda: layers.AdaptiveMaxPooling1D(2), [(5, 2)], "float32", "single"),
+    "AdaptiveMaxPooling2D": (
+        lambda: layers.AdaptiveMaxPooling2D(2),
+        [(5, 4, 2)],
+        "float32",
+        "single",
+    ),
+    "AdaptiveMaxPooling3D": (
+        lambda: layers.AdaptiveMaxPooling3D(2),
+        [(3, 5, 4, 2)],
+        "float32",
+        "single",
+    ),
     "Average": (layers.Average, [(4,), (4,)], "float32", "list"),
     "AveragePooling1D": (layers.AveragePooling1D, [(6, 2)], "float32", "single"),
     "AveragePooling2D": (layers.AveragePooling2D, [(6, 6, 2)], "float32", "single"),

@@ -3,6 +3,14 @@
 from minikeras.layers import operation_node  # noqa: F401 (binds what ops do on symbolic tensors)
 from minikeras.layers.activation import Activation
 from minikeras.layers.activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from minikeras.layers.adaptive_pooling import (
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+)
 from minikeras.layers.aliases import (  # Keras's second names: the same classes
     AvgPool1D,
     AvgPool2D,
@@ -160,6 +168,12 @@ from minikeras.layers.wrapper import Wrapper
 __all__ = [
     "Activation",
     "ActivityRegularization",
+    "AdaptiveAveragePooling1D",
+    "AdaptiveAveragePooling2D",
+    "AdaptiveAveragePooling3D",
+    "AdaptiveMaxPooling1D",
+    "AdaptiveMaxPooling2D",
+    "AdaptiveMaxPooling3D",
     "Add",
     "AdditiveAttention",
     "AlphaDropout",
