@@ -35,6 +35,7 @@ from minikeras.layers.aliases import (  # Keras's second names: the same classes
 )
 from minikeras.layers.attention import MultiHeadAttention
 from minikeras.layers.bidirectional import Bidirectional
+from minikeras.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from minikeras.layers.conv_transpose import Conv1DTranspose, Conv2DTranspose
 from minikeras.layers.convolutional import Conv1D, Conv2D
 from minikeras.layers.convolutional_3d import Conv3D, Conv3DTranspose
@@ -199,6 +200,9 @@ __all__ = [
     "Conv2DTranspose",
     "Conv3D",
     "Conv3DTranspose",
+    "ConvLSTM1D",
+    "ConvLSTM2D",
+    "ConvLSTM3D",
     "Convolution1D",
     "Convolution1DTranspose",
     "Convolution2D",
