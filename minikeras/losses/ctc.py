@@ -16,7 +16,8 @@ def ctc(y_true, y_pred):
     Args:
         y_true: integer labels `(batch, max_length)`; 0 is the blank and
             marks padding: the labels of a sample are its entries other
-            than 0.
+            than 0. Float labels (a float dataset's) are read as integers,
+            as Keras reads them.
         y_pred: logits `(batch, steps, classes)` (not softmaxed), all
             `steps` used.
 
@@ -43,6 +44,7 @@ def ctc(y_true, y_pred):
             f"{pred_shape}"
         )
     output_length = ops.full((pred_shape[0],), pred_shape[1], dtype="int32")
+    y_true = ops.cast(y_true, "int32")
     label_length = ops.sum(ops.cast(ops.not_equal(y_true, 0), "int32"), axis=-1)
     return ops.ctc_loss(y_true, y_pred, label_length, output_length, mask_index=0)
 
@@ -63,3 +65,7 @@ class CTC(LossFunctionWrapper):
 
     def __init__(self, reduction="sum_over_batch_size", name="ctc", dtype=None):
         super().__init__(ctc, reduction=reduction, name=name, dtype=dtype)
+
+    def get_config(self):
+        # Keras's: the name and reduction only (its CTC leaves the dtype out).
+        return {"name": self.name, "reduction": self.reduction}
