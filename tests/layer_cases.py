@@ -190,6 +190,7 @@ CASES = {
         "single",
     ),
     "Hashing": (lambda: layers.Hashing(5), [(3,)], "int64", "single"),
+    "HashedCrossing": (lambda: layers.HashedCrossing(5), [(1,), (1,)], "str", "list"),
     "IntegerLookup": (
         lambda: layers.IntegerLookup(vocabulary=[1, 2, 3]),
         [(4,)],

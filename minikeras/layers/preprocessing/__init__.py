@@ -4,7 +4,7 @@ One module per family:
 
 - `numerical`: Rescaling, Normalization; `discretization`: Discretization;
 - `image`: Resizing, CenterCrop;
-- `categorical`: CategoryEncoding, Hashing;
+- `categorical`: CategoryEncoding, Hashing; `hashed_crossing`: HashedCrossing;
 - `index_lookup` and `lookups`: StringLookup, IntegerLookup;
 - `text_vectorization`: TextVectorization;
 - `augmentation` (the base and the affine resampling), `random_affine` (RandomRotation,
@@ -32,6 +32,7 @@ from minikeras.layers.preprocessing.color_filters import (
 from minikeras.layers.preprocessing.color_hsv import RandomColorJitter, RandomHue, RandomSaturation
 from minikeras.layers.preprocessing.composite_augment import AugMix, RandAugment
 from minikeras.layers.preprocessing.discretization import Discretization
+from minikeras.layers.preprocessing.hashed_crossing import HashedCrossing
 from minikeras.layers.preprocessing.image import CenterCrop, Resizing
 from minikeras.layers.preprocessing.lookups import IntegerLookup, StringLookup
 from minikeras.layers.preprocessing.mixing import CutMix, MixUp, RandomErasing
@@ -71,6 +72,7 @@ __all__ = [
     "CutMix",
     "Discretization",
     "Equalization",
+    "HashedCrossing",
     "Hashing",
     "IntegerLookup",
     "MixUp",
