@@ -315,6 +315,18 @@ CASES = {
         "single",
     ),
     "Rescaling": (lambda: layers.Rescaling(0.5, offset=1.0), [(4,)], "float32", "single"),
+    "STFTSpectrogram": (
+        lambda: layers.STFTSpectrogram(frame_length=4),
+        [(16, 1)],
+        "float32",
+        "single",
+    ),
+    "MelSpectrogram": (
+        lambda: layers.MelSpectrogram(fft_length=16, sequence_stride=4, num_mel_bins=4),
+        [(32,)],
+        "float32",
+        "single",
+    ),
     "Resizing": (lambda: layers.Resizing(3, 2), [(4, 5, 2)], "float32", "single"),
     "RNN": (lambda: layers.RNN(layers.LSTMCell(3)), [(5, 4)], "float32", "single"),
     "SimpleRNNCell": (lambda: layers.RNN(layers.SimpleRNNCell(3)), [(5, 4)], "float32", "single"),

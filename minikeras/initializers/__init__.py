@@ -23,6 +23,7 @@ from minikeras.initializers.random_initializers import (
     RandomUniform,
     TruncatedNormal,
 )
+from minikeras.initializers.stft_kernels import STFT
 from minikeras.initializers.variance_scaling import (
     GlorotNormal,
     GlorotUniform,
@@ -43,6 +44,7 @@ glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
 he_uniform, he_normal = HeUniform, HeNormal
 lecun_uniform, lecun_normal = LecunUniform, LecunNormal
 variance_scaling = VarianceScaling
+STFTInitializer = stft = STFT
 
 __all__ = [
     "Constant",
@@ -60,6 +62,8 @@ __all__ = [
     "OrthogonalInitializer",
     "RandomNormal",
     "RandomUniform",
+    "STFT",
+    "STFTInitializer",
     "TruncatedNormal",
     "VarianceScaling",
     "Zeros",
@@ -79,6 +83,7 @@ __all__ = [
     "random_normal",
     "random_uniform",
     "serialize",
+    "stft",
     "truncated_normal",
     "variance_scaling",
     "zeros",
@@ -101,6 +106,7 @@ _INITIALIZERS = {
     "lecun_uniform": LecunUniform,
     "orthogonal": Orthogonal,
     "identity": Identity,
+    "stft": STFT,
     # Keras's short aliases.
     "zero": Zeros,
     "one": Ones,
@@ -109,6 +115,7 @@ _INITIALIZERS = {
     # Keras's second class names.
     "IdentityInitializer": Identity,
     "OrthogonalInitializer": Orthogonal,
+    "STFTInitializer": STFT,
 }
 # Class names work too, as in Keras: get("GlorotUniform").
 _INITIALIZERS.update({cls.__name__: cls for cls in list(_INITIALIZERS.values())})

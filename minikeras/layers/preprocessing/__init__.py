@@ -18,7 +18,8 @@ One module per family:
   `random_geometry` (RandomShear, RandomPerspective, RandomElasticTransform) warps;
   `composite_augment` (RandAugment, AugMix) chooses among the others; `clahe`
   (ContrastLimitedAdaptiveHistogramEqualization) equalizes tiles, always;
-- `pipeline`: Pipeline, which applies a list of them in turn.
+- `pipeline`: Pipeline, which applies a list of them in turn;
+- `stft_spectrogram` and `mel_spectrogram`: STFTSpectrogram and MelSpectrogram, for audio.
 """
 
 from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
@@ -35,6 +36,7 @@ from minikeras.layers.preprocessing.discretization import Discretization
 from minikeras.layers.preprocessing.hashed_crossing import HashedCrossing
 from minikeras.layers.preprocessing.image import CenterCrop, Resizing
 from minikeras.layers.preprocessing.lookups import IntegerLookup, StringLookup
+from minikeras.layers.preprocessing.mel_spectrogram import MelSpectrogram
 from minikeras.layers.preprocessing.mixing import CutMix, MixUp, RandomErasing
 from minikeras.layers.preprocessing.numerical import Normalization, Rescaling
 from minikeras.layers.preprocessing.pipeline import Pipeline
@@ -61,6 +63,7 @@ from minikeras.layers.preprocessing.random_image import (
     RandomCrop,
     RandomFlip,
 )
+from minikeras.layers.preprocessing.stft_spectrogram import STFTSpectrogram
 from minikeras.layers.preprocessing.text_vectorization import TextVectorization
 
 __all__ = [
@@ -75,6 +78,7 @@ __all__ = [
     "HashedCrossing",
     "Hashing",
     "IntegerLookup",
+    "MelSpectrogram",
     "MixUp",
     "Normalization",
     "Pipeline",
@@ -100,6 +104,7 @@ __all__ = [
     "RandomTranslation",
     "RandomZoom",
     "Rescaling",
+    "STFTSpectrogram",
     "Resizing",
     "Solarization",
     "StringLookup",
