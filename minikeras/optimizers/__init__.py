@@ -9,6 +9,7 @@ custom ones. Learning rate schedules are `minikeras.optimizers.schedules`.
 from minikeras import serialization_lib
 from minikeras.optimizers import schedules
 from minikeras.optimizers.adadelta import Adadelta
+from minikeras.optimizers.adafactor import Adafactor
 from minikeras.optimizers.adagrad import Adagrad
 from minikeras.optimizers.adam import Adam
 from minikeras.optimizers.adamax import Adamax
@@ -27,6 +28,7 @@ from minikeras.optimizers.sgd import SGD
 
 __all__ = [
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
@@ -65,6 +67,7 @@ _OPTIMIZERS = {
         Ftrl,
         Muon,
         ScheduleFreeAdamW,
+        Adafactor,
     )  # fmt: skip
 }
 # Optimizers that wrap another: found by their config, never made from a name alone.

@@ -21,6 +21,8 @@ _SLOT_CALLS = {
     "RMSprop": [("velocity",), ("momentum",), ("average_gradient",)],
     "Adagrad": [("accumulator",)],
     "Adamax": [("momentum", "norm")],
+    # (r and c are scalar placeholders for a variable of fewer than two axes, as in Keras)
+    "Adafactor": [("r", "c", "velocity")],
 }
 
 
