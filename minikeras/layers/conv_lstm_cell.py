@@ -132,6 +132,7 @@ class ConvLSTMCell(DropoutRNNCell, Layer):
 
     Example:
         >>> cell = mk.layers.conv_lstm_cell.ConvLSTMCell(2, 4, 3, padding="same")
+        >>> cell.build((None, 5, 5, 3))
         >>> h, (h_again, c) = cell(np.ones((1, 5, 5, 3)), cell.get_initial_state(1))
         >>> h.shape, cell.kernel.shape
         ((1, 5, 5, 4), (3, 3, 3, 16))
@@ -298,12 +299,20 @@ class ConvLSTMCell(DropoutRNNCell, Layer):
         Returns:
             Two zero tensors of the output's shape.
 
+        Raises:
+            ValueError: before the cell is built (its inputs' sizes are unknown).
+
         Example:
             >>> cell = mk.layers.conv_lstm_cell.ConvLSTMCell(1, 2, 3)
             >>> cell.build((None, 6, 1))
             >>> [s.shape for s in cell.get_initial_state(4)]
             [(4, 4, 2), (4, 4, 2)]
         """
+        if self.spatial_dims is None:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' is not built: its states' shape comes "
+                "from its inputs' (call build(input_shape) first)"
+            )
         shape = self.compute_output_shape(self._step_shape(batch_size))
         return [ops.zeros(shape, dtype=self.dtype), ops.zeros(shape, dtype=self.dtype)]
 
