@@ -107,7 +107,9 @@ def test_a_layer_or_option_minikeras_lacks_is_named(tmp_path):
         tmp_path / "lacking.keras",
         lambda c: c["config"]["layers"][1].update(class_name="TorchModuleWrapper"),
     )
-    with pytest.raises(LoadError, match="keras.layers.TorchModuleWrapper, which minikeras does not have"):
+    with pytest.raises(
+        LoadError, match="keras.layers.TorchModuleWrapper, which minikeras does not have"
+    ):
         mk.models.load_model(lacking)
     quantized = _rewrite(
         FIXTURES / "mlp.keras",
