@@ -53,8 +53,9 @@ class AdaptivePooling(ChannelsFirst, Layer):
     Args:
         output_size: an int (every spatial axis) or `rank` ints, the output's
             spatial sizes.
-        data_format: `"channels_last"` (None) or `"channels_first"` (computed by
-            transposing to channels last and back).
+        data_format: `"channels_last"` or `"channels_first"` (computed by
+            transposing to channels last and back); None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Raises:
@@ -81,7 +82,7 @@ class AdaptivePooling(ChannelsFirst, Layer):
 
     def call(self, inputs):
         check_spatial_rank(self, inputs.shape)
-        return type(self).reduce(inputs, self.output_size)
+        return type(self).reduce(inputs, self.output_size, "channels_last")  # (transposed here)
 
     def compute_output_shape(self, input_shape):
         check_spatial_rank(self, input_shape)
@@ -103,7 +104,8 @@ class AdaptiveAveragePooling1D(AdaptivePooling):
 
     Args:
         output_size: an int (or a tuple of one int), the output's length.
-        data_format: `"channels_last"` (None) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Input shape:
@@ -135,7 +137,8 @@ class AdaptiveAveragePooling2D(AdaptivePooling):
 
     Args:
         output_size: an int or two ints, the output's rows and cols.
-        data_format: `"channels_last"` (None) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Input shape:
@@ -168,7 +171,8 @@ class AdaptiveAveragePooling3D(AdaptivePooling):
 
     Args:
         output_size: an int or three ints, the output's depth, rows and cols.
-        data_format: `"channels_last"` (None) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Input shape:
@@ -201,7 +205,8 @@ class AdaptiveMaxPooling1D(AdaptivePooling):
 
     Args:
         output_size: an int (or a tuple of one int), the output's length.
-        data_format: `"channels_last"` (None) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Input shape:
@@ -233,7 +238,8 @@ class AdaptiveMaxPooling2D(AdaptivePooling):
 
     Args:
         output_size: an int or two ints, the output's rows and cols.
-        data_format: `"channels_last"` (None) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Input shape:
@@ -265,7 +271,8 @@ class AdaptiveMaxPooling3D(AdaptivePooling):
 
     Args:
         output_size: an int or three ints, the output's depth, rows and cols.
-        data_format: `"channels_last"` (None) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape`.
 
     Input shape:

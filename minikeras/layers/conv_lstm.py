@@ -26,8 +26,8 @@ class ConvLSTM(RNN):
         strides: an int or `rank` ints, of the input convolution.
         padding: `"valid"` or `"same"`, of the input convolution (the
             recurrent one is always `"same"` with stride 1, as in Keras).
-        data_format: `"channels_last"` (None) or `"channels_first"`
-            (`(batch, time, channels, *spatial)`).
+        data_format: `"channels_last"` or `"channels_first"` (`(batch, time,
+            channels, *spatial)`); None: `mk.config.image_data_format()`.
         dilation_rate: an int or `rank` ints, of the input convolution (not
             with strides above 1).
         activation: `"tanh"` by default.
@@ -197,8 +197,12 @@ class ConvLSTM1D(ConvLSTM):
     Args:
         filters: positive int, the channels of the states and output.
         kernel_size: an int (or a tuple of one).
-        **kwargs: `strides`, `padding`, `data_format`, `dilation_rate`,
-            `activation`, `recurrent_activation`, `use_bias`, initializers,
+        strides: an int or ints, of the input convolution.
+        padding: `"valid"` or `"same"`, of the input convolution.
+        data_format: `"channels_last"` or `"channels_first"` (channels after
+            time); None: `mk.config.image_data_format()`.
+        dilation_rate: an int or ints, of the input convolution.
+        **kwargs: `activation`, `recurrent_activation`, `use_bias`, initializers,
             `unit_forget_bias`, regularizers, constraints, `dropout`,
             `recurrent_dropout`, `seed`, `return_sequences`, `return_state`,
             `go_backwards`, `stateful` (see `ConvLSTM`); `name`, `dtype`, ...
@@ -229,8 +233,26 @@ class ConvLSTM1D(ConvLSTM):
         [(3, 3, 16), (3, 4, 16), (16,)]
     """
 
-    def __init__(self, filters, kernel_size, **kwargs):
-        super().__init__(1, filters, kernel_size, **kwargs)
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        data_format=None,
+        dilation_rate=1,
+        **kwargs,
+    ):
+        super().__init__(
+            1,
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            **kwargs,
+        )
 
 
 class ConvLSTM2D(ConvLSTM):
@@ -241,8 +263,12 @@ class ConvLSTM2D(ConvLSTM):
     Args:
         filters: positive int, the channels of the states and output.
         kernel_size: an int or two ints.
-        **kwargs: `strides`, `padding`, `data_format`, `dilation_rate`,
-            `activation`, `recurrent_activation`, `use_bias`, initializers,
+        strides: an int or ints, of the input convolution.
+        padding: `"valid"` or `"same"`, of the input convolution.
+        data_format: `"channels_last"` or `"channels_first"` (channels after
+            time); None: `mk.config.image_data_format()`.
+        dilation_rate: an int or ints, of the input convolution.
+        **kwargs: `activation`, `recurrent_activation`, `use_bias`, initializers,
             `unit_forget_bias`, regularizers, constraints, `dropout`,
             `recurrent_dropout`, `seed`, `return_sequences`, `return_state`,
             `go_backwards`, `stateful` (see `ConvLSTM`); `name`, `dtype`, ...
@@ -272,8 +298,26 @@ class ConvLSTM2D(ConvLSTM):
         (1, 3, 3, 2)
     """
 
-    def __init__(self, filters, kernel_size, **kwargs):
-        super().__init__(2, filters, kernel_size, **kwargs)
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        data_format=None,
+        dilation_rate=1,
+        **kwargs,
+    ):
+        super().__init__(
+            2,
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            **kwargs,
+        )
 
 
 class ConvLSTM3D(ConvLSTM):
@@ -284,8 +328,12 @@ class ConvLSTM3D(ConvLSTM):
     Args:
         filters: positive int, the channels of the states and output.
         kernel_size: an int or three ints.
-        **kwargs: `strides`, `padding`, `data_format`, `dilation_rate`,
-            `activation`, `recurrent_activation`, `use_bias`, initializers,
+        strides: an int or ints, of the input convolution.
+        padding: `"valid"` or `"same"`, of the input convolution.
+        data_format: `"channels_last"` or `"channels_first"` (channels after
+            time); None: `mk.config.image_data_format()`.
+        dilation_rate: an int or ints, of the input convolution.
+        **kwargs: `activation`, `recurrent_activation`, `use_bias`, initializers,
             `unit_forget_bias`, regularizers, constraints, `dropout`,
             `recurrent_dropout`, `seed`, `return_sequences`, `return_state`,
             `go_backwards`, `stateful` (see `ConvLSTM`); `name`, `dtype`, ...
@@ -314,5 +362,23 @@ class ConvLSTM3D(ConvLSTM):
         (1, 2, 2, 2, 2)
     """
 
-    def __init__(self, filters, kernel_size, **kwargs):
-        super().__init__(3, filters, kernel_size, **kwargs)
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        data_format=None,
+        dilation_rate=1,
+        **kwargs,
+    ):
+        super().__init__(
+            3,
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=dilation_rate,
+            **kwargs,
+        )

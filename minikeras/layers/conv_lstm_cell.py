@@ -85,7 +85,8 @@ class ConvLSTMCell(DropoutRNNCell, Layer):
         kernel_size: an int or `rank` ints.
         strides: an int or `rank` ints, of the input convolution.
         padding: `"valid"` or `"same"`, of the input convolution.
-        data_format: `"channels_last"` (None) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None means
+            `mk.config.image_data_format()` when the layer is made.
         dilation_rate: an int or `rank` ints, of the input convolution (not
             with strides above 1, as in Keras).
         activation: `"tanh"` by default.
@@ -317,18 +318,16 @@ class ConvLSTMCell(DropoutRNNCell, Layer):
         return [ops.zeros(shape, dtype=self.dtype), ops.zeros(shape, dtype=self.dtype)]
 
     def _gate_convolutions(self, values, kernel, strides, padding, dilation_rate):
-        """`conv(values, kernel)`; for one dropped copy of the values per gate
-        `(4, batch, ...)`, each by its gate's quarter of the kernel, side by side."""
+        """`conv(values, kernel)`, channels last; for one dropped copy of the values per
+        gate `(4, batch, ...)`, each by its gate's quarter of the kernel, side by side."""
+
+        def conv(x, k):
+            return ops.conv(x, k, strides, padding, "channels_last", dilation_rate)
+
         if values.ndim == self.rank + 2:
-            return ops.conv(values, kernel, strides, padding, dilation_rate=dilation_rate)
+            return conv(values, kernel)
         quarters = ops.split(kernel, 4, axis=-1)
-        return ops.concatenate(
-            [
-                ops.conv(values[g], quarters[g], strides, padding, dilation_rate=dilation_rate)
-                for g in range(4)
-            ],
-            axis=-1,
-        )
+        return ops.concatenate([conv(values[g], quarters[g]) for g in range(4)], axis=-1)
 
     def call(self, inputs, states, training=False):
         if not isinstance(states, (list, tuple)) or len(states) != 2:

@@ -47,7 +47,8 @@ class STFTSpectrogram(Layer):
         padding: `"valid"` or `"same"`, of the framing convolution.
         expand_dims: keep channels and frequencies apart: `(batch, frames, bins,
             channels)` instead of `(batch, frames, channels * bins)`.
-        data_format: `"channels_last"` (None) or `"channels_first"`.
+        data_format: `"channels_last"` or `"channels_first"`; None means
+            `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `dtype`, `trainable`.
 
     Input shape:
@@ -159,9 +160,8 @@ class STFTSpectrogram(Layer):
         for side in ("real", "imag"):
             kernel = getattr(self, f"{side}_kernel", None)
             if kernel is not None:
-                frames = ops.conv(
-                    signals, ops.cast(kernel, inputs.dtype), self._frame_step, self.padding
-                )
+                kernel = ops.cast(kernel, inputs.dtype)
+                frames = ops.conv(signals, kernel, self._frame_step, self.padding, "channels_last")
                 # (batch * channels, frames, bins) -> (batch, channels, bins, frames)
                 parts[side] = ops.transpose(
                     ops.reshape(frames, (batch, channels, *frames.shape[1:])), (0, 1, 3, 2)
