@@ -161,3 +161,79 @@ def test_one_output_s_loss_weight_as_keras():
             model.compile("sgd", "mse", loss_weights=loss_weights)
             results.append(model.evaluate(x, y, verbose=0))
         assert results[0] == pytest.approx(results[1], rel=1e-6)
+
+
+@mk.saving.register_keras_serializable(package="cc_test")
+def mean_gap(y_true, y_pred):
+    return mk.ops.mean(y_true - y_pred, axis=-1)
+
+
+def _function_compiled(api, metric):
+    model = _model(api)
+    model.compile(
+        optimizer="sgd",
+        loss=api.losses.mean_squared_error,
+        metrics=[api.metrics.mean_absolute_error, metric],
+    )
+    return model
+
+
+def _function_entry(name):
+    return {
+        "module": "builtins",
+        "class_name": "function",
+        "config": name,
+        "registered_name": "function",
+    }
+
+
+def test_functions_are_written_as_keras_function_entries_and_read_back():
+    model = _function_compiled(mk, mean_gap)
+    config = model.get_compile_config()
+    assert config["loss"] == _function_entry("mean_squared_error")
+    assert config["metrics"] == [
+        _function_entry("mean_absolute_error"),
+        _function_entry("cc_test>mean_gap"),
+    ]
+    again = _model(mk)
+    again.set_weights(model.get_weights())
+    again.compile_from_config(config)
+    assert again.get_compile_config() == config
+    result = again.evaluate(X, Y, verbose=0, return_dict=True)
+    predicted = again.predict(X, verbose=0)
+    assert result["loss"] == pytest.approx(float(np.mean((Y - predicted) ** 2)), rel=1e-5)
+    assert result["mean_gap"] == pytest.approx(float(np.mean(Y - predicted)), rel=1e-5, abs=1e-6)
+    with pytest.raises(ValueError, match="unknown metric function 'nowhere>gap'"):
+        _model(mk).compile_from_config({**config, "metrics": [_function_entry("nowhere>gap")]})
+
+
+def test_function_entries_cross_to_keras_and_back(tmp_path):
+    keras = _keras()
+
+    def keras_mean_gap(y_true, y_pred):
+        return keras.ops.mean(y_true - y_pred, axis=-1)
+
+    keras_mean_gap.__name__ = "mean_gap"  # (Keras names the metric after the function)
+    keras.saving.register_keras_serializable(package="cc_test")(keras_mean_gap)
+    ours, theirs = _function_compiled(mk, mean_gap), _function_compiled(keras, keras_mean_gap)
+    mine, their_config = ours.get_compile_config(), theirs.get_compile_config()
+    for key in ("loss", "metrics", "weighted_metrics"):
+        assert mine[key] == their_config[key], key
+    from_theirs, from_ours = _model(mk), _model(keras)
+    from_theirs.set_weights(ours.get_weights())
+    from_ours.set_weights(ours.get_weights())
+    from_theirs.compile_from_config(their_config)
+    from_ours.compile_from_config(mine)
+    mk_result = from_theirs.evaluate(X, Y, verbose=0, return_dict=True)
+    keras_result = from_ours.evaluate(X, Y, verbose=0, return_dict=True)
+    assert set(mk_result) == set(keras_result)
+    for key in mk_result:
+        assert mk_result[key] == pytest.approx(keras_result[key], rel=1e-5, abs=1e-6), key
+
+    theirs.fit(X, Y, epochs=1, batch_size=4, verbose=0)
+    theirs.save(tmp_path / "functions.keras")
+    loaded = mk.saving.load_model(tmp_path / "functions.keras")
+    assert loaded.get_compile_config()["loss"] == _function_entry("mean_squared_error")
+    assert loaded.evaluate(X, Y, verbose=0) == pytest.approx(
+        theirs.evaluate(X, Y, verbose=0), rel=1e-5
+    )

@@ -1,12 +1,17 @@
 """`Model.get_compile_config` and `Model.compile_from_config`: compile's arguments as Keras 3
 writes them (`compile_config` in a `.keras` file's config) and back.
 
-Keras keeps what `compile` was given: names stay names, a `Loss`, `Metric`
-or function is serialized, the optimizer is always its full entry (its
-current config). Its `compile_from_config` compiles with them and builds the
-optimizer on the model's trainable weights when the model is built.
+Keras keeps what `compile` was given: names stay names, a `Loss` or
+`Metric` is its entry, a function is Keras's function entry
+`{"module": "builtins", "class_name": "function", "config": <its registered
+name>, "registered_name": "function"}` (the registered name is
+`"package>name"` for a registered function, else the function's name), and
+the optimizer is always its full entry (its current config). Its
+`compile_from_config` compiles with them and builds the optimizer on the
+model's trainable weights when the model is built.
 """
 
+from minikeras import serialization_lib
 from minikeras.saving import keras_config
 from minikeras.saving.keras_writer import _keras_entry, _optimizer_entry
 from minikeras.saving.saved_training_state import _map_leaves
@@ -54,7 +59,9 @@ def _loss_entry(loss):
 
     if loss is None or isinstance(loss, str):
         return loss
-    return _keras_entry(losses.serialize(loss), "keras.losses")
+    if isinstance(loss, losses.Loss):
+        return _keras_entry(losses.serialize(loss), "keras.losses")
+    return _function_entry(loss, "loss")
 
 
 def _metric_entry(metric):
@@ -65,13 +72,56 @@ def _metric_entry(metric):
         return metric
     if isinstance(metric, Metric):
         return _keras_entry(metrics.serialize(metric), "keras.metrics")
-    name = getattr(metric, "__name__", None)
-    if not callable(metric) or name is None or name == "<lambda>":
+    return _function_entry(metric, "metric")
+
+
+def _function_entry(function, what):
+    """A function as Keras's `serialize_keras_object` writes one (found again by name)."""
+    name = getattr(function, "__name__", None)
+    if not callable(function) or name is None or name == "<lambda>":
         raise ValueError(
-            f"get_compile_config: cannot name the metric {metric!r:.80}; use a Metric or a "
-            "def-function with a name"
+            f"get_compile_config: cannot name the {what} {function!r:.80}; use a "
+            f"{what.capitalize()} or a def-function with a name"
         )
-    return name
+    return {
+        "module": "builtins",
+        "class_name": "function",
+        "config": serialization_lib.get_registered_name(function),
+        "registered_name": "function",
+    }
+
+
+def _is_function_entry(entry):
+    return isinstance(entry, dict) and entry.get("class_name") == "function"
+
+
+def _function_of(entry, what, known, where):
+    """The function a Keras function entry names: its `config` is the function's name,
+    or `"package>name"` for a registered one (as Keras reads it, whatever the `module`)."""
+    name = entry.get("config")
+    found = None
+    if isinstance(name, str):
+        found = serialization_lib.get_registered_object(name, None, known)
+    if not callable(found):
+        raise ValueError(
+            f"{where}: unknown {what} function {name!r}; register it with "
+            "mk.saving.register_keras_serializable or pass it in custom_objects"
+        )
+    return found
+
+
+def _metric_functions():
+    import types
+
+    from minikeras import metrics
+
+    return {
+        name: value
+        for name, value in vars(metrics).items()
+        if isinstance(value, types.FunctionType)
+        and not name.startswith("_")
+        and name not in ("get", "serialize", "deserialize")
+    }
 
 
 def compile_from_keras_config(model, compile_config, where="compile_from_config"):
@@ -109,9 +159,13 @@ def compile_from_keras_config(model, compile_config, where="compile_from_config"
     arguments = keras_config.keyed_by_output(arguments, getattr(model, "_outputs", None))
 
     def loss_of(entry):
+        if _is_function_entry(entry):
+            return _function_of(entry, "loss", losses._FUNCTIONS, where)
         return entry if entry is None or isinstance(entry, str) else losses.deserialize(entry)
 
     def metric_of(entry):
+        if _is_function_entry(entry):
+            return _function_of(entry, "metric", _metric_functions(), where)
         return entry if entry is None or isinstance(entry, str) else metrics.deserialize(entry)
 
     def metrics_of(structure):

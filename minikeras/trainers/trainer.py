@@ -163,8 +163,12 @@ class Trainer(FitLoop, Evaluation, Steps):
     def get_compile_config(self):
         """What `compile` was given, serialized as Keras 3's `get_compile_config` does.
 
-        Names stay names; a `Loss`, `Metric` or function is serialized; the
-        optimizer is its full entry (its current config). It is what a
+        Names stay names; a `Loss` or `Metric` is its class entry; a
+        function is Keras's function entry, `{"module": "builtins",
+        "class_name": "function", "config": name, "registered_name":
+        "function"}`, where `name` is `"package>name"` for a function
+        registered with `register_keras_serializable`, else the function's
+        name; the optimizer is its full entry (its current config). It is what a
         `.keras` file keeps as `compile_config`, and what Keras's
         `compile_from_config` takes.
 
