@@ -237,3 +237,28 @@ def test_function_entries_cross_to_keras_and_back(tmp_path):
     assert loaded.evaluate(X, Y, verbose=0) == pytest.approx(
         theirs.evaluate(X, Y, verbose=0), rel=1e-5
     )
+
+
+def test_steps_per_execution_is_accepted_by_both_compile_paths():
+    # (compile takes any value and runs one step per batch; a file's config is read alike)
+    config = {"optimizer": "adam", "loss": "mse", "steps_per_execution": 4}
+    arguments = mk.saving.keras_config.compile_arguments(config)
+    assert arguments["optimizer"] == "adam" and arguments["loss"] == "mse"
+    model = _model(mk)
+    model.compile_from_config(config)
+    assert model.steps_per_execution == 4
+    assert model.get_compile_config()["steps_per_execution"] == 4
+
+
+def test_a_keras_file_with_steps_per_execution_loads(tmp_path):
+    keras = _keras()
+    theirs = _model(keras)
+    theirs.compile("adam", "mse", metrics=["mae"], steps_per_execution=4)
+    theirs.fit(X, Y, epochs=1, batch_size=2, verbose=0)
+    theirs.save(tmp_path / "steps.keras")
+    loaded = mk.saving.load_model(tmp_path / "steps.keras")
+    assert loaded.compiled and loaded.steps_per_execution == 4
+    assert int(loaded.optimizer.iterations.numpy()) == int(theirs.optimizer.iterations.numpy())
+    assert loaded.evaluate(X, Y, verbose=0) == pytest.approx(
+        theirs.evaluate(X, Y, verbose=0), rel=1e-5
+    )

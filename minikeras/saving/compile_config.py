@@ -151,10 +151,7 @@ def compile_from_keras_config(model, compile_config, where="compile_from_config"
 
     if not isinstance(compile_config, dict):
         raise ValueError(f"{where}: expected a compile config dict, got {compile_config!r:.80}")
-    # compile takes any steps_per_execution (and runs one step per batch whatever it is).
-    steps = compile_config.get("steps_per_execution", 1)
-    checked = {k: v for k, v in compile_config.items() if k != "steps_per_execution"}
-    arguments = keras_config.compile_arguments(checked, where)
+    arguments = keras_config.compile_arguments(compile_config, where)
     optimizer = optimizers.get(arguments["optimizer"])
     arguments = keras_config.keyed_by_output(arguments, getattr(model, "_outputs", None))
 
@@ -177,7 +174,7 @@ def compile_from_keras_config(model, compile_config, where="compile_from_config"
         loss_weights=arguments["loss_weights"],
         metrics=metrics_of(arguments["metrics"]),
         weighted_metrics=metrics_of(arguments["weighted_metrics"]),
-        steps_per_execution=steps,
+        steps_per_execution=compile_config.get("steps_per_execution", 1),
         **keras_config.compile_flags(
             compile_config.get("run_eagerly", False), compile_config.get("jit_compile", "auto")
         ),

@@ -34,7 +34,6 @@ __all__ = [
 _DEFAULTS = {
     "renorm_momentum": (0.99,),
     "ema_momentum": (0.99,),
-    "steps_per_execution": (1,),
     "jit_compile": (True, False, "auto"),
     "run_eagerly": (False, True),  # (compiled or eager, a minikeras step computes the same)
     "reduction": ("sum_over_batch_size",),
@@ -235,6 +234,8 @@ def compile_arguments(compile_config, where="config.json"):
     for key in ("optimizer", "loss", "metrics", "loss_weights", "weighted_metrics"):
         arguments[key] = clean_entry(compile_config.get(key), where)
     for key, value in compile_config.items():
+        if key == "steps_per_execution":
+            continue  # compile takes any (and runs one step per batch whatever it is)
         if key not in arguments and not _unused(key, value):
             raise KerasConfigError(
                 f"{where}: compile_config sets {key}={value!r:.80}, which minikeras's compile "
