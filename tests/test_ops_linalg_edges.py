@@ -40,6 +40,28 @@ def test_det_gradient_is_the_cofactor_matrix_by_hand():
     check_second_order(ops.det, [repeated])
 
 
+def test_det_gradient_of_invertible_matrices_is_det_times_inverse_transposed():
+    # Invertible matrices take det(x) inv(x)^T; singular ones (in the same batch) the SVD.
+    from minikeras.ops.determinants import _svd_cofactors
+
+    rng = np.random.default_rng(3)
+    batch = rng.normal(size=(6, 4, 4)) + 4 * np.eye(4)
+    expected = np.linalg.det(batch)[:, None, None] * np.swapaxes(np.linalg.inv(batch), -1, -2)
+    gradient = _gradient(ops.det, batch)
+    np.testing.assert_allclose(gradient, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gradient, _svd_cofactors(batch.astype("float32")), rtol=1e-4)
+    singular = np.eye(4)  # diag(RANK_TWO, 1): cofactors diag(cof(RANK_TWO), det(RANK_TWO) = 0)
+    singular[:3, :3] = RANK_TWO
+    mixed = _gradient(ops.det, np.concatenate([batch[:3], singular[None]], axis=0))
+    np.testing.assert_allclose(mixed[:3], expected[:3], rtol=1e-5, atol=1e-5)
+    cofactors = np.zeros((4, 4))
+    cofactors[:3, :3] = [[14, -10, 2], [-7, 5, -1], [0, 0, 0]]
+    np.testing.assert_allclose(mixed[3], cofactors, atol=1e-5)
+    orthogonal = np.linalg.qr(rng.normal(size=(64, 64)))[0]  # cof(Q) = det(Q) Q
+    expected = np.linalg.det(orthogonal) * orthogonal
+    np.testing.assert_allclose(_gradient(ops.det, orthogonal), expected, atol=1e-5)
+
+
 def test_det_third_order_is_refused_not_zero():
     x = mk.Variable(np.eye(2, dtype="float32"))
     with mk.GradientTape(), pytest.raises(NotImplementedError, match="_cofactors_vjp_at"):
