@@ -62,6 +62,34 @@ def test_det_gradient_of_invertible_matrices_is_det_times_inverse_transposed():
     np.testing.assert_allclose(_gradient(ops.det, orthogonal), expected, atol=1e-5)
 
 
+def test_matrices_holding_nan_give_nan_values_and_gradients():
+    # As JAX: NaN, not numpy's LinAlgError (SVD did not converge) nor its det of 0.
+    with_nan = np.array([[np.nan, 1.0], [1.0, 1.0]])
+    regular = np.array([[2.0, 1.0], [0.5, 3.0]])  # det 5.5, inv^T [[3, -0.5], [-1, 2]] / 5.5
+    batch = np.stack([with_nan, regular, np.full((2, 2), np.nan)])
+    cofactors = np.array([[3.0, -0.5], [-1.0, 2.0]])
+    logabsdet = [lambda x: ops.slogdet(x)[1], ops.logdet]
+    for fn, value, gradient in [(ops.det, 5.5, cofactors)] + [
+        (f, np.log(5.5), cofactors / 5.5) for f in logabsdet
+    ]:
+        result = fn(batch.astype("float32")).numpy()
+        assert np.isnan(result[0]) and np.isnan(result[2])
+        np.testing.assert_allclose(result[1], value, rtol=1e-6)
+        gradients = _gradient(fn, batch)
+        assert np.all(np.isnan(gradients[0])) and np.all(np.isnan(gradients[2]))
+        np.testing.assert_allclose(gradients[1], gradient, rtol=1e-6)
+        assert np.all(np.isnan(_gradient(fn, with_nan)))
+    assert np.isnan(ops.slogdet(with_nan.astype("float32"))[0].numpy())
+    x = mk.Variable(batch.astype("float32"))
+    with mk.GradientTape() as outer:
+        with mk.GradientTape() as inner:
+            total = ops.sum(ops.det(x))
+        squares = ops.sum(inner.gradient(total, x) ** 2)
+    second = outer.gradient(squares, x).numpy()  # sum of cof(x)^2 is |x|^2 for 2x2
+    assert np.all(np.isnan(second[0])) and np.all(np.isnan(second[2]))
+    np.testing.assert_allclose(second[1], 2 * regular, rtol=1e-6)
+
+
 def test_det_third_order_is_refused_not_zero():
     x = mk.Variable(np.eye(2, dtype="float32"))
     with mk.GradientTape(), pytest.raises(NotImplementedError, match="_cofactors_vjp_at"):

@@ -71,13 +71,30 @@ def _svd_cofactors(x):
     return sign[..., None, None] * np.matmul(u * (before * after)[..., None, :], vt)
 
 
+def _not_finite(x):
+    """Where a matrix holds a NaN or an infinity: its gradients are NaN (JAX's are NaN too,
+    all or some entries as its LU pivots fall); numpy's SVD and inverse would raise."""
+    return ~np.all(np.isfinite(x), axis=(-2, -1))
+
+
+def _finite_only(function, x):
+    """`function` of each finite matrix of `x`, NaN for the others."""
+    broken = _not_finite(x)
+    if not np.any(broken):
+        return function(x)
+    result = np.full(x.shape, np.nan, dtype=x.dtype)
+    result[~broken] = function(x[~broken])
+    return result
+
+
 def _well_conditioned(x):
     """`det(x)`, `inv(x)` (the identity's where unusable) and where `det(x) inv(x)^T` is
     used for the cofactors: a finite nonzero determinant and a 1-norm condition number
     below 1 / eps. (Measured: there it is as accurate as the SVD's, rounding in `det`
     and `inv` cancelling even for matrices singular but for rounding.)"""
-    determinant = np.linalg.det(x)
-    usable = np.isfinite(determinant) & (determinant != 0)
+    with np.errstate(invalid="ignore"):
+        determinant = np.linalg.det(x)
+    usable = np.isfinite(determinant) & (determinant != 0) & ~_not_finite(x)
     identity = np.eye(x.shape[-1], dtype=x.dtype)
     inverse = np.linalg.inv(np.where(usable[..., None, None], x, identity))
     norm = np.abs(x).sum(axis=-2).max(axis=-1)
@@ -98,7 +115,7 @@ def _cofactors(x):
         cofactors = determinant[..., None, None] * _transpose_last(inverse)
     if not np.all(well):
         ill = ~well
-        cofactors[ill] = _svd_cofactors(x[ill])
+        cofactors[ill] = _finite_only(_svd_cofactors, x[ill])
     return cofactors.astype(x.dtype, copy=False)
 
 
@@ -107,6 +124,8 @@ def _cofactors_vjp_at(x, g):
     # (a primitive without a VJP of its own: a third-order gradient raises, not a wrong 0)
     if x.shape[-1] == 0:
         return np.zeros_like(x)
+    if np.any(_not_finite(x)):
+        return _finite_only(lambda finite: _cofactors_vjp_at(finite, g[~_not_finite(x)]), x)
     u, s, vt, sign = _svd_parts(x)
     pairs = _pair_products(s)
     h = sign[..., None, None] * np.matmul(np.matmul(_transpose_last(u), g), _transpose_last(vt))
@@ -118,9 +137,17 @@ def _cofactors_vjp_at(x, g):
 defvjp(_cofactors, lambda ans, x: lambda g: _cofactors_vjp_at(x, g))
 
 
+def _nan_where_nan(values, x):
+    """`values` (one per matrix) with NaN for the matrices of `x` holding a NaN, as JAX
+    (numpy's LU can give 0 or a sign for them)."""
+    holds_nan = np.any(np.isnan(x), axis=(-2, -1))
+    return np.where(holds_nan, np.nan, values).astype(values.dtype) if np.any(holds_nan) else values
+
+
 @primitive
 def _det(x):
-    return np.linalg.det(x)
+    with np.errstate(invalid="ignore"):
+        return _nan_where_nan(np.linalg.det(x), x)
 
 
 defvjp(_det, lambda ans, x: lambda g: g[..., None, None] * _cofactors(x))
@@ -131,7 +158,8 @@ def det(x):
     """The determinant of a square matrix (of each, for a batch).
 
     Its gradient is the cofactor matrix `adj(x)^T`, finite and exact at
-    singular matrices too (as JAX's), second order included.
+    singular matrices too (as JAX's), second order included. A matrix
+    holding a NaN gives NaN, and NaN gradients (one holding an infinity too).
 
     Args:
         x: Tensor of shape `(..., M, M)`.
@@ -154,28 +182,30 @@ def _cofactor_signs(x):
     singular value to the power n - 1, the cofactors' scale)."""
     n = x.shape[-1]
     cofactors = _cofactors(x)
-    s = np.linalg.svd(x, compute_uv=False)
+    s = np.linalg.svd(x, compute_uv=False)  # (x finite here: _logabsdet_vjp sees to it)
     scale = n * np.finfo(x.dtype).eps * s[..., :1, None] ** (n - 1)
     return np.where(np.abs(cofactors) > scale, np.sign(cofactors), 0).astype(x.dtype)
 
 
 @primitive
 def _logabsdet(x):
-    return np.linalg.slogdet(x)[1]
+    with np.errstate(invalid="ignore"):
+        return _nan_where_nan(np.linalg.slogdet(x)[1], x)
 
 
 def _logabsdet_vjp(ans, x):
     # d log|det x| = tr(x^-1 dx): the gradient is inv(x) transposed. At a singular matrix
     # (log|det| = -inf) it is cof(x) / 0: infinite with the cofactors' signs, NaN where a
     # cofactor is 0 (JAX's LU gives a mix of both there that depends on its pivots).
-    singular = getval(ans) == -np.inf
+    # A matrix holding a NaN or an infinity has NaN gradients.
+    broken = _not_finite(getval(x))
+    singular = (getval(ans) == -np.inf) | broken
     if not np.any(singular):
         return lambda g: g[..., None, None] * _transpose_last(anp.linalg.inv(x))
-    singular = singular[..., None, None]
-    signs = _cofactor_signs(getval(x))
-    blown_up = np.where(signs == 0, np.nan, np.where(signs > 0, np.inf, -np.inf)).astype(
-        signs.dtype
-    )
+    singular, broken = singular[..., None, None], broken[..., None, None]
+    signs = _cofactor_signs(np.where(broken, 0, getval(x)))
+    blown_up = np.where(signs == 0, np.nan, np.where(signs > 0, np.inf, -np.inf))
+    blown_up = np.where(broken, np.nan, blown_up).astype(signs.dtype)
     invertible = anp.where(singular, np.eye(x.shape[-1], dtype=getval(x).dtype), x)
 
     def vjp(g):
@@ -196,7 +226,8 @@ def slogdet(x):
     singular matrix gives `(0, -inf)`, as in Keras; the gradient of
     `logabsdet` there is `cof(x) / 0`: infinite with the signs of the
     cofactors, NaN where a cofactor is 0 (JAX's mixes the two according to
-    its LU pivots).
+    its LU pivots). A matrix holding a NaN gives NaN (sign and value) and
+    NaN gradients, as in JAX.
 
     Args:
         x: Tensor of shape `(..., M, M)`.
@@ -214,7 +245,8 @@ def slogdet(x):
         (-1.0, 1.7918)
     """
     value = _matrices("slogdet", x)
-    sign = np.linalg.slogdet(getval(value))[0]
+    with np.errstate(invalid="ignore"):
+        sign = _nan_where_nan(np.linalg.slogdet(getval(value))[0], getval(value))
     return wrap(sign), _linalg_call("slogdet", _logabsdet, value)
 
 
@@ -224,7 +256,7 @@ def logdet(x):
 
     As Keras's: the log of the absolute value (`slogdet(x)[1]`), so a matrix
     with a negative determinant gives a number, not NaN; a singular one gives
-    `-inf`, its gradient as `slogdet`'s.
+    `-inf`, its gradient as `slogdet`'s; one holding a NaN gives NaN.
 
     Args:
         x: Tensor of shape `(..., M, M)`.
