@@ -125,3 +125,30 @@ def test_an_unnamed_input_keeps_its_input_layers_name_through_a_file(tmp_path):
     for suffix in ("minikeras", "keras"):
         model.save(tmp_path / f"m.{suffix}")
         assert mk.models.load_model(tmp_path / f"m.{suffix}").layers[0].name == name
+
+
+@pytest.mark.parametrize("input_dtype", ["float16", "float32"])
+@pytest.mark.parametrize("data_dtype", ["float16", "float32"])
+def test_a_functional_model_computes_in_its_input_s_dtype(input_dtype, data_dtype):
+    # As Keras: the data is converted to the Input's dtype, so results have the symbolic
+    # output's dtype (the model's float32 policy casts on the way in; the Input's wins).
+    x = mk.Input((3,), dtype=input_dtype)
+    model = mk.Model(x, mk.ops.exp(x))
+    assert model.output.dtype == input_dtype
+    data = np.array([[0.0, 1.0, 0.1]] * 2, data_dtype)
+    expected = np.exp(data.astype(input_dtype))
+    for result in (model(data), model.predict(data, verbose=0)):
+        assert np.dtype(result.dtype) == input_dtype
+        np.testing.assert_array_equal(np.asarray(result), expected)
+
+
+@pytest.mark.parametrize("input_dtype", ["float16", "float32"])
+@pytest.mark.parametrize("data_dtype", ["float16", "float32"])
+def test_a_functional_model_s_result_dtype_as_keras(input_dtype, data_dtype):
+    keras = pytest.importorskip("keras")
+    data = np.ones((2, 3), data_dtype)
+    results = []
+    for lib in (mk, keras):
+        x = lib.Input((3,), dtype=input_dtype)
+        results.append(np.dtype(lib.Model(x, lib.ops.exp(x))(data).dtype))
+    assert results[0] == results[1] == input_dtype

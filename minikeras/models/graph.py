@@ -7,6 +7,8 @@ them on symbolic tensors, to give the outputs' shapes for other inputs'
 shapes without running any layer.
 """
 
+import numpy as np
+
 from minikeras.layers.call_helpers import paired_masks
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.inputs import input_layer_of
@@ -182,6 +184,22 @@ def _one_input(symbolic, inputs):
     return inputs
 
 
+def _as_input_dtypes(symbolic, values):
+    """Floats bound to a float `Input` of another dtype are cast to its dtype, as Keras's
+    functional models convert their inputs (`Input((3,), dtype="float16")` computes in
+    float16, whatever the model's dtype policy cast the data to on the way in)."""
+    from minikeras import ops
+
+    for placeholder in flatten(symbolic):
+        held = values.get(id(placeholder))
+        wanted = np.dtype(placeholder.dtype) if placeholder.dtype is not None else None
+        if wanted is None or wanted.kind != "f" or not hasattr(held, "dtype"):
+            continue
+        dtype = np.dtype(held.dtype)
+        if dtype.kind == "f" and dtype != wanted:
+            values[id(placeholder)] = ops.cast(held, wanted.name)
+
+
 def run(model, inputs, training, mask=None):
     """Replays a model's graph on data, masks travelling beside the values.
 
@@ -212,6 +230,7 @@ def run(model, inputs, training, mask=None):
             f"Model '{model.name}' expects inputs structured like {model._inputs}, "
             f"got {type(inputs).__name__}"
         ) from None
+    _as_input_dtypes(model._inputs, values)
     if mask is not None:
         _bind_masks(model, model._inputs, mask, masks)
 
