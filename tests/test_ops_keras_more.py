@@ -4,6 +4,7 @@ isnan, isinf, isfinite; values, dtypes and gradients by hand, and against Keras.
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
+from op_graphs import assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import ops
@@ -89,29 +90,9 @@ def _graph(lib):
     )
 
 
-def test_ops_on_symbolic_tensors_record_keras_nodes_and_save(tmp_path):
+def test_ops_on_symbolic_tensors_record_keras_nodes_save_and_cross(tmp_path):
     model = _graph(mk)
     kinds = {type(op).__name__ for op in model.operations}
     assert {"Sin", "Cos", "Tan", "Tril", "Triu", "Cumsum", "Any", "All", "Isnan"} <= kinds
     data = RNG.normal(size=(2, 4, 4)).astype("float32")
-    for suffix in ("minikeras", "keras"):
-        model.save(tmp_path / f"m.{suffix}")
-        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
-        for got, want in zip(loaded(data), model(data)):
-            np.testing.assert_array_equal(got.numpy(), want.numpy())
-
-
-def test_models_of_these_ops_cross_to_keras_and_back(tmp_path):
-    keras = pytest.importorskip("keras")
-    data = RNG.normal(size=(2, 4, 4)).astype("float32")
-    theirs = _graph(keras)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    for got, want in zip(ours(data), theirs(data)):
-        np.testing.assert_allclose(got.numpy(), keras.ops.convert_to_numpy(want), rtol=1e-5)
-    _graph(mk).save(tmp_path / "ours.keras")
-    again = keras.saving.load_model(tmp_path / "ours.keras")
-    for got, want in zip(again(data), theirs(data)):
-        np.testing.assert_allclose(
-            keras.ops.convert_to_numpy(got), keras.ops.convert_to_numpy(want), rtol=1e-5
-        )
+    assert_saves_and_crosses_to_keras(_graph, data, tmp_path)

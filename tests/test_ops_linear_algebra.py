@@ -6,6 +6,7 @@ float32 too), values, dtypes and gradients against Keras when it is installed.""
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
+from op_graphs import assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import ops
@@ -250,34 +251,18 @@ def _graph(k, keras_loadable=False):
     return k.Model(x, outputs)
 
 
-def test_ops_on_symbolic_tensors_record_keras_nodes_and_save(tmp_path):
+def test_ops_on_symbolic_tensors_record_keras_nodes_save_and_cross(tmp_path):
     model = _graph(mk)
     kinds = {type(op).__name__ for op in model.operations}
     assert {"Inv", "Cholesky", "CholeskyInverse", "SVD", "Qr", "Norm", "Logdet", "Slogdet"} <= kinds
     data = RNG.normal(size=(2, 3, 3)).astype("float32")
-    for suffix in ("minikeras", "keras"):
-        model.save(tmp_path / f"m.{suffix}")
-        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
-        for got, want in zip(loaded(data), model(data)):
-            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert_saves_and_crosses_to_keras(
+        _graph, data, tmp_path, rtol=1e-4, atol=1e-5, keras_build=_keras_loadable_graph
+    )
 
 
-def test_models_of_these_ops_cross_to_keras_and_back(tmp_path):
-    keras = pytest.importorskip("keras")
-    data = RNG.normal(size=(2, 3, 3)).astype("float32")
-    theirs = _graph(keras, keras_loadable=True)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    for got, want in zip(ours(data), theirs(data)):
-        np.testing.assert_allclose(
-            got.numpy(), keras.ops.convert_to_numpy(want), rtol=1e-4, atol=1e-5
-        )
-    _graph(mk, keras_loadable=True).save(tmp_path / "ours.keras")
-    again = keras.saving.load_model(tmp_path / "ours.keras")
-    for got, want in zip(again(data), theirs(data)):
-        np.testing.assert_allclose(
-            keras.ops.convert_to_numpy(got), keras.ops.convert_to_numpy(want), rtol=1e-4, atol=1e-5
-        )
+def _keras_loadable_graph(k):
+    return _graph(k, keras_loadable=True)
 
 
 @pytest.mark.parametrize("name", ["solve", "solve_triangular", "lstsq"])

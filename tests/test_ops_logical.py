@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from op_graphs import assert_saves_and_crosses_to_keras
 
 import minikeras as mk
 from minikeras import ops
@@ -50,33 +51,21 @@ def _logic_model(lib):
     return lib.Model([x, y], outputs)
 
 
-def test_logic_on_symbolic_tensors_records_keras_nodes(tmp_path):
+def test_logic_on_symbolic_tensors_records_keras_nodes_saved_both_ways(tmp_path):
     model = _logic_model(mk)
     names = sorted(type(op).__name__ for op in model.operations)
     assert names == ["InputLayer", "InputLayer", "LogicalAnd", "LogicalAnd", "LogicalNot",
                      "LogicalNot", "LogicalOr", "LogicalXor"]  # fmt: skip
     data = [A, B != 0]
     expected = [A & data[1], A | data[1], A ^ data[1], ~A, A & ~data[1]]
-    for suffix in ("minikeras", "keras"):
-        model.save(tmp_path / f"logic.{suffix}")
-        loaded = mk.models.load_model(tmp_path / f"logic.{suffix}")
-        for got, want in zip(loaded.predict(data, verbose=0), expected):
-            np.testing.assert_array_equal(got, want)
+    for got, want in zip(model.predict(data, verbose=0), expected):
+        np.testing.assert_array_equal(got, want)
+    assert_saves_and_crosses_to_keras(_logic_model, data, tmp_path, rtol=0.0)
 
 
-def test_logic_matches_keras_both_ways(tmp_path):
+def test_logic_matches_keras():
     keras = pytest.importorskip("keras")
-    data = [A, B != 0]
     for x1, x2 in ((A, B), (B, C)):
         for name, _ in CASES:
             want = keras.ops.convert_to_numpy(getattr(keras.ops, name)(x1, x2))
             np.testing.assert_array_equal(getattr(ops, name)(x1, x2).numpy(), want)
-    theirs = _logic_model(keras)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    for got, want in zip(ours.predict(data, verbose=0), theirs.predict(data, verbose=0)):
-        np.testing.assert_array_equal(got, want)
-    _logic_model(mk).save(tmp_path / "ours.keras")
-    again = keras.saving.load_model(tmp_path / "ours.keras")
-    for got, want in zip(again.predict(data, verbose=0), theirs.predict(data, verbose=0)):
-        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

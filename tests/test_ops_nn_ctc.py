@@ -179,21 +179,7 @@ def _decoding_graph(lib):
 
 def test_decoding_models_save_and_cross_to_keras(tmp_path):
     data = [LOGITS, OUTPUT_LENGTH.astype("int32")]
-    model = _decoding_graph(mk)
-    for suffix in ("minikeras", "keras"):
-        model.save(tmp_path / f"m.{suffix}")
-        loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
-        for got, want in zip(loaded(data), model(data)):
-            np.testing.assert_array_equal(got.numpy(), want.numpy())
-    keras = pytest.importorskip("keras")
-    theirs = _decoding_graph(keras)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    for got, want in zip(ours(data), theirs(data)):
-        np.testing.assert_allclose(got.numpy(), keras.ops.convert_to_numpy(want), rtol=1e-5)
-    again = keras.saving.load_model(tmp_path / "m.keras")
-    for got, want in zip(again(data), model(data)):
-        np.testing.assert_allclose(keras.ops.convert_to_numpy(got), want.numpy(), rtol=1e-5)
+    assert_saves_and_crosses_to_keras(_decoding_graph, data, tmp_path)
 
 
 # ---------------------------------------------------------------- the CTC loss

@@ -1,13 +1,11 @@
 """Keras 3's normalizing ops and their neighbours: normalize, moments, batch_normalization,
 layer_normalization, rms_normalization, psnr, multi_hot; values by hand, gradients, Keras."""
 
-import warnings
-
 import numpy as np
 import pytest
 from finite_differences import check_float32, check_gradients, check_second_order
+from op_graphs import assert_saves_and_crosses_to_keras
 
-import minikeras as mk
 from minikeras import ops
 
 RNG = np.random.default_rng(5)
@@ -173,34 +171,14 @@ def _graph(lib):
 
 
 def test_models_of_these_ops_save_and_cross_to_keras(tmp_path):
-    model = _graph(mk)
-    data = X
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for suffix in ("minikeras", "keras"):
-            model.save(tmp_path / f"m.{suffix}")
-            loaded = mk.models.load_model(tmp_path / f"m.{suffix}")
-            for got, want in zip(loaded(data), model(data)):
-                np.testing.assert_array_equal(got.numpy(), want.numpy())
-    keras = pytest.importorskip("keras")
-    theirs = _graph(keras)
-    theirs.save(tmp_path / "keras_made.keras")
-    ours = mk.models.load_model(tmp_path / "keras_made.keras")
-    for got, want in zip(ours(data), theirs(data)):
-        want = keras.ops.convert_to_numpy(want)
-        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6)
-    again = keras.saving.load_model(tmp_path / "m.keras")
-    for got, want in zip(again(data), model(data)):
-        got = keras.ops.convert_to_numpy(got)
-        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
+    assert_saves_and_crosses_to_keras(_graph, X, tmp_path, atol=1e-6)
+
+
+def _multi_hot_graph(lib):
+    labels = lib.Input((2,), dtype="int32")
+    return lib.Model(labels, lib.ops.multi_hot(labels, num_classes=5))
 
 
 def test_multi_hot_node_saves_and_crosses_to_keras(tmp_path):
     labels = np.array([[0, 2], [3, 3]], "int32")
-    model = mk.Model(x := mk.Input((2,), dtype="int32"), mk.ops.multi_hot(x, num_classes=5))
-    model.save(tmp_path / "m.keras")
-    loaded = mk.models.load_model(tmp_path / "m.keras")
-    np.testing.assert_array_equal(loaded(labels).numpy(), model(labels).numpy())
-    keras = pytest.importorskip("keras")
-    again = keras.saving.load_model(tmp_path / "m.keras")
-    np.testing.assert_array_equal(keras.ops.convert_to_numpy(again(labels)), model(labels).numpy())
+    assert_saves_and_crosses_to_keras(_multi_hot_graph, labels, tmp_path, rtol=0.0)
