@@ -62,7 +62,6 @@ from minikeras.losses.functions import (
     mean_squared_error,
     mse,
     sparse_categorical_crossentropy,
-    squeeze_or_expand_to_same_rank,
 )
 from minikeras.losses.generalized import (
     CategoricalGeneralizedCrossEntropy,
@@ -77,6 +76,7 @@ from minikeras.losses.hinge_losses import (
     squared_hinge,
 )
 from minikeras.losses.overlap import Dice, Tversky, dice, tversky
+from minikeras.losses.pairs import squeeze_or_expand_to_same_rank
 from minikeras.losses.reduction import (
     apply_mask,
     reduce_weighted_values,

@@ -5,8 +5,6 @@ import numpy as np
 from minikeras import ops
 from minikeras.losses.base import LossFunctionWrapper
 from minikeras.losses.functions import (
-    _check_smoothing,
-    _checked_ignore_class,
     _sparse_pair,
     _valid_labels,
     binary_crossentropy,
@@ -17,6 +15,7 @@ from minikeras.losses.functions import (
     mean_squared_error,
     sparse_categorical_crossentropy,
 )
+from minikeras.losses.pairs import check_ignore_class, check_label_smoothing
 
 __all__ = [
     "BinaryCrossentropy",
@@ -144,7 +143,7 @@ class BinaryCrossentropy(LossFunctionWrapper):
         dtype=None,
     ):
         self.from_logits = bool(from_logits)
-        self.label_smoothing = _check_smoothing(name, label_smoothing)
+        self.label_smoothing = check_label_smoothing(name, label_smoothing)
         super().__init__(
             binary_crossentropy,
             reduction=reduction,
@@ -188,7 +187,7 @@ class CategoricalCrossentropy(LossFunctionWrapper):
         dtype=None,
     ):
         self.from_logits = bool(from_logits)
-        self.label_smoothing = _check_smoothing(name, label_smoothing)
+        self.label_smoothing = check_label_smoothing(name, label_smoothing)
         super().__init__(
             categorical_crossentropy,
             reduction=reduction,
@@ -240,7 +239,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         name="sparse_categorical_crossentropy",
         dtype=None,
     ):
-        self.ignore_class = _checked_ignore_class(type(self).__name__, ignore_class)
+        self.ignore_class = check_ignore_class(type(self).__name__, ignore_class)
         self.from_logits = bool(from_logits)
         if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
             raise ValueError(f"{type(self).__name__}: axis must be an int, got {axis!r}")

@@ -11,7 +11,7 @@ import numpy as np
 
 from minikeras import config, ops
 from minikeras.losses.base import LossFunctionWrapper
-from minikeras.losses.functions import _check_smoothing, _float_pair, _matched
+from minikeras.losses.pairs import _float_pair, check_label_smoothing, matched_pair
 
 __all__ = [
     "BinaryFocalCrossentropy",
@@ -68,9 +68,9 @@ def binary_focal_crossentropy(
         >>> mk.losses.binary_focal_crossentropy([[1.0, 0.0]], [[0.5, 0.5]], gamma=2.0).numpy()
         array([0.1732868], dtype=float32)
     """
-    label_smoothing = _check_smoothing("binary_focal_crossentropy", label_smoothing)
+    label_smoothing = check_label_smoothing("binary_focal_crossentropy", label_smoothing)
     gamma = _check_gamma("binary_focal_crossentropy", gamma)
-    y_true, y_pred = _matched("binary_focal_crossentropy", y_true, y_pred)
+    y_true, y_pred = matched_pair("binary_focal_crossentropy", y_true, y_pred)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     cross_entropy = ops.binary_crossentropy(y_true, y_pred, from_logits=from_logits)
@@ -118,7 +118,7 @@ def categorical_focal_crossentropy(
         array([0.04332169], dtype=float32)
     """
     name = "categorical_focal_crossentropy"
-    label_smoothing = _check_smoothing(name, label_smoothing)
+    label_smoothing = check_label_smoothing(name, label_smoothing)
     gamma = _check_gamma(name, gamma)
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
         raise ValueError(f"{name}: axis must be an int, got {axis!r}")
@@ -210,7 +210,7 @@ class BinaryFocalCrossentropy(LossFunctionWrapper):
         self.alpha = float(alpha)
         self.gamma = _check_gamma(type(self).__name__, gamma)
         self.from_logits = bool(from_logits)
-        self.label_smoothing = _check_smoothing(type(self).__name__, label_smoothing)
+        self.label_smoothing = check_label_smoothing(type(self).__name__, label_smoothing)
         self.axis = axis
         super().__init__(
             binary_focal_crossentropy,
@@ -269,7 +269,7 @@ class CategoricalFocalCrossentropy(LossFunctionWrapper):
         self.alpha = _plain_alpha(alpha)
         self.gamma = _check_gamma(type(self).__name__, gamma)
         self.from_logits = bool(from_logits)
-        self.label_smoothing = _check_smoothing(type(self).__name__, label_smoothing)
+        self.label_smoothing = check_label_smoothing(type(self).__name__, label_smoothing)
         self.axis = int(axis)
         super().__init__(
             categorical_focal_crossentropy,

@@ -5,6 +5,12 @@ import warnings
 import numpy as np
 
 from minikeras import config, ops
+from minikeras.losses.pairs import (
+    _float_pair,
+    check_ignore_class,
+    check_label_smoothing,
+    matched_pair,
+)
 
 __all__ = [
     "BCE",
@@ -22,76 +28,7 @@ __all__ = [
     "mean_squared_error",
     "mse",
     "sparse_categorical_crossentropy",
-    "squeeze_or_expand_to_same_rank",
 ]
-
-
-def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
-    """Aligns ranks that differ by a trailing axis of size 1, as Keras does.
-
-    If one operand has one more axis than the other and that last axis has
-    size 1, it is squeezed; except that a 1-D partner is expanded instead
-    (with `expand_rank_1`), so (32,) against (32, 1) gives two (32, 1)s.
-
-    Args:
-        x1: Tensor or array-like.
-        x2: Tensor or array-like.
-        expand_rank_1: expand a 1-D operand rather than squeeze its partner.
-
-    Returns:
-        The pair `(x1, x2)` as Tensors, possibly reshaped.
-
-    Example:
-        >>> a, b = mk.losses.squeeze_or_expand_to_same_rank(mk.ops.ones((4,)), mk.ops.ones((4, 1)))
-        >>> a.shape, b.shape
-        ((4, 1), (4, 1))
-    """
-    x1, x2 = ops.convert_to_tensor(x1), ops.convert_to_tensor(x2)
-    rank1, rank2 = x1.ndim, x2.ndim
-    if rank1 == rank2 + 1 and x1.shape[-1] == 1:
-        if rank2 == 1 and expand_rank_1:
-            x2 = ops.expand_dims(x2, -1)
-        else:
-            x1 = ops.squeeze(x1, -1)
-    elif rank2 == rank1 + 1 and x2.shape[-1] == 1:
-        if rank1 == 1 and expand_rank_1:
-            x1 = ops.expand_dims(x1, -1)
-        else:
-            x2 = ops.squeeze(x2, -1)
-    return x1, x2
-
-
-def _float_pair(y_true, y_pred):
-    """`y_pred` as a float Tensor (floatx if integer), `y_true` cast to its dtype."""
-    # Read together first (`ops.operands`): a numpy float64 y_pred beside a float32
-    # Tensor y_true (or the other way) takes the Tensor's precision.
-    y_true, y_pred = ops.operands.narrowed_operands(y_true, y_pred)
-    y_pred = ops.convert_to_tensor(y_pred)
-    if y_pred.dtype.kind != "f":
-        y_pred = ops.cast(y_pred, config.floatx())
-    y_true = ops.convert_to_tensor(y_true)
-    if y_true.dtype != y_pred.dtype:
-        y_true = ops.cast(y_true, y_pred.dtype)
-    return y_true, y_pred
-
-
-def _matched(name, y_true, y_pred):
-    """Float Tensors of one shape, after Keras's trailing-axis alignment."""
-    y_true, y_pred = _float_pair(y_true, y_pred)
-    aligned_true, aligned_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
-    if aligned_true.shape != aligned_pred.shape:
-        raise ValueError(
-            f"{name}: y_true and y_pred must have the same shape (up to a trailing axis "
-            f"of size 1); got y_true shape {y_true.shape} and y_pred shape {y_pred.shape}"
-        )
-    return aligned_true, aligned_pred
-
-
-def _check_smoothing(name, label_smoothing):
-    label_smoothing = float(label_smoothing)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"{name}: label_smoothing must lie in [0, 1], got {label_smoothing}")
-    return label_smoothing
 
 
 # ---------------------------------------------------------------- functions
@@ -114,7 +51,7 @@ def mean_squared_error(y_true, y_pred):
         >>> mk.losses.mse([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
         array([0.5], dtype=float32)
     """
-    y_true, y_pred = _matched("mean_squared_error", y_true, y_pred)
+    y_true, y_pred = matched_pair("mean_squared_error", y_true, y_pred)
     return ops.mean(ops.square(y_true - y_pred), axis=-1)
 
 
@@ -135,7 +72,7 @@ def mean_absolute_error(y_true, y_pred):
         >>> mk.losses.mae([[0.0, 1.0]], [[2.0, 1.0]]).numpy()
         array([1.], dtype=float32)
     """
-    y_true, y_pred = _matched("mean_absolute_error", y_true, y_pred)
+    y_true, y_pred = matched_pair("mean_absolute_error", y_true, y_pred)
     return ops.mean(ops.abs(y_true - y_pred), axis=-1)
 
 
@@ -165,7 +102,7 @@ def huber(y_true, y_pred, delta=1.0):
     delta = float(delta)
     if not delta > 0:
         raise ValueError(f"huber: delta must be positive, got {delta}")
-    y_true, y_pred = _matched("huber", y_true, y_pred)
+    y_true, y_pred = matched_pair("huber", y_true, y_pred)
     error = y_pred - y_true
     abs_error = ops.abs(error)
     quadratic = 0.5 * ops.square(error)
@@ -193,7 +130,7 @@ def kl_divergence(y_true, y_pred):
         >>> mk.losses.kld([[0.5, 0.5]], [[0.5, 0.5]]).numpy()
         array([0.], dtype=float32)
     """
-    y_true, y_pred = _matched("kl_divergence", y_true, y_pred)
+    y_true, y_pred = matched_pair("kl_divergence", y_true, y_pred)
     y_true = ops.clip(y_true, config.epsilon(), 1.0)
     y_pred = ops.clip(y_pred, config.epsilon(), 1.0)
     return ops.sum(y_true * ops.log(y_true / y_pred), axis=-1)
@@ -226,8 +163,8 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
         >>> mk.losses.bce([[1.0, 0.0]], [[1000.0, -1000.0]], from_logits=True).numpy()
         array([0.], dtype=float32)
     """
-    label_smoothing = _check_smoothing("binary_crossentropy", label_smoothing)
-    y_true, y_pred = _matched("binary_crossentropy", y_true, y_pred)
+    label_smoothing = check_label_smoothing("binary_crossentropy", label_smoothing)
+    y_true, y_pred = matched_pair("binary_crossentropy", y_true, y_pred)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     losses = ops.binary_crossentropy(y_true, y_pred, from_logits=from_logits)
@@ -265,7 +202,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
         ... ).numpy()
         array([0.], dtype=float32)
     """
-    label_smoothing = _check_smoothing("categorical_crossentropy", label_smoothing)
+    label_smoothing = check_label_smoothing("categorical_crossentropy", label_smoothing)
     y_true, y_pred = _float_pair(y_true, y_pred)
     if y_true.shape != y_pred.shape:
         hint = ""
@@ -341,18 +278,9 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     return ops.where(valid, losses, 0.0)
 
 
-def _checked_ignore_class(owner, ignore_class):
-    """`ignore_class` as an int (or None), or a ValueError naming `owner`."""
-    if ignore_class is None:
-        return None
-    if isinstance(ignore_class, bool) or not isinstance(ignore_class, (int, np.integer)):
-        raise ValueError(f"{owner}: ignore_class must be None or an int, got {ignore_class!r}")
-    return int(ignore_class)
-
-
 def _valid_labels(y_true, y_pred, ignore_class):
     """A numpy mask of the per-sample losses' shape: True where `y_true != ignore_class`."""
-    ignore_class = _checked_ignore_class("sparse_categorical_crossentropy", ignore_class)
+    ignore_class = check_ignore_class("sparse_categorical_crossentropy", ignore_class)
     labels = np.asarray(y_true.numpy())
     if labels.ndim == y_pred.ndim:  # a trailing axis of size 1
         labels = labels[..., 0]

@@ -9,7 +9,7 @@ import numpy as np
 
 from minikeras import ops
 from minikeras.losses.base import LossFunctionWrapper
-from minikeras.losses.functions import _matched
+from minikeras.losses.pairs import matched_pair
 
 __all__ = [
     "CategoricalHinge",
@@ -47,7 +47,7 @@ def hinge(y_true, y_pred):
         >>> mk.losses.hinge([[0.0, 1.0]], [[0.5, 0.5]]).numpy()  # labels -1, 1: (1.5 + 0.5) / 2
         array([1.], dtype=float32)
     """
-    y_true, y_pred = _matched("hinge", y_true, y_pred)
+    y_true, y_pred = matched_pair("hinge", y_true, y_pred)
     return ops.mean(ops.maximum(1.0 - _signed_labels(y_true) * y_pred, 0.0), axis=-1)
 
 
@@ -69,7 +69,7 @@ def squared_hinge(y_true, y_pred):
         >>> mk.losses.squared_hinge([[0.0, 1.0]], [[0.5, 0.5]]).numpy()  # (1.5 ** 2 + 0.5 ** 2) / 2
         array([1.25], dtype=float32)
     """
-    y_true, y_pred = _matched("squared_hinge", y_true, y_pred)
+    y_true, y_pred = matched_pair("squared_hinge", y_true, y_pred)
     margins = ops.maximum(1.0 - _signed_labels(y_true) * y_pred, 0.0)
     return ops.mean(ops.square(margins), axis=-1)
 
@@ -95,7 +95,7 @@ def categorical_hinge(y_true, y_pred):
         >>> mk.losses.categorical_hinge([[0.0, 1.0, 0.0]], [[0.3, 0.5, 0.2]]).numpy()
         array([0.8], dtype=float32)
     """
-    y_true, y_pred = _matched("categorical_hinge", y_true, y_pred)
+    y_true, y_pred = matched_pair("categorical_hinge", y_true, y_pred)
     positive = ops.sum(y_true * y_pred, axis=-1)
     negative = ops.max((1.0 - y_true) * y_pred, axis=-1)
     return ops.maximum(negative - positive + 1.0, 0.0)

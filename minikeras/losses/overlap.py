@@ -7,7 +7,7 @@ number for the whole batch, as in Keras).
 
 from minikeras import config, ops
 from minikeras.losses.base import LossFunctionWrapper
-from minikeras.losses.functions import _matched
+from minikeras.losses.pairs import matched_pair
 
 __all__ = ["Dice", "Tversky", "dice", "tversky"]
 
@@ -36,7 +36,7 @@ def dice(y_true, y_pred, axis=None):
         >>> mk.losses.dice([[1.0, 1.0, 0.0, 0.0]], [[1.0, 0.0, 1.0, 0.0]]).numpy()
         array(0.5, dtype=float32)
     """
-    y_true, y_pred = _matched("dice", y_true, y_pred)
+    y_true, y_pred = matched_pair("dice", y_true, y_pred)
     intersection = ops.sum(y_true * y_pred, axis=axis)
     sizes = ops.sum(y_true, axis=axis) + ops.sum(y_pred, axis=axis)
     return 1.0 - 2.0 * intersection / (sizes + config.epsilon())
@@ -75,7 +75,7 @@ def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
         >>> mk.losses.tversky([[1.0, 1.0, 0.0]], [[1.0, 0.0, 1.0]], alpha=0.0, beta=1.0).numpy()
         array(0.5, dtype=float32)
     """
-    y_true, y_pred = _matched("tversky", y_true, y_pred)
+    y_true, y_pred = matched_pair("tversky", y_true, y_pred)
     intersection = ops.sum(y_true * y_pred, axis=axis)
     false_positives = ops.sum((1.0 - y_true) * y_pred, axis=axis)
     false_negatives = ops.sum(y_true * (1.0 - y_pred), axis=axis)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from minikeras import ops
-from minikeras.losses.functions import squeeze_or_expand_to_same_rank
+from minikeras.losses.pairs import squeeze_or_expand_to_same_rank
 
 __all__ = ["apply_mask", "reduce_weighted_values", "standardize_reduction"]
 

@@ -8,7 +8,7 @@ import math
 
 from minikeras import config, ops
 from minikeras.losses.base import LossFunctionWrapper
-from minikeras.losses.functions import _matched
+from minikeras.losses.pairs import matched_pair
 
 __all__ = [
     "MAPE",
@@ -47,7 +47,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
         >>> mk.losses.mape([[2.0, 4.0]], [[1.0, 5.0]]).numpy()
         array([37.5], dtype=float32)
     """
-    y_true, y_pred = _matched("mean_absolute_percentage_error", y_true, y_pred)
+    y_true, y_pred = matched_pair("mean_absolute_percentage_error", y_true, y_pred)
     scale = ops.maximum(ops.abs(y_true), config.epsilon())
     return 100.0 * ops.mean(ops.abs((y_true - y_pred) / scale), axis=-1)
 
@@ -73,7 +73,7 @@ def mean_squared_logarithmic_error(y_true, y_pred):
         >>> round(float(mk.losses.msle([[np.e - 1.0]], [[0.0]])[0]), 5)
         1.0
     """
-    y_true, y_pred = _matched("mean_squared_logarithmic_error", y_true, y_pred)
+    y_true, y_pred = matched_pair("mean_squared_logarithmic_error", y_true, y_pred)
     first = ops.log1p(ops.maximum(y_pred, config.epsilon()))
     second = ops.log1p(ops.maximum(y_true, config.epsilon()))
     return ops.mean(ops.square(first - second), axis=-1)
@@ -109,7 +109,7 @@ def cosine_similarity(y_true, y_pred, axis=-1):
         >>> np.round(loss.numpy(), 5)
         array([-0., -1.], dtype=float32)
     """
-    y_true, y_pred = _matched("cosine_similarity", y_true, y_pred)
+    y_true, y_pred = matched_pair("cosine_similarity", y_true, y_pred)
     return -ops.sum(_l2_normalized(y_true, axis) * _l2_normalized(y_pred, axis), axis=axis)
 
 
@@ -136,7 +136,7 @@ def log_cosh(y_true, y_pred):
         >>> mk.losses.log_cosh([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [0.0, 0.0]]).numpy()
         array([0.2168904, 0.       ], dtype=float32)
     """
-    y_true, y_pred = _matched("log_cosh", y_true, y_pred)
+    y_true, y_pred = matched_pair("log_cosh", y_true, y_pred)
     error = y_pred - y_true
     return ops.mean(error + ops.softplus(-2.0 * error) - math.log(2.0), axis=-1)
 
@@ -158,7 +158,7 @@ def poisson(y_true, y_pred):
         >>> mk.losses.poisson([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
         array([1.], dtype=float32)
     """
-    y_true, y_pred = _matched("poisson", y_true, y_pred)
+    y_true, y_pred = matched_pair("poisson", y_true, y_pred)
     return ops.mean(y_pred - y_true * ops.log(y_pred + config.epsilon()), axis=-1)
 
 

@@ -6,7 +6,7 @@ The functions give one coefficient per sample (along `axis`), in
 """
 
 from minikeras import config, ops
-from minikeras.losses.functions import _matched
+from minikeras.losses.pairs import matched_pair
 from minikeras.metrics.mean import MeanMetricWrapper
 from minikeras.metrics.regression import _float64_values
 
@@ -43,7 +43,7 @@ def pearson_correlation(y_true, y_pred, axis=-1):
         >>> mk.metrics.pearson_correlation([[1.0, 2.0, 3.0]], [[2.0, 4.0, 6.0]]).numpy()
         array([1.], dtype=float32)
     """
-    y_true, y_pred = _matched("pearson_correlation", y_true, y_pred)
+    y_true, y_pred = matched_pair("pearson_correlation", y_true, y_pred)
     y_true = y_true - ops.mean(y_true, axis=axis, keepdims=True)
     y_pred = y_pred - ops.mean(y_pred, axis=axis, keepdims=True)
     y_true = y_true / ops.std(y_true, axis=axis, keepdims=True)
@@ -79,7 +79,7 @@ def concordance_correlation(y_true, y_pred, axis=-1):
         >>> mk.metrics.concordance_correlation([[1.0, 2.0, 3.0]], [[2.0, 3.0, 4.0]]).numpy()
         array([0.5714286], dtype=float32)
     """
-    y_true, y_pred = _matched("concordance_correlation", y_true, y_pred)
+    y_true, y_pred = matched_pair("concordance_correlation", y_true, y_pred)
     true_mean = ops.mean(y_true, axis=axis, keepdims=True)
     pred_mean = ops.mean(y_pred, axis=axis, keepdims=True)
     covariance = ops.mean((y_true - true_mean) * (y_pred - pred_mean), axis=axis, keepdims=True)

@@ -8,7 +8,7 @@ which Keras keeps beside these, is in `regression.py`.
 import numpy as np
 
 from minikeras import losses
-from minikeras.losses.functions import _check_smoothing, _checked_ignore_class
+from minikeras.losses.pairs import check_ignore_class, check_label_smoothing
 from minikeras.metrics.mean import MeanMetricWrapper
 from minikeras.metrics.regression import _float64_values
 
@@ -66,7 +66,7 @@ class BinaryCrossentropy(MeanMetricWrapper):
     def __init__(
         self, name="binary_crossentropy", dtype=None, from_logits=False, label_smoothing=0
     ):
-        _check_smoothing(type(self).__name__, label_smoothing)
+        check_label_smoothing(type(self).__name__, label_smoothing)
         super().__init__(
             _float64_values(losses.binary_crossentropy),
             name=name,
@@ -107,7 +107,7 @@ class CategoricalCrossentropy(MeanMetricWrapper):
         label_smoothing=0,
         axis=-1,
     ):
-        _check_smoothing(type(self).__name__, label_smoothing)
+        check_label_smoothing(type(self).__name__, label_smoothing)
         super().__init__(
             _float64_values(losses.categorical_crossentropy),
             name=name,
@@ -161,7 +161,7 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
         ignore_class=None,
         axis=-1,
     ):
-        ignore_class = _checked_ignore_class(type(self).__name__, ignore_class)
+        ignore_class = check_ignore_class(type(self).__name__, ignore_class)
         super().__init__(
             _sparse_values,
             name=name,
