@@ -8,36 +8,10 @@ import warnings
 
 from minikeras import config, initializers, ops
 from minikeras.layers.layer import Layer
+from minikeras.layers.normalization_axes import check_axis_argument, normalize_axes
 from minikeras.layers.scale_and_center import ScaleAndCenter
 
 __all__ = ["BatchNormalization", "LayerNormalization", "ScaleAndCenter"]  # (the last moved)
-
-
-def _normalize_axes(layer, axes, input_shape):
-    """Returns `axes` as sorted non-negative ints, checked against `input_shape`."""
-    rank = len(input_shape)
-    name = f"{type(layer).__name__} '{layer.name}'"
-    result = []
-    for axis in axes:
-        if not -rank <= axis < rank:
-            raise ValueError(
-                f"{name}: axis {axis} is out of range for inputs of shape {tuple(input_shape)}"
-            )
-        if input_shape[axis] is None:
-            raise ValueError(
-                f"{name} needs a known size on axis {axis}, got inputs of shape "
-                f"{tuple(input_shape)}"
-            )
-        result.append(axis % rank)
-    if len(set(result)) != len(result):
-        raise ValueError(f"{name}: axis {list(axes)} names an axis twice")
-    return tuple(sorted(result))
-
-
-def _check_axis_argument(layer_class, axis):
-    axes = axis if isinstance(axis, (list, tuple)) else [axis]
-    if not axes or any(isinstance(a, bool) or not isinstance(a, int) for a in axes):
-        raise ValueError(f"{layer_class}: `axis` must be an int or a list of ints, got {axis!r}")
 
 
 class _Normalization(ScaleAndCenter, Layer):
@@ -50,7 +24,7 @@ class _Normalization(ScaleAndCenter, Layer):
     # The check is on the normalized axes (below), which need not be the last one.
 
     def _build_axes(self, input_shape, axes):
-        self._axes = _normalize_axes(self, axes, input_shape)
+        self._axes = normalize_axes(self, axes, input_shape)
         self._rank = len(input_shape)
         self._sizes = tuple(input_shape[a] for a in self._axes)
 
@@ -314,7 +288,7 @@ class LayerNormalization(_Normalization):
     ):
         super().__init__(**kwargs)
         self._set_penalties(beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)
-        _check_axis_argument("LayerNormalization", axis)
+        check_axis_argument("LayerNormalization", axis)
         self.rms_scaling = bool(rms_scaling)
         if self.rms_scaling:
             warnings.warn(

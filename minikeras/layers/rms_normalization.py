@@ -2,7 +2,7 @@
 
 from minikeras import ops
 from minikeras.layers.layer import Layer
-from minikeras.layers.normalization import _check_axis_argument, _normalize_axes
+from minikeras.layers.normalization_axes import check_axis_argument, normalize_axes
 
 __all__ = ["RMSNormalization"]
 
@@ -46,7 +46,7 @@ class RMSNormalization(Layer):
 
     def __init__(self, axis=-1, epsilon=1e-6, **kwargs):
         super().__init__(**kwargs)
-        _check_axis_argument("RMSNormalization", axis)
+        check_axis_argument("RMSNormalization", axis)
         if not epsilon >= 0.0:
             raise ValueError(f"RMSNormalization: `epsilon` must be >= 0, got {epsilon!r}")
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
@@ -54,7 +54,7 @@ class RMSNormalization(Layer):
 
     def build(self, input_shape):
         axes = self.axis if isinstance(self.axis, list) else [self.axis]
-        self._axes = _normalize_axes(self, axes, input_shape)
+        self._axes = normalize_axes(self, axes, input_shape)
         self._rank = len(input_shape)
         self._sizes = tuple(input_shape[a] for a in self._axes)
         # Keras orders the weight's axes as sorted(axis), negative ones first.
