@@ -7,14 +7,37 @@ state changed), naming the method, the argument, what it takes and what came:
 
 import numbers
 
-__all__ = ["check_arguments"]
+__all__ = ["check_arguments", "check_int"]
 
 
 def _describe(value):
     return f"{value!r:.60} ({type(value).__name__})"
 
 
-def _int(method, name, value, minimum, allow_none=False):
+def check_int(method, name, value, minimum, allow_none=False):
+    """Checks that an argument is an int of at least `minimum` (or None, if allowed).
+
+    Args:
+        method: the function or method taking the argument, for the message.
+        name: the argument's name, for the message.
+        value: the value given.
+        minimum: the smallest value allowed.
+        allow_none: whether None is allowed too.
+
+    Returns:
+        None.
+
+    Raises:
+        TypeError: if `value` is not an int (a bool is not one).
+        ValueError: if it is an int below `minimum`.
+
+    Example:
+        >>> mk.argument_checks.check_int("pad_sequences", "maxlen", None, 0, allow_none=True)
+        >>> mk.argument_checks.check_int("fit", "epochs", -1, 0)
+        Traceback (most recent call last):
+        ...
+        ValueError: fit: epochs must be an int >= 0, got -1 (int)
+    """
     if value is None and allow_none:
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
@@ -68,9 +91,9 @@ def check_arguments(method, **arguments):
     """
     for name, value in arguments.items():
         if name in ("epochs", "initial_epoch"):
-            _int(method, name, value, 0)
+            check_int(method, name, value, 0)
         elif name == "validation_freq":
-            _int(method, name, value, 1)
+            check_int(method, name, value, 1)
         elif name in (
             "batch_size",
             "validation_batch_size",
@@ -78,7 +101,7 @@ def check_arguments(method, **arguments):
             "validation_steps",
             "steps",
         ):
-            _int(method, name, value, 1, allow_none=True)
+            check_int(method, name, value, 1, allow_none=True)
         elif name == "validation_split":
             _fraction(method, name, value)
         elif name == "verbose":

@@ -189,7 +189,7 @@ def test_the_held_read_check_fires_when_the_unshared_question_is_disabled(case, 
     from minikeras.engine import variable
 
     # Every array counts as unshared: the one calibration, switched off.
-    monkeypatch.setattr(variable, "_UNSHARED_REFS", 10**9)
+    monkeypatch.setattr(variable, "UNSHARED_REFS", 10**9)
     cls, arguments, _, _ = CASES[case]
     cls = rule_only(cls) if path == "update_step" else cls
     with pytest.raises(AssertionError, match="held read"):

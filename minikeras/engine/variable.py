@@ -17,7 +17,7 @@ from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor, _format_values, value_of, wrap
 from minikeras.engine.variable_reads import note_effect, read_variable
 
-__all__ = ["TrackingGeneration", "Variable", "as_written", "is_unshared"]
+__all__ = ["TrackingGeneration", "Variable", "as_written", "is_unshared", "UNSHARED_REFS"]
 
 
 def _untraced_array(value):
@@ -350,7 +350,7 @@ def is_unshared(holder):
         >>> mk.engine.variable.is_unshared(v)
         False
     """
-    return holder._value.base is None and sys.getrefcount(holder._value) <= _UNSHARED_REFS
+    return holder._value.base is None and sys.getrefcount(holder._value) <= UNSHARED_REFS
 
 
 class _BufferHolder:
@@ -369,5 +369,6 @@ def _unshared_refs():
     return sys.getrefcount(holder._value)
 
 
-# The calibration: the only place the count is fixed.
-_UNSHARED_REFS = _unshared_refs()
+# The calibration: the only place the count is fixed. Public for the optimizers, whose
+# packed slots check their views with the same expression, written out for speed.
+UNSHARED_REFS = _unshared_refs()

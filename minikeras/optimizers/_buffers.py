@@ -39,7 +39,7 @@ from sys import getrefcount
 
 import numpy as np
 
-from minikeras.engine.variable import _UNSHARED_REFS, is_unshared
+from minikeras.engine.variable import UNSHARED_REFS, is_unshared
 
 __all__ = ["FlatSlots", "UpdateBuffers", "unpacked"]
 
@@ -288,7 +288,7 @@ class FlatSlots:
                 # view is never `is_unshared`: its own count, and the packed array's (which
                 # every view and slice of it adds to, checked above). Written out, not a
                 # helper: it runs for every slot at every update.
-                if slot._value.base is not flat or getrefcount(slot._value) > _UNSHARED_REFS:
+                if slot._value.base is not flat or getrefcount(slot._value) > UNSHARED_REFS:
                     return False
         return True
 
@@ -314,7 +314,7 @@ class FlatSlots:
             return False
         values = self.values  # (only now: a local adds to the count just compared)
         for variable in self._variables:  # (each its own view, as the slots in `intact`)
-            if variable._value.base is not values or getrefcount(variable._value) > _UNSHARED_REFS:
+            if variable._value.base is not values or getrefcount(variable._value) > UNSHARED_REFS:
                 return False
         return True
 

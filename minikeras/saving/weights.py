@@ -20,9 +20,10 @@ import warnings
 import numpy as np
 
 from minikeras.layers import tracking
-from minikeras.layers.layer import Layer, _snake_case
+from minikeras.layers.layer import Layer
 from minikeras.saving import archive
 from minikeras.saving.archive import LoadError, to_json
+from minikeras.utils.naming import to_snake_case
 
 __all__ = ["load_weights", "save_weights", "weight_table"]
 
@@ -97,7 +98,7 @@ def _position_name(owner, value, relative, positions):
     if id(owner) not in positions:
         names, counts = {}, {}
         for layer in container:
-            base = _snake_case(type(layer).__name__)
+            base = to_snake_case(type(layer).__name__)
             count = counts[base] = counts.get(base, -1) + 1
             names[id(layer)] = base if count == 0 else f"{base}_{count}"
         positions[id(owner)] = names

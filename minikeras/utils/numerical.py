@@ -3,7 +3,7 @@
 import numpy as np
 
 from minikeras import config, ops
-from minikeras.argument_checks import _int as check_int
+from minikeras.argument_checks import check_int
 from minikeras.engine.tensor import Tensor
 
 __all__ = ["normalize", "to_categorical"]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from minikeras.argument_checks import _int as check_int
+from minikeras.argument_checks import check_int
 
 __all__ = ["pad_sequences"]
 

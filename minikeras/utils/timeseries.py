@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from minikeras.argument_checks import _int as check_int
+from minikeras.argument_checks import check_int
 from minikeras.engine.tensor import Tensor
 from minikeras.random import make_seed
 from minikeras.utils.py_dataset import PyDataset
