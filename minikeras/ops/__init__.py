@@ -16,6 +16,7 @@ node, which a functional `Model` runs on data (`ops.symbolic`):
 import sys
 
 from minikeras.engine.operators import bind_operators
+from minikeras.ops import linalg, nn, numpy
 from minikeras.ops.activation_functions import (
     elu,
     erf,
@@ -325,81 +326,27 @@ from minikeras.ops.spectral import extract_sequences, istft, stft
 # Importing the `shape` module bound `ops.shape` to it: Keras's `ops.shape` is the function.
 shape = _shape_function
 
-__all__ = [
-    "average_pool", "conv", "conv_transpose", "depthwise_conv", "max_pool", "separable_conv",
-    "abs", "add", "arange", "argmax", "argmin", "binary_crossentropy", "cast",
-    "categorical_crossentropy", "clip", "concatenate", "convert_to_tensor", "dense", "divide",
-    "dot", "einsum", "elu", "equal", "erf", "exp", "expand_dims", "eye", "floor_divide", "full",
-    "full_like", "gelu", "getitem", "greater", "greater_equal", "leaky_relu", "less",
-    "less_equal", "log", "log1p", "log_softmax", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "logsumexp", "matmul", "all", "any", "isfinite", "isinf", "isnan", "sin",
-    "cos", "tan", "tril", "triu", "cumsum", "floor", "ceil", "round", "log2", "log10", "expm1",
-    "rsqrt", "broadcast_to", "repeat", "moveaxis", "swapaxes", "max", "maximum", "mean",
-    "min", "minimum", "mod", "multiply", "negative", "not_equal", "one_hot", "ones", "ones_like",
-    "pad", "power", "relu", "reshape", "sigmoid", "sign", "silu", "softmax", "softplus", "split",
-    "sparse_categorical_crossentropy", "sqrt", "square", "squeeze", "stack", "std",
-    "stop_gradient", "subtract", "sum", "take", "tanh", "tensordot", "transpose", "true_divide",
-    "var", "where",
-    "zeros", "zeros_like",
-    "embedding_lookup", "flip", "gru", "lstm", "simple_rnn",
-    "convert_to_numpy", "shape", "tile",
-]  # fmt: skip
-
-# Array manipulation and creation.
+# The names: Keras's namespaces ops.numpy, ops.nn and ops.linalg list theirs (Keras's
+# `keras.ops` holds them all); then Keras's core, math and image ops, at its top only; then
+# minikeras's own ops, which Keras's layers compute.
+__all__ = [*numpy.__all__, *nn.__all__, *linalg.__all__]
 __all__ += [
-    "append", "array_split", "diag", "diagflat", "diff", "dsplit", "dstack", "dtype",
-    "fliplr", "flipud", "geomspace", "hsplit", "hstack", "identity", "is_tensor", "linspace",
-    "logspace", "ndim", "ravel", "roll", "rot90", "size", "take_along_axis", "tri", "unstack",
-    "vsplit", "vstack",
-    "array", "cross", "empty", "empty_like", "inner", "kron", "meshgrid", "nonzero", "outer",
-    "saturate_cast", "scatter", "scatter_update", "select", "slice", "slice_update",
-    "unravel_index", "vander", "vdot",
-    "bartlett", "blackman", "hamming", "hanning", "kaiser", "view", "correlate", "cdist",
-    "fold", "unfold", "rearrange",
+    "associative_scan", "cast", "cdist", "cond", "convert_to_numpy", "convert_to_tensor",
+    "custom_gradient", "dtype", "erf", "erfc", "erfinv", "extract_sequences", "fft", "fft2",
+    "fori_loop", "ifft2", "in_top_k", "irfft", "is_tensor", "istft", "logdet", "logsumexp",
+    "map", "rearrange", "rfft", "rsqrt", "saturate_cast", "scan", "scatter", "scatter_update",
+    "segment_max", "segment_min", "segment_prod", "segment_sum", "shape", "slice",
+    "slice_update", "stft", "stop_gradient", "switch", "top_k", "unstack", "vectorized_map",
+    "view_as_complex", "view_as_real", "while_loop",
 ]  # fmt: skip
-
-# Reductions, sorting and statistics.
-__all__ += [
-    "prod", "cumprod", "amax", "amin", "ptp", "average", "count_nonzero", "sort", "argsort",
-    "top_k", "in_top_k", "argpartition", "median", "quantile", "percentile", "trace", "diagonal",
-    "segment_sum", "segment_max", "segment_min", "segment_prod", "searchsorted", "digitize",
-    "bincount", "unique", "histogram", "corrcoef", "trapezoid",
-    "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanargmax",
-    "nanargmin", "nancumsum", "nancumprod", "nanmedian", "nanquantile", "nanpercentile",
-]  # fmt: skip
-# Element-wise math.
-__all__ += [
-    "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
-    "deg2rad", "rad2deg", "sinc", "fabs", "reciprocal", "cbrt", "exp2", "erfc", "erfinv",
-    "trunc", "nan_to_num", "copy", "hypot", "logaddexp", "logaddexp2", "divide_no_nan", "fmod",
-    "fmax", "fmin", "heaviside", "ldexp", "nextafter", "isclose", "allclose", "isneginf",
-    "isposinf", "signbit", "isin", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-    "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift",
-    "gcd", "lcm", "real", "imag", "conjugate", "isreal", "angle", "i0",
-]  # fmt: skip
-
-# Neural-network ops.
-__all__ += [
-    "relu6", "selu", "swish", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
-    "log_sigmoid", "softsign", "celu", "glu", "hard_shrink", "soft_shrink", "tanh_shrink",
-    "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "sparsemax",
-    "normalize", "moments", "batch_normalization", "layer_normalization", "rms_normalization",
-    "psnr", "multi_hot", "dot_product_attention", "depth_to_space", "space_to_depth",
-    "adaptive_average_pool", "adaptive_max_pool", "ctc_loss", "ctc_decode",
-]  # fmt: skip
+__all__ += ["dense", "embedding_lookup", "getitem", "gru", "lstm", "simple_rnn"]
+# Keras's second names of `abs`, `conjugate` and `getitem`: bound below, kept out of __all__
+# (which names one node class per function).
+for _name in ("absolute", "conj", "get_item"):
+    __all__.remove(_name)
 
 # Keras's aliases: one function under two names, recorded under the first.
 _ALIASES = {"swish": "silu", "hard_swish": "hard_silu"}
-
-# isort: split
-# Gradients, control flow, linear algebra and Fourier ops.
-__all__ += [
-    "custom_gradient", "cond", "switch", "while_loop", "fori_loop", "scan", "associative_scan",
-    "map", "vectorized_map", "vectorize", "inv", "det", "solve", "solve_triangular", "cholesky",
-    "cholesky_inverse", "slogdet", "logdet", "lstsq", "pinv", "matrix_rank", "eigh", "eig", "svd",
-    "qr", "lu_factor", "norm", "fft", "fft2", "ifft2", "rfft", "irfft",
-    "jvp", "stft", "istft", "extract_sequences", "view_as_complex", "view_as_real", "polar",
-]  # fmt: skip
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
 # not those that read a tensor on the host, as in Keras (a symbolic shape is known; a
@@ -422,8 +369,6 @@ conj = conjugate
 # Keras's namespaces `ops.nn`, `ops.linalg` and `ops.numpy`: each module lists Keras's names
 # in its `__all__`; they are bound here, to the very functions above (symbolic-aware, so one
 # node class and one saved name per op), which those modules cannot import without a cycle.
-from minikeras.ops import linalg, nn, numpy  # noqa: E402
-
 for _namespace in (linalg, nn, numpy):
     for _name in _namespace.__all__:
         setattr(_namespace, _name, globals()[_name])
