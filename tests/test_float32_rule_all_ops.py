@@ -172,6 +172,7 @@ ONE_OPERAND = set(
     square squareplus squeeze std stop_gradient sum svd swapaxes swish tan tanh tanh_shrink
     tile top_k trace transpose tri tril triu trunc unfold unique unravel_index unstack vander
     var view view_as_complex view_as_real vsplit zeros zeros_like bitwise_not bitwise_invert
+    absolute conj get_item
     """
     )
 )

@@ -81,6 +81,36 @@ def test_the_kept_names_are_kerass(namespace):
     assert sorted(KERAS_NAMES[namespace].split()) == public_names(getattr(keras.ops, namespace))
 
 
+def test_the_top_level_holds_every_name_of_kerass_ops():
+    names = set(mk.ops.__all__)
+    for namespace in NAMESPACES:
+        assert set(KERAS_NAMES[namespace].split()) <= names, namespace
+    # Keras's second names of three ops: the ops themselves, with one node class each.
+    seconds = {"absolute": "abs", "conj": "conjugate", "get_item": "getitem"}
+    for second, first in seconds.items():
+        assert getattr(mk.ops, second) is getattr(mk.ops, first)
+    classes = mk.layers.operation_node.OPERATION_CLASSES
+    assert not set(seconds) & set(classes)
+    assert len({cls.__name__ for cls in classes.values()}) == len(classes)
+    keras = pytest.importorskip("keras")
+    theirs = {name for name in dir(keras.ops) if not name.startswith("_")}
+    assert theirs - names == {"image", *NAMESPACES}  # (Keras's namespaces: modules)
+
+
+def test_kerass_second_names_record_the_first_names_nodes(tmp_path):
+    x = mk.Input((3,), name="x")
+    outputs = [mk.ops.absolute(x), mk.ops.conj(x), mk.ops.get_item(x, (slice(None), 1))]
+    model = mk.Model(x, outputs)
+    kinds = [type(op).__name__ for op in model.operations[1:]]
+    assert kinds == ["Absolute", "Conjugate", "GetItem"]
+    model.save(tmp_path / "m.keras")
+    data = np.array([[-1.0, 2.0, -3.0]], "float32")
+    got = load_model(tmp_path / "m.keras")(data)
+    expected = [[[1.0, 2.0, 3.0]], data, [2.0]]
+    for value, want in zip(got, expected):
+        np.testing.assert_array_equal(value.numpy(), want)
+
+
 def test_code_written_for_keras_runs():
     import minikeras as keras
     from minikeras.ops import linalg

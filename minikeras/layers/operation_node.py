@@ -367,7 +367,12 @@ def _node_class(function_name):
 # minikeras.ops function name -> its node class. Not in the object registry, which also
 # finds a registered class by its bare name (a `Mean` there would shadow the metric's):
 # saving finds them by `registered_name` through `operation_class`.
-OPERATION_CLASSES = {name: _node_class(name) for name in (*ops.__all__, *_IMAGE_OPS)}
+# One class per function: a second name of an op (`ops.absolute` is `ops.abs`) has none.
+OPERATION_CLASSES = {
+    name: _node_class(name)
+    for name in (*ops.__all__, *_IMAGE_OPS)
+    if name in _IMAGE_OPS or getattr(ops, name).__name__ == name
+}
 _BY_CLASS_NAME = {cls.__name__: cls for cls in OPERATION_CLASSES.values()}
 
 

@@ -340,13 +340,11 @@ __all__ += [
     "view_as_complex", "view_as_real", "while_loop",
 ]  # fmt: skip
 __all__ += ["dense", "embedding_lookup", "getitem", "gru", "lstm", "simple_rnn"]
-# Keras's second names of `abs`, `conjugate` and `getitem`: bound below, kept out of __all__
-# (which names one node class per function).
-for _name in ("absolute", "conj", "get_item"):
-    __all__.remove(_name)
-
-# Keras's aliases: one function under two names, recorded under the first.
+# Keras's second names of one function: alias -> the name its graph nodes are recorded under
+# (so that each op has one node class and one saved name, as in Keras: `absolute` records
+# Keras's Absolute, `get_item` its GetItem).
 _ALIASES = {"swish": "silu", "hard_swish": "hard_silu"}
+_ALIASES |= {"absolute": "abs", "conj": "conjugate", "get_item": "getitem"}
 
 # Each public function records a graph node when given symbolic tensors (ops.symbolic);
 # not those that read a tensor on the host, as in Keras (a symbolic shape is known; a
@@ -356,15 +354,6 @@ for _name in sorted(set(__all__) - {"convert_to_numpy", "shape"} - set(_ALIASES)
 for _name, _target in _ALIASES.items():
     globals()[_name] = globals()[_target]
 del _name, _target
-
-# Keras's functional name for `x[key]`: getitem itself, so that its nodes are getitem's
-# (Keras's GetItem); kept out of __all__, which names one node class per function.
-get_item = getitem
-
-# Keras's other names of `abs` and `conjugate`: the ops themselves, so that their nodes are
-# theirs (Keras's Absolute and Conjugate); kept out of __all__ as `get_item` is.
-absolute = abs
-conj = conjugate
 
 # Keras's namespaces `ops.nn`, `ops.linalg` and `ops.numpy`: each module lists Keras's names
 # in its `__all__`; they are bound here, to the very functions above (symbolic-aware, so one
