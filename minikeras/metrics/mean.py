@@ -162,7 +162,7 @@ class MeanMetricWrapper(Mean):
             'binary_accuracy'
         """
         if cls is MeanMetricWrapper and isinstance(config.get("fn"), str):
-            from minikeras.metrics import _FUNCTIONS  # the package imports this module
+            from minikeras.metrics.lookup import _FUNCTIONS  # (it imports this module)
 
             name = config["fn"]
             fn = _FUNCTIONS[name] if name in _FUNCTIONS else losses.get(name)
