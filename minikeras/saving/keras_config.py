@@ -20,7 +20,7 @@ import re
 from minikeras import serialization_lib
 from minikeras.layers import operation_node
 from minikeras.saving import keras_ops
-from minikeras.trainers.compile_utils import output_names
+from minikeras.trainers.compile_outputs import output_names
 
 __all__ = [
     "KerasConfigError",

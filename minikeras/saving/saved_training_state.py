@@ -15,7 +15,7 @@ from minikeras.saving.archive import LoadError, to_json
 from minikeras.saving.keras_config import compile_flags
 from minikeras.saving.registry import custom_objects_by_name
 from minikeras.saving.weights import _warn
-from minikeras.trainers.compile_utils import output_names
+from minikeras.trainers.compile_outputs import output_names
 
 __all__ = []
 

@@ -36,7 +36,8 @@ from minikeras.layers import tracking
 from minikeras.layers.layer import Layer
 from minikeras.metrics.base import Metric
 from minikeras.trainers.array_data import _as_input, _Data
-from minikeras.trainers.compile_utils import CompileLoss, CompileMetrics, LossTracker
+from minikeras.trainers.compile_metrics import CompileMetrics
+from minikeras.trainers.compile_utils import CompileLoss, LossTracker
 from minikeras.trainers.evaluation import Evaluation, as_numpy_outputs
 from minikeras.trainers.fit_loop import FitLoop
 from minikeras.trainers.steps import Steps, python_logs
