@@ -185,3 +185,33 @@ def test_a_file_naming_an_op_by_an_old_module_path_still_loads(tmp_path, module,
         "erf": [[math.erf(-1.0), math.erf(2.0)]],
     }.get(name, [[4.0]])  # -1 * 2 + 2 * 3
     np.testing.assert_allclose(loaded(x).numpy(), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "arguments"),
+    [
+        ("minikeras.ops.nn", "relu", {}),
+        ("minikeras.ops.nn", "erf", {}),  # not in Keras's ops.nn
+        ("minikeras.ops.linalg", "matmul", {"x2": [[2.0], [3.0]]}),  # not in Keras's linalg
+        ("minikeras.ops.linalg", "dot", {"x2": [[2.0], [3.0]]}),
+        ("minikeras.ops.activation_functions", "relu", {}),
+        ("minikeras.ops", "relu", {}),
+    ],
+)
+def test_a_config_in_memory_naming_an_op_by_an_old_module_path_finds_it(module, name, arguments):
+    config = mk.layers.Lambda(mk.ops.negative, arguments=arguments).get_config()
+    config["function"] = {"module": module, "function_name": name}
+    assert mk.layers.Lambda.from_config(config).function is getattr(mk.ops, name)
+    model = mk.Sequential([mk.Input((2,)), mk.layers.Lambda.from_config(config)])
+    rebuilt = mk.Sequential.from_config(model.get_config())
+    assert rebuilt.layers[0].function is getattr(mk.ops, name)
+    x = np.array([[-1.0, 2.0]], "float32")
+    expected = {"relu": [[0.0, 2.0]], "erf": [[math.erf(-1.0), math.erf(2.0)]]}
+    np.testing.assert_allclose(rebuilt(x).numpy(), expected.get(name, [[4.0]]), rtol=1e-6)
+
+
+def test_a_config_naming_an_unknown_function_is_refused_naming_it():
+    config = mk.layers.Lambda(mk.ops.negative).get_config()
+    config["function"] = {"module": "minikeras.ops.nn", "function_name": "no_such_op"}
+    with pytest.raises(ValueError, match="cannot find the function .*no_such_op"):
+        mk.layers.Lambda.from_config(config)

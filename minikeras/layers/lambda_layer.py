@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 
+from minikeras.builtin_functions import builtin_function
 from minikeras.layers.layer import Layer
 from minikeras.tree import map_structure
 
@@ -32,6 +33,11 @@ def _serialize_function(function):
 def _deserialize_function(layer_class, value):
     if callable(value) or value is None or not isinstance(value, dict):
         return value
+    # minikeras's own functions are found by their public name, as in a file (a config
+    # naming `minikeras.ops.nn.erf`, where it was before `ops.nn` became Keras's, too).
+    found = builtin_function(value.get("module"), value.get("function_name"))
+    if found is not None:
+        return found
     # Looked up among the modules already imported, never imported: a config is data,
     # and importing a module it names would run that module's code.
     try:

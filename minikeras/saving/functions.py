@@ -12,6 +12,7 @@ ufuncs). Bytecode is refused, never run.
 
 import inspect
 
+from minikeras.builtin_functions import builtin_function
 from minikeras.serialization_lib import get_registered_name, get_registered_object, is_registered
 
 __all__ = ["keras_function_entry", "saved_function"]
@@ -40,7 +41,7 @@ def _function(reference, objects):
         for key in (f"{module}.{name}", name):
             if callable(objects.get(key)):
                 return objects[key]
-        found = _builtin_function(module, name)
+        found = builtin_function(module, name)
         if found is not None:
             return found
     raise ValueError(
@@ -83,9 +84,9 @@ def _keras_function(entry, objects, where):
     if found is None and ">" not in name:  # (Keras up to 3.6 wrote a registered name bare)
         found = next((f for key, f in objects.items() if key.endswith(">" + name)), None)
     if found is None and module in _KERAS_FUNCTION_MODULES:
-        found = _builtin_function(_KERAS_FUNCTION_MODULES[module], name)
+        found = builtin_function(_KERAS_FUNCTION_MODULES[module], name)
     if found is None and module == "builtins":  # (Keras's Lambda writes keras.ops.square so)
-        found = _builtin_function("minikeras.ops", name)
+        found = builtin_function("minikeras.ops", name)
     if callable(found) and not inspect.isclass(found):
         return found
     bare = name.split(">")[-1]
@@ -187,34 +188,10 @@ def keras_function_entry(reference, objects):
     module, name = reference["module"], reference["function_name"]
     for keras_module, package in (("keras.ops", "minikeras.ops"),
                                   ("keras.activations", "minikeras.activations")):  # fmt: skip
-        if _within(module, package) and _builtin_function(package, name) is function:
+        if _within(module, package) and builtin_function(package, name) is function:
             return {"module": keras_module, "class_name": "function", "config": name,
                     "registered_name": None}  # fmt: skip
     return reference
-
-
-def _builtin_function(module, name):
-    import numpy as np
-
-    from minikeras import activations, ops
-
-    if "." in name:
-        return None
-    if module == "numpy":
-        candidate = getattr(np, name, None)
-        return candidate if isinstance(candidate, np.ufunc) else None
-    # Found by its public name in the package, as classes are by family: a file
-    # written before the function moved to another module of the package still loads.
-    for package in (ops, activations):
-        if _within(module, package.__name__) and name in package.__all__:
-            candidate = getattr(package, name, None)
-            if (
-                callable(candidate)
-                and _within(getattr(candidate, "__module__", None) or "", package.__name__)
-                and getattr(candidate, "__qualname__", None) == name
-            ):
-                return candidate
-    return None
 
 
 def _within(module, package):
