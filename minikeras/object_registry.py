@@ -15,6 +15,7 @@ __all__ = [
     "get_registered_object",
     "is_registered",
     "register_keras_serializable",
+    "scoped_objects",
 ]
 
 _GLOBAL_CUSTOM_OBJECTS = {}  # "package>Name" -> class or function
@@ -127,7 +128,21 @@ def get_registered_name(obj):
     return getattr(obj, "__name__", None)
 
 
-def _scoped_objects(custom_objects=None):
+def scoped_objects(custom_objects=None):
+    """The objects the open `custom_object_scope` blocks name, then `custom_objects` (which win).
+
+    Args:
+        custom_objects: optional dict of name -> class or function.
+
+    Returns:
+        A new dict of name -> object.
+
+    Example:
+        >>> from minikeras.object_registry import scoped_objects
+        >>> with mk.saving.custom_object_scope({"f": len, "g": abs}):
+        ...     sorted(scoped_objects({"g": max}).items(), key=lambda item: item[0])
+        [('f', <built-in function len>), ('g', <built-in function max>)]
+    """
     found = {}
     for scope in _scopes:
         found.update(scope)
@@ -156,7 +171,7 @@ def get_registered_object(name, custom_objects=None, module_objects=None):
         >>> mk.saving.get_registered_object("Docs>triple") is triple
         True
     """
-    scoped = _scoped_objects(custom_objects)
+    scoped = scoped_objects(custom_objects)
     if name in scoped:
         return scoped[name]
     if name in _GLOBAL_CUSTOM_OBJECTS:

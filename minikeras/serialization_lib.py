@@ -43,6 +43,7 @@ from minikeras.object_registry import (
 
 __all__ = [
     "CustomObjectScope",
+    "builtin_object",
     "custom_object_scope",
     "deserialize_keras_object",
     "get_custom_objects",
@@ -130,8 +131,25 @@ def module_of(obj):
     return None if module == "__main__" else module
 
 
-def _builtin(module, name):
-    """The minikeras built-in that `module` and `name` (as a file writes them) stand for."""
+def builtin_object(module, name):
+    """The minikeras built-in that `module` and `name` (as a file writes them) stand for.
+
+    Found by its public name in the family the module names (`keras.layers`,
+    `keras.src.losses.losses`, `minikeras.optimizers`, ...), or None.
+
+    Args:
+        module: the module a config names.
+        name: the class or function name.
+
+    Returns:
+        The class or function, or None.
+
+    Example:
+        >>> mk.serialization_lib.builtin_object("keras.src.layers.core.dense", "Dense")
+        <class 'minikeras.layers.dense.Dense'>
+        >>> mk.serialization_lib.builtin_object("my_project", "Dense") is None
+        True
+    """
     if name in _ALIASES:
         family, name = _ALIASES[name]
         return getattr(_family_package(family), name)
@@ -337,12 +355,12 @@ def _lookup(registered, name, module, custom_objects, module_objects):
             found = get_registered_object(key, custom_objects)
             if found is not None:
                 return found
-    found = _builtin(module, name)
+    found = builtin_object(module, name)
     if found is None and module_objects is not None:
         found = module_objects.get(name)
     if found is None and module is None:  # an older entry without a module: any family
         for family in _FAMILIES:
-            found = _builtin(family, name)
+            found = builtin_object(family, name)
             if found is not None:
                 break
     return found

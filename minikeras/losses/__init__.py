@@ -318,7 +318,7 @@ def deserialize(config, custom_objects=None):
         >>> mk.losses.deserialize({"class_name": "Huber", "config": {"delta": 2.0}}).delta
         2.0
     """
-    known = {**_ALL, **object_registry._scoped_objects(custom_objects)}
+    known = {**_ALL, **object_registry.scoped_objects(custom_objects)}
     if isinstance(config, dict):
         if "class_name" not in config:
             raise ValueError(

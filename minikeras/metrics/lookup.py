@@ -304,7 +304,7 @@ def deserialize(config, custom_objects=None):
         raise ValueError(
             f"metrics.deserialize: expected a dict with 'class_name' and 'config', got {config!r}"
         )
-    known = {**_CLASSES, **object_registry._scoped_objects(custom_objects)}
+    known = {**_CLASSES, **object_registry.scoped_objects(custom_objects)}
     name = config.get("registered_name") or config["class_name"]
     cls = serialization_lib.get_registered_object(name, custom_objects, known)
     if not (isinstance(cls, type) and issubclass(cls, Metric)):

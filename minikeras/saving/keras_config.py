@@ -198,7 +198,7 @@ def _class_of(entry):
         return None  # custom: the registry or custom_objects find it
     if not (isinstance(module, str) and module.split(".")[0] == "keras"):
         return None
-    found = serialization_lib._builtin(module, class_name)
+    found = serialization_lib.builtin_object(module, class_name)
     if found is None:
         raise KerasConfigError(
             f"the file uses {module}.{class_name}, which minikeras does not have (yet); "

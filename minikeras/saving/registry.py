@@ -83,10 +83,6 @@ def nested_configs():
         _PURPOSE.reset(token)
 
 
-def _scopes():
-    return object_registry._scopes
-
-
 def custom_objects_by_name(custom_objects=None):
     """Every registered and custom object by each of its names (for losses, metrics...).
 
@@ -105,9 +101,7 @@ def custom_objects_by_name(custom_objects=None):
     for registered, obj in serialization_lib.get_custom_objects().items():
         found[registered] = obj
         found.setdefault(getattr(obj, "__name__", registered), obj)
-    for scope in _scopes():
-        found.update(scope)
-    found.update(custom_objects or {})
+    found.update(object_registry.scoped_objects(custom_objects))
     return found
 
 
@@ -115,9 +109,9 @@ def _layer_class(name, custom_objects=None):
     """The layer class a file's name stands for: registered, custom or built in."""
     found = operation_node.operation_class(name) or get_registered_object(name, custom_objects)
     if found is None:
-        found = serialization_lib._builtin("keras.layers", name) or serialization_lib._builtin(
-            "keras.models", name
-        )
+        found = serialization_lib.builtin_object(
+            "keras.layers", name
+        ) or serialization_lib.builtin_object("keras.models", name)
     return found
 
 
@@ -326,7 +320,7 @@ def _new_layer(entry):
 
 
 def _in_scopes(name):
-    return any(name in scope for scope in _scopes())
+    return name in object_registry.scoped_objects()
 
 
 def _resolve(config, label="the layer"):
