@@ -312,3 +312,23 @@ def test_keras_loads_our_mixed_file_and_we_load_theirs(tmp_path):
         theirs.optimizer.dynamic_scale.numpy()
     )
     assert int(again.optimizer.iterations.numpy()) == int(theirs.optimizer.iterations.numpy())
+
+
+def test_a_mixed_functional_model_gives_a_float32_input_its_data_unrounded():
+    # As Keras's Functional: each Input converts the data to its own dtype; the model
+    # does not round it to its float16 compute dtype first (70000 overflows float16).
+    mk.mixed_precision.set_global_policy("mixed_float16")
+    x = mk.Input((1,))
+    head = mk.layers.Dense(1, use_bias=False, kernel_initializer="ones", dtype="float32")
+    model = mk.Model(x, head(x))
+    data = np.array([[1.0001], [70000.0]], "float32")
+    np.testing.assert_array_equal(model(data).numpy(), data)
+    np.testing.assert_array_equal(model.predict(data, verbose=0), data)
+
+
+def test_a_float64_input_of_a_float32_model_keeps_its_precision():
+    x = mk.Input((1,), dtype="float64")
+    model = mk.Model(x, mk.layers.Dense(1, use_bias=False, kernel_initializer="ones",
+                                        dtype="float64")(x))  # fmt: skip
+    out = model(np.array([[1 + 1e-12]]))
+    assert out.dtype == np.float64 and out.numpy()[0, 0] == 1 + 1e-12

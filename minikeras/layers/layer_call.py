@@ -35,6 +35,11 @@ class LayerCall:
         ((1, 2), True)
     """
 
+    # Float inputs are cast to the compute dtype; a functional model leaves that to its
+    # Inputs, each converting to its own dtype (as Keras's Functional: no float32 data
+    # rounded to float16 by a mixed model before a float32 Input sees it).
+    _casts_float_inputs = True
+
     def __call__(self, *args, **kwargs):
         if args:
             inputs, args = args[0], args[1:]
@@ -162,7 +167,7 @@ class LayerCall:
         kind = value.dtype.kind
         if kind == "f":
             # (Keras's autocast: a layer made with autocast=False takes floats as they come)
-            if value.dtype != self._compute_dtype and self.autocast:
+            if value.dtype != self._compute_dtype and self.autocast and self._casts_float_inputs:
                 from minikeras import ops
 
                 value = ops.cast(value, self._compute_dtype)

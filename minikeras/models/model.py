@@ -83,6 +83,7 @@ class Model(Trainer, ModelSaving, Layer):
                 self._layers.append(node.layer)
         self.built = True
         self._output_shape = map_structure(lambda t: t.shape, outputs)
+        object.__setattr__(self, "_casts_float_inputs", False)  # (graph.run casts per Input)
 
     # ------------------------------------------------------------- the graph
 
