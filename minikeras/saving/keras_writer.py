@@ -148,16 +148,35 @@ def _compile_config(model):
     # A list per output of a dict of outputs is written keyed by name.
     entries = keyed_by_output(entries, getattr(model, "_outputs", None))
     weighted = entries["weighted_metrics"]
+    loss = _map_leaves(lambda e: _keras_entry(e, "keras.losses"), entries["loss"])
+    metrics = _map_leaves(metric_entry, entries["metrics"]) or None
+    weighted = None if weighted is None else _map_leaves(metric_entry, weighted)
+    given = getattr(model, "_compile_arguments", None)
+    if given is not None and _holds_a_function(given):
+        # A plain function is written as Keras's function entry, which Keras finds again
+        # (the entries above name it bare, which only minikeras reads back).
+        config = model.get_compile_config()
+        loss, metrics, weighted = config["loss"], config["metrics"], config["weighted_metrics"]
     return {
         "optimizer": _optimizer_entry(model.optimizer),
-        "loss": _map_leaves(lambda e: _keras_entry(e, "keras.losses"), entries["loss"]),
+        "loss": loss,
         "loss_weights": entries["loss_weights"],
-        "metrics": _map_leaves(metric_entry, entries["metrics"]) or None,
-        "weighted_metrics": None if weighted is None else _map_leaves(metric_entry, weighted),
+        "metrics": metrics,
+        "weighted_metrics": weighted,
         "steps_per_execution": 1,
         # Keras compiles with XLA where the model allows ("auto"), as minikeras replays.
         **compile_flags(model.run_eagerly, model.jit_compile),
     }
+
+
+def _holds_a_function(given):
+    """Whether compile's loss or metrics, as given, hold a plain function (not a Loss or Metric)."""
+    from minikeras.losses import Loss
+    from minikeras.metrics.base import Metric
+    from minikeras.tree import flatten
+
+    leaves = flatten([given["loss"], given["metrics"], given["weighted_metrics"]])
+    return any(callable(leaf) and not isinstance(leaf, (Loss, Metric, type)) for leaf in leaves)
 
 
 def _optimizer_entry(optimizer):
