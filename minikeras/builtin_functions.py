@@ -21,9 +21,9 @@ def builtin_function(module, name):
         name: the function's name (a plain name: None for a dotted one).
 
     Returns:
-        The public function of `minikeras.ops` or `minikeras.activations` of that
-        name if `module` is in that package; numpy's ufunc of that name for
-        `"numpy"`; else None.
+        The public function of `minikeras.ops` (or `minikeras.ops.image`) or
+        `minikeras.activations` of that name if `module` is in that package;
+        numpy's ufunc of that name for `"numpy"`; else None.
 
     Example:
         >>> from minikeras.builtin_functions import builtin_function
@@ -43,12 +43,13 @@ def builtin_function(module, name):
         return candidate if isinstance(candidate, np.ufunc) else None
     # Found by its public name in the package, as classes are by family: a file
     # written before the function moved to another module of the package still loads.
-    for package in (ops, activations):
-        if _within(module, package.__name__) and name in package.__all__:
+    # (`ops.image`'s functions, as all ops, say they are `minikeras.ops`'s)
+    for package, home in ((ops, ops), (ops.image, ops), (activations, activations)):
+        if _within(module, home.__name__) and name in package.__all__:
             candidate = getattr(package, name, None)
             if (
                 callable(candidate)
-                and _within(getattr(candidate, "__module__", None) or "", package.__name__)
+                and _within(getattr(candidate, "__module__", None) or "", home.__name__)
                 and getattr(candidate, "__qualname__", None) == name
             ):
                 return candidate

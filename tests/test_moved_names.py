@@ -114,3 +114,42 @@ def test_a_layer_saved_under_its_old_module_loads():
     entry["module"] = "minikeras.layers.pooling"
     layer = deserialize_layer(entry)
     assert type(layer) is layers.GlobalMaxPooling2D and layer.keepdims
+
+
+@pytest.mark.parametrize("name", ["resize", "extract_patches", "pad_images", "crop_images"])
+def test_a_lambda_of_an_ops_image_function_round_trips_and_saves(name, tmp_path):
+    # ops.image's functions say they are minikeras.ops's, as every op: a config naming
+    # them so finds them in ops.image (from_config failed, and .keras saving refused them).
+    function = getattr(ops.image, name)
+    arguments = {
+        "resize": {"size": (4, 4)},
+        "extract_patches": {"size": 2},
+        "pad_images": {
+            "top_padding": 1,
+            "left_padding": 1,
+            "target_height": 10,
+            "target_width": 10,
+        },
+        "crop_images": {
+            "top_cropping": 1,
+            "left_cropping": 1,
+            "target_height": 6,
+            "target_width": 6,
+        },
+    }[name]
+    x = mk.Input((8, 8, 3))
+    model = mk.Model(x, layers.Lambda(function, arguments=arguments, name="f")(x))
+    data = np.arange(192, dtype="float32").reshape(1, 8, 8, 3)
+    expected = model.predict(data, verbose=0)
+    rebuilt = mk.Model.from_config(model.get_config())
+    np.testing.assert_array_equal(rebuilt.predict(data, verbose=0), expected)
+    model.save(tmp_path / "image_lambda.keras")
+    loaded = mk.saving.load_model(tmp_path / "image_lambda.keras")
+    np.testing.assert_array_equal(loaded.predict(data, verbose=0), expected)
+
+
+def test_squeeze_or_expand_to_same_rank_is_still_public_in_losses_functions():
+    from minikeras.losses import functions
+
+    assert "squeeze_or_expand_to_same_rank" in functions.__all__
+    assert functions.squeeze_or_expand_to_same_rank is mk.losses.squeeze_or_expand_to_same_rank

@@ -10,6 +10,7 @@ from minikeras.losses.pairs import (
     check_ignore_class,
     check_label_smoothing,
     matched_pair,
+    squeeze_or_expand_to_same_rank,  # (public here before it moved to losses.pairs)
 )
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "mean_squared_error",
     "mse",
     "sparse_categorical_crossentropy",
+    "squeeze_or_expand_to_same_rank",
 ]
 
 
