@@ -139,7 +139,9 @@ def einsum(subscripts, *operands):
 
 @primitive
 def _einsum(equation, *operands):
-    return np.einsum(equation, *operands)
+    # (three or more operands: numpy pairs them up, with BLAS where it can; unoptimized,
+    # one loop runs over every index at once, B*H*W*h*w*C steps for a resize)
+    return np.einsum(equation, *operands, optimize=len(operands) > 2)
 
 
 def _einsum_vjp(argnum, ans, args, kwargs):
