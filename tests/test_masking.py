@@ -571,3 +571,28 @@ def test_a_two_input_layers_output_mask_matches_keras():
     ours = [getattr(out, "_keras_mask", None) for out in build(mk)(data)]
     np.testing.assert_array_equal(np.asarray(ours[0]), np.asarray(theirs[0]))
     assert theirs[1] is None and ours[1] is None
+
+
+class _SequenceAndTail(mk.layers.Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def call(self, x):
+        return x, x[:, 1:]
+
+
+def test_one_mask_goes_to_the_first_of_several_outputs_only():
+    # As Keras pairs masks with outputs: the tail (another shape) gets no mask, so a
+    # pooling over it runs (it got the (3, 3) mask of a (3, 2, 4) tensor and failed).
+    tokens = np.array([[1, 2, 0], [3, 0, 0], [1, 2, 3]])
+    embedding = mk.layers.Embedding(10, 4, mask_zero=True)
+    sequence, tail = _SequenceAndTail()(embedding(tokens))
+    np.testing.assert_array_equal(sequence._keras_mask, tokens != 0)
+    assert getattr(tail, "_keras_mask", None) is None
+    pooled = mk.layers.GlobalAveragePooling1D()(tail)
+    np.testing.assert_allclose(pooled.numpy(), tail.numpy().mean(axis=1), rtol=1e-6)
+    x = mk.Input((3,), dtype="int32")
+    seq, rest = _SequenceAndTail()(embedding(x))
+    model = mk.Model(x, mk.layers.GlobalAveragePooling1D()(rest))
+    np.testing.assert_allclose(model(tokens).numpy(), pooled.numpy(), rtol=1e-6)

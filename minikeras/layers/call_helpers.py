@@ -92,10 +92,11 @@ def keras_mask_of(inputs):
 def paired_masks(outputs, mask):
     """The mask of each output leaf, as Keras pairs a layer's outputs with its `compute_mask`.
 
-    The leaves of both go together in order; one mask for several outputs goes
-    to each of them. So a layer called on `[x, y]` that passes its inputs'
-    masks on (`supports_masking`) gives its one output the first input's mask,
-    as Keras's `_set_mask_metadata` does.
+    The leaves of both go together in order, as Keras's `_set_mask_metadata`
+    pairs them: a layer called on `[x, y]` that passes its inputs' masks on
+    (`supports_masking`) gives its one output the first input's mask, and one
+    mask for several outputs goes to the first of them only (a second output
+    of another shape, `x[:, 1:]`, gets none).
 
     Args:
         outputs: a layer's outputs, a tensor or a structure of them.
@@ -110,9 +111,7 @@ def paired_masks(outputs, mask):
         ['mask of x']
     """
     leaves, found = flatten(outputs), flatten(mask)
-    if len(found) == 1 and len(leaves) > 1:
-        found = found * len(leaves)
-    return list(zip(leaves, found))
+    return list(zip(leaves, found + [None] * (len(leaves) - len(found))))
 
 
 def attach_keras_mask(outputs, mask):
