@@ -153,3 +153,23 @@ def test_keras_file_with_image_ops_loads(tmp_path):
     x = _images((2, 8, 8, 3))
     for got, want in zip(loaded(x), model(x)):
         np.testing.assert_allclose(got.numpy(), np.asarray(want), atol=1e-5)
+
+
+def test_pad_and_crop_to_a_target_size_on_images_of_unknown_size():
+    # The widths follow the data: the op is one node, its output size the target's.
+    images = mk.Input((None, None, 3))
+    padded = mk.ops.image.pad_images(
+        images, top_padding=1, left_padding=2, target_height=20, target_width=20
+    )
+    cropped = mk.ops.image.crop_images(
+        images, top_cropping=1, left_cropping=1, target_height=3, target_width=3
+    )
+    assert padded.shape == (None, 20, 20, 3) and cropped.shape == (None, 3, 3, 3)
+    model = mk.Model(images, [padded, cropped])
+    for height, width in [(6, 7), (9, 5)]:
+        data = np.arange(2 * height * width * 3, dtype="float32").reshape(2, height, width, 3)
+        got_padded, got_cropped = model(data)
+        expected = np.zeros((2, 20, 20, 3), "float32")
+        expected[:, 1 : 1 + height, 2 : 2 + width] = data
+        np.testing.assert_array_equal(got_padded.numpy(), expected)
+        np.testing.assert_array_equal(got_cropped.numpy(), data[:, 1:4, 1:4])

@@ -29,6 +29,7 @@ from minikeras.ops.creation import cast, convert_to_tensor
 from minikeras.ops.elementary import round
 from minikeras.ops.matrix_products import einsum
 from minikeras.ops.shape import expand_dims, pad, reshape, squeeze, transpose
+from minikeras.ops.symbolic import SymbolicValueError
 
 __all__ = ["crop_images", "extract_patches", "interpolation_matrix", "pad_images", "resize"]
 
@@ -253,6 +254,10 @@ def _two_of(op, names, values, size, grow):
         if value is not None and (isinstance(value, bool) or int(value) != value or value < 0):
             raise ValueError(f"{op}: {name} must be an int >= 0, got {value!r}")
     before, after, target = values
+    if size is None and (before is None or after is None):
+        # (a symbolic axis of unknown size: the widths follow the data, so the op is
+        # recorded as one node, traced on placeholder data, rather than as a fixed pad)
+        raise SymbolicValueError(f"{op}: the widths depend on an axis of unknown size")
     change = None if target is None else (target - size if grow else size - target)
     before = change - after if before is None else before
     after = change - before if after is None else after
