@@ -52,34 +52,25 @@ def output_specs(call, function_name, args, kwargs, options=None):
         >>> output_specs(mk.ops.add, "add", (mk.Input((3,)), np.ones(3)), {}).shape
         (None, 3)
     """
-    specs, first_error = None, None
-    # Last, matrices the linear-algebra ops can factor (ones are singular).
-    tries = [(None, False), *((sizes, False) for sizes in _other_sizes(args, kwargs)), (None, True)]
     spread = _spread_sizes((args, options), kwargs)
-    for position, (sizes, invertible) in enumerate(tries):
-        try:
-            specs = trace(call, args, kwargs, sizes, invertible)
-            break
-        except (ValueError, TypeError, IndexError) as error:
-            if type(error) not in (ValueError, TypeError, IndexError):
-                raise  # (a subclass may take other arguments: left as it is)
-            first_error = first_error or error  # (the error named is that of the usual sizes)
-        if position == 0 and spread is not None:  # (the usual sizes failed: spread ones next)
-            specs = _traced_spread(call, args, kwargs, spread)
-            if specs is not None:
-                break
-    else:
-        specs = None
-    if (
-        specs is not None
-        and position == 0
-        and spread is not None
-        and _spread_elements(specs, spread) <= _MOST_SPREAD_ELEMENTS
-    ):
+    specs, first_error = _tried(call, args, kwargs, None, False)  # (the error named)
+    if specs is not None:
         # The usual sizes ran: the spread ones tell more (a size they clip or step through
         # passes for known on the usual ones), where their outputs stay small.
-        spread_specs = _traced_spread(call, args, kwargs, spread)
-        specs = specs if spread_specs is None else spread_specs
+        if spread is not None and _spread_elements(specs, spread) <= _MOST_SPREAD_ELEMENTS:
+            spread_specs = _traced_spread(call, args, kwargs, spread)
+            specs = specs if spread_specs is None else spread_specs
+        return specs
+    if spread is not None:  # (the usual sizes failed: spread ones next)
+        specs = _traced_spread(call, args, kwargs, spread)
+    if specs is None:
+        # Then other sizes; last, matrices the linear-algebra ops can factor (ones are
+        # singular).
+        tries = [*((sizes, False) for sizes in _other_sizes(args, kwargs)), (None, True)]
+        for sizes, invertible in tries:
+            specs, _ = _tried(call, args, kwargs, sizes, invertible)
+            if specs is not None:
+                break
     if specs is None:
         shapes = [t.shape for t in flatten((args, kwargs)) if isinstance(t, SymbolicTensor)]
         raise type(first_error)(
@@ -195,6 +186,16 @@ def _spread_sizes(args, kwargs):
             shape = [p if s is None else s for p, s in zip(placeholders, leaf.shape)]
             elements += int(np.prod(shape, dtype=np.float64))
     return sizes if elements <= _MOST_SPREAD_ELEMENTS else None
+
+
+def _tried(call, args, kwargs, sizes, invertible):
+    """`(specs, None)` traced on `sizes`, or `(None, error)` for what the op raised there."""
+    try:
+        return trace(call, args, kwargs, sizes, invertible), None
+    except (ValueError, TypeError, IndexError) as error:
+        if type(error) not in (ValueError, TypeError, IndexError):
+            raise  # (a subclass may take other arguments: left as it is)
+        return None, error
 
 
 def _traced_spread(call, args, kwargs, sizes):
