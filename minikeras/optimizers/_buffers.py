@@ -34,7 +34,6 @@ is found by reference counts as above, and the slots or values are packed
 afresh, into new arrays, before the next update writes.
 """
 
-import sys
 from sys import getrefcount
 
 import numpy as np
@@ -272,7 +271,7 @@ class FlatSlots:
 
     def _counts(self):
         # Each view of a packed array (the slots' own, and any slice of them) refers to it.
-        return [sys.getrefcount(flat) for flat in self.flats]
+        return [getrefcount(flat) for flat in self.flats]
 
     def intact(self):
         """Whether every slot is still its view, and nobody else holds one.
@@ -302,7 +301,7 @@ class FlatSlots:
         self._values_refs = self._values_count()
 
     def _values_count(self):
-        return sys.getrefcount(self.values)
+        return getrefcount(self.values)
 
     def values_intact(self):
         """Whether `values` is packed, every variable still its view, and nobody else holds one.
