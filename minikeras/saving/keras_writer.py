@@ -147,16 +147,17 @@ def _compile_config(model):
 
     # A list per output of a dict of outputs is written keyed by name.
     entries = keyed_by_output(entries, getattr(model, "_outputs", None))
-    weighted = entries["weighted_metrics"]
-    loss = _map_leaves(lambda e: _keras_entry(e, "keras.losses"), entries["loss"])
-    metrics = _map_leaves(metric_entry, entries["metrics"]) or None
-    weighted = None if weighted is None else _map_leaves(metric_entry, weighted)
     given = getattr(model, "_compile_arguments", None)
     if given is not None and _holds_a_function(given):
         # A plain function is written as Keras's function entry, which Keras finds again
-        # (the entries above name it bare, which only minikeras reads back).
+        # (the resolved entries name it bare, which only minikeras reads back).
         config = model.get_compile_config()
         loss, metrics, weighted = config["loss"], config["metrics"], config["weighted_metrics"]
+    else:
+        weighted = entries["weighted_metrics"]
+        loss = _map_leaves(lambda e: _keras_entry(e, "keras.losses"), entries["loss"])
+        metrics = _map_leaves(metric_entry, entries["metrics"]) or None
+        weighted = None if weighted is None else _map_leaves(metric_entry, weighted)
     return {
         "optimizer": _optimizer_entry(model.optimizer),
         "loss": loss,
