@@ -27,9 +27,16 @@ from minikeras import (
 from minikeras.dtype_policies import DTypePolicy, FloatDTypePolicy
 from minikeras.engine import GradientTape, Tensor, Variable
 from minikeras.layers import Input, Layer, TrackingWarning
+from minikeras.layers.preprocessing.feature_space import FeatureSpace as _FeatureSpace
 from minikeras.models import Model, Sequential
 
 __version__ = "0.2.0"
+
+# Keras defines FeatureSpace among the preprocessing layers and exports it as
+# keras.utils.FeatureSpace; `utils` imports no layers, so the name is bound here,
+# once both are imported.
+utils.FeatureSpace = _FeatureSpace
+utils.__all__ = sorted([*utils.__all__, "FeatureSpace"])
 
 __all__ = [
     "DTypePolicy",

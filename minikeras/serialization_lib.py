@@ -69,6 +69,7 @@ _FAMILIES = {
     "regularizers": "minikeras.regularizers",
     "constraints": "minikeras.constraints",
     "random": "minikeras.random",
+    "utils": "minikeras.utils",
 }
 # Keras's names for classes that minikeras spells otherwise.
 _ALIASES = {"Functional": ("models", "Model")}
@@ -91,6 +92,9 @@ def _family_of(obj):
             package = _family_package(family)
             if getattr(package, name, None) is obj:
                 return family
+    # Defined among the layers, exported under utils, as in Keras (FeatureSpace).
+    if module.startswith("minikeras.") and getattr(_family_package("utils"), name, None) is obj:
+        return "utils"
     return None
 
 

@@ -108,10 +108,8 @@ def custom_objects_by_name(custom_objects=None):
 def _layer_class(name, custom_objects=None):
     """The layer class a file's name stands for: registered, custom or built in."""
     found = operation_node.operation_class(name) or get_registered_object(name, custom_objects)
-    if found is None:
-        found = serialization_lib.builtin_object(
-            "keras.layers", name
-        ) or serialization_lib.builtin_object("keras.models", name)
+    for module in ("keras.layers", "keras.models", "keras.utils"):  # (utils: FeatureSpace)
+        found = found or serialization_lib.builtin_object(module, name)
     return found
 
 

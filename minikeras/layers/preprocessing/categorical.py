@@ -3,6 +3,7 @@
 import numpy as np
 
 from minikeras.engine.tensor import Tensor
+from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 from minikeras.layers.preprocessing.encoding import check_output_mode, encode, encoded_shape
 from minikeras.layers.preprocessing.fingerprints import fingerprint64, siphash24
@@ -221,6 +222,10 @@ class Hashing(Layer):
 
     def compute_output_shape(self, input_shape):
         return encoded_shape(input_shape, self.output_mode, self.num_bins)
+
+    def compute_output_spec(self, inputs):
+        dtype = "int64" if self.output_mode == "int" else self.dtype  # (the bins, as in Keras)
+        return SymbolicTensor(self.compute_output_shape(inputs.shape), dtype)
 
     def get_config(self):
         return {

@@ -3,6 +3,7 @@
 import numpy as np
 
 from minikeras.engine.tensor import Tensor
+from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 from minikeras.layers.preprocessing.encoding import check_output_mode, encode, encoded_shape
 from minikeras.layers.preprocessing.numerical import batches_of
@@ -130,6 +131,10 @@ class Discretization(Layer):
     def compute_output_shape(self, input_shape):
         depth = self.num_bins if self.bin_boundaries is None else len(self.bin_boundaries) + 1
         return encoded_shape(input_shape, self.output_mode, depth)
+
+    def compute_output_spec(self, inputs):
+        dtype = "int32" if self.output_mode == "int" else self.dtype  # (the bins, as in Keras)
+        return SymbolicTensor(self.compute_output_shape(inputs.shape), dtype)
 
     def get_config(self):
         # Keras's Discretization takes no `trainable` (it has no weights): left out,

@@ -2,10 +2,19 @@
 
 import numpy as np
 
+from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.preprocessing.encoding import check_choice
 from minikeras.layers.preprocessing.index_lookup import IndexLookup
 
 __all__ = ["IntegerLookup", "StringLookup"]
+
+
+def _output_spec(layer, inputs, token_dtype):
+    """Symbolic outputs of Keras's dtypes: int64 indices, tokens when inverted, else floats."""
+    shape = layer.compute_output_shape(inputs.shape)
+    if layer.output_mode != "int":
+        return SymbolicTensor(shape, layer.dtype)
+    return SymbolicTensor(shape, token_dtype if layer.invert else "int64")
 
 
 class StringLookup(IndexLookup):
@@ -108,6 +117,9 @@ class StringLookup(IndexLookup):
 
     def _inverted_array(self, tokens):
         return tokens.astype(str)
+
+    def compute_output_spec(self, inputs):
+        return _output_spec(self, inputs, "str")
 
     def get_config(self):
         return {**super().get_config(), "encoding": self.encoding}
@@ -212,6 +224,9 @@ class IntegerLookup(IndexLookup):
 
     def _inverted_array(self, tokens):
         return tokens.astype(np.int64)
+
+    def compute_output_spec(self, inputs):
+        return _output_spec(self, inputs, "int64")
 
     def get_config(self):
         return {
