@@ -19,7 +19,10 @@ One module per family:
   `composite_augment` (RandAugment, AugMix) chooses among the others; `clahe`
   (ContrastLimitedAdaptiveHistogramEqualization) equalizes tiles, always;
 - `pipeline`: Pipeline, which applies a list of them in turn;
-- `stft_spectrogram` and `mel_spectrogram`: STFTSpectrogram and MelSpectrogram, for audio.
+- `stft_spectrogram` and `mel_spectrogram`: STFTSpectrogram and MelSpectrogram, for audio;
+- `feature_space` (with `feature_kinds`, `feature_specs` and `feature_data`): FeatureSpace,
+  which combines the layers above for structured data; exported as
+  `minikeras.utils.FeatureSpace`, as Keras exports it, not from here.
 """
 
 from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing

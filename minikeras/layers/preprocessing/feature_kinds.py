@@ -6,13 +6,15 @@ Each makes a `Feature`: the raw input's dtype, the preprocessing layer (named
 
 from minikeras.layers.identity import Identity
 from minikeras.layers.layer import unique_name
-from minikeras.layers.preprocessing.categorical import Hashing
+from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
 from minikeras.layers.preprocessing.discretization import Discretization
 from minikeras.layers.preprocessing.feature_specs import Cross, Feature
+from minikeras.layers.preprocessing.hashed_crossing import HashedCrossing
+from minikeras.layers.preprocessing.index_lookup import IndexLookup
 from minikeras.layers.preprocessing.lookups import IntegerLookup, StringLookup
 from minikeras.layers.preprocessing.numerical import Normalization, Rescaling
 
-__all__ = ["FeatureKinds"]
+__all__ = ["FeatureKinds", "cardinality"]
 
 
 class FeatureKinds:
@@ -236,3 +238,35 @@ class FeatureKinds:
         name = name or unique_name("integer_hashed")
         layer = Hashing(num_bins=num_bins, name=f"{name}_preprocessor")
         return Feature("int32", layer, output_mode)
+
+
+def cardinality(key, layer):
+    """How many integer values a preprocessor or crosser gives: its one-hot width.
+
+    Args:
+        key: the feature's (or cross's) name, for errors.
+        layer: its preprocessing layer, or its `HashedCrossing`.
+
+    Returns:
+        An int.
+
+    Raises:
+        ValueError: for a layer whose width is not known.
+
+    Example:
+        >>> from minikeras.layers.preprocessing.feature_kinds import cardinality
+        >>> cardinality("c", mk.layers.StringLookup(vocabulary=["a", "b"]))
+        3
+    """
+    if isinstance(layer, IndexLookup):
+        return layer.vocabulary_size()
+    if isinstance(layer, CategoryEncoding):
+        return layer.num_tokens
+    if isinstance(layer, Discretization):
+        return layer.num_bins if layer.num_bins is not None else len(layer.bin_boundaries) + 1
+    if isinstance(layer, (Hashing, HashedCrossing)):
+        return layer.num_bins
+    raise ValueError(
+        f"FeatureSpace: feature '{key}' has output_mode='one_hot', but the width of its "
+        f"preprocessor's ({type(layer).__name__}) outputs is not known; use output_mode='int'"
+    )

@@ -10,13 +10,12 @@ from minikeras.engine.tensor import Tensor
 from minikeras.layers.input_layer import Input
 from minikeras.layers.layer import Layer
 from minikeras.layers.merging import Concatenate
-from minikeras.layers.preprocessing.categorical import CategoryEncoding, Hashing
+from minikeras.layers.preprocessing.categorical import CategoryEncoding
 from minikeras.layers.preprocessing.discretization import Discretization
 from minikeras.layers.preprocessing.feature_data import adapt_columns, call_columns
-from minikeras.layers.preprocessing.feature_kinds import FeatureKinds
+from minikeras.layers.preprocessing.feature_kinds import FeatureKinds, cardinality
 from minikeras.layers.preprocessing.feature_specs import Cross, Feature, entry_of, spec_from_entry
 from minikeras.layers.preprocessing.hashed_crossing import HashedCrossing
-from minikeras.layers.preprocessing.index_lookup import IndexLookup
 from minikeras.layers.preprocessing.numerical import Normalization
 
 __all__ = ["FeatureSpace"]
@@ -296,7 +295,7 @@ class FeatureSpace(FeatureKinds, Layer):
             if spec.output_mode == "one_hot" and key not in self.one_hot_encoders:
                 layer = self.preprocessors.get(key) or self.crossers.get(key)
                 self.one_hot_encoders[key] = CategoryEncoding(
-                    num_tokens=_cardinality(key, layer), output_mode="multi_hot"
+                    num_tokens=cardinality(key, layer), output_mode="multi_hot"
                 )
         if self.output_mode == "concat" and self.concat is None:
             self.concat = Concatenate(axis=-1)
@@ -395,19 +394,3 @@ class FeatureSpace(FeatureKinds, Layer):
         from minikeras.saving import save_model
 
         save_model(self, filepath)
-
-
-def _cardinality(key, layer):
-    """How many integer values a preprocessor or crosser gives: the one-hot width."""
-    if isinstance(layer, IndexLookup):
-        return layer.vocabulary_size()
-    if isinstance(layer, CategoryEncoding):
-        return layer.num_tokens
-    if isinstance(layer, Discretization):
-        return layer.num_bins if layer.num_bins is not None else len(layer.bin_boundaries) + 1
-    if isinstance(layer, (Hashing, HashedCrossing)):
-        return layer.num_bins
-    raise ValueError(
-        f"FeatureSpace: feature '{key}' has output_mode='one_hot', but the width of its "
-        f"preprocessor's ({type(layer).__name__}) outputs is not known; use output_mode='int'"
-    )

@@ -215,9 +215,9 @@ def spec_from_entry(entry, kind):
         ValueError: if the entry names another class.
 
     Example:
-        >>> from minikeras.layers.preprocessing import feature_specs
-        >>> cross = feature_specs.Cross(("a", "b"), 4)
-        >>> feature_specs.spec_from_entry(feature_specs.entry_of(cross), feature_specs.Cross).crossing_dim
+        >>> from minikeras.layers.preprocessing import feature_specs as specs
+        >>> cross = specs.Cross(("a", "b"), 4)
+        >>> specs.spec_from_entry(specs.entry_of(cross), specs.Cross).crossing_dim
         4
     """
     if "class_name" in entry:
