@@ -90,6 +90,38 @@ def test_dict_mode_keeps_each_feature_and_int_outputs():
     }
 
 
+def test_symbolic_outputs_of_the_integer_preprocessors_have_their_dtypes():
+    # Keras 3's compute_output_spec: lookups int64, Hashing int64, Discretization int32.
+    text, number = mk.Input((1,), dtype=str), mk.Input((1,), dtype="float32")
+    layers = mk.layers
+    specs = {
+        "string": layers.StringLookup(vocabulary=["a"])(text),
+        "integer": layers.IntegerLookup(vocabulary=[3])(mk.Input((1,), dtype="int64")),
+        "inverted": layers.StringLookup(vocabulary=["a"], invert=True)(
+            mk.Input((1,), dtype="int64")
+        ),
+        "one_hot": layers.StringLookup(vocabulary=["a"], output_mode="one_hot")(text),
+        "hashing": layers.Hashing(4)(text),
+        "hashing_one_hot": layers.Hashing(4, output_mode="one_hot")(text),
+        "bins": layers.Discretization(bin_boundaries=[0.0])(number),
+        "bins_count": layers.Discretization(bin_boundaries=[0.0], output_mode="count")(number),
+    }
+    assert {key: str(spec.dtype) for key, spec in specs.items()} == {
+        "string": "int64",
+        "integer": "int64",
+        "inverted": "str",
+        "one_hot": "float32",
+        "hashing": "int64",
+        "hashing_one_hot": "float32",
+        "bins": "int32",
+        "bins_count": "float32",
+    }
+    # What the layers return when run agrees.
+    model = mk.Model([text, number], [specs["string"], specs["hashing"], specs["bins"]])
+    outputs = model([np.array([["a"]]), np.array([[1.0]], dtype="float32")])
+    assert [str(out.dtype) for out in outputs] == ["int64", "int64", "int32"]
+
+
 def test_one_sample_of_scalars_loses_the_batch_axis():
     space = _kinds_space()
     space.adapt(DATA, verbose=0)

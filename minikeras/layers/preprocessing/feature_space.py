@@ -17,6 +17,7 @@ from minikeras.layers.preprocessing.feature_kinds import FeatureKinds, cardinali
 from minikeras.layers.preprocessing.feature_specs import Cross, Feature, entry_of, spec_from_entry
 from minikeras.layers.preprocessing.hashed_crossing import HashedCrossing
 from minikeras.layers.preprocessing.numerical import Normalization
+from minikeras.utils.progbar import Progbar
 
 __all__ = ["FeatureSpace"]
 
@@ -205,8 +206,6 @@ class FeatureSpace(FeatureKinds, Layer):
         names = self._adaptable()
         progress = None
         if verbose and names:
-            from minikeras.utils.progbar import Progbar
-
             progress = Progbar(target=None, unit_name="step")
         on_batch = None if progress is None else progress.update
         columns = adapt_columns(dataset, self.features, names, on_batch)

@@ -10,7 +10,8 @@ __all__ = ["IntegerLookup", "StringLookup"]
 
 
 def _output_spec(layer, inputs, token_dtype):
-    """Symbolic outputs of Keras's dtypes: int64 indices, tokens when inverted, else floats."""
+    """Symbolic outputs: int64 indices and float encodings, as Keras's; inverted lookups give
+    tokens (Keras's symbolic outputs say int64 there too, though its lookups return tokens)."""
     shape = layer.compute_output_shape(inputs.shape)
     if layer.output_mode != "int":
         return SymbolicTensor(shape, layer.dtype)
