@@ -183,8 +183,10 @@ class FeatureSpace(FeatureKinds, Layer):
 
         Keras takes a `tf.data.Dataset`; minikeras has no tf.data and takes a
         dict of arrays (read in batches of 32 rows, as Keras batches single
-        samples) or an iterable of dict batches (also of `(dict, labels)`
-        pairs, or of single-sample dicts, grouped by 32).
+        samples; Keras reads a dict of `(n, 1)` columns a row at a time, which
+        only the approximate bins of `float_discretized` could tell) or an
+        iterable of dict batches (also of `(dict, labels)` pairs, or of
+        single-sample dicts, grouped by 32).
 
         Args:
             dataset: a dict of feature name -> array, or an iterable of such dicts.
@@ -374,6 +376,9 @@ class FeatureSpace(FeatureKinds, Layer):
 
     def save(self, filepath):
         """Saves the space (configs and adapted state) to a file `mk.saving.load_model` reads.
+
+        As `mk.saving.save_model`: a `.keras` path gets Keras's zip layout. Whether
+        Keras loads it is not checked (Keras's FeatureSpace needs TensorFlow).
 
         Args:
             filepath: the path (`.minikeras` is the suggested suffix).
