@@ -54,11 +54,11 @@ class Cross:
                 "FeatureSpace.cross: `feature_names` must be two or more feature names, got "
                 f"{feature_names!r}"
             )
-        if isinstance(crossing_dim, bool) or not isinstance(crossing_dim, (int, np.integer)):
-            raise ValueError(
-                f"FeatureSpace.cross: `crossing_dim` must be an int >= 1, got {crossing_dim!r}"
-            )
-        if crossing_dim < 1:
+        if (
+            isinstance(crossing_dim, bool)
+            or not isinstance(crossing_dim, (int, np.integer))
+            or crossing_dim < 1
+        ):
             raise ValueError(
                 f"FeatureSpace.cross: `crossing_dim` must be an int >= 1, got {crossing_dim!r}"
             )
