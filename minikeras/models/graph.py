@@ -19,6 +19,7 @@ __all__ = [
     "functional_order",
     "graph_operations",
     "input_names",
+    "matched_rank",
     "nodes_between",
     "output_spec",
     "run",
@@ -200,6 +201,45 @@ def _as_input_dtypes(symbolic, values):
             values[id(placeholder)] = ops.cast(held, wanted.name)
 
 
+def matched_rank(shape, value):
+    """`value` with a trailing axis of 1 added or dropped to meet an `Input` of `shape`.
+
+    As Keras's functional models adjust their inputs: data of shape `(batch,)`
+    feeds an `Input((1,))`, and `(batch, 3, 1)` an `Input((3,))`. Any other
+    rank is left for the layers to refuse.
+
+    Args:
+        shape: the `Input`'s shape, batch axis included.
+        value: the data bound to it (an array, Tensor or symbolic tensor).
+
+    Returns:
+        `value`, reshaped if one of those two cases applies.
+
+    Example:
+        >>> mk.models.graph.matched_rank((None, 1), np.ones(4)).shape
+        (4, 1)
+        >>> mk.models.graph.matched_rank((None, 3), np.ones((4, 3, 1))).shape
+        (4, 3)
+    """
+    value_shape = getattr(value, "shape", None)
+    if value_shape is None or shape is None or len(value_shape) == len(shape):
+        return value
+    from minikeras import ops
+
+    if len(value_shape) == len(shape) + 1 and value_shape[-1] == 1:
+        return ops.squeeze(value, axis=-1)
+    if len(value_shape) == len(shape) - 1 and shape[-1] == 1:
+        return ops.expand_dims(value, axis=-1)
+    return value
+
+
+def _matched_ranks(symbolic, values):
+    for placeholder in flatten(symbolic):
+        held = values.get(id(placeholder))
+        if held is not None:
+            values[id(placeholder)] = matched_rank(placeholder.shape, held)
+
+
 def run(model, inputs, training, mask=None):
     """Replays a model's graph on data, masks travelling beside the values.
 
@@ -230,6 +270,7 @@ def run(model, inputs, training, mask=None):
             f"Model '{model.name}' expects inputs structured like {model._inputs}, "
             f"got {type(inputs).__name__}"
         ) from None
+    _matched_ranks(model._inputs, values)
     _as_input_dtypes(model._inputs, values)
     if mask is not None:
         _bind_masks(model, model._inputs, mask, masks)

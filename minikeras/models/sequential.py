@@ -3,6 +3,7 @@
 from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.inputs import InputLayer
 from minikeras.layers.layer import Layer
+from minikeras.models.graph import matched_rank
 from minikeras.models.model import Model
 
 __all__ = ["Sequential"]
@@ -192,6 +193,8 @@ class Sequential(Model):
         self.built = True
 
     def call(self, inputs, training=None, mask=None):
+        if self._inputs is not None:  # (data of shape (batch,) feeds Input((1,)), as in Keras)
+            inputs = matched_rank(self._inputs.shape, inputs)
         outputs = inputs
         for layer in self._layers:
             layer_inputs = outputs
