@@ -279,8 +279,8 @@ def standardize_dtype(dtype):
     (which reads Python `int` and `"int"` as `"int32"` except on TensorFlow,
     refuses numpy's short names and `object`, and gives `"string"` for
     `str`): names are numpy's, so `int` is `"int64"`, `"f4"` is `"float32"`,
-    `"float"` is `"float64"` (Keras refuses it) and `str` is `"str"`; only
-    Python `float` and None are floatx.
+    `"float"` is `"float64"` (Keras refuses it) and `str` (or Keras's
+    `"string"`) is `"str"`; only Python `float` and None are floatx.
 
     Args:
         dtype: a dtype name, numpy dtype or Python type; None means floatx.
@@ -299,6 +299,8 @@ def standardize_dtype(dtype):
         return _FLOATX
     if dtype is float:
         return _FLOATX
+    if dtype == "string":  # (Keras's name for strings: `Input((1,), dtype="string")`)
+        return "str"
     try:
         return _NAMES[dtype]  # numpy's `dtype.name` is Python code, ~4 us a call
     except KeyError:

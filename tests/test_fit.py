@@ -228,10 +228,6 @@ BAD_INPUTS = {
         lambda x, y: ((x, y), {"sample_weight": np.r_[np.ones(39), np.nan]}),
         "sample_weight holds NaN",
     ),
-    "string inputs": (
-        lambda x, y: ((np.array([["a", "b", "c"]] * 40), y), {}),
-        "x must be numeric, got dtype <U1",
-    ),
     "object labels": (
         lambda x, y: ((x, np.array([{"label": 1}] * 40, dtype=object)), {}),
         "y must be numeric, got dtype object",
@@ -299,6 +295,19 @@ def test_bad_input_is_a_clear_error_before_any_training(case):
     assert_weights_equal(model, before)
 
 
+def test_strings_for_a_numeric_model_are_a_clear_error_before_any_training():
+    # (strings pass the data checks, for models with an Input(dtype="string") or a
+    # StringLookup; a model of numbers refuses them at its first layer, naming it)
+    x, y = regression_data()
+    model = linear_model()
+    before = snapshot(model)
+    counter = StepCounter()
+    with pytest.raises(TypeError, match=f"'{model.name}' takes numbers.*dtype <U1"):
+        model.fit(np.array([["a", "b", "c"]] * 40), y, verbose=0, callbacks=[counter])
+    assert counter.steps == 0
+    assert_weights_equal(model, before)
+
+
 def test_evaluate_and_predict_reject_bad_input_too():
     x, y = regression_data()
     model = linear_model()
@@ -308,8 +317,10 @@ def test_evaluate_and_predict_reject_bad_input_too():
         model.predict(x[:0])
     with pytest.raises(ValueError, match="predict: the input is empty"):
         model.predict(b for b in [])
-    with pytest.raises(ValueError, match="predict: x must be numeric"):
+    with pytest.raises(TypeError, match="takes numbers or booleans, got an input of dtype <U1"):
         model.predict(np.array([["a", "b", "c"]]))
+    with pytest.raises(ValueError, match="predict: x must be numeric"):
+        model.predict(np.array([[{"a": 1}]], dtype=object))
 
 
 def test_batch_size_accepts_numpy_integers_and_none():

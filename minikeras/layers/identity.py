@@ -13,7 +13,7 @@ class Identity(Layer):
         **kwargs: `name`, `trainable`, `dtype`.
 
     Input shape:
-        Any shape, or a structure of tensors.
+        Any shape, or a structure of tensors (strings too).
 
     Output shape:
         The inputs' shape; a mask passes through.
@@ -24,6 +24,7 @@ class Identity(Layer):
     """
 
     supports_masking = True
+    _accepts_strings = True  # (it computes nothing: strings pass as Keras's do)
 
     def call(self, inputs):
         return inputs

@@ -119,7 +119,7 @@ class InputLayer(Layer):
     def get_config(self):
         return {
             "batch_shape": list(self.batch_shape),
-            "dtype": self.dtype,
+            "dtype": "string" if self.dtype == "str" else self.dtype,  # (Keras's name)
             "sparse": False,
             "ragged": False,
             "name": self.name,

@@ -208,8 +208,10 @@ class Model(Trainer, ModelSaving, Layer):
 
     @property
     def _accepts_strings(self):
-        # A model takes strings when one of its layers does (a StringLookup first, say);
-        # each layer still checks what reaches it.
+        # A model takes strings when one of its layers does (a StringLookup first, say),
+        # or an Input says so (dtype="string"); each layer still checks what reaches it.
+        if self._inputs is not None and any(t.dtype == "str" for t in flatten(self._inputs)):
+            return True
         return any(layer._accepts_strings for layer in self.layers)
 
     def get_layer(self, name=None, index=None):

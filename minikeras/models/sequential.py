@@ -225,7 +225,9 @@ class Sequential(Model):
         with nested_configs():  # a custom layer is rebuilt with from_config's custom_objects
             layers = [serialize_layer(layer) for layer in self._layers]
         if self._inputs is not None:
-            shape = {"batch_shape": list(self._inputs.shape), "dtype": self._inputs.dtype}
+            dtype = self._inputs.dtype
+            dtype = "string" if dtype == "str" else dtype  # (Keras's name)
+            shape = {"batch_shape": list(self._inputs.shape), "dtype": dtype}
             layers.insert(0, {"class_name": "InputLayer", "config": shape})
         return {**Layer.get_config(self), "layers": layers}
 

@@ -63,7 +63,8 @@ def functional_config(model):
     for tensor in flatten(model._inputs):
         name = _unique(input_layer_of(tensor).name, taken)  # (the name model.layers shows)
         history[id(tensor)] = [name, 0, 0]
-        config = {"batch_shape": list(tensor.shape), "dtype": tensor.dtype, "name": name}
+        dtype = "string" if tensor.dtype == "str" else tensor.dtype  # (Keras's name)
+        config = {"batch_shape": list(tensor.shape), "dtype": dtype, "name": name}
         entries.append(
             {"class_name": "InputLayer", "name": name, "config": config, "inbound_nodes": []}
         )

@@ -70,8 +70,8 @@ def _slice(inputs, index):
     return inputs[index]
 
 
-def _check_numeric(array, what, method):
-    if array.dtype.kind not in "biuf":
+def _check_numeric(array, what, method, kinds="biuf"):
+    if array.dtype.kind not in kinds:
         raise ValueError(f"{method}: {what} must be numeric, got dtype {array.dtype}")
     if array.ndim == 0:
         raise ValueError(f"{method}: {what} must have a batch axis, got a scalar")
@@ -85,7 +85,7 @@ def _as_input(x, dtype, method):
     if isinstance(x, dict):
         return {key: _as_input(a, dtype, method) for key, a in x.items()}
     array = np.asarray(x)
-    _check_numeric(array, "x", method)
+    _check_numeric(array, "x", method, "biufUS")  # (strings feed an Input(dtype="string"))
     # Cast float data once to the model's dtype, not at every step.
     return array.astype(dtype) if array.dtype.kind == "f" and array.dtype != dtype else array
 
