@@ -22,8 +22,11 @@ def _with_class_weight(sample_weight, y, class_weight, method="fit"):
     if not class_weight:
         return sample_weight
     if y is None or isinstance(y, (list, tuple, dict)):
+        # (as Keras 3, which refuses even a one-item list, tuple or dict here)
+        got = "no y" if y is None else f"a {type(y).__name__} of {len(y)}"
         raise ValueError(
-            f"{method}: class_weight needs one array of targets (a model with one output)"
+            f"{method}: class_weight needs y as one array of targets (a model with one "
+            f"output), got {got}; pass y itself, not in a list, tuple or dict"
         )
     if sample_weight is not None:  # (which would win? Keras refuses both, so do we)
         raise ValueError(
@@ -96,6 +99,19 @@ def _non_finite_rows(array, n):
     return f"{bad[:10].tolist()}{' ...' if len(bad) > 10 else ''}"
 
 
+def _checked_weight(weight, n, method):
+    _check_numeric(weight, "sample_weight", method)
+    if len(weight) != n:
+        raise ValueError(f"{method}: x has {n} samples but sample_weight has {len(weight)}")
+    weight = weight.astype("float32")
+    if not np.all(np.isfinite(weight)):
+        raise ValueError(
+            f"{method}: sample_weight holds NaN or infinite values, at sample indices "
+            f"{_non_finite_rows(weight, n)}"
+        )
+    return weight
+
+
 class _Data:
     """Checked arrays: inputs, targets and optional sample weights (times class weights)."""
 
@@ -125,17 +141,11 @@ class _Data:
                     f"{_non_finite_rows(y_part, n)}"
                 )
         if sample_weight is not None:
-            weight = np.asarray(sample_weight)
-            _check_numeric(weight, "sample_weight", method)
-            if len(weight) != n:
-                raise ValueError(f"{method}: x has {n} samples but sample_weight has {len(weight)}")
-            weight = weight.astype("float32")
-            if not np.all(np.isfinite(weight)):
-                raise ValueError(
-                    f"{method}: sample_weight holds NaN or infinite values, at sample indices "
-                    f"{_non_finite_rows(weight, n)}"
-                )
-            self.sample_weight = weight
+            # (one array, or one per output: a list, tuple or dict as y is)
+            weights = _as_targets(sample_weight)
+            self.sample_weight = tree.map_structure(
+                lambda w: _checked_weight(w, n, method), weights
+            )
         self.sample_weight = _with_class_weight(self.sample_weight, self.y, class_weight, method)
 
     def split(self, fraction):
@@ -151,8 +161,8 @@ class _Data:
         y_head = None if self.y is None else _slice(self.y, head)
         y_tail = None if self.y is None else _slice(self.y, tail)
         train = _Data(_slice(self.x, head), y_head, None, None, "fit", check=False)
-        train.sample_weight = None if weight is None else weight[head]
-        held = (_slice(self.x, tail), y_tail) + (() if weight is None else (weight[tail],))
+        train.sample_weight = None if weight is None else _slice(weight, head)
+        held = (_slice(self.x, tail), y_tail) + (() if weight is None else (_slice(weight, tail),))
         return train, held
 
 
@@ -214,20 +224,20 @@ class _ArrayBatches:
                 yield packed(
                     _slice(x, index),
                     None if y is None else _slice(y, index),
-                    (None if w is None else w[index]),
+                    (None if w is None else _slice(w, index)),
                 )
             return
         if self.shuffle:
             # One gather per pass, then contiguous slices (views) per step.
             order = random.generator().permutation(self.n)
             x, y = _slice(x, order), None if y is None else _slice(y, order)
-            w = None if w is None else w[order]
+            w = None if w is None else _slice(w, order)
         for start in range(0, self.n, self.batch_size):
             index = slice(start, start + self.batch_size)
             yield packed(
                 _slice(x, index),
                 None if y is None else _slice(y, index),
-                (None if w is None else w[index]),
+                (None if w is None else _slice(w, index)),
             )
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from minikeras import metrics as metrics_module
 from minikeras.engine.tensor import Tensor
-from minikeras.trainers.compile_outputs import _per_output, flat, output_names
+from minikeras.trainers.compile_outputs import _per_output, flat, one_output, output_names
 
 __all__ = ["CompileMetrics"]
 
@@ -139,15 +139,28 @@ class CompileMetrics:
             names = output_names(model, y_pred)
             predictions = [_numpy(p) for p in flat(y_pred, names)]
             targets = flat(y, names)
+            # As Keras 3: nested sample weights go one per output.
+            weights = (
+                flat(sample_weight, names)
+                if isinstance(sample_weight, (list, tuple, dict))
+                else None
+            )
             if len(names) == 1:  # one output in a list or dict: its metrics are built single
                 several, predictions, y = False, predictions[0], targets[0]
+                sample_weight = sample_weight if weights is None else weights[0]
         else:
             predictions = _numpy(y_pred)
+            y, sample_weight = (
+                one_output(y, model, y_pred),
+                one_output(sample_weight, model, y_pred),
+            )
         for metric, index, weighted in self.entries:
             y_t, y_p = (targets[index], predictions[index]) if several else (y, predictions)
             # As in Keras, `metrics` are not weighted by sample or class weights; the metrics
             # that average a value per entry are weighted by the mask of the model's outputs.
-            weight = sample_weight if weighted else None
+            weight = None if not weighted else sample_weight
+            if weighted and several and weights is not None:
+                weight = weights[index]
             if mask is not None and not several and getattr(metric, "_uses_output_mask", False):
                 m = mask.astype(np.float64)
                 if weight is not None:  # (batch,) or (batch, steps) weights on the mask's axes

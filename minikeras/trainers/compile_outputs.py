@@ -7,7 +7,7 @@ Output names are the names of the layers that make the outputs (the keys of a
 dict of outputs; `output_<i>` for a subclassed model that returns a list).
 """
 
-__all__ = ["flat", "output_names"]
+__all__ = ["flat", "one_output", "output_names"]
 
 
 def output_names(model, y_pred):
@@ -62,6 +62,46 @@ def flat(structure, names):
     if isinstance(structure, (list, tuple)):
         return list(structure)
     return [structure]
+
+
+def one_output(structure, model, y_pred):
+    """One output's targets (or sample weights), unwrapped from a one-item structure.
+
+    As Keras 3 does for a model with one output, `[y]` and `(y,)` mean `y`. A
+    one-item dict keyed by the output's name means its value too (Keras 3.15
+    fails there with `Invalid dtype`, as it packs the dict's key, not its
+    value). Anything else comes back as it is.
+
+    Args:
+        structure: `y`, `sample_weight`, or a one-item list, tuple or dict of it.
+        model: the model (to name its output, for a dict).
+        y_pred: one batch of its output.
+
+    Returns:
+        The single entry.
+
+    Raises:
+        ValueError: for a one-item dict keyed by another name than the output's.
+
+    Example:
+        >>> x = mk.Input((2,))
+        >>> model = mk.Model(x, mk.layers.Dense(1, name="out")(x))
+        >>> mk.trainers.compile_outputs.one_output({"out": 3}, model, 0)
+        3
+        >>> mk.trainers.compile_outputs.one_output((3,), model, 0)
+        3
+    """
+    if isinstance(structure, (list, tuple)) and len(structure) == 1:
+        return structure[0]
+    if isinstance(structure, dict) and len(structure) == 1:
+        (name,) = output_names(model, y_pred)
+        if name not in structure:
+            raise ValueError(
+                f"the targets (or sample weights) are a dict keyed by {list(structure)}, "
+                f"but the model's one output is named {name!r}"
+            )
+        return structure[name]
+    return structure
 
 
 def _per_output(value, names, what, make, every_output=False):

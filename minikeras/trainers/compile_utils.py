@@ -17,7 +17,7 @@ from minikeras import ops
 from minikeras.engine.tensor import Tensor
 from minikeras.layers import call_checks
 from minikeras.trainers.compile_metrics import CompileMetrics
-from minikeras.trainers.compile_outputs import _per_output, flat, output_names
+from minikeras.trainers.compile_outputs import _per_output, flat, one_output, output_names
 
 __all__ = ["CompileLoss", "CompileMetrics", "LossTracker", "output_names"]
 
@@ -137,11 +137,17 @@ class CompileLoss:
             fn, weight = self.losses[0], self.weights[0]
             if fn is None:
                 return None
+            y, sample_weight = (
+                one_output(y, model, y_pred),
+                one_output(sample_weight, model, y_pred),
+            )
             value = _one_loss(fn, y, y_pred, sample_weight, mask)
             return value if weight is None else value * weight
         predictions, targets = flat(y_pred, self.names), flat(y, self.names)
         weights = (
-            flat(sample_weight, self.names) if isinstance(sample_weight, (list, dict)) else None
+            flat(sample_weight, self.names)
+            if isinstance(sample_weight, (list, tuple, dict))
+            else None
         )
         total = None
         for index, (fn, weight) in enumerate(zip(self.losses, self.weights)):
