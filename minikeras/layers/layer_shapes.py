@@ -1,7 +1,7 @@
 """`LayerShapes`: the part of `Layer` that answers shape, mask and graph questions.
 
 `compute_output_shape`, `compute_output_spec`, `compute_mask`, and the
-symbolic `input` / `output` of a layer called once in a functional graph.
+symbolic `input` / `output` of a layer's first call in a functional graph.
 `Layer` inherits it; it is not used on its own.
 """
 
@@ -127,35 +127,58 @@ class LayerShapes:
 
     @computed_attribute
     def input(self):
-        """The symbolic input of the layer's only call on symbolic tensors.
+        """The symbolic input of the layer's first call on symbolic tensors.
+
+        As Keras's `input`: the symbolic tensors of that call's arguments (its
+        inputs, further arguments and keywords, a dict by sorted key) as one
+        flat list, or the tensor itself when there is one. A layer called
+        several times (shared) gives its first call's; later calls are not
+        reachable from here.
 
         Raises:
-            AttributeError: if the layer was never called on symbolic tensors,
-                or was called on them more than once.
+            AttributeError: if the layer was never called on symbolic tensors.
+
+        Example:
+            >>> dense = mk.layers.Dense(2)
+            >>> first, second = mk.Input((3,)), mk.Input((5, 3))
+            >>> _ = dense(first), dense(second)
+            >>> dense.input is first
+            True
         """
-        return self._only_node("input").inputs
+        node = self._first_node("input")
+        tensors = [
+            leaf
+            for leaf in flatten((node.inputs, node.args, node.kwargs))
+            if isinstance(leaf, SymbolicTensor)
+        ]
+        return tensors[0] if len(tensors) == 1 else tensors
 
     @computed_attribute
     def output(self):
-        """The symbolic output of the layer's only call on symbolic tensors.
+        """The symbolic output of the layer's first call on symbolic tensors.
 
         A call that gave several tensors (a tuple, a dict) gives them as one
-        flat list, as Keras's `output` does.
+        flat list, as Keras's `output` does; a layer called several times
+        (shared) gives its first call's, as Keras does.
 
         Raises:
-            AttributeError: if the layer was never called on symbolic tensors,
-                or was called on them more than once.
+            AttributeError: if the layer was never called on symbolic tensors.
+
+        Example:
+            >>> dense = mk.layers.Dense(2)
+            >>> _ = dense(mk.Input((3,))), dense(mk.Input((5, 3)))
+            >>> dense.output.shape
+            (None, 2)
         """
-        outputs = flatten(self._only_node("output").outputs)
+        outputs = flatten(self._first_node("output").outputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
-    def _only_node(self, what):
+    def _first_node(self, what):
         nodes = self.__dict__.get("_inbound_nodes", [])
-        if len(nodes) != 1:
+        if not nodes:
             raise AttributeError(
-                f"{type(self).__name__} '{self.name}' has "
-                f"{'no' if not nodes else len(nodes)} symbolic calls, so it has no single "
-                f"`{what}`: it has one when it was called once on minikeras.Input tensors "
+                f"{type(self).__name__} '{self.name}' was never called on symbolic tensors, "
+                f"so it has no `{what}`: it has one once called on minikeras.Input tensors "
                 "(or outputs of layers called on them)"
             )
         return nodes[0]

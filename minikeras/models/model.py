@@ -20,7 +20,7 @@ __all__ = ["Model"]
 
 def _unpacked(shapes):
     """A list of one shape as that shape (Keras's `input_shape` and `output_shape` do so)."""
-    return shapes[0] if isinstance(shapes, list) and len(shapes) == 1 else shapes
+    return shapes[0] if len(shapes) == 1 else shapes
 
 
 class Model(Trainer, ModelSaving, Layer):
@@ -138,23 +138,25 @@ class Model(Trainer, ModelSaving, Layer):
     def input_shape(self):
         """The input's shape (`None` where unknown); a list of shapes for several inputs.
 
-        A list of one input gives its shape, as in Keras.
+        As in Keras, one input gives its shape (also in a list, tuple or dict of
+        one), and several give a flat list in `inputs` order (a tuple or dict too).
 
         Raises:
             AttributeError: for a subclassed model, or a Sequential not built yet.
         """
-        return _unpacked(map_structure(lambda t: t.shape, self._graph_part("input_shape")))
+        return _unpacked([t.shape for t in flatten(self._graph_part("input_shape"))])
 
     @computed_attribute
     def output_shape(self):
         """The output's shape (`None` where unknown); a list of shapes for several outputs.
 
-        A list of one output gives its shape, as in Keras.
+        As in Keras, one output gives its shape (also in a list, tuple or dict of
+        one), and several give a flat list in `outputs` order (a tuple or dict too).
 
         Raises:
             AttributeError: for a subclassed model, or a Sequential not built yet.
         """
-        return _unpacked(map_structure(lambda t: t.shape, self._graph_part("output_shape")))
+        return _unpacked([t.shape for t in flatten(self._graph_part("output_shape"))])
 
     @property
     def layers(self):
