@@ -264,6 +264,24 @@ def test_a_keras_file_with_steps_per_execution_loads(tmp_path):
     )
 
 
+@pytest.mark.parametrize("suffix", ["keras", "minikeras"])
+def test_our_saved_files_keep_steps_per_execution(tmp_path, suffix):
+    model = _model(mk)
+    model.compile("adam", "mse", steps_per_execution=4)
+    model.save(tmp_path / f"steps.{suffix}")
+    loaded = mk.saving.load_model(tmp_path / f"steps.{suffix}")
+    assert loaded.steps_per_execution == 4
+    assert loaded.get_compile_config()["steps_per_execution"] == 4
+
+
+def test_keras_reads_steps_per_execution_from_our_keras_file(tmp_path):
+    keras = _keras()
+    model = _model(mk)
+    model.compile("adam", "mse", steps_per_execution=4)
+    model.save(tmp_path / "steps.keras")
+    assert keras.saving.load_model(tmp_path / "steps.keras").steps_per_execution == 4
+
+
 def test_a_saved_file_names_function_losses_and_metrics_as_keras_reads_them(tmp_path):
     # The file's compile config holds Keras's function entries (bare names made Keras's
     # load_model fail: "Could not interpret loss identifier"); minikeras reads it back too.

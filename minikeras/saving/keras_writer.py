@@ -164,7 +164,7 @@ def _compile_config(model):
         "loss_weights": entries["loss_weights"],
         "metrics": metrics,
         "weighted_metrics": weighted,
-        "steps_per_execution": 1,
+        "steps_per_execution": model.steps_per_execution,
         # Keras compiles with XLA where the model allows ("auto"), as minikeras replays.
         **compile_flags(model.run_eagerly, model.jit_compile),
     }

@@ -127,6 +127,7 @@ def _compile_objects(config, objects):
         "metrics": _map_leaves(metric_of, config["metrics"]) or None,
         "weighted_metrics": None if weighted is None else _map_leaves(metric_of, weighted),
         "report_unchanged": bool(config.get("report_unchanged", True)),
+        "steps_per_execution": config.get("steps_per_execution", 1),  # (older files lack it)
         **compile_flags(config.get("run_eagerly", False), config.get("jit_compile", "auto")),
     }
     return optimizer, arguments
@@ -147,6 +148,7 @@ def _training_payload(model, table):
             "optimizer": optimizers.serialize(model.optimizer),
             **_compile_entries(model),
             "report_unchanged": bool(model.report_unchanged),
+            "steps_per_execution": model.steps_per_execution,
             **compile_flags(model.run_eagerly, model.jit_compile),
         }
         to_json(config, "the compile arguments")
