@@ -13,6 +13,7 @@ from minikeras import ops
 from minikeras.layers import call_helpers
 from minikeras.layers.input_layer import Node, SymbolicTensor
 from minikeras.layers.layer import Layer
+from minikeras.layers.operation_shape_rules import keras_shapes
 from minikeras.layers.operation_shapes import output_specs, trace
 from minikeras.layers.operation_specs import KERAS_OPERATION_SPECS, arguments_of
 from minikeras.tree import map_structure
@@ -112,7 +113,8 @@ class OperationNode(Layer):
         Returns:
             A `SymbolicTensor` or a structure of them.
         """
-        return trace(self.call, args, kwargs)
+        specs = trace(self.call, args, kwargs)
+        return keras_shapes(self.function_name, specs, args, self._arguments)
 
     def compute_mask(self, inputs, mask=None):
         """None: an op's output carries no mask, as in Keras.
@@ -196,6 +198,7 @@ def _leading_options(function, options):
 
 def _record(layer, args, kwargs):
     specs = output_specs(layer.call, layer.function_name, args, kwargs, layer._arguments)
+    specs = keras_shapes(layer.function_name, specs, args, layer._arguments)
     node = Node(layer, args[0], tuple(args[1:]), kwargs)
     node.outputs = map_structure(
         lambda spec: SymbolicTensor(spec.shape, spec.dtype, node=node), specs
