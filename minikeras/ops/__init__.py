@@ -169,20 +169,22 @@ from minikeras.ops.stacking import (
 from minikeras.ops.binning import bincount, digitize, histogram, searchsorted, unique
 from minikeras.ops.diagonals import diagonal, trace
 from minikeras.ops.integration import trapezoid
-from minikeras.ops.nan_reductions import (
+from minikeras.ops.nan_filled import (
     nanargmax,
     nanargmin,
     nancumprod,
     nancumsum,
     nanmax,
+    nanmin,
+    nanprod,
+    nansum,
+)
+from minikeras.ops.nan_reductions import (
     nanmean,
     nanmedian,
-    nanmin,
     nanpercentile,
-    nanprod,
     nanquantile,
     nanstd,
-    nansum,
     nanvar,
 )
 from minikeras.ops.product_reductions import cumprod, prod
