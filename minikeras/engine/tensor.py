@@ -43,7 +43,7 @@ __all__ = [
 FIRST_TAPE_TRACE = 1_000_000
 
 
-# The types of values an optimizer traces its rule with (`optimizers/_trace_record.py`
+# The types of values an optimizer traces its rule with (`optimizers/_traced_value.py`
 # registers `TracedValue`): `value_of` hands them to ops, which compute on what they hold.
 TRACED_TYPES = set()
 
@@ -141,7 +141,7 @@ def value_of(x):
         if held is ArrayBox:
             return value if value._trace in _state.recording_traces else drop_stale_boxes(value)
         if held in TRACED_TYPES:
-            return value._in_tensor()  # (optimizers/_trace_record.py) what an op sees of it
+            return value._in_tensor()  # (optimizers/_traced_value.py) what an op sees of it
         if isinstance(value, np.generic):
             # A reduction's numpy scalar, made a 0-d array: an op that passes it on
             # to another (`divide` to `apply_binary`) must not see it as the weak
@@ -160,7 +160,7 @@ def value_of(x):
         # turn float32 work into float64; treat it like the Python number it is.
         return x.item() if x.dtype.kind in "fc" else x
     if kind in TRACED_TYPES:
-        return x._operand()  # (optimizers/_trace_record.py) what an op takes it as
+        return x._operand()  # (optimizers/_traced_value.py) what an op takes it as
     return _as_array(x)
 
 

@@ -247,7 +247,7 @@ def _plain_pair(a, b):
 def plain_kind(value):
     """The type an op dispatches on: a traced value's is that of the array it holds.
 
-    An optimizer tracing its rule (`optimizers/_trace_record.py`) hands ops values
+    An optimizer tracing its rule (`optimizers/_traced_value.py`) hands ops values
     that stand for numpy arrays and scalars; the ops must take the path they
     take for those, so that the trace records what an eager run computes.
 

@@ -169,7 +169,7 @@ def _float64_array(x, value):
 def _traced_float64(value):
     """Whether a traced value, as `value_of` gives it, stands for a float64 array.
 
-    An optimizer's traced rule (`optimizers/_trace_record.py`) holds arrays in
+    An optimizer's traced rule (`optimizers/_traced_value.py`) holds arrays in
     `TracedValue`s; one is narrowed as the array it stands for is, so the
     trace records what the eager rule computes. (Once the trace is spoiled,
     `value_of` gives the array itself.)

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from minikeras.engine.variable import as_written
-from minikeras.optimizers._trace_record import _astype
+from minikeras.optimizers._traced_value import _astype
 
 __all__ = ["Program"]
 

@@ -8,7 +8,7 @@ does the same in the only way that is safe in Python, by watching what the
 rule does with the step's data rather than by reading its code:
 
 - On a variable's second update (the first may set things up in Python),
-  the rule runs on `TracedValue`s (`_trace_record.py`): the gradient, and
+  the rule runs on `TracedValue`s (`_traced_value.py`): the gradient, and
   every read of the variable, its slots and `iterations` in this thread
   (`engine.context`'s `read_interceptors`), each holding its real array.
   Every numpy call that touches one (through `mk.ops`, which dispatch on
