@@ -10,7 +10,41 @@ import math
 
 import numpy as np
 
-__all__ = ["clip_gradients"]
+from minikeras.optimizers._checks import POSITIVE, check_number
+
+__all__ = ["check_arguments", "clip_gradients"]
+
+
+def check_arguments(owner, clipnorm, clipvalue, global_clipnorm):
+    """`(clipnorm, clipvalue, global_clipnorm)` checked, as the optimizer keeps them.
+
+    Args:
+        owner: the optimizer's class name, for messages.
+        clipnorm: None, or a number > 0.
+        clipvalue: None, or a number > 0.
+        global_clipnorm: None, or a number > 0.
+
+    Returns:
+        A tuple of three: None, or the float.
+
+    Raises:
+        ValueError: if more than one is set, or one is not a number > 0.
+
+    Example:
+        >>> mk.optimizers._clipping.check_arguments("SGD", 1, None, None)
+        (1.0, None, None)
+    """
+    clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
+    given = [f"{key}={value!r}" for key, value in clips.items() if value is not None]
+    if len(given) > 1:
+        raise ValueError(
+            f"{owner}: only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be "
+            f"set, got {', '.join(given)}"
+        )
+    return tuple(
+        None if value is None else check_number(owner, key, value, POSITIVE)
+        for key, value in clips.items()
+    )
 
 
 def _squared_norm(gradient):

@@ -5,31 +5,27 @@ A subclass writes `build` and `update_step` (see `OptimizerState`, in
 float32 Variable, as in Keras 3, a schedule or a callable), skipping None
 gradients, clipping, weight decay, the moving average of the weights (EMA),
 constraints, and the iteration count; one update runs in `_apply.py`, and
-any reuse of arrays in place lives in `_buffers.py`.
+any reuse of arrays in place lives in `_buffers.py`. How the learning rate
+is held, set and saved is in `_learning_rate.py`.
 """
 
-import inspect
-import math
 import re
 
-import numpy as np
-
-from minikeras import config
 from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
-from minikeras.engine.tensor import Tensor, note_effect
+from minikeras.engine.tensor import note_effect
 from minikeras.engine.variable import Variable
-from minikeras.optimizers import _ema, schedules
+from minikeras.optimizers import _clipping, _ema, schedules
 from minikeras.optimizers._apply import apply_update, checked_updates, label
-from minikeras.optimizers._checks import NON_NEGATIVE, POSITIVE, check_number
+from minikeras.optimizers._checks import NON_NEGATIVE, check_number
+from minikeras.optimizers._learning_rate import (
+    assign_learning_rate,
+    called_rate,
+    rate_to_config,
+)
 from minikeras.optimizers.state import OptimizerState
 
 __all__ = ["Optimizer"]
-
-_LEARNING_RATE = (
-    lambda value: math.isfinite(value) and value >= 0,
-    "a finite number >= 0, a LearningRateSchedule or a callable",
-)
 
 
 class Optimizer(OptimizerState):
@@ -99,15 +95,9 @@ class Optimizer(OptimizerState):
         name=None,
     ):
         owner = type(self).__name__
-        clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
-        given = [f"{key}={value!r}" for key, value in clips.items() if value is not None]
-        if len(given) > 1:
-            raise ValueError(
-                f"{owner}: only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be "
-                f"set, got {', '.join(given)}"
-            )
-        for key, value in clips.items():
-            setattr(self, key, None if value is None else check_number(owner, key, value, POSITIVE))
+        self.clipnorm, self.clipvalue, self.global_clipnorm = _clipping.check_arguments(
+            owner, clipnorm, clipvalue, global_clipnorm
+        )
         self.weight_decay = (
             None
             if weight_decay is None
@@ -157,51 +147,18 @@ class Optimizer(OptimizerState):
         learning_rate = self._learning_rate
         if isinstance(learning_rate, Variable):
             return learning_rate
-        return self._called_rate()
+        return called_rate(self)
 
     @learning_rate.setter
     def learning_rate(self, learning_rate):
-        current = self._learning_rate
-        if callable(learning_rate) and not isinstance(learning_rate, Tensor):
-            if isinstance(current, Variable):  # (Keras untracks it too)
-                self._variables.remove(current)
-                self._leading -= 1
-            self._learning_rate = learning_rate
-            self._rate_takes_step = _takes_step(learning_rate)
-            return
-        if current is not None and not isinstance(current, Variable):
-            raise TypeError(
-                f"Optimizer {self.name!r} was created with a learning rate schedule "
-                f"({current!r}), so its learning rate cannot be set to "
-                f"{learning_rate!r}; create the optimizer with a float learning_rate "
-                "to change it as training goes"
-            )
-        if isinstance(learning_rate, (np.ndarray, Tensor)) and np.ndim(learning_rate) == 0:
-            learning_rate = float(learning_rate)
-        learning_rate = check_number(
-            type(self).__name__, "learning_rate", learning_rate, _LEARNING_RATE
-        )
-        if current is None:  # (from __init__: the Variable goes right after `iterations`)
-            variable = Variable(learning_rate, dtype=config.floatx(), trainable=False)
-            variable.name, variable.path = "learning_rate", f"{self.name}/learning_rate"
-            self._variables.insert(self._leading, variable)
-            self._leading += 1
-            self._learning_rate = variable
-        else:
-            current.assign(learning_rate)
+        assign_learning_rate(self, learning_rate)
 
     def _current_learning_rate(self):
         """The learning rate of the next update as a Python float, read once per update."""
         learning_rate = self._learning_rate
         if isinstance(learning_rate, Variable):
             return float(learning_rate._value)
-        return self._called_rate()
-
-    def _called_rate(self):
-        """A schedule's or callable's rate now, as a Python float."""
-        if self._rate_takes_step:
-            return float(self._learning_rate(int(self._iterations._value)))
-        return float(self._learning_rate())
+        return called_rate(self)
 
     # ------------------------------------------------------------------- state
 
@@ -350,14 +307,9 @@ class Optimizer(OptimizerState):
             >>> optimizer.get_config()["learning_rate"]
             0.25
         """
-        learning_rate = self._learning_rate
-        if isinstance(learning_rate, Variable):  # (the float32 value, as Keras writes it)
-            learning_rate = float(learning_rate._value)
-        elif isinstance(learning_rate, schedules.LearningRateSchedule):
-            learning_rate = schedules.serialize(learning_rate)
         return {
             "name": self.name,
-            "learning_rate": learning_rate,
+            "learning_rate": rate_to_config(self._learning_rate),
             "weight_decay": self.weight_decay,
             "clipnorm": self.clipnorm,
             "global_clipnorm": self.global_clipnorm,
@@ -395,14 +347,3 @@ class Optimizer(OptimizerState):
             f"<{type(self).__name__} {self.name!r} learning_rate={rate} "
             f"iterations={int(self._iterations._value)}>"
         )
-
-
-def _takes_step(learning_rate):
-    """Whether a callable rate is given the step: a schedule, or a callable that needs one."""
-    if isinstance(learning_rate, schedules.LearningRateSchedule):
-        return True
-    try:
-        inspect.signature(learning_rate).bind()
-    except (TypeError, ValueError):  # (ValueError: a builtin, no signature to read)
-        return True
-    return False
