@@ -78,10 +78,10 @@ def fused_primitive(forward):
 
     Example:
         >>> @mk.engine.primitive.fused_primitive
-        ... def _cube(x):
+        ... def cube(x):
         ...     square = x * x
         ...     return square * x, square
-        >>> _cube(np.array([2.0]))
+        >>> cube(np.array([2.0]))
         array([8.])
     """
 
@@ -115,15 +115,15 @@ def defvjp_fused(op, vjp_maker):
 
     Example:
         >>> @mk.engine.primitive.fused_primitive
-        ... def _cube(x):
+        ... def cube(x):
         ...     square = x * x
         ...     return square * x, square
-        >>> def _cube_vjp(argnums, ans, args, square):
+        >>> def cube_vjp(argnums, ans, args, square):
         ...     square = args[0] * args[0] if square is None else square
         ...     return lambda g: [3 * g * square]
-        >>> mk.engine.primitive.defvjp_fused(_cube, _cube_vjp)
+        >>> mk.engine.primitive.defvjp_fused(cube, cube_vjp)
         >>> from autograd import grad
-        >>> float(grad(lambda x: mk.engine.primitive.call_primitive(_cube, x))(2.0))
+        >>> float(grad(lambda x: mk.engine.primitive.call_primitive(cube, x))(2.0))
         12.0
     """
     if op not in _fused:
@@ -151,9 +151,14 @@ def call_primitive(op, *args):
         The result, boxed for the innermost trace among the arguments, if any.
 
     Example:
-        >>> from minikeras.ops.activation_functions import _relu
-        >>> mk.engine.primitive.call_primitive(_relu, np.array([-1.0, 2.0]))
+        >>> from autograd import grad
+        >>> from autograd.extend import defvjp, primitive
+        >>> relu = primitive(lambda x: np.maximum(x, 0.0))
+        >>> defvjp(relu, lambda ans, x: lambda g: g * (ans > 0))
+        >>> mk.engine.primitive.call_primitive(relu, np.array([-1.0, 2.0]))
         array([0., 2.])
+        >>> float(grad(lambda x: mk.engine.primitive.call_primitive(relu, x))(2.0))
+        1.0
     """
     # The usual call: boxes of one trace around plain arrays, or no boxes at all.
     trace = None
@@ -247,14 +252,17 @@ def record_fused(op, trace, argnums, parents, values):
 
     Example:
         >>> from autograd.core import VJPNode
-        >>> from minikeras.ops.fused_dense import _dense
-        >>> x = np.ones((1, 2))
-        >>> box = mk.engine.primitive.record_fused(
-        ...     _dense, 7, (1,), (VJPNode.new_root(),), (x, x.T, None, False)
+        >>> @mk.engine.primitive.fused_primitive
+        ... def scale(x, factor):
+        ...     return x * factor, None
+        >>> mk.engine.primitive.defvjp_fused(
+        ...     scale, lambda argnums, ans, args, residuals: lambda g: [g * args[1]]
         ... )
-        >>> box._node.vjp(np.ones((1, 1)))
-        [array([[1.],
-               [1.]])]
+        >>> box = mk.engine.primitive.record_fused(
+        ...     scale, 7, (0,), (VJPNode.new_root(),), (np.ones(2), 3.0)
+        ... )
+        >>> box._node.vjp(np.ones(2))
+        [array([3., 3.])]
     """
     forward, vjp_maker = _fused[op]
     ans, residuals = forward(*values)

@@ -57,8 +57,10 @@ def replay_guard(op, guard):
         None.
 
     Example:
-        >>> from minikeras.ops.activation_functions import _relu
-        >>> mk.engine.replay.replay_guard(_relu, lambda args: True)
+        >>> @mk.engine.primitive.fused_primitive
+        ... def halve(x):
+        ...     return x / 2, None
+        >>> mk.engine.replay.replay_guard(halve, lambda args: bool(np.isfinite(args[0]).all()))
     """
     _guards[op] = guard
 
@@ -77,8 +79,10 @@ def replay_draws(op):
         None.
 
     Example:
-        >>> from minikeras.ops.dropout_mask import _dropout_mask
-        >>> mk.engine.replay.replay_draws(_dropout_mask)
+        >>> @mk.engine.primitive.fused_primitive
+        ... def noisy(x, generator):
+        ...     return x + generator.standard_normal(x.shape), None
+        >>> mk.engine.replay.replay_draws(noisy)
     """
     _drawing.add(op)
 
