@@ -1,4 +1,4 @@
-"""The nan-skipping statistics of the values that are not nan: `nanmean`, `nanvar`,
+"""The statistics of the values that are not nan: `nanmean`, `nanvar`,
 `nanstd`, `nanmedian`, `nanquantile`, `nanpercentile`.
 
 The moments fill nan with 0 (through `nan_filled._filled`) and divide by the
