@@ -1,6 +1,7 @@
 """`MultiHeadAttention`: scaled dot-product attention over several learned projections."""
 
 import math
+import warnings
 
 from minikeras import constraints, initializers, ops, regularizers
 from minikeras.layers.attention_masks import (
@@ -9,6 +10,7 @@ from minikeras.layers.attention_masks import (
     masked_softmax,
     with_padding_masks,
 )
+from minikeras.layers.attention_paths import check_flash_attention, takes_fused_path
 from minikeras.layers.attention_projections import AttentionProjections
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
@@ -16,43 +18,6 @@ from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 
 __all__ = ["MultiHeadAttention", "check_flash_attention"]
-
-
-def check_flash_attention(where, flash_attention, dropout=0.0, return_attention_scores=False):
-    """Refuses what Keras's flash attention refuses: dropout, and returning the scores.
-
-    There is no fused kernel here: `flash_attention=True` computes the same
-    attention, and only these checks tell it apart (the dropout rate at
-    construction, the scores at a call, as Keras checks them).
-
-    Args:
-        where: the layer, for the message (`"MultiHeadAttention 'mha'"`).
-        flash_attention: the layer's `flash_attention`, as a bool.
-        dropout: its dropout rate.
-        return_attention_scores: the call's argument.
-
-    Returns:
-        None.
-
-    Raises:
-        ValueError: for flash attention with a dropout rate above 0 or with
-            `return_attention_scores=True`.
-
-    Example:
-        >>> mk.layers.attention.check_flash_attention("MultiHeadAttention", True, 0.0)
-    """
-    if not flash_attention:
-        return
-    if dropout > 0:
-        raise ValueError(
-            f"{where}: dropout ({dropout}) is not supported with flash_attention=True (as in "
-            "Keras); set dropout to 0.0, or flash_attention to None"
-        )
-    if return_attention_scores:
-        raise ValueError(
-            f"{where}: return_attention_scores=True is not supported with "
-            "flash_attention=True (as in Keras); pass flash_attention=None to get the scores"
-        )
 
 
 class MultiHeadAttention(AttentionProjections, Layer):
@@ -72,10 +37,11 @@ class MultiHeadAttention(AttentionProjections, Layer):
     it, `gate` is 1). Masked positions (where `attention_mask` is false, a
     later position under `use_causal_mask`, or one `sliding_window` or more
     steps away) get zero weight. A query step
-    with every key step masked (a padded query step, say) gets all-zero
-    weights, so its output is the output bias: Keras's scores, and its output
-    whenever it returns the scores or applies dropout; Keras's fused path
-    (neither of those) averages the values uniformly there instead.
+    with every key step masked (a padded query step, say) gets what Keras
+    gives it on JAX: all-zero weights (so an output that is the output bias)
+    when the scores are returned, the dropout rate is above 0 or the query
+    has several steps axes, and otherwise (Keras's fused kernel) a uniform
+    average of the values.
 
     Call it as `layer(query, value, key=None, query_mask=None,
     value_mask=None, key_mask=None, attention_mask=None,
@@ -87,8 +53,9 @@ class MultiHeadAttention(AttentionProjections, Layer):
       `(batch, S)`, true for real steps. As in Keras they are taken from the
       inputs' masks (an `Embedding(mask_zero=True)` before, say) when not
       given: padded value steps get no attention, and padded query steps
-      attend to nothing. The output keeps the query's mask. (Keras 3.15
-      ignores a `query_mask` passed explicitly and reads only the query's.)
+      attend to nothing. The output keeps the query's mask. As in Keras
+      3.15, a `query_mask` passed explicitly is ignored (with a warning):
+      only the mask the query carries counts.
     - attention_mask: booleans `(batch, T, S)` (or broadcastable to it), true
       where a query position may attend to a key position.
     - use_causal_mask: query position i attends to key positions `<= i` only.
@@ -295,6 +262,16 @@ class MultiHeadAttention(AttentionProjections, Layer):
             "attention_output", (heads, self.value_dim, *output_shape), output_shape, 2
         )
 
+    def __call__(self, *args, **kwargs):
+        if kwargs.pop("query_mask", None) is not None:  # Keras 3.15 reads the query's own
+            warnings.warn(
+                f"MultiHeadAttention '{self.name}' ignores query_mask, as Keras 3.15 does: "
+                "only the mask the query carries counts (an Embedding(mask_zero=True) "
+                "before it, say); pass attention_mask to mask query steps",
+                stacklevel=2,
+            )
+        return super().__call__(*args, **kwargs)
+
     def call(
         self,
         query,
@@ -328,7 +305,8 @@ class MultiHeadAttention(AttentionProjections, Layer):
         k = ops.transpose(k, (0, 2, 3, 1))  # (B, N, K, S)
         v = ops.transpose(v, (0, 2, 1, 3))  # (B, N, S, V)
         scores = ops.matmul(q, k)  # (B, N, T, S)
-        scores = masked_softmax(scores, mask)
+        fused = takes_fused_path(self.dropout, return_attention_scores, len(query_steps))
+        scores = masked_softmax(scores, mask, uniform_empty_rows=fused)
         attended = ops.matmul(self._dropout_layer(scores, training=training), v)
         attended = ops.transpose(attended, (0, 2, 1, 3))  # (B, T, N, V)
         if self._gate_dense is not None:

@@ -168,27 +168,34 @@ def allowed_pairs(
     return mask
 
 
-def masked_softmax(scores, mask):
+def masked_softmax(scores, mask, uniform_empty_rows=False):
     """The softmax over the last axis of `scores` `(B, N, T, S)`, where `mask` allows.
 
     Args:
         scores: the scaled dot products, a tensor `(B, N, T, S)`.
         mask: None, or booleans `(B or 1, T, S)` (the same for every head).
+        uniform_empty_rows: what a row with every pair masked gets: all
+            zeros (False, Keras's `Softmax` and its scores), or uniform
+            weights (True, Keras's fused kernel on JAX; see
+            `attention_paths.takes_fused_path`).
 
     Returns:
         A tensor of the scores' shape: masked pairs get zero weight (a very
-        large negative score before the softmax, and zero after it, so that a
-        row with every pair masked is all zeros rather than uniform, as Keras's
-        `Softmax` does).
+        large negative score before the softmax, and zero after it).
 
     Example:
         >>> from minikeras.layers.attention_masks import masked_softmax
-        >>> scores = mk.ops.convert_to_tensor(np.zeros((1, 1, 1, 3), "float32"))
-        >>> masked_softmax(scores, np.array([[[True, True, False]]])).numpy()
-        array([[[[0.5, 0.5, 0. ]]]], dtype=float32)
+        >>> scores = mk.ops.convert_to_tensor(np.zeros((1, 1, 2, 3), "float32"))
+        >>> mask = np.array([[[True, True, False], [False, False, False]]])
+        >>> masked_softmax(scores, mask).numpy()[0, 0].round(3).tolist()
+        [[0.5, 0.5, 0.0], [0.0, 0.0, 0.0]]
+        >>> masked_softmax(scores, mask, uniform_empty_rows=True).numpy()[0, 0].round(3).tolist()
+        [[0.5, 0.5, 0.0], [0.333, 0.333, 0.333]]
     """
     if mask is None:
         return ops.softmax(scores, axis=-1)
     allowed = mask[:, None]  # the same for every head
     weights = ops.softmax(ops.where(allowed, scores, _large_negative(scores.dtype)), axis=-1)
+    if uniform_empty_rows:  # every masked score is the same, so such a row is uniform
+        return weights
     return ops.where(allowed, weights, 0.0)

@@ -6,7 +6,8 @@ import numpy as np
 
 from minikeras import constraints, initializers, ops, regularizers
 from minikeras.engine.tensor import Tensor
-from minikeras.layers.attention import check_flash_attention
+from minikeras.layers.attention_masks import masked_softmax
+from minikeras.layers.attention_paths import check_flash_attention, takes_fused_path
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
 from minikeras.layers.einsum_dense import EinsumDense
@@ -34,8 +35,11 @@ class GroupQueryAttention(Layer):
         scores = softmax(q k^T / sqrt(head_dim))     # (batch, query heads, T, S), masked
         output = (dropout(scores) v) @ output_kernel + output_bias   # (batch, T, query dim)
 
-    Masked pairs get zero weight (a query step with nothing to attend to
-    gives the output bias). With `use_gate`, the attended values are
+    Masked pairs get zero weight. A query step with nothing to attend to
+    gets what Keras gives it on JAX: all-zero weights (an output that is the
+    output bias) when the scores are returned or the dropout rate is above
+    0, and otherwise (Keras's fused kernel) a uniform average of the values.
+    With `use_gate`, the attended values are
     multiplied by `sigmoid(query @ gate_kernel + gate_bias)` before the
     output projection; with `sliding_window=w`, a query step attends to key
     steps fewer than `w` positions away.
@@ -272,11 +276,8 @@ class GroupQueryAttention(Layer):
         v = self._value_dense(value)
         scores = ops.einsum("bqgrh,bkgh->bgrqk", q, k)
         scores = ops.reshape(scores, (batch, self.num_query_heads, steps, sources))
-        if mask is not None:
-            scores = ops.where(mask[:, None], scores, -1e9)
-        scores = ops.softmax(scores, axis=-1)
-        if mask is not None:
-            scores = ops.where(mask[:, None], scores, 0.0)
+        fused = takes_fused_path(self.dropout, return_attention_scores)
+        scores = masked_softmax(scores, mask, uniform_empty_rows=fused)
         weights = self._dropout_layer(scores, training=training)
         weights = ops.reshape(weights, (batch, groups, repeats, steps, sources))
         attended = ops.einsum("bgrqk,bkgh->bqgrh", weights, v)
