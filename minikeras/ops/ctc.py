@@ -2,15 +2,21 @@
 
 The negative log-likelihood of a label sequence under per-step class scores,
 summed over every alignment that collapses to it (repeats merged, blanks
-dropped). Computed by the forward recursion over the labels with a blank
-between and around them (`2 L + 1` states), in log space:
+dropped). Computed, in log space, by the forward recursion Keras's JAX
+backend runs (optax's `ctc_loss`), so that its numbers come out here too: two
+rows of states per sample, `phi[n]` (the first `n` labels emitted, the last
+step a blank or nothing yet) and `emit[n]` (label `n` just emitted), and at
+each step
 
-    alpha[t, s] = logsumexp(alpha[t-1, s], alpha[t-1, s-1], alpha[t-1, s-2] if allowed)
-                  + log p[t, label[s]]
+    phi[n]     += emit[n-1]                     (no step taken; not onto a repeat)
+    emit[n]     = logaddexp(phi[n], emit[n]) + log p[t, label[n]]
+    phi[n]      = phi[n] + log p[t, blank], += emit[n-1] + log p[t, blank] (onto a repeat)
 
-(`s - 2` is allowed onto a label that differs from the one two states back).
-Built from `log_softmax`, `einsum`, `where` and `logsumexp`, which give it its
-gradient, second order included.
+where `+=` is `logaddexp`. "Impossible" is not minus infinity but the finite
+`-1e5` (optax's `log_epsilon`), added once per forbidden move: a target no
+alignment can produce costs about `1e5` per such move, as in Keras on JAX
+(Keras on torch gives inf there). Built from `log_softmax`, `einsum`,
+`where` and `logaddexp`, which give it its gradient, second order included.
 """
 
 import numpy as np
@@ -20,13 +26,13 @@ from minikeras.ops.comparison import where
 from minikeras.ops.core import array_of, as_float, shape_of
 from minikeras.ops.creation import cast
 from minikeras.ops.matrix_products import einsum
-from minikeras.ops.reduction import logsumexp
-from minikeras.ops.shape import concatenate, getitem, stack
+from minikeras.ops.numeric_pairs import logaddexp
+from minikeras.ops.shape import concatenate, getitem
 
 __all__ = ["ctc_loss"]
 
-# The log-probability of an impossible state: finite, so that no gradient is nan.
-_IMPOSSIBLE = -1e30
+# The log-probability of a forbidden move, as optax's and Keras's JAX backend's.
+_LOG_EPSILON = -1e5
 
 
 def _lengths(name, lengths, batch, longest):
@@ -60,8 +66,9 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
 
     Returns:
         A Tensor `(batch,)`, in at least float32. A target that no alignment
-        of the output can produce (too long for its steps) gives a loss
-        around 1e30.
+        of the output can produce (too long for its steps) gives a large
+        finite loss, about `1e5` per forbidden move, the number Keras's JAX
+        backend gives.
 
     Raises:
         ValueError: for shapes that do not fit together, lengths out of
@@ -93,27 +100,36 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
             f"ctc_loss: the labels must be integers in [0, {classes}) other than the blank "
             f"{mask_index}, got {labels.tolist()}"
         )
-    # The extended labels: blank, label 1, blank, label 2, ..., blank.
-    states = 2 * labels.shape[1] + 1
-    extended = np.full((batch, states), mask_index, dtype=np.int64)
-    extended[:, 1::2] = np.where(used, labels, mask_index)
-    skip = np.zeros((batch, states), dtype=bool)
-    skip[:, 3::2] = extended[:, 3::2] != extended[:, 1:-2:2]
-    ends = np.zeros((batch, states), dtype=bool)
-    ends[np.arange(batch), 2 * label_lengths] = True
-    ends[np.arange(batch), np.maximum(2 * label_lengths - 1, 0)] = True
+    float_dtype = np.dtype(scores.dtype)
+    # repeat[b, n]: label n equals label n + 1, read on the padded labels as Keras reads them.
+    repeat = np.zeros(labels.shape, dtype=float_dtype)
+    repeat[:, :-1] = labels[:, :-1] == labels[:, 1:]
+    forbid_skip, forbid_blank_skip = _LOG_EPSILON * repeat, _LOG_EPSILON * (1 - repeat)
 
     log_probs = log_softmax(scores, axis=-1)
-    one_hot = np.eye(classes, dtype=np.dtype(log_probs.dtype))[extended]
-    emit = einsum("btk,bsk->tbs", log_probs, one_hot)  # (steps, batch, states)
-    impossible = np.full((batch, 1), _IMPOSSIBLE, dtype=np.dtype(log_probs.dtype))
-    first = np.arange(states) < 2
-    alpha = where(first, getitem(emit, 0), _IMPOSSIBLE)
-    for t in range(1, steps):
-        stay = alpha
-        advance = concatenate([impossible, getitem(alpha, (slice(None), slice(None, -1)))], 1)
-        jump = concatenate([impossible, getitem(advance, (slice(None), slice(None, -1)))], 1)
-        jump = where(skip, jump, _IMPOSSIBLE)
-        reached = logsumexp(stack([stay, advance, jump]), axis=0) + getitem(emit, t)
-        alpha = where((t < step_lengths)[:, None], reached, alpha)
-    return -logsumexp(where(ends, alpha, _IMPOSSIBLE), axis=1)
+    # The padded labels may be any integer: an index outside the classes emits log 1 = 0.
+    valid = (labels >= 0) & (labels < classes)
+    one_hot = (np.arange(classes) == np.where(valid, labels, -1)[..., None]).astype(float_dtype)
+    emit_scores = einsum("btk,bnk->tbn", log_probs, one_hot)  # (steps, batch, labels)
+    blank_scores = getitem(log_probs, (slice(None), slice(None), slice(mask_index, mask_index + 1)))
+    blank_scores = einsum("btk->tbk", blank_scores)  # (steps, batch, 1)
+
+    def plus_emitted(phi, added):  # phi[n] += added[n - 1], for n >= 1
+        rest = logaddexp(getitem(phi, (slice(None), slice(1, None))), added)
+        return concatenate([getitem(phi, (slice(None), slice(0, 1))), rest], 1)
+
+    phi = np.full((batch, labels.shape[1] + 1), _LOG_EPSILON, dtype=float_dtype)
+    phi[:, 0] = 0.0
+    emit = np.full((batch, labels.shape[1]), _LOG_EPSILON, dtype=float_dtype)
+    for t in range(steps):
+        emitted, blank = getitem(emit_scores, t), getitem(blank_scores, t)
+        moved = plus_emitted(phi, emit + forbid_skip)
+        next_emit = logaddexp(
+            getitem(moved, (slice(None), slice(None, -1))) + emitted, emit + emitted
+        )
+        next_phi = plus_emitted(moved + blank, emit + blank + forbid_blank_skip)
+        running = (t < step_lengths)[:, None]  # past its length a sample keeps its states
+        phi, emit = where(running, next_phi, phi), where(running, next_emit, emit)
+    phi = plus_emitted(phi, emit)
+    finals = (np.arange(labels.shape[1] + 1) == label_lengths[:, None]).astype(float_dtype)
+    return -einsum("bn,bn->b", phi, finals)
