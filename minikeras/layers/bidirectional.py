@@ -2,7 +2,12 @@
 
 from minikeras import ops
 from minikeras.layers.layer import Layer
-from minikeras.layers.rnn_arguments import first_mask, split_initial_state, with_initial_state
+from minikeras.layers.rnn_arguments import (
+    first_mask,
+    mask_to_apply,
+    split_initial_state,
+    with_initial_state,
+)
 
 __all__ = ["Bidirectional"]
 
@@ -40,7 +45,10 @@ class Bidirectional(Layer):
         sequences: `(batch, time, features)`.
         initial_state: optional list: the forward layer's states, then the
             backward layer's.
-        mask: optional `(batch, time)` booleans, given to both layers.
+        mask: optional `(batch, time)` booleans, given to both layers. Read
+            from the sequences when not given, except with `initial_state`:
+            as in Keras the sequences' own mask is then not applied (pass
+            `mask=` to apply it), though the outputs carry it.
         training: given to both layers.
 
     Input shape:
@@ -132,6 +140,7 @@ class Bidirectional(Layer):
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
         sequences, initial_state = split_initial_state(sequences, initial_state)
+        mask = mask_to_apply(mask, initial_state)
         forward_state = backward_state = None
         if initial_state:
             half = len(initial_state) // 2
@@ -212,7 +221,13 @@ class Bidirectional(Layer):
         self.reset_states()
 
     def compute_mask(self, inputs, mask=None):
-        """The input mask when returning sequences (twice if not merged), else None.
+        """The outputs' masks, as Keras 3.15 gives them.
+
+        The input mask when returning sequences, else None; twice (a pair)
+        for `merge_mode=None`. With `return_state` Keras adds no entries for
+        the states of a layer that is not stateful (each output past the
+        masks gets none); a stateful one gets a None per state here (Keras
+        fails there).
 
         Args:
             inputs: the inputs.
@@ -229,7 +244,7 @@ class Bidirectional(Layer):
         mask = first_mask(mask)
         output_mask = mask if self.return_sequences else None
         masks = [output_mask, output_mask] if self.merge_mode is None else [output_mask]
-        if self.return_state:
+        if self.return_state and self.states is not None:
             layer = self.forward_layer  # each state's None, grouped as the states are
             masks += layer._grouped([None] * len(layer._state_sizes), symbolic=True) * 2
         return masks if len(masks) > 1 else masks[0]

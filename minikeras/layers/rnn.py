@@ -15,7 +15,12 @@ import numpy as np
 from minikeras import ops, tree
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
-from minikeras.layers.rnn_arguments import first_mask, split_initial_state, with_initial_state
+from minikeras.layers.rnn_arguments import (
+    first_mask,
+    mask_to_apply,
+    split_initial_state,
+    with_initial_state,
+)
 from minikeras.layers.stacked_cells import StackedRNNCells, takes_training
 from minikeras.layers.stateful import StatefulStates
 
@@ -65,7 +70,9 @@ class RNN(StatefulStates, Layer):
         initial_state: optional list of initial states, one per state.
         mask: optional `(batch, time)` booleans: a False step keeps the
             previous states and outputs the previous first state (as Keras;
-            for stacked cells, the last cell's).
+            for stacked cells, the last cell's). Read from the sequences
+            when not given, except with `initial_state`: Keras then does not
+            apply the sequences' own mask (pass `mask=` to apply it).
         training: given to the cell (dropout).
 
     Input shape:
@@ -167,7 +174,7 @@ class RNN(StatefulStates, Layer):
         batch = sequences.shape[0]
         states = self._initial_states(initial_state, batch)
         self._check_batch_size(batch)
-        mask = first_mask(mask)
+        mask = mask_to_apply(mask, initial_state)
         keep = None if mask is None else np.asarray(ops.convert_to_tensor(mask).numpy(), bool)
         try:
             outputs, last_output, states = self._loop(sequences, states, keep, training)

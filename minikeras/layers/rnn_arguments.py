@@ -4,10 +4,11 @@ Recurrent layers (`RNN`, `Bidirectional`) take their initial states in with
 their inputs (`with_initial_state`), so that the functional API records
 them as inputs of the call, and take them apart again in `call`
 (`split_initial_state`); of a mask given per input they use the first
-(`first_mask`).
+(`first_mask`), and none at all, as Keras, when it was read from inputs that
+came with initial states (`mask_to_apply`).
 """
 
-__all__ = ["first_mask", "split_initial_state", "with_initial_state"]
+__all__ = ["first_mask", "mask_to_apply", "split_initial_state", "with_initial_state"]
 
 
 def first_mask(structure):
@@ -27,6 +28,34 @@ def first_mask(structure):
     while isinstance(structure, (list, tuple)):
         structure = structure[0] if structure else None
     return structure
+
+
+def mask_to_apply(mask, initial_state):
+    """The mask a recurrent call applies to its steps: Keras 3.15's choice.
+
+    Keras fills a call's `mask` from its inputs' masks only when the call
+    has one tensor argument; given initial states, a recurrent layer's call
+    has several, so the sequences' own mask (an `Embedding(mask_zero=True)`
+    before, say) is not applied, though the outputs still carry it. Here the
+    initial states travel with the inputs, and a mask read from them is a
+    list (one per input): that one is dropped. A mask given as `mask=` is
+    applied.
+
+    Args:
+        mask: the call's mask: None, a mask, or one per input.
+        initial_state: the initial states taken from the inputs, or None.
+
+    Returns:
+        A mask or None.
+
+    Example:
+        >>> from minikeras.layers.rnn_arguments import mask_to_apply
+        >>> mask_to_apply(["m", None], ["h"]) is None, mask_to_apply("m", ["h"])
+        (True, 'm')
+    """
+    if initial_state and isinstance(mask, (list, tuple)):
+        return None
+    return first_mask(mask)
 
 
 def with_initial_state(inputs, initial_state):
