@@ -105,6 +105,39 @@ def test_an_explicit_query_mask_is_ignored_with_a_warning_as_keras_reads_the_que
     assert np.all(out.numpy()[0, :, 1] == 0) and np.all(out.numpy()[1, :, :2] == 0)
 
 
+def _mask_of(tensor):
+    mask = getattr(tensor, "_keras_mask", None)
+    return None if mask is None else np.asarray(getattr(mask, "numpy", lambda: mask)())
+
+
+@pytest.mark.parametrize("kind", ["MultiHeadAttention", "GroupQueryAttention"])
+def test_the_scores_carry_the_mask_they_were_computed_with_as_kerass_do(kind):
+    layer = (
+        MultiHeadAttention(2, 3) if kind == "MultiHeadAttention" else GroupQueryAttention(3, 2, 1)
+    )
+    query = rng.standard_normal((2, 3, 4)).astype("float32")
+    value = rng.standard_normal((2, 5, 4)).astype("float32")
+    value_mask = np.array([[1, 1, 1, 0, 0], [1, 0, 0, 0, 0]], bool)
+    _, scores = layer(query, value, return_attention_scores=True)
+    assert _mask_of(scores) is None  # nothing masked
+    _, scores = layer(query, value, value_mask=value_mask, return_attention_scores=True)
+    np.testing.assert_array_equal(_mask_of(scores), value_mask[:, None, None, :])
+    _, scores = layer(query, value, use_causal_mask=True, return_attention_scores=True)
+    np.testing.assert_array_equal(_mask_of(scores), np.tril(np.ones((1, 1, 3, 5), bool)))
+    out, scores = layer(padded([[3, 0, 2], [1, 1, 0]]), value, return_attention_scores=True)
+    query_mask = np.array([[1, 0, 1], [1, 1, 0]], bool)
+    np.testing.assert_array_equal(_mask_of(out), query_mask)
+    np.testing.assert_array_equal(_mask_of(scores), query_mask[:, None, :, None])
+    # A functional model: the symbolic scores have no mask, the model's eager ones do.
+    tokens, values = mk.Input((3,), dtype="int32"), mk.Input((5, 4))
+    embedded = mk.layers.Embedding(9, 4, mask_zero=True)(tokens)
+    out, scores = layer(embedded, values, return_attention_scores=True)
+    assert getattr(scores, "_keras_mask", None) is None
+    model = mk.Model([tokens, values], [out, scores])
+    out, scores = model([np.array([[3, 0, 2], [1, 1, 0]]), value])
+    np.testing.assert_array_equal(_mask_of(scores), query_mask[:, None, :, None])
+
+
 # ---------------------------------------------------------------- against Keras 3
 
 
@@ -121,6 +154,8 @@ def _masks_cases(batch, steps, sources):
 @pytest.mark.parametrize("kind", ["MultiHeadAttention", "GroupQueryAttention"])
 def test_scores_and_outputs_match_keras_under_every_mask(kind):
     keras = pytest.importorskip("keras")
+    from keras.src.backend import get_keras_mask
+
     tokens = np.array([[3, 1, 0, 0], [5, 6, 7, 8], [0, 0, 2, 4]])  # padding right and left
     value_tokens = np.array([[1, 2, 0, 0, 0], [1, 2, 3, 4, 5], [0, 0, 0, 0, 6]])
     theirs_embedding = keras.layers.Embedding(9, 6, mask_zero=True)
@@ -154,3 +189,9 @@ def test_scores_and_outputs_match_keras_under_every_mask(kind):
                 np.testing.assert_allclose(
                     our_scores.numpy(), convert(their_scores), atol=1e-6, err_msg=where
                 )
+            for their, our in ((their_out, our_out), (their_scores, our_scores)):
+                their_mask = None if their is None else get_keras_mask(their)
+                if their_mask is None:
+                    assert our is None or _mask_of(our) is None, where
+                else:
+                    np.testing.assert_array_equal(_mask_of(our), convert(their_mask), where)

@@ -8,6 +8,7 @@ from minikeras.layers.attention_masks import (
     allowed_pairs,
     checked_steps,
     masked_softmax,
+    scores_mask,
     with_padding_masks,
 )
 from minikeras.layers.attention_paths import check_flash_attention, takes_fused_path
@@ -319,33 +320,41 @@ class MultiHeadAttention(AttentionProjections, Layer):
         output_shape = self.output_kernel.shape[2:]
         outputs = ops.reshape(ops.dense(attended, kernel, bias), (*query.shape[:-1], *output_shape))
         self._regularize_activity(outputs)
-        # compute_mask, called next, gives the scores no mask (a model needs one per output).
+        # For compute_mask, called next: the scores carry Keras's Softmax's mask.
         object.__setattr__(self, "_returns_scores", bool(return_attention_scores))
+        object.__setattr__(self, "_scores_mask", scores_mask(
+            mask, attention_mask, use_causal_mask, self.sliding_window, query_steps, key_steps
+        ))  # fmt: skip
         if not return_attention_scores:
             return outputs
         return outputs, ops.reshape(scores, (batch, heads, *query_steps, *key_steps))
 
     def compute_mask(self, inputs, mask=None):
-        """The query's mask, kept for the outputs; `[mask, None]` after returning scores.
+        """The query's mask, kept for the outputs; after returning scores, theirs too.
+
+        The scores carry the mask they were computed with, as Keras's do
+        (see `attention_masks.scores_mask`).
 
         Args:
             inputs: the query.
             mask: its mask, or None.
 
         Returns:
-            The mask, `[mask, None]`, or None.
+            The mask, `[mask, scores' mask]`, or None.
 
         Example:
             >>> mask = np.array([[True, False]])
             >>> mk.layers.MultiHeadAttention(1, 2).compute_mask(np.ones((1, 2, 3)), mask)
             array([[ True, False]])
         """
-        if mask is not None and self.__dict__.get("_returns_scores"):
-            return [mask, None]
-        return mask
+        if not self.__dict__.get("_returns_scores"):
+            return mask
+        scores = self.__dict__.get("_scores_mask")
+        return mask if mask is None and scores is None else [mask, scores]
 
     def compute_output_spec(self, query, value, key=None, return_attention_scores=False, **kwargs):
         key = value if key is None else key
+        object.__setattr__(self, "_returns_scores", False)  # no data: no scores' mask
         outputs = SymbolicTensor(self.compute_output_shape(query.shape), self.dtype)
         if not return_attention_scores:
             return outputs

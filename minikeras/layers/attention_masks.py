@@ -14,7 +14,13 @@ import numpy as np
 from minikeras import ops
 from minikeras.engine.tensor import Tensor
 
-__all__ = ["allowed_pairs", "checked_steps", "masked_softmax", "with_padding_masks"]
+__all__ = [
+    "allowed_pairs",
+    "checked_steps",
+    "masked_softmax",
+    "scores_mask",
+    "with_padding_masks",
+]
 
 
 def checked_steps(where, query_shape, value_shape, key_shape, built):
@@ -166,6 +172,48 @@ def allowed_pairs(
         window = (distance < sliding_window)[None]
         mask = window if mask is None else mask & window
     return mask
+
+
+def scores_mask(allowed, padding, use_causal_mask, sliding_window, query_steps, key_steps):
+    """The mask Keras 3.15's returned scores carry: its `Softmax`'s, heads axes added.
+
+    Keras's scores come out of a masked `Softmax` layer, which leaves its
+    mask on them: the joined masks at the shape their `and` broadcasts to
+    (`(batch, 1, S)` for a value mask alone, `(1, T, S)` for the causal mask
+    alone), with axes of 1 for the heads up to the scores' rank.
+
+    Args:
+        allowed: None, or the joined boolean mask `(batch or 1, T, S)` (see
+            `allowed_pairs`).
+        padding: None, or the padding and given masks joined (see
+            `with_padding_masks`), at their own shape.
+        use_causal_mask: whether the causal mask was joined in.
+        sliding_window: None, or the window that was.
+        query_steps: the query's middle axes, a tuple.
+        key_steps: the key's middle axes, a tuple.
+
+    Returns:
+        A boolean numpy array, or None when `allowed` is None.
+
+    Example:
+        >>> from minikeras.layers.attention_masks import scores_mask
+        >>> allowed = np.array([[[True, False], [True, False]]])
+        >>> scores_mask(allowed, np.array([[[True, False]]]), False, None, (2,), (2,)).shape
+        (1, 1, 1, 2)
+    """
+    if allowed is None:
+        return None
+    made_of = [] if padding is None else [np.shape(padding)]
+    made_of += [(1, *query_steps, *key_steps)] * (
+        bool(use_causal_mask) + (sliding_window is not None)
+    )
+    shape = np.broadcast_shapes(*made_of)
+    full = allowed.reshape(allowed.shape[0], *query_steps, *key_steps)
+    full = full[(0,) * max(full.ndim - len(shape), 0)]  # leading axes Keras's mask lacks
+    picked = full[tuple(slice(0, 1) if size == 1 else slice(None) for size in shape[-full.ndim :])]
+    axes = len(query_steps) + len(key_steps)
+    heads = (1,) * max(2 + axes - picked.ndim, 0)
+    return picked.reshape(picked.shape[: picked.ndim - axes] + heads + picked.shape[-axes:])
 
 
 def masked_softmax(scores, mask, uniform_empty_rows=False):

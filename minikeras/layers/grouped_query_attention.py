@@ -6,7 +6,7 @@ import numpy as np
 
 from minikeras import constraints, initializers, ops, regularizers
 from minikeras.engine.tensor import Tensor
-from minikeras.layers.attention_masks import masked_softmax
+from minikeras.layers.attention_masks import masked_softmax, scores_mask
 from minikeras.layers.attention_paths import check_flash_attention, takes_fused_path
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
@@ -265,8 +265,8 @@ class GroupQueryAttention(Layer):
         where = f"GroupQueryAttention '{self.name}'"
         check_flash_attention(where, self._flash_attention, 0, return_attention_scores)
         self._check_shapes(query.shape, value.shape, key.shape)
-        mask = self._mask(query.shape, key.shape, query_mask, value_mask, key_mask,
-                          attention_mask, use_causal_mask)  # fmt: skip
+        mask, joined = self._mask(query.shape, key.shape, query_mask, value_mask, key_mask,
+                                  attention_mask, use_causal_mask)  # fmt: skip
         batch, steps, sources = query.shape[0], query.shape[1], key.shape[1]
         groups, repeats = self.num_key_value_heads, self.num_query_heads // self.num_key_value_heads
         size = self.head_dim
@@ -285,11 +285,40 @@ class GroupQueryAttention(Layer):
         if self._gate_dense is not None:
             attended = attended * self._gate_dense(query)
         outputs = self._output_dense(attended)
+        # For compute_mask, called next: the scores carry Keras's Softmax's mask.
+        object.__setattr__(self, "_returns_scores", bool(return_attention_scores))
+        object.__setattr__(
+            self, "_scores_mask", scores_mask(mask, joined, False, None, (steps,), (sources,))
+        )
         return (outputs, scores) if return_attention_scores else outputs
+
+    def compute_mask(self, inputs, mask=None):
+        """The query's mask, kept for the outputs; after returning scores, theirs too.
+
+        The scores carry the mask they were computed with, as Keras's do
+        (see `attention_masks.scores_mask`).
+
+        Args:
+            inputs: the query.
+            mask: its mask, or None.
+
+        Returns:
+            The mask, `[mask, scores' mask]`, or None.
+
+        Example:
+            >>> mask = np.array([[True, False]])
+            >>> mk.layers.GroupQueryAttention(2, 2, 1).compute_mask(np.ones((1, 2, 3)), mask)
+            array([[ True, False]])
+        """
+        if not self.__dict__.get("_returns_scores"):
+            return mask
+        scores = self.__dict__.get("_scores_mask")
+        return mask if mask is None and scores is None else [mask, scores]
 
     def _mask(self, query_shape, key_shape, query_mask, value_mask, key_mask, attention_mask,
               use_causal_mask):  # fmt: skip
-        """The boolean `(batch or 1, T, S)` mask of allowed pairs, or None."""
+        """The boolean `(batch or 1, T, S)` mask of allowed pairs and the same at the
+        shape the masks joined broadcast to (Keras's scores carry it), or two Nones."""
         steps, sources = query_shape[1], key_shape[1]
         found = None
         for mask, axis in ((query_mask, -1), (value_mask, -2), (key_mask, -2)):
@@ -307,10 +336,10 @@ class GroupQueryAttention(Layer):
             given = _boolean(attention_mask)
             found = given if found is None else given & found
         if found is None:
-            return None
+            return None, None
         wanted = (query_shape[0], steps, sources)
         try:
-            return np.broadcast_to(found, wanted)
+            return np.broadcast_to(found, wanted), found
         except ValueError:
             raise ValueError(
                 f"GroupQueryAttention '{self.name}' needs masks that broadcast to (batch, query "
@@ -336,6 +365,7 @@ class GroupQueryAttention(Layer):
         use_causal_mask=False,
     ):
         key = value if key is None else key
+        object.__setattr__(self, "_returns_scores", False)  # no data: no scores' mask
         outputs = SymbolicTensor(
             self.compute_output_shape(query.shape, value.shape, key.shape), self.dtype
         )
