@@ -10,6 +10,7 @@ tokens (skipped when it is not importable).
 """
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -155,3 +156,16 @@ def test_outputs_states_and_their_masks_match_keras():
             if name.startswith("Bidirectional"):
                 ours_masks = _plain(ours.compute_mask(None, PADDING))
                 assert ours_masks == _plain(theirs.compute_mask(None, PADDING)), where
+
+
+def test_the_mask_left_off_is_said_once_per_layer():
+    embedding = _embedding(mk)
+    layer = mk.layers.GRU(3, name="decoder")
+    with pytest.warns(UserWarning, match="GRU 'decoder': its sequences carry a mask, which is not"):
+        layer(embedding(TOKENS), initial_state=[STATE])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        layer(embedding(TOKENS), initial_state=[STATE], mask=PADDING)  # applied: nothing to say
+        layer(embedding(TOKENS).numpy(), initial_state=[STATE])  # no mask: nothing to say
+        layer(embedding(TOKENS))  # no initial state: the mask applies

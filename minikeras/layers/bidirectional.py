@@ -140,7 +140,7 @@ class Bidirectional(Layer):
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
         sequences, initial_state = split_initial_state(sequences, initial_state)
-        mask = mask_to_apply(mask, initial_state)
+        mask = mask_to_apply(mask, initial_state, self)
         forward_state = backward_state = None
         if initial_state:
             half = len(initial_state) // 2

@@ -174,7 +174,7 @@ class RNN(StatefulStates, Layer):
         batch = sequences.shape[0]
         states = self._initial_states(initial_state, batch)
         self._check_batch_size(batch)
-        mask = mask_to_apply(mask, initial_state)
+        mask = mask_to_apply(mask, initial_state, self)
         keep = None if mask is None else np.asarray(ops.convert_to_tensor(mask).numpy(), bool)
         try:
             outputs, last_output, states = self._loop(sequences, states, keep, training)

@@ -8,6 +8,8 @@ them as inputs of the call, and take them apart again in `call`
 came with initial states (`mask_to_apply`).
 """
 
+import warnings
+
 __all__ = ["first_mask", "mask_to_apply", "split_initial_state", "with_initial_state"]
 
 
@@ -30,7 +32,7 @@ def first_mask(structure):
     return structure
 
 
-def mask_to_apply(mask, initial_state):
+def mask_to_apply(mask, initial_state, layer=None):
     """The mask a recurrent call applies to its steps: Keras 3.15's choice.
 
     Keras fills a call's `mask` from its inputs' masks only when the call
@@ -39,11 +41,13 @@ def mask_to_apply(mask, initial_state):
     before, say) is not applied, though the outputs still carry it. Here the
     initial states travel with the inputs, and a mask read from them is a
     list (one per input): that one is dropped. A mask given as `mask=` is
-    applied.
+    applied. Keras drops it silently; we say so, once per layer and mask
+    source, with a `UserWarning` naming `layer`.
 
     Args:
         mask: the call's mask: None, a mask, or one per input.
         initial_state: the initial states taken from the inputs, or None.
+        layer: the layer calling, named in the warning.
 
     Returns:
         A mask or None.
@@ -54,6 +58,14 @@ def mask_to_apply(mask, initial_state):
         (True, 'm')
     """
     if initial_state and isinstance(mask, (list, tuple)):
+        if first_mask(mask) is not None:
+            name = f"{type(layer).__name__} '{layer.name}'" if layer is not None else "A layer"
+            warnings.warn(
+                f"{name}: its sequences carry a mask, which is not applied because "
+                "initial_state is given, as in Keras 3 (a call with several tensor "
+                "arguments takes no mask from them); pass mask= to mask the steps",
+                stacklevel=4,
+            )
         return None
     return first_mask(mask)
 
