@@ -12,6 +12,7 @@ import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 
+from minikeras.engine.gradient_select import select_gradient
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.comparison import _where
 from minikeras.ops.core import (
@@ -43,7 +44,8 @@ def _relu(x):
     return np.maximum(x, 0)
 
 
-defvjp(_relu, lambda ans, x: lambda g: g * (ans > 0))
+# A select, not `g * (ans > 0)`: an inf reaching a dead unit gives 0, not NaN (as JAX).
+defvjp(_relu, lambda ans, x: lambda g: select_gradient(ans > 0, g))
 
 
 def relu(x):

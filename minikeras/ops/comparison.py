@@ -10,6 +10,7 @@ from autograd.extend import defvjp, primitive
 from autograd.tracer import getval
 
 from minikeras.engine.broadcast import unbroadcast
+from minikeras.engine.gradient_select import select_gradient
 from minikeras.engine.primitive import call_primitive
 from minikeras.engine.tensor import Tensor
 from minikeras.ops.core import (
@@ -174,11 +175,12 @@ def _where(condition, x1, x2):
     return np.where(condition, x1, x2)
 
 
+# Selects, as JAX's select: an inf gradient gives 0 to the branch not taken, not NaN.
 defvjp(
     _where,
     None,
-    lambda ans, c, x1, x2: lambda g: unbroadcast(g * c, x1),
-    lambda ans, c, x1, x2: lambda g: unbroadcast(g * anp.logical_not(c), x2),
+    lambda ans, c, x1, x2: lambda g: unbroadcast(select_gradient(c, g), x1),
+    lambda ans, c, x1, x2: lambda g: unbroadcast(select_gradient(np.logical_not(c), g), x2),
 )
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from autograd.extend import defvjp_argnums, primitive
 
 from minikeras.engine.broadcast import bias_gradient
+from minikeras.engine.gradient_select import select_gradient
 from minikeras.engine.primitive import defvjp_fused, fused_primitive
 from minikeras.ops.windows import columns
 
@@ -65,7 +66,7 @@ def _conv_vjp(argnums, ans, args, residuals):
 
     def vjp(g):
         if use_relu:
-            g = g * (ans > 0)
+            g = select_gradient(ans > 0, g)
         grads = []
         for argnum in argnums:
             if argnum == 0:

@@ -15,6 +15,7 @@ from autograd.tracer import getval, isbox
 
 from minikeras.engine.backward import may_overwrite
 from minikeras.engine.broadcast import bias_gradient
+from minikeras.engine.gradient_select import select_gradient
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive, record_fused
 from minikeras.ops.core import (
     op_error,
@@ -90,15 +91,13 @@ def _dense_vjp(argnums, ans, args, residuals):
         if traced_inputs or isbox(g):
             # An outer tape records this gradient: build it from traced ops.
             if use_relu:
-                g = g * (outputs > 0)
+                g = select_gradient(outputs > 0, g)
             return _traced_dense_grads(argnums, g, x, kernel)
         # Plain numpy otherwise: the products BLAS does anyway, without the
         # dozen autograd calls (and their checks) the traced version costs.
-        if use_relu:
-            if may_overwrite(g):
-                g *= outputs > 0  # nobody else holds g: no new buffer, as numpy code does
-            else:
-                g = g * (outputs > 0)
+        if use_relu:  # (a select, not a product: an inf at a dead unit gives 0, as JAX)
+            # Nobody else holds g: no new buffer, as numpy code does.
+            g = select_gradient(outputs > 0, g, out=g if may_overwrite(g) else None)
         # Rows in the order the forward pass multiplied them (time-major for an RNN's output).
         rows = residuals
         if g.ndim == 2 and rows is not None:  # (rows in, rows out: nothing to reorder)

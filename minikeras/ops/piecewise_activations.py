@@ -14,6 +14,7 @@ import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 
+from minikeras.engine.gradient_select import select_gradient
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.comparison import greater, where
 from minikeras.ops.core import Tensor, array_of, as_float, dtype_of, value_of, wrap
@@ -36,7 +37,7 @@ def _relu6(x):
     return np.clip(x, 0.0, 6.0)
 
 
-defvjp(_relu6, lambda ans, x: lambda g: g * ((x > 0) & (x < 6)))
+defvjp(_relu6, lambda ans, x: lambda g: select_gradient((x > 0) & (x < 6), g))
 
 
 def relu6(x):
@@ -60,7 +61,7 @@ def _hard_sigmoid(x):
     return np.clip((x + 3.0) / 6.0, 0.0, 1.0)
 
 
-defvjp(_hard_sigmoid, lambda ans, x: lambda g: g * ((x > -3) & (x < 3)) / 6.0)
+defvjp(_hard_sigmoid, lambda ans, x: lambda g: select_gradient((x > -3) & (x < 3), g) / 6.0)
 
 
 def hard_sigmoid(x):
@@ -121,7 +122,7 @@ def _hard_tanh(x):
 
 
 # One at -1 and 1 themselves, as Keras's JAX backend gives.
-defvjp(_hard_tanh, lambda ans, x: lambda g: g * ((x >= -1) & (x <= 1)))
+defvjp(_hard_tanh, lambda ans, x: lambda g: select_gradient((x >= -1) & (x <= 1), g))
 
 
 def hard_tanh(x):
@@ -148,7 +149,7 @@ def _hard_shrink(x, threshold):
     return np.where(np.abs(x) > threshold, x, 0.0)
 
 
-defvjp(_hard_shrink, lambda ans, x, threshold: lambda g: g * (abs(x) > threshold))
+defvjp(_hard_shrink, lambda ans, x, threshold: lambda g: select_gradient(abs(x) > threshold, g))
 
 
 def _threshold_value(op, threshold):
@@ -184,7 +185,7 @@ def _soft_shrink(x, threshold):
     return x - np.clip(x, -threshold, threshold)
 
 
-defvjp(_soft_shrink, lambda ans, x, threshold: lambda g: g * (abs(x) > threshold))
+defvjp(_soft_shrink, lambda ans, x, threshold: lambda g: select_gradient(abs(x) > threshold, g))
 
 
 def soft_shrink(x, threshold=0.5):
@@ -245,7 +246,7 @@ def _sparse_plus(x):
 
 
 # Its derivative is sparse_sigmoid (as softplus's is sigmoid).
-defvjp(_sparse_plus, lambda ans, x: lambda g: g * _sparse_sigmoid(x))
+defvjp(_sparse_plus, lambda ans, x: lambda g: select_gradient(x > -1, g) * _sparse_sigmoid(x))
 
 
 def sparse_plus(x):
@@ -271,7 +272,7 @@ def _threshold(x, threshold, default_value):
     return np.where(x > threshold, x, default_value)
 
 
-defvjp(_threshold, lambda ans, x, threshold, default: lambda g: g * (x > threshold))
+defvjp(_threshold, lambda ans, x, threshold, default: lambda g: select_gradient(x > threshold, g))
 
 
 def threshold(x, threshold, default_value):

@@ -1,0 +1,105 @@
+"""Piecewise gradients select, as JAX does: an inf gradient at a masked-out entry gives 0, not NaN.
+
+Under mixed precision a loss scale that overflows makes gradients infinite;
+relu's backward written `g * (out > 0)` turned the inf reaching a dead unit
+into `inf * 0 = NaN`, which then reached every weight, and the
+`LossScaleOptimizer` skipped steps and halved its scale more often than
+Keras's. Checked by hand (the select is exact) and against Keras on its JAX
+backend where it runs.
+"""
+
+import numpy as np
+import pytest
+
+import minikeras as mk
+from minikeras.engine.gradient_select import select_gradient
+from minikeras.ops import piecewise_activations as piecewise
+
+# A point in each piece of every op below (and at no joint).
+X = np.array([-7.0, -3.5, -1.5, -0.75, -0.25, 0.25, 0.75, 1.5, 3.5, 7.0], "float32")
+
+# name -> (our op, Keras's op (given keras.ops), where the gradient passes through)
+OPS = {
+    "relu": (mk.ops.relu, lambda k: k.relu, X > 0),
+    "relu6": (mk.ops.relu6, lambda k: k.relu6, (X > 0) & (X < 6)),
+    "hard_sigmoid": (mk.ops.hard_sigmoid, lambda k: k.hard_sigmoid, abs(X) < 3),
+    "hard_tanh": (mk.ops.hard_tanh, lambda k: k.hard_tanh, abs(X) <= 1),
+    "hard_shrink": (mk.ops.hard_shrink, lambda k: k.hard_shrink, abs(X) > 0.5),
+    "soft_shrink": (mk.ops.soft_shrink, lambda k: k.soft_shrink, abs(X) > 0.5),
+    "sparse_plus": (mk.ops.sparse_plus, lambda k: k.sparse_plus, X > -1),
+    "threshold": (
+        lambda x: piecewise.threshold(x, 0.5, -2.0),
+        lambda k: lambda x: k.threshold(x, 0.5, -2.0),
+        X > 0.5,
+    ),
+    "where": (
+        lambda x: mk.ops.where(x > 0, x, 0.0),
+        lambda k: lambda x: k.where(x > 0, x, 0.0),
+        X > 0,
+    ),
+}
+
+
+def _grad_of_infinite_upstream(op, x, dtype="float32"):
+    """d sum(op(x) * inf) / dx: the upstream gradient is inf at every entry."""
+    x = mk.Variable(x.astype(dtype), dtype=dtype)
+    with mk.GradientTape() as tape:
+        total = mk.ops.sum(mk.ops.multiply(op(x), np.full(x.shape, np.inf, dtype)))
+    return tape.gradient(total, x).numpy()
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_an_infinite_gradient_reaches_only_the_entries_the_op_passes(name, dtype):
+    op, _, passes = OPS[name]
+    with np.errstate(invalid="ignore"):  # (the forward product inf * 0 is NaN; not checked)
+        grad = _grad_of_infinite_upstream(op, X, dtype)
+    assert grad.dtype == dtype
+    np.testing.assert_array_equal(grad[~passes], 0.0)  # was NaN with a product
+    assert np.all(np.isinf(grad[passes]))
+
+
+def test_dense_and_conv_with_a_fused_relu_give_a_dead_unit_zero_not_nan():
+    # A dead unit (pre-activation < 0) with an infinite upstream gradient passes 0 back;
+    # its kernel column gets 0 and the live one inf, none NaN.
+    x = np.array([[1.0, 2.0]], "float32")
+    dense = mk.layers.Dense(2, activation="relu", kernel_initializer="ones")
+    conv = mk.layers.Conv1D(2, 1, activation="relu", kernel_initializer="ones")
+    for layer, inputs in ((dense, x), (conv, x[:, :, None].repeat(2, axis=2))):
+        layer.build(inputs.shape)
+        layer.bias.assign(np.array([0.0, -10.0], "float32"))  # unit 1 is dead
+        with mk.GradientTape() as tape, np.errstate(invalid="ignore"):
+            # (ignored: the forward inf * 0, and OpenBLAS's padding of a product with inf,
+            # which raises the invalid flag while every entry it returns is right)
+            total = mk.ops.sum(mk.ops.multiply(layer(inputs), np.inf))
+        with np.errstate(invalid="ignore"):
+            kernel_grad, bias_grad = tape.gradient(total, [layer.kernel, layer.bias])
+        assert np.isinf(bias_grad.numpy()[0]) and bias_grad.numpy()[1] == 0.0, layer.name
+        assert not np.isnan(kernel_grad.numpy()).any(), layer.name
+
+
+def test_select_gradient_keeps_nan_where_kept_and_the_dtype():
+    keep = np.array([True, False, True, False])
+    for dtype in ("float16", "float32", "float64"):
+        g = np.array([np.nan, np.nan, -2.5, np.inf], dtype)
+        out = select_gradient(keep, g)
+        assert out.dtype == dtype
+        np.testing.assert_array_equal(out, np.array([np.nan, 0.0, -2.5, 0.0], dtype))
+    g = np.array([[1.0, -np.inf]], "float32")
+    assert select_gradient(np.array([False, True]), g, out=g) is g  # broadcast mask, in place
+    np.testing.assert_array_equal(g, [[0.0, -np.inf]])
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_infinite_gradients_match_keras_on_jax(name):
+    keras = pytest.importorskip("keras")
+    if keras.backend.backend() != "jax":
+        pytest.skip("the gradient is taken with jax.grad")
+    import jax
+    import jax.numpy as jnp
+
+    op, keras_op, _ = OPS[name]
+    keras_op = keras_op(keras.ops)
+    expected = jax.grad(lambda x: jnp.sum(keras_op(x) * jnp.inf))(jnp.asarray(X))
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(_grad_of_infinite_upstream(op, X), np.asarray(expected))
