@@ -11,8 +11,8 @@ than Keras's does.
 
 `np.where` selects but branches per element (several times slower than the
 product on a random mask). On plain float arrays the select is done on the
-bits instead: the mask becomes all-ones or all-zeros words and is ANDed with
-the gradient's bits, two passes as cheap as the product's one.
+bits instead: the mask becomes all-ones or all-zeros bytes, widened to the
+gradient's width and ANDed with its bits, at about the product's cost.
 """
 
 import autograd.numpy as anp
@@ -44,11 +44,9 @@ def select_gradient(keep, g, out=None):
     ints = _SAME_SIZE_INTS.get(g.dtype.itemsize) if type(g) is np.ndarray else None
     if ints is None or g.dtype.kind != "f":
         return anp.where(keep, g, 0.0)  # (a Python 0.0 keeps g's dtype)
-    if keep.shape != g.shape:
-        keep = np.broadcast_to(keep, g.shape)
-    bits = keep.astype(ints)  # 0 or 1
-    np.negative(bits, out=bits)  # 0 or all ones
+    # 0 or -1 (all ones) in one byte; the AND widens it to g's width, sign and all.
+    bits = np.negative(np.asarray(keep, dtype=bool).view(np.int8))
     if out is None:
-        return np.bitwise_and(g.view(ints), bits, out=bits).view(g.dtype)
+        return np.bitwise_and(g.view(ints), bits).view(g.dtype)
     np.bitwise_and(g.view(ints), bits, out=out.view(ints))
     return out
