@@ -155,21 +155,33 @@ class LossScaleOptimizer(Optimizer):
     def scale_loss(self, loss):
         """The loss times the current scale (`initial_scale` before the first `apply`).
 
+        A float16 loss is scaled in float32, as Keras's product with its
+        float32 `dynamic_scale` is: 2**15 times a float16 loss above 2 would
+        overflow float16. Differs from Keras 3 before the optimizer is built,
+        where Keras multiplies by the Python number `initial_scale` and keeps
+        the loss's float16 (Keras's `fit` builds the optimizer before its
+        first step, minikeras's in it, so minikeras scales in float32 from
+        the first step on).
+
         Args:
             loss: a scalar Tensor (taken inside the tape).
 
         Returns:
-            A Tensor.
+            A Tensor, float32 for a float16 or float32 loss (float64 stays float64).
 
         Example:
             >>> optimizer = mk.mixed_precision.LossScaleOptimizer(mk.optimizers.SGD(), 8.0)
             >>> float(optimizer.scale_loss(mk.ops.convert_to_tensor(0.5)))
             4.0
+            >>> optimizer.scale_loss(mk.ops.convert_to_tensor(np.float16(10.0))).dtype
+            dtype('float32')
         """
         from minikeras import ops
 
+        loss = ops.convert_to_tensor(loss)
+        dtype = np.result_type(loss.dtype, np.float32)
         scale = self.dynamic_scale if self.built else self.initial_scale
-        return ops.multiply(loss, ops.cast(scale, loss.dtype))
+        return ops.multiply(ops.cast(loss, dtype), ops.cast(scale, dtype))
 
     def apply(self, grads, trainable_variables=None):
         """Unscales the gradients and applies them, or skips the step if one is not finite.
