@@ -355,11 +355,11 @@ class MultiHeadAttention(AttentionProjections, Layer):
     def compute_output_spec(self, query, value, key=None, return_attention_scores=False, **kwargs):
         key = value if key is None else key
         object.__setattr__(self, "_returns_scores", False)  # no data: no scores' mask
-        outputs = SymbolicTensor(self.compute_output_shape(query.shape), self.dtype)
+        outputs = SymbolicTensor(self.compute_output_shape(query.shape), self.compute_dtype)
         if not return_attention_scores:
             return outputs
         scores = (query.shape[0], self.num_heads, *query.shape[1:-1], *key.shape[1:-1])
-        return outputs, SymbolicTensor(scores, self.dtype)
+        return outputs, SymbolicTensor(scores, self.compute_dtype)
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
         """The output shape: the query's, with the last axis `output_shape`.

@@ -235,10 +235,12 @@ class Attention(Layer):
         self, inputs, mask=None, training=None, return_attention_scores=False, use_causal_mask=False
     ):
         query, value, key = self._parts(inputs)
-        outputs = SymbolicTensor(self.compute_output_shape([query.shape, value.shape]), self.dtype)
+        outputs = SymbolicTensor(
+            self.compute_output_shape([query.shape, value.shape]), self.compute_dtype
+        )
         if not return_attention_scores:
             return outputs
-        return outputs, SymbolicTensor((*query.shape[:-1], key.shape[-2]), self.dtype)
+        return outputs, SymbolicTensor((*query.shape[:-1], key.shape[-2]), self.compute_dtype)
 
     def get_config(self):
         return {

@@ -367,12 +367,12 @@ class GroupQueryAttention(Layer):
         key = value if key is None else key
         object.__setattr__(self, "_returns_scores", False)  # no data: no scores' mask
         outputs = SymbolicTensor(
-            self.compute_output_shape(query.shape, value.shape, key.shape), self.dtype
+            self.compute_output_shape(query.shape, value.shape, key.shape), self.compute_dtype
         )
         if not return_attention_scores:
             return outputs
         scores = (query.shape[0], self.num_query_heads, query.shape[1], key.shape[1])
-        return outputs, SymbolicTensor(scores, self.dtype)
+        return outputs, SymbolicTensor(scores, self.compute_dtype)
 
     def get_config(self):
         return {

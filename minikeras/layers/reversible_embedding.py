@@ -174,7 +174,7 @@ class ReversibleEmbedding(Embedding):
             (None, None, 10)
         """
         shape = self.compute_output_shape(inputs.shape, reverse=reverse)
-        dtype = self.reverse_dtype if reverse and self.reverse_dtype else self.dtype
+        dtype = self.reverse_dtype if reverse and self.reverse_dtype else self.compute_dtype
         return SymbolicTensor(shape, dtype)
 
     def get_config(self):

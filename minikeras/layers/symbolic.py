@@ -176,7 +176,7 @@ def output_spec(layer, inputs, args, kwargs):
         ) from None
 
     def spec(one):
-        return SymbolicTensor(one, layer.dtype)
+        return SymbolicTensor(one, layer.compute_dtype)
 
     if isinstance(shape, tuple):
         return spec(shape)

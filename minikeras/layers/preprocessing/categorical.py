@@ -91,6 +91,11 @@ class CategoryEncoding(Layer):
                 )
         return Tensor(encode(codes, self.output_mode, self.num_tokens, self.dtype, count_weights))
 
+    def compute_output_spec(self, inputs, *args, **kwargs):
+        # Its eager dtype, `dtype` (float32 under mixed_float16). Keras's eager outputs have
+        # it too; its symbolic ones say the compute dtype (float16), which they are not.
+        return SymbolicTensor(self.compute_output_shape(inputs.shape), self.dtype)
+
     def compute_output_shape(self, input_shape):
         return encoded_shape(input_shape, self.output_mode, self.num_tokens)
 
@@ -219,6 +224,10 @@ class Hashing(Layer):
             bins = (hashes % np.uint64(self.num_bins - 1)).astype(np.int64) + 1
             bins[_matches(values, self.mask_value)] = 0
         return Tensor(encode(bins, self.output_mode, self.num_bins, self.dtype))
+
+    def compute_output_spec(self, inputs, *args, **kwargs):
+        dtype = "int64" if self.output_mode == "int" else self.dtype  # (its eager dtypes)
+        return SymbolicTensor(self.compute_output_shape(inputs.shape), dtype)
 
     def compute_output_shape(self, input_shape):
         return encoded_shape(input_shape, self.output_mode, self.num_bins)

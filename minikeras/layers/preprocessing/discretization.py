@@ -125,8 +125,13 @@ class Discretization(Layer):
         values = inputs.numpy() if isinstance(inputs, Tensor) else np.asarray(inputs)
         indices = np.searchsorted(np.asarray(self.bin_boundaries), values, side="right")
         depth = len(self.bin_boundaries) + 1
-        dtype = "int32" if self.output_mode == "int" else self.dtype
+        dtype = "int32" if self.output_mode == "int" else self.compute_dtype
         return Tensor(encode(indices.astype("int32"), self.output_mode, depth, dtype))
+
+    def compute_output_spec(self, inputs, *args, **kwargs):
+        # (int32 bins in "int" mode, not the compute dtype of Layer's spec; as Keras)
+        dtype = "int32" if self.output_mode == "int" else self.compute_dtype
+        return SymbolicTensor(self.compute_output_shape(inputs.shape), dtype)
 
     def compute_output_shape(self, input_shape):
         depth = self.num_bins if self.bin_boundaries is None else len(self.bin_boundaries) + 1

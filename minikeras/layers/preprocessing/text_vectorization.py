@@ -5,6 +5,7 @@ import string
 import numpy as np
 
 from minikeras.engine.tensor import Tensor
+from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 from minikeras.layers.preprocessing.encoding import check_choice
 from minikeras.layers.preprocessing.lookups import StringLookup
@@ -301,6 +302,10 @@ class TextVectorization(Layer):
             row[: len(doc)] = flat[start : start + len(doc)]
             start += len(doc)
         return Tensor(ids)
+
+    def compute_output_spec(self, inputs, *args, **kwargs):
+        dtype = "int64" if self.output_mode == "int" else self._lookup_layer.dtype  # (as Keras)
+        return SymbolicTensor(self.compute_output_shape(inputs.shape), dtype)
 
     def compute_output_shape(self, input_shape):
         if self.output_mode == "int":
