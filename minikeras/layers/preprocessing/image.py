@@ -37,8 +37,8 @@ def resize_images(images, height, width, interpolation="bilinear"):
         >>> resize_images(mk.ops.ones((1, 2, 2, 1)), 3, 5).shape
         (1, 3, 5, 1)
     """
-    rows = interpolation_matrix(height, images.shape[1], interpolation)
-    cols = interpolation_matrix(width, images.shape[2], interpolation)
+    rows = interpolation_matrix(height, images.shape[1], interpolation).astype(images.dtype)
+    cols = interpolation_matrix(width, images.shape[2], interpolation).astype(images.dtype)
     return ops.einsum("hr,brwc,vw->bhvc", rows, images, cols)
 
 
@@ -86,7 +86,7 @@ class ImageLayer(Layer):
 
     def call(self, inputs, training=None):
         self._check_rank(inputs.shape)
-        images = ops.cast(inputs, self.dtype)
+        images = ops.cast(inputs, self.compute_dtype)  # (float16 under mixed_float16, as Keras)
         single = images.ndim == 3
         if single:
             images = ops.expand_dims(images, 0)

@@ -157,7 +157,7 @@ class MelSpectrogram(Layer):
         self.ref_power = ref_power
 
     def call(self, inputs):
-        dtype = self.dtype if self.dtype in ("float32", "float64") else "float32"
+        dtype = self.compute_dtype if self.compute_dtype in ("float32", "float64") else "float32"
         inputs = ops.cast(inputs, dtype)
         real, imag = ops.stft(
             inputs,
@@ -181,7 +181,7 @@ class MelSpectrogram(Layer):
             outputs = outputs - 10.0 * np.log10(max(abs(self.ref_power), self.min_power))
             if outputs.size:  # (an empty batch has no largest value)
                 outputs = ops.maximum(outputs, ops.max(outputs) - self.top_db)
-        return ops.cast(ops.swapaxes(outputs, -1, -2), self.dtype)
+        return ops.cast(ops.swapaxes(outputs, -1, -2), self.compute_dtype)
 
     def compute_output_shape(self, input_shape):
         samples = input_shape[-1]

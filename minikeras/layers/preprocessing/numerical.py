@@ -70,9 +70,10 @@ class Rescaling(Layer):
         self.offset = offset
 
     def call(self, inputs):
-        inputs = ops.cast(inputs, self.dtype)
-        scale = np.asarray(self.scale, dtype=self.dtype)
-        offset = np.asarray(self.offset, dtype=self.dtype)
+        dtype = self.compute_dtype  # (float16 under mixed_float16, as Keras)
+        inputs = ops.cast(inputs, dtype)
+        scale = np.asarray(self.scale, dtype=dtype)
+        offset = np.asarray(self.offset, dtype=dtype)
         return ops.add(ops.multiply(inputs, scale), offset)
 
     def compute_output_shape(self, input_shape):
@@ -256,12 +257,14 @@ class Normalization(Layer):
             )
 
     def call(self, inputs):
-        inputs = ops.cast(inputs, self.dtype)
+        dtype = self.compute_dtype  # (float16 under mixed_float16: Keras casts the statistics)
+        inputs = ops.cast(inputs, dtype)
         if self.input_mean is None:
             mean = ops.reshape(self.adapt_mean, self._broadcast_shape)
             variance = ops.reshape(self.adapt_variance, self._broadcast_shape)
         else:
             mean, variance = self.mean, self.variance
+        mean, variance = ops.cast(mean, dtype), ops.cast(variance, dtype)
         std = ops.maximum(ops.sqrt(variance), config.epsilon())
         if self.invert:
             return ops.add(mean, ops.multiply(inputs, std))
