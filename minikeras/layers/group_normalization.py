@@ -1,6 +1,8 @@
 """`GroupNormalization` (statistics per sample and group of channels) and `UnitNormalization`
 (each sample scaled to unit L2 norm)."""
 
+import numpy as np
+
 from minikeras import initializers, ops
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
@@ -181,7 +183,9 @@ class GroupNormalization(ScaleAndCenter, Layer):
         shape, axis, groups = inputs.shape, self._channel_axis, self._groups
         channels = shape[axis]
         grouped_shape = (*shape[:axis], groups, channels // groups, *shape[axis + 1 :])
-        grouped = ops.reshape(inputs, grouped_shape)
+        # As Keras: float16 inputs are normalized in float32 (their squares overflow float16).
+        dtype = np.result_type(inputs.dtype, np.float32)
+        grouped = ops.reshape(ops.cast(inputs, dtype), grouped_shape)
         # Every axis but the batch and the group axis: the group's entries in one sample.
         reduced = tuple(a for a in range(1, len(grouped_shape)) if a != axis)
         mean = ops.mean(grouped, axis=reduced, keepdims=True)
@@ -191,10 +195,10 @@ class GroupNormalization(ScaleAndCenter, Layer):
         per_channel = [1] * len(shape)
         per_channel[axis] = channels
         if self.gamma is not None:
-            outputs = outputs * ops.reshape(self.gamma, per_channel)
+            outputs = outputs * ops.cast(ops.reshape(self.gamma, per_channel), dtype)
         if self.beta is not None:
-            outputs = outputs + ops.reshape(self.beta, per_channel)
-        return outputs
+            outputs = outputs + ops.cast(ops.reshape(self.beta, per_channel), dtype)
+        return ops.cast(outputs, self.compute_dtype)
 
     def compute_output_shape(self, input_shape):
         _check_axes_in_range(self, [self.axis], input_shape)
