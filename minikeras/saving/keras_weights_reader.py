@@ -132,18 +132,20 @@ def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
                 found.append((variable, array))
         if len(problems) == known:  # (a layer loads whole or, skipped, not at all)
             assignments.extend(found)
+    wrapped = None
     if optimizer is not None:
-        order = keras_order.trainable_order(model, optimizer._trainable_variables)
-        try:
-            slots = keras_optimizer_layout.optimizer_variables(optimizer, order)
-        except ValueError as error:  # (a kind whose Keras layout minikeras does not know)
-            raise LoadError(
-                path, [f"optimizer: {error}; load_model(..., compile=False) gives the model"]
-            ) from None
+        slots = _optimizer_slots(model, optimizer, path)
         datasets = read("optimizer/vars")
+        wrapped = _loss_scaled(model, optimizer, slots, datasets)
+        if wrapped is not None:
+            optimizer, slots = wrapped, _optimizer_slots(model, wrapped, path)
         # A model compiled but never trained: Keras writes only the iterations (and the
         # learning rate), its slots not made yet; they start afresh here too.
         leading = optimizer._leading
+        inner = getattr(optimizer, "inner_optimizer", None)
+        if inner is not None and datasets is not None and len(datasets) == leading + inner._leading:
+            # (Keras's LossScaleOptimizer never built: its own two, then its inner's)
+            slots = optimizer._variables[:leading] + inner.variables[: inner._leading]
         if datasets is not None and (
             len(datasets) == len(slots) or (len(datasets) == leading < len(slots))
         ):
@@ -164,9 +166,53 @@ def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
             variable.assign(array)
         for layer, store in hooks:
             layer.load_own_variables(store)
+        if wrapped is not None:
+            model.optimizer = wrapped
 
     assign.skipped = problems
     return assign
+
+
+def _optimizer_slots(model, optimizer, path):
+    """The optimizer's variables in the order Keras writes them (or LoadError)."""
+    order = keras_order.trainable_order(model, optimizer._trainable_variables)
+    try:
+        return keras_optimizer_layout.optimizer_variables(optimizer, order)
+    except ValueError as error:  # (a kind whose Keras layout minikeras does not know)
+        raise LoadError(
+            path, [f"optimizer: {error}; load_model(..., compile=False) gives the model"]
+        ) from None
+
+
+def _loss_scaled(model, optimizer, slots, datasets):
+    """A `LossScaleOptimizer` around `optimizer`, built, if the file holds one's variables.
+
+    Keras wraps the optimizer of a mixed_float16 model when it compiles and
+    writes the wrapper's four variables (iterations, learning rate,
+    `step_counter`, `dynamic_scale`) before the inner optimizer's. A
+    functional model's own policy is the global one where it is loaded, so
+    its compile may not wrap (Keras's does not either: it warns and drops
+    the optimizer's state); the file then has four variables more than the
+    optimizer. None when that is not the case.
+    """
+    from minikeras.optimizers import LossScaleOptimizer
+
+    if datasets is None or isinstance(optimizer, LossScaleOptimizer):
+        return None
+    # (compiled, never trained: Keras writes the wrapper's iteration and learning rate, then
+    # the inner optimizer's)
+    if len(datasets) == len(slots) or len(datasets) not in (
+        len(slots) + 4,
+        optimizer._leading + 2,
+    ):
+        return None
+    layers = [layer for _, _, layer in keras_layout.layer_groups(model) if layer is not None]
+    policies = {layer.dtype_policy.name for layer in layers}
+    if "mixed_float16" not in policies:
+        return None
+    wrapped = LossScaleOptimizer(optimizer, name="loss_scale_optimizer")
+    wrapped.build(list(optimizer._trainable_variables))
+    return wrapped
 
 
 def _apply_hooks(model, data, path):
