@@ -225,10 +225,6 @@ class Hashing(Layer):
             bins[_matches(values, self.mask_value)] = 0
         return Tensor(encode(bins, self.output_mode, self.num_bins, self.dtype))
 
-    def compute_output_spec(self, inputs, *args, **kwargs):
-        dtype = "int64" if self.output_mode == "int" else self.dtype  # (its eager dtypes)
-        return SymbolicTensor(self.compute_output_shape(inputs.shape), dtype)
-
     def compute_output_shape(self, input_shape):
         return encoded_shape(input_shape, self.output_mode, self.num_bins)
 

@@ -137,10 +137,6 @@ class Discretization(Layer):
         depth = self.num_bins if self.bin_boundaries is None else len(self.bin_boundaries) + 1
         return encoded_shape(input_shape, self.output_mode, depth)
 
-    def compute_output_spec(self, inputs):
-        dtype = "int32" if self.output_mode == "int" else self.dtype  # (the bins, as in Keras)
-        return SymbolicTensor(self.compute_output_shape(inputs.shape), dtype)
-
     def get_config(self):
         # Keras's Discretization takes no `trainable` (it has no weights): left out,
         # so that Keras loads the config.

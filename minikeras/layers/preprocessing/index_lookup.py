@@ -11,7 +11,6 @@ import collections
 import numpy as np
 
 from minikeras.engine.tensor import Tensor
-from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 from minikeras.layers.preprocessing.categorical import hash_strings
 from minikeras.layers.preprocessing.encoding import check_output_mode, encode, encoded_shape
@@ -373,12 +372,6 @@ class IndexLookup(Layer):
 
     def _inverted_array(self, tokens):
         return tokens
-
-    def compute_output_spec(self, inputs, *args, **kwargs):
-        if self.invert:
-            return super().compute_output_spec(inputs, *args, **kwargs)
-        dtype = "int64" if self.output_mode == "int" else self.dtype  # (as Keras: floatx)
-        return SymbolicTensor(self.compute_output_shape(inputs.shape), dtype)
 
     def compute_output_shape(self, input_shape):
         mode = "count" if self.output_mode == "tf_idf" else self.output_mode
