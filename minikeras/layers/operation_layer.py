@@ -138,7 +138,7 @@ class OperationNode(Layer):
 
 
 # The ops of `ops.image` (Keras's namespace, whose functions are not at the top of `ops`).
-_IMAGE_OPS = ("crop_images", "extract_patches", "pad_images", "resize")
+_IMAGE_OPS = ops.image.KERAS_OPS
 
 
 def _op(function_name):

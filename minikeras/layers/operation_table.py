@@ -387,4 +387,9 @@ KERAS_OPERATION_SPECS = {
             )
         },
     ),
+    # Keras's ops.image: colour, filter and transform ops (image_color, image_filters, ...).
+    **{
+        name: (_IMAGE, {"data_format": "data_format"})
+        for name in ("rgb_to_grayscale", "rgb_to_hsv", "hsv_to_rgb")
+    },
 }

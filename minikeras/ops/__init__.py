@@ -368,7 +368,7 @@ del _namespace, _name
 # Keras's namespace `ops.image`, in part: its ops are defined there, not at the top.
 from minikeras.ops import image  # noqa: E402
 
-for _name in ("crop_images", "extract_patches", "pad_images", "resize"):
+for _name in image.KERAS_OPS:
     setattr(image, _name, symbolic_aware(getattr(image, _name)))
 del _name
 

@@ -13,7 +13,8 @@ import numpy as np
 from minikeras.engine.tensor import Tensor
 from minikeras.layers.preprocessing.augmentation import TransformImageLayer, keras_factor
 from minikeras.layers.preprocessing.image import ImageLayer, check_size
-from minikeras.layers.preprocessing.random_color import _LUMA, sorted_value_range
+from minikeras.layers.preprocessing.random_color import sorted_value_range
+from minikeras.ops.image_color import rgb_to_grayscale
 
 __all__ = [
     "Equalization",
@@ -200,7 +201,7 @@ class RandomColorDegeneration(TransformImageLayer):
             )
         if channels == 1:
             return images
-        gray = np.tensordot(images, _LUMA.astype(images.dtype), axes=(-1, -1))[..., None]
+        gray = rgb_to_grayscale(images, "channels_last").numpy()
         factor = np.asarray(transformation["factor"], images.dtype).reshape(-1, 1, 1, 1)
         return np.clip(images + factor * (gray - images), *self.value_range)
 

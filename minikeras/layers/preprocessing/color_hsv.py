@@ -17,61 +17,19 @@ from minikeras.layers.preprocessing.augmentation import (
 )
 from minikeras.layers.preprocessing.random_color import sorted_value_range
 from minikeras.layers.preprocessing.random_image import RandomBrightness, RandomContrast
+from minikeras.ops import image_color
 
-__all__ = ["RandomColorJitter", "RandomHue", "RandomSaturation", "hsv_to_rgb", "rgb_to_hsv"]
-
-
-def rgb_to_hsv(images):
-    """Channels-last RGB images to hue, saturation and value (see the module).
-
-    Args:
-        images: a float array `(..., 3)`.
-
-    Returns:
-        A float array of the same shape and dtype: hue in `[0, 1)`, saturation
-        `(max - min) / max`, value `max`.
-
-    Example:
-        >>> from minikeras.layers.preprocessing.color_hsv import rgb_to_hsv
-        >>> rgb_to_hsv(np.array([[0.0, 0.5, 0.5]]))  # cyan: hue 1/2
-        array([[0.5, 1. , 0.5]])
-    """
-    dtype = images.dtype
-    images = np.where(np.abs(images) < np.finfo(dtype).eps, 0.0, images).astype(dtype)
-    red, green, blue = images[..., 0], images[..., 1], images[..., 2]
-    value = np.maximum(np.maximum(red, green), blue)
-    spread = value - np.minimum(np.minimum(red, green), blue)
-    saturation = np.where(value > 0, spread / np.where(value > 0, value, 1.0), 0.0)
-    norm = 1.0 / (6.0 * np.where(spread > 0, spread, 1.0))
-    hue = np.where(
-        value == green, norm * (blue - red) + 2.0 / 6.0, norm * (red - green) + 4.0 / 6.0
-    )
-    hue = np.where(value == red, norm * (green - blue), hue)
-    hue = np.where(spread > 0, hue, 0.0) + (hue < 0.0)
-    return np.stack([hue, saturation, value], axis=-1).astype(dtype)
+__all__ = ["RandomColorJitter", "RandomHue", "RandomSaturation"]
 
 
-def hsv_to_rgb(images):
-    """Channels-last hue, saturation and value back to RGB (the inverse of `rgb_to_hsv`).
+def _rgb_to_hsv(images):
+    """Channels-last RGB images (a numpy array) to HSV by `ops.image.rgb_to_hsv`, as an array."""
+    return image_color.rgb_to_hsv(images, "channels_last").numpy()
 
-    Args:
-        images: a float array `(..., 3)`.
 
-    Returns:
-        A float array of the same shape and dtype.
-
-    Example:
-        >>> from minikeras.layers.preprocessing.color_hsv import hsv_to_rgb
-        >>> hsv_to_rgb(np.array([[0.5, 1.0, 0.5]]))
-        array([[0. , 0.5, 0.5]])
-    """
-    hue, saturation, value = images[..., 0], images[..., 1], images[..., 2]
-    sector = np.mod(hue, 1.0) * 6.0
-    red = np.clip(np.abs(sector - 3.0) - 1.0, 0.0, 1.0)
-    green = np.clip(2.0 - np.abs(sector - 2.0), 0.0, 1.0)
-    blue = np.clip(2.0 - np.abs(sector - 4.0), 0.0, 1.0)
-    planes = [value * (1.0 - saturation + saturation * part) for part in (red, green, blue)]
-    return np.stack(planes, axis=-1).astype(images.dtype)
+def _hsv_to_rgb(images):
+    """Channels-last HSV images (a numpy array) to RGB by `ops.image.hsv_to_rgb`, as an array."""
+    return image_color.hsv_to_rgb(images, "channels_last").numpy()
 
 
 def _check_rgb(layer, images):
@@ -128,11 +86,11 @@ class RandomHue(TransformImageLayer):
     def transform_images(self, images, transformation):
         _check_rgb(self, images)
         low, high = self.value_range
-        hsv = rgb_to_hsv((images - low) / (high - low))
+        hsv = _rgb_to_hsv((images - low) / (high - low))
         shift = np.asarray(transformation["factor"], hsv.dtype)[:, None, None]
         hue = hsv[..., 0] + shift
         hue = np.where(hue > 1.0, hue - 1.0, np.where(hue < 0.0, hue + 1.0, hue))
-        rgb = np.clip(hsv_to_rgb(np.stack([hue, hsv[..., 1], hsv[..., 2]], axis=-1)), 0.0, 1.0)
+        rgb = np.clip(_hsv_to_rgb(np.stack([hue, hsv[..., 1], hsv[..., 2]], axis=-1)), 0.0, 1.0)
         return (rgb * (high - low) + low).astype(images.dtype)
 
     def get_config(self):
@@ -187,10 +145,10 @@ class RandomSaturation(TransformImageLayer):
 
     def transform_images(self, images, transformation):
         _check_rgb(self, images)
-        hsv = rgb_to_hsv(images)
+        hsv = _rgb_to_hsv(images)
         scale = np.asarray(transformation["factor"], hsv.dtype)[:, None, None]
         saturation = np.clip(hsv[..., 1] * scale, 0.0, 1.0)
-        return hsv_to_rgb(np.stack([hsv[..., 0], saturation, hsv[..., 2]], axis=-1))
+        return _hsv_to_rgb(np.stack([hsv[..., 0], saturation, hsv[..., 2]], axis=-1))
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor, "value_range": self.value_range}

@@ -13,6 +13,7 @@ import numpy as np
 from minikeras.engine.tensor import Tensor
 from minikeras.layers.preprocessing.augmentation import RandomImageLayer
 from minikeras.layers.preprocessing.image import ImageLayer
+from minikeras.ops.image_color import rgb_to_grayscale
 
 __all__ = [
     "AutoContrast",
@@ -23,9 +24,6 @@ __all__ = [
     "probability_range",
     "sorted_value_range",
 ]
-
-_LUMA = np.array([0.2989, 0.5870, 0.1140])  # (tf.image.rgb_to_grayscale's weights, as Keras)
-
 
 def probability_range(layer_class, argument, factor, low=0.0, high=1.0):
     """Keras's reading of a `factor` in `[low, high]`: `f` means `(low, f)`, a pair is sorted.
@@ -152,7 +150,7 @@ class RandomGrayscale(RandomImageLayer):
         chosen = rng.random(len(images)) < self.factor
         if channels == 1:
             return images
-        gray = np.tensordot(images, _LUMA.astype(images.dtype), axes=(-1, -1))[..., None]
+        gray = rgb_to_grayscale(images, "channels_last").numpy()
         return np.where(chosen[:, None, None, None], gray, images)
 
     def get_config(self):
