@@ -392,4 +392,5 @@ KERAS_OPERATION_SPECS = {
         name: (_IMAGE, {"data_format": "data_format"})
         for name in ("rgb_to_grayscale", "rgb_to_hsv", "hsv_to_rgb")
     },
+    "gaussian_blur": (_IMAGE, {k: k for k in ("kernel_size", "sigma", "data_format")}),
 }

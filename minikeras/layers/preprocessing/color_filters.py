@@ -15,6 +15,7 @@ from minikeras.layers.preprocessing.augmentation import TransformImageLayer, ker
 from minikeras.layers.preprocessing.image import ImageLayer, check_size
 from minikeras.layers.preprocessing.random_color import sorted_value_range
 from minikeras.ops.image_color import rgb_to_grayscale
+from minikeras.ops.image_filters import gaussian_blur
 
 __all__ = [
     "Equalization",
@@ -22,7 +23,6 @@ __all__ = [
     "RandomGaussianBlur",
     "RandomSharpness",
     "filter_2d",
-    "gaussian_kernel",
 ]
 
 
@@ -58,26 +58,6 @@ def filter_2d(images, rows_kernel, cols_kernel=None):
             if kernel[i, j]:
                 out += kernel[i, j] * padded[:, i : i + rows, j : j + cols]
     return out.astype(images.dtype)
-
-
-def gaussian_kernel(size, sigma):
-    """The normalized 1-D Gaussian kernel of odd `size`, as `keras.ops.image.gaussian_blur`'s.
-
-    Args:
-        size: the number of taps.
-        sigma: the standard deviation, in pixels.
-
-    Returns:
-        A float array `(size,)` summing to 1.
-
-    Example:
-        >>> from minikeras.layers.preprocessing.color_filters import gaussian_kernel
-        >>> gaussian_kernel(3, 1.0).round(4)
-        array([0.2741, 0.4519, 0.2741])
-    """
-    taps = np.arange(size, dtype=np.float64) - (size - 1) / 2
-    kernel = np.exp(-0.5 * (taps / sigma) ** 2)
-    return kernel / kernel.sum()
 
 
 def _equalize(channel, bins):
@@ -335,11 +315,9 @@ class RandomGaussianBlur(TransformImageLayer):
 
     def transform_images(self, images, transformation):
         sigma_cols, sigma_rows = np.asarray(transformation["blur_factor"], np.float64)
-        blurred = filter_2d(
-            images,
-            gaussian_kernel(self.kernel_size[1], sigma_rows),
-            gaussian_kernel(self.kernel_size[0], sigma_cols),
-        )
+        blurred = gaussian_blur(
+            images, self.kernel_size, (sigma_cols, sigma_rows), "channels_last"
+        ).numpy()
         chosen = np.asarray(transformation["should_apply_blur"], bool)[:, None, None, None]
         return np.clip(np.where(chosen, blurred, images), *self.value_range)
 

@@ -25,6 +25,7 @@ __all__ = [
     "sorted_value_range",
 ]
 
+
 def probability_range(layer_class, argument, factor, low=0.0, high=1.0):
     """Keras's reading of a `factor` in `[low, high]`: `f` means `(low, f)`, a pair is sorted.
 

@@ -16,9 +16,10 @@ from minikeras.layers.preprocessing.augmentation import (
     keras_factor,
     resample,
 )
-from minikeras.layers.preprocessing.color_filters import filter_2d, gaussian_kernel
+from minikeras.layers.preprocessing.color_filters import filter_2d
 from minikeras.layers.preprocessing.encoding import check_choice
 from minikeras.layers.preprocessing.random_color import sorted_value_range
+from minikeras.ops.image_filters import gaussian_kernel
 
 __all__ = ["RandomElasticTransform", "RandomPerspective", "RandomShear", "homography"]
 
