@@ -393,4 +393,28 @@ KERAS_OPERATION_SPECS = {
         for name in ("rgb_to_grayscale", "rgb_to_hsv", "hsv_to_rgb")
     },
     "gaussian_blur": (_IMAGE, {k: k for k in ("kernel_size", "sigma", "data_format")}),
+    "map_coordinates": (_IMAGE, {k: k for k in ("order", "fill_mode", "fill_value")}),
+    "affine_transform": (
+        _IMAGE,
+        {k: k for k in ("interpolation", "fill_mode", "fill_value", "data_format")},
+    ),
+    "perspective_transform": (
+        _IMAGE,
+        {k: k for k in ("interpolation", "fill_value", "data_format")},
+    ),
+    "elastic_transform": (
+        _IMAGE,
+        {
+            k: k
+            for k in (
+                "alpha",
+                "sigma",
+                "interpolation",
+                "fill_mode",
+                "fill_value",
+                "seed",
+                "data_format",
+            )
+        },
+    ),
 }

@@ -29,6 +29,12 @@ from minikeras.ops.creation import cast, convert_to_tensor
 from minikeras.ops.elementary import round
 from minikeras.ops.image_color import hsv_to_rgb, rgb_to_grayscale, rgb_to_hsv
 from minikeras.ops.image_filters import gaussian_blur
+from minikeras.ops.image_sampling import map_coordinates
+from minikeras.ops.image_transforms import (
+    affine_transform,
+    elastic_transform,
+    perspective_transform,
+)
 from minikeras.ops.matrix_products import einsum
 from minikeras.ops.shape import expand_dims, pad, reshape, squeeze, transpose
 from minikeras.ops.symbolic import SymbolicValueError
@@ -37,6 +43,8 @@ __all__ = ["crop_images", "extract_patches", "interpolation_matrix", "pad_images
 # Keras's ops.image functions defined in their own modules, by concept
 __all__ += ["hsv_to_rgb", "rgb_to_grayscale", "rgb_to_hsv"]  # (image_color)
 __all__ += ["gaussian_blur"]  # (image_filters)
+__all__ += ["map_coordinates"]  # (image_sampling)
+__all__ += ["affine_transform", "elastic_transform", "perspective_transform"]  # (image_transforms)
 __all__ += ["KERAS_OPS"]
 
 # Keras's ops.image functions minikeras has (each records one op node on symbolic tensors).
