@@ -21,6 +21,8 @@ import numpy as np
 from minikeras.engine.tensor import Tensor
 from minikeras.layers.preprocessing.encoding import check_choice
 from minikeras.layers.preprocessing.image import ImageLayer
+from minikeras.ops import image_transforms
+from minikeras.ops.image_sampling import sample
 from minikeras.random import SeedGenerator, rng_for
 
 __all__ = [
@@ -97,24 +99,9 @@ def keras_factor(layer_class, argument, factor, low=0.0, high=1.0, pair_low=None
     )
 
 
-def _fill_index(index, size, fill_mode):
-    """Integer indices brought inside `[0, size)` by `fill_mode` (constant: clipped)."""
-    if fill_mode == "wrap":
-        return np.mod(index, size)
-    if fill_mode == "reflect":
-        index = np.mod(index, 2 * size)
-        return np.where(index >= size, 2 * size - 1 - index, index)
-    if fill_mode == "mirror":  # (c d c b | a b c d | c b a b): the edge pixel not repeated
-        if size == 1:
-            return np.zeros_like(index)
-        index = np.mod(index, 2 * size - 2)
-        return np.where(index >= size, 2 * size - 2 - index, index)
-    return np.clip(index, 0, size - 1)
-
-
 def affine_transform(images, matrices, interpolation="bilinear", fill_mode="reflect",
                      fill_value=0.0):  # fmt: skip
-    """Resamples channels-last images through one affine (or projective) map per image.
+    """`ops.image.affine_transform` on channels-last numpy images, one map per image.
 
     Args:
         images: a float array `(batch, height, width, channels)`.
@@ -122,7 +109,7 @@ def affine_transform(images, matrices, interpolation="bilinear", fill_mode="refl
             or `(batch, 8)` rows with `c0, c1` after them: then the sampled point is
             divided by `c0 x + c1 y + 1`, as `keras.ops.image.affine_transform` documents.
         interpolation: `"bilinear"` or `"nearest"`.
-        fill_mode: `"reflect"`, `"wrap"`, `"constant"` or `"nearest"`.
+        fill_mode: `"reflect"`, `"wrap"`, `"constant"`, `"nearest"` or `"mirror"`.
         fill_value: the value outside the image with `"constant"`.
 
     Returns:
@@ -135,21 +122,18 @@ def affine_transform(images, matrices, interpolation="bilinear", fill_mode="refl
         >>> affine_transform(image, shift, fill_mode="constant")[0, 0, :, 0]
         array([1., 2., 0.])
     """
-    images = np.asarray(images)
-    batch, height, width, _ = images.shape
-    m = np.asarray(matrices, dtype=np.float64)[:, :, None, None]
-    ys, xs = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
-    source_x = m[:, 0] * xs + m[:, 1] * ys + m[:, 2]  # (batch, height, width)
-    source_y = m[:, 3] * xs + m[:, 4] * ys + m[:, 5]
-    if m.shape[1] == 8:  # (a projective map: both divided by c0 x + c1 y + 1)
-        scale = m[:, 6] * xs + m[:, 7] * ys + 1.0
-        source_x, source_y = source_x / scale, source_y / scale
-    return resample(images, source_x, source_y, interpolation, fill_mode, fill_value)
+    matrices = np.asarray(matrices, dtype=np.float64)
+    if matrices.shape[1] == 6:
+        matrices = np.pad(matrices, [(0, 0), (0, 2)])
+    warped = image_transforms.affine_transform(
+        images, matrices, interpolation, fill_mode, fill_value, "channels_last"
+    )
+    return warped.numpy()
 
 
 def resample(images, source_x, source_y, interpolation="bilinear", fill_mode="reflect",
              fill_value=0.0):  # fmt: skip
-    """Samples channels-last images at a point per output pixel (`fill_mode` outside).
+    """Samples channels-last numpy images at a point per output pixel (`ops.image_sampling`).
 
     Args:
         images: a float array `(batch, height, width, channels)`.
@@ -168,30 +152,9 @@ def resample(images, source_x, source_y, interpolation="bilinear", fill_mode="re
         >>> resample(image, np.array([[[0.5, 1.0, 2.5]]]), np.zeros((1, 1, 3)))[0, 0, :, 0]
         array([0.5, 1. , 2. ])
     """
-    images = np.asarray(images)
-    batch, height, width, _ = images.shape
-    which = np.arange(batch)[:, None, None]
-
-    def gather(rows, cols):
-        values = images[which, _fill_index(rows, height, fill_mode),
-                        _fill_index(cols, width, fill_mode)]  # fmt: skip
-        if fill_mode == "constant":
-            outside = (rows < 0) | (rows >= height) | (cols < 0) | (cols >= width)
-            values = np.where(outside[..., None], images.dtype.type(fill_value), values)
-        return values
-
-    if interpolation == "nearest":
-        return gather(np.round(source_y).astype(int), np.round(source_x).astype(int))
-    top, left = np.floor(source_y), np.floor(source_x)
-    dy, dx = (source_y - top)[..., None], (source_x - left)[..., None]
-    top, left = top.astype(int), left.astype(int)
-    out = (
-        gather(top, left) * (1 - dy) * (1 - dx)
-        + gather(top, left + 1) * (1 - dy) * dx
-        + gather(top + 1, left) * dy * (1 - dx)
-        + gather(top + 1, left + 1) * dy * dx
-    )
-    return out.astype(images.dtype)
+    order = image_transforms.INTERPOLATIONS[interpolation]
+    points = [np.asarray(source_y), np.asarray(source_x)]
+    return sample(images, points, order, fill_mode, fill_value, batched=True).numpy()
 
 
 class RandomImageLayer(ImageLayer):

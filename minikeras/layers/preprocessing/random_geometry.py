@@ -16,10 +16,9 @@ from minikeras.layers.preprocessing.augmentation import (
     keras_factor,
     resample,
 )
-from minikeras.layers.preprocessing.color_filters import filter_2d
 from minikeras.layers.preprocessing.encoding import check_choice
 from minikeras.layers.preprocessing.random_color import sorted_value_range
-from minikeras.ops.image_filters import gaussian_kernel
+from minikeras.ops.image_filters import gaussian_blur
 
 __all__ = ["RandomElasticTransform", "RandomPerspective", "RandomShear", "homography"]
 
@@ -291,9 +290,10 @@ class RandomElasticTransform(TransformImageLayer):
         strength = float(transformation["distortion_factor"])
         alpha = max(height, width) * 0.1 * strength
         sigma = min(height, width) * 0.05 * strength
-        kernel = gaussian_kernel(int(6 * sigma) | 1, sigma)
-        noise = np.asarray(transformation["noise"], np.float64)[..., None] * sigma
-        fields = [filter_2d(field, kernel, kernel)[..., 0] for field in noise]
+        size = int(6 * sigma) | 1
+        noise = np.asarray(transformation["noise"], np.float64).reshape(-1, height, width, 1)
+        fields = gaussian_blur(noise * sigma, (size, size), (sigma, sigma), "channels_last")
+        fields = fields.numpy().reshape(2, -1, height, width)
         rows, cols = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
         warped = resample(images, cols + alpha * fields[0], rows + alpha * fields[1],
                           self.interpolation, self.fill_mode, self.fill_value)  # fmt: skip
