@@ -20,7 +20,9 @@ coordinates get no gradient (they pick the grid points and weights).
     array([ 5. , 12.5])
 """
 
+import functools
 import itertools
+import operator
 
 import numpy as np
 from autograd.extend import defvjp, primitive
@@ -122,27 +124,26 @@ def sample(values, coordinates, order=1, fill_mode="constant", fill_value=0.0, b
     points = np.shape(coordinates[0])
     dtype = np.dtype(values.dtype)
     weight_dtype = dtype if dtype.kind == "f" else np.float64
-    if batched:  # the batch axis as a sampled axis whose every coordinate is exact
-        items = np.broadcast_to(
-            np.arange(shape[0]).reshape((-1,) + (1,) * (len(points) - 1)), points
-        )
-        axes = [[(items, np.ones(points))]]
-        sizes = (shape[0], *spatial)
-    else:
-        axes, sizes = [], spatial
-    axes += [_nodes(np.asarray(c, np.float64), order) for c in coordinates]
-    indices, weights, outside = [], [], np.zeros(points)
-    for corner in itertools.product(*axes):
-        weight = np.prod([w for _, w in corner], axis=0)
-        inside = np.ones(points, bool)
-        fixed = []
-        for (index, _), size in zip(corner, sizes):
+    # Per axis, the grid points read: flat offsets (the fill mode applied) and weights,
+    # zero for a point outside with "constant" (its share goes to fill_value).
+    strides = np.cumprod((1, *spatial[::-1]))[-2::-1]
+    axes = []
+    for coordinate, size, stride in zip(coordinates, spatial, strides):
+        nodes = []
+        for index, weight in _nodes(np.asarray(coordinate, np.float64), order):
             if fill_mode == "constant":
-                inside &= (index >= 0) & (index < size)
-            fixed.append(_fix_index(index, size, fill_mode))
-        indices.append(np.ravel_multi_index(fixed, sizes).ravel())
-        weights.append(np.where(inside, weight, 0.0).ravel())
-        outside += np.where(inside, 0.0, weight)
+                weight = np.where((index >= 0) & (index < size), weight, 0.0)
+            nodes.append((_fix_index(index, size, fill_mode) * stride, weight))
+        axes.append(nodes)
+    base = 0
+    if batched:  # (item b's pixels start at b * strides[0] * spatial[0])
+        base = np.arange(shape[0]).reshape((-1,) + (1,) * (len(points) - 1)) * int(np.prod(spatial))
+    indices, weights = [], []
+    for corner in itertools.product(*axes):
+        offsets, parts = zip(*corner)
+        indices.append(np.broadcast_to(base + sum(offsets), points).ravel())
+        weights.append(functools.reduce(operator.mul, parts).ravel())
+    outside = (1.0 - np.sum(weights, axis=0)).reshape(points)
     tail = shape[lead + len(coordinates) :]
     floats = values if dtype.kind == "f" else cast(values, weight_dtype)
     flat = array_of(reshape(floats, (-1, *tail)))
