@@ -78,8 +78,11 @@ def test_bad_arguments_are_named():
         mk.ops.image.extract_patches(np.ones((4, 4, 1)), 2, padding="full")
     with pytest.raises(ValueError, match="resize: size must be two positive ints"):
         mk.ops.image.resize(np.ones((4, 4, 1)), (0, 2))
-    with pytest.raises(ValueError, match="resize: antialias=True is not supported"):
-        mk.ops.image.resize(np.ones((4, 4, 1)), (2, 2), antialias=True)
+    with pytest.raises(ValueError, match="resize: give at most one of crop_to_aspect_ratio"):
+        mk.ops.image.resize(np.ones((4, 4, 1)), (2, 2), crop_to_aspect_ratio=True,
+                            pad_to_aspect_ratio=True)  # fmt: skip
+    with pytest.raises(ValueError, match="resize: fill_mode must be 'constant'"):
+        mk.ops.image.resize(np.ones((4, 4, 1)), (2, 2), fill_mode="reflect")
     with pytest.raises(ValueError, match="pad_images: give exactly two of top_padding"):
         mk.ops.image.pad_images(np.ones((4, 4, 1)), top_padding=1, left_padding=0, right_padding=0)
     with pytest.raises(ValueError, match="pad_images: .*do not fit an axis of size 4"):

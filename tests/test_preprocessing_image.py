@@ -74,7 +74,7 @@ def test_errors_name_the_layer_and_argument():
     with pytest.raises(ValueError, match="Resizing: `height` must be an int >= 1"):
         Resizing(0, 3)
     with pytest.raises(ValueError, match="Resizing: `interpolation` must be one of"):
-        Resizing(2, 2, interpolation="bicubic")
+        Resizing(2, 2, interpolation="area")
     with pytest.raises(ValueError, match="at most one of"):
         Resizing(2, 2, crop_to_aspect_ratio=True, pad_to_aspect_ratio=True)
     with pytest.raises(ValueError, match=r"CenterCrop 'center_crop\w*' expects images of rank 3"):

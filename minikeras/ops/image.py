@@ -1,19 +1,18 @@
-"""Keras's namespace `keras.ops.image`, in part: patches, resizing, padding and cropping.
+"""Keras's namespace `keras.ops.image`: patches, padding and cropping here; the rest by concept.
 
 Vision models written for Keras 3 cut images into patches
 (`ops.image.extract_patches`), resize them (`ops.image.resize`) and shift
 them by cropping and padding (`crop_images`, `pad_images`) inside their
 layers; these run here, differentiably, in Keras's layouts. The other
-`keras.ops.image` functions (colour-space conversions, affine and
-perspective transforms, blurs) are not here.
+functions of Keras's namespace are defined in their own modules and
+re-exported here: `image_resize` (resize), `image_color` (rgb_to_grayscale,
+rgb_to_hsv, hsv_to_rgb), `image_filters` (gaussian_blur), `image_sampling`
+(map_coordinates) and `image_transforms` (affine_transform,
+perspective_transform, elastic_transform).
 
 `extract_patches` gives each patch as one vector, its pixels in row order,
 each pixel's channels together (what a convolution with an identity kernel
-gives, as Keras computes it). `resize` follows Keras without antialiasing:
-output pixel `i` samples the input at `(i + 0.5) * in_size / out_size - 0.5`
-(half-pixel centers); `"bilinear"` mixes the two nearest input pixels (the
-edge pixel repeats past the border), `"nearest"` takes pixel
-`floor((i + 0.5) * in_size / out_size)`.
+gives, as Keras computes it).
 
     >>> mk.ops.image.extract_patches(np.ones((2, 8, 8, 3)), 4).shape
     (2, 2, 2, 48)
@@ -22,20 +21,18 @@ edge pixel repeats past the border), `"nearest"` takes pixel
 import numpy as np
 
 from minikeras import config
-from minikeras.ops.comparison import clip
 from minikeras.ops.conv import conv
 from minikeras.ops.core import shape_of
 from minikeras.ops.creation import cast, convert_to_tensor
-from minikeras.ops.elementary import round
 from minikeras.ops.image_color import hsv_to_rgb, rgb_to_grayscale, rgb_to_hsv
 from minikeras.ops.image_filters import gaussian_blur
+from minikeras.ops.image_resize import interpolation_matrix, resize
 from minikeras.ops.image_sampling import map_coordinates
 from minikeras.ops.image_transforms import (
     affine_transform,
     elastic_transform,
     perspective_transform,
 )
-from minikeras.ops.matrix_products import einsum
 from minikeras.ops.shape import expand_dims, pad, reshape, squeeze, transpose
 from minikeras.ops.symbolic import SymbolicValueError
 
@@ -50,16 +47,9 @@ __all__ += ["KERAS_OPS"]
 # Keras's ops.image functions minikeras has (each records one op node on symbolic tensors).
 KERAS_OPS = tuple(name for name in __all__ if name not in ("KERAS_OPS", "interpolation_matrix"))
 
-INTERPOLATIONS = ("nearest", "bilinear")
-
 
 def _channels_last(op, data_format):
-    data_format = "channels_last" if data_format is None else data_format
-    if data_format not in ("channels_last", "channels_first"):
-        raise ValueError(
-            f"{op}: data_format must be 'channels_last' or 'channels_first', got {data_format!r}"
-        )
-    return data_format == "channels_last"
+    return config.standardize_data_format(data_format, op) == "channels_last"
 
 
 def _float(images):
@@ -141,112 +131,6 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     if not last:
         x = transpose(x, (0, 3, 1, 2))
     return squeeze(x, 0) if single else x
-
-
-def interpolation_matrix(out_size, in_size, interpolation):
-    """The `(out_size, in_size)` matrix that resizes one axis (see the module docstring).
-
-    Args:
-        out_size: the new size.
-        in_size: the old size.
-        interpolation: `"bilinear"` or `"nearest"`.
-
-    Returns:
-        A float32 array whose rows sum to 1.
-
-    Example:
-        >>> mk.ops.image.interpolation_matrix(4, 2, "bilinear")
-        array([[1.  , 0.  ],
-               [0.75, 0.25],
-               [0.25, 0.75],
-               [0.  , 1.  ]], dtype=float32)
-    """
-    matrix = np.zeros((out_size, in_size), dtype=np.float64)
-    scale = in_size / out_size
-    rows = np.arange(out_size)
-    if interpolation == "nearest":
-        source = np.minimum(np.floor((rows + 0.5) * scale).astype(int), in_size - 1)
-        matrix[rows, source] = 1.0
-        return matrix.astype(np.float32)
-    position = np.clip((rows + 0.5) * scale - 0.5, 0, in_size - 1)
-    low = np.floor(position).astype(int)
-    high = np.minimum(low + 1, in_size - 1)
-    fraction = position - low
-    np.add.at(matrix, (rows, low), 1.0 - fraction)
-    np.add.at(matrix, (rows, high), fraction)
-    return matrix.astype(np.float32)
-
-
-def resize(
-    images,
-    size,
-    interpolation="bilinear",
-    antialias=False,
-    crop_to_aspect_ratio=False,
-    pad_to_aspect_ratio=False,
-    fill_mode="constant",
-    fill_value=0.0,
-    data_format=None,
-):
-    """Resizes images to `size`, as `keras.ops.image.resize` (see the module docstring).
-
-    Differs from Keras: `"nearest"` and `"bilinear"` only, without
-    antialiasing, cropping or padding to the aspect ratio (those arguments
-    are accepted at their defaults only; `layers.Resizing` crops).
-
-    Args:
-        images: a 4-D batch `(batch, height, width, channels)` or one 3-D
-            image (channels first with `data_format="channels_first"`).
-        size: the new `(height, width)`.
-        interpolation: `"bilinear"` (default) or `"nearest"`.
-        antialias: False only.
-        crop_to_aspect_ratio: False only.
-        pad_to_aspect_ratio: False only.
-        fill_mode: `"constant"` (unused without padding).
-        fill_value: unused without padding.
-        data_format: `"channels_last"` (default, also None) or `"channels_first"`.
-
-    Returns:
-        A Tensor of the images' dtype (integers rounded, as Keras does).
-
-    Raises:
-        ValueError: if `images` is not 3-D or 4-D, `size` is not two positive
-            ints, or an argument has a value not supported here.
-
-    Example:
-        >>> mk.ops.image.resize(np.ones((2, 4, 4, 3)), (2, 6)).shape
-        (2, 2, 6, 3)
-    """
-    del fill_mode, fill_value  # they only fill padding, which is not supported
-    op = "resize"
-    shape = shape_of(images)
-    if len(shape) not in (3, 4):
-        raise ValueError(
-            f"{op}: images must be 3-D (one image) or 4-D (a batch), got shape {tuple(shape)}"
-        )
-    if len(size) != 2 or any(isinstance(s, bool) or int(s) != s or s < 1 for s in size):
-        raise ValueError(f"{op}: size must be two positive ints (height, width), got {size!r}")
-    if interpolation not in INTERPOLATIONS:
-        raise ValueError(
-            f"{op}: interpolation must be one of {INTERPOLATIONS} here, got {interpolation!r}"
-        )
-    for name, value in (("antialias", antialias), ("crop_to_aspect_ratio", crop_to_aspect_ratio),
-                        ("pad_to_aspect_ratio", pad_to_aspect_ratio)):  # fmt: skip
-        if value:
-            raise ValueError(f"{op}: {name}=True is not supported by minikeras")
-    last = _channels_last(op, data_format)
-    dtype = convert_to_tensor(images).dtype
-    axes = (-3, -2) if last else (-2, -1)
-    rows = interpolation_matrix(int(size[0]), shape[axes[0]], interpolation)
-    cols = interpolation_matrix(int(size[1]), shape[axes[1]], interpolation)
-    floats = _float(images)
-    rows, cols = rows.astype(floats.dtype), cols.astype(floats.dtype)
-    formula = "hr,...rwc,vw->...hvc" if last else "hr,...rw,vw->...hv"
-    resized = einsum(formula, rows, floats, cols)
-    if np.issubdtype(np.dtype(dtype), np.integer):
-        info = np.iinfo(np.dtype(dtype))
-        resized = cast(clip(round(resized), info.min, info.max), dtype)
-    return resized
 
 
 def _spatial(op, images, data_format):

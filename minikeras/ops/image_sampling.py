@@ -233,8 +233,8 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
 
     Example:
         >>> grid = np.arange(12.0).reshape(3, 4)
-        >>> mk.ops.image.map_coordinates(grid, [[0.5, 2.0], [1.0, 3.5]], order=1).numpy()
-        array([3. , 9.5])
+        >>> mk.ops.image.map_coordinates(grid, [[0.5, 2.0], [1.0, 2.5]], order=1).numpy()
+        array([ 3. , 10.5])
     """
     op = "map_coordinates"
     check_choice(op, "order", order, (0, 1))

@@ -2,11 +2,8 @@
 
 Images are channels-last `(batch, height, width, channels)` or one image
 `(height, width, channels)`; `data_format="channels_first"` is handled by
-transposing to channels last and back. Resizing follows `keras.ops.image.resize`
-without antialiasing: output pixel `i` samples the input at
-`(i + 0.5) * in_size / out_size - 0.5` (half-pixel centers); `"bilinear"` mixes
-the two nearest input pixels (the edge pixel repeats past the border),
-`"nearest"` takes pixel `floor((i + 0.5) * in_size / out_size)`.
+transposing to channels last and back. Resizing is `ops.image.resize` (see
+`minikeras.ops.image_resize`).
 """
 
 import numpy as np
@@ -15,19 +12,19 @@ from minikeras import ops
 from minikeras.config import standardize_data_format
 from minikeras.layers.layer import Layer
 from minikeras.layers.preprocessing.encoding import check_choice
-from minikeras.ops.image import INTERPOLATIONS, interpolation_matrix
+from minikeras.ops.image_resize import INTERPOLATIONS, aspect_window, resize
 
-__all__ = ["CenterCrop", "Resizing", "interpolation_matrix", "resize_images"]
+__all__ = ["CenterCrop", "Resizing", "resize_images"]
 
 
 def resize_images(images, height, width, interpolation="bilinear"):
-    """Resizes channels-last images (a 4-D Tensor) to `(height, width)`.
+    """Resizes channels-last images (a 4-D Tensor) to `(height, width)` by `ops.image.resize`.
 
     Args:
         images: a float Tensor `(batch, rows, cols, channels)`.
         height: the new number of rows.
         width: the new number of columns.
-        interpolation: `"bilinear"` or `"nearest"`.
+        interpolation: one of `ops.image_resize.INTERPOLATIONS`.
 
     Returns:
         A Tensor `(batch, height, width, channels)`.
@@ -37,9 +34,7 @@ def resize_images(images, height, width, interpolation="bilinear"):
         >>> resize_images(mk.ops.ones((1, 2, 2, 1)), 3, 5).shape
         (1, 3, 5, 1)
     """
-    rows = interpolation_matrix(height, images.shape[1], interpolation).astype(images.dtype)
-    cols = interpolation_matrix(width, images.shape[2], interpolation).astype(images.dtype)
-    return ops.einsum("hr,brwc,vw->bhvc", rows, images, cols)
+    return resize(images, (height, width), interpolation, data_format="channels_last")
 
 
 def check_data_format(layer_class, data_format):
@@ -132,37 +127,25 @@ class ImageLayer(Layer):
 
 def crop_to_aspect(images, height, width):
     """The central part of 4-D images with the aspect ratio `height : width` (Keras's rounding)."""
-    rows, cols = images.shape[1], images.shape[2]
-    crop_rows = max(min(rows, int(cols * height / width)), 1)
-    crop_cols = max(min(cols, int(rows * width / height)), 1)
-    top, left = (rows - crop_rows) // 2, (cols - crop_cols) // 2
-    return images[:, top : top + crop_rows, left : left + crop_cols, :]
-
-
-def pad_to_aspect(images, height, width, fill_value):
-    """4-D images padded evenly with `fill_value` to the aspect ratio `height : width`."""
-    rows, cols = images.shape[1], images.shape[2]
-    pad_rows = max(rows, int(cols * height / width)) - rows
-    pad_cols = max(cols, int(rows * width / height)) - cols
-    top, left = pad_rows // 2, pad_cols // 2
-    padding = [(0, 0), (top, pad_rows - top), (left, pad_cols - left), (0, 0)]
-    return ops.pad(images, padding, constant_values=fill_value)
+    top, left, rows, cols = aspect_window(images.shape[1], images.shape[2], height, width, False)
+    return images[:, top : top + rows, left : left + cols, :]
 
 
 class Resizing(ImageLayer):
-    """Resizes images to `(height, width)`, by bilinear or nearest-neighbour interpolation.
+    """Resizes images to `(height, width)`, by `ops.image.resize`.
 
     Args:
         height: the output's number of rows.
         width: the output's number of columns.
-        interpolation: `"bilinear"` (default) or `"nearest"`.
+        interpolation: `"bilinear"` (default), `"nearest"`, `"bicubic"`,
+            `"lanczos3"` or `"lanczos5"`.
         crop_to_aspect_ratio: crop the largest central window with the
             target aspect ratio first, so the image is not distorted.
-        pad_to_aspect_ratio: pad evenly with `fill_value` to the target
-            aspect ratio first instead.
+        pad_to_aspect_ratio: pad with `fill_value` on both sides of the short
+            axis to the target aspect ratio first instead.
         fill_mode: `"constant"` (the only mode, as in Keras).
         fill_value: the value of the padding.
-        antialias: must be False (antialiased downsizing is not supported).
+        antialias: whether shrinking averages the pixels it skips.
         data_format: `"channels_last"` or `"channels_first"`; None (the default)
             means `mk.config.image_data_format()` when the layer is made.
         **kwargs: `name`, `trainable`, `dtype`.
@@ -208,19 +191,23 @@ class Resizing(ImageLayer):
                 "Resizing: give at most one of `crop_to_aspect_ratio` and `pad_to_aspect_ratio`"
             )
         self.fill_mode = check_choice("Resizing", "fill_mode", fill_mode, ("constant",))
-        if antialias:
-            raise ValueError("Resizing: `antialias=True` is not supported by minikeras")
         self.crop_to_aspect_ratio = bool(crop_to_aspect_ratio)
         self.pad_to_aspect_ratio = bool(pad_to_aspect_ratio)
         self.fill_value = float(fill_value)
-        self.antialias = False
+        self.antialias = bool(antialias)
 
     def transform(self, images, training):
-        if self.crop_to_aspect_ratio:
-            images = crop_to_aspect(images, self.height, self.width)
-        elif self.pad_to_aspect_ratio:
-            images = pad_to_aspect(images, self.height, self.width, self.fill_value)
-        return resize_images(images, self.height, self.width, self.interpolation)
+        return resize(
+            images,
+            (self.height, self.width),
+            self.interpolation,
+            self.antialias,
+            self.crop_to_aspect_ratio,
+            self.pad_to_aspect_ratio,
+            self.fill_mode,
+            self.fill_value,
+            "channels_last",
+        )
 
     def compute_output_shape(self, input_shape):
         return self._with_size(input_shape, self.height, self.width)
