@@ -176,3 +176,55 @@ def test_pad_and_crop_to_a_target_size_on_images_of_unknown_size():
         expected[:, 1 : 1 + height, 2 : 2 + width] = data
         np.testing.assert_array_equal(got_padded.numpy(), expected)
         np.testing.assert_array_equal(got_cropped.numpy(), data[:, 1:4, 1:4])
+
+
+def test_extract_patches_3d_by_hand():
+    volume = np.arange(2 * 4 * 4 * 3, dtype="float32").reshape(2, 4, 4, 3)  # one volume
+    patches = mk.ops.image.extract_patches_3d(volume, (2, 2, 2)).numpy()
+    assert patches.shape == (1, 2, 2, 24)
+    # patch (0, 1, 0): depths 0-1, rows 2-3, columns 0-1, each voxel's channels together
+    expected = [
+        volume[d, r, c, k] for d in (0, 1) for r in (2, 3) for c in (0, 1) for k in range(3)
+    ]
+    np.testing.assert_array_equal(patches[0, 1, 0], expected)
+    strided = mk.ops.image.extract_patches(volume[None], (2, 3, 3), strides=1, padding="same")
+    assert strided.shape == (1, 2, 4, 4, 54)
+    with pytest.raises(ValueError, match="extract_patches_3d: size must be an int or 3 ints"):
+        mk.ops.image.extract_patches_3d(volume, (2, 2))
+    with pytest.raises(ValueError, match="extract_patches: volumes must be 4-D"):
+        mk.ops.image.extract_patches_3d(volume[0], 2)
+
+
+def test_extract_patches_3d_gradient_and_node(tmp_path):
+    def patches(x):
+        return mk.ops.image.extract_patches_3d(x, 2, strides=1)
+
+    check_gradients(patches, [_images((1, 3, 3, 4, 2)).astype("float64")])
+    inputs = mk.Input((4, 6, 6, 2))
+    model = mk.Model(inputs, mk.ops.image.extract_patches_3d(inputs, 2))
+    assert model.output.shape == (None, 2, 3, 3, 16)
+    model.save(tmp_path / "volumes.keras")
+    x = _images((2, 4, 6, 6, 2))
+    loaded = mk.models.load_model(tmp_path / "volumes.keras")
+    np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())
+
+
+CASES_3D = [
+    ((2, 4, 6, 6, 2), dict(size=2)),
+    ((2, 5, 6, 7, 2), dict(size=(2, 3, 2), strides=1)),
+    ((2, 5, 6, 7, 2), dict(size=(2, 2, 3), strides=2, padding="same")),
+    ((2, 6, 6, 6, 1), dict(size=2, strides=1, dilation_rate=2)),
+    ((4, 6, 6, 3), dict(size=(2, 3, 3))),
+    ((2, 3, 4, 6, 6), dict(size=2, data_format="channels_first")),
+]
+
+
+@pytest.mark.parametrize("shape, kwargs", CASES_3D)
+def test_extract_patches_3d_matches_keras(shape, kwargs):
+    keras = pytest.importorskip("keras")
+    kwargs = {"data_format": "channels_last", **kwargs}
+    x = _images(shape)
+    want = np.asarray(keras.ops.image.extract_patches_3d(x, **kwargs))
+    got = mk.ops.image.extract_patches_3d(x, **kwargs)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-6)

@@ -139,3 +139,18 @@ def test_op_nodes_save_and_cross_to_keras(tmp_path):
     ours = mk.models.load_model(tmp_path / "theirs.keras")
     for got, want in zip(ours(x), kmodel(x)):
         np.testing.assert_allclose(got.numpy(), np.asarray(want), atol=1e-6)
+
+
+def test_examples_of_the_ops_image_functions_run():
+    # (ops.image's own functions are rebound to symbolic-aware wrappers in their module, so
+    # pytest's doctest collection skips them there; their examples run here)
+    import doctest
+    import inspect
+
+    for name in (*mk.ops.image.KERAS_OPS, "extract_patches_3d"):
+        function = inspect.unwrap(getattr(mk.ops.image, name))
+        finder = doctest.DocTestFinder(recurse=False)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        (test,) = finder.find(function, name, globs={"np": np, "mk": mk})
+        result = runner.run(test)
+        assert result.attempted > 0 and result.failed == 0, name

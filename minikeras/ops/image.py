@@ -36,7 +36,8 @@ from minikeras.ops.image_transforms import (
 from minikeras.ops.shape import expand_dims, pad, reshape, squeeze, transpose
 from minikeras.ops.symbolic import SymbolicValueError
 
-__all__ = ["crop_images", "extract_patches", "interpolation_matrix", "pad_images", "resize"]
+__all__ = ["crop_images", "extract_patches", "extract_patches_3d", "interpolation_matrix"]
+__all__ += ["pad_images", "resize"]
 # Keras's ops.image functions defined in their own modules, by concept
 __all__ += ["hsv_to_rgb", "rgb_to_grayscale", "rgb_to_hsv"]  # (image_color)
 __all__ += ["gaussian_blur"]  # (image_filters)
@@ -45,7 +46,9 @@ __all__ += ["affine_transform", "elastic_transform", "perspective_transform"]  #
 __all__ += ["KERAS_OPS"]
 
 # Keras's ops.image functions minikeras has (each records one op node on symbolic tensors).
-KERAS_OPS = tuple(name for name in __all__ if name not in ("KERAS_OPS", "interpolation_matrix"))
+# (extract_patches_3d is extract_patches with three sizes: it records that op, as in Keras)
+_NOT_OPS = ("KERAS_OPS", "extract_patches_3d", "interpolation_matrix")
+KERAS_OPS = tuple(name for name in __all__ if name not in _NOT_OPS)
 
 
 def _channels_last(op, data_format):
@@ -57,11 +60,48 @@ def _float(images):
     return x if np.issubdtype(np.dtype(x.dtype), np.floating) else cast(x, config.floatx())
 
 
-def _pair(op, name, value):
-    pair = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
-    if len(pair) != 2 or any(isinstance(v, bool) or int(v) != v or v < 1 for v in pair):
-        raise ValueError(f"{op}: {name} must be an int or a pair of ints >= 1, got {value!r}")
-    return tuple(int(v) for v in pair)
+def _sizes(op, name, value, rank):
+    sizes = (value,) * rank if isinstance(value, (int, np.integer)) else tuple(value)
+    if len(sizes) != rank or any(isinstance(v, bool) or int(v) != v or v < 1 for v in sizes):
+        raise ValueError(f"{op}: {name} must be an int or {rank} ints >= 1, got {value!r}")
+    return tuple(int(v) for v in sizes)
+
+
+def _patches(op, images, rank, size, strides, dilation_rate, padding, data_format):
+    """The patches of `rank`-D images (2: images, 3: volumes), each flattened."""
+    shape = shape_of(images)
+    if len(shape) not in (rank + 1, rank + 2):
+        raise ValueError(
+            f"{op}: {'images' if rank == 2 else 'volumes'} must be {rank + 1}-D (one) or "
+            f"{rank + 2}-D (a batch), got shape {tuple(shape)}"
+        )
+    last = _channels_last(op, data_format)
+    patch = _sizes(op, "size", size, rank)
+    step = patch if strides is None else _sizes(op, "strides", strides, rank)
+    dilation = _sizes(op, "dilation_rate", dilation_rate, rank)
+    if padding not in ("valid", "same"):
+        raise ValueError(f"{op}: padding must be 'valid' or 'same', got {padding!r}")
+    x = _float(images)
+    single = len(shape) == rank + 1
+    if single:
+        x = expand_dims(x, 0)
+    if not last:
+        x = transpose(x, (0, *range(2, rank + 2), 1))
+    spatial, channels = x.shape[1:-1], x.shape[-1]
+    depth = int(np.prod(patch)) * channels
+    if padding == "valid" and step == patch and dilation == (1,) * rank:
+        # Side by side: a reshape and a transpose, not a convolution.
+        counts = [n // p for n, p in zip(spatial, patch)]
+        x = x[(slice(None), *(slice(c * p) for c, p in zip(counts, patch)))]
+        x = reshape(x, (-1, *[n for pair in zip(counts, patch) for n in pair], channels))
+        order = (0, *range(1, 2 * rank, 2), *range(2, 2 * rank + 1, 2), 2 * rank + 1)
+        x = reshape(transpose(x, order), (-1, *counts, depth))
+    else:
+        kernel = np.eye(depth, dtype=x.dtype).reshape(*patch, channels, depth)
+        x = conv(x, kernel, strides=step, padding=padding, dilation_rate=dilation)
+    if not last:
+        x = transpose(x, (0, rank + 1, *range(1, rank + 1)))
+    return squeeze(x, 0) if single else x
 
 
 def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid", data_format=None):
@@ -72,8 +112,7 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     row order, each pixel's channels together: entry `(r * size[1] + c) *
     channels + k` is channel `k` of the patch's pixel `(r, c)`.
 
-    Differs from Keras: 2-D patches only (Keras also takes a `size` of three
-    for volumes).
+    A `size` of three ints cuts volumes instead (see `extract_patches_3d`).
 
     Args:
         images: a 4-D batch `(batch, height, width, channels)` or one 3-D
@@ -96,41 +135,53 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     Example:
         >>> image = np.arange(16.0).reshape(1, 4, 4, 1)
         >>> mk.ops.image.extract_patches(image, 2)[0, 0, 1].numpy()
-        array([2., 3., 6., 7.], dtype=float32)
+        array([2., 3., 6., 7.])
     """
-    op = "extract_patches"
-    shape = shape_of(images)
-    if len(shape) not in (3, 4):
-        raise ValueError(
-            f"{op}: images must be 3-D (one image) or 4-D (a batch), got shape {tuple(shape)}"
-        )
-    last = _channels_last(op, data_format)
-    patch = _pair(op, "size", size)
-    step = patch if strides is None else _pair(op, "strides", strides)
-    dilation = _pair(op, "dilation_rate", dilation_rate)
-    if padding not in ("valid", "same"):
-        raise ValueError(f"{op}: padding must be 'valid' or 'same', got {padding!r}")
-    x = _float(images)
-    single = len(shape) == 3
-    if single:
-        x = expand_dims(x, 0)
-    if not last:
-        x = transpose(x, (0, 2, 3, 1))
-    _, height, width, channels = x.shape
-    if padding == "valid" and step == patch and dilation == (1, 1):
-        # Side by side: a reshape and a transpose, not a convolution.
-        rows, cols = height // patch[0], width // patch[1]
-        x = x[:, : rows * patch[0], : cols * patch[1], :]
-        x = reshape(x, (-1, rows, patch[0], cols, patch[1], channels))
-        x = transpose(x, (0, 1, 3, 2, 4, 5))
-        x = reshape(x, (-1, rows, cols, patch[0] * patch[1] * channels))
-    else:
-        depth = patch[0] * patch[1] * channels
-        kernel = np.eye(depth, dtype=x.dtype).reshape(patch[0], patch[1], channels, depth)
-        x = conv(x, kernel, strides=step, padding=padding, dilation_rate=dilation)
-    if not last:
-        x = transpose(x, (0, 3, 1, 2))
-    return squeeze(x, 0) if single else x
+    rank = 3 if np.ndim(size) == 1 and len(size) == 3 else 2
+    return _patches(
+        "extract_patches", images, rank, size, strides, dilation_rate, padding, data_format
+    )
+
+
+def extract_patches_3d(
+    volumes, size, strides=None, dilation_rate=1, padding="valid", data_format=None
+):
+    """The patches of volumes, each flattened, as `keras.ops.image.extract_patches_3d`.
+
+    Patch `(i, j, k)` starts at depth `i * strides[0]`, row `j * strides[1]`
+    and column `k * strides[2]`; its vector lists its voxels in order (depth,
+    then row, then column), each voxel's channels together. It is
+    `extract_patches` with a `size` of three, and records that op on
+    symbolic tensors, as Keras does.
+
+    Args:
+        volumes: a 5-D batch `(batch, depth, height, width, channels)` or
+            one 4-D volume (channels first with `data_format="channels_first"`).
+        size: the patch size, an int or `(depth, rows, columns)`.
+        strides: the step between patches, an int or three; None (default)
+            means `size` (patches side by side).
+        dilation_rate: the step between a patch's voxels, an int or three.
+        padding: `"valid"` (whole patches only) or `"same"`.
+        data_format: `"channels_last"`, `"channels_first"`, or None (default:
+            `mk.config.image_data_format()`).
+
+    Returns:
+        A float Tensor `(batch, patches along depth, along rows, along
+        columns, size[0] * size[1] * size[2] * channels)` (the patch axis
+        before the spatial ones for channels first; no batch axis for one volume).
+
+    Raises:
+        ValueError: if `volumes` is not 4-D or 5-D, or an argument is not valid.
+
+    Example:
+        >>> volume = np.arange(8.0).reshape(2, 2, 2, 1)
+        >>> mk.ops.image.extract_patches_3d(volume, 2)[0, 0, 0].numpy()
+        array([0., 1., 2., 3., 4., 5., 6., 7.])
+    """
+    size = (size,) * 3 if isinstance(size, (int, np.integer)) else size
+    if np.ndim(size) != 1 or len(size) != 3:
+        raise ValueError(f"extract_patches_3d: size must be an int or 3 ints >= 1, got {size!r}")
+    return extract_patches(volumes, size, strides, dilation_rate, padding, data_format)
 
 
 def _spatial(op, images, data_format):
@@ -208,10 +259,10 @@ def pad_images(
     Example:
         >>> mk.ops.image.pad_images(np.ones((1, 2, 1)), top_padding=1, target_height=4,
         ...                         left_padding=0, right_padding=1)[..., 0].numpy()
-        array([[0., 0.],
-               [1., 0.],
-               [0., 0.],
-               [0., 0.]])
+        array([[0., 0., 0.],
+               [1., 1., 0.],
+               [0., 0., 0.],
+               [0., 0., 0.]])
     """
     op = "pad_images"
     shape, rows, cols = _spatial(op, images, data_format)

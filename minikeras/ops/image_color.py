@@ -95,7 +95,7 @@ def rgb_to_grayscale(images, data_format=None):
         ValueError: if `images` is not 3-D or 4-D or has neither 1 nor 3 channels.
 
     Example:
-        >>> mk.ops.image.rgb_to_grayscale(np.array([[[1.0, 1.0, 1.0]]], "float32")).numpy()
+        >>> mk.ops.image.rgb_to_grayscale(np.array([[[1.0, 1.0, 1.0]]], "float32")).numpy().round(4)
         array([[[0.9999]]], dtype=float32)
     """
     images, axis = _rgb_planes("rgb_to_grayscale", images, data_format, allowed=(1, 3))
