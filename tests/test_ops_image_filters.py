@@ -111,3 +111,96 @@ def test_op_node_saves_and_crosses_to_keras(tmp_path):
     kmodel.save(tmp_path / "theirs.keras")
     ours = mk.models.load_model(tmp_path / "theirs.keras")
     np.testing.assert_allclose(ours(x).numpy(), np.asarray(kmodel(x)), atol=1e-6)
+
+
+def test_sobel_by_hand():
+    image = np.zeros((1, 3, 4, 1), "float32")
+    image[0, :, 2:] = 1.0  # a step from column 1 to column 2
+    edges = mk.ops.image.sobel_edges(image)
+    assert edges.shape == (1, 3, 4, 1, 2) and edges.dtype == "float32"
+    dy, dx = edges.numpy()[0, :, :, 0, 0], edges.numpy()[0, :, :, 0, 1]
+    # dx = (right - left) with row weights 1, 2, 1 (the zero rows past the border count 0)
+    np.testing.assert_array_equal(dx[1], [0, 4, 4, -4])
+    np.testing.assert_array_equal(dx[0], [0, 3, 3, -3])
+    # dy = (below - above) with column weights 1, 2, 1: only the border rows see zeros
+    np.testing.assert_array_equal(dy[1], [0, 0, 0, 0])
+    np.testing.assert_array_equal(dy[0], [0, 1, 3, 3])
+    ints = mk.ops.image.sobel_edges(image.astype("int32"))
+    assert ints.dtype == "int32"
+    np.testing.assert_array_equal(ints.numpy(), edges.numpy())
+
+
+def test_sobel_channels_first_and_gradients():
+    x = _images((2, 4, 5, 3))
+    first = mk.ops.image.sobel_edges(x.transpose(0, 3, 1, 2), "channels_first").numpy()
+    last = mk.ops.image.sobel_edges(x).numpy()
+    np.testing.assert_allclose(first, last.transpose(0, 3, 1, 2, 4), atol=1e-6)
+
+    def fn(x):
+        return mk.ops.image.sobel_edges(x)
+
+    check_gradients(fn, [x[:1, :, :, :2]])
+    check_float32(fn, [x[:1, :, :, :2]])
+
+
+def test_ssim_by_hand():
+    x = _images((2, 8, 9, 2))
+    np.testing.assert_allclose(mk.ops.image.ssim(x, x, filter_size=5).numpy(), 1.0, atol=1e-6)
+    # a window as large as the image, two constant images a and b: one position,
+    # variances 0, so SSIM = (2 a b + c1) / (a^2 + b^2 + c1)
+    a, b, c1 = 0.2, 0.6, 0.01**2
+    got = mk.ops.image.ssim(np.full((3, 3, 1), a, "float32"), np.full((3, 3, 1), b, "float32"),
+                            filter_size=3)  # fmt: skip
+    assert got.shape == () and got.dtype == "float32"
+    np.testing.assert_allclose(got.numpy(), (2 * a * b + c1) / (a * a + b * b + c1), rtol=1e-5)
+
+
+def test_ssim_gradients():
+    def fn(x, y):
+        return mk.ops.image.ssim(x, y, filter_size=3, filter_sigma=1.0)
+
+    x, y = _images((2, 4, 4, 1)), _images((2, 4, 4, 1), seed=1)
+    check_gradients(fn, [x, y])
+    check_float32(fn, [x, y])
+
+
+def test_sobel_and_ssim_bad_inputs():
+    with pytest.raises(ValueError, match="sobel_edges: images must be 4-D"):
+        mk.ops.image.sobel_edges(np.ones((3, 3, 1)))
+    with pytest.raises(ValueError, match="ssim: image1 and image2 must be .* of one shape"):
+        mk.ops.image.ssim(np.ones((8, 8, 1)), np.ones((8, 9, 1)))
+    with pytest.raises(ValueError, match="ssim: a window of 11 does not fit"):
+        mk.ops.image.ssim(np.ones((8, 8, 1)), np.ones((8, 8, 1)))
+
+
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_sobel_and_ssim_match_keras(data_format):
+    keras = pytest.importorskip("keras")
+    rng = np.random.default_rng(0)
+    x = _images((2, 16, 17, 3))
+    y = np.clip(x + rng.normal(0, 0.1, x.shape), 0, 1).astype("float32")
+    if data_format == "channels_first":
+        x, y = x.transpose(0, 3, 1, 2), y.transpose(0, 3, 1, 2)
+    want = np.asarray(keras.ops.image.sobel_edges(x, data_format))
+    got = mk.ops.image.sobel_edges(x, data_format)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-5)
+    for kwargs in ({}, dict(filter_size=5, filter_sigma=1.0, max_val=2.0, k1=0.02, k2=0.05)):
+        want = np.asarray(keras.ops.image.ssim(x, y, data_format=data_format, **kwargs))
+        got = mk.ops.image.ssim(x, y, data_format=data_format, **kwargs)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got.numpy(), want, atol=1e-6)
+
+
+def test_sobel_and_ssim_nodes_cross_to_keras(tmp_path):
+    first, second = mk.Input((16, 16, 3)), mk.Input((16, 16, 3))
+    outputs = [mk.ops.image.sobel_edges(first), mk.ops.image.ssim(first, second, filter_size=5)]
+    assert [o.shape for o in outputs] == [(None, 16, 16, 3, 2), (None,)]
+    model = mk.Model([first, second], outputs)
+    model.save(tmp_path / "edges.keras")
+    data = [_images((2, 16, 16, 3)), _images((2, 16, 16, 3), seed=1)]
+    for got, want in zip(mk.models.load_model(tmp_path / "edges.keras")(data), model(data)):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    keras = pytest.importorskip("keras")
+    for got, want in zip(keras.models.load_model(tmp_path / "edges.keras")(data), model(data)):
+        np.testing.assert_allclose(np.asarray(got), want.numpy(), atol=1e-5)

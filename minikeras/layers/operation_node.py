@@ -54,7 +54,7 @@ _KERAS_CLASS_NAMES |= {n: n.upper() for n in ("svd", "fft", "fft2", "ifft2", "rf
 _KERAS_CLASS_NAMES |= {"stft": "STFT", "istft": "ISTFT"}
 # (the image family)
 _KERAS_CLASS_NAMES |= {"rgb_to_grayscale": "RGBToGrayscale", "rgb_to_hsv": "RGBToHSV"}
-_KERAS_CLASS_NAMES |= {"hsv_to_rgb": "HSVToRGB"}
+_KERAS_CLASS_NAMES |= {"hsv_to_rgb": "HSVToRGB", "ssim": "SSIM"}
 
 
 def keras_class_name(function_name):

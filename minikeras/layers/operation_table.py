@@ -393,6 +393,11 @@ KERAS_OPERATION_SPECS = {
         for name in ("rgb_to_grayscale", "rgb_to_hsv", "hsv_to_rgb")
     },
     "gaussian_blur": (_IMAGE, {k: k for k in ("kernel_size", "sigma", "data_format")}),
+    "sobel_edges": (_IMAGE, {"data_format": "data_format"}),
+    "ssim": (
+        _IMAGE,
+        {k: k for k in ("max_val", "filter_size", "filter_sigma", "k1", "k2", "data_format")},
+    ),
     "map_coordinates": (_IMAGE, {k: k for k in ("order", "fill_mode", "fill_value")}),
     "affine_transform": (
         _IMAGE,

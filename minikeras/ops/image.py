@@ -25,7 +25,7 @@ from minikeras.ops.conv import conv
 from minikeras.ops.core import shape_of
 from minikeras.ops.creation import cast, convert_to_tensor
 from minikeras.ops.image_color import hsv_to_rgb, rgb_to_grayscale, rgb_to_hsv
-from minikeras.ops.image_filters import gaussian_blur
+from minikeras.ops.image_filters import gaussian_blur, sobel_edges, ssim
 from minikeras.ops.image_resize import interpolation_matrix, resize
 from minikeras.ops.image_sampling import map_coordinates
 from minikeras.ops.image_transforms import (
@@ -40,7 +40,7 @@ __all__ = ["crop_images", "extract_patches", "extract_patches_3d", "interpolatio
 __all__ += ["pad_images", "resize"]
 # Keras's ops.image functions defined in their own modules, by concept
 __all__ += ["hsv_to_rgb", "rgb_to_grayscale", "rgb_to_hsv"]  # (image_color)
-__all__ += ["gaussian_blur"]  # (image_filters)
+__all__ += ["gaussian_blur", "sobel_edges", "ssim"]  # (image_filters)
 __all__ += ["map_coordinates"]  # (image_sampling)
 __all__ += ["affine_transform", "elastic_transform", "perspective_transform"]  # (image_transforms)
 __all__ += ["KERAS_OPS"]
