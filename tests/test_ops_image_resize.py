@@ -139,3 +139,65 @@ def test_op_node_with_the_new_options_crosses_to_keras(tmp_path):
     keras = pytest.importorskip("keras")
     theirs = keras.models.load_model(tmp_path / "resize.keras")
     np.testing.assert_allclose(np.asarray(theirs(x)), model(x).numpy(), atol=1e-5)
+
+
+def test_scale_and_translate_by_hand():
+    image = np.arange(9.0, dtype="float32").reshape(3, 3)
+    # one column right: output column j reads input column j - 1, nothing left of column 0
+    moved = mk.ops.image.scale_and_translate(image, (3, 3), [1.0, 1.0], [0.0, 1.0], (0, 1),
+                                             "linear")  # fmt: skip
+    np.testing.assert_array_equal(moved.numpy(), [[0, 0, 1], [0, 3, 4], [0, 6, 7]])
+    # twice as large along the rows: output row i reads input row (i + 0.5) / 2 - 0.5
+    grown = mk.ops.image.scale_and_translate(image, (6, 3), [2.0], [0.0], (0,), "linear",
+                                             antialias=False).numpy()  # fmt: skip
+    np.testing.assert_allclose(grown[:, 0], [0, 0.75, 2.25, 3.75, 5.25, 6])
+    with pytest.raises(ValueError, match="scale_and_translate: method must be one of"):
+        mk.ops.image.scale_and_translate(image, (3, 3), [1.0], [0.0], (0,), "nearest")
+    with pytest.raises(ValueError, match="scale_and_translate: output_shape \\(4, 4, 1\\)"):
+        mk.ops.image.scale_and_translate(image, (4, 4, 1), [1.0], [0.0], (0,), "linear")
+    with pytest.raises(ValueError, match="with one scale \\(> 0\\)"):
+        mk.ops.image.scale_and_translate(image, (4, 4), [0.0], [0.0], (0,), "linear")
+
+
+def test_scale_and_translate_gradient():
+    def fn(x):
+        return mk.ops.image.scale_and_translate(x, (1, 4, 7, 2), [0.7, 1.4], [0.3, -0.5],
+                                                (1, 2), "cubic")  # fmt: skip
+
+    x = _images((1, 5, 6, 2))
+    check_gradients(fn, [x])
+    check_float32(fn, [x])
+
+
+@pytest.mark.parametrize("method", ["linear", "cubic", "lanczos3", "lanczos5"])
+@pytest.mark.parametrize("antialias", [True, False])
+def test_scale_and_translate_matches_keras(method, antialias):
+    keras = pytest.importorskip("keras")
+    x = _images((2, 5, 6, 3))
+    for output_shape, scale, translation, dims in [
+        ((2, 8, 4, 3), [1.5, 0.7], [0.3, -0.5], (1, 2)),
+        ((2, 3, 9, 3), [0.4, 1.6], [1.2, -2.0], (1, 2)),
+        ((2, 5, 6, 2), [0.6], [0.1], (3,)),
+    ]:
+        args = (output_shape, np.array(scale), np.array(translation), dims, method, antialias)
+        want = np.asarray(keras.ops.image.scale_and_translate(x, *args))
+        got = mk.ops.image.scale_and_translate(x, *args)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got.numpy(), want, atol=1e-5)
+
+
+def test_scale_and_translate_nodes_cross_to_keras(tmp_path):
+    args = (np.array([1.5, 0.7]), np.array([0.3, -0.5]), (1, 2), "cubic")
+    inputs = mk.Input((5, 6, 3))
+    model = mk.Model(inputs, mk.ops.image.scale_and_translate(inputs, (None, 8, 4, 3), *args))
+    assert model.output.shape == (None, 8, 4, 3)
+    model.save(tmp_path / "ours.keras")
+    x = _images((2, 5, 6, 3))
+    loaded = mk.models.load_model(tmp_path / "ours.keras")
+    np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())
+    keras = pytest.importorskip("keras")
+    kinputs = keras.Input((5, 6, 3))  # (Keras's jax backend needs the batch size written)
+    kmodel = keras.Model(kinputs, keras.ops.image.scale_and_translate(kinputs, (2, 8, 4, 3), *args))
+    kmodel.save(tmp_path / "theirs.keras")
+    ours = mk.models.load_model(tmp_path / "theirs.keras")
+    np.testing.assert_allclose(ours(x).numpy(), np.asarray(kmodel(x)), atol=1e-5)

@@ -394,6 +394,7 @@ KERAS_OPERATION_SPECS = {
     },
     "gaussian_blur": (_IMAGE, {k: k for k in ("kernel_size", "sigma", "data_format")}),
     "sobel_edges": (_IMAGE, {"data_format": "data_format"}),
+    "scale_and_translate": (_IMAGE, {k: k for k in ("spatial_dims", "method", "antialias")}),
     "ssim": (
         _IMAGE,
         {k: k for k in ("max_val", "filter_size", "filter_sigma", "k1", "k2", "data_format")},

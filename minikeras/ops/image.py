@@ -1,14 +1,14 @@
-"""Keras's namespace `keras.ops.image`: patches, padding and cropping here; the rest by concept.
+"""Keras's namespace `keras.ops.image`: patches, padding and cropping here, the rest by concept.
 
 Vision models written for Keras 3 cut images into patches
 (`ops.image.extract_patches`), resize them (`ops.image.resize`) and shift
 them by cropping and padding (`crop_images`, `pad_images`) inside their
 layers; these run here, differentiably, in Keras's layouts. The other
 functions of Keras's namespace are defined in their own modules and
-re-exported here: `image_resize` (resize), `image_color` (rgb_to_grayscale,
-rgb_to_hsv, hsv_to_rgb), `image_filters` (gaussian_blur), `image_sampling`
-(map_coordinates) and `image_transforms` (affine_transform,
-perspective_transform, elastic_transform).
+re-exported here: `image_resize` (resize, scale_and_translate),
+`image_color` (rgb_to_grayscale, rgb_to_hsv, hsv_to_rgb), `image_filters`
+(gaussian_blur, sobel_edges, ssim), `image_sampling` (map_coordinates) and
+`image_transforms` (affine_transform, perspective_transform, elastic_transform).
 
 `extract_patches` gives each patch as one vector, its pixels in row order,
 each pixel's channels together (what a convolution with an identity kernel
@@ -26,7 +26,7 @@ from minikeras.ops.core import shape_of
 from minikeras.ops.creation import cast, convert_to_tensor
 from minikeras.ops.image_color import hsv_to_rgb, rgb_to_grayscale, rgb_to_hsv
 from minikeras.ops.image_filters import gaussian_blur, sobel_edges, ssim
-from minikeras.ops.image_resize import interpolation_matrix, resize
+from minikeras.ops.image_resize import interpolation_matrix, resize, scale_and_translate
 from minikeras.ops.image_sampling import map_coordinates
 from minikeras.ops.image_transforms import (
     affine_transform,
@@ -37,7 +37,7 @@ from minikeras.ops.shape import expand_dims, pad, reshape, squeeze, transpose
 from minikeras.ops.symbolic import SymbolicValueError
 
 __all__ = ["crop_images", "extract_patches", "extract_patches_3d", "interpolation_matrix"]
-__all__ += ["pad_images", "resize"]
+__all__ += ["pad_images", "resize", "scale_and_translate"]
 # Keras's ops.image functions defined in their own modules, by concept
 __all__ += ["hsv_to_rgb", "rgb_to_grayscale", "rgb_to_hsv"]  # (image_color)
 __all__ += ["gaussian_blur", "sobel_edges", "ssim"]  # (image_filters)

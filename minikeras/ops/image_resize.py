@@ -20,14 +20,21 @@ skips). `"nearest"` takes input pixel `floor((i + 0.5) * in / out)`.
 import numpy as np
 
 from minikeras import config
+from minikeras.ops.axes import moveaxis
 from minikeras.ops.comparison import clip
 from minikeras.ops.core import shape_of
 from minikeras.ops.creation import cast, convert_to_tensor
 from minikeras.ops.elementary import round
-from minikeras.ops.matrix_products import einsum
+from minikeras.ops.matrix_products import einsum, tensordot
 from minikeras.ops.shape import pad
 
-__all__ = ["INTERPOLATIONS", "aspect_window", "interpolation_matrix", "resize"]
+__all__ = [
+    "INTERPOLATIONS",
+    "aspect_window",
+    "interpolation_matrix",
+    "resize",
+    "scale_and_translate",
+]
 
 INTERPOLATIONS = ("bilinear", "nearest", "bicubic", "lanczos3", "lanczos5")
 
@@ -55,17 +62,24 @@ _KERNELS = {
 }
 
 
-def interpolation_matrix(out_size, in_size, interpolation, antialias=False):
+def interpolation_matrix(out_size, in_size, interpolation, antialias=False, scale=None,
+                         translation=0.0):  # fmt: skip
     """The `(out_size, in_size)` matrix that resizes one axis (see the module docstring).
+
+    With `scale` and `translation` (as `scale_and_translate` takes them),
+    output pixel `i` is centered on `(i + 0.5 - translation) / scale - 0.5`
+    instead, and an output centered outside the input is 0.
 
     Args:
         out_size: the new size.
         in_size: the old size.
         interpolation: one of `INTERPOLATIONS`.
         antialias: whether a shrink widens the kernel (not for `"nearest"`).
+        scale: None (`out_size / in_size`) or the scale, > 0.
+        translation: the translation, in output pixels.
 
     Returns:
-        A float32 array; its rows sum to 1.
+        A float32 array; its rows sum to 1 (or 0, outside the input).
 
     Example:
         >>> mk.ops.image.interpolation_matrix(4, 2, "bilinear")
@@ -80,14 +94,15 @@ def interpolation_matrix(out_size, in_size, interpolation, antialias=False):
         source = np.floor((rows + 0.5) * in_size / out_size).astype(int)
         matrix[rows, np.minimum(source, in_size - 1)] = 1.0
         return matrix
-    shrink = in_size / out_size
+    shrink = in_size / out_size if scale is None else 1.0 / float(scale)
     width = max(shrink, 1.0) if antialias else 1.0
-    centers = (rows + 0.5) * shrink - 0.5
+    centers = (rows + 0.5 - translation) * shrink - 0.5
     weights = _KERNELS[interpolation](np.abs(centers[:, None] - np.arange(in_size)) / width)
     total = weights.sum(axis=1, keepdims=True)
     tiny = np.abs(total) <= 1000 * np.finfo(np.float32).eps  # (no weight at all: zeros, as jax)
     weights = np.where(tiny, 0.0, weights / np.where(total == 0, 1.0, total))
-    return weights.astype(np.float32)
+    inside = (centers >= -0.5) & (centers <= in_size - 0.5)
+    return np.where(inside[:, None], weights, 0.0).astype(np.float32)
 
 
 def aspect_window(rows, cols, height, width, pad_to_aspect_ratio):
@@ -220,3 +235,72 @@ def resize(
         info = np.iinfo(dtype)
         resized = cast(clip(round(resized), info.min, info.max), dtype)
     return resized
+
+
+# scale_and_translate's method names -> the kernels'
+_METHODS = {"linear": "bilinear", "bilinear": "bilinear", "trilinear": "bilinear"}
+_METHODS |= {"cubic": "bicubic", "bicubic": "bicubic"}
+_METHODS |= {"tricubic": "bicubic", "lanczos3": "lanczos3", "lanczos5": "lanczos5"}
+
+
+def scale_and_translate(images, output_shape, scale, translation, spatial_dims, method,
+                        antialias=True):  # fmt: skip
+    """Scales and shifts images along some axes, as `keras.ops.image.scale_and_translate`.
+
+    Along each axis `spatial_dims[k]`, the input point `x` (pixel `j` at
+    `j + 0.5`) lands at `x * scale[k] + translation[k]` of the output; each
+    output pixel samples back through that map with the kernel of `method`
+    (see the module docstring and `interpolation_matrix`), 0 outside the
+    input. Differentiable with respect to `images`.
+
+    Args:
+        images: float images of any layout.
+        output_shape: the whole output shape; the axes not in `spatial_dims`
+            keep the images' sizes (differs from Keras: their entries are not
+            checked, so a batch of unknown size may be None or any number).
+        scale: `K` scales, > 0, one per spatial axis.
+        translation: `K` translations, in output pixels.
+        spatial_dims: the `K` axes resampled.
+        method: `"linear"` (also `"bilinear"`, `"trilinear"`),
+            `"cubic"` (also `"bicubic"`, `"tricubic"`), `"lanczos3"` or `"lanczos5"`.
+        antialias: whether shrinking widens the kernel (default True).
+
+    Returns:
+        A float Tensor of `output_shape` (integer images give floatx).
+
+    Raises:
+        ValueError: for an unknown `method`, sizes that do not match, or a
+            scale that is not positive.
+
+    Example:
+        >>> image = np.arange(9.0, dtype="float32").reshape(3, 3)
+        >>> mk.ops.image.scale_and_translate(image, (3, 3), [1.0, 1.0], [0.0, 1.0], (0, 1),
+        ...                                  "linear").numpy()  # one column right
+        array([[0., 0., 1.],
+               [0., 3., 4.],
+               [0., 6., 7.]], dtype=float32)
+    """
+    op = "scale_and_translate"
+    if method not in _METHODS:
+        raise ValueError(f"{op}: method must be one of {list(_METHODS)}, got {method!r}")
+    images = convert_to_tensor(images)
+    shape = shape_of(images)
+    scale = np.asarray(scale, np.float64).reshape(-1)
+    translation = np.asarray(translation, np.float64).reshape(-1)
+    spatial_dims = [int(axis) % len(shape) for axis in np.reshape(spatial_dims, -1)]
+    fits = len(output_shape) == len(shape) and len(scale) == len(translation) == len(spatial_dims)
+    fits = fits and all(int(output_shape[axis]) >= 1 for axis in spatial_dims)
+    if not fits or not (scale > 0).all():
+        raise ValueError(
+            f"{op}: output_shape {tuple(output_shape)} must have the rank of images "
+            f"{tuple(shape)} and sizes >= 1 on spatial_dims {spatial_dims}, with one scale "
+            f"(> 0) and translation each; got scale {scale.tolist()}, translation "
+            f"{translation.tolist()}"
+        )
+    x = images if np.dtype(images.dtype).kind == "f" else cast(images, config.floatx())
+    kernel = _METHODS[method]
+    for axis, factor, shift in zip(spatial_dims, scale, translation):
+        matrix = interpolation_matrix(int(output_shape[axis]), shape[axis], kernel, antialias,
+                                      factor, shift).astype(x.dtype)  # fmt: skip
+        x = moveaxis(tensordot(matrix, x, axes=([1], [axis])), 0, axis)
+    return x
