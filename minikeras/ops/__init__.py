@@ -365,7 +365,7 @@ for _namespace in (linalg, nn, numpy):
         setattr(_namespace, _name, globals()[_name])
 del _namespace, _name
 
-# Keras's namespace `ops.image`, in part: its ops are defined there, not at the top.
+# Keras's namespace `ops.image`: its ops are defined there (and in its image_* modules).
 from minikeras.ops import image  # noqa: E402
 
 for _name in image.KERAS_OPS:
