@@ -52,11 +52,14 @@ def _gather(flat, indices, weights):
 @primitive
 def _scatter(gradient, indices, weights, size):
     """The transpose of `_gather`: each `gradient[m]`, weighed, added into row `indices[k, m]`."""
-    out = np.zeros((size,) + gradient.shape[1:], dtype=gradient.dtype)
-    tail = (slice(None),) + (None,) * (gradient.ndim - 1)
-    for corner, weight in zip(indices, weights):
-        np.add.at(out, corner, weight[tail] * gradient)
-    return out
+    # (np.bincount per trailing column: several times faster than np.add.at)
+    columns = gradient.reshape(len(gradient), -1)
+    rows = indices.ravel()
+    out = np.empty((size, columns.shape[1]), dtype=gradient.dtype)
+    for k in range(columns.shape[1]):
+        weighed = (weights * columns[:, k]).ravel()
+        out[:, k] = np.bincount(rows, weights=weighed, minlength=size)
+    return out.reshape((size,) + gradient.shape[1:])
 
 
 defvjp(
