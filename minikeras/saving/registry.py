@@ -181,7 +181,9 @@ def serialize_layer(layer):
     finally:
         _PURPOSE.reset(token)
     config = {
-        key: saved_function(value, objects, f"save: {cls.__name__} '{layer.name}', {key!r}")
+        key: saved_function(
+            value, objects, f"save: {cls.__name__} '{layer.name}', {key!r}", purpose != "config"
+        )
         for key, value in own.items()
     }
     to_json(config, f"the config of {cls.__name__} '{layer.name}'")
