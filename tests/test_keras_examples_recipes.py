@@ -51,3 +51,56 @@ def test_config_of_a_lambda_of_an_unregistered_function_matches_keras():
     ours = _siamese_head(keras).get_config()["layers"][2]["config"]
     assert ours["output_shape"] == tuple(theirs["output_shape"])
     assert theirs["function"]["config"] == ours["function"]["function_name"] == "euclidean_distance"
+
+
+def test_array_to_img_and_back_in_a_gan_monitor(tmp_path):
+    # dcgan_overriding_train_step's GANMonitor saves generated images with
+    # keras.utils.array_to_img(...).save(path).
+    pytest.importorskip("PIL")
+    generated = np.array([[[0.0], [0.25]], [[0.5], [1.0]]], "float32") * 255
+    image = keras.utils.array_to_img(generated)
+    assert image.mode == "L" and image.size == (2, 2)
+    np.testing.assert_array_equal(np.asarray(image), [[0, 63], [127, 255]])  # stretched to [0, 255]
+    rgb = keras.utils.array_to_img(np.full((3, 2, 3), 7.0), scale=False)
+    assert rgb.mode == "RGB" and rgb.size == (2, 3)
+    path = tmp_path / "generated_img_0_0.png"
+    keras.utils.save_img(path, generated)
+    back = keras.utils.img_to_array(keras.utils.load_img(path, color_mode="grayscale"))
+    assert back.dtype == np.float32 and back.shape == (2, 2, 1)
+    np.testing.assert_array_equal(back[:, :, 0], [[0, 63], [127, 255]])
+    wide = keras.utils.load_img(path, target_size=(4, 6), interpolation="bilinear")
+    assert wide.mode == "RGB" and keras.utils.img_to_array(
+        wide, data_format="channels_first"
+    ).shape == (3, 4, 6)
+    assert keras.preprocessing.image.img_to_array is keras.utils.img_to_array
+    with pytest.raises(ValueError, match="rank 3"):
+        keras.utils.array_to_img(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="channels"):
+        keras.utils.array_to_img(np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match="color_mode"):
+        keras.utils.load_img(path, color_mode="cmyk")
+
+
+@pytest.mark.parametrize("channels", [1, 3, 4])
+@pytest.mark.parametrize("scale", [True, False])
+def test_image_utils_match_keras(tmp_path, channels, scale):
+    k = pytest.importorskip("keras")
+    pytest.importorskip("PIL")
+    x = np.random.default_rng(channels).uniform(0, 200, (5, 7, channels)).astype("float32")
+    ours, theirs = keras.utils.array_to_img(x, scale=scale), k.utils.array_to_img(x, scale=scale)
+    assert ours.mode == theirs.mode and ours.size == theirs.size
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+    first = x.transpose(2, 0, 1)
+    np.testing.assert_array_equal(
+        np.asarray(keras.utils.array_to_img(first, data_format="channels_first")),
+        np.asarray(k.utils.array_to_img(first, data_format="channels_first")),
+    )
+    path = str(tmp_path / "x.png")
+    k.utils.save_img(path, x, scale=scale)
+    for mode in ("rgb", "rgba", "grayscale"):
+        for size, keep in ((None, False), ((3, 4), False), ((3, 4), True)):
+            arguments = dict(color_mode=mode, target_size=size, keep_aspect_ratio=keep)
+            ours = keras.utils.img_to_array(keras.utils.load_img(path, **arguments))
+            theirs = k.utils.img_to_array(k.utils.load_img(path, **arguments))
+            assert ours.dtype == theirs.dtype
+            np.testing.assert_array_equal(ours, theirs)

@@ -7,7 +7,9 @@ sequences (`pad_sequences`, `timeseries_dataset_from_array`), data
 tuples of `pack_x_y_sample_weight` / `unpack_x_y_sample_weight`), dtype names
 (`standardize_dtype`), an attribute-style dict of settings (`Config`), a
 progress bar for hand-written loops (`Progbar`) and the functional API's
-graph (`is_keras_tensor`, `get_source_inputs`). The interactive-logging
+graph (`is_keras_tensor`, `get_source_inputs`), and images between arrays,
+PIL images and files (`array_to_img`, `img_to_array`, `save_img`, `load_img`,
+through Pillow when it is installed). The interactive-logging
 switches are `minikeras.config`'s, re-exported as Keras does.
 The serialization names Keras also exports here (`register_keras_serializable`,
 `serialize_keras_object`, `deserialize_keras_object`, `get_custom_objects`,
@@ -38,6 +40,7 @@ from minikeras.switches import (
 from minikeras.utils.config_object import Config
 from minikeras.utils.data_tuples import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from minikeras.utils.dataset_split import split_dataset
+from minikeras.utils.image_utils import array_to_img, img_to_array, load_img, save_img
 from minikeras.utils.naming import to_snake_case
 from minikeras.utils.numerical import normalize, to_categorical
 from minikeras.utils.progbar import Progbar
@@ -51,6 +54,10 @@ from minikeras.utils.timeseries import timeseries_dataset_from_array
 Sequence = PyDataset  # Keras 3 exports the same class under both names
 
 __all__ = [
+    "array_to_img",
+    "img_to_array",
+    "load_img",
+    "save_img",
     "Config",
     "CustomObjectScope",
     "Progbar",
