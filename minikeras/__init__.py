@@ -1,4 +1,10 @@
-"""minikeras: a small, fast, honest deep-learning framework with the Keras API."""
+"""minikeras: a small, fast, honest deep-learning framework with the Keras API.
+
+As in Keras, the base classes custom objects subclass are also here
+(`mk.Loss`, `mk.Metric`, `mk.Optimizer`, `mk.Initializer`, `mk.Regularizer`,
+`mk.InputSpec`), and `mk.KerasTensor` is the class of `mk.Input(...)`'s
+symbolic tensors.
+"""
 
 from minikeras import (
     activations,
@@ -26,9 +32,15 @@ from minikeras import (
 )
 from minikeras.dtype_policies import DTypePolicy, FloatDTypePolicy
 from minikeras.engine import GradientTape, Tensor, Variable
-from minikeras.layers import Input, Layer, TrackingWarning
+from minikeras.initializers import Initializer
+from minikeras.layers import Input, InputSpec, Layer, TrackingWarning
+from minikeras.layers.input_layer import SymbolicTensor as KerasTensor
 from minikeras.layers.preprocessing.feature_space import FeatureSpace as _FeatureSpace
+from minikeras.losses import Loss
+from minikeras.metrics import Metric
 from minikeras.models import Model, Sequential
+from minikeras.optimizers import Optimizer
+from minikeras.regularizers import Regularizer
 
 __version__ = "0.2.0"
 
@@ -38,13 +50,34 @@ __version__ = "0.2.0"
 utils.FeatureSpace = _FeatureSpace
 utils.__all__ = sorted([*utils.__all__, "FeatureSpace"])
 
+
+def version():
+    """Returns minikeras's version, as `keras.version()` returns Keras's.
+
+    Returns:
+        A string, `mk.__version__`.
+
+    Example:
+        >>> mk.version() == mk.__version__
+        True
+    """
+    return __version__
+
+
 __all__ = [
     "DTypePolicy",
     "FloatDTypePolicy",
     "GradientTape",
+    "Initializer",
     "Input",
+    "InputSpec",
+    "KerasTensor",
     "Layer",
+    "Loss",
+    "Metric",
     "Model",
+    "Optimizer",
+    "Regularizer",
     "Sequential",
     "Tensor",
     "TrackingWarning",
@@ -71,4 +104,5 @@ __all__ = [
     "schedules",
     "tree",
     "utils",
+    "version",
 ]

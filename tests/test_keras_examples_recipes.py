@@ -104,3 +104,35 @@ def test_image_utils_match_keras(tmp_path, channels, scale):
             theirs = k.utils.img_to_array(k.utils.load_img(path, **arguments))
             assert ours.dtype == theirs.dtype
             np.testing.assert_array_equal(ours, theirs)
+
+
+def test_top_level_base_classes_as_in_keras():
+    # keras-io code subclasses keras.Loss / keras.Metric, makes keras.InputSpec,
+    # and checks isinstance(x, keras.KerasTensor).
+    class Halved(keras.Loss):
+        def call(self, y_true, y_pred):
+            return keras.ops.mean(keras.ops.abs(y_true - y_pred), axis=-1) / 2
+
+    assert float(Halved()(np.zeros((2, 1)), np.full((2, 1), 4.0))) == 2.0
+    assert keras.Metric is keras.metrics.Metric and keras.Optimizer is keras.optimizers.Optimizer
+    assert isinstance(keras.initializers.Zeros(), keras.Initializer)
+    assert isinstance(keras.regularizers.L2(0.1), keras.Regularizer)
+    assert keras.InputSpec(ndim=2).ndim == 2
+    assert isinstance(keras.Input((2,)), keras.KerasTensor)
+    assert not isinstance(keras.ops.ones((2,)), keras.KerasTensor)
+    assert keras.version() == keras.__version__
+
+
+def test_top_level_names_cover_kerass_base_classes():
+    k = pytest.importorskip("keras")
+    for name in (
+        "Loss",
+        "Metric",
+        "Optimizer",
+        "Initializer",
+        "Regularizer",
+        "InputSpec",
+        "KerasTensor",
+    ):
+        assert isinstance(getattr(keras, name), type) and isinstance(getattr(k, name), type)
+    assert isinstance(k.version(), str) and isinstance(keras.version(), str)
