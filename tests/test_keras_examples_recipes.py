@@ -136,3 +136,51 @@ def test_top_level_names_cover_kerass_base_classes():
     ):
         assert isinstance(getattr(keras, name), type) and isinstance(getattr(k, name), type)
     assert isinstance(k.version(), str) and isinstance(keras.version(), str)
+
+
+def _standardized_conv(k):
+    # keras_recipes/subclassing_conv_layers: override only the convolution.
+    class StandardizedConv2D(k.layers.Conv2D):
+        def convolution_op(self, inputs, kernel):
+            kernel = k.ops.convert_to_tensor(kernel)
+            mean, var = k.ops.moments(kernel, axes=[0, 1, 2], keepdims=True)
+            return super().convolution_op(inputs, (kernel - mean) / k.ops.sqrt(var + 1e-10))
+
+    return StandardizedConv2D
+
+
+def test_conv_subclass_overriding_convolution_op():
+    layer = _standardized_conv(keras)(3, 2, activation="relu", bias_initializer="ones")
+    inputs = keras.Input((5, 5, 2))
+    model = keras.Model(inputs, layer(inputs))  # the symbolic call runs the override too
+    assert model.output_shape == (None, 4, 4, 3)
+    x = np.random.default_rng(0).normal(size=(2, 5, 5, 2)).astype("float32")
+    kernel = layer.kernel.numpy()
+    standardized = (kernel - kernel.mean((0, 1, 2))) / np.sqrt(kernel.var((0, 1, 2)) + 1e-10)
+    plain = keras.layers.Conv2D(3, 2, activation="relu", bias_initializer="ones")
+    plain.build(x.shape)
+    plain.kernel.assign(standardized)
+    np.testing.assert_allclose(model.predict(x, verbose=0), plain(x).numpy(), rtol=1e-5, atol=1e-5)
+    assert layer.convolution_op(x, layer.kernel).shape == (2, 4, 4, 3)  # no bias, no relu
+    np.testing.assert_allclose(
+        layer.convolution_op(x, layer.kernel).numpy(),
+        keras.layers.Conv2D.convolution_op(plain, x, plain.kernel).numpy(),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+
+
+def test_conv_subclass_overriding_convolution_op_matches_keras():
+    k = pytest.importorskip("keras")
+    x = np.random.default_rng(1).normal(size=(2, 6, 6, 2)).astype("float32")
+    ours, theirs = (
+        _standardized_conv(keras)(4, 3, strides=2),
+        _standardized_conv(k)(4, 3, strides=2),
+    )
+    theirs.build(x.shape)
+    ours.build(x.shape)
+    ours.set_weights([w + 0.1 for w in theirs.get_weights()])
+    theirs.set_weights(ours.get_weights())
+    np.testing.assert_allclose(
+        ours(x).numpy(), k.ops.convert_to_numpy(theirs(x)), rtol=1e-4, atol=1e-5
+    )

@@ -256,12 +256,42 @@ class Conv(BaseConv):
         )
         self._add_bias(self.filters)
 
+    def convolution_op(self, inputs, kernel):
+        """The convolution of `call`, without bias or activation; subclasses may override it.
+
+        As Keras's `Conv.convolution_op`: a subclass that changes only the
+        convolution (a standardized kernel, say) overrides this method, and
+        `call` then adds the bias and the activation to what it returns.
+
+        Args:
+            inputs: channels-last inputs (a channels-first layer's `call`, and
+                so this method, sees them transposed), already padded in front
+                for `"causal"` padding.
+            kernel: the kernel to convolve with, of the shape of `self.kernel`.
+
+        Returns:
+            `ops.conv(inputs, kernel)` with the layer's strides, padding and
+            dilation rate.
+
+        Example:
+            >>> conv = mk.layers.Conv1D(2, 3, kernel_initializer="ones")
+            >>> conv(np.ones((1, 4, 1), "float32")).shape
+            (1, 2, 2)
+            >>> conv.convolution_op(np.ones((1, 4, 1), "float32"), 2 * conv.kernel).numpy()[0, 0]
+            array([6., 6.], dtype=float32)
+        """
+        padding = "valid" if self.padding == "causal" else self.padding
+        return ops.conv(inputs, kernel, self.strides, padding, "channels_last", self.dilation_rate)
+
     def call(self, inputs):
         self.check_input_shape(inputs.shape)
         padding = self.padding
         if padding == "causal":  # pad in front only: output t sees inputs up to t
             front = (self.kernel_size[0] - 1) * self.dilation_rate[0]
             inputs, padding = ops.pad(inputs, ((0, 0), (front, 0), (0, 0))), "valid"
+        if type(self).convolution_op is not Conv.convolution_op:  # a subclass's own convolution
+            outputs = self.convolution_op(inputs, self.kernel)
+            return self._activate(outputs if self.bias is None else outputs + self.bias)
         relu = self.activation is activations.relu
         outputs = ops.conv(
             inputs,
