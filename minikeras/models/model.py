@@ -59,6 +59,7 @@ class Model(Trainer, ModelSaving, Layer):
         "optimizer", "loss", "metrics", "history", "_loss_identifier", "loss_weights",
         "_compile_loss", "_compile_metrics", "_loss_tracker", "_step_cache", "_initial_epoch",
         "_compiled_step", "_batch_cache", "stop_training", "_compile_arguments",
+        "_graph_operations",  # (graph.graph_operations's cache: its InputLayers are no weights)
     }  # fmt: skip
 
     def __init__(self, inputs=None, outputs=None, name=None, **kwargs):
