@@ -184,3 +184,78 @@ def test_conv_subclass_overriding_convolution_op_matches_keras():
     np.testing.assert_allclose(
         ours(x).numpy(), k.ops.convert_to_numpy(theirs(x)), rtol=1e-4, atol=1e-5
     )
+
+
+class _LookupEmbedding(keras.layers.Layer):
+    # memory_efficient_embeddings' QREmbedding in small: a StringLookup inside a custom layer.
+    def __init__(self, vocabulary, **kwargs):
+        super().__init__(**kwargs)
+        self.lookup = keras.layers.StringLookup(
+            vocabulary=vocabulary, mask_token=None, num_oov_indices=0
+        )
+        self.embedding = keras.layers.Embedding(len(vocabulary), 2, embeddings_initializer="ones")
+
+    def call(self, inputs):
+        return self.embedding(self.lookup(inputs))
+
+
+def test_string_inputs_reach_string_lookups_in_fit_and_predict():
+    # memory_efficient_embeddings: keras.Input(shape=(), dtype="string") feeding a
+    # StringLookup, trained with fit on a dict of string arrays.
+    users, movies = (
+        keras.Input(name="user_id", shape=(), dtype="string"),
+        keras.Input(name="movie_id", shape=(), dtype="string"),
+    )
+    assert users.dtype == "str"
+    user_vectors = keras.Sequential(
+        [
+            keras.layers.StringLookup(
+                vocabulary=["a", "b", "c"], mask_token=None, num_oov_indices=0
+            ),
+            keras.layers.Embedding(3, 2),
+        ]
+    )(users)
+    movie_vectors = _LookupEmbedding(["x", "y"])(movies)
+    score = keras.ops.sum(user_vectors * movie_vectors, axis=1, keepdims=True)
+    model = keras.Model([users, movies], score)
+    assert model.output_shape == (None, 1)
+    data = {
+        "user_id": np.array(["a", "c", "b", "a"]),
+        "movie_id": np.array(["y", "x", "x", "y"], dtype=object),
+    }
+    model.compile("sgd", "mse")
+    history = model.fit(data, np.ones(4, "float32"), batch_size=2, epochs=1, verbose=0).history
+    assert np.isfinite(history["loss"][0])
+    table = (
+        model.layers[2].layers[1].embeddings.numpy()
+    )  # movie vectors stay ones until trained: read users'
+    movie_table = model.layers[3].embedding.embeddings.numpy()
+    expected = [table[i] @ movie_table[j] for i, j in ((0, 1), (2, 0), (1, 0), (0, 1))]
+    np.testing.assert_allclose(model.predict(data, verbose=0)[:, 0], expected, rtol=1e-6)
+    assert np.isfinite(model.evaluate(data, np.ones(4), verbose=0))
+
+
+def test_string_inputs_to_a_model_without_string_layers_are_refused():
+    inputs = keras.Input((2,))
+    model = keras.Model(inputs, keras.layers.Dense(1)(inputs))
+    with pytest.raises(TypeError, match="takes numbers or booleans.*StringLookup"):
+        model.predict(np.array([["a", "b"]], dtype=object), verbose=0)
+    with pytest.raises(ValueError, match="x must be numeric, got dtype object"):
+        model.predict(np.array([[{"a": 1}, 2]], dtype=object), verbose=0)
+    with pytest.raises(TypeError, match="not a dtype"):
+        keras.Input((2,), dtype="strings")
+
+
+def test_reading_a_functional_models_layers_keeps_its_replayed_step():
+    # Transfer-learning code walks `for layer in model.layers` before fit; the
+    # InputLayers that list holds are not weights of the model, nor layers a
+    # replayed (compiled) step must refuse.
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, keras.layers.Dense(2)(inputs))
+    assert [type(layer).__name__ for layer in model.layers] == ["InputLayer", "Dense"]
+    assert [layer.name for layer in keras.layers.tracking.tracked_layers(model)] == [
+        model.layers[1].name
+    ]
+    model.compile("sgd", "mse")
+    model.fit(np.ones((8, 3)), np.ones((8, 2)), epochs=2, verbose=0)
+    assert model._compiled_step.reason is None

@@ -105,8 +105,6 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     input_spec = None
     # Whether the default compute_mask passes an incoming mask on unchanged.
     supports_masking = False
-    # Whether call() takes string (or object) arrays: the string preprocessing layers do.
-    _accepts_strings = False
     # Whether the class never makes weights (the merge layers): one made inside another
     # layer's call() is then no mistake, and is not flagged.
     _never_has_weights = False
@@ -327,6 +325,13 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     def layers(self):
         """The layers this layer holds, directly or nested."""
         return tracking.tracked_layers(self)
+
+    @property
+    def _accepts_strings(self):
+        # Whether call() takes string (or object) arrays: the string preprocessing layers
+        # do (a class attribute there), and a layer holding one (a custom embedding whose
+        # call starts with a StringLookup); each layer still checks what reaches it.
+        return any(layer._accepts_strings for layer in tracking.tracked_layers(self))
 
     # ------------------------------------------------------------- lifecycle
 

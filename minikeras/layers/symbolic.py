@@ -19,6 +19,8 @@ with a mask of ones where its input carries one. The mask's values still
 come at run time (`minikeras.models.graph`).
 """
 
+import contextvars
+
 import numpy as np
 
 from minikeras.layers import call_checks, call_helpers, call_spec
@@ -26,7 +28,29 @@ from minikeras.layers.input_layer import Node, SymbolicTensor
 from minikeras.layers.input_spec import check_input_spec
 from minikeras.tree import flatten, map_structure
 
-__all__ = ["output_spec", "symbolic_call", "traced_output_spec", "traced_spec"]
+__all__ = ["on_placeholders", "output_spec", "symbolic_call", "traced_output_spec", "traced_spec"]
+
+# True while traced_spec runs a layer on placeholder data (see on_placeholders).
+_ON_PLACEHOLDERS = contextvars.ContextVar("minikeras_on_placeholders", default=False)
+
+
+def on_placeholders():
+    """Whether the running call sees `traced_spec`'s placeholder data, not real data.
+
+    A layer that refuses values it does not know (a `StringLookup` with
+    `num_oov_indices=0`, whose vocabulary the placeholder `"0"` is not in)
+    lets placeholders through, so that a custom layer holding it can be
+    called on symbolic inputs.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> mk.layers.symbolic.on_placeholders()
+        False
+    """
+    return _ON_PLACEHOLDERS.get()
+
 
 # The sizes an unknown dimension takes in a traced run: small for the batch axis, and for
 # the other axes large enough for stacks of convolutions and poolings (as Keras's tracing).
@@ -282,7 +306,11 @@ def traced_spec(run, arguments, fill=lambda leaf: 0, sizes=None):
                 return leaf
             return _placeholder(leaf, index, fill(leaf), sizes or _DEFAULT_SIZES)
 
-        runs.append(run(map_structure(placeholder, arguments)))
+        token = _ON_PLACEHOLDERS.set(True)
+        try:
+            runs.append(run(map_structure(placeholder, arguments)))
+        finally:
+            _ON_PLACEHOLDERS.reset(token)
     first, last = [], []
     map_structure(first.append, runs[0])
     map_structure(last.append, runs[-1])

@@ -80,6 +80,15 @@ def _check_numeric(array, what, method, kinds="biuf"):
         raise ValueError(f"{method}: {what} must have a batch axis, got a scalar")
 
 
+def _object_strings(array):
+    return (
+        array.dtype.kind == "O"
+        and array.ndim > 0
+        and array.size > 0
+        and all(isinstance(value, (str, bytes)) for value in array.flat)
+    )
+
+
 def _as_input(x, dtype, method):
     if x is None:
         raise ValueError(f"{method}: x is missing")
@@ -88,7 +97,8 @@ def _as_input(x, dtype, method):
     if isinstance(x, dict):
         return {key: _as_input(a, dtype, method) for key, a in x.items()}
     array = np.asarray(x)
-    _check_numeric(array, "x", method, "biufUS")  # (strings feed an Input(dtype="string"))
+    if not _object_strings(array):  # (object arrays of str, as pandas gives string columns)
+        _check_numeric(array, "x", method, "biufUS")  # (strings feed an Input(dtype="string"))
     # Cast float data once to the model's dtype, not at every step.
     return array.astype(dtype) if array.dtype.kind == "f" and array.dtype != dtype else array
 

@@ -11,6 +11,7 @@ import collections
 import numpy as np
 
 from minikeras.engine.tensor import Tensor
+from minikeras.layers import symbolic
 from minikeras.layers.layer import Layer
 from minikeras.layers.preprocessing.categorical import hash_strings
 from minikeras.layers.preprocessing.encoding import check_output_mode, encode, encoded_shape
@@ -332,13 +333,13 @@ class IndexLookup(Layer):
             masked = np.array([t == self.mask_token for t in flat], dtype=bool)
             codes[masked] = 0
         oov = (codes < 0) & ~masked
-        if oov.any():
-            if self.num_oov_indices == 0:
-                found = sorted({str(t) for t, o in zip(flat, oov) if o})
-                raise ValueError(
-                    f"{type(self).__name__} '{self.name}' has num_oov_indices=0 but got tokens "
-                    f"outside its vocabulary: {found[:10]}"
-                )
+        if oov.any() and self.num_oov_indices == 0 and not symbolic.on_placeholders():
+            found = sorted({str(t) for t, o in zip(flat, oov) if o})
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' has num_oov_indices=0 but got tokens "
+                f"outside its vocabulary: {found[:10]}"
+            )
+        if oov.any():  # (placeholders of a traced call, without OOV indices: index 0)
             oov_tokens = [t for t, o in zip(flat, oov) if o]
             buckets = self._oov_buckets(oov_tokens) if self.num_oov_indices > 1 else 0
             codes[oov] = self._oov_start_index() + np.asarray(buckets, dtype=np.int64)
