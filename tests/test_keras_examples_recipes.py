@@ -259,3 +259,31 @@ def test_reading_a_functional_models_layers_keeps_its_replayed_step():
     model.compile("sgd", "mse")
     model.fit(np.ones((8, 3)), np.ones((8, 2)), epochs=2, verbose=0)
     assert model._compiled_step.reason is None
+
+
+def _walk_layers(layer, names):
+    # packaging_keras_models_for_wide_distribution walks a model's graph so.
+    if hasattr(layer, "layers"):
+        for inner in layer.layers:
+            _walk_layers(inner, names)
+    else:
+        names.append(type(layer).__name__)
+    return names
+
+
+def _nested(k):
+    inputs = k.Input((4,))
+    block = k.Sequential([k.layers.Dense(3), k.layers.Dropout(0.1)])
+    return k.Model(inputs, k.layers.Dense(2)(block(inputs)))
+
+
+def test_only_models_have_layers_so_a_walk_reaches_every_layer():
+    assert not hasattr(keras.layers.Dense(2), "layers")
+    assert _walk_layers(_nested(keras), []) == ["InputLayer", "Dense", "Dropout", "Dense"]
+    assert len(keras.layers.Pipeline([keras.layers.Rescaling(0.5)]).layers) == 1
+
+
+def test_only_models_have_layers_as_in_keras():
+    k = pytest.importorskip("keras")
+    assert _walk_layers(_nested(keras), []) == _walk_layers(_nested(k), [])
+    assert hasattr(keras.layers.Dense(2), "layers") == hasattr(k.layers.Dense(2), "layers")

@@ -14,7 +14,7 @@ import pytest
 
 import minikeras
 from minikeras import Layer, Model, Sequential, TrackingWarning, Variable, ops
-from minikeras.layers import Dense
+from minikeras.layers import Dense, tracking
 
 
 def tracking_warnings(function):
@@ -62,7 +62,8 @@ def test_layers_and_variables_in_nested_lists_dicts_and_tuples_are_tracked():
     holder.nested = {"a": [variable("a0"), (variable("a1"), {"deep": [variable("a2")]})]}
     holder.pair = (built_dense("in_tuple"), [built_dense("in_list_in_tuple")])
     assert names(holder) == ["a0", "a1", "a2", "kernel", "bias", "kernel", "bias"]
-    assert holder.layers == [holder.pair[0], holder.pair[1][0]]
+    assert tracking.tracked_layers(holder) == [holder.pair[0], holder.pair[1][0]]
+    assert not hasattr(holder, "layers")  # (as Keras: `hasattr(layer, "layers")` finds models)
 
 
 def test_list_edits_are_tracked():
@@ -105,18 +106,18 @@ def test_layers_in_lists_and_dicts_are_tracked_through_edits():
     holder.blocks += [built_dense("two")]
     holder.by_name = {}
     holder.by_name.setdefault("three", built_dense("three"))
-    assert [layer.name for layer in holder.layers] == ["one", "two", "three"]
+    assert [layer.name for layer in tracking.tracked_layers(holder)] == ["one", "two", "three"]
     assert len(holder.weights) == 6
     del holder.blocks[0]
     holder.by_name.clear()
-    assert [layer.name for layer in holder.layers] == ["two"]
+    assert [layer.name for layer in tracking.tracked_layers(holder)] == ["two"]
 
 
 def test_namedtuples_are_tracked():
     Pair = namedtuple("Pair", ["encoder", "scale"])
     holder = Holder()
     holder.parts = Pair(built_dense("encoder"), variable("scale"))
-    assert holder.layers == [holder.parts.encoder]
+    assert tracking.tracked_layers(holder) == [holder.parts.encoder]
     assert holder.weights == [
         holder.parts.encoder.kernel,
         holder.parts.encoder.bias,
@@ -131,7 +132,7 @@ def test_reassigning_or_deleting_an_attribute_untracks_what_it_held():
     holder.blocks = [built_dense("listed")]
     assert len(holder.weights) == 5
     holder.block = built_dense("new")
-    assert [layer.name for layer in holder.layers] == ["new", "listed"]
+    assert [layer.name for layer in tracking.tracked_layers(holder)] == ["new", "listed"]
     del holder.weight
     holder.blocks = None
     assert names(holder) == ["kernel", "bias"] and holder.weights[0] is holder.block.kernel
@@ -189,7 +190,7 @@ def test_a_layer_reached_twice_is_listed_once():
     holder = Holder()
     shared = built_dense("shared")
     holder.first, holder.again, holder.listed = shared, shared, [shared, shared]
-    assert holder.layers == [shared] and len(holder.weights) == 2
+    assert tracking.tracked_layers(holder) == [shared] and len(holder.weights) == 2
 
 
 def test_a_container_holding_itself_does_not_loop():

@@ -322,11 +322,6 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
         return self.non_trainable_weights
 
     @property
-    def layers(self):
-        """The layers this layer holds, directly or nested."""
-        return tracking.tracked_layers(self)
-
-    @property
     def _accepts_strings(self):
         # Whether call() takes string (or object) arrays: the string preprocessing layers
         # do (a class attribute there), and a layer holding one (a custom embedding whose
