@@ -287,3 +287,35 @@ def test_only_models_have_layers_as_in_keras():
     k = pytest.importorskip("keras")
     assert _walk_layers(_nested(keras), []) == _walk_layers(_nested(k), [])
     assert hasattr(keras.layers.Dense(2), "layers") == hasattr(k.layers.Dense(2), "layers")
+
+
+def _cross_attention(k, seed):
+    # The Perceiver's cross-attention: a latent array of batch 1 attends to a batch of data.
+    rng = np.random.default_rng(seed)
+    latent = rng.normal(size=(1, 4, 3)).astype("float32")
+    data = rng.normal(size=(5, 6, 3)).astype("float32")
+    layer = k.layers.Attention(use_scale=True)
+    return layer, latent, data
+
+
+def test_attention_broadcasts_a_query_of_batch_one_over_the_values():
+    layer, latent, data = _cross_attention(keras, 0)
+    outputs, scores = layer([latent, data, data], return_attention_scores=True)
+    assert outputs.shape == (5, 4, 3) and scores.shape == (5, 4, 6)
+    logits = np.einsum("qf,bkf->bqk", latent[0], data)
+    weights = np.exp(logits - logits.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    np.testing.assert_allclose(scores.numpy(), weights, rtol=1e-5)
+    np.testing.assert_allclose(outputs.numpy(), weights @ data, rtol=1e-5, atol=1e-6)
+    assert layer.compute_output_shape([(1, 4, 3), (5, 6, 3)]) == (5, 4, 3)
+    assert layer.compute_output_shape([(None, 4, 3), (5, 6, 3)]) == (5, 4, 3)
+    with pytest.raises(ValueError, match="broadcastable"):
+        layer([np.ones((2, 4, 3)), np.ones((5, 6, 3))])
+
+
+def test_attention_broadcasting_matches_keras():
+    k = pytest.importorskip("keras")
+    theirs, latent, data = _cross_attention(k, 1)
+    ours = _cross_attention(keras, 1)[0]
+    expected = k.ops.convert_to_numpy(theirs([latent, data, data]))
+    np.testing.assert_allclose(ours([latent, data, data]).numpy(), expected, rtol=1e-5, atol=1e-6)

@@ -25,6 +25,15 @@ def _large_negative(dtype):
     return 65504.0 if np.dtype(dtype) == np.float16 else 1.0e9
 
 
+def _broadcast(first, second):
+    """The size two broadcast axes give (None when it is not known)."""
+    if first == second or second == 1:
+        return first
+    if first == 1 or first is None:
+        return second
+    return first
+
+
 class Attention(Layer):
     """Dot-product attention (Luong et al., 2015) over `[query, value]` or `[query, value, key]`.
 
@@ -126,17 +135,20 @@ class Attention(Layer):
                 f"shapes {shapes['query']}, {shapes['value']} and {shapes['key']}"
             )
 
-        def differ(a, b):
+        def differ(a, b, broadcast=False):
             return len(a) != len(b) or any(x is not None and y is not None and x != y
+                                           and not (broadcast and 1 in (x, y))
                                            for x, y in zip(a, b))  # fmt: skip
 
+        # (query and value batch axes broadcast, as Keras's matmul of them: a latent array of
+        # batch 1 attends to a batch of data, as in keras-io's Perceiver)
         if differ(shapes["value"][:-1], shapes["key"][:-1]) or differ(
-            shapes["query"][:-2], shapes["value"][:-2]
+            shapes["query"][:-2], shapes["value"][:-2], broadcast=True
         ):
             raise ValueError(
-                f"{name} needs query, value and key with the same batch axes and value and "
-                f"key with the same steps, got shapes {shapes['query']}, {shapes['value']} and "
-                f"{shapes['key']}"
+                f"{name} needs query, value and key with the same (or broadcastable) batch "
+                f"axes and value and key with the same steps, got shapes {shapes['query']}, "
+                f"{shapes['value']} and {shapes['key']}"
             )
         if differ(shapes["query"][-1:], shapes["key"][-1:]):
             raise ValueError(
@@ -229,7 +241,8 @@ class Attention(Layer):
 
     def compute_output_shape(self, input_shape):
         query, value, _ = self._parts(input_shape)
-        return (*tuple(query)[:-1], tuple(value)[-1])
+        batch = [_broadcast(q, v) for q, v in zip(tuple(query)[:-2], tuple(value)[:-2])]
+        return (*batch, tuple(query)[-2], tuple(value)[-1])
 
     def compute_output_spec(
         self, inputs, mask=None, training=None, return_attention_scores=False, use_causal_mask=False
@@ -240,7 +253,7 @@ class Attention(Layer):
         )
         if not return_attention_scores:
             return outputs
-        return outputs, SymbolicTensor((*query.shape[:-1], key.shape[-2]), self.compute_dtype)
+        return outputs, SymbolicTensor((*outputs.shape[:-1], key.shape[-2]), self.compute_dtype)
 
     def get_config(self):
         return {
