@@ -116,7 +116,7 @@ class Variable(Tensor):
 
     __slots__ = (
         "name", "_trainable", "path", "_regularizer", "constraint", "_index", "_autocast",
-        "__weakref__",
+        "_made_trainable", "__weakref__",
     )  # fmt: skip
     _uid = 0
     writes = 0  # assignments so far, by any thread (engine.replay checks a step made none)
@@ -152,6 +152,9 @@ class Variable(Tensor):
         # changes; a layer taking it moves TrackingGeneration on, an optimizer's slot
         # does not invalidate a compiled step)
         self._trainable = bool(trainable)
+        # Keras lists a layer's own weights made trainable before those made non-trainable,
+        # whatever their flags say later (freezing a layer does not reorder its weights).
+        self._made_trainable = self._trainable
         # Set by `Layer.add_weight`: "layer_name/weight_name", and the Keras extras.
         self.path = None
         self._regularizer = None

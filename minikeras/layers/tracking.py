@@ -150,10 +150,8 @@ def _tracked(layer):
         else:
             return cache[1]
     generation = TrackingGeneration.value  # before the walk: a change during it invalidates
-    containers, found, layers = [], [], []
-    for _, _, value in _walk_layer(layer, "", {id(layer)}, containers):
-        (found if isinstance(value, Variable) else layers).append(value)
-    weights = tuple(sorted(found, key=lambda variable: variable._index))
+    containers = []
+    weights, layers = _in_keras_order(layer, containers)
     lists = (
         weights,
         tuple(w for w in weights if w.trainable),
@@ -163,6 +161,71 @@ def _tracked(layer):
     result = (lists, tuple(layers))
     object.__setattr__(layer, "_weights_cache", (generation, result, fingerprints))
     return result
+
+
+def _in_keras_order(root, containers):
+    """Keras 3's order: a layer's own weights, then each sub-layer's weights, recursively.
+
+    A layer's own weights are those its attributes hold outside any sub-layer
+    (or that `add_weight` made): first those made trainable, then those made
+    non-trainable, each in creation order (Keras keeps the two in separate
+    lists, whatever a flag later says). Its sub-layers come in attribute
+    order (a Sequential's in its order, a functional model's in Keras's
+    `layers` order). A weight or layer reached twice counts where first met.
+    Returns `(weights, layers)`; the lists and dicts it read go to `containers`.
+    """
+    weights, layers = [], []
+    seen_weights, seen_layers = set(), {id(root)}
+    pending = [root]  # (a stack, not recursion: deep nesting does not reach Python's limit)
+    while pending:
+        layer = pending.pop()
+        if layer is not root:
+            if id(layer) in seen_layers:  # (met earlier, inside a sub-layer pushed after it)
+                continue
+            seen_layers.add(id(layer))
+            layers.append(layer)
+        own, children = _own_and_held(layer, containers)
+        own.sort(key=lambda variable: (not variable._made_trainable, variable._index))
+        for variable in own:
+            if id(variable) not in seen_weights:
+                seen_weights.add(id(variable))
+                weights.append(variable)
+        # Pushed in reverse, so that the first sub-layer (and all it holds) comes next.
+        pending.extend(child for child in reversed(children) if id(child) not in seen_layers)
+    return tuple(weights), layers
+
+
+def _own_and_held(layer, containers):
+    """The Variables a layer's attributes hold outside sub-layers, and the sub-layers."""
+    containers.append(layer._added_weights)
+    own, children, seen = [], [], set()
+
+    def visit(value):
+        if isinstance(value, Variable):
+            if id(value) not in seen:
+                seen.add(id(value))
+                own.append(value)
+        elif isinstance(value, (Tensor, str, bytes, np.ndarray, int, float)):
+            return
+        elif _is_layer(value):
+            children.append(value)
+        elif isinstance(value, (list, tuple, dict)) and id(value) not in seen:
+            seen.add(id(value))
+            if not isinstance(value, tuple):
+                containers.append(value)
+            for item in list(value.values()) if isinstance(value, dict) else value:
+                visit(item)
+
+    for name, value in _attributes(layer):
+        if type(value) in _LEAF_TYPES:
+            continue
+        if name == "_layers" and isinstance(value, list):  # Sequential and functional models
+            containers.append(value)
+            ordered = getattr(type(layer), "_layers_in_keras_order", None)
+            children.extend(value if ordered is None else ordered(layer))
+        else:
+            visit(value)
+    return own, children
 
 
 def walk(layer):

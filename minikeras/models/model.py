@@ -86,6 +86,14 @@ class Model(Trainer, ModelSaving, Layer):
         self._output_shape = map_structure(lambda t: t.shape, outputs)
         object.__setattr__(self, "_casts_float_inputs", False)  # (graph.run casts per Input)
 
+    def _layers_in_keras_order(self):
+        """The graph's layers in Keras's `layers` order, which orders the model's weights."""
+        if not getattr(self, "_nodes", None):
+            return self._layers
+        held = {id(layer) for layer in self._layers}
+        ordered = [layer for layer in graph.graph_operations(self) if id(layer) in held]
+        return ordered if len(ordered) == len(self._layers) else self._layers
+
     # ------------------------------------------------------------- the graph
 
     def _graph_part(self, what):

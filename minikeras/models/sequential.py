@@ -31,6 +31,7 @@ class Sequential(Model):
 
     _summary_shows_inputs = False  # as in Keras
     _replays_calls = True  # under a tape (models.replayed_call)
+    _layers_in_keras_order = None  # its layers' own order (add, pop) orders its weights
 
     def __init__(self, layers=None, trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name, **kwargs)
