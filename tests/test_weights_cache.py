@@ -34,14 +34,13 @@ def names(weights):
 def walks(monkeypatch):
     """Counts the full walks that weight lists make."""
     count = [0]
-    original = tracking._walk_layer
+    original = tracking._in_keras_order
 
-    def counting(layer, prefix, seen, containers=None):
-        if containers is not None and not prefix:  # a walk's start, not a sub-layer
-            count[0] += 1
-        return original(layer, prefix, seen, containers)
+    def counting(root, containers):
+        count[0] += 1
+        return original(root, containers)
 
-    monkeypatch.setattr(tracking, "_walk_layer", counting)
+    monkeypatch.setattr(tracking, "_in_keras_order", counting)
     return count
 
 

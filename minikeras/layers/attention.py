@@ -132,6 +132,9 @@ class MultiHeadAttention(AttentionProjections, Layer):
     """
 
     supports_masking = True  # the output keeps the query's mask, as in Keras
+    # Keras's sub-layers (query, key, gate, value, output) are made in its order, most of
+    # them kept here as own weights: listed in creation order, they are in Keras's.
+    _weights_in_creation_order = True
 
     def __init__(
         self,

@@ -74,6 +74,10 @@ class SpectralNormalization(Wrapper):
         ((1, 3), False)
     """
 
+    # Keras lists the kernel (its own too) and vector_u before the wrapped layer's others:
+    # so does creation order, with vector_u placed after the kernel (see build).
+    _weights_in_creation_order = True
+
     def __init__(self, layer, power_iterations=1, **kwargs):
         super().__init__(layer, **kwargs)
         if (
@@ -114,7 +118,8 @@ class SpectralNormalization(Wrapper):
         )
         # Keras tracks the kernel as the wrapper's own variable, and lists a layer's own
         # variables before its sublayers': kernel, vector_u, then the wrapped layer's others.
-        # Layers list weights by creation index, so vector_u takes the place after the kernel.
+        # This layer lists its weights by creation index (`_weights_in_creation_order`),
+        # so vector_u takes the place after the kernel.
         self.vector_u._index = kernel._index + 0.5
 
     def normalized_weights(self):

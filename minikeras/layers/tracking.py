@@ -172,27 +172,31 @@ def _in_keras_order(root, containers):
     lists, whatever a flag later says). Its sub-layers come in attribute
     order (a Sequential's in its order, a functional model's in Keras's
     `layers` order). A weight or layer reached twice counts where first met.
+    A layer whose class sets `_weights_in_creation_order` (one that keeps as
+    its own weights what Keras keeps in sub-layers, made in the order Keras
+    tracks them) lists all its weights in creation order.
     Returns `(weights, layers)`; the lists and dicts it read go to `containers`.
     """
     weights, layers = [], []
-    seen_weights, seen_layers = set(), {id(root)}
-    pending = [root]  # (a stack, not recursion: deep nesting does not reach Python's limit)
-    while pending:
-        layer = pending.pop()
-        if layer is not root:
-            if id(layer) in seen_layers:  # (met earlier, inside a sub-layer pushed after it)
-                continue
-            seen_layers.add(id(layer))
-            layers.append(layer)
-        own, children = _own_and_held(layer, containers)
-        own.sort(key=lambda variable: (not variable._made_trainable, variable._index))
-        for variable in own:
-            if id(variable) not in seen_weights:
-                seen_weights.add(id(variable))
-                weights.append(variable)
-        # Pushed in reverse, so that the first sub-layer (and all it holds) comes next.
-        pending.extend(child for child in reversed(children) if id(child) not in seen_layers)
+    _add_in_keras_order(root, containers, weights, layers, set(), {id(root)})
     return tuple(weights), layers
+
+
+def _add_in_keras_order(layer, containers, weights, layers, seen_weights, seen_layers):
+    start = len(weights)
+    own, children = _own_and_held(layer, containers)
+    own.sort(key=lambda variable: (not variable._made_trainable, variable._index))
+    for variable in own:
+        if id(variable) not in seen_weights:
+            seen_weights.add(id(variable))
+            weights.append(variable)
+    for child in children:
+        if id(child) not in seen_layers:
+            seen_layers.add(id(child))
+            layers.append(child)
+            _add_in_keras_order(child, containers, weights, layers, seen_weights, seen_layers)
+    if getattr(type(layer), "_weights_in_creation_order", False):
+        weights[start:] = sorted(weights[start:], key=lambda variable: variable._index)
 
 
 def _own_and_held(layer, containers):

@@ -4,9 +4,10 @@ A `.keras` file lists the optimizer's slots by position (`optimizer/vars/<i>`),
 in the order of the model's `trainable_variables` as Keras builds the model.
 For a functional model Keras orders the layers by depth (from the outputs, the
 deepest first), and layers of one depth by when a walk back from the outputs
-first met them (`keras/src/ops/function.py`, `map_graph`). minikeras keeps a
-model's layers in the order their calls can run, which differs when branches
-were built in another order; the slots must be written, and read, in Keras's.
+first met them (`keras/src/ops/function.py`, `map_graph`). minikeras's
+`trainable_weights` follow the same order (`minikeras.layers.tracking`); an
+optimizer's own list may not (one built on a list in another order), so the
+slots are written, and read, by the model's.
 """
 
 from minikeras import tree
@@ -70,9 +71,9 @@ def trainable_order(model, variables):
         variables: the optimizer's variables, in its own order.
 
     Returns:
-        A list of indices into `variables`, in Keras's order; `range(len(variables))`
-        when the model is not functional or the two lists do not hold the same
-        variables.
+        A list of indices into `variables`, in Keras's order (the model's
+        `trainable_weights`); `range(len(variables))` when the two lists do not
+        hold the same variables.
 
     Example:
         >>> model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
@@ -81,16 +82,6 @@ def trainable_order(model, variables):
     """
     own = list(range(len(variables)))
     position = {id(variable): index for index, variable in enumerate(variables)}
-    order = [position.get(id(w), -1) for w in _keras_trainables(model)]
+    order = [position.get(id(w), -1) for w in model.trainable_weights]
     return order if sorted(order) == own else own
 
-
-def _keras_trainables(layer):
-    """`layer.trainable_weights` as Keras orders them: a functional model's (nested ones
-    too) by its layers in Keras's order, anything else's as minikeras keeps them."""
-    if not layer.trainable:
-        return []
-    layers = keras_layer_order(layer)
-    if layers is None:
-        return list(layer.trainable_weights)
-    return [weight for sub in layers for weight in _keras_trainables(sub)]
