@@ -170,12 +170,30 @@ class BackupAndRestore(Callback):
         """Whether Ctrl-C stopped `fit` inside an epoch: that epoch is not backed up."""
         return getattr(self.model, "_fit_interrupted", False)
 
-    def _variables(self):
+    def _variables(self, by_creation=False):
+        """The model's weights, then every optimizer's variables, in the backup's order.
+
+        `by_creation`: for a backup of a minikeras that listed weights by
+        creation, not in Keras's order (its metadata has no `weights_order`);
+        an optimizer not built yet is built in that order, so that its slots
+        come where the backup has them.
+        """
         model = self.model
-        variables = list(model.weights)
+        variables, trainable = list(model.weights), model.trainable_weights
+        if by_creation:
+            variables.sort(key=_creation)
+            trainable = sorted(trainable, key=_creation)
         for optimizer in model._optimizers():
             if not optimizer.built:
-                optimizer.build(model.trainable_weights)
+                optimizer.build(trainable)
+            elif by_creation and not _in_creation_order(optimizer):
+                raise ValueError(
+                    f"BackupAndRestore: the backup in {self.backup_dir!r} was written by a "
+                    "minikeras that listed weights by creation; its optimizer state follows "
+                    f"that order, but optimizer {optimizer.name!r} was built in another. "
+                    "Restore it before the optimizer's first step (in a new process), or "
+                    "delete it to start afresh"
+                )
             variables += list(optimizer.variables)
         return variables
 
@@ -190,6 +208,7 @@ class BackupAndRestore(Callback):
             "batch": batch,
             "id": uuid.uuid4().hex,
             "variables": len(arrays),
+            "weights_order": "keras",  # (older backups list the weights by creation)
             "random": {key: g.bit_generator.state for key, g in generators.items()},
         }
         # The epoch and an id in both files: a crash between the two writes is found on restore
@@ -206,7 +225,7 @@ class BackupAndRestore(Callback):
         )
 
     def _restore(self, metadata, values):
-        variables = self._variables()
+        variables = self._variables(by_creation=metadata.get("weights_order") != "keras")
         if len(values) != len(variables):
             # A backup written while a float learning rate was no Variable (it is not
             # in the backup; the optimizer keeps the rate it has).
@@ -231,6 +250,16 @@ class BackupAndRestore(Callback):
         for key, state in metadata["random"].items():
             generators[key].bit_generator.state = state
         self.model._initial_epoch = int(metadata["epoch"])
+
+
+def _creation(variable):
+    return variable._index
+
+
+def _in_creation_order(optimizer):
+    """Whether an optimizer's variables (and so its slots) are listed by creation."""
+    built_on = [variable._index for variable in getattr(optimizer, "_trainable_variables", ())]
+    return built_on == sorted(built_on)
 
 
 def _read(arrays_path, metadata_path):

@@ -80,6 +80,16 @@ def _check_value(variable, dataset, where, problems):
     return array.astype(target)
 
 
+def _group_values(variables, datasets, group, problems):
+    """`(variable, array)` for each dataset that fits its variable; problems recorded."""
+    found = []
+    for index, (variable, dataset) in enumerate(zip(variables, datasets)):
+        array = _check_value(variable, dataset, f"{group}/{index}", problems)
+        if array is not None:
+            found.append((variable, array))
+    return found
+
+
 def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
     """Checks every weight of a Keras weights file against `model`; returns the assigner.
 
@@ -125,11 +135,17 @@ def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
                 f"{group}: the file has {len(datasets)} weights, the model needs {len(variables)}"
             )
             continue
-        found, known = [], len(problems)
-        for index, (variable, dataset) in enumerate(zip(variables, datasets)):
-            array = _check_value(variable, dataset, f"{group}/{index}", problems)
-            if array is not None:
-                found.append((variable, array))
+        known = len(problems)
+        found = _group_values(variables, datasets, group, problems)
+        if len(problems) > known:
+            # A file minikeras wrote while it listed a layer's own weights by creation (a
+            # non-trainable one made before a trainable one, not Keras's order): they fit so.
+            created, retried = sorted(variables, key=lambda variable: variable._index), []
+            if [id(v) for v in created] != [id(v) for v in variables]:
+                found_created = _group_values(created, datasets, group, retried)
+                if not retried:
+                    found = found_created
+                    del problems[known:]
         if len(problems) == known:  # (a layer loads whole or, skipped, not at all)
             assignments.extend(found)
     wrapped = None
