@@ -84,4 +84,3 @@ def trainable_order(model, variables):
     position = {id(variable): index for index, variable in enumerate(variables)}
     order = [position.get(id(w), -1) for w in model.trainable_weights]
     return order if sorted(order) == own else own
-

@@ -1,0 +1,310 @@
+"""Weights come in Keras 3's order, so `get_weights` / `set_weights` cross between the two.
+
+The rule (Keras's `Layer.weights`): a layer's own weights (those made
+trainable first, then those made non-trainable, each in creation order), then
+each sub-layer's weights, recursively, sub-layers in the order their
+attributes were set; a Sequential's in its order, a functional model's in
+Keras's `layers` order. The hand-built cases below check the rule without
+Keras; the architectures of `weight_order_models.py` are checked against
+Keras itself when it is importable. Files and backups written while minikeras
+listed weights by creation (tests/fixtures/minikeras_creation_order) still load.
+"""
+
+import contextlib
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from weight_order_models import ARCHITECTURES, sample_inputs
+
+import minikeras as mk
+from minikeras import Layer, Variable
+from minikeras.layers import BatchNormalization, Dense
+
+LEGACY = Path(__file__).resolve().parent / "fixtures" / "minikeras_creation_order"
+
+
+def ids(weights):
+    return [id(w) for w in weights]
+
+
+def built_dense(units=2, inputs=3, name=None):
+    layer = Dense(units, name=name)
+    layer.build((None, inputs))
+    return layer
+
+
+# ------------------------------------------------------------- the rule, by hand
+
+
+def test_own_weights_come_before_sub_layers_even_when_made_after_them():
+    class Block(Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = Dense(2)
+
+        def build(self, input_shape):
+            self.inner.build(input_shape)  # the sub-layer's weights are made first
+            self.scale = self.add_weight(shape=(2,), initializer="ones", name="scale")
+
+        def call(self, inputs):
+            return self.inner(inputs) * self.scale
+
+    block = Block()
+    block(np.ones((1, 3), "float32"))
+    assert ids(block.weights) == ids([block.scale, block.inner.kernel, block.inner.bias])
+
+
+def test_sub_layers_come_in_attribute_order_not_creation_or_call_order():
+    class Block(Layer):
+        def __init__(self):
+            super().__init__()
+            made_first = Dense(2, name="made_first")
+            self.set_first = Dense(2, name="set_first")
+            self.set_second = made_first
+
+        def call(self, inputs):
+            return self.set_first(self.set_second(inputs))
+
+    block = Block()
+    block(np.ones((1, 2), "float32"))
+    assert [w.path for w in block.weights] == [
+        "set_first/kernel",
+        "set_first/bias",
+        "made_first/kernel",
+        "made_first/bias",
+    ]
+
+
+def test_own_weights_made_trainable_come_first_and_a_flag_changed_later_moves_nothing():
+    layer = Layer()
+    count = layer.add_weight(shape=(), initializer="zeros", trainable=False, name="count")
+    kernel = layer.add_weight(shape=(2,), name="kernel")
+    bias = layer.add_weight(shape=(2,), initializer="zeros", name="bias")
+    assert ids(layer.weights) == ids([kernel, bias, count])
+    kernel.trainable = False
+    assert ids(layer.weights) == ids([kernel, bias, count])
+    assert ids(layer.trainable_weights) == ids([bias])
+    assert ids(layer.non_trainable_weights) == ids([kernel, count])
+
+
+def test_freezing_a_nested_layer_keeps_the_order_and_filters_the_lists():
+    class Block(Layer):
+        def __init__(self):
+            super().__init__()
+            self.dense = Dense(3)
+            self.norm = BatchNormalization()
+
+        def call(self, inputs, training=None):
+            return self.norm(self.dense(inputs), training=training)
+
+    outer = mk.Sequential([mk.Input((2,)), Block(), Dense(1)])
+    block, head = outer.layers
+    before = ids(outer.weights)
+    block.dense.trainable = False
+    assert ids(outer.weights) == before
+    expected_trainable = [block.norm.gamma, block.norm.beta, head.kernel, head.bias]
+    assert ids(outer.trainable_weights) == ids(expected_trainable)
+    assert ids(outer.non_trainable_weights) == ids(
+        [block.dense.kernel, block.dense.bias, block.norm.moving_mean, block.norm.moving_variance]
+    )
+
+
+def test_lists_and_dicts_of_layers_come_in_their_order_within_the_attribute_order():
+    class Holder(Layer):
+        def __init__(self):
+            super().__init__()
+            self.blocks = [built_dense(name="b1"), built_dense(name="b0")]
+            self.table = {"z": built_dense(name="z"), "a": built_dense(name="a")}
+            self.offset = Variable(np.zeros(2, "float32"), name="offset")
+
+    holder = Holder()
+    assert [w.path for w in holder.weights][0] == holder.offset.path
+    assert [w.path.split("/")[0] for w in holder.weights[1::2]] == ["b1", "b0", "z", "a"]
+
+
+def test_a_shared_sub_layer_and_a_weight_held_twice_count_where_first_met():
+    shared = built_dense(name="shared")
+
+    class Inner(Layer):
+        def __init__(self):
+            super().__init__()
+            self.shared = shared
+
+    class Outer(Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+            self.own = built_dense(name="own")
+            self.shared = shared  # met again: already counted inside `inner`
+            self.tied = self.own.kernel  # the layer's own too: it comes first
+
+    outer = Outer()
+    assert ids(outer.weights) == ids([outer.own.kernel, shared.kernel, shared.bias, outer.own.bias])
+
+
+def test_a_functional_model_lists_its_layers_weights_in_keras_layers_order():
+    a, b = mk.Input((2,)), mk.Input((3,))
+    short = Dense(4, name="short")(a)  # built first, but nearer the output
+    deep = Dense(4, name="deep_2")(Dense(5, name="deep_1")(b))
+    model = mk.Model([a, b], Dense(1, name="head")(mk.layers.Add()([short, deep])))
+    names = [layer.name for layer in model.layers if layer.weights]
+    assert names == ["deep_1", "short", "deep_2", "head"]
+    assert ids(model.weights) == ids([w for layer in model.layers for w in layer.weights])
+
+
+def test_get_set_weights_and_optimizer_slots_follow_the_order():
+    class Net(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.out = Dense(1)
+            self.hidden = Dense(3)
+
+        def call(self, inputs):
+            return self.out(self.hidden(inputs))
+
+    net = Net()
+    net(np.ones((1, 2), "float32"))
+    assert [w.shape for w in net.get_weights()] == [(3, 1), (1,), (2, 3), (3,)]
+    arrays = [np.full(w.shape, i, "float32") for i, w in enumerate(net.weights)]
+    net.set_weights(arrays)
+    assert float(net.out.bias.numpy()[0]) == 1.0 and float(net.hidden.bias.numpy()[0]) == 3.0
+    optimizer = mk.optimizers.Adam()
+    optimizer.build(net.trainable_weights)
+    slots = [v.shape for v in optimizer.variables[2:]]
+    assert slots == [(3, 1), (1,), (2, 3), (3,)] * 2  # momentums, then velocities
+
+
+# --------------------------------------------------------------- against Keras
+
+
+def _keras():
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    return pytest.importorskip("keras")
+
+
+def _described(weights):
+    # Keras names MultiHeadAttention's weights `kernel` inside its query sub-layer;
+    # minikeras, which keeps them flat, `query/kernel`: the last part is compared.
+    return [(w.name.split("/")[-1], tuple(w.shape)) for w in weights]
+
+
+@pytest.mark.parametrize("name", sorted(ARCHITECTURES))
+def test_the_order_is_keras_order(name):
+    keras = _keras()
+    ours, theirs = ARCHITECTURES[name](mk), ARCHITECTURES[name](keras)
+    for kind in ("weights", "trainable_weights", "non_trainable_weights"):
+        assert _described(getattr(ours, kind)) == _described(getattr(theirs, kind)), kind
+
+
+@pytest.mark.parametrize("name", sorted(ARCHITECTURES))
+def test_set_weights_from_keras_get_weights_predicts_as_keras(name):
+    keras = _keras()
+    ours, theirs = ARCHITECTURES[name](mk), ARCHITECTURES[name](keras)
+    rng = np.random.default_rng(1)
+    # Non-default values everywhere (BatchNormalization's statistics too) so a swap shows.
+    arrays = [rng.uniform(0.5, 1.5, w.shape).astype(w.dtype) for w in theirs.weights]
+    theirs.set_weights(arrays)
+    ours.set_weights(theirs.get_weights())
+    inputs = sample_inputs(ours)
+    expected = keras.ops.convert_to_numpy(theirs(inputs, training=False))
+    np.testing.assert_allclose(ours(inputs, training=False).numpy(), expected, rtol=2e-4, atol=2e-5)
+    for mine, keras_array in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_array_equal(mine, keras.ops.convert_to_numpy(keras_array))
+
+
+# ------------------------------------------------- files written by creation order
+
+
+def _legacy_module():
+    spec = importlib.util.spec_from_file_location(
+        "creation_order_fixtures", LEGACY / "make_fixtures.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+LEGACY_MODULE = _legacy_module()
+
+
+def _assert_weights(model, data, prefix):
+    found = LEGACY_MODULE.by_path(model)
+    assert sorted(found) == sorted(k[len(prefix) :] for k in data.files if k.startswith(prefix))
+    for path, value in found.items():
+        np.testing.assert_allclose(value, data[prefix + path], rtol=1e-5, atol=1e-7)
+
+
+def test_the_fixture_model_lists_its_weights_in_another_order_than_by_creation():
+    model = LEGACY_MODULE.build_model()
+    assert [w._index for w in model.weights] != sorted(w._index for w in model.weights)
+
+
+@pytest.mark.parametrize("name", ["nested.minikeras", "nested.keras"])
+def test_a_model_file_written_by_creation_order_resumes_training(name):
+    data = np.load(LEGACY / "nested.npz")
+    model = mk.saving.load_model(LEGACY / name)
+    model.fit(data["x"], data["y"], batch_size=8, epochs=1, shuffle=False, verbose=0)
+    _assert_weights(model, data, "after_step/")  # the optimizer's slots came back in place
+
+
+@pytest.mark.parametrize("name", ["nested.weights.minikeras", "nested.weights.h5", "nested.keras"])
+def test_weights_files_written_by_creation_order_load(name):
+    data = np.load(LEGACY / "nested.npz")
+    saved = mk.saving.load_model(LEGACY / "nested.minikeras")
+    model = LEGACY_MODULE.build_model()
+    model.load_weights(LEGACY / name)
+    for mine, theirs in zip(model.weights, saved.weights):
+        np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+    np.testing.assert_allclose(
+        model.predict(data["x"], verbose=0), saved.predict(data["x"], verbose=0), rtol=1e-6
+    )
+
+
+def test_a_backup_written_by_creation_order_resumes_as_it_did(tmp_path):
+    shutil.copytree(LEGACY / "backup", tmp_path / "backup")
+    data = np.load(LEGACY / "backup_weights.npz")
+    x, y = LEGACY_MODULE.data()
+    mk.utils.set_random_seed(1)  # (other initial weights: the backup must replace them)
+    model = LEGACY_MODULE.build_model()
+    backup = mk.callbacks.BackupAndRestore(str(tmp_path / "backup"))
+    model.fit(x, y, batch_size=4, epochs=2, shuffle=False, callbacks=[backup], verbose=0)
+    _assert_weights(model, data, "resumed/")
+
+
+def test_a_new_backup_records_its_order_and_resumes(tmp_path):
+    x, y = LEGACY_MODULE.data()
+
+    class Interrupt(mk.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            raise RuntimeError("interrupted")
+
+    def fit(callbacks, seed):
+        mk.utils.set_random_seed(seed)
+        model = LEGACY_MODULE.build_model()
+        with contextlib.suppress(RuntimeError):
+            model.fit(x, y, batch_size=4, epochs=2, shuffle=False, callbacks=callbacks, verbose=0)
+        return model
+
+    straight = fit([], 0)
+    backup = str(tmp_path / "backup")
+    fit([mk.callbacks.BackupAndRestore(backup, delete_checkpoint=False), Interrupt()], 0)
+    assert (
+        '"weights_order": "keras"' in (tmp_path / "backup" / "training_metadata.json").read_text()
+    )
+    resumed = fit([mk.callbacks.BackupAndRestore(backup)], 1)
+    for mine, expected in zip(resumed.weights, straight.weights):
+        np.testing.assert_allclose(mine.numpy(), expected.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_an_older_backup_needs_an_optimizer_built_in_its_order(tmp_path):
+    shutil.copytree(LEGACY / "backup", tmp_path / "backup")
+    x, y = LEGACY_MODULE.data()
+    model = LEGACY_MODULE.build_model()
+    model.optimizer.build(model.trainable_weights)  # (Keras's order, not the backup's)
+    backup = mk.callbacks.BackupAndRestore(str(tmp_path / "backup"))
+    with pytest.raises(ValueError, match="listed weights by creation"):
+        model.fit(x, y, batch_size=4, epochs=2, shuffle=False, callbacks=[backup], verbose=0)
