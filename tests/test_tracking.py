@@ -174,13 +174,14 @@ def test_tracking_order_is_deterministic():
 
     first, second = make(), make()
     assert first == second
+    # In `weights` order, Keras 3's: the holder's own Variables, then its sub-layers'.
     assert [path for path, _ in first] == [
+        "items[0]",
+        "items[1]",
         "table['z']/kernel",
         "table['z']/bias",
         "table['a']/kernel",
         "table['a']/bias",
-        "items[0]",
-        "items[1]",
     ]
 
 

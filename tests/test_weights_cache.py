@@ -10,7 +10,7 @@ import pytest
 
 import minikeras as mk
 from minikeras import Layer, Sequential, Variable
-from minikeras.layers import Dense, tracking
+from minikeras.layers import Dense, weight_order
 
 
 class Holder(Layer):
@@ -34,13 +34,13 @@ def names(weights):
 def walks(monkeypatch):
     """Counts the full walks that weight lists make."""
     count = [0]
-    original = tracking._in_keras_order
+    original = weight_order.in_keras_order
 
-    def counting(root, containers):
+    def counting(root, held):
         count[0] += 1
-        return original(root, containers)
+        return original(root, held)
 
-    monkeypatch.setattr(tracking, "_in_keras_order", counting)
+    monkeypatch.setattr(weight_order, "in_keras_order", counting)
     return count
 
 

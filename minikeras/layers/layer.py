@@ -293,7 +293,7 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
 
     @property
     def weights(self):
-        """Every Variable the layer tracks, in creation order, each once."""
+        """Every Variable the layer tracks, each once, in Keras 3's order (see `weight_order`)."""
         return list(tracking.weight_lists(self)[0])
 
     @property

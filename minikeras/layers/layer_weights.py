@@ -206,7 +206,7 @@ class LayerWeights:
             variable.assign(array)
 
     def _own_variables(self):
-        """The layer's own weights, in creation order: not those of the layers it holds."""
+        """The layer's own weights, in `weights` order: not those of the layers it holds."""
         from minikeras.layers import tracking
 
         held = set()

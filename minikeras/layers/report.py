@@ -22,7 +22,7 @@ class TrackingReport:
     """The weights a layer or model tracks, and the untracked ones it saw used.
 
     Args:
-        rows: a list of `Row`s, one per tracked weight, in creation order.
+        rows: a list of `Row`s, one per tracked weight, in `weights` order.
         untracked: a list of `(variable_name, shape, used_by_layer)` for
             Variables read in forward passes that the model does not track.
 
@@ -60,7 +60,8 @@ class TrackingReport:
             for path, owner, value in tracking.walk(layer)
             if isinstance(value, Variable)
         ]
-        found.sort(key=lambda item: item[2]._index)
+        order = {id(variable): index for index, variable in enumerate(layer.weights)}
+        found.sort(key=lambda item: order[id(item[2])])
         rows = [
             Row(path, owner.name, tuple(v.shape), str(v.dtype), bool(v.trainable))
             for path, owner, v in found

@@ -6,6 +6,10 @@ So `append`, `del`, slice assignment, `setdefault`, `|=` or reassigning an
 attribute need no special container types: what is reachable is tracked,
 what is not reachable is not.
 
+The weights are listed in Keras 3's order, so that `get_weights` and
+`set_weights` cross between the two: a layer's own weights (trainable-made
+first), then its sub-layers', recursively (`weight_order` has the rule).
+
 The walk's result is cached (`weight_lists`): a training step asks for
 `trainable_weights` twice, and a walk costs tens of µs. The cache holds while
 `TrackingGeneration` stands still (attribute sets and deletes, `add_weight`
@@ -28,6 +32,7 @@ import numpy as np
 
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
+from minikeras.layers import weight_order
 
 __all__ = [
     "TrackingWarning",
@@ -109,7 +114,8 @@ def weight_lists(layer):
         layer: a `Layer`.
 
     Returns:
-        Three tuples of `Variable`s, in creation order; do not modify them.
+        Three tuples of `Variable`s, in Keras 3's order (see `weight_order`); do not
+        modify them.
 
     Example:
         >>> d = mk.layers.Dense(2)
@@ -122,7 +128,10 @@ def weight_lists(layer):
 
 
 def tracked_layers(layer):
-    """The layers a layer holds, directly or nested, in attribute order (cached).
+    """The layers a layer holds, directly or nested, each before those it holds (cached).
+
+    Sub-layers come in the order `weights` lists them: attribute order, a
+    Sequential's own order, a functional model's `layers` order.
 
     Found by the same walk as `weight_lists`, and kept with its cache.
 
@@ -151,7 +160,9 @@ def _tracked(layer):
             return cache[1]
     generation = TrackingGeneration.value  # before the walk: a change during it invalidates
     containers = []
-    weights, layers = _in_keras_order(layer, containers)
+    weights, layers = weight_order.in_keras_order(
+        layer, lambda held_by: _own_and_held(held_by, containers)
+    )
     lists = (
         weights,
         tuple(w for w in weights if w.trainable),
@@ -163,44 +174,11 @@ def _tracked(layer):
     return result
 
 
-def _in_keras_order(root, containers):
-    """Keras 3's order: a layer's own weights, then each sub-layer's weights, recursively.
-
-    A layer's own weights are those its attributes hold outside any sub-layer
-    (or that `add_weight` made): first those made trainable, then those made
-    non-trainable, each in creation order (Keras keeps the two in separate
-    lists, whatever a flag later says). Its sub-layers come in attribute
-    order (a Sequential's in its order, a functional model's in Keras's
-    `layers` order). A weight or layer reached twice counts where first met.
-    A layer whose class sets `_weights_in_creation_order` (one that keeps as
-    its own weights what Keras keeps in sub-layers, made in the order Keras
-    tracks them) lists all its weights in creation order.
-    Returns `(weights, layers)`; the lists and dicts it read go to `containers`.
-    """
-    weights, layers = [], []
-    _add_in_keras_order(root, containers, weights, layers, set(), {id(root)})
-    return tuple(weights), layers
-
-
-def _add_in_keras_order(layer, containers, weights, layers, seen_weights, seen_layers):
-    start = len(weights)
-    own, children = _own_and_held(layer, containers)
-    own.sort(key=lambda variable: (not variable._made_trainable, variable._index))
-    for variable in own:
-        if id(variable) not in seen_weights:
-            seen_weights.add(id(variable))
-            weights.append(variable)
-    for child in children:
-        if id(child) not in seen_layers:
-            seen_layers.add(id(child))
-            layers.append(child)
-            _add_in_keras_order(child, containers, weights, layers, seen_weights, seen_layers)
-    if getattr(type(layer), "_weights_in_creation_order", False):
-        weights[start:] = sorted(weights[start:], key=lambda variable: variable._index)
-
-
 def _own_and_held(layer, containers):
-    """The Variables a layer's attributes hold outside sub-layers, and the sub-layers."""
+    """The Variables a layer's attributes hold outside sub-layers, and the sub-layers.
+
+    Both in attribute order; the lists and dicts read go to `containers`.
+    """
     containers.append(layer._added_weights)
     own, children, seen = [], [], set()
 
@@ -344,7 +322,7 @@ def _walk_value(value, path, owner, seen, containers=None):
 
 
 def tracked_weights(layer):
-    """The Variables a layer tracks, in creation order, each once.
+    """The Variables a layer tracks, each once, in Keras 3's order (`layer.weights`).
 
     Args:
         layer: a `Layer`.

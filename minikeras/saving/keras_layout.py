@@ -82,7 +82,7 @@ def unique_name(name, used):
 
 
 def _own_and_children(layer):
-    """The layer's own variables (creation order) and its direct sub-layers by attribute."""
+    """The layer's own variables (in `weights` order) and its direct sub-layers by attribute."""
     children, sub_weights = [], set()
     for path, owner, value in tracking.walk(layer):
         if owner is layer and isinstance(value, Layer):

@@ -55,7 +55,7 @@ def _check_built(layer, action):
 
 
 def weight_table(layer):
-    """Each weight of `layer` with its tracked path and its position key, in creation order.
+    """Each weight of `layer` with its tracked path and its position key, in `weights` order.
 
     Args:
         layer: a layer or model.
@@ -81,7 +81,8 @@ def weight_table(layer):
             prefixes[id(value)] = (path + "/", key + "/")
         else:
             table.append((path, key, value))
-    table.sort(key=lambda row: row[2]._index)
+    order = {id(variable): index for index, variable in enumerate(layer.weights)}
+    table.sort(key=lambda row: order[id(row[2])])
     return table
 
 
