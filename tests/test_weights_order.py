@@ -216,6 +216,34 @@ def test_set_weights_from_keras_get_weights_predicts_as_keras(name):
         np.testing.assert_array_equal(mine, keras.ops.convert_to_numpy(keras_array))
 
 
+# Keras keeps a subclassed model's attributes that sort after `layers` (`norm`, `out`)
+# in the `layers` container of its .weights.h5; minikeras's layout keeps them by
+# attribute name: a difference of file layout, not of order (left to keras_layout).
+_H5_CASES = [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="keras_layout, see above"))
+    if name == "subclassed_model"
+    else name
+    for name in sorted(ARCHITECTURES)
+]
+
+
+@pytest.mark.parametrize("name", _H5_CASES)
+def test_weights_files_cross_both_ways(name, tmp_path):
+    keras = _keras()
+    ours, theirs = ARCHITECTURES[name](mk), ARCHITECTURES[name](keras)
+    rng = np.random.default_rng(2)
+    theirs.set_weights([rng.uniform(0.5, 1.5, w.shape).astype(w.dtype) for w in theirs.weights])
+    theirs.save_weights(tmp_path / "keras.weights.h5")
+    ours.load_weights(tmp_path / "keras.weights.h5")
+    for mine, keras_weight in zip(ours.weights, theirs.weights):
+        np.testing.assert_array_equal(mine.numpy(), keras.ops.convert_to_numpy(keras_weight))
+    ours.save_weights(tmp_path / "ours.weights.h5")
+    fresh = ARCHITECTURES[name](keras)
+    fresh.load_weights(tmp_path / "ours.weights.h5")
+    for mine, keras_weight in zip(ours.weights, fresh.weights):
+        np.testing.assert_array_equal(mine.numpy(), keras.ops.convert_to_numpy(keras_weight))
+
+
 # ------------------------------------------------- files written by creation order
 
 
