@@ -103,3 +103,38 @@ def test_infinite_gradients_match_keras_on_jax(name):
     expected = jax.grad(lambda x: jnp.sum(keras_op(x) * jnp.inf))(jnp.asarray(X))
     with np.errstate(invalid="ignore"):
         np.testing.assert_array_equal(_grad_of_infinite_upstream(op, X), np.asarray(expected))
+
+
+def test_dropout_selects_too_an_inf_in_a_dropped_entry_gives_zero():
+    # (JAX's dropout selects; a product with the 0/scale mask gave NaN there)
+    x = mk.Variable(np.full((4, 6), np.inf, "float32"))
+    rng = np.random.default_rng(3)
+    with mk.GradientTape() as tape:
+        out = mk.ops.dropout_mask.dropout_mask(x, 0.5, (4, 6), rng)
+    kept = np.isinf(out.numpy())
+    assert 0 < kept.sum() < kept.size
+    np.testing.assert_array_equal(out.numpy()[~kept], 0.0)  # not NaN
+    grad = tape.gradient(out, x, output_gradients=mk.ops.ones((4, 6))).numpy()
+    np.testing.assert_array_equal(grad[kept], 2.0)  # the scale 1 / (1 - rate)
+    np.testing.assert_array_equal(grad[~kept], 0.0)
+    # An infinite upstream gradient: the dropped entries still get 0.
+    with mk.GradientTape() as tape:
+        out = mk.ops.dropout_mask.dropout_mask(
+            x, 0.5, (1, 6), np.random.default_rng(3)
+        )  # (one mask row, broadcast over the batch)
+    upstream = mk.ops.full((4, 6), np.inf)
+    grad = tape.gradient(out, x, output_gradients=upstream).numpy()
+    kept = np.isinf(out.numpy())
+    assert np.all(kept == kept[:1])  # the mask broadcast
+    np.testing.assert_array_equal(grad[~kept], 0.0)
+    assert np.all(np.isposinf(grad[kept]))
+
+
+def test_dropout_with_finite_inputs_is_the_scaled_product():
+    x = np.random.default_rng(0).normal(size=(5, 7)).astype("float32")
+    out = mk.ops.dropout_mask.dropout_mask(
+        mk.ops.convert_to_tensor(x), 0.25, (5, 7), np.random.default_rng(1)
+    )
+    keep = np.random.default_rng(1).random((5, 7), dtype=np.float32) >= 0.25
+    np.testing.assert_array_equal(out.numpy(), x * keep.astype("float32") * np.float32(1 / 0.75))
+    assert out.dtype == "float32"

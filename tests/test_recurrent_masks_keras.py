@@ -35,6 +35,7 @@ def _mask_of(tensor):
 
 
 @pytest.mark.parametrize("kind", ["GRU", "SimpleRNN"])
+@pytest.mark.filterwarnings("ignore:.*sequences carry a mask:UserWarning")
 def test_initial_states_keep_the_sequences_mask_off_the_steps_but_on_the_outputs(kind):
     embedding = _embedding(mk)
     layer = getattr(mk.layers, kind)(3, return_sequences=True, return_state=True)
@@ -52,6 +53,7 @@ def test_initial_states_keep_the_sequences_mask_off_the_steps_but_on_the_outputs
     np.testing.assert_allclose(explicit[0].numpy(), masked[0].numpy(), rtol=1e-6)
 
 
+@pytest.mark.filterwarnings("ignore:.*sequences carry a mask:UserWarning")
 def test_a_functional_model_with_initial_states_does_as_the_eager_call():
     embedding = _embedding(mk)
     tokens, state = mk.Input((5,), dtype="int32"), mk.Input((3,))

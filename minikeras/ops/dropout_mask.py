@@ -3,7 +3,9 @@
 Drawn inside a fused primitive, the mask is part of what a tape records: a
 replayed training step (`engine.replay`) draws a fresh mask from the same
 generator, in the same order, where a mask drawn in the layer's Python would
-be frozen into the recording. Its VJP is the same product with the kept mask.
+be frozen into the recording. Forward and VJP select the kept entries (scaled)
+rather than multiply by a 0/scale mask, as JAX's dropout does, so an inf in a
+dropped entry gives 0, not NaN.
 `layers.Dropout` and `random.dropout` both draw their masks here.
 """
 
@@ -12,6 +14,7 @@ from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
+from minikeras.engine.gradient_select import select_gradient
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
 from minikeras.engine.replay import replay_draws
 from minikeras.engine.tensor import note_effect
@@ -21,25 +24,42 @@ from minikeras.ops.math import multiply
 __all__ = ["dropout_mask"]
 
 
-def _draw(dtype, rate, mask_shape, generator):
+def _draw(rate, mask_shape, generator):
+    """The boolean keep mask: each entry kept with probability `1 - rate`."""
     if TRACING[0] and _state.effect_observers:
         note_effect("a random draw")
     rng = _state.generator if generator is None else generator  # the thread's, at each call
-    keep = rng.random(mask_shape, dtype=np.float32) >= rate
+    return rng.random(mask_shape, dtype=np.float32) >= rate
+
+
+def _scaled_mask(dtype, rate, mask_shape, generator):
+    keep = _draw(rate, mask_shape, generator)
     return keep.astype(dtype) * dtype.type(1.0 / (1.0 - rate))
 
 
 @fused_primitive
 def _dropout_mask(x, rate, mask_shape, generator):
-    """`x * keep / (1 - rate)`, `keep` drawn now; the residual is the scaled mask."""
-    mask = _draw(x.dtype, rate, mask_shape, generator)
-    return x * mask, mask
+    """`x / (1 - rate)` where `keep`, drawn now, holds, 0 elsewhere; the residual is `keep`.
+
+    A select, not a product with the scaled mask, as JAX's dropout: an inf or
+    NaN in a dropped entry gives 0 (forward and backward), not NaN.
+    """
+    keep = _draw(rate, mask_shape, generator)
+    out = x * x.dtype.type(1.0 / (1.0 - rate))
+    return select_gradient(keep, out, out=out), keep
 
 
-def _dropout_mask_vjp(argnums, ans, args, mask):
-    # (`mask` is None only where the forward did not run on plain arrays, which
+def _dropout_mask_vjp(argnums, ans, args, keep):
+    # (`keep` is None only where the forward did not run on plain arrays, which
     # `dropout_mask` never lets happen: nested tapes take the unfused path.)
-    return lambda g: [g * mask]
+    x, rate = args[0], args[1]
+    scale = x.dtype.type(1.0 / (1.0 - rate))
+
+    def vjp(g):
+        scaled = g * scale
+        return [select_gradient(keep, scaled, out=scaled)]
+
+    return vjp
 
 
 defvjp_fused(_dropout_mask, _dropout_mask_vjp)
@@ -74,5 +94,6 @@ def dropout_mask(x, rate, mask_shape, generator=None):
     value = value_of(x)
     inner = value._value if type(value) is ArrayBox else value
     if type(inner) is not np.ndarray:  # nested tapes (a gradient of a gradient): mask as data
-        return multiply(x, _draw(np.dtype(dtype_of(value)), rate, tuple(mask_shape), generator))
+        mask = _scaled_mask(np.dtype(dtype_of(value)), rate, tuple(mask_shape), generator)
+        return multiply(x, mask)
     return wrap(call_primitive(_dropout_mask, value, float(rate), tuple(mask_shape), generator))
