@@ -50,7 +50,7 @@ def check_arguments(
             f"{where}: label_mode must be one of 'int', 'categorical', 'binary' or None, got "
             f"{label_mode!r}"
         )
-    if validation_split is not None and not (
+    if validation_split and not (  # 0 and None both mean no split, as in Keras
         isinstance(validation_split, (int, float)) and 0 < validation_split < 1
     ):
         raise ValueError(
@@ -148,11 +148,34 @@ def encode_labels(labels, label_mode, num_classes):
 
 
 class DirectoryDataset(PyDataset):
-    """Batches of files read by `load` (paths to an array), with their labels.
+    """The batches of files the `*_dataset_from_directory` functions return (built there).
 
-    Attributes:
-        file_paths: the files, in the order they were indexed (Keras's order).
-        class_names: the classes' names, label `i` being `class_names[i]`.
+    A `PyDataset`: `fit`, `evaluate` and `predict` take it, `len` counts its
+    batches and indexing or a `for` loop reads them, each a `(data, labels)`
+    tuple (or `data` alone without labels). Files are read when their batch
+    is. With a shuffle generator, the batches come in a new order after
+    each `on_epoch_end` (which `fit` calls).
+
+    Args:
+        file_paths: the files, in the order they were indexed (Keras's
+            order); kept as the attribute `file_paths`.
+        labels: an array of the files' encoded labels, or None.
+        class_names: the classes' names, label `i` being `class_names[i]`
+            (None without labels); kept as the attribute `class_names`.
+        load: a function from a list of paths to a batch array.
+        batch_size: the files in a batch; None yields single samples.
+        rng: a numpy `Generator` that shuffles the order, or None.
+
+    Example:
+        >>> import os, tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> for label in ("no", "yes"):
+        ...     os.makedirs(os.path.join(folder, label))
+        ...     with open(os.path.join(folder, label, "note.txt"), "w") as file:
+        ...         _ = file.write(label)
+        >>> dataset = mk.utils.text_dataset_from_directory(folder, seed=1, verbose=False)
+        >>> type(dataset).__name__, len(dataset), dataset.class_names
+        ('DirectoryDataset', 1, ['no', 'yes'])
     """
 
     def __init__(self, file_paths, labels, class_names, load, batch_size, rng):
