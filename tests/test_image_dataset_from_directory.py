@@ -170,6 +170,10 @@ def test_explicit_labels_follow_the_sorted_paths(tmp_path):
     np.testing.assert_array_equal(images[:, 0, 0, 0], [10, 20, 30])
     np.testing.assert_array_equal(labels, [2, 0, 2])
     assert dataset.class_names == ["0", "2"]
+    with pytest.raises(ValueError, match=r"label_mode='categorical', labels must be in \[0, 2\)"):
+        mk.utils.image_dataset_from_directory(
+            tmp_path, labels=[2, 0, 2], label_mode="categorical", verbose=False, seed=0
+        )
 
 
 def test_shuffle_is_keras_order_and_labels_follow_their_images(tree):

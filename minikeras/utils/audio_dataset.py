@@ -142,8 +142,10 @@ def audio_dataset_from_directory(
         ValueError: if an argument is not one of its values (naming it),
             `ragged` is True, the directory does not exist or holds no
             `.wav` file, `class_names` are not its subdirectories, `labels`
-            do not match the files in number, or `label_mode="binary"` has
-            other than two classes; when a batch is read, if a file is not
+            do not match the files in number, `label_mode="binary"` has other
+            than two classes, or explicit labels are outside [0, number of
+            classes) with `"categorical"` or `"binary"` (Keras encodes those
+            silently); when a batch is read, if a file is not
             integer PCM WAV or has another rate than `sampling_rate`.
 
     Example:

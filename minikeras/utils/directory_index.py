@@ -273,6 +273,16 @@ def make_datasets(
             f"{where}: label_mode='binary' needs exactly 2 classes, got class_names={class_names}"
         )
     if labels is not None:
+        if (
+            label_mode in ("categorical", "binary")
+            and len(labels)
+            and (labels.min() < 0 or labels.max() >= len(class_names))
+        ):  # Keras would encode them silently as zero rows or as 5.0
+            raise ValueError(
+                f"{where}: with label_mode={label_mode!r}, labels must be in [0, "
+                f"{len(class_names)}) (one per class among {class_names}), got labels from "
+                f"{labels.min()} to {labels.max()}"
+            )
         labels = encode_labels(labels, label_mode, len(class_names))
     datasets = []
     for part in ("training", "validation") if subset == "both" else (subset,):

@@ -131,8 +131,10 @@ def image_dataset_from_directory(
         ImportError: if Pillow is not installed.
         ValueError: if an argument is not one of its values (naming it), the
             directory does not exist or holds no images, `class_names` are not
-            its subdirectories, `labels` do not match the files in number, or
-            `label_mode="binary"` has other than two classes.
+            its subdirectories, `labels` do not match the files in number,
+            `label_mode="binary"` has other than two classes, or explicit
+            labels are outside [0, number of classes) with `"categorical"` or
+            `"binary"` (Keras encodes those silently).
 
     Example:
         >>> import os, tempfile

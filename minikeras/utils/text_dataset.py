@@ -93,7 +93,9 @@ def text_dataset_from_directory(
         ValueError: if an argument is not one of its values (naming it), the
             directory does not exist or holds no `.txt` file, `class_names`
             are not its subdirectories, `labels` do not match the files in
-            number, or `label_mode="binary"` has other than two classes.
+            number, `label_mode="binary"` has other than two classes, or
+            explicit labels are outside [0, number of classes) with
+            `"categorical"` or `"binary"` (Keras encodes those silently).
 
     Example:
         >>> import os, tempfile
