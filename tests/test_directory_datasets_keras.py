@@ -39,9 +39,13 @@ def tree(tmp_path):
         pixels = RNG.integers(0, 256, shape, dtype="uint8")
         Image.fromarray(pixels).save(path, format="JPEG" if name.endswith("JPG") else None)
     (root / "b" / "notes.txt").write_text("no image")
+    (tmp_path / "outside").mkdir()
+    Image.fromarray(np.zeros((3, 3, 3), dtype="uint8")).save(tmp_path / "outside" / "o.png")
+    os.symlink(tmp_path / "outside", root / "a" / "linked")  # read with follow_links only
     return root
 
 
+@pytest.mark.parametrize("follow_links", [False, True])
 @pytest.mark.parametrize("directory_suffix", ["", os.sep])
 @pytest.mark.parametrize(
     "labels, class_names, shuffle, seed",
@@ -54,16 +58,16 @@ def tree(tmp_path):
     ],
 )
 def test_file_order_labels_and_classes_match_keras(
-    tree, directory_suffix, labels, class_names, shuffle, seed
+    tree, directory_suffix, labels, class_names, shuffle, seed, follow_links
 ):
     directory = str(tree) + directory_suffix
     paths, keras_labels, keras_classes = dataset_utils.index_directory(
         directory, labels, IMAGE_FORMATS, class_names=class_names, shuffle=shuffle, seed=seed,
-        verbose=False,
+        follow_links=follow_links, verbose=False,
     )  # fmt: skip
     ours = mk.utils.image_dataset_from_directory(
         directory, labels=labels, class_names=class_names, shuffle=shuffle, seed=seed,
-        image_size=(2, 2), batch_size=100, verbose=False,
+        image_size=(2, 2), batch_size=100, follow_links=follow_links, verbose=False,
     )  # fmt: skip
     assert ours.file_paths == paths
     assert ours.class_names == keras_classes

@@ -294,3 +294,17 @@ def test_missing_pillow_names_the_extra(tree, monkeypatch):
         mk.utils.image_dataset_from_directory(tree, verbose=False)
     with pytest.raises(ImportError, match="the 'images' extra"):
         mk.utils.array_to_img(np.zeros((2, 2, 3)))
+
+
+def test_follow_links_reads_linked_folders_only_when_asked(tree, tmp_path):
+    _save(tmp_path / "elsewhere" / "g", _grey(40))
+    os.symlink(tmp_path / "elsewhere", tree / "cat" / "linked")
+    counts = [
+        len(
+            mk.utils.image_dataset_from_directory(
+                tree, follow_links=follow, image_size=(2, 2), verbose=False, seed=0
+            ).file_paths
+        )
+        for follow in (False, True)
+    ]
+    assert counts == [5, 6]
