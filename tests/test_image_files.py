@@ -1,4 +1,4 @@
-"""`load_img`, `img_to_array`, `array_to_img`, `save_img` and `smart_resize`.
+"""`load_img`, `img_to_array`, `array_to_img`, `save_img` (utils.image_utils) and `smart_resize`.
 
 Values are checked by hand on small images; the last tests run Keras's own
 functions (which need Pillow but not TensorFlow) on the same inputs and skip
@@ -26,7 +26,7 @@ def test_img_to_array_shapes_dtypes_and_layouts():
     first = mk.utils.img_to_array(Image.fromarray(rgb), data_format="channels_first")
     np.testing.assert_array_equal(first, rgb.transpose(2, 0, 1))
     assert mk.utils.img_to_array(rgb, dtype="uint8").dtype == np.uint8
-    with pytest.raises(ValueError, match="img_to_array: expected a 2-D or 3-D image"):
+    with pytest.raises(ValueError, match="img_to_array expected an image of rank 2 or 3"):
         mk.utils.img_to_array(np.zeros((1, 2, 2, 3)))
 
 
@@ -43,7 +43,7 @@ def test_array_to_img_scales_to_0_255_and_picks_the_mode():
     assert first.size == (5, 2)
     with pytest.raises(ValueError, match="1, 3 or 4 channels, got 2"):
         mk.utils.array_to_img(np.zeros((2, 2, 2)))
-    with pytest.raises(ValueError, match="3-D array, got shape"):
+    with pytest.raises(ValueError, match="one image of rank 3, got shape"):
         mk.utils.array_to_img(np.zeros((2, 2)))
 
 
