@@ -235,6 +235,11 @@ def test_fit_evaluate_and_predict_read_the_dataset(tree):
     assert history.params["steps"] == 3 and len(history.history["loss"]) == 20
     assert history.history["loss"][-1] < 0.5 * history.history["loss"][0]
     assert np.isfinite(model.evaluate(dataset, verbose=0))
+    training, validation = mk.utils.image_dataset_from_directory(
+        tree, image_size=(4, 4), validation_split=0.4, subset="both", seed=1, verbose=False
+    )
+    history = model.fit(training, validation_data=validation, epochs=2, verbose=0)
+    assert len(history.history["val_loss"]) == 2
     unlabelled = mk.utils.image_dataset_from_directory(
         tree, label_mode=None, image_size=(4, 4), shuffle=False, verbose=False
     )
