@@ -134,6 +134,17 @@ def test_resize_nearest_crop_and_pad_by_hand(tmp_path):
     np.testing.assert_array_equal(images[0, :, 0, 0], [0, 100, 100, 0])
 
 
+@pytest.mark.parametrize("interpolation", ["bicubic", "lanczos3", "lanczos5"])
+def test_the_resize_ops_other_filters(tmp_path, interpolation):
+    pixels = np.random.default_rng(0).integers(0, 256, (6, 9, 3))
+    _save(tmp_path / "a" / "x", pixels)
+    images = mk.utils.image_dataset_from_directory(
+        tmp_path, labels=None, image_size=(4, 5), interpolation=interpolation, verbose=False
+    )[0]
+    expected = mk.ops.image.resize(pixels.astype("float32")[None], (4, 5), interpolation)
+    np.testing.assert_allclose(images, expected.numpy(), rtol=1e-6)
+
+
 def test_jpeg_gif_and_batch_size_none(tmp_path):
     _save(tmp_path / "a" / "x", _grey(128), suffix=".jpg")
     _save(tmp_path / "b" / "y", _grey(60), suffix=".gif")
@@ -268,7 +279,7 @@ def test_take(tree):
         ({"color_mode": "hsv"}, "color_mode"),
         ({"image_size": (4,)}, "image_size"),
         ({"image_size": (4, 0)}, "image_size"),
-        ({"interpolation": "bicubic"}, "interpolation"),
+        ({"interpolation": "area"}, "interpolation"),
         ({"crop_to_aspect_ratio": True, "pad_to_aspect_ratio": True}, "pad_to_aspect_ratio"),
         ({"subset": "test", "validation_split": 0.2, "seed": 1}, "subset"),
         ({"subset": "training"}, "validation_split"),

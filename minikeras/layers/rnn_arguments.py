@@ -54,8 +54,14 @@ def mask_to_apply(mask, initial_state, layer=None):
 
     Example:
         >>> from minikeras.layers.rnn_arguments import mask_to_apply
-        >>> mask_to_apply(["m", None], ["h"]) is None, mask_to_apply("m", ["h"])
-        (True, 'm')
+        >>> mask_to_apply("m", ["h"]), mask_to_apply([None, None], ["h"]) is None
+        ('m', True)
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as said:
+        ...     warnings.simplefilter("always")
+        ...     dropped = mask_to_apply(["m", None], ["h"])
+        >>> dropped is None, "not applied because initial_state" in str(said[0].message)
+        (True, True)
     """
     if initial_state and isinstance(mask, (list, tuple)):
         if first_mask(mask) is not None:

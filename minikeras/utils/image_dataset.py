@@ -3,6 +3,7 @@
 import numpy as np
 
 from minikeras.ops.image import resize
+from minikeras.ops.image_resize import INTERPOLATIONS
 from minikeras.utils.directory_index import check_arguments, index_directory, make_datasets
 from minikeras.utils.image_resizing import crop_to_aspect, pad_to_aspect
 from minikeras.utils.image_utils import _COLOR_MODES, _data_format, _pil_image
@@ -108,8 +109,9 @@ def image_dataset_from_directory(
             for validation (the last ones, after the shuffle).
         subset: with `validation_split`, `"training"`, `"validation"` or
             `"both"` (a `(training, validation)` tuple).
-        interpolation: `"bilinear"` or `"nearest"`; Keras's other filters
-            (`"bicubic"`, `"area"`, the Lanczos ones, ...) raise a ValueError.
+        interpolation: `"bilinear"`, `"nearest"`, `"bicubic"`, `"lanczos3"` or
+            `"lanczos5"` (`ops.image.resize`'s); Keras's `"area"`,
+            `"gaussian"` and `"mitchellcubic"` raise a ValueError.
         follow_links: whether to read subdirectories that are symbolic links.
         crop_to_aspect_ratio: whether to resize the largest centred crop of
             `image_size`'s aspect ratio (no distortion).
@@ -172,14 +174,13 @@ def image_dataset_from_directory(
         )
     image_size = tuple(image_size)
     interpolation = interpolation.lower() if isinstance(interpolation, str) else interpolation
-    if interpolation not in ("bilinear", "nearest"):
+    if interpolation not in INTERPOLATIONS:
         more = (
-            " (minikeras resizes with these two only)"
-            if interpolation in _KERAS_INTERPOLATIONS
-            else ""
+            " (minikeras does not resize with it)" if interpolation in _KERAS_INTERPOLATIONS else ""
         )
         raise ValueError(
-            f"{_WHERE}: interpolation must be 'bilinear' or 'nearest'{more}, got {interpolation!r}"
+            f"{_WHERE}: interpolation must be one of {', '.join(map(repr, INTERPOLATIONS))}"
+            f"{more}, got {interpolation!r}"
         )
     if crop_to_aspect_ratio and pad_to_aspect_ratio:
         raise ValueError(f"{_WHERE}: give only one of crop_to_aspect_ratio and pad_to_aspect_ratio")

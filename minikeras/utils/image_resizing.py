@@ -24,9 +24,8 @@ def smart_resize(x, size, interpolation="bilinear", data_format="channels_last")
         x: one image `(height, width, channels)` or a batch of them (channels
             first with `data_format="channels_first"`).
         size: the target `(height, width)`.
-        interpolation: `"bilinear"` or `"nearest"` (Keras also has
-            `"bicubic"` and Lanczos filters, which `minikeras.ops.image.resize`
-            does not).
+        interpolation: any of `minikeras.ops.image.resize`'s: `"bilinear"`,
+            `"nearest"`, `"bicubic"`, `"lanczos3"` or `"lanczos5"`.
         data_format: `"channels_last"` or `"channels_first"`.
 
     Returns:
