@@ -8,6 +8,7 @@ symbolic tensors.
 
 from minikeras import (
     activations,
+    applications,
     backend,
     callbacks,
     config,
@@ -83,6 +84,7 @@ __all__ = [
     "TrackingWarning",
     "Variable",
     "activations",
+    "applications",
     "backend",
     "callbacks",
     "config",

@@ -1,0 +1,46 @@
+"""Ready-made image classification architectures, Keras's `keras.applications`.
+
+`VGG16`, `VGG19`, `ResNet50`, `ResNet101`, `ResNet152`, `ResNet50V2`,
+`ResNet101V2`, `ResNet152V2` and `MobileNetV2` build the same layers, with the
+same names and weights, as Keras's functions of those names, so a Keras
+weights file (`.weights.h5`, `.keras`) loads into them. Each family's module
+(`vgg16`, `resnet`, `resnet_v2`, `mobilenet_v2`, ...) also gives the
+`preprocess_input` its weights expect and `decode_predictions`.
+
+minikeras never downloads: `weights="imagenet"` reads Keras's cache
+(`~/.keras/models`) and otherwise raises, asking for a local file.
+"""
+
+from minikeras.applications import (
+    imagenet_utils,
+    mobilenet_v2,
+    resnet,
+    resnet50,
+    resnet_v2,
+    vgg16,
+    vgg19,
+)
+from minikeras.applications.mobilenet_v2 import MobileNetV2
+from minikeras.applications.resnet import ResNet50, ResNet101, ResNet152
+from minikeras.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
+from minikeras.applications.vgg16 import VGG16
+from minikeras.applications.vgg19 import VGG19
+
+__all__ = [
+    "MobileNetV2",
+    "ResNet50",
+    "ResNet50V2",
+    "ResNet101",
+    "ResNet101V2",
+    "ResNet152",
+    "ResNet152V2",
+    "VGG16",
+    "VGG19",
+    "imagenet_utils",
+    "mobilenet_v2",
+    "resnet",
+    "resnet50",
+    "resnet_v2",
+    "vgg16",
+    "vgg19",
+]
