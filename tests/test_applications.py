@@ -80,6 +80,16 @@ def test_mobilenet_v2_widths_follow_alpha_rounded_to_multiples_of_eight():
     assert wide.get_layer("Conv_1").filters == 1792  # 1280 * 1.4
 
 
+def test_mobilenet_v2_pads_odd_and_even_sides_before_each_strided_depthwise():
+    # Conv1 (same, stride 2): 33 -> 17, 35 -> 18; then each of the four stride-2 blocks pads
+    # an odd side by (1, 1) and an even one by (0, 1) and convolves 3x3 "valid":
+    # 17 -> 9, 18 -> 9, then 9 -> 5 -> 3 -> 2.
+    model = mk.applications.MobileNetV2((33, 35, 3), alpha=1.3, include_top=False, weights=None)
+    assert model.get_layer("block_1_pad").padding == ((1, 1), (0, 1))
+    assert model.output_shape == (None, 2, 2, 1664)  # 1280 * 1.3, a multiple of 8
+    assert model.name == "mobilenetv2_1.30_33"
+
+
 def test_mobilenet_v2_trains_a_step_and_its_loss_falls():
     model = mk.applications.MobileNetV2(SMALL, alpha=0.35, weights=None, classes=3)
     model.compile(optimizer=mk.optimizers.Adam(1e-3), loss="sparse_categorical_crossentropy")

@@ -1,4 +1,4 @@
-"""What every application does around its own layers: check arguments, make the input, add the top, load weights.
+"""What every application does around its layers: check arguments, make the input, the top, load.
 
 An application function (`VGG16`, `ResNet50`, ...) calls `check_arguments`
 and `image_input` first, stacks its layers, then `classifier_or_pooling`, then
@@ -74,12 +74,11 @@ def check_arguments(model, weights, include_top, classes, pooling, classifier_ac
         raise ValueError(
             f"{model}: `pooling` must be None, 'avg' or 'max', got pooling={pooling!r}"
         )
-    if include_top and weights is not None:
-        if classifier_activation not in (None, "softmax", "linear"):
-            raise ValueError(
-                f"{model}: with pretrained weights and include_top=True, classifier_activation "
-                f"must be None or 'softmax', got classifier_activation={classifier_activation!r}"
-            )
+    if include_top and weights is not None and classifier_activation not in (None, "softmax"):
+        raise ValueError(
+            f"{model}: with pretrained weights and include_top=True, classifier_activation "
+            f"must be None or 'softmax', got classifier_activation={classifier_activation!r}"
+        )
 
 
 def obtain_input_shape(input_shape, default_size, min_size, require_flatten, weights):
@@ -202,7 +201,7 @@ def classifier_or_pooling(x, include_top, pooling, classes, classifier_activatio
 
 
 def correct_pad(x, kernel_size):
-    """The zero padding that makes a strided "valid" convolution line up as Keras's pretrained ones do.
+    """The zero padding that lines a strided "valid" convolution up as in Keras's pretrained models.
 
     Args:
         x: the symbolic tensor about to be convolved.

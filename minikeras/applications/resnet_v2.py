@@ -56,7 +56,7 @@ def _stages(blocks_per_stage):
     return stack
 
 
-def ResNet50V2(
+def ResNet50V2(  # noqa: N802 (Keras's name)
     include_top=True,
     weights="imagenet",
     input_tensor=None,
@@ -106,7 +106,7 @@ def ResNet50V2(
     return build_resnet("ResNet50V2", _stages((3, 4, 6, 3)), True, locals())
 
 
-def ResNet101V2(
+def ResNet101V2(  # noqa: N802 (Keras's name)
     include_top=True,
     weights="imagenet",
     input_tensor=None,
@@ -146,7 +146,7 @@ def ResNet101V2(
     return build_resnet("ResNet101V2", _stages((3, 4, 23, 3)), True, locals())
 
 
-def ResNet152V2(
+def ResNet152V2(  # noqa: N802 (Keras's name)
     include_top=True,
     weights="imagenet",
     input_tensor=None,
@@ -227,6 +227,6 @@ def decode_predictions(preds, top=5):
         >>> mk.applications.resnet_v2.decode_predictions(np.zeros((1, 2)))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: decode_predictions: expected a batch of predictions of shape (samples, 1000), ...
+        ValueError: decode_predictions: expected a batch of predictions of shape ...
     """
     return _decode(preds, top=top)

@@ -1,4 +1,4 @@
-"""VGG16 (Simonyan and Zisserman, 2015): five blocks of 3x3 convolutions and max pooling, then three dense layers.
+"""VGG16 (Simonyan and Zisserman, 2015): five blocks of 3x3 convolutions, then three dense layers.
 
 Layer names, shapes and weights match Keras's `keras.applications.VGG16`, so
 its weights files load. Inputs are preprocessed in `"caffe"` mode.
@@ -22,7 +22,7 @@ def build_vgg(
     classifier_activation,
     name,
 ):
-    """Builds a VGG with `convs_per_block[i]` convolutions in block `i + 1` (shared by VGG16 and VGG19).
+    """Builds a VGG with `convs_per_block[i]` convolutions in block `i + 1` (VGG16 and VGG19).
 
     Args:
         model_name: `"VGG16"` or `"VGG19"`, for messages and the weights file.
@@ -65,7 +65,7 @@ def build_vgg(
     return builder.finish(input_tensor, image, x, name, path)
 
 
-def VGG16(
+def VGG16(  # noqa: N802 (Keras's name)
     include_top=True,
     weights="imagenet",
     input_tensor=None,
@@ -173,6 +173,6 @@ def decode_predictions(preds, top=5):
         >>> mk.applications.vgg16.decode_predictions(np.zeros((1, 3)))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: decode_predictions: expected a batch of predictions of shape (samples, 1000), ...
+        ValueError: decode_predictions: expected a batch of predictions of shape ...
     """
     return imagenet_utils.decode_predictions(preds, top=top)

@@ -1,4 +1,4 @@
-"""VGG19 (Simonyan and Zisserman, 2015): VGG16 with four convolutions in each of its last three blocks.
+"""VGG19 (Simonyan and Zisserman, 2015): VGG16 with four convolutions in its last three blocks.
 
 Layer names, shapes and weights match Keras's `keras.applications.VGG19`, so
 its weights files load. Inputs are preprocessed in `"caffe"` mode.
@@ -10,7 +10,7 @@ from minikeras.applications.vgg16 import build_vgg
 __all__ = ["VGG19", "decode_predictions", "preprocess_input"]
 
 
-def VGG19(
+def VGG19(  # noqa: N802 (Keras's name)
     include_top=True,
     weights="imagenet",
     input_tensor=None,
@@ -118,6 +118,6 @@ def decode_predictions(preds, top=5):
         >>> mk.applications.vgg19.decode_predictions(np.zeros((1, 3)))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: decode_predictions: expected a batch of predictions of shape (samples, 1000), ...
+        ValueError: decode_predictions: expected a batch of predictions of shape ...
     """
     return imagenet_utils.decode_predictions(preds, top=top)
