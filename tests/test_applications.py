@@ -122,6 +122,53 @@ def test_weights_from_a_file_are_loaded_by_the_weights_argument(tmp_path):
         np.testing.assert_array_equal(ours, theirs)
 
 
+def _write_legacy_h5(model, path, values):
+    """Writes `values` (one array per weight of `model`, in `model.weights` order) in Keras's
+    older layout, by hand: layer_names, and per layer its weight_names then the arrays."""
+    import h5py
+
+    position = {id(variable): i for i, variable in enumerate(model.weights)}
+    with h5py.File(path, "w") as handle:
+        named = [layer for layer in model.layers if layer.weights]
+        handle.attrs["layer_names"] = [layer.name.encode() for layer in named]
+        for layer in named:
+            group = handle.create_group(layer.name)
+            ordered = layer.trainable_weights + layer.non_trainable_weights
+            names = [f"{layer.name}/{variable.name}:0" for variable in ordered]
+            group.attrs["weight_names"] = [name.encode() for name in names]
+            for name, variable in zip(names, ordered):
+                group[name] = values[position[id(variable)]]
+
+
+def test_imagenet_weights_in_kerass_cache_load_from_kerass_older_h5_layout(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    shape = (96, 96, 3)
+    reference = mk.applications.MobileNetV2(shape, alpha=0.35, include_top=False, weights=None)
+    values = [RNG.uniform(0.5, 1.5, w.shape).astype("float32") for w in reference.weights]
+    (tmp_path / "models").mkdir()
+    name = "mobilenet_v2_weights_tf_dim_ordering_tf_kernels_0.35_96_no_top.h5"
+    _write_legacy_h5(reference, tmp_path / "models" / name, values)
+    model = mk.applications.MobileNetV2(shape, alpha=0.35, include_top=False)
+    for variable, value in zip(model.weights, values):
+        np.testing.assert_array_equal(variable.numpy(), value)
+
+
+def test_an_older_h5_file_that_does_not_fit_changes_nothing(tmp_path):
+    small = mk.applications.MobileNetV2(SMALL, alpha=0.35, include_top=False, weights=None)
+    values = [np.ones(w.shape, "float32") for w in small.weights]
+    _write_legacy_h5(small, tmp_path / "small.h5", values)
+    with pytest.raises(ValueError, match="layers with weights"):  # Conv_1 and its BN missing
+        mk.applications.MobileNetV2(SMALL, alpha=0.35, weights=str(tmp_path / "small.h5"))
+    wide = mk.applications.MobileNetV2(SMALL, alpha=0.5, include_top=False, weights=None)
+    before = [w.numpy().copy() for w in wide.weights]
+    from minikeras.applications.legacy_weights import load_legacy_h5
+
+    with pytest.raises(ValueError, match="has shape"):
+        load_legacy_h5(wide, tmp_path / "small.h5")
+    for variable, value in zip(wide.weights, before):
+        np.testing.assert_array_equal(variable.numpy(), value)
+
+
 def test_imagenet_weights_not_in_kerass_cache_are_refused_before_building(tmp_path, monkeypatch):
     monkeypatch.setenv("KERAS_HOME", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="cannot download") as error:

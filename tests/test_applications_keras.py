@@ -121,3 +121,16 @@ def test_imagenet_utils_modes_give_kerass_values_for_arrays_and_tensors(mode, ra
         mk.ops.convert_to_tensor(images), mode=mode
     )
     np.testing.assert_allclose(mk.ops.convert_to_numpy(tensor), theirs, rtol=1e-6)
+
+
+def test_kerass_older_h5_model_file_loads_by_the_weights_argument_and_predicts_alike(tmp_path):
+    theirs, _ = _pair("resnet50v2_top")
+    _randomize(theirs)
+    with pytest.warns(UserWarning):  # Keras calls the HDF5 model format legacy
+        theirs.save(tmp_path / "model.h5")
+    function, arguments = CASES["resnet50v2_top"]
+    ours = getattr(mk.applications, function)(weights=str(tmp_path / "model.h5"), **arguments)
+    x = RNG.uniform(-1, 1, (2, *SMALL)).astype("float32")
+    np.testing.assert_allclose(
+        ours.predict(x, verbose=0), theirs.predict(x, verbose=0), rtol=1e-4, atol=1e-5
+    )

@@ -13,6 +13,7 @@ import warnings
 
 from minikeras import config, layers
 from minikeras.applications.imagenet_utils import keras_models_cache
+from minikeras.applications.legacy_weights import is_legacy_h5, load_legacy_h5
 from minikeras.models import Model
 from minikeras.utils import get_source_inputs, is_keras_tensor
 
@@ -224,14 +225,18 @@ def finish(input_tensor, image, outputs, name, weights_path):
         image: the symbolic image the layers started from.
         outputs: the output symbolic tensor.
         name: the model's name.
-        weights_path: None, or the file to load (from `weights_path`).
+        weights_path: None, or the file to load (from `weights_path`): Keras's
+            older order-matched `.h5` layout (`legacy_weights`), or anything
+            `Model.load_weights` reads.
 
     Returns:
         The `Model`.
     """
     inputs = get_source_inputs(input_tensor) if input_tensor is not None else image
     model = Model(inputs, outputs, name=name)
-    if weights_path is not None:
+    if weights_path is not None and is_legacy_h5(weights_path):
+        load_legacy_h5(model, weights_path)  # Keras's older layout: its ImageNet files
+    elif weights_path is not None:
         model.load_weights(weights_path)
     return model
 
