@@ -263,3 +263,27 @@ def test_decode_predictions_reads_the_class_index_from_kerass_cache(tmp_path, mo
     assert decoded[0][0][2] == pytest.approx(0.5)
     assert decoded[1][0][:2] == ("n00000999", "class_999") and len(decoded[1]) == 3
     monkeypatch.setattr(imagenet_utils, "_class_index", None)
+
+
+def test_channels_first_puts_channels_on_axis_one_everywhere():
+    mk.config.set_image_data_format("channels_first")
+    try:
+        model = mk.applications.MobileNetV2(
+            (3, 32, 32), alpha=0.35, include_top=False, weights=None
+        )
+        resnet = mk.applications.ResNet50V2(
+            weights=None, include_top=False, input_shape=(3, 32, 32)
+        )
+    finally:
+        mk.config.set_image_data_format("channels_last")
+    assert model.output_shape == (None, 1280, 1, 1)
+    assert model.get_layer("bn_Conv1").axis in (1, [1])
+    assert resnet.output_shape == (None, 2048, 1, 1)
+    x = RNG.uniform(-1, 1, (1, 3, 32, 32)).astype("float32")
+    assert model.predict(x, verbose=0).shape == (1, 1280, 1, 1)
+
+
+def test_an_unusual_number_of_channels_is_built_with_a_warning():
+    with pytest.warns(UserWarning, match="1 or 3 input channels"):
+        model = mk.applications.VGG16(weights=None, include_top=False, input_shape=(32, 32, 4))
+    assert model.get_layer("block1_conv1").kernel.shape == (3, 3, 4, 64)

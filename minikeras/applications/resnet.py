@@ -183,9 +183,11 @@ def ResNet101(  # noqa: N802 (Keras's name)
             Keras's cache.
 
     Example:
-        >>> model = mk.applications.ResNet101(weights=None, include_top=False, pooling="avg")
-        >>> model.output_shape
-        (None, 2048)
+        >>> model = mk.applications.ResNet101(
+        ...     weights=None, include_top=False, input_shape=(32, 32, 3), pooling="avg"
+        ... )
+        >>> model.output_shape, model.count_params()
+        ((None, 2048), 42658176)
     """
     return build_resnet("ResNet101", _stages((3, 4, 23, 3)), False, locals())
 
@@ -224,9 +226,11 @@ def ResNet152(  # noqa: N802 (Keras's name)
             Keras's cache.
 
     Example:
-        >>> model = mk.applications.ResNet152(weights=None, include_top=False)
-        >>> model.output_shape
-        (None, None, None, 2048)
+        >>> model = mk.applications.ResNet152(
+        ...     weights=None, include_top=False, input_shape=(32, 32, 3)
+        ... )
+        >>> model.output_shape, model.count_params()
+        ((None, 1, 1, 2048), 58370944)
     """
     return build_resnet("ResNet152", _stages((3, 8, 36, 3)), False, locals())
 

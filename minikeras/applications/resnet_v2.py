@@ -140,8 +140,9 @@ def ResNet101V2(  # noqa: N802 (Keras's name)
             Keras's cache.
 
     Example:
-        >>> mk.applications.ResNet101V2(weights=None, include_top=False).output_shape
-        (None, None, None, 2048)
+        >>> model = mk.applications.ResNet101V2(weights=None, input_shape=(64, 64, 3), classes=2)
+        >>> model.output_shape
+        (None, 2)
     """
     return build_resnet("ResNet101V2", _stages((3, 4, 23, 3)), True, locals())
 
@@ -180,8 +181,11 @@ def ResNet152V2(  # noqa: N802 (Keras's name)
             Keras's cache.
 
     Example:
-        >>> mk.applications.ResNet152V2(weights=None, include_top=False, pooling="max").output_shape
-        (None, 2048)
+        >>> model = mk.applications.ResNet152V2(
+        ...     weights=None, include_top=False, input_shape=(32, 32, 3), pooling="max"
+        ... )
+        >>> model.output_shape, model.count_params()
+        ((None, 2048), 58331648)
     """
     return build_resnet("ResNet152V2", _stages((3, 8, 36, 3)), True, locals())
 
