@@ -90,15 +90,14 @@ def test_mobilenet_v2_pads_odd_and_even_sides_before_each_strided_depthwise():
     assert model.name == "mobilenetv2_1.30_33"
 
 
-def test_mobilenet_v2_trains_a_step_and_its_loss_falls():
+def test_mobilenet_v2_learns_four_labelled_images():
+    mk.utils.set_random_seed(0)
     model = mk.applications.MobileNetV2(SMALL, alpha=0.35, weights=None, classes=3)
     model.compile(optimizer=mk.optimizers.Adam(1e-3), loss="sparse_categorical_crossentropy")
-    x = RNG.uniform(-1, 1, (4, *SMALL)).astype("float32")
+    x = np.random.default_rng(0).uniform(-1, 1, (4, *SMALL)).astype("float32")
     y = np.array([0, 1, 2, 0])
-    first = model.train_on_batch(x, y)
-    for _ in range(3):
-        last = model.train_on_batch(x, y)
-    assert np.isfinite(first) and last < first
+    losses = [float(model.train_on_batch(x, y)) for _ in range(8)]  # noisy at first (batch norm)
+    assert np.all(np.isfinite(losses)) and losses[-1] < 0.5 * losses[0]
 
 
 def test_an_input_tensor_is_built_on_and_the_model_starts_from_its_source():
