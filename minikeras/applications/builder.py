@@ -75,7 +75,11 @@ def check_arguments(model, weights, include_top, classes, pooling, classifier_ac
         raise ValueError(
             f"{model}: `pooling` must be None, 'avg' or 'max', got pooling={pooling!r}"
         )
-    if include_top and weights is not None and classifier_activation not in (None, "softmax"):
+    if (
+        include_top
+        and weights is not None
+        and classifier_activation not in (None, "softmax", "linear")
+    ):
         raise ValueError(
             f"{model}: with pretrained weights and include_top=True, classifier_activation "
             f"must be None or 'softmax', got classifier_activation={classifier_activation!r}"

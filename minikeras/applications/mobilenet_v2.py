@@ -95,7 +95,7 @@ def MobileNetV2(  # noqa: N802 (Keras's name)
     Differs from Keras: nothing is downloaded. `weights="imagenet"` loads
     Keras's `mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{alpha}_{rows}[_no_top].h5`
     from its cache (`~/.keras/models`) if it is there, else raises; pass a
-    local weights file instead.
+    local weights file instead. An unknown `pooling` is an error (Keras ignores it).
 
     Args:
         input_shape: optional shape tuple of 3 (channels placed by the image

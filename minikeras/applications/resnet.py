@@ -114,7 +114,7 @@ def ResNet50(  # noqa: N802 (Keras's name)
     Differs from Keras: nothing is downloaded. `weights="imagenet"` loads
     `resnet50_weights_tf_dim_ordering_tf_kernels[_notop].h5` from Keras's
     cache (`~/.keras/models`) if it is there, else raises; pass a local
-    weights file instead.
+    weights file instead. An unknown `pooling` is an error (Keras ignores it).
 
     Args:
         include_top: whether to include the classifier at the top.

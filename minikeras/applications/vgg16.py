@@ -85,7 +85,7 @@ def VGG16(  # noqa: N802 (Keras's name)
     Differs from Keras: nothing is downloaded. `weights="imagenet"` loads
     `vgg16_weights_tf_dim_ordering_tf_kernels[_notop].h5` from Keras's cache
     (`~/.keras/models`) if it is there, else raises; pass a local weights file
-    instead.
+    instead. An unknown `pooling` is an error (Keras ignores it).
 
     Args:
         include_top: whether to include the three dense layers at the top.
