@@ -111,10 +111,19 @@ def _input_mask(inputs):
     return masks if any(m is not None for m in flatten(masks)) else None
 
 
-def _placeholder(leaf, run=0, fill=0, sizes=(_BATCH_PLACEHOLDERS, _AXIS_PLACEHOLDERS)):
+def _placeholder_shape(leaf, run, sizes):
     placeholders = [sizes[0][run]] + [sizes[1][run]] * leaf.ndim
-    shape = tuple(p if s is None else s for p, s in zip(placeholders, leaf.shape))
-    return np.full(shape, fill, dtype=leaf.dtype)
+    return tuple(p if s is None else s for p, s in zip(placeholders, leaf.shape))
+
+
+def _placeholder(leaf, run=0, fill=0, sizes=(_BATCH_PLACEHOLDERS, _AXIS_PLACEHOLDERS)):
+    return np.full(_placeholder_shape(leaf, run, sizes), fill, dtype=leaf.dtype)
+
+
+def _filled_view(leaf, fill):
+    """`_placeholder`'s shape, as a read-only broadcast of one value (a compute_mask reads)."""
+    shape = _placeholder_shape(leaf, 0, _DEFAULT_SIZES)
+    return np.broadcast_to(np.array(fill, dtype=leaf.dtype), shape)
 
 
 def _attach_masks(layer, inputs, kwargs, outputs):
@@ -125,11 +134,12 @@ def _attach_masks(layer, inputs, kwargs, outputs):
     mask = kwargs.get("mask", _input_mask(inputs))
     if mask is None and type(layer).compute_mask is Layer.compute_mask:
         return  # the base compute_mask only passes a mask on
+    # (read-only views of one value: no memory to fill, even for images of unknown size)
     concrete = map_structure(
-        lambda leaf: _placeholder(leaf) if isinstance(leaf, SymbolicTensor) else leaf, inputs
+        lambda leaf: _filled_view(leaf, 0) if isinstance(leaf, SymbolicTensor) else leaf, inputs
     )
     ones = map_structure(
-        lambda leaf: _placeholder(leaf, fill=1) if isinstance(leaf, SymbolicTensor) else leaf, mask
+        lambda leaf: _filled_view(leaf, 1) if isinstance(leaf, SymbolicTensor) else leaf, mask
     )
     try:
         found = layer.compute_mask(concrete, ones)
