@@ -22,6 +22,10 @@ in other ways and reported with a `TrackingWarning`:
 - containers that cannot be tracked are scanned once, on the first call;
 - Variables read during `call()` are observed through `read_variable`, and
   those that the called model does not track are named.
+
+This module holds the cache and the warning; the walk itself (`walk`,
+`may_hold_weights`) is in `tracking_walk` and the scan (`find_untrackable`)
+in `tracking_scan`, both re-exported here.
 """
 
 import os
@@ -33,6 +37,14 @@ import numpy as np
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.layers import weight_order
+from minikeras.layers.tracking_scan import find_untrackable
+from minikeras.layers.tracking_walk import (
+    _LEAF_TYPES,
+    _attributes,
+    _is_layer,
+    may_hold_weights,
+    walk,
+)
 
 __all__ = [
     "TrackingWarning",
@@ -83,21 +95,6 @@ def warn(message):
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         level, frame = level + 1, frame.f_back
     warnings.warn(message, TrackingWarning, stacklevel=level)
-
-
-_layer_class = []  # [Layer], once layer.py (which imports this module) has loaded
-
-
-def _is_layer(value):
-    if not _layer_class:
-        from minikeras.layers.layer import Layer
-
-        _layer_class.append(Layer)
-    return isinstance(value, _layer_class[0])
-
-
-def _child_path(path, key):
-    return f"{path}[{key!r}]" if isinstance(key, str) else f"{path}[{key}]"
 
 
 def _fingerprint(container):
@@ -210,117 +207,6 @@ def _own_and_held(layer, containers):
     return own, children
 
 
-def walk(layer):
-    """Yields `(path, owner, value)` for each Variable and Layer a layer holds.
-
-    Paths are relative to `layer`, like `ff1/dense_list[0]/kernel`; `owner` is
-    the layer whose attributes hold `value`. Each object appears once, at the
-    first path that reaches it, in attribute order.
-
-    Args:
-        layer: a `Layer`.
-
-    Returns:
-        A generator of `(path, owner, value)` triples.
-
-    Example:
-        >>> from minikeras.layers import Dense
-        >>> d = Dense(2)
-        >>> d.build((None, 3))
-        >>> [path for path, _, _ in mk.layers.tracking.walk(d)]
-        ['kernel', 'bias']
-    """
-    seen = {id(layer)}
-    yield from _walk_layer(layer, "", seen)
-
-
-# Exact types that can hold no Variable or Layer: most of a layer's attributes
-# (names, sizes, flags, activations), skipped without a generator each.
-_LEAF_TYPES = frozenset(
-    {str, bytes, int, float, bool, type(None), np.ndarray, Tensor, type(len), type(lambda: 0)}
-)
-
-
-def may_hold_weights(value):
-    """Whether tracking could find a Variable or Layer in `value` (False for plain data).
-
-    Args:
-        value: any attribute value.
-
-    Returns:
-        A bool: False for strings, numbers, None, arrays, plain Tensors and
-        functions, and for tuples of those (a shape: immutable, it never will).
-
-    Example:
-        >>> tracking = mk.layers.tracking
-        >>> tracking.may_hold_weights(3), tracking.may_hold_weights([])
-        (False, True)
-        >>> tracking.may_hold_weights((None, 4)), tracking.may_hold_weights((mk.Variable(1.0),))
-        (False, True)
-    """
-    kind = type(value)
-    if kind is tuple:
-        return not all(type(item) in _LEAF_TYPES for item in value)
-    return kind not in _LEAF_TYPES
-
-
-def _walk_layer(layer, prefix, seen, containers=None):
-    if containers is not None:
-        containers.append(layer._added_weights)
-    for name, value in _attributes(layer):
-        if type(value) in _LEAF_TYPES:
-            continue
-        if isinstance(value, Variable):  # the usual weight, without a generator of its own
-            if id(value) not in seen:
-                seen.add(id(value))
-                yield prefix + name, layer, value
-        elif name == "_layers" and isinstance(value, list):
-            # Sequential and functional models: a layer's path is its name.
-            if containers is not None:
-                containers.append(value)
-            for sublayer in value:
-                yield from _walk_value(sublayer, prefix + sublayer.name, layer, seen, containers)
-        elif isinstance(value, (list, tuple, dict)) or _is_layer(value):
-            yield from _walk_value(value, prefix + name, layer, seen, containers)
-
-
-def _attributes(layer):
-    items = [(k, v) for k, v in vars(layer).items() if k not in layer._untracked_attributes]
-    # Weights made with add_weight but never assigned to an attribute are still the layer's.
-    items.extend((v.name, v) for v in layer._added_weights)
-    return items
-
-
-def _walk_value(value, path, owner, seen, containers=None):
-    if isinstance(value, (Variable, Tensor, str, bytes, np.ndarray, int, float)):
-        if isinstance(value, Variable) and id(value) not in seen:
-            seen.add(id(value))
-            yield path, owner, value
-        return
-    if _is_layer(value):
-        if id(value) not in seen:
-            seen.add(id(value))
-            yield path, owner, value
-            yield from _walk_layer(value, path + "/", seen, containers)
-        return
-    if isinstance(value, (list, tuple)):
-        if id(value) in seen:
-            return
-        seen.add(id(value))
-        if containers is not None and not isinstance(value, tuple):
-            containers.append(value)
-        for index, item in enumerate(value):
-            yield from _walk_value(item, _child_path(path, index), owner, seen, containers)
-    elif isinstance(value, dict):
-        if id(value) in seen:
-            return
-        seen.add(id(value))
-        if containers is not None:
-            containers.append(value)
-        for key, item in list(value.items()):
-            yield from _walk_value(item, _child_path(path, key), owner, seen, containers)
-
-
 def tracked_weights(layer):
     """The Variables a layer tracks, each once, in Keras 3's order (`layer.weights`).
 
@@ -338,88 +224,3 @@ def tracked_weights(layer):
         ['kernel', 'bias']
     """
     return list(weight_lists(layer)[0])
-
-
-_OPAQUE = (type, type(len), type(lambda: 0), type(np), np.ndarray, Tensor, str, bytes)
-
-
-def find_untrackable(layer, max_depth=3):
-    """Finds Layers and Variables in places tracking cannot reach.
-
-    Looks in sets and in the attributes of plain objects held by `layer` and
-    its sub-layers (the first call does this once). Objects that own their
-    Variables (optimizers, marked `_owns_its_variables`) are passed by.
-
-    Args:
-        layer: a `Layer`.
-        max_depth: how deep to look into plain objects.
-
-    Returns:
-        A list of `(path, owner, value, container_kind)`.
-
-    Example:
-        >>> from minikeras.layers import Dense, Layer
-        >>> class Bad(Layer):
-        ...     def __init__(self):
-        ...         super().__init__()
-        ...         self.blocks = {Dense(2)}
-        >>> [(path, kind) for path, _, _, kind in mk.layers.tracking.find_untrackable(Bad())]
-        [('blocks{...}', 'set')]
-    """
-    found = []
-    reachable = list(walk(layer))
-    tracked = {id(value) for _, _, value in reachable} | {id(layer)}
-    layers = [("", layer)] + [(path + "/", sub) for path, _, sub in reachable if _is_layer(sub)]
-    for prefix, owner in layers:
-        for name, value in _attributes(owner):
-            if type(value) not in _LEAF_TYPES:  # (most attributes: names, sizes, flags)
-                _scan(value, prefix + name, owner, found, max_depth, set())
-    # Something also reachable through tracking (a functional graph's nodes) is fine.
-    return [item for item in found if id(item[2]) not in tracked]
-
-
-# minikeras's own objects that hold no Layer or Variable a user put there: an
-# InputSpec, an initializer, regularizer or constraint minikeras defines, a
-# functional graph's tensors and nodes (whose layers the model tracks). The
-# first call's scan passes them by (a user's subclass, defined elsewhere, is
-# still looked into).
-_HOLDING_NOTHING = (
-    "minikeras.layers.input_spec",
-    "minikeras.layers.input_layer",
-    "minikeras.initializers.",
-    "minikeras.regularizers",
-    "minikeras.constraints",
-)
-
-
-def _scan(value, path, owner, found, depth, seen):
-    if type(value) in _LEAF_TYPES:  # (what the checks below would reach last)
-        return
-    if depth < 0 or id(value) in seen or isinstance(value, _OPAQUE) or _is_layer(value):
-        return
-    if getattr(value, "_owns_its_variables", False):  # an optimizer: its state is its own
-        return
-    seen.add(id(value))
-    if isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            _scan(item, _child_path(path, index), owner, found, depth, seen)
-    elif isinstance(value, dict):
-        for key, item in list(value.items()):
-            _scan(item, _child_path(path, key), owner, found, depth, seen)
-    elif isinstance(value, (set, frozenset)):
-        for item in value:
-            if _is_layer(item) or isinstance(item, Variable):
-                found.append((path + "{...}", owner, item, "set"))
-    elif (
-        hasattr(value, "__dict__")
-        and not isinstance(value, Variable)
-        and not str(type(value).__module__).startswith(_HOLDING_NOTHING)
-    ):
-        for name, item in vars(value).items():
-            item_path = f"{path}.{name}"
-            if getattr(item, "_holds_no_state", False):  # (an Input's InputLayer, on its tensor)
-                continue
-            if _is_layer(item) or isinstance(item, Variable):
-                found.append((item_path, owner, item, type(value).__name__ + " object"))
-            else:
-                _scan(item, item_path, owner, found, depth - 1, seen)
