@@ -13,15 +13,15 @@ from minikeras.layers.attention_masks import (
 )
 from minikeras.layers.attention_paths import check_flash_attention, takes_fused_path
 from minikeras.layers.attention_projections import AttentionProjections
+from minikeras.layers.attention_shapes import AttentionShapes
 from minikeras.layers.dense import check_positive_int
 from minikeras.layers.dropout import Dropout
-from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 
 __all__ = ["MultiHeadAttention", "check_flash_attention"]
 
 
-class MultiHeadAttention(AttentionProjections, Layer):
+class MultiHeadAttention(AttentionProjections, AttentionShapes, Layer):
     """Multi-head attention (Vaswani et al., 2017), with Keras's weights and arguments.
 
     Each of `num_heads` heads projects the query, key and value, and attends:
@@ -331,59 +331,6 @@ class MultiHeadAttention(AttentionProjections, Layer):
         if not return_attention_scores:
             return outputs
         return outputs, ops.reshape(scores, (batch, heads, *query_steps, *key_steps))
-
-    def compute_mask(self, inputs, mask=None):
-        """The query's mask, kept for the outputs; after returning scores, theirs too.
-
-        The scores carry the mask they were computed with, as Keras's do
-        (see `attention_masks.scores_mask`).
-
-        Args:
-            inputs: the query.
-            mask: its mask, or None.
-
-        Returns:
-            The mask, `[mask, scores' mask]`, or None.
-
-        Example:
-            >>> mask = np.array([[True, False]])
-            >>> mk.layers.MultiHeadAttention(1, 2).compute_mask(np.ones((1, 2, 3)), mask)
-            array([[ True, False]])
-        """
-        if not self.__dict__.get("_returns_scores"):
-            return mask
-        scores = self.__dict__.get("_scores_mask")
-        return mask if mask is None and scores is None else [mask, scores]
-
-    def compute_output_spec(self, query, value, key=None, return_attention_scores=False, **kwargs):
-        key = value if key is None else key
-        object.__setattr__(self, "_returns_scores", False)  # no data: no scores' mask
-        outputs = SymbolicTensor(self.compute_output_shape(query.shape), self.compute_dtype)
-        if not return_attention_scores:
-            return outputs
-        scores = (query.shape[0], self.num_heads, *query.shape[1:-1], *key.shape[1:-1])
-        return outputs, SymbolicTensor(scores, self.compute_dtype)
-
-    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
-        """The output shape: the query's, with the last axis `output_shape`.
-
-        Args:
-            query_shape: the query's shape.
-            value_shape: the value's shape (unused but for Keras's signature).
-            key_shape: the key's shape (unused).
-
-        Returns:
-            A tuple.
-
-        Example:
-            >>> mk.layers.MultiHeadAttention(2, 4, output_shape=3).compute_output_shape(
-            ...     (None, 5, 8)
-            ... )
-            (None, 5, 3)
-        """
-        if self._output_shape_arg is not None:
-            return (*query_shape[:-1], *self._output_shape_arg)
-        return tuple(query_shape)
 
     def get_config(self):
         return {
