@@ -15,6 +15,7 @@ from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.layers import auto_config, call_checks, tracking
 from minikeras.layers.layer_call import LayerCall
 from minikeras.layers.layer_config import LayerConfig, layer_dtype_policy
+from minikeras.layers.layer_dtypes import LayerDTypes
 from minikeras.layers.layer_losses import LayerLosses
 from minikeras.layers.layer_shapes import LayerShapes, computed_attribute
 from minikeras.layers.layer_weights import LayerWeights
@@ -51,7 +52,7 @@ class _NotInitializedError(AttributeError, RuntimeError):
     """
 
 
-class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
+class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     """The base class of layers and models.
 
     Subclasses put configuration in `__init__`, create weights in
@@ -223,51 +224,6 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
     # ------------------------------------------------------------ properties
 
     @property
-    def dtype_policy(self):
-        """The layer's `DTypePolicy`; set it to a name, a policy or None (the global one).
-
-        Setting it changes how later calls compute and in which dtype later
-        weights are made; weights already made keep their dtype.
-        """
-        return self._dtype_policy
-
-    @dtype_policy.setter
-    def dtype_policy(self, value):
-        self._set_dtype_policy(layer_dtype_policy(self, value))
-
-    def _set_dtype_policy(self, policy):
-        setter = object.__setattr__
-        attributes = self.__dict__
-        if attributes.get("built"):  # a recording of `call` is stale (models.replayed_call)
-            attributes["_attribute_sets"] = attributes.get("_attribute_sets", 0) + 1
-        compute, variable = policy.compute_dtype, policy.variable_dtype
-        setter(self, "_dtype_policy", policy)
-        setter(self, "_compute_dtype", compute)  # (read at every call)
-        # The autocast scope a call opens outside any other: only a mixed policy opens one.
-        mixed = compute.startswith("float") and compute != variable
-        setter(self, "_autocast_alone", compute if mixed else None)
-
-    @property
-    def dtype(self):
-        """The dtype of the layer's weights: `variable_dtype`, as in Keras 3."""
-        return self._dtype_policy.variable_dtype
-
-    @property
-    def compute_dtype(self):
-        """The dtype the layer computes in: its inputs are cast to it, its outputs have it."""
-        return self._compute_dtype
-
-    @property
-    def variable_dtype(self):
-        """The dtype `add_weight` makes weights in, unless it is given one."""
-        return self._dtype_policy.variable_dtype
-
-    @property
-    def input_dtype(self):
-        """The dtype floating inputs are cast to: `compute_dtype`."""
-        return self._compute_dtype
-
-    @property
     def trainable(self):
         """Whether the layer is trained; setting it (un)freezes every layer below."""
         return self._trainable
@@ -290,36 +246,6 @@ class Layer(LayerCall, LayerConfig, LayerShapes, LayerLosses, LayerWeights):
             for variable in self._frozen:
                 variable.trainable = True
             self._frozen.clear()
-
-    @property
-    def weights(self):
-        """Every Variable the layer tracks, each once, in Keras 3's order (see `weight_order`)."""
-        return list(tracking.weight_lists(self)[0])
-
-    @property
-    def variables(self):
-        """Same as `weights`."""
-        return self.weights
-
-    @property
-    def trainable_weights(self):
-        """The tracked Variables that training updates."""
-        return list(tracking.weight_lists(self)[1])
-
-    @property
-    def trainable_variables(self):
-        """Same as `trainable_weights`."""
-        return self.trainable_weights
-
-    @property
-    def non_trainable_weights(self):
-        """The tracked Variables that training leaves alone."""
-        return list(tracking.weight_lists(self)[2])
-
-    @property
-    def non_trainable_variables(self):
-        """Same as `non_trainable_weights`."""
-        return self.non_trainable_weights
 
     @property
     def _accepts_strings(self):

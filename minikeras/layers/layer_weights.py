@@ -1,8 +1,10 @@
-"""A layer's weights by hand: `add_weight`, `add_constant`, `get_weights` / `set_weights`.
+"""A layer's weights: `add_weight`, `add_constant`, `weights`, `get_weights` / `set_weights`.
 
-A mixin of `Layer`. Weights made with `add_weight` belong to the layer even
-before they are assigned to an attribute; `set_weights` checks every array
-before it assigns any.
+A mixin of `Layer`. `weights`, `trainable_weights` and `non_trainable_weights`
+(and their `variables` names) are the lists `tracking.weight_lists` keeps.
+Weights made with `add_weight` belong to the layer even before they are
+assigned to an attribute; `set_weights` checks every array before it assigns
+any.
 """
 
 import numpy as np
@@ -10,12 +12,43 @@ import numpy as np
 from minikeras import config, constraints, initializers, regularizers
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
+from minikeras.layers import tracking
 
 __all__ = ["LayerWeights"]
 
 
 class LayerWeights:
     """The weight-making part of `Layer` (see the module); not used on its own."""
+
+    @property
+    def weights(self):
+        """Every Variable the layer tracks, each once, in Keras 3's order (see `weight_order`)."""
+        return list(tracking.weight_lists(self)[0])
+
+    @property
+    def variables(self):
+        """Same as `weights`."""
+        return self.weights
+
+    @property
+    def trainable_weights(self):
+        """The tracked Variables that training updates."""
+        return list(tracking.weight_lists(self)[1])
+
+    @property
+    def trainable_variables(self):
+        """Same as `trainable_weights`."""
+        return self.trainable_weights
+
+    @property
+    def non_trainable_weights(self):
+        """The tracked Variables that training leaves alone."""
+        return list(tracking.weight_lists(self)[2])
+
+    @property
+    def non_trainable_variables(self):
+        """Same as `non_trainable_weights`."""
+        return self.non_trainable_weights
 
     def add_weight(self, *args, **kwargs):
         """Creates a weight of this layer and tracks it.
