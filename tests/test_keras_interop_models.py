@@ -10,6 +10,7 @@ without it.
 import json
 import os
 import re
+import zipfile
 
 import numpy as np
 import pytest
@@ -322,15 +323,24 @@ def test_operation_nodes_are_listed_where_keras_lists_them(tmp_path, kind, capsy
 
 def test_an_operation_node_minikeras_cannot_replay_is_named(tmp_path):
     keras = _keras()
-    # (minikeras has every keras.ops function; not the keras.ops.image ones)
     inputs = keras.Input((4, 4, 3))
     gray = keras.ops.image.rgb_to_grayscale(inputs)
     model = keras.Model(inputs, keras.layers.Flatten()(gray))
     model.save(tmp_path / "gray.keras")
+    images = RNG.uniform(size=(2, 4, 4, 3)).astype("float32")
+    loaded = mk.models.load_model(tmp_path / "gray.keras")  # (every keras.ops op replays)
+    np.testing.assert_allclose(loaded(images).numpy(), np.asarray(model(images)), rtol=1e-6)
+    # An operation minikeras does not know (a later Keras's, say) is named.
+    with zipfile.ZipFile(tmp_path / "gray.keras") as archive:
+        files = {name: archive.read(name) for name in archive.namelist()}
+    files["config.json"] = files["config.json"].replace(b"RGBToGrayscale", b"RGBToSepia")
+    with zipfile.ZipFile(tmp_path / "sepia.keras", "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
     with pytest.raises(
-        mk.saving.LoadError, match=r"'rgb_to_grayscale' is the Keras operation .*RGBToGrayscale"
+        mk.saving.LoadError, match=r"'rgb_to_grayscale' is the Keras operation .*RGBToSepia"
     ):
-        mk.models.load_model(tmp_path / "gray.keras")
+        mk.models.load_model(tmp_path / "sepia.keras")
 
 
 # ------------------------------------------------------------ EMA slots
