@@ -127,6 +127,29 @@ def test_fit_under_mixed_float16_trains_float32_weights_and_outputs_float16():
     assert float(model.optimizer.dynamic_scale.numpy()) == 2.0**15 / 2.0**skipped
 
 
+def test_a_fit_whose_every_step_the_loss_scale_skipped_says_so_not_that_weights_are_dead():
+    mk.mixed_precision.set_global_policy("mixed_float16")
+    inputs = mk.Input((5,))
+    hidden = mk.layers.BatchNormalization()(mk.layers.Dense(8, activation="relu")(inputs))
+    model = mk.Model(inputs, mk.layers.Dense(2, dtype="float32")(hidden))
+    model.compile("adam", "mse")
+    x = np.random.default_rng(1).normal(size=(8, 5)).astype("float32")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(x, np.ones((8, 2)), epochs=1, verbose=0)  # (one step: it overflows at 2**15)
+    said = [str(w.message) for w in caught if issubclass(w.category, mk.TrackingWarning)]
+    assert int(model.optimizer.iterations.numpy()) == 0
+    assert len(said) == 1 and "applied no update in this fit" in said[0], said
+    assert "dynamic_scale is now 16384" in said[0] and "never changed" not in said[0]
+    # Once it applies updates, a weight that still does not move is named as before.
+    model.optimizer.dynamic_scale.assign(1.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(x, np.ones((8, 2)), epochs=1, verbose=0)
+    assert int(model.optimizer.iterations.numpy()) == 1
+    assert not [w for w in caught if "applied no update" in str(w.message)]
+
+
 def test_compile_wraps_only_for_mixed_float16_and_auto_scale_loss():
     model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(1, dtype="mixed_float16")])
     model.compile("sgd", "mse")  # the model's own policy is float32: not wrapped, as Keras

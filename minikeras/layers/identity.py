@@ -1,7 +1,10 @@
 """Layers that pass their inputs on: `Identity`, and `ActivityRegularization` (adding a penalty)."""
 
 from minikeras import regularizers
+from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
+from minikeras.layers.symbolic import input_dtype
+from minikeras.tree import map_structure
 
 __all__ = ["ActivityRegularization", "Identity"]
 
@@ -31,6 +34,12 @@ class Identity(Layer):
 
     def compute_output_shape(self, input_shape):
         return input_shape
+
+    def compute_output_spec(self, inputs, *args, **kwargs):
+        # Each input as it is, dtype included (an int input stays int, as in Keras).
+        return map_structure(
+            lambda leaf: SymbolicTensor(leaf.shape, input_dtype(self, leaf.dtype)), inputs
+        )
 
 
 class ActivityRegularization(Layer):

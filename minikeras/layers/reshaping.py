@@ -53,6 +53,8 @@ class Flatten(Layer):
         array([[0., 2., 1., 3.]], dtype=float32)
     """
 
+    _keeps_input_dtype = True  # (symbolically too: an int input stays int, as in Keras)
+
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.data_format = check_layer_data_format("Flatten", data_format)
@@ -92,6 +94,8 @@ class Reshape(Layer):
         >>> mk.layers.Reshape((3, 4))(np.zeros((2, 12))).shape
         (2, 3, 4)
     """
+
+    _keeps_input_dtype = True  # (symbolically too: an int input stays int, as in Keras)
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
@@ -163,6 +167,8 @@ class Permute(Layer):
         >>> mk.layers.Permute((2, 1))(np.zeros((4, 10, 64))).shape
         (4, 64, 10)
     """
+
+    _keeps_input_dtype = True  # (symbolically too: an int input stays int, as in Keras)
 
     def __init__(self, dims, **kwargs):
         super().__init__(**kwargs)

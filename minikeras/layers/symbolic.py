@@ -28,7 +28,14 @@ from minikeras.layers.input_layer import Node, SymbolicTensor
 from minikeras.layers.input_spec import check_input_spec
 from minikeras.tree import flatten, map_structure
 
-__all__ = ["on_placeholders", "output_spec", "symbolic_call", "traced_output_spec", "traced_spec"]
+__all__ = [
+    "input_dtype",
+    "on_placeholders",
+    "output_spec",
+    "symbolic_call",
+    "traced_output_spec",
+    "traced_spec",
+]
 
 # True while traced_spec runs a layer on placeholder data (see on_placeholders).
 _ON_PLACEHOLDERS = contextvars.ContextVar("minikeras_on_placeholders", default=False)
@@ -209,12 +216,39 @@ def output_spec(layer, inputs, args, kwargs):
             f"{shape!r:.100}, which is not a shape (a tuple of ints and None, or a list of them)"
         ) from None
 
+    dtype = layer.compute_dtype
+    if getattr(layer, "_keeps_input_dtype", False):  # (Flatten, Reshape, Permute: Keras's too)
+        first = next(leaf for leaf in flatten(inputs) if isinstance(leaf, SymbolicTensor))
+        dtype = input_dtype(layer, first.dtype)
+
     def spec(one):
-        return SymbolicTensor(one, layer.compute_dtype)
+        return SymbolicTensor(one, dtype)
 
     if isinstance(shape, tuple):
         return spec(shape)
     return _map_shapes(spec, shape)
+
+
+def input_dtype(layer, dtype):
+    """The dtype an input of `dtype` has inside `layer`'s call: floats autocast to its
+    compute dtype (as `Layer.__call__` casts them), other dtypes as they are.
+
+    Args:
+        layer: the layer called.
+        dtype: the input's dtype name.
+
+    Returns:
+        A dtype name.
+
+    Example:
+        >>> from minikeras.layers.symbolic import input_dtype
+        >>> layer = mk.layers.Flatten(dtype="mixed_float16")
+        >>> input_dtype(layer, "float32"), input_dtype(layer, "int32")
+        ('float16', 'int32')
+    """
+    if np.dtype(dtype).kind == "f" and layer.autocast and layer._casts_float_inputs:
+        return layer.compute_dtype
+    return dtype
 
 
 def _map_shapes(fn, shapes):

@@ -28,6 +28,7 @@ from minikeras.trainers.interrupt import _InterruptGuard
 from minikeras.trainers.steps import Steps, python_logs
 from minikeras.trainers.training_state import (
     StepCache,
+    applied_steps,
     build_on,
     ran_out,
     report_unchanged,
@@ -271,6 +272,7 @@ class FitLoop:
         self._build_compiled()
         weights, loss_sources = weights_for_training(self)
         before = [w.numpy() for w in weights] if self.report_unchanged else None
+        steps_before = applied_steps(self)
         callback_list = callbacks_module.CallbackList(
             callbacks, model=self, add_history=True, epochs=epochs, steps=train.steps,
             verbose=given_verbose,
@@ -358,5 +360,5 @@ class FitLoop:
         if interrupt.requested:
             print(f"fit: interrupted; model '{self.name}' keeps its last completed step's weights")
         if before is not None and cache.steps_done:
-            report_unchanged(self, weights, before)
+            report_unchanged(self, weights, before, steps_before)
         return callback_list.history

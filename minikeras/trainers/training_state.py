@@ -75,9 +75,40 @@ def weights_for_training(model):
     return weights, loss_sources
 
 
-def report_unchanged(model, weights, before):
-    """Warns, naming them, about trainable weights whose values equal `before`."""
+def applied_steps(model):
+    """The updates `model.optimizer` has applied (`iterations`), or None without one.
+
+    A `LossScaleOptimizer` counts only the steps it did not skip.
+    """
+    optimizer = getattr(model, "optimizer", None)
+    iterations = getattr(optimizer, "iterations", None)
+    return None if iterations is None else int(np.asarray(iterations))
+
+
+def report_unchanged(model, weights, before, steps_before=None):
+    """Warns, naming them, about trainable weights whose values equal `before`.
+
+    When the optimizer applied no update at all during the fit (a
+    `LossScaleOptimizer` skipping every step as its scaled gradients
+    overflow), that is said instead: the weights are not to blame.
+    """
     unchanged = [w for w, old in zip(weights, before) if np.array_equal(w.numpy(), old)]
+    if unchanged and steps_before is not None and applied_steps(model) == steps_before:
+        scale = getattr(model.optimizer, "dynamic_scale", None)
+        reason = (
+            f"its loss scale overflowed at every step (dynamic_scale is now "
+            f"{float(np.asarray(scale.numpy())):g}): train longer, or lower "
+            "LossScaleOptimizer's initial_scale"
+            if scale is not None
+            else "check the optimizer"
+        )
+        warnings.warn(
+            f"fit: optimizer {model.optimizer.name!r} applied no update in this fit, so no "
+            f"trainable weight changed: {reason}",
+            TrackingWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return
     if unchanged:  # (named by their paths in the model: one walk, only when one is found)
         paths = {id(v): path for path, _, v in tracking.walk(model)}
         unchanged = [paths.get(id(w), w.path or w.name) for w in unchanged]
