@@ -105,6 +105,18 @@ def test_smart_resize_crops_the_centre_then_resizes():
         mk.preprocessing.image.smart_resize(np.ones((6, 5)), (3, 3))
 
 
+@pytest.mark.parametrize(
+    "dtype, expected",
+    [("uint8", "float32"), ("int32", "float32"), ("float64", "float32"), ("float16", "float16")],
+)
+def test_smart_resize_gives_floats_as_keras(dtype, expected):
+    pixels = np.random.default_rng(0).uniform(0, 255, (9, 7, 3)).astype(dtype)
+    resized = mk.preprocessing.image.smart_resize(pixels, (4, 6))
+    assert resized.dtype == expected
+    exact = mk.preprocessing.image.smart_resize(pixels.astype("float32"), (4, 6))
+    np.testing.assert_allclose(resized, exact, rtol=1e-2 if dtype == "float16" else 1e-6)
+
+
 def test_namespaces_match_keras():
     for name in ("array_to_img", "img_to_array", "load_img", "save_img"):
         assert getattr(mk.preprocessing.image, name) is getattr(mk.utils, name)

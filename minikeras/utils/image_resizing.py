@@ -8,6 +8,7 @@ pad adds zeros on both sides up to about that ratio; both then resize with
 
 import numpy as np
 
+from minikeras import config
 from minikeras.ops.image import resize
 
 __all__ = ["crop_to_aspect", "pad_to_aspect", "smart_resize"]
@@ -29,7 +30,9 @@ def smart_resize(x, size, interpolation="bilinear", data_format="channels_last")
         data_format: `"channels_last"` or `"channels_first"`.
 
     Returns:
-        The resized images: a numpy array for a numpy input, else a Tensor.
+        The resized images, float (integer and float64 images become
+        `floatx()`, float16 stays, as in Keras): a numpy array for a numpy
+        input, else a Tensor.
 
     Raises:
         ValueError: if `x` is not 3-D or 4-D, or `size` is not two ints.
@@ -46,6 +49,8 @@ def smart_resize(x, size, interpolation="bilinear", data_format="channels_last")
             f"smart_resize: expected an image (3-D) or a batch of them (4-D), got shape "
             f"{images.shape}"
         )
+    if images.dtype.kind != "f" or images.dtype == np.float64:  # (as Keras: uint8 -> float32)
+        images = images.astype(config.floatx())
     resized = resize(
         crop_to_aspect(images, size, data_format), size, interpolation, data_format=data_format
     )
