@@ -225,11 +225,15 @@ def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01,
     compute = dtype if dtype.kind == "f" else np.dtype(config.floatx())
     x, y = cast(image1, compute), cast(image2, compute)
     channels = first[-1] if last else first[-3]
-    window = np.outer(gaussian_kernel(size, sigma), gaussian_kernel(size, sigma))
-    kernel = np.broadcast_to(window[:, :, None, None], (size, size, channels, 1)).astype(compute)
+    # The window is the outer product of one 1-D Gaussian with itself: a pass down the
+    # columns, then one along the rows (2 x size taps a pixel, not size x size).
+    taps = np.asarray(gaussian_kernel(size, sigma), dtype=compute)
+    down = np.broadcast_to(taps[:, None, None, None], (size, 1, channels, 1))
+    along = np.broadcast_to(taps[None, :, None, None], (1, size, channels, 1))
 
     def local_mean(z):
-        return depthwise_conv(z, kernel, padding="valid", data_format="channels_last")
+        z = depthwise_conv(z, down, padding="valid", data_format="channels_last")
+        return depthwise_conv(z, along, padding="valid", data_format="channels_last")
 
     if len(first) == 3:
         x, y = expand_dims(x, 0), expand_dims(y, 0)
