@@ -134,7 +134,9 @@ def Input(  # noqa: N802 (Keras's name)
     Args:
         shape: the shape of one sample, without the batch axis.
         batch_size: a fixed batch size, or None.
-        dtype: the dtype, float32 by default.
+        dtype: the dtype, float32 by default. Strings: `"string"` (Keras's
+            name) or `str`; the tensor's `dtype` then says `"str"` (numpy's
+            name; Keras says `"string"`), and files write `"string"`.
         name: an optional name.
         batch_shape: the whole shape, batch axis first (instead of `shape`
             and `batch_size`).
