@@ -1,11 +1,12 @@
-"""Piecewise gradients select, as JAX does: an inf gradient at a masked-out entry gives 0, not NaN.
+"""Piecewise float16 gradients select, as JAX: an inf gradient at a masked-out entry gives 0.
 
-Under mixed precision a loss scale that overflows makes gradients infinite;
-relu's backward written `g * (out > 0)` turned the inf reaching a dead unit
-into `inf * 0 = NaN`, which then reached every weight, and the
+Under mixed precision a loss scale that overflows makes float16 gradients
+infinite; relu's backward written `g * (out > 0)` turned the inf reaching a
+dead unit into `inf * 0 = NaN`, which then reached every weight, and the
 `LossScaleOptimizer` skipped steps and halved its scale more often than
-Keras's. Checked by hand (the select is exact) and against Keras on its JAX
-backend where it runs.
+Keras's. float32 and float64 gradients keep the cheaper product (see
+`engine.gradient_select`). Checked by hand (the select is exact) and against
+Keras on its JAX backend where it runs.
 """
 
 import numpy as np
@@ -49,22 +50,46 @@ def _grad_of_infinite_upstream(op, x, dtype="float32"):
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
-@pytest.mark.parametrize("dtype", ["float16", "float32"])
-def test_an_infinite_gradient_reaches_only_the_entries_the_op_passes(name, dtype):
+def test_an_infinite_float16_gradient_reaches_only_the_entries_the_op_passes(name):
     op, _, passes = OPS[name]
     with np.errstate(invalid="ignore"):  # (the forward product inf * 0 is NaN; not checked)
-        grad = _grad_of_infinite_upstream(op, X, dtype)
-    assert grad.dtype == dtype
+        grad = _grad_of_infinite_upstream(op, X, "float16")
+    assert grad.dtype == "float16"
     np.testing.assert_array_equal(grad[~passes], 0.0)  # was NaN with a product
     assert np.all(np.isinf(grad[passes]))
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_float32_gradients_keep_the_product(name):
+    # (the cheaper one-ufunc form: an infinite gradient at a masked-out entry gives NaN)
+    op, _, passes = OPS[name]
+    with np.errstate(invalid="ignore"):
+        grad = _grad_of_infinite_upstream(op, X, "float32")
+    assert grad.dtype == "float32"
+    assert np.all(np.isinf(grad[passes]))
+    assert np.all(np.isnan(grad[~passes]))
+    finite = mk.Variable(X)
+    with mk.GradientTape() as tape:
+        total = mk.ops.sum(op(finite) * 3.0)
+    expected = np.where(passes, 3.0 * _slope(name), 0.0)
+    np.testing.assert_allclose(tape.gradient(total, finite).numpy(), expected, rtol=1e-6)
+
+
+def _slope(name):
+    """Each op's derivative where its gradient passes, at the points of X."""
+    if name == "hard_sigmoid":
+        return 1.0 / 6.0
+    if name == "sparse_plus":
+        return np.where(X >= 1, 1.0, (X + 1) / 2.0)
+    return 1.0
 
 
 def test_dense_and_conv_with_a_fused_relu_give_a_dead_unit_zero_not_nan():
     # A dead unit (pre-activation < 0) with an infinite upstream gradient passes 0 back;
     # its kernel column gets 0 and the live one inf, none NaN.
-    x = np.array([[1.0, 2.0]], "float32")
-    dense = mk.layers.Dense(2, activation="relu", kernel_initializer="ones")
-    conv = mk.layers.Conv1D(2, 1, activation="relu", kernel_initializer="ones")
+    x = np.array([[1.0, 2.0]], "float16")
+    dense = mk.layers.Dense(2, activation="relu", kernel_initializer="ones", dtype="float16")
+    conv = mk.layers.Conv1D(2, 1, activation="relu", kernel_initializer="ones", dtype="float16")
     for layer, inputs in ((dense, x), (conv, x[:, :, None].repeat(2, axis=2))):
         layer.build(inputs.shape)
         layer.bias.assign(np.array([0.0, -10.0], "float32"))  # unit 1 is dead
@@ -80,14 +105,19 @@ def test_dense_and_conv_with_a_fused_relu_give_a_dead_unit_zero_not_nan():
 
 def test_select_gradient_keeps_nan_where_kept_and_the_dtype():
     keep = np.array([True, False, True, False])
-    for dtype in ("float16", "float32", "float64"):
-        g = np.array([np.nan, np.nan, -2.5, np.inf], dtype)
+    g = np.array([np.nan, np.nan, -2.5, np.inf], "float16")
+    out = select_gradient(keep, g)
+    assert out.dtype == "float16"
+    np.testing.assert_array_equal(out, np.array([np.nan, 0.0, -2.5, 0.0], "float16"))
+    for dtype in ("float32", "float64"):  # (the product)
+        g = np.array([np.nan, 1.5, -2.5, 4.0], dtype)
         out = select_gradient(keep, g)
         assert out.dtype == dtype
         np.testing.assert_array_equal(out, np.array([np.nan, 0.0, -2.5, 0.0], dtype))
-    g = np.array([[1.0, -np.inf]], "float32")
-    assert select_gradient(np.array([False, True]), g, out=g) is g  # broadcast mask, in place
-    np.testing.assert_array_equal(g, [[0.0, -np.inf]])
+    for dtype in ("float16", "float32"):
+        g = np.array([[1.0, -np.inf]], dtype)
+        assert select_gradient(np.array([False, True]), g, out=g) is g  # broadcast, in place
+        np.testing.assert_array_equal(g, [[0.0, -np.inf]])
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
@@ -100,21 +130,23 @@ def test_infinite_gradients_match_keras_on_jax(name):
 
     op, keras_op, _ = OPS[name]
     keras_op = keras_op(keras.ops)
-    expected = jax.grad(lambda x: jnp.sum(keras_op(x) * jnp.inf))(jnp.asarray(X))
+    half = X.astype("float16")
+    expected = jax.grad(lambda x: jnp.sum(keras_op(x) * jnp.inf))(jnp.asarray(half))
     with np.errstate(invalid="ignore"):
-        np.testing.assert_array_equal(_grad_of_infinite_upstream(op, X), np.asarray(expected))
+        ours = _grad_of_infinite_upstream(op, X, "float16")
+    np.testing.assert_array_equal(ours, np.asarray(expected))
 
 
-def test_dropout_selects_too_an_inf_in_a_dropped_entry_gives_zero():
+def test_float16_dropout_selects_too_an_inf_in_a_dropped_entry_gives_zero():
     # (JAX's dropout selects; a product with the 0/scale mask gave NaN there)
-    x = mk.Variable(np.full((4, 6), np.inf, "float32"))
+    x = mk.Variable(np.full((4, 6), np.inf, "float16"), dtype="float16")
     rng = np.random.default_rng(3)
     with mk.GradientTape() as tape:
         out = mk.ops.dropout_mask.dropout_mask(x, 0.5, (4, 6), rng)
     kept = np.isinf(out.numpy())
     assert 0 < kept.sum() < kept.size
     np.testing.assert_array_equal(out.numpy()[~kept], 0.0)  # not NaN
-    grad = tape.gradient(out, x, output_gradients=mk.ops.ones((4, 6))).numpy()
+    grad = tape.gradient(out, x, output_gradients=mk.ops.ones((4, 6), "float16")).numpy()
     np.testing.assert_array_equal(grad[kept], 2.0)  # the scale 1 / (1 - rate)
     np.testing.assert_array_equal(grad[~kept], 0.0)
     # An infinite upstream gradient: the dropped entries still get 0.
@@ -122,7 +154,7 @@ def test_dropout_selects_too_an_inf_in_a_dropped_entry_gives_zero():
         out = mk.ops.dropout_mask.dropout_mask(
             x, 0.5, (1, 6), np.random.default_rng(3)
         )  # (one mask row, broadcast over the batch)
-    upstream = mk.ops.full((4, 6), np.inf)
+    upstream = mk.ops.full((4, 6), np.inf, "float16")
     grad = tape.gradient(out, x, output_gradients=upstream).numpy()
     kept = np.isinf(out.numpy())
     assert np.all(kept == kept[:1])  # the mask broadcast

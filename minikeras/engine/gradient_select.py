@@ -12,7 +12,12 @@ than Keras's does.
 `np.where` selects but branches per element (several times slower than the
 product on a random mask). On plain float arrays the select is done on the
 bits instead: the mask becomes all-ones or all-zeros bytes, widened to the
-gradient's width and ANDed with its bits, at about the product's cost.
+gradient's width and ANDed with its bits. That is two ufuncs to the
+product's one, about 1.7 us more per call on a small model's arrays (4% of
+a 64-64-10 MLP's training step), so it is done where it matters: float16
+gradients, which a loss scale makes infinite. float32 and float64 gradients
+keep the product (an infinite one at a masked-out entry gives NaN there,
+where JAX gives 0: training had diverged already).
 """
 
 import autograd.numpy as anp
@@ -24,8 +29,8 @@ _SAME_SIZE_INTS = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def select_gradient(keep, g, out=None):
-    """`g` where `keep` is true, 0 elsewhere (a select: an inf or NaN in `g` where `keep`
-    is false gives 0, not NaN).
+    """`g` where `keep` is true, 0 elsewhere (for float16 a select: an inf or NaN in `g`
+    where `keep` is false gives 0, not NaN; for float32/64 the product `g * keep`).
 
     Args:
         keep: a boolean array broadcastable to `g`'s shape.
@@ -38,9 +43,13 @@ def select_gradient(keep, g, out=None):
 
     Example:
         >>> from minikeras.engine.gradient_select import select_gradient
-        >>> select_gradient(np.array([True, False]), np.array([np.inf, np.inf], "float32"))
-        array([inf,  0.], dtype=float32)
+        >>> select_gradient(np.array([True, False]), np.array([np.inf, np.inf], "float16"))
+        array([inf,  0.], dtype=float16)
+        >>> select_gradient(np.array([True, False]), np.array([3.0, 4.0], "float32"))
+        array([3., 0.], dtype=float32)
     """
+    if type(g) is np.ndarray and g.dtype.kind == "f" and g.dtype.itemsize > 2:
+        return np.multiply(g, keep, out=out)  # (float32/64: the one-ufunc product, see above)
     ints = _SAME_SIZE_INTS.get(g.dtype.itemsize) if type(g) is np.ndarray else None
     if ints is None or g.dtype.kind != "f":
         return anp.where(keep, g, 0.0)  # (a Python 0.0 keeps g's dtype)

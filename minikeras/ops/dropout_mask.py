@@ -3,9 +3,9 @@
 Drawn inside a fused primitive, the mask is part of what a tape records: a
 replayed training step (`engine.replay`) draws a fresh mask from the same
 generator, in the same order, where a mask drawn in the layer's Python would
-be frozen into the recording. Forward and VJP select the kept entries (scaled)
-rather than multiply by a 0/scale mask, as JAX's dropout does, so an inf in a
-dropped entry gives 0, not NaN.
+be frozen into the recording. Forward and VJP keep the kept entries (scaled)
+with `engine.gradient_select`: for float16 a select, as JAX's dropout, so an
+inf in a dropped entry gives 0, not NaN; for float32/64 the product.
 `layers.Dropout` and `random.dropout` both draw their masks here.
 """
 
@@ -41,8 +41,8 @@ def _scaled_mask(dtype, rate, mask_shape, generator):
 def _dropout_mask(x, rate, mask_shape, generator):
     """`x / (1 - rate)` where `keep`, drawn now, holds, 0 elsewhere; the residual is `keep`.
 
-    A select, not a product with the scaled mask, as JAX's dropout: an inf or
-    NaN in a dropped entry gives 0 (forward and backward), not NaN.
+    For float16 a select, as JAX's dropout: an inf or NaN in a dropped entry
+    gives 0 (forward and backward), not NaN; float32/64 take the product.
     """
     keep = _draw(rate, mask_shape, generator)
     out = x * x.dtype.type(1.0 / (1.0 - rate))
