@@ -6,6 +6,7 @@ are the same objects.
 
 from minikeras.optimizers.schedules import (
     CosineDecay,
+    CosineDecayRestarts,
     ExponentialDecay,
     InverseTimeDecay,
     LearningRateSchedule,
@@ -18,6 +19,7 @@ from minikeras.optimizers.schedules import (
 
 __all__ = [
     "CosineDecay",
+    "CosineDecayRestarts",
     "ExponentialDecay",
     "InverseTimeDecay",
     "LearningRateSchedule",

@@ -8,6 +8,7 @@ finds them by name.
 
 from minikeras import serialization_lib
 from minikeras.optimizers._checks import check_number
+from minikeras.optimizers.schedules.cosine_restarts import CosineDecayRestarts
 from minikeras.optimizers.schedules.learning_rate_schedule import (
     CosineDecay,
     ExponentialDecay,
@@ -19,6 +20,7 @@ from minikeras.optimizers.schedules.learning_rate_schedule import (
 
 __all__ = [
     "CosineDecay",
+    "CosineDecayRestarts",
     "ExponentialDecay",
     "InverseTimeDecay",
     "LearningRateSchedule",
@@ -37,6 +39,7 @@ _SCHEDULES = {
         InverseTimeDecay,
         PolynomialDecay,
         CosineDecay,
+        CosineDecayRestarts,
     )
 }
 
