@@ -10,7 +10,7 @@ order; a `Sequential` takes one as its first item and does not list it.
 from minikeras.layers.input_layer import Input, SymbolicTensor
 from minikeras.layers.layer import Layer
 
-__all__ = ["InputLayer", "input_layer_of"]
+__all__ = ["InputLayer", "input_layer_of", "keras_dtype_name"]
 
 
 class InputLayer(Layer):
@@ -119,12 +119,29 @@ class InputLayer(Layer):
     def get_config(self):
         return {
             "batch_shape": list(self.batch_shape),
-            "dtype": "string" if self.dtype == "str" else self.dtype,  # (Keras's name)
+            "dtype": keras_dtype_name(self.dtype),
             "sparse": False,
             "ragged": False,
             "name": self.name,
             "optional": False,
         }
+
+
+def keras_dtype_name(dtype):
+    """An Input's dtype as a config names it for Keras: `"string"` for our `"str"`.
+
+    Args:
+        dtype: the dtype name (`SymbolicTensor.dtype`).
+
+    Returns:
+        The name Keras reads.
+
+    Example:
+        >>> from minikeras.layers.inputs import keras_dtype_name
+        >>> keras_dtype_name("str"), keras_dtype_name("int32")
+        ('string', 'int32')
+    """
+    return "string" if dtype == "str" else dtype
 
 
 def _check_agrees(tensor, shape, batch_size, dtype, batch_shape):

@@ -1,7 +1,7 @@
 """`Sequential`: a plain stack of layers, each feeding the next."""
 
 from minikeras.layers.input_layer import Input, SymbolicTensor
-from minikeras.layers.inputs import InputLayer
+from minikeras.layers.inputs import InputLayer, keras_dtype_name
 from minikeras.layers.layer import Layer
 from minikeras.models.graph import matched_rank
 from minikeras.models.model import Model
@@ -226,8 +226,7 @@ class Sequential(Model):
         with nested_configs():  # a custom layer is rebuilt with from_config's custom_objects
             layers = [serialize_layer(layer) for layer in self._layers]
         if self._inputs is not None:
-            dtype = self._inputs.dtype
-            dtype = "string" if dtype == "str" else dtype  # (Keras's name)
+            dtype = keras_dtype_name(self._inputs.dtype)
             shape = {"batch_shape": list(self._inputs.shape), "dtype": dtype}
             layers.insert(0, {"class_name": "InputLayer", "config": shape})
         return {**Layer.get_config(self), "layers": layers}

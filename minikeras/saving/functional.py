@@ -24,7 +24,7 @@ import numpy as np
 
 from minikeras.engine.tensor import Tensor
 from minikeras.layers.input_layer import Input, SymbolicTensor
-from minikeras.layers.inputs import input_layer_of
+from minikeras.layers.inputs import input_layer_of, keras_dtype_name
 from minikeras.layers.layer import Layer
 from minikeras.saving.registry import custom_object_scope, deserialize_layer, serialize_layer
 from minikeras.tree import flatten
@@ -63,8 +63,11 @@ def functional_config(model):
     for tensor in flatten(model._inputs):
         name = _unique(input_layer_of(tensor).name, taken)  # (the name model.layers shows)
         history[id(tensor)] = [name, 0, 0]
-        dtype = "string" if tensor.dtype == "str" else tensor.dtype  # (Keras's name)
-        config = {"batch_shape": list(tensor.shape), "dtype": dtype, "name": name}
+        config = {
+            "batch_shape": list(tensor.shape),
+            "dtype": keras_dtype_name(tensor.dtype),
+            "name": name,
+        }
         entries.append(
             {"class_name": "InputLayer", "name": name, "config": config, "inbound_nodes": []}
         )
