@@ -240,8 +240,6 @@ class LayerWeights:
 
     def _own_variables(self):
         """The layer's own weights, in `weights` order: not those of the layers it holds."""
-        from minikeras.layers import tracking
-
         held = set()
         for _, owner, value in tracking.walk(self):
             if owner is self and not isinstance(value, Variable):
