@@ -228,7 +228,10 @@ def _lookup(name, custom_objects):
     if name in _CONSTRAINTS:
         return _CONSTRAINTS[name]
     known = ", ".join(name for name in _CONSTRAINTS if name.islower())
-    raise ValueError(f"Unknown constraint {name!r}; known constraints: {known}")
+    raise ValueError(
+        f"Unknown constraint {name!r}{serialization_lib.unknown_custom_hint(name)}; "
+        f"known constraints: {known}"
+    )
 
 
 def serialize(constraint):

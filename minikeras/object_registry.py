@@ -16,6 +16,7 @@ __all__ = [
     "is_registered",
     "register_keras_serializable",
     "scoped_objects",
+    "unknown_custom_hint",
 ]
 
 _GLOBAL_CUSTOM_OBJECTS = {}  # "package>Name" -> class or function
@@ -208,3 +209,24 @@ class CustomObjectScope:
 
 
 custom_object_scope = CustomObjectScope
+
+
+def unknown_custom_hint(name):
+    """What an "unknown ..." error adds for a name that may be the user's own class or function.
+
+    Args:
+        name: the name the file or config gave (`"MyLoss"`, or `"package>name"`).
+
+    Returns:
+        A sentence naming both ways to make it known, starting with a space.
+
+    Example:
+        >>> print(mk.object_registry.unknown_custom_hint("MyLoss")[:66])
+         (if it is your own, pass custom_objects={'MyLoss': MyLoss} when
+    """
+    bare = name.split(">")[-1] if isinstance(name, str) else name
+    return (
+        f" (if it is your own, pass custom_objects={{{name!r}: {bare}}} when loading, or "
+        "decorate it with @minikeras.saving.register_keras_serializable(); loading never "
+        "imports code named in a file)"
+    )

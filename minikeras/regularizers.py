@@ -282,8 +282,8 @@ def _lookup(name, custom_objects):
     if name in _REGULARIZERS or name == "l1_l2":
         return _REGULARIZERS[name]
     raise ValueError(
-        f"Unknown regularizer {name!r}; known regularizers: l1, l2, l1_l2, "
-        "orthogonal_regularizer, L1, L2, L1L2, OrthogonalRegularizer"
+        f"Unknown regularizer {name!r}{serialization_lib.unknown_custom_hint(name)}; known "
+        "regularizers: l1, l2, l1_l2, orthogonal_regularizer, L1, L2, L1L2, OrthogonalRegularizer"
     )
 
 

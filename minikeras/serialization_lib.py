@@ -39,6 +39,7 @@ from minikeras.object_registry import (
     get_registered_object,
     is_registered,
     register_keras_serializable,
+    unknown_custom_hint,
 )
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "public_module",
     "register_keras_serializable",
     "serialize_keras_object",
+    "unknown_custom_hint",
 ]
 
 # Where built-in objects are found: the public module's family -> minikeras package.

@@ -41,8 +41,14 @@ def test_config_of_a_lambda_of_an_unregistered_function_rebuilds_with_custom_obj
     assert again.layers[2].function is euclidean_distance
     with pytest.raises(ValueError, match="euclidean_distance"):
         keras.Model.from_config(config)  # (found by name only: nothing is imported)
-    with pytest.raises(ValueError, match="not registered"):
-        model.save(tmp_path / "siamese.keras")  # a file still refuses what it cannot name
+    # A file names it as the config does (Keras too), and loads with the same custom_objects.
+    model.save(tmp_path / "siamese.keras")
+    with pytest.raises(ValueError, match="euclidean_distance.*custom_objects"):
+        keras.models.load_model(tmp_path / "siamese.keras")
+    loaded = keras.models.load_model(
+        tmp_path / "siamese.keras", custom_objects={"euclidean_distance": euclidean_distance}
+    )
+    np.testing.assert_array_equal(loaded.predict(pair, verbose=0), rebuilt.predict(pair, verbose=0))
 
 
 def test_config_of_a_lambda_of_an_unregistered_function_matches_keras():

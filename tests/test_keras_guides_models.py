@@ -375,12 +375,18 @@ def test_functional_guide_feature_extraction_and_custom_layer_config(tmp_path):
     assert isinstance(new_model.layers[-1], CustomDense) and new_model.output_shape == (None, 10)
     with pytest.raises(ValueError, match="custom_objects"):
         keras.Model.from_config(config)
-    # JSON too, as Keras's to_json; a file still names only classes it can find.
+    # JSON too, as Keras's to_json; and a file, loaded with the same custom_objects.
     text = model.to_json()
     rebuilt = keras.models.model_from_json(text, custom_objects={"CustomDense": CustomDense})
     assert isinstance(rebuilt.layers[-1], CustomDense)
-    with pytest.raises(ValueError, match="not registered"):
-        model.save(tmp_path / "custom.keras")
+    model.save(tmp_path / "custom.keras")
+    with pytest.raises(ValueError, match="'CustomDense'.*custom_objects"):
+        keras.models.load_model(tmp_path / "custom.keras")
+    loaded = keras.models.load_model(
+        tmp_path / "custom.keras", custom_objects={"CustomDense": CustomDense}
+    )
+    x = np.ones((2, 4), "float32")
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
 
 
 def test_functional_guide_custom_rnn_mixed_with_a_functional_model():

@@ -433,6 +433,60 @@ def test_a_registered_subclassed_keras_model_loads_in_minikeras(tmp_path):
     np.testing.assert_allclose(ours.predict(x, verbose=0), expected, rtol=1e-5, atol=1e-6)
 
 
+def _gain_classes(keras):
+    """An unregistered custom layer of the same name in Keras and in minikeras."""
+
+    class Gain(keras.layers.Layer):
+        def __init__(self, initial=2.0, **kwargs):
+            super().__init__(**kwargs)
+            self.initial = initial
+
+        def build(self, input_shape):
+            self.gain = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="gain")
+
+        def call(self, inputs):
+            return inputs * self.gain * self.initial
+
+        def get_config(self):
+            return {**super().get_config(), "initial": self.initial}
+
+    class OurGain(mk.layers.Layer):
+        def __init__(self, initial=2.0, **kwargs):
+            super().__init__(**kwargs)
+            self.initial = initial
+
+        def build(self, input_shape):
+            self.gain = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="gain")
+
+        def call(self, inputs):
+            return inputs * self.gain * self.initial
+
+        def get_config(self):
+            return {**super().get_config(), "initial": self.initial}
+
+    OurGain.__name__ = OurGain.__qualname__ = "Gain"  # (the name both files write)
+    return Gain, OurGain
+
+
+@pytest.mark.parametrize("direction", ["keras to minikeras", "minikeras to keras"])
+def test_an_unregistered_custom_layer_crosses_with_custom_objects(tmp_path, direction):
+    keras = _keras()
+    theirs_class, ours_class = _gain_classes(keras)
+    source, target = (keras, mk) if direction == "keras to minikeras" else (mk, keras)
+    layer_class = theirs_class if source is keras else ours_class
+    inputs = source.Input((3,))
+    model = source.Model(inputs, layer_class(3.0, name="gain")(inputs))
+    model.layers[-1].gain.assign(np.array([1.0, -2.0, 0.5], "float32"))
+    model.save(tmp_path / "gain.keras")  # neither refuses: named by its class's name
+    wanted = ours_class if target is mk else theirs_class
+    loaded = target.models.load_model(tmp_path / "gain.keras", custom_objects={"Gain": wanted})
+    assert type(loaded.get_layer("gain")) is wanted and loaded.get_layer("gain").initial == 3.0
+    x = np.ones((2, 3), "float32")
+    np.testing.assert_allclose(
+        np.asarray(loaded.predict(x, verbose=0)), [[3.0, -6.0, 1.5]] * 2, rtol=1e-6
+    )
+
+
 @mk.saving.register_keras_serializable(package="interop")
 class Vocabulary(mk.layers.Layer):
     """Keeps a lookup table that is not a variable, saved through the layer's own hooks."""

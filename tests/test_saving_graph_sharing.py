@@ -203,18 +203,16 @@ def test_saving_a_lambda_says_how_to_make_it_saveable(tmp_path, suffix, function
     assert not path.exists()  # refused before anything is written
 
 
-def test_saving_an_unregistered_named_function_says_to_register_it(tmp_path):
-    message = (
-        r"save: Lambda 'squash', 'function' is the function \S+\.doubled, which is not "
-        r"registered.*Decorate it with @minikeras\.saving\.register_keras_serializable\(\).*"
-        r"custom_object_scope\(\{'doubled': doubled\}\)"
-    )
-    with pytest.raises(ValueError, match=message):
-        _lambda_model(doubled).save(tmp_path / "model.minikeras")
-    # What the message says works: saved in the scope, loaded with custom_objects.
-    with mk.saving.custom_object_scope({"doubled": doubled}):
-        _lambda_model(doubled).save(tmp_path / "model.minikeras")
-    loaded = mk.models.load_model(tmp_path / "model.minikeras", custom_objects={"doubled": doubled})
+@pytest.mark.parametrize("suffix", ["minikeras", "keras"])
+def test_an_unregistered_named_function_is_saved_by_name_and_loads_with_custom_objects(
+    tmp_path, suffix
+):
+    path = tmp_path / f"model.{suffix}"
+    _lambda_model(doubled).save(path)  # as Keras: by its name, never as code
+    with pytest.raises(mk.saving.LoadError, match=r"doubled.*custom_objects=\{'doubled'"):
+        mk.models.load_model(path)
+    loaded = mk.models.load_model(path, custom_objects={"doubled": doubled})
+    assert loaded.get_layer("squash").function is doubled
     np.testing.assert_array_equal(loaded.predict(np.ones((1, 3)), verbose=0), [[2.0, 2.0, 2.0]])
 
 

@@ -129,7 +129,10 @@ def _lookup(name, custom_objects):
     if name in _INITIALIZERS:
         return _INITIALIZERS[name]
     known = ", ".join(name for name in _INITIALIZERS if name.islower())
-    raise ValueError(f"Unknown initializer {name!r}; known initializers: {known}")
+    raise ValueError(
+        f"Unknown initializer {name!r}{serialization_lib.unknown_custom_hint(name)}; "
+        f"known initializers: {known}"
+    )
 
 
 def serialize(initializer):

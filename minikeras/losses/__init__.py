@@ -328,7 +328,10 @@ def deserialize(config, custom_objects=None):
         name = config.get("registered_name") or config["class_name"]
         cls = serialization_lib.get_registered_object(name, custom_objects, known)
         if not (isinstance(cls, type) and issubclass(cls, Loss)):
-            raise ValueError(f"Unknown loss class {config['class_name']!r}")
+            raise ValueError(
+                f"Unknown loss class {config['class_name']!r}"
+                + serialization_lib.unknown_custom_hint(name)
+            )
         arguments = dict(config.get("config", {}))
         if isinstance(arguments.get("fn"), str) and arguments["fn"] in known:
             arguments["fn"] = known[arguments["fn"]]  # a wrapped custom function
@@ -336,4 +339,7 @@ def deserialize(config, custom_objects=None):
     found = serialization_lib.get_registered_object(config, custom_objects, known)
     if isinstance(config, str) and found is not None:
         return found() if isinstance(found, type) else found
-    raise ValueError(f"Unknown loss {config!r}; known losses: {', '.join(sorted(_ALL))}")
+    raise ValueError(
+        f"Unknown loss {config!r}{serialization_lib.unknown_custom_hint(config)}; "
+        f"known losses: {', '.join(sorted(_ALL))}"
+    )

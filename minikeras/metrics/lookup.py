@@ -245,7 +245,10 @@ def get(identifier, loss=None):
         if identifier in _CLASSES:
             return _CLASSES[identifier]()
         known = ", ".join(sorted({"accuracy", "acc", *_NAMES, *_CLASSES} - {"_AutoAccuracy"}))
-        raise ValueError(f"Unknown metric {identifier!r}; known metrics: {known}")
+        raise ValueError(
+            f"Unknown metric {identifier!r}{serialization_lib.unknown_custom_hint(identifier)}; "
+            f"known metrics: {known}"
+        )
     if isinstance(identifier, type) and issubclass(identifier, Metric):
         return identifier()
     if callable(identifier):
@@ -308,7 +311,10 @@ def deserialize(config, custom_objects=None):
     name = config.get("registered_name") or config["class_name"]
     cls = serialization_lib.get_registered_object(name, custom_objects, known)
     if not (isinstance(cls, type) and issubclass(cls, Metric)):
-        raise ValueError(f"Unknown metric class {config['class_name']!r}")
+        raise ValueError(
+            f"Unknown metric class {config['class_name']!r}"
+            + serialization_lib.unknown_custom_hint(name)
+        )
     arguments = {key: _plain(value) for key, value in config.get("config", {}).items()}
     if custom_objects and arguments.get("fn") in custom_objects:
         arguments["fn"] = custom_objects[arguments["fn"]]  # a wrapped custom function

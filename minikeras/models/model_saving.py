@@ -61,8 +61,8 @@ class ModelSaving:
         """The model's architecture (no weights) as JSON, for `models.model_from_json`.
 
         As Keras's, it describes custom classes that are not registered too:
-        `model_from_json(text, custom_objects={...})` rebuilds them (a file
-        written by `save` still refuses them).
+        `model_from_json(text, custom_objects={...})` rebuilds them (as
+        `load_model` does for a file written by `save`).
 
         Args:
             **kwargs: passed to `json.dumps` (`indent=2`, ...).

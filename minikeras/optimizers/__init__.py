@@ -133,7 +133,10 @@ def deserialize(config, custom_objects=None):
         cls = _WRAPPERS.get(str(name).lower())
     custom_objects = custom_objects or {}
     if cls is None:
-        raise ValueError(f"Unknown optimizer {name!r}; known optimizers: {', '.join(_OPTIMIZERS)}")
+        raise ValueError(
+            f"Unknown optimizer {name!r}{serialization_lib.unknown_custom_hint(name)}; "
+            f"known optimizers: {', '.join(_OPTIMIZERS)}"
+        )
     return cls.from_config(config.get("config") or {}, custom_objects)
 
 

@@ -97,53 +97,35 @@ def _keras_function(entry, objects, where):
     )
 
 
-def saved_function(value, objects, where, for_file=True):
+def saved_function(value, where):
     """A layer config's value as a file holds it: a function by the name that finds it again.
 
     A registered function (a lambda or a closure too, registered under a name)
     becomes a reference to its registered name; a reference to a module-level
     function (`{"module", "function_name"}`, what `Lambda.get_config` gives
-    for one) is kept if loading will find it, or, for a config that is not
-    written to a file (a model's `get_config`), in any case: as in Keras,
-    `from_config` finds it again in its `custom_objects`; anything else is
-    kept as it is.
+    for one) is kept as it is, registered or not: as in Keras, loading finds
+    an unregistered one again by its name in `custom_objects` (and never
+    imports its module); anything else is kept as it is.
 
     Args:
         value: a config value.
-        objects: the registered and custom objects by name
-            (`registry.custom_objects_by_name()`).
         where: the layer and key, for the message (`"Lambda 'f', 'function'"`).
-        for_file: False for a config that stays in memory (a model's
-            `get_config`), which may name an unregistered module-level function.
 
     Returns:
         The value to write.
 
     Raises:
         ValueError: for a function no file can name (a lambda, a nested
-            function, a callable object that is not registered) or a
-            module-level function that is not registered (for a file); the
-            message says how to make it saveable.
+            function, a callable object that is not registered); the message
+            says how to make it saveable.
 
     Example:
-        >>> mk.saving.functions.saved_function(lambda x: x, {}, "Lambda 'f', 'function'")
+        >>> mk.saving.functions.saved_function(lambda x: x, "Lambda 'f', 'function'")
         Traceback (most recent call last):
         ...
         ValueError: Lambda 'f', 'function' is a Python lambda, which a file cannot hold: ...
     """
     if _is_function_reference(value):
-        if not for_file:
-            return value
-        try:
-            _function(value, objects)
-        except ValueError:
-            module, name = value["module"], value["function_name"]
-            raise ValueError(
-                f"{where} is the function {module}.{name}, which is not registered, so a file "
-                "cannot name it (loading never imports code named in a file). Decorate it "
-                f"with {_REGISTER}; or save inside minikeras.saving.custom_object_scope("
-                f"{{{name!r}: {name}}}) and load with custom_objects={{{name!r}: {name}}}"
-            ) from None
         return value
     if not callable(value) or inspect.isclass(value) or hasattr(value, "get_config"):
         return value

@@ -1,15 +1,14 @@
-"""Whether a layer can be rebuilt from a file: its class nameable, its config complete.
+"""Whether a layer can be rebuilt from a file: its config complete.
 
-A file names a layer's class and holds its config; loading rebuilds it with
-`cls.from_config(config)`. That works only for a class built in or
-registered, whose config holds every constructor argument. `rebuild_problem`
-says, before a file is written, why a layer would not come back, and what to
-do instead.
+A file names a layer's class and holds its config; loading finds the class
+(built in, registered, or in `custom_objects`) and rebuilds the layer with
+`cls.from_config(config)`. That works only when the config holds every
+constructor argument. `rebuild_problem` says, before a file is written, why
+a layer would not come back, and what to do instead.
 """
 
 import inspect
 
-from minikeras import serialization_lib
 from minikeras.layers import operation_node
 from minikeras.layers.layer import Layer
 
@@ -88,12 +87,6 @@ def rebuild_problem(layer):
         "Save its weights instead with model.save_weights(path), and load them with "
         "load_weights(path) into a model built by your code"
     )
-    if not (serialization_lib.is_registered(cls) or serialization_lib.public_module(cls)):
-        return (
-            f"{label} is not a built-in {kind.lower()} and its class is not registered, so a "
-            f"file cannot name it (loading never imports code named in a file). {save_weights}; "
-            "or decorate the class with @minikeras.saving.register_keras_serializable()."
-        )
     if has_base_config(cls) and getattr(layer, "_inputs", None) is None:
         try:
             config = layer.get_config()

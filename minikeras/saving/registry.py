@@ -52,18 +52,20 @@ __all__ = [
 # The name of earlier versions, kept: `@register_serializable(package=...)`.
 register_serializable = register_keras_serializable
 
-# What the running serialize_layer is for: None (nothing running), "file" (every class
-# must be nameable by a file) or "config" (a get_config: unregistered classes too).
+# What the running serialize_layer is for: None (nothing running), "file" (every layer's
+# config must rebuild it: checked before anything is written) or "config" (a get_config:
+# that is left to from_config, as in Keras).
 _PURPOSE = contextvars.ContextVar("minikeras_serialize_purpose", default=None)
 
 
 @contextlib.contextmanager
 def nested_configs():
-    """Within it, `serialize_layer` also describes classes that are not registered.
+    """Within it, `serialize_layer` does not check that each config can rebuild its layer.
 
     A model's `get_config` opens it, so that (as in Keras) a model holding a custom
-    layer has a config, rebuilt with `from_config(config, custom_objects={...})`.
-    Inside a `serialize_layer` (a file being written) it changes nothing.
+    layer whose config misses a constructor argument still has a config; what
+    `from_config` cannot rebuild fails there. Inside a `serialize_layer` (a file
+    being written) it changes nothing.
 
     Returns:
         A context manager.
@@ -148,18 +150,21 @@ def serialize_layer(layer):
 
     The dict has Keras's keys: `module` (for information only: loading never
     imports it), `class_name`, `config`, `registered_name` and, for a built
-    layer, `build_config`.
+    layer, `build_config`. A class neither built in nor registered is named
+    as Keras names it, by its `__name__` (as `registered_name` too) and its
+    module; loading finds it again by that name in `custom_objects` (or an
+    open `custom_object_scope`).
 
     Args:
-        layer: a built-in layer or model, or one of a registered class.
+        layer: a layer or model.
 
     Returns:
         A dict.
 
     Raises:
-        ValueError: if the class is neither built in nor registered (outside
-            `nested_configs`), if its config cannot rebuild it (constructor
-            arguments missing from `get_config`), or if the config is not JSON.
+        ValueError: if its config cannot rebuild it (constructor arguments
+            missing from `get_config`, outside `nested_configs`), if it holds
+            a function no file can name (a lambda), or if the config is not JSON.
 
     Example:
         >>> from minikeras.layers import Dense
@@ -172,7 +177,6 @@ def serialize_layer(layer):
     if problem:
         raise ValueError(f"save: {problem}")
     cls = type(layer)
-    objects = custom_objects_by_name()
     token = _PURPOSE.set(purpose or "file")
     try:
         # A layer a config holds as it is (Keras's guide: `"first_layer": self.first_layer`)
@@ -181,9 +185,7 @@ def serialize_layer(layer):
     finally:
         _PURPOSE.reset(token)
     config = {
-        key: saved_function(
-            value, objects, f"save: {cls.__name__} '{layer.name}', {key!r}", purpose != "config"
-        )
+        key: saved_function(value, f"save: {cls.__name__} '{layer.name}', {key!r}")
         for key, value in own.items()
     }
     to_json(config, f"the config of {cls.__name__} '{layer.name}'")
@@ -283,10 +285,15 @@ def _new_layer(entry):
     if cls is None and registered != class_name:
         cls = _layer_class(class_name) if _in_scopes(class_name) else None
     if not (inspect.isclass(cls) and issubclass(cls, Layer)):
+        module = entry.get("module")
+        where = f" (of module {module!r} where it was saved)" if isinstance(module, str) else ""
         raise ValueError(
-            f"unknown layer class {registered!r}: import the module that defines it (with "
-            "@minikeras.saving.register_keras_serializable()), or pass "
-            f"custom_objects={{{class_name!r}: {class_name}}}"
+            f"unknown layer class {registered!r}{where}: it is neither built in nor registered "
+            f"in this process. Pass custom_objects={{{class_name!r}: {class_name}}} to the "
+            "loading function (or load inside minikeras.saving.custom_object_scope), or "
+            "import the module that defines it, decorated with "
+            "@minikeras.saving.register_keras_serializable(); loading never imports code "
+            "named in a file"
         )
     label = f"{class_name} '{entry['config'].get('name')}'"
     config = _resolve(entry["config"], label)

@@ -139,6 +139,25 @@ def _random_states(model):
     return {"global": held.pop("global"), "layers": held}
 
 
+def _own_objects(model):
+    """The classes and functions of the model's compile arguments, by the names a file gives
+    them: what loading finds again in `custom_objects` when they are not registered."""
+    given = dict(getattr(model, "_compile_arguments", None) or {})
+    leaves = []
+    for key in ("loss", "metrics", "weighted_metrics"):
+        _map_leaves(leaves.append, given.get(key))
+    optimizer = model.optimizer
+    leaves += [optimizer, getattr(optimizer, "_learning_rate", None)]
+    found = {}
+    for leaf in leaves:
+        if leaf is None or isinstance(leaf, (str, int, float)):
+            continue
+        obj = leaf if callable(leaf) and hasattr(leaf, "__name__") else type(leaf)
+        found.setdefault(getattr(obj, "__name__", None), obj)
+    found.pop(None, None)
+    return found
+
+
 def _training_payload(model, table):
     """The compile config, training.json and the optimizer's arrays; Nones if not saveable."""
     if not getattr(model, "compiled", False):
@@ -152,7 +171,9 @@ def _training_payload(model, table):
             **compile_flags(model.run_eagerly, model.jit_compile),
         }
         to_json(config, "the compile arguments")
-        _compile_objects(config, custom_objects_by_name())  # they can be made again
+        # They can be made again: by their registered names, or, for what is not
+        # registered, by the names custom_objects will give them when loading (as Keras).
+        _compile_objects(config, {**_own_objects(model), **custom_objects_by_name()})
         optimizer = model.optimizer
         paths = {id(variable): path for path, _, variable in table}
         foreign = [v.name for v in optimizer._trainable_variables if id(v) not in paths]

@@ -97,6 +97,7 @@ def deserialize(config, custom_objects=None):
     cls = serialization_lib.get_registered_object(name, custom_objects, _SCHEDULES)
     if cls is None:
         raise ValueError(
-            f"Unknown learning rate schedule {name!r}; known schedules: {', '.join(_SCHEDULES)}"
+            f"Unknown learning rate schedule {name!r}{serialization_lib.unknown_custom_hint(name)}"
+            f"; known schedules: {', '.join(_SCHEDULES)}"
         )
     return cls.from_config(config.get("config") or {})
