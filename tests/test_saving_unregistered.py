@@ -147,7 +147,7 @@ def test_a_nested_unregistered_layer_and_a_subclassed_model_round_trip(tmp_path)
     np.testing.assert_array_equal(loaded.predict(x, verbose=0), expected)
 
 
-def test_a_registration_made_after_saving_finds_the_class(tmp_path):
+def test_a_registration_under_another_name_does_not_stand_in_for_the_saved_one(tmp_path):
     class Late(mk.layers.Layer):
         def call(self, inputs):
             return inputs + 1.0
