@@ -221,7 +221,7 @@ def unknown_custom_hint(name):
         A sentence naming both ways to make it known, starting with a space.
 
     Example:
-        >>> print(mk.object_registry.unknown_custom_hint("MyLoss")[:66])
+        >>> print(mk.object_registry.unknown_custom_hint("MyLoss")[:65])
          (if it is your own, pass custom_objects={'MyLoss': MyLoss} when
     """
     bare = name.split(">")[-1] if isinstance(name, str) else name
