@@ -228,3 +228,42 @@ def test_extract_patches_3d_matches_keras(shape, kwargs):
     got = mk.ops.image.extract_patches_3d(x, **kwargs)
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_allclose(got.numpy(), want, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "int64"])
+@pytest.mark.parametrize("strides", [None, 1])  # (side by side: a reshape; else a convolution)
+def test_extract_patches_keeps_an_integer_dtype_and_every_value(dtype, strides):
+    info = np.iinfo(dtype)
+    values = np.array([info.max, info.max - 1, info.min, 7], dtype=dtype).reshape(1, 2, 2, 1)
+    images = np.tile(values, (2, 2, 2, 3))  # (2, 4, 4, 3): far above float32's 2**24 for ints
+    patches = mk.ops.image.extract_patches(images, 2, strides=strides)
+    assert patches.dtype == dtype
+    by_hand = np.stack([images[:, r : r + 2, c : c + 2].reshape(2, -1) for r, c in
+                        [(0, 0), (0, 2), (2, 0), (2, 2)] if strides is None] or
+                       [images[:, r : r + 2, c : c + 2].reshape(2, -1)
+                        for r in range(3) for c in range(3)], axis=1)  # fmt: skip
+    np.testing.assert_array_equal(patches.numpy().reshape(by_hand.shape), by_hand)
+    symbolic = mk.ops.image.extract_patches(mk.Input((4, 4, 3), dtype=dtype), 2, strides=strides)
+    assert symbolic.dtype == dtype
+
+
+@pytest.mark.parametrize(
+    ("size", "strides", "dilation", "padding", "shape"),
+    [
+        (3, 2, 1, "same", (2, 7, 6, 2)),
+        ((2, 3), (1, 2), (2, 1), "valid", (1, 8, 9, 3)),
+        (2, 3, 2, "same", (2, 5, 5, 1)),
+        ((2, 2, 2), 1, 1, "same", (1, 3, 4, 5, 2)),
+        ((2, 1, 3), (2, 1, 1), (1, 2, 1), "valid", (2, 5, 4, 6, 1)),
+    ],
+)
+def test_integer_patches_equal_the_convolutions_of_the_same_values(
+    size, strides, dilation, padding, shape
+):
+    images = np.random.default_rng(0).integers(-50, 50, shape).astype("int32")
+    as_ints = mk.ops.image.extract_patches(images, size, strides, dilation, padding)
+    as_floats = mk.ops.image.extract_patches(
+        images.astype("float32"), size, strides, dilation, padding
+    )
+    assert as_ints.dtype == "int32" and as_ints.shape == as_floats.shape
+    np.testing.assert_array_equal(as_ints.numpy(), as_floats.numpy().astype("int32"))

@@ -18,12 +18,14 @@ gives, as Keras computes it).
     (2, 2, 2, 48)
 """
 
+import itertools
+
 import numpy as np
 
 from minikeras import config
 from minikeras.ops.conv import conv
 from minikeras.ops.core import shape_of
-from minikeras.ops.creation import cast, convert_to_tensor
+from minikeras.ops.creation import convert_to_tensor
 from minikeras.ops.image_color import hsv_to_rgb, rgb_to_grayscale, rgb_to_hsv
 from minikeras.ops.image_filters import gaussian_blur, sobel_edges, ssim
 from minikeras.ops.image_resize import interpolation_matrix, resize, scale_and_translate
@@ -33,7 +35,7 @@ from minikeras.ops.image_transforms import (
     elastic_transform,
     perspective_transform,
 )
-from minikeras.ops.shape import expand_dims, pad, reshape, squeeze, transpose
+from minikeras.ops.shape import expand_dims, pad, reshape, squeeze, stack, transpose
 from minikeras.ops.symbolic import SymbolicValueError
 
 __all__ = ["crop_images", "extract_patches", "extract_patches_3d", "interpolation_matrix"]
@@ -53,11 +55,6 @@ KERAS_OPS = tuple(name for name in __all__ if name not in _NOT_OPS)
 
 def _channels_last(op, data_format):
     return config.standardize_data_format(data_format, op) == "channels_last"
-
-
-def _float(images):
-    x = convert_to_tensor(images)
-    return x if np.issubdtype(np.dtype(x.dtype), np.floating) else cast(x, config.floatx())
 
 
 def _sizes(op, name, value, rank):
@@ -81,7 +78,9 @@ def _patches(op, images, rank, size, strides, dilation_rate, padding, data_forma
     dilation = _sizes(op, "dilation_rate", dilation_rate, rank)
     if padding not in ("valid", "same"):
         raise ValueError(f"{op}: padding must be 'valid' or 'same', got {padding!r}")
-    x = _float(images)
+    x = convert_to_tensor(images)
+    # Integer images keep their dtype and every value, as in Keras.
+    exact = not np.issubdtype(np.dtype(x.dtype), np.floating)
     single = len(shape) == rank + 1
     if single:
         x = expand_dims(x, 0)
@@ -96,12 +95,36 @@ def _patches(op, images, rank, size, strides, dilation_rate, padding, data_forma
         x = reshape(x, (-1, *[n for pair in zip(counts, patch) for n in pair], channels))
         order = (0, *range(1, 2 * rank, 2), *range(2, 2 * rank + 1, 2), 2 * rank + 1)
         x = reshape(transpose(x, order), (-1, *counts, depth))
+    elif exact:  # (a convolution would round integers: copied by strided slices instead)
+        x = _sliced_patches(x, patch, step, dilation, padding, depth)
     else:
         kernel = np.eye(depth, dtype=x.dtype).reshape(*patch, channels, depth)
         x = conv(x, kernel, strides=step, padding=padding, dilation_rate=dilation)
     if not last:
         x = transpose(x, (0, rank + 1, *range(1, rank + 1)))
     return squeeze(x, 0) if single else x
+
+
+def _sliced_patches(x, patch, step, dilation, padding, depth):
+    """The patches of channels-last `x` as a convolution with an identity kernel gives them,
+    by one strided slice per pixel of a patch (exact for any dtype)."""
+    spatial = x.shape[1:-1]
+    if padding == "same":  # (as the convolution pads: the extra pixel after)
+        totals = [
+            max((-(-n // s) - 1) * s + (p - 1) * d + 1 - n, 0)
+            for n, p, s, d in zip(spatial, patch, step, dilation)
+        ]
+        x = pad(x, [(0, 0), *((t // 2, t - t // 2) for t in totals), (0, 0)])
+        spatial = [n + t for n, t in zip(spatial, totals)]
+    counts = [
+        max((n - (p - 1) * d - 1) // s + 1, 0) for n, p, s, d in zip(spatial, patch, step, dilation)
+    ]
+    pieces = [
+        x[(slice(None), *(slice(o * d, o * d + (c - 1) * s + 1, s)
+                          for o, d, c, s in zip(offset, dilation, counts, step)), slice(None))]
+        for offset in itertools.product(*(range(p) for p in patch))
+    ]  # fmt: skip
+    return reshape(stack(pieces, axis=-2), (-1, *counts, depth))
 
 
 def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid", data_format=None):
@@ -125,7 +148,7 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
         data_format: `"channels_last"` (default, also None) or `"channels_first"`.
 
     Returns:
-        A float Tensor `(batch, rows of patches, columns of patches,
+        A Tensor of the images' dtype `(batch, rows of patches, columns of patches,
         size[0] * size[1] * channels)` (the patch axis before the spatial
         ones for channels first; no batch axis for one image).
 
@@ -166,7 +189,7 @@ def extract_patches_3d(
             `mk.config.image_data_format()`).
 
     Returns:
-        A float Tensor `(batch, patches along depth, along rows, along
+        A Tensor of the volumes' dtype `(batch, patches along depth, along rows, along
         columns, size[0] * size[1] * size[2] * channels)` (the patch axis
         before the spatial ones for channels first; no batch axis for one volume).
 
