@@ -40,6 +40,8 @@ from minikeras.layers.preprocessing.feature_space import FeatureSpace as _Featur
 from minikeras.losses import Loss
 from minikeras.metrics import Metric
 from minikeras.models import Model, Sequential
+from minikeras.models.visualization import model_to_dot as _model_to_dot
+from minikeras.models.visualization import plot_model as _plot_model
 from minikeras.optimizers import Optimizer
 from minikeras.regularizers import Regularizer
 
@@ -49,7 +51,9 @@ __version__ = "0.2.0"
 # keras.utils.FeatureSpace; `utils` imports no layers, so the name is bound here,
 # once both are imported.
 utils.FeatureSpace = _FeatureSpace
-utils.__all__ = sorted([*utils.__all__, "FeatureSpace"])
+# The same for model_to_dot and plot_model (models.visualization: they read models).
+utils.model_to_dot, utils.plot_model = _model_to_dot, _plot_model
+utils.__all__ = sorted([*utils.__all__, "FeatureSpace", "model_to_dot", "plot_model"])
 
 
 def version():

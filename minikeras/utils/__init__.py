@@ -18,9 +18,11 @@ The serialization names Keras also exports here (`register_keras_serializable`,
 `get_registered_name`, `get_registered_object`, `custom_object_scope`,
 `CustomObjectScope`) are `minikeras.saving`'s, re-exported.
 
-`keras.utils.plot_model` is left out: it needs pydot and the Graphviz
-program, an outside binary minikeras does not depend on. `model.summary()`
-prints the layer graph as text.
+`FeatureSpace`, `model_to_dot` and `plot_model` are bound here when
+`minikeras` is imported (they are defined above `utils`, among the layers and
+models). Drawing a model needs pydot (`pip install pydot`) and, for
+`plot_model`, the Graphviz program; `model.summary()` prints the layer graph
+as text without them.
 """
 
 from minikeras.config import standardize_dtype
