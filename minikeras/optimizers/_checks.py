@@ -13,7 +13,10 @@ UNIT_INTERVAL = (lambda value: 0.0 <= value <= 1.0, "a number in [0, 1]")
 
 
 def check_number(owner, name, value, rule=ANY):
-    """Returns `value` as a float, checked against `rule`.
+    """Returns `value` checked against `rule`: a Python int or float as given, else a float.
+
+    An int stays an int (`decay_steps=10`), so that configs keep what was
+    given, as Keras's do.
 
     Args:
         owner: who is asking, for the message (a class name).
@@ -22,17 +25,19 @@ def check_number(owner, name, value, rule=ANY):
         rule: a pair `(test, expected)` such as `POSITIVE`.
 
     Returns:
-        A Python float.
+        A Python int or float.
 
     Raises:
         ValueError: naming the owner, the argument, what was expected and what came.
 
     Example:
         >>> checks = mk.optimizers._checks
-        >>> checks.check_number("ExponentialDecay", "decay_steps", 10, checks.POSITIVE)
+        >>> checks.check_number("ExponentialDecay", "decay_steps", np.int64(10), checks.POSITIVE)
         10.0
+        >>> checks.check_number("ExponentialDecay", "decay_steps", 10, checks.POSITIVE)
+        10
     """
     test, expected = rule
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not test(float(value)):
         raise ValueError(f"{owner}: `{name}` must be {expected}, got {value!r}")
-    return float(value)
+    return value if type(value) in (int, float) else float(value)

@@ -151,7 +151,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
     Args:
         boundaries: increasing step numbers.
         values: the learning rates, one more than `boundaries`.
-        name: a name (default: the class name).
+        name: a name (default: `"PiecewiseConstant"`, as in Keras).
 
     Raises:
         ValueError: if `values` is not one longer than `boundaries`, or the
@@ -177,7 +177,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         if self.boundaries != sorted(self.boundaries):
             raise ValueError(f"{owner}: `boundaries` must be increasing, got {boundaries}")
         self.values = [check_number(owner, "values", value) for value in values]
-        self.name = name or owner
+        self.name = name or "PiecewiseConstant"  # (Keras's default name)
 
     def __call__(self, step):
         # bisect_left puts a step equal to a boundary in the interval that ends there.
