@@ -32,7 +32,7 @@ def check_arguments(owner, clipnorm, clipvalue, global_clipnorm):
 
     Example:
         >>> mk.optimizers._clipping.check_arguments("SGD", 1, None, None)
-        (1.0, None, None)
+        (1, None, None)
     """
     clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
     given = [f"{key}={value!r}" for key, value in clips.items() if value is not None]
