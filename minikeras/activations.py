@@ -317,10 +317,10 @@ def get(identifier):
 def serialize(activation):
     """What a config holds for `activation`: a built-in's name, or a function entry.
 
-    As in Keras: a built-in activation is its name; a registered function (see
-    `minikeras.saving.register_keras_serializable`) an entry naming it, which
-    `deserialize` finds in the registry; another named function its name,
-    which `deserialize` then finds in `custom_objects`.
+    As in Keras: a built-in activation is its name; a function of the user's an
+    entry naming it (by its registered name, see
+    `minikeras.saving.register_keras_serializable`, else by its own), which
+    `deserialize` finds in the registry or in `custom_objects`.
 
     Args:
         activation: an activation function.
@@ -352,8 +352,8 @@ def serialize(activation):
             f"activations.serialize: custom function {name!r} has the name of a built-in "
             "activation and would come back as the built-in; rename it"
         )
-    if not serialization_lib.is_registered(activation):
-        return name  # found again in custom_objects when loading
+    # A function of the user's: Keras's function entry (by its registered name, else its
+    # own), which loading finds in the registry or in custom_objects.
     return serialization_lib.serialize_keras_object(activation)
 
 
@@ -379,7 +379,10 @@ def deserialize(config, custom_objects=None):
         found = serialization_lib.get_registered_object(config, custom_objects, _ACTIVATIONS)
         if found is None:
             known = ", ".join(sorted(_ACTIVATIONS))
-            raise ValueError(f"Unknown activation {config!r}; known activations: {known}")
+            raise ValueError(
+                f"Unknown activation {config!r}; known activations: {known}"
+                + serialization_lib.unknown_custom_hint(config)
+            )
         return found
     return serialization_lib.deserialize_keras_object(
         config, custom_objects=custom_objects, module_objects=_ACTIVATIONS

@@ -229,8 +229,8 @@ def _lookup(name, custom_objects):
         return _CONSTRAINTS[name]
     known = ", ".join(name for name in _CONSTRAINTS if name.islower())
     raise ValueError(
-        f"Unknown constraint {name!r}{serialization_lib.unknown_custom_hint(name)}; "
-        f"known constraints: {known}"
+        f"Unknown constraint {name!r}; known constraints: {known}"
+        + serialization_lib.unknown_custom_hint(name)
     )
 
 
@@ -275,7 +275,13 @@ def deserialize(config, custom_objects=None):
         >>> mk.constraints.deserialize({"class_name": "MaxNorm", "config": {"max_value": 1.5}})
         MaxNorm(max_value=1.5, axis=0)
     """
-    return deserialize_object(config, lambda name: _lookup(name, custom_objects), "constraints")
+    return deserialize_object(
+        config,
+        lambda name: _lookup(name, custom_objects),
+        "constraints",
+        custom_objects,
+        _CONSTRAINTS,
+    )
 
 
 def get(identifier):

@@ -9,11 +9,13 @@ this registry) re-exports them all.
 
 __all__ = [
     "CustomObjectScope",
+    "custom_class",
     "custom_object_scope",
     "get_custom_objects",
     "get_registered_name",
     "get_registered_object",
     "is_registered",
+    "names_custom_class",
     "register_keras_serializable",
     "scoped_objects",
     "unknown_custom_hint",
@@ -212,21 +214,101 @@ custom_object_scope = CustomObjectScope
 
 
 def unknown_custom_hint(name):
-    """What an "unknown ..." error adds for a name that may be the user's own class or function.
+    """What an "unknown ..." error ends with, for a name that may be the user's own.
 
     Args:
         name: the name the file or config gave (`"MyLoss"`, or `"package>name"`).
 
     Returns:
-        A sentence naming both ways to make it known, starting with a space.
+        A sentence starting with `". "`, naming both ways to make the name
+        known; `""` for a name that is not a string.
 
     Example:
-        >>> print(mk.object_registry.unknown_custom_hint("MyLoss")[:65])
-         (if it is your own, pass custom_objects={'MyLoss': MyLoss} when
+        >>> print(mk.object_registry.unknown_custom_hint("MyLoss")[:70])
+        . If it is your own class or function, pass custom_objects={'MyLoss':
     """
-    bare = name.split(">")[-1] if isinstance(name, str) else name
+    if not isinstance(name, str):
+        return ""
+    bare = name.split(">")[-1]
     return (
-        f" (if it is your own, pass custom_objects={{{name!r}: {bare}}} when loading, or "
-        "decorate it with @minikeras.saving.register_keras_serializable(); loading never "
-        "imports code named in a file)"
+        f". If it is your own class or function, pass custom_objects={{{name!r}: {bare}}} "
+        "when loading a file, or register it with "
+        "@minikeras.saving.register_keras_serializable() (loading never imports code named "
+        "in a file)"
     )
+
+
+def _keras_module(module):
+    """Whether a file's `module` is Keras's or minikeras's own (where built-ins live)."""
+    return isinstance(module, str) and (
+        module.split(".")[0] in ("keras", "minikeras") or module == "builtins"
+    )
+
+
+def names_custom_class(entry):
+    """Whether a file's entry names a class that only the registry or `custom_objects` has.
+
+    Keras writes a class that is not built in with its own `__name__` as its
+    `registered_name` and its module (None for a script); such a class is
+    looked for among registered and custom objects only, never among the
+    built-ins, so that a user's `Dense` does not come back as minikeras's.
+
+    Args:
+        entry: a dict with `class_name` (and, from files, `module` and `registered_name`).
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> mk.object_registry.names_custom_class(
+        ...     {"module": None, "class_name": "Dense", "registered_name": "Dense"}
+        ... )
+        True
+        >>> mk.object_registry.names_custom_class(
+        ...     {"module": "keras.layers", "class_name": "Dense", "registered_name": None}
+        ... )
+        False
+    """
+    return (
+        isinstance(entry, dict)
+        and "module" in entry
+        and not _keras_module(entry["module"])
+        and entry.get("registered_name") == entry.get("class_name")
+    )
+
+
+def custom_class(entry, custom_objects, kind):
+    """The user's class a custom entry names (see `names_custom_class`), or None for another.
+
+    Args:
+        entry: a file's or `serialize`'s dict.
+        custom_objects: optional dict of name -> class, searched with the registry.
+        kind: what the family calls it, for the message (`"loss class"`).
+
+    Returns:
+        The class, or None when `entry` does not name a custom class (the
+        family then looks among its built-ins too).
+
+    Raises:
+        ValueError: if `entry` names a custom class that neither the registry,
+            an open `custom_object_scope` nor `custom_objects` has.
+
+    Example:
+        >>> entry = {"module": None, "class_name": "L2", "config": {}, "registered_name": "L2"}
+        >>> mk.object_registry.custom_class(entry, None, "regularizer")
+        Traceback (most recent call last):
+        ...
+        ValueError: Unknown regularizer 'L2' (a class of your own, not minikeras's L2). If ...
+    """
+    if not names_custom_class(entry):
+        return None
+    name = entry["registered_name"]
+    found = get_registered_object(name, custom_objects)
+    if found is not None and is_registered(found) and get_registered_name(found) != name:
+        found = None  # (a registered class of that bare name is another class: "pkg>Name")
+    if found is None:
+        raise ValueError(
+            f"Unknown {kind} {name!r} (a class of your own, not minikeras's {name})"
+            + unknown_custom_hint(name)
+        )
+    return found

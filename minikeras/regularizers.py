@@ -282,8 +282,9 @@ def _lookup(name, custom_objects):
     if name in _REGULARIZERS or name == "l1_l2":
         return _REGULARIZERS[name]
     raise ValueError(
-        f"Unknown regularizer {name!r}{serialization_lib.unknown_custom_hint(name)}; known "
-        "regularizers: l1, l2, l1_l2, orthogonal_regularizer, L1, L2, L1L2, OrthogonalRegularizer"
+        f"Unknown regularizer {name!r}; known regularizers: l1, l2, l1_l2, "
+        "orthogonal_regularizer, L1, L2, L1L2, OrthogonalRegularizer"
+        + serialization_lib.unknown_custom_hint(name)
     )
 
 
@@ -334,7 +335,13 @@ def deserialize(config, custom_objects=None):
     if config == "l1_l2" and not (custom_objects and config in custom_objects):
         # The name's defaults differ from the class's, as in Keras.
         return L1L2(l1=0.01, l2=0.01)
-    return deserialize_object(config, lambda name: _lookup(name, custom_objects), "regularizers")
+    return deserialize_object(
+        config,
+        lambda name: _lookup(name, custom_objects),
+        "regularizers",
+        custom_objects,
+        _REGULARIZERS,
+    )
 
 
 def get(identifier):

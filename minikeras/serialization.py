@@ -36,10 +36,7 @@ def serialize_object(obj, base_class, builtin_names, module):
     if obj is None:
         return None
     if isinstance(obj, base_class):
-        entry = {"class_name": type(obj).__name__, "config": obj.get_config()}
-        if serialization_lib.is_registered(type(obj)):  # found again by its registered name
-            entry["registered_name"] = serialization_lib.get_registered_name(type(obj))
-        return entry
+        return serialization_lib.family_entry(obj)
     name = getattr(obj, "__name__", None)
     if not callable(obj) or name is None or name == "<lambda>":
         raise ValueError(
@@ -54,13 +51,18 @@ def serialize_object(obj, base_class, builtin_names, module):
     return name
 
 
-def deserialize_object(config, lookup, module):
+def deserialize_object(config, lookup, module, custom_objects=None, builtins=None):
     """Makes an object from `serialize_object`'s dict, or from a name.
 
     Args:
         config: a dict `{"class_name": ..., "config": {...}}` or a name.
         lookup: `lookup(name)` returns the class (or factory) called `name`.
         module: the family's module name, for messages.
+        custom_objects: optional dict of name -> class, for a class of the
+            user's that a file names (see `object_registry.names_custom_class`).
+        builtins: optional dict of the family's built-in classes by name,
+            which an entry without a `registered_name` names before any
+            custom object of that name (as Keras reads it).
 
     Returns:
         The object: `cls.from_config(config)` for a dict, `cls()` for a name.
@@ -83,7 +85,12 @@ def deserialize_object(config, lookup, module):
             f"'config', got {config!r}"
         )
     name = config.get("registered_name") or config["class_name"]
-    return lookup(name).from_config(config.get("config") or {})
+    kind = module[:-1] if module.endswith("s") else module  # ("regularizers" -> "regularizer")
+    cls = serialization_lib.custom_class(config, custom_objects, kind)
+    if cls is None and not config.get("registered_name") and builtins:  # a built-in's, first
+        cls = builtins.get(config["class_name"])
+    cls = cls or lookup(name)
+    return cls.from_config(config.get("config") or {})
 
 
 def get_object(identifier, deserialize, module):

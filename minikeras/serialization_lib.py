@@ -19,163 +19,59 @@ Loading never imports a module named in a file, and never runs code a file
 holds: a Python lambda in a file is refused.
 
 The registry itself (`register_keras_serializable`, `custom_object_scope`,
-...) is `minikeras.object_registry`, re-exported here.
+...) is `minikeras.object_registry`, and which objects are built-ins (and
+under which public module) is `minikeras.public_names`; both are
+re-exported here.
 
 The family modules (`activations`, `losses`, ...) keep their Keras-named
 `serialize` / `deserialize` / `get`, written on this module. It imports none of
 them at import time: it sits below them in the package.
 """
 
-import importlib
 import types
 
 import numpy as np
 
 from minikeras.object_registry import (
     CustomObjectScope,
+    custom_class,
     custom_object_scope,
     get_custom_objects,
     get_registered_name,
     get_registered_object,
     is_registered,
+    names_custom_class,
     register_keras_serializable,
     unknown_custom_hint,
+)
+from minikeras.public_names import (
+    _FAMILIES,
+    builtin_object,
+    family_entry,
+    module_of,
+    public_module,
 )
 
 __all__ = [
     "CustomObjectScope",
     "builtin_object",
+    "custom_class",
     "custom_object_scope",
     "deserialize_keras_object",
+    "family_entry",
     "get_custom_objects",
     "get_registered_name",
     "get_registered_object",
     "is_registered",
     "module_of",
+    "names_custom_class",
     "public_module",
     "register_keras_serializable",
     "serialize_keras_object",
     "unknown_custom_hint",
 ]
 
-# Where built-in objects are found: the public module's family -> minikeras package.
-_FAMILIES = {
-    "layers": "minikeras.layers",
-    "models": "minikeras.models",
-    "losses": "minikeras.losses",
-    "metrics": "minikeras.metrics",
-    "optimizers": "minikeras.optimizers",
-    "optimizers.schedules": "minikeras.optimizers.schedules",
-    "activations": "minikeras.activations",
-    "initializers": "minikeras.initializers",
-    "regularizers": "minikeras.regularizers",
-    "constraints": "minikeras.constraints",
-    "random": "minikeras.random",
-    "utils": "minikeras.utils",
-}
-# Keras's names for classes that minikeras spells otherwise.
-_ALIASES = {"Functional": ("models", "Model")}
 _PLAIN = (str, int, float, bool, type(None))
-
-
-# -------------------------------------------------------------- public names
-
-
-def _family_package(family):
-    return importlib.import_module(_FAMILIES[family])
-
-
-def _family_of(obj):
-    """The family whose package exports `obj` under its own name, or None."""
-    module = getattr(obj, "__module__", None) or ""
-    name = getattr(obj, "__name__", None)
-    for family, package_name in _FAMILIES.items():
-        if module == package_name or module.startswith(package_name + "."):
-            package = _family_package(family)
-            if getattr(package, name, None) is obj:
-                return family
-    # Defined among the layers, exported under utils, as in Keras (FeatureSpace).
-    if module.startswith("minikeras.") and getattr(_family_package("utils"), name, None) is obj:
-        return "utils"
-    return None
-
-
-def public_module(obj):
-    """The public module a built-in class or function is written under (`keras.layers`, ...).
-
-    Args:
-        obj: a class or function.
-
-    Returns:
-        `"keras.<family>"`, or None if `obj` is not a minikeras built-in.
-
-    Example:
-        >>> mk.serialization_lib.public_module(mk.layers.Dense)
-        'keras.layers'
-        >>> mk.serialization_lib.public_module(mk.activations.relu)
-        'keras.activations'
-    """
-    family = _family_of(obj)
-    return None if family is None else f"keras.{family}"
-
-
-def module_of(obj):
-    """The `module` an entry names for `obj`: its public module if built in, else its own
-    module (None for a script's `__main__`, as Keras writes it).
-
-    Args:
-        obj: a class or function.
-
-    Returns:
-        A module name, or None.
-
-    Example:
-        >>> mk.serialization_lib.module_of(mk.layers.Dense)
-        'keras.layers'
-    """
-    module = public_module(obj) or getattr(obj, "__module__", None)
-    return None if module == "__main__" else module
-
-
-def builtin_object(module, name):
-    """The minikeras built-in that `module` and `name` (as a file writes them) stand for.
-
-    Found by its public name in the family the module names (`keras.layers`,
-    `keras.src.losses.losses`, `minikeras.optimizers`, ...), or None.
-
-    Args:
-        module: the module a config names.
-        name: the class or function name.
-
-    Returns:
-        The class or function, or None.
-
-    Example:
-        >>> mk.serialization_lib.builtin_object("keras.src.layers.core.dense", "Dense")
-        <class 'minikeras.layers.dense.Dense'>
-        >>> mk.serialization_lib.builtin_object("my_project", "Dense") is None
-        True
-    """
-    if name in _ALIASES:
-        family, name = _ALIASES[name]
-        return getattr(_family_package(family), name)
-    if not isinstance(module, str):
-        return None
-    for prefix in ("keras.src.", "minikeras.", "keras."):
-        if module.startswith(prefix):
-            module = module[len(prefix) :]
-            break
-    candidates = [family for family in _FAMILIES if module == family]
-    candidates += [f for f in _FAMILIES if module.startswith(f + ".") and f not in candidates]
-    if module == "keras":
-        candidates = ["models", "layers"]
-    for family in sorted(candidates, key=len, reverse=True):
-        package = _family_package(family)
-        found = getattr(package, name, None)
-        public = getattr(package, "__all__", None)
-        if found is not None and (name in public if public is not None else name[:1] != "_"):
-            return found
-    return None
 
 
 # --------------------------------------------------------------- serialize
@@ -333,7 +229,10 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
             raise ValueError(f"a function entry needs its name as 'config', got {inner!r:.100}")
         found = _lookup(registered, inner, module, custom_objects, module_objects)
         return _require(found, inner, module, "function")
-    cls = _lookup(registered, class_name, module, custom_objects, module_objects)
+    if names_custom_class(config):  # (a user's class: never a built-in of the same name)
+        cls = get_registered_object(registered, custom_objects)
+    else:
+        cls = _lookup(registered, class_name, module, custom_objects, module_objects)
     cls = _require(cls, class_name, module, "class", registered)
     if isinstance(cls, types.FunctionType):
         return cls
@@ -356,6 +255,10 @@ def _field(inner, key, kinds):
 
 
 def _lookup(registered, name, module, custom_objects, module_objects):
+    if registered is None and module is not None:  # a built-in's entry: no custom object
+        found = builtin_object(module, name)  # of its name stands in for it (as in Keras)
+        if found is not None:
+            return found
     for key in (registered, name):
         if isinstance(key, str):
             found = get_registered_object(key, custom_objects)

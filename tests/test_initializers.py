@@ -238,10 +238,31 @@ def test_deserialize_custom_objects():
         def __call__(self, shape, dtype=None):
             return np.full(shape, 2.0, dtype=dtype or "float32")
 
-    config = initializers.serialize(Twos())
-    assert config == {"class_name": "Twos", "config": {}}
+    config = initializers.serialize(Twos())  # (named as Keras names a class of the user's)
+    assert config == {
+        "module": "test_initializers", "class_name": "Twos", "config": {},
+        "registered_name": "Twos",
+    }  # fmt: skip
     restored = initializers.deserialize(config, custom_objects={"Twos": Twos})
     np.testing.assert_array_equal(restored((2,)), [2.0, 2.0])
+    with pytest.raises(ValueError, match="Unknown initializer 'Twos'.*custom_objects="):
+        initializers.deserialize(config)
+
+
+def test_a_custom_class_named_like_a_built_in_is_never_the_built_in():
+    class Ones(initializers.Initializer):
+        def __call__(self, shape, dtype=None):
+            return np.full(shape, 7.0, dtype=dtype or "float32")
+
+    config = initializers.serialize(Ones())
+    with pytest.raises(ValueError, match="Unknown initializer 'Ones' \\(a class of your own"):
+        initializers.deserialize(config)
+    restored = initializers.deserialize(config, custom_objects={"Ones": Ones})
+    np.testing.assert_array_equal(restored((2,)), [7.0, 7.0])
+    # An entry without a module (older files) still names the built-in.
+    assert type(initializers.deserialize({"class_name": "Ones", "config": {}})) is (
+        initializers.Ones
+    )
 
 
 def test_unknown_identifiers_are_clear_errors():

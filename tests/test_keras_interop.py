@@ -706,3 +706,49 @@ def test_skip_mismatch_leaves_out_what_keras_leaves_out(tmp_path):
     assert ours_kept == keras_kept == [True, True, False, False]
     for mine, file_weight in zip(ours.get_weights()[2:], theirs.get_weights()[2:]):
         np.testing.assert_array_equal(mine, file_weight)
+
+
+def doubled_relu(x):  # (module level and written with operators: the same for both APIs)
+    return x + abs(x)
+
+
+def halve(x):
+    return x * 0.5
+
+
+def gap(y_true, y_pred):
+    return abs(y_true - y_pred)
+
+
+def _doubled_relu(api):
+    class Biggest(api.metrics.Mean):
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            return super().update_state(api.ops.max(y_pred), sample_weight)
+
+    return {"doubled_relu": doubled_relu, "halve": halve, "gap": gap, "Biggest": Biggest}
+
+
+@pytest.mark.parametrize("direction", ["keras to minikeras", "minikeras to keras"])
+def test_unregistered_functions_and_compile_objects_cross_with_custom_objects(tmp_path, direction):
+    keras = _keras()
+    source, target = (keras, mk) if direction == "keras to minikeras" else (mk, keras)
+    made = _doubled_relu(source)
+    inputs = source.Input((3,))
+    hidden = source.layers.Dense(2, activation=made["doubled_relu"], name="d")(inputs)
+    model = source.Model(inputs, source.layers.Lambda(made["halve"], name="half")(hidden))
+    model.compile("adam", made["gap"], metrics=[made["Biggest"]()])
+    x = np.random.default_rng(0).standard_normal((4, 3)).astype("float32")
+    y = np.zeros((4, 2), "float32")
+    model.fit(x, y, epochs=1, verbose=0)
+    model.save(tmp_path / "model.keras")
+    wanted = _doubled_relu(target)
+    loaded = target.models.load_model(tmp_path / "model.keras", custom_objects=wanted)
+    assert loaded.get_layer("d").activation is doubled_relu
+    assert loaded.get_layer("half").function is halve
+    np.testing.assert_allclose(
+        np.asarray(loaded.predict(x, verbose=0)), np.asarray(model.predict(x, verbose=0)),
+        rtol=1e-5, atol=1e-6,
+    )  # fmt: skip
+    ours, theirs = loaded.evaluate(x, y, verbose=0), model.evaluate(x, y, verbose=0)
+    assert len(ours) == len(theirs) == 2  # (the loss and the Biggest metric)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5)

@@ -168,3 +168,113 @@ def test_the_hint_names_both_fixes():
     hint = mk.object_registry.unknown_custom_hint("pkg>Thing")
     assert "custom_objects={'pkg>Thing': Thing}" in hint
     assert "@minikeras.saving.register_keras_serializable()" in hint
+
+
+def _named_like_built_ins():
+    """Classes of the user's that carry built-in names, each doing something else."""
+
+    class Dense(mk.layers.Layer):  # (no weights: adds 100)
+        def call(self, inputs):
+            return inputs + 100.0
+
+    class MeanSquaredError(mk.losses.Loss):
+        def call(self, y_true, y_pred):
+            return mk.ops.mean(mk.ops.abs(y_true - y_pred), axis=-1) * 1000.0
+
+    class ExponentialDecay(mk.optimizers.schedules.LearningRateSchedule):
+        def __call__(self, step):
+            return 0.125
+
+        def get_config(self):
+            return {}
+
+    class L2(mk.regularizers.Regularizer):
+        def __call__(self, weights):
+            return 1000.0 * mk.ops.sum(mk.ops.abs(weights))
+
+        def get_config(self):
+            return {}
+
+    return {"Dense": Dense, "MeanSquaredError": MeanSquaredError,
+            "ExponentialDecay": ExponentialDecay, "L2": L2}  # fmt: skip
+
+
+@pytest.mark.parametrize("suffix", ["minikeras", "keras"])
+def test_a_class_of_the_users_named_like_a_built_in_never_loads_as_the_built_in(tmp_path, suffix):
+    classes = _named_like_built_ins()
+    model = mk.Sequential([
+        mk.Input((3,)),
+        mk.layers.Dense(2, kernel_regularizer=classes["L2"](), name="real"),
+        classes["Dense"](name="fake"),
+    ])  # fmt: skip
+    model.compile(mk.optimizers.SGD(classes["ExponentialDecay"]()), classes["MeanSquaredError"]())
+    x, y = np.ones((4, 3), "float32"), np.zeros((4, 2), "float32")
+    model.fit(x, y, verbose=0)
+    path = tmp_path / f"model.{suffix}"
+    model.save(path)
+    for name in classes:
+        given = {key: value for key, value in classes.items() if key != name}
+        with pytest.raises(LoadError, match=rf"'{name}'.*custom_objects=\{{'{name}'"):
+            mk.models.load_model(path, custom_objects=given)
+    loaded = mk.models.load_model(path, custom_objects=classes)
+    assert type(loaded.get_layer("fake")) is classes["Dense"]
+    assert type(loaded.get_layer("real").kernel_regularizer) is classes["L2"]
+    assert type(loaded.loss) is classes["MeanSquaredError"]
+    assert type(loaded.optimizer._learning_rate) is classes["ExponentialDecay"]
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
+def test_a_registered_class_does_not_stand_in_for_an_unregistered_one_of_its_name(tmp_path):
+    @mk.saving.register_keras_serializable(package="Tests")
+    class Gap(mk.losses.Loss):
+        def call(self, y_true, y_pred):
+            return mk.ops.mean(mk.ops.square(y_true - y_pred), axis=-1)
+
+    registered = Gap
+
+    class Gap(mk.losses.Loss):  # noqa: F811 (the point: another class of that name)
+        def call(self, y_true, y_pred):
+            return mk.ops.mean(mk.ops.abs(y_true - y_pred), axis=-1)
+
+    try:
+        model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        model.compile("sgd", Gap())
+        model.save(tmp_path / "gap.minikeras")
+        with pytest.raises(LoadError, match="Unknown loss class 'Gap'"):
+            mk.models.load_model(tmp_path / "gap.minikeras")
+        loaded = mk.models.load_model(tmp_path / "gap.minikeras", custom_objects={"Gap": Gap})
+        assert type(loaded.loss) is Gap and Gap is not registered
+    finally:
+        del mk.saving.get_custom_objects()["Tests>Gap"]
+
+
+def bias(y_true, y_pred):
+    return mk.ops.mean(y_pred - y_true, axis=-1)
+
+
+@pytest.mark.parametrize("suffix", ["minikeras", "keras"])
+def test_functions_inside_wrappers_and_a_subclassed_optimizer_keep_the_training_state(
+    tmp_path, suffix
+):
+    class Tuned(mk.optimizers.Adam):  # (the same slots as Adam: Keras's Adam layout)
+        pass
+
+    model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+    model.compile(
+        Tuned(0.01),
+        mk.losses.LossFunctionWrapper(absolute_gap),
+        metrics=[mk.metrics.MeanMetricWrapper(bias, name="bias")],
+    )
+    x, y = np.ones((4, 3), "float32"), np.zeros((4, 2), "float32")
+    model.fit(x, y, epochs=2, verbose=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (not "saved without its training state")
+        model.save(tmp_path / f"model.{suffix}")
+    loaded = mk.models.load_model(
+        tmp_path / f"model.{suffix}",
+        custom_objects={"Tuned": Tuned, "absolute_gap": absolute_gap, "bias": bias},
+    )
+    assert type(loaded.optimizer) is Tuned and int(loaded.optimizer.iterations.numpy()) == 2
+    assert loaded.evaluate(x, y, verbose=0, return_dict=True) == model.evaluate(
+        x, y, verbose=0, return_dict=True
+    )

@@ -130,8 +130,8 @@ def _lookup(name, custom_objects):
         return _INITIALIZERS[name]
     known = ", ".join(name for name in _INITIALIZERS if name.islower())
     raise ValueError(
-        f"Unknown initializer {name!r}{serialization_lib.unknown_custom_hint(name)}; "
-        f"known initializers: {known}"
+        f"Unknown initializer {name!r}; known initializers: {known}"
+        + serialization_lib.unknown_custom_hint(name)
     )
 
 
@@ -156,10 +156,7 @@ def serialize(initializer):
             "initializers.serialize: expected an Initializer, got "
             f"{initializer!r} of type {type(initializer).__name__}"
         )
-    entry = {"class_name": type(initializer).__name__, "config": initializer.get_config()}
-    if serialization_lib.is_registered(type(initializer)):  # found again by its registered name
-        entry["registered_name"] = serialization_lib.get_registered_name(type(initializer))
-    return entry
+    return serialization_lib.family_entry(initializer)
 
 
 def deserialize(config, custom_objects=None):
@@ -187,7 +184,10 @@ def deserialize(config, custom_objects=None):
             "initializers.deserialize: expected a name or a dict with 'class_name' and "
             f"'config', got {config!r}"
         )
-    cls = _lookup(config.get("registered_name") or config["class_name"], custom_objects)
+    cls = serialization_lib.custom_class(config, custom_objects, "initializer")
+    if cls is None and not config.get("registered_name"):  # a built-in's entry, first
+        cls = _INITIALIZERS.get(config["class_name"])
+    cls = cls or _lookup(config.get("registered_name") or config["class_name"], custom_objects)
     return cls.from_config(config.get("config") or {})
 
 

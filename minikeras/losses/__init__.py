@@ -288,10 +288,7 @@ def serialize(loss):
         ('mean_squared_error', 2.0)
     """
     if isinstance(loss, Loss):
-        entry = {"class_name": type(loss).__name__, "config": loss.get_config()}
-        if serialization_lib.is_registered(type(loss)):  # found again by its registered name
-            entry["registered_name"] = serialization_lib.get_registered_name(type(loss))
-        return entry
+        return serialization_lib.family_entry(loss)
     name = getattr(loss, "__name__", None)
     if not callable(loss) or name is None or name == "<lambda>":
         raise ValueError(
@@ -326,7 +323,10 @@ def deserialize(config, custom_objects=None):
                 f"got {config!r}"
             )
         name = config.get("registered_name") or config["class_name"]
-        cls = serialization_lib.get_registered_object(name, custom_objects, known)
+        cls = serialization_lib.custom_class(config, custom_objects, "loss class")
+        if cls is None and not config.get("registered_name"):  # a built-in's entry, first
+            cls = _CLASSES.get(config["class_name"])
+        cls = cls or serialization_lib.get_registered_object(name, custom_objects, known)
         if not (isinstance(cls, type) and issubclass(cls, Loss)):
             raise ValueError(
                 f"Unknown loss class {config['class_name']!r}"
@@ -340,6 +340,6 @@ def deserialize(config, custom_objects=None):
     if isinstance(config, str) and found is not None:
         return found() if isinstance(found, type) else found
     raise ValueError(
-        f"Unknown loss {config!r}{serialization_lib.unknown_custom_hint(config)}; "
-        f"known losses: {', '.join(sorted(_ALL))}"
+        f"Unknown loss {config!r}; known losses: {', '.join(sorted(_ALL))}"
+        + serialization_lib.unknown_custom_hint(config)
     )

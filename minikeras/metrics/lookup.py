@@ -246,8 +246,8 @@ def get(identifier, loss=None):
             return _CLASSES[identifier]()
         known = ", ".join(sorted({"accuracy", "acc", *_NAMES, *_CLASSES} - {"_AutoAccuracy"}))
         raise ValueError(
-            f"Unknown metric {identifier!r}{serialization_lib.unknown_custom_hint(identifier)}; "
-            f"known metrics: {known}"
+            f"Unknown metric {identifier!r}; known metrics: {known}"
+            + serialization_lib.unknown_custom_hint(identifier)
         )
     if isinstance(identifier, type) and issubclass(identifier, Metric):
         return identifier()
@@ -277,7 +277,7 @@ def serialize(metric):
     """
     if not isinstance(metric, Metric):
         raise ValueError(f"metrics.serialize: expected a Metric, got {type(metric).__name__}")
-    return {"class_name": type(metric).__name__, "config": metric.get_config()}
+    return serialization_lib.family_entry(metric)
 
 
 def deserialize(config, custom_objects=None):
@@ -309,7 +309,10 @@ def deserialize(config, custom_objects=None):
         )
     known = {**_CLASSES, **object_registry.scoped_objects(custom_objects)}
     name = config.get("registered_name") or config["class_name"]
-    cls = serialization_lib.get_registered_object(name, custom_objects, known)
+    cls = serialization_lib.custom_class(config, custom_objects, "metric class")
+    if cls is None and not config.get("registered_name"):  # a built-in's entry, first
+        cls = _CLASSES.get(config["class_name"])
+    cls = cls or serialization_lib.get_registered_object(name, custom_objects, known)
     if not (isinstance(cls, type) and issubclass(cls, Metric)):
         raise ValueError(
             f"Unknown metric class {config['class_name']!r}"

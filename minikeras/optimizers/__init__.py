@@ -95,7 +95,7 @@ def serialize(optimizer):
             "optimizers.serialize: expected an Optimizer, got "
             f"{optimizer!r} of type {type(optimizer).__name__}"
         )
-    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+    return serialization_lib.family_entry(optimizer)
 
 
 def deserialize(config, custom_objects=None):
@@ -126,16 +126,18 @@ def deserialize(config, custom_objects=None):
             f"got {config!r}"
         )
     name = config.get("registered_name") or config["class_name"]
-    cls = serialization_lib.get_registered_object(name, custom_objects) or _OPTIMIZERS.get(
-        str(name).lower()
-    )
+    cls = serialization_lib.custom_class(config, custom_objects, "optimizer")
+    if cls is None and not config.get("registered_name"):  # a built-in's entry, first
+        cls = _OPTIMIZERS.get(str(config["class_name"]).lower())
+    cls = cls or serialization_lib.get_registered_object(name, custom_objects)
+    cls = cls or _OPTIMIZERS.get(str(name).lower())
     if cls is None and config.get("config"):
         cls = _WRAPPERS.get(str(name).lower())
     custom_objects = custom_objects or {}
     if cls is None:
         raise ValueError(
-            f"Unknown optimizer {name!r}{serialization_lib.unknown_custom_hint(name)}; "
-            f"known optimizers: {', '.join(_OPTIMIZERS)}"
+            f"Unknown optimizer {name!r}; known optimizers: {', '.join(_OPTIMIZERS)}"
+            + serialization_lib.unknown_custom_hint(name)
         )
     return cls.from_config(config.get("config") or {}, custom_objects)
 

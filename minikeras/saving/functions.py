@@ -12,6 +12,8 @@ ufuncs). Bytecode is refused, never run.
 
 import inspect
 
+import numpy as np
+
 from minikeras.builtin_functions import builtin_function
 from minikeras.serialization_lib import get_registered_name, get_registered_object, is_registered
 
@@ -157,8 +159,9 @@ def keras_function_entry(reference, objects):
 
     Returns:
         Keras's entry (`{"module", "class_name": "function", "config",
-        "registered_name"}`), or `reference` unchanged for a function Keras
-        cannot name (a numpy ufunc).
+        "registered_name"}`; a function of the user's that is not registered
+        by its bare name, as Keras writes one), or `reference` unchanged for
+        a function Keras cannot name (a numpy ufunc).
 
     Example:
         >>> mk.saving.functions.keras_function_entry(
@@ -167,8 +170,8 @@ def keras_function_entry(reference, objects):
     """
     try:
         function = _function(reference, objects)
-    except ValueError:
-        return reference
+    except ValueError:  # a user's function, not registered: Keras finds it by its name too
+        return _bare_entry(reference["function_name"])
     registered = get_registered_name(function)
     if registered and ">" in registered and get_registered_object(registered) is function:
         # As Keras's Lambda writes a registered function.
@@ -180,7 +183,14 @@ def keras_function_entry(reference, objects):
         if _within(module, package) and builtin_function(package, name) is function:
             return {"module": keras_module, "class_name": "function", "config": name,
                     "registered_name": None}  # fmt: skip
-    return reference
+    return reference if isinstance(function, np.ufunc) else _bare_entry(name)
+
+
+def _bare_entry(name):
+    """Keras's entry for a function of the user's that is not registered: its name, which
+    Keras's loader (and minikeras's) finds in `custom_objects`."""
+    return {"module": "builtins", "class_name": "function", "config": name,
+            "registered_name": "function"}  # fmt: skip
 
 
 def _within(module, package):

@@ -20,6 +20,7 @@ import zlib
 
 import numpy as np
 
+from minikeras.object_registry import custom_object_scope
 from minikeras.saving import keras_config, sharing
 from minikeras.saving.archive import LoadError, check_regular_file
 from minikeras.saving.compile_config import compile_from_keras_config
@@ -214,7 +215,8 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
     optimizer = None
     if arguments is not None:
         try:  # per output: a list, or a dict by output name, of losses and of metrics
-            optimizer = compile_from_keras_config(model, config["compile_config"], where)
+            with custom_object_scope(custom_objects):  # (the loss, metrics and schedule too)
+                optimizer = compile_from_keras_config(model, config["compile_config"], where)
         except (TypeError, ValueError) as error:
             raise LoadError(
                 path,

@@ -26,6 +26,15 @@ _SLOT_CALLS = {
 }
 
 
+def _known_kind(cls):
+    """The built-in optimizer whose layout `cls` has: its own name, or, for a subclass of
+    a built-in that makes the same slots (its `build` not overridden), the built-in's."""
+    for base in cls.__mro__:
+        if base.__name__ in _SLOT_CALLS and base.__module__.startswith("minikeras."):
+            return base.__name__ if base is cls or cls.build is base.build else cls.__name__
+    return cls.__name__
+
+
 def optimizer_variables(optimizer, order=None):
     """A built optimizer's variables in the order of Keras's `optimizer/vars/<i>`.
 
@@ -52,7 +61,7 @@ def optimizer_variables(optimizer, order=None):
         >>> [v.name for v in mk.saving.keras_optimizer_layout.optimizer_variables(optimizer)][:4]
         ['iteration', 'learning_rate', 'd_kernel_momentum', 'd_kernel_velocity']
     """
-    kind = type(optimizer).__name__
+    kind = _known_kind(type(optimizer))
     inner = getattr(optimizer, "inner_optimizer", None)
     if kind == "LossScaleOptimizer" and inner is not None:
         # Keras's: its own `iteration`, `learning_rate`, `step_counter` and

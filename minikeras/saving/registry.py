@@ -110,6 +110,11 @@ def custom_objects_by_name(custom_objects=None):
 def _layer_class(name, custom_objects=None):
     """The layer class a file's name stands for: registered, custom or built in."""
     found = operation_node.operation_class(name) or get_registered_object(name, custom_objects)
+    return found or _builtin_layer_class(name)
+
+
+def _builtin_layer_class(name):
+    found = None
     for module in ("keras.layers", "keras.models", "keras.utils"):  # (utils: FeatureSpace)
         found = found or serialization_lib.builtin_object(module, name)
     return found
@@ -281,7 +286,12 @@ def _new_layer(entry):
     registered = entry.get("registered_name") or class_name
     if not isinstance(registered, str):
         raise ValueError(f"layer {class_name!r} has an invalid registered_name {registered!r}")
-    cls = _layer_class(registered)
+    if serialization_lib.names_custom_class(entry):  # (a user's Dense is not minikeras's)
+        cls = get_registered_object(registered)
+    elif entry.get("registered_name") is None:  # a built-in's entry, as Keras reads it: a
+        cls = _builtin_layer_class(class_name) or _layer_class(class_name)  # custom object
+    else:  # of that name stands in only for a layer minikeras lacks
+        cls = _layer_class(registered)
     if cls is None and registered != class_name:
         cls = _layer_class(class_name) if _in_scopes(class_name) else None
     if not (inspect.isclass(cls) and issubclass(cls, Layer)):

@@ -148,6 +148,8 @@ def _own_objects(model):
         _map_leaves(leaves.append, given.get(key))
     optimizer = model.optimizer
     leaves += [optimizer, getattr(optimizer, "_learning_rate", None)]
+    # A function a wrapper holds (LossFunctionWrapper(fn), MeanMetricWrapper(fn)).
+    leaves += [getattr(leaf, attribute, None) for leaf in leaves for attribute in ("fn", "_fn")]
     found = {}
     for leaf in leaves:
         if leaf is None or isinstance(leaf, (str, int, float)):
@@ -173,7 +175,7 @@ def _training_payload(model, table):
         to_json(config, "the compile arguments")
         # They can be made again: by their registered names, or, for what is not
         # registered, by the names custom_objects will give them when loading (as Keras).
-        _compile_objects(config, {**_own_objects(model), **custom_objects_by_name()})
+        _compile_objects(config, {**custom_objects_by_name(), **_own_objects(model)})
         optimizer = model.optimizer
         paths = {id(variable): path for path, _, variable in table}
         foreign = [v.name for v in optimizer._trainable_variables if id(v) not in paths]
@@ -200,8 +202,9 @@ def _training_payload(model, table):
         _warn(
             f"save: model '{model.name}' is saved without its training state (compile "
             f"arguments, optimizer state, random states), because {error}. load_model will "
-            "return it uncompiled. Use named, registered functions and schedules "
-            "(@minikeras.saving.register_serializable()) to save the training state."
+            "return it uncompiled. Give compile losses, metrics and schedules that a file "
+            "can name: built-ins, or def-functions and classes with get_config() (not "
+            "lambdas)."
         )
         return None, None, None
 

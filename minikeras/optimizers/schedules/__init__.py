@@ -67,7 +67,7 @@ def serialize(schedule):
             "schedules.serialize: expected a LearningRateSchedule, got "
             f"{schedule!r} of type {type(schedule).__name__}"
         )
-    return {"class_name": type(schedule).__name__, "config": schedule.get_config()}
+    return serialization_lib.family_entry(schedule)
 
 
 def deserialize(config, custom_objects=None):
@@ -94,10 +94,13 @@ def deserialize(config, custom_objects=None):
             f"schedules.deserialize: expected a dict with 'class_name' and 'config', got {config!r}"
         )
     name = config.get("registered_name") or config["class_name"]
-    cls = serialization_lib.get_registered_object(name, custom_objects, _SCHEDULES)
+    cls = serialization_lib.custom_class(config, custom_objects, "learning rate schedule")
+    if cls is None and not config.get("registered_name"):  # a built-in's entry, first
+        cls = _SCHEDULES.get(config["class_name"])
+    cls = cls or serialization_lib.get_registered_object(name, custom_objects, _SCHEDULES)
     if cls is None:
         raise ValueError(
-            f"Unknown learning rate schedule {name!r}{serialization_lib.unknown_custom_hint(name)}"
-            f"; known schedules: {', '.join(_SCHEDULES)}"
+            f"Unknown learning rate schedule {name!r}; known schedules: {', '.join(_SCHEDULES)}"
+            + serialization_lib.unknown_custom_hint(name)
         )
     return cls.from_config(config.get("config") or {})
