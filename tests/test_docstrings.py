@@ -34,6 +34,7 @@ MODULES = [
     "minikeras",
     "minikeras.activations",
     "minikeras.applications",
+    "minikeras.applications.densenet",
     "minikeras.applications.imagenet_utils",
     "minikeras.applications.mobilenet_v2",
     "minikeras.applications.resnet",

@@ -12,6 +12,7 @@ minikeras never downloads: `weights="imagenet"` reads Keras's cache
 """
 
 from minikeras.applications import (
+    densenet,
     imagenet_utils,
     mobilenet_v2,
     resnet,
@@ -20,6 +21,7 @@ from minikeras.applications import (
     vgg16,
     vgg19,
 )
+from minikeras.applications.densenet import DenseNet121, DenseNet169, DenseNet201
 from minikeras.applications.mobilenet_v2 import MobileNetV2
 from minikeras.applications.resnet import ResNet50, ResNet101, ResNet152
 from minikeras.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
@@ -27,6 +29,9 @@ from minikeras.applications.vgg16 import VGG16
 from minikeras.applications.vgg19 import VGG19
 
 __all__ = [
+    "DenseNet121",
+    "DenseNet169",
+    "DenseNet201",
     "MobileNetV2",
     "ResNet50",
     "ResNet50V2",
@@ -36,6 +41,7 @@ __all__ = [
     "ResNet152V2",
     "VGG16",
     "VGG19",
+    "densenet",
     "imagenet_utils",
     "mobilenet_v2",
     "resnet",
