@@ -14,7 +14,9 @@ minikeras never downloads: `weights="imagenet"` reads Keras's cache
 from minikeras.applications import (
     densenet,
     imagenet_utils,
+    mobilenet,
     mobilenet_v2,
+    mobilenet_v3,
     resnet,
     resnet50,
     resnet_v2,
@@ -22,7 +24,9 @@ from minikeras.applications import (
     vgg19,
 )
 from minikeras.applications.densenet import DenseNet121, DenseNet169, DenseNet201
+from minikeras.applications.mobilenet import MobileNet
 from minikeras.applications.mobilenet_v2 import MobileNetV2
+from minikeras.applications.mobilenet_v3 import MobileNetV3Large, MobileNetV3Small
 from minikeras.applications.resnet import ResNet50, ResNet101, ResNet152
 from minikeras.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
 from minikeras.applications.vgg16 import VGG16
@@ -32,7 +36,10 @@ __all__ = [
     "DenseNet121",
     "DenseNet169",
     "DenseNet201",
+    "MobileNet",
     "MobileNetV2",
+    "MobileNetV3Large",
+    "MobileNetV3Small",
     "ResNet50",
     "ResNet50V2",
     "ResNet101",
@@ -43,7 +50,9 @@ __all__ = [
     "VGG19",
     "densenet",
     "imagenet_utils",
+    "mobilenet",
     "mobilenet_v2",
+    "mobilenet_v3",
     "resnet",
     "resnet50",
     "resnet_v2",
