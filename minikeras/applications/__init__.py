@@ -14,6 +14,7 @@ minikeras never downloads: `weights="imagenet"` reads Keras's cache
 from minikeras.applications import (
     densenet,
     imagenet_utils,
+    inception_v3,
     mobilenet,
     mobilenet_v2,
     mobilenet_v3,
@@ -22,8 +23,10 @@ from minikeras.applications import (
     resnet_v2,
     vgg16,
     vgg19,
+    xception,
 )
 from minikeras.applications.densenet import DenseNet121, DenseNet169, DenseNet201
+from minikeras.applications.inception_v3 import InceptionV3
 from minikeras.applications.mobilenet import MobileNet
 from minikeras.applications.mobilenet_v2 import MobileNetV2
 from minikeras.applications.mobilenet_v3 import MobileNetV3Large, MobileNetV3Small
@@ -31,11 +34,13 @@ from minikeras.applications.resnet import ResNet50, ResNet101, ResNet152
 from minikeras.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
 from minikeras.applications.vgg16 import VGG16
 from minikeras.applications.vgg19 import VGG19
+from minikeras.applications.xception import Xception
 
 __all__ = [
     "DenseNet121",
     "DenseNet169",
     "DenseNet201",
+    "InceptionV3",
     "MobileNet",
     "MobileNetV2",
     "MobileNetV3Large",
@@ -48,8 +53,10 @@ __all__ = [
     "ResNet152V2",
     "VGG16",
     "VGG19",
+    "Xception",
     "densenet",
     "imagenet_utils",
+    "inception_v3",
     "mobilenet",
     "mobilenet_v2",
     "mobilenet_v3",
@@ -58,4 +65,5 @@ __all__ = [
     "resnet_v2",
     "vgg16",
     "vgg19",
+    "xception",
 ]
