@@ -3,10 +3,9 @@ against Keras (when installed): the same layers and parameter counts, and Keras'
 predict alike here.
 """
 
-import re
-
 import numpy as np
 import pytest
+from keras_applications_reference import compare_with_keras
 
 import minikeras as mk
 
@@ -86,39 +85,11 @@ def test_densenet_preprocess_input_is_torch_mode_by_hand():
 # Against Keras, when it is installed (KERAS_BACKEND=jax /work/kvenv/bin/python -m pytest).
 
 
-@pytest.fixture(scope="module")
-def keras_densenet121():
+def test_densenet121_layers_weights_and_predictions_equal_kerass(tmp_path):
     keras = pytest.importorskip("keras")
-    return keras.applications.DenseNet121(weights=None, input_shape=SMALL, classes=10)
-
-
-def _layers(model):
-    # Automatically named layers carry a session counter.
-    return [
-        (re.sub(r"_\d+$", "", layer.name), type(layer).__name__, tuple(layer.output.shape))
-        for layer in model.layers
-    ]
-
-
-def test_densenet121_layers_and_weights_equal_kerass(keras_densenet121, tmp_path):
-    theirs = keras_densenet121
-    ours = mk.applications.DenseNet121(weights=None, input_shape=SMALL, classes=10)
-    assert _layers(ours) == _layers(theirs)
-    assert ours.count_params() == theirs.count_params()
-    for variable in theirs.weights:  # positive where a variance is kept
-        values = RNG.normal(0, 0.1, variable.shape)
-        if "variance" in variable.path:
-            values = RNG.uniform(0.5, 1.5, variable.shape)
-        variable.assign(values.astype("float32"))
-    ours.set_weights(theirs.get_weights())
-    x = mk.applications.densenet.preprocess_input(RNG.uniform(0, 255, (2, *SMALL)))
-    expected = theirs.predict(x, verbose=0)
-    np.testing.assert_allclose(ours.predict(x, verbose=0), expected, rtol=1e-4, atol=1e-6)
-    theirs.save_weights(tmp_path / "densenet.weights.h5")
-    loaded = mk.applications.DenseNet121(
-        weights=str(tmp_path / "densenet.weights.h5"), input_shape=SMALL, classes=10
-    )
-    np.testing.assert_allclose(loaded.predict(x, verbose=0), expected, rtol=1e-4, atol=1e-6)
+    images = mk.applications.densenet.preprocess_input(RNG.uniform(0, 255, (4, *SMALL)))
+    arguments = {"input_shape": SMALL, "classes": 10}
+    compare_with_keras(keras, "DenseNet121", arguments, images.astype("float32"), tmp_path)
 
 
 @pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
