@@ -102,3 +102,16 @@ def test_preprocess_input_gives_kerass_values(family, data_format):
         images.copy(), data_format=data_format
     )
     np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "function, file",
+    [
+        ("Xception", "xception_weights_tf_dim_ordering_tf_kernels_notop.h5"),
+        ("InceptionV3", "inception_v3_weights_tf_dim_ordering_tf_kernels_notop.h5"),
+    ],
+)
+def test_imagenet_weights_are_kerass_file_in_its_cache(function, file, tmp_path, monkeypatch):
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=file):
+        getattr(mk.applications, function)(include_top=False)

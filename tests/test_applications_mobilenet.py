@@ -202,3 +202,21 @@ def test_preprocess_input_gives_kerass_values(family):
     ours = getattr(mk.applications, family).preprocess_input(images.copy())
     theirs = getattr(keras.applications, family).preprocess_input(images.copy())
     np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "arguments, file",
+    [
+        ({"alpha": 0.25, "input_shape": (128, 128, 3)}, "mobilenet_2_5_128_tf.h5"),
+        (
+            {"alpha": 0.75, "include_top": False, "input_shape": (224, 224, 3)},
+            "mobilenet_7_5_224_tf_no_top.h5",
+        ),
+    ],
+)
+def test_mobilenet_imagenet_file_names_spell_alpha_as_keras_does(
+    arguments, file, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=file):
+        mk.applications.MobileNet(**arguments)

@@ -7,6 +7,11 @@ weights file (`.weights.h5`, `.keras`) loads into them. Each family's module
 (`vgg16`, `resnet`, `resnet_v2`, `mobilenet_v2`, ...) also gives the
 `preprocess_input` its weights expect and `decode_predictions`.
 
+`DenseNet121`, `DenseNet169`, `DenseNet201` (module `densenet`), `MobileNet`
+(`mobilenet`), `MobileNetV3Small`, `MobileNetV3Large` (`mobilenet_v3`, which
+rescale their inputs themselves), `InceptionV3` (`inception_v3`) and
+`Xception` (`xception`) likewise.
+
 minikeras never downloads: `weights="imagenet"` reads Keras's cache
 (`~/.keras/models`) and otherwise raises, asking for a local file.
 """
