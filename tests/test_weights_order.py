@@ -23,6 +23,7 @@ from weight_order_models import ARCHITECTURES, sample_inputs
 import minikeras as mk
 from minikeras import Layer, Variable
 from minikeras.layers import BatchNormalization, Dense
+from minikeras.saving import keras_layout
 
 LEGACY = Path(__file__).resolve().parent / "fixtures" / "minikeras_creation_order"
 
@@ -216,18 +217,7 @@ def test_set_weights_from_keras_get_weights_predicts_as_keras(name):
         np.testing.assert_array_equal(mine, keras.ops.convert_to_numpy(keras_array))
 
 
-# Keras keeps a subclassed model's attributes that sort after `layers` (`norm`, `out`)
-# in the `layers` container of its .weights.h5; minikeras's layout keeps them by
-# attribute name: a difference of file layout, not of order (left to keras_layout).
-_H5_CASES = [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="keras_layout, see above"))
-    if name == "subclassed_model"
-    else name
-    for name in sorted(ARCHITECTURES)
-]
-
-
-@pytest.mark.parametrize("name", _H5_CASES)
+@pytest.mark.parametrize("name", sorted(ARCHITECTURES))
 def test_weights_files_cross_both_ways(name, tmp_path):
     keras = _keras()
     ours, theirs = ARCHITECTURES[name](mk), ARCHITECTURES[name](keras)
@@ -336,3 +326,37 @@ def test_an_older_backup_needs_an_optimizer_built_in_its_order(tmp_path):
     backup = mk.callbacks.BackupAndRestore(str(tmp_path / "backup"))
     with pytest.raises(ValueError, match="listed weights by creation"):
         model.fit(x, y, batch_size=4, epochs=2, shuffle=False, callbacks=[backup], verbose=0)
+
+
+# ------------------------------------ a subclassed model's later attributes (Keras's layout)
+
+ATTRIBUTE_LAYOUT = Path(__file__).resolve().parent / "fixtures" / "minikeras_attribute_layout"
+
+
+def _late_model_module():
+    spec = importlib.util.spec_from_file_location(
+        "attribute_layout_fixtures", ATTRIBUTE_LAYOUT / "make_fixtures.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_later_attributes_of_a_subclassed_model_sit_in_kerass_layers_container():
+    model = _late_model_module().build()
+    paths = [path for path, variables, _ in keras_layout.layer_groups(model) if variables]
+    # head < layers: its own path; the rest by class in model.layers' order (zeta, head,
+    # norm, gate, s0, s1), head counted though placed: dense, (dense_1), ..., as Keras.
+    assert paths == [
+        "head/vars", "layers/dense/vars", "layers/batch_normalization/vars",
+        "layers/dense_2/vars", "layers/dense_3/vars", "layers/dense_4/vars",
+    ]  # fmt: skip
+
+
+def test_a_subclassed_models_weights_file_written_before_still_loads():
+    model = _late_model_module().build()
+    model.load_weights(ATTRIBUTE_LAYOUT / "late.weights.h5")  # (by attribute: zeta/vars, ...)
+    expected = np.load(ATTRIBUTE_LAYOUT / "late.npz")
+    assert sorted(expected.files) == sorted(w.path for w in model.weights)
+    for weight in model.weights:
+        np.testing.assert_array_equal(weight.numpy(), expected[weight.path])

@@ -5,7 +5,11 @@ its name: a model's own variables are in `vars/0`, `vars/1`...; a Sequential
 or functional model's layers are in the container `layers`, each named after
 its class (`dense`, `dense_1`, ...) in the order of the model's `layers`; a
 layer's sub-layers are under the attribute that holds them (`lstm/cell`),
-private attributes last; the optimizer's variables are `optimizer/vars/<i>`
+private attributes last, except in a subclassed model: Keras walks its
+attributes in sorted order, and its `layers` property is one of them, so the
+sub-layers at attributes that sort after `layers` (and at private ones) are
+in the `layers` container, named by class in the order of `model.layers`
+(those already placed count in the names); the optimizer's variables are `optimizer/vars/<i>`
 (their order is in `keras_optimizer_layout`, re-exported here).
 This module gives those paths for a minikeras model, so that a file written
 here is read by Keras and a file written by Keras is read here.
@@ -26,6 +30,7 @@ from minikeras.saving import keras_ops
 from minikeras.saving.keras_optimizer_layout import optimizer_variables
 
 __all__ = [
+    "former_paths",
     "layer_groups",
     "older_path",
     "optimizer_variables",
@@ -144,7 +149,13 @@ _SPLITS = {
 }
 
 
-def _layer_groups(layer, path, groups, visited):
+def _is_subclassed_model(layer):
+    from minikeras.models.model import Model
+
+    return isinstance(layer, Model) and _graph_layers(layer) is None
+
+
+def _layer_groups(layer, path, groups, visited, keras_layers=True):
     if id(layer) in visited:
         return
     visited.add(id(layer))
@@ -168,17 +179,32 @@ def _layer_groups(layer, path, groups, visited):
                 continue  # a Keras operation node: no layer of Keras's, no container
             else:
                 name = unique_name(snake_case(_keras_class_name(item)), used)
-                _layer_groups(item, _join(path, f"layers/{name}"), groups, visited)
+                _layer_groups(item, _join(path, f"layers/{name}"), groups, visited, keras_layers)
         return
     containers = {}
+    in_layers = keras_layers and _is_subclassed_model(layer)
     for attribute, child in sorted(children, key=lambda pair: _name_key(pair[0])):
+        if in_layers and _name_key(attribute.split("[")[0]) > "layers":
+            _layers_container(layer, path, groups, visited)
+            in_layers = False
         if "[" in attribute:  # inside a list, tuple or dict: named by class in that container
             container = attribute.split("[")[0]
             used = containers.setdefault(container, {})
             name = unique_name(snake_case(_keras_class_name(child)), used)
-            _layer_groups(child, _join(path, f"{container}/{name}"), groups, visited)
+            _layer_groups(child, _join(path, f"{container}/{name}"), groups, visited, keras_layers)
         else:
-            _layer_groups(child, _join(path, attribute), groups, visited)
+            _layer_groups(child, _join(path, attribute), groups, visited, keras_layers)
+    if in_layers:
+        _layers_container(layer, path, groups, visited)
+
+
+def _layers_container(model, path, groups, visited):
+    """A subclassed model's `layers` as Keras's walk meets it (see the module): every
+    sub-layer not yet placed goes there; the placed ones take their names all the same."""
+    used = {}
+    for item in model.layers:
+        name = unique_name(snake_case(_keras_class_name(item)), used)
+        _layer_groups(item, _join(path, f"layers/{name}"), groups, visited)
 
 
 def _keras_class_name(layer):
@@ -223,6 +249,26 @@ def variable_groups(model):
         [('vars', []), ('layers/dense/vars', ['kernel', 'bias']), ('layers/dense_1/vars', ['kernel', 'bias'])]
     """  # noqa: E501
     return [(path, variables) for path, variables, _ in layer_groups(model)]
+
+
+def former_paths(model):
+    """Where minikeras wrote each group before it kept Keras's `layers` container for a
+    subclassed model's later attributes: every sub-layer under its attribute name.
+
+    Args:
+        model: a built minikeras model (or layer).
+
+    Returns:
+        A dict: the ids of a group's variables (a tuple) -> that group's former path.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> list(mk.saving.keras_layout.former_paths(model).values())
+        ['layers/dense/vars']
+    """
+    groups = []
+    _layer_groups(model, "", groups, set(), keras_layers=False)
+    return {tuple(map(id, variables)): path for path, variables, _ in groups if variables}
 
 
 def layer_groups(model):

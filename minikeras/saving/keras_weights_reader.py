@@ -118,6 +118,7 @@ def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
     """
     read = _weights_reader(path, data)
     problems, assignments, hooks = [], [], []
+    former = None
     for group, variables, layer in keras_layout.layer_groups(model):
         if _overrides(layer, "load_own_variables"):  # the layer's own hook reads its group
             stored = read(group, by_key=True) or {}
@@ -126,6 +127,10 @@ def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
         datasets = read(group)
         if datasets is None and keras_layout.older_path(group) is not None:
             datasets = read(keras_layout.older_path(group))
+        if datasets is None and variables:  # (a subclassed model's file minikeras wrote
+            former = keras_layout.former_paths(model) if former is None else former  # before)
+            if former.get(tuple(map(id, variables)), group) != group:
+                datasets = read(former[tuple(map(id, variables))])
         if datasets is None:
             if variables:
                 problems.append(f"{group}: missing (the model needs {len(variables)} weights)")
