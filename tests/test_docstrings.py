@@ -35,6 +35,8 @@ MODULES = [
     "minikeras.activations",
     "minikeras.applications",
     "minikeras.applications.densenet",
+    "minikeras.applications.efficientnet",
+    "minikeras.applications.efficientnet_v2",
     "minikeras.applications.imagenet_utils",
     "minikeras.applications.inception_v3",
     "minikeras.applications.mobilenet",

@@ -12,12 +12,18 @@ weights file (`.weights.h5`, `.keras`) loads into them. Each family's module
 rescale their inputs themselves), `InceptionV3` (`inception_v3`) and
 `Xception` (`xception`) likewise.
 
+`EfficientNetB0`..`B7` (`efficientnet`) and `EfficientNetV2B0`..`B3`, `S`, `M`,
+`L` (`efficientnet_v2`) likewise; they scale their inputs in their first layers,
+so their `preprocess_input` returns its input unchanged, as Keras's does.
+
 minikeras never downloads: `weights="imagenet"` reads Keras's cache
 (`~/.keras/models`) and otherwise raises, asking for a local file.
 """
 
 from minikeras.applications import (
     densenet,
+    efficientnet,
+    efficientnet_v2,
     imagenet_utils,
     inception_v3,
     mobilenet,
@@ -31,6 +37,25 @@ from minikeras.applications import (
     xception,
 )
 from minikeras.applications.densenet import DenseNet121, DenseNet169, DenseNet201
+from minikeras.applications.efficientnet import (
+    EfficientNetB0,
+    EfficientNetB1,
+    EfficientNetB2,
+    EfficientNetB3,
+    EfficientNetB4,
+    EfficientNetB5,
+    EfficientNetB6,
+    EfficientNetB7,
+)
+from minikeras.applications.efficientnet_v2 import (
+    EfficientNetV2B0,
+    EfficientNetV2B1,
+    EfficientNetV2B2,
+    EfficientNetV2B3,
+    EfficientNetV2L,
+    EfficientNetV2M,
+    EfficientNetV2S,
+)
 from minikeras.applications.inception_v3 import InceptionV3
 from minikeras.applications.mobilenet import MobileNet
 from minikeras.applications.mobilenet_v2 import MobileNetV2
@@ -47,6 +72,21 @@ __all__ = [
     "DenseNet201",
     "InceptionV3",
     "MobileNet",
+    "EfficientNetB0",
+    "EfficientNetB1",
+    "EfficientNetB2",
+    "EfficientNetB3",
+    "EfficientNetB4",
+    "EfficientNetB5",
+    "EfficientNetB6",
+    "EfficientNetB7",
+    "EfficientNetV2B0",
+    "EfficientNetV2B1",
+    "EfficientNetV2B2",
+    "EfficientNetV2B3",
+    "EfficientNetV2L",
+    "EfficientNetV2M",
+    "EfficientNetV2S",
     "MobileNetV2",
     "MobileNetV3Large",
     "MobileNetV3Small",
@@ -60,6 +100,8 @@ __all__ = [
     "VGG19",
     "Xception",
     "densenet",
+    "efficientnet",
+    "efficientnet_v2",
     "imagenet_utils",
     "inception_v3",
     "mobilenet",
