@@ -34,6 +34,7 @@ MODULES = [
     "minikeras",
     "minikeras.activations",
     "minikeras.applications",
+    "minikeras.applications.convnext",
     "minikeras.applications.densenet",
     "minikeras.applications.efficientnet",
     "minikeras.applications.efficientnet_v2",

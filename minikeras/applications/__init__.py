@@ -15,12 +15,16 @@ rescale their inputs themselves), `InceptionV3` (`inception_v3`) and
 `EfficientNetB0`..`B7` (`efficientnet`) and `EfficientNetV2B0`..`B3`, `S`, `M`,
 `L` (`efficientnet_v2`) likewise; they scale their inputs in their first layers,
 so their `preprocess_input` returns its input unchanged, as Keras's does.
+`ConvNeXtTiny`, `ConvNeXtSmall`, `ConvNeXtBase`, `ConvNeXtLarge` and
+`ConvNeXtXLarge` (`convnext`) too, with their `LayerScale` and `StochasticDepth`
+layers.
 
 minikeras never downloads: `weights="imagenet"` reads Keras's cache
 (`~/.keras/models`) and otherwise raises, asking for a local file.
 """
 
 from minikeras.applications import (
+    convnext,
     densenet,
     efficientnet,
     efficientnet_v2,
@@ -35,6 +39,13 @@ from minikeras.applications import (
     vgg16,
     vgg19,
     xception,
+)
+from minikeras.applications.convnext import (
+    ConvNeXtBase,
+    ConvNeXtLarge,
+    ConvNeXtSmall,
+    ConvNeXtTiny,
+    ConvNeXtXLarge,
 )
 from minikeras.applications.densenet import DenseNet121, DenseNet169, DenseNet201
 from minikeras.applications.efficientnet import (
@@ -67,11 +78,14 @@ from minikeras.applications.vgg19 import VGG19
 from minikeras.applications.xception import Xception
 
 __all__ = [
+    "ConvNeXtBase",
+    "ConvNeXtLarge",
+    "ConvNeXtSmall",
+    "ConvNeXtTiny",
+    "ConvNeXtXLarge",
     "DenseNet121",
     "DenseNet169",
     "DenseNet201",
-    "InceptionV3",
-    "MobileNet",
     "EfficientNetB0",
     "EfficientNetB1",
     "EfficientNetB2",
@@ -87,6 +101,8 @@ __all__ = [
     "EfficientNetV2L",
     "EfficientNetV2M",
     "EfficientNetV2S",
+    "InceptionV3",
+    "MobileNet",
     "MobileNetV2",
     "MobileNetV3Large",
     "MobileNetV3Small",
@@ -99,6 +115,7 @@ __all__ = [
     "VGG16",
     "VGG19",
     "Xception",
+    "convnext",
     "densenet",
     "efficientnet",
     "efficientnet_v2",
