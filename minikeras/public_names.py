@@ -1,8 +1,9 @@
 """Which objects are minikeras's built-ins, and the public module a file names each by.
 
 A built-in class or function is written under its public Keras module
-(`keras.layers`, `keras.losses`, ...) and found again there by its public
-name; anything else is the user's, written with its own module and name.
+(`keras.layers`, `keras.losses`, ...; ConvNeXt's `LayerScale` and
+`StochasticDepth` under `keras.src.applications.convnext`, where Keras has
+them) and found again there by its public name; anything else is the user's, written with its own module and name.
 `minikeras.serialization_lib` re-exports these names.
 """
 
@@ -26,7 +27,10 @@ _FAMILIES = {
     "constraints": "minikeras.constraints",
     "random": "minikeras.random",
     "utils": "minikeras.utils",
+    "applications.convnext": "minikeras.applications.convnext",  # its LayerScale...
 }
+# Families whose classes Keras writes under a private module (it exports none of them).
+_KERAS_MODULES = {"applications.convnext": "keras.src.applications.convnext"}
 # Keras's names for classes that minikeras spells otherwise.
 _ALIASES = {"Functional": ("models", "Model")}
 
@@ -69,7 +73,7 @@ def public_module(obj):
         'keras.activations'
     """
     family = _family_of(obj)
-    return None if family is None else f"keras.{family}"
+    return None if family is None else _KERAS_MODULES.get(family, f"keras.{family}")
 
 
 def module_of(obj):

@@ -134,6 +134,24 @@ def test_stochastic_depth_drops_whole_samples_and_rescales_only_in_training():
         convnext.StochasticDepth(1.0)
 
 
+def test_layer_scale_and_stochastic_depth_are_saved_under_kerass_module_and_load(tmp_path):
+    import json
+    import zipfile
+
+    inputs = mk.Input((3,))
+    x = convnext.LayerScale(0.5, 3, name="scale")(mk.layers.Dense(3, name="dense")(inputs))
+    model = mk.Model(inputs, convnext.StochasticDepth(0.1, name="drop")(x))
+    model.save(tmp_path / "model.keras")
+    with zipfile.ZipFile(tmp_path / "model.keras") as archive:
+        entries = json.loads(archive.read("config.json"))["config"]["layers"]
+    assert {e["module"] for e in entries[2:]} == {"keras.src.applications.convnext"}
+    loaded = mk.models.load_model(tmp_path / "model.keras")
+    assert isinstance(loaded.get_layer("scale"), convnext.LayerScale)
+    assert loaded.get_layer("drop").drop_path_rate == 0.1
+    x = RNG.normal(size=(2, 3)).astype("float32")
+    np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
 def test_imagenet_weights_load_from_kerass_cache_and_need_a_matching_name(tmp_path, monkeypatch):
     monkeypatch.setenv("KERAS_HOME", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="convnext_tiny_notop.h5"):
@@ -206,6 +224,20 @@ def test_tiny_with_top_has_kerass_layers_and_its_weights_file_predicts_alike(tmp
     assert ours_scale.get_config() == scale.get_config() | {
         "dtype": ours_scale.get_config()["dtype"]
     }
+
+
+def test_keras_files_cross_both_ways(tmp_path):
+    keras = pytest.importorskip("keras")
+    theirs = keras.applications.ConvNeXtTiny(weights=None, input_shape=SMALL, classes=10)
+    _randomize(theirs)
+    theirs.save(tmp_path / "theirs.keras")
+    ours = mk.models.load_model(tmp_path / "theirs.keras")
+    pixels = RNG.uniform(0, 255, (2, *SMALL)).astype("float32")
+    expected = theirs.predict(pixels, verbose=0)
+    np.testing.assert_allclose(ours.predict(pixels, verbose=0), expected, rtol=1e-4, atol=1e-5)
+    ours.save(tmp_path / "ours.keras")
+    back = keras.saving.load_model(tmp_path / "ours.keras")
+    np.testing.assert_allclose(back.predict(pixels, verbose=0), expected, rtol=1e-4, atol=1e-5)
 
 
 def test_tiny_features_of_an_odd_input_take_kerass_weights_and_predict_alike():

@@ -294,6 +294,9 @@ def _new_layer(entry):
         cls = _layer_class(registered)
     if cls is None and registered != class_name:
         cls = _layer_class(class_name) if _in_scopes(class_name) else None
+    if cls is None and not serialization_lib.names_custom_class(entry):
+        # a built-in outside keras.layers (keras.src.applications.convnext.LayerScale)
+        cls = serialization_lib.builtin_object(entry.get("module"), class_name)
     if not (inspect.isclass(cls) and issubclass(cls, Layer)):
         module = entry.get("module")
         where = f" (of module {module!r} where it was saved)" if isinstance(module, str) else ""
