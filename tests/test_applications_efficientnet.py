@@ -142,6 +142,32 @@ def test_imagenet_weights_load_from_kerass_cache_with_the_extra_std_rescaling(
     np.testing.assert_allclose(std_scaling.scale, expected)
 
 
+def test_channels_first_normalizes_and_squeezes_on_axis_one(zero_convolutions):
+    mk.config.set_image_data_format("channels_first")
+    try:
+        model = mk.applications.EfficientNetB0(
+            weights=None, include_top=False, input_shape=(3, 32, 32)
+        )
+    finally:
+        mk.config.set_image_data_format("channels_last")
+    assert model.layers[2].axis == (1,)
+    assert model.get_layer("stem_bn").axis in (1, [1])
+    assert model.get_layer("block2a_se_reshape").target_shape == (96, 1, 1)
+    assert model.output_shape == (None, 1280, 1, 1)
+    x = RNG.uniform(0, 255, (1, 3, 32, 32)).astype("float32")
+    assert model.predict(x, verbose=0).shape == (1, 1280, 1, 1)
+
+
+def test_an_input_tensor_is_built_on(zero_convolutions):
+    source = mk.Input(SMALL)
+    flipped = mk.layers.RandomFlip(seed=0)(source)
+    model = mk.applications.EfficientNetB0(
+        weights=None, include_top=False, input_tensor=flipped, pooling="max"
+    )
+    assert model.inputs[0] is source and model.layers[-1].name == "max_pool"
+    assert model.output_shape == (None, 1280)
+
+
 @pytest.mark.parametrize(
     "arguments, message",
     [
@@ -187,9 +213,14 @@ def test_b0_with_top_has_kerass_layers_and_its_weights_file_predicts_alike(tmp_p
     assert _layers(ours) == _layers(theirs)
     assert ours.count_params() == theirs.count_params()
     pixels = RNG.uniform(0, 255, (2, *SMALL)).astype("float32")
-    np.testing.assert_allclose(
-        ours.predict(pixels, verbose=0), theirs.predict(pixels, verbose=0), rtol=1e-4, atol=1e-6
-    )
+    expected = theirs.predict(pixels, verbose=0)
+    np.testing.assert_allclose(ours.predict(pixels, verbose=0), expected, rtol=1e-4, atol=1e-6)
+    theirs.save(tmp_path / "theirs.keras")
+    loaded = mk.models.load_model(tmp_path / "theirs.keras")
+    np.testing.assert_allclose(loaded.predict(pixels, verbose=0), expected, rtol=1e-4, atol=1e-6)
+    ours.save(tmp_path / "ours.keras")
+    back = keras.saving.load_model(tmp_path / "ours.keras")
+    np.testing.assert_allclose(back.predict(pixels, verbose=0), expected, rtol=1e-4, atol=1e-6)
 
 
 def test_b2_features_of_an_odd_input_take_kerass_weights_and_predict_alike():

@@ -8,7 +8,8 @@ dropping the whole residual branch of a random sample ("drop connect", a
 B1..B7 scale B0's widths, repeats and image side by fixed coefficients.
 
 The model preprocesses its inputs itself (a `Rescaling` by 1/255, then a
-`Normalization` holding ImageNet's mean and variance with the weights), so
+`Normalization` holding ImageNet's mean and variance with the weights, and
+with `weights="imagenet"` a second `Rescaling` per channel, as in Keras), so
 it takes pixels in 0..255 and `preprocess_input` returns its input as it is,
 as Keras's does. Layer names, shapes and weights match Keras's
 `keras.applications.EfficientNetB0` etc., so its weights files load.
@@ -184,8 +185,9 @@ def _efficientnet(variant, arguments):
     x = layers.Rescaling(1.0 / 255.0)(image)
     x = layers.Normalization(axis=_bn_axis())(x)
     if weights == "imagenet":
-        # The original divides by the variance, Normalization by its square root: the weights
-        # hold the variance, so a second division by the square root of the std lines them up.
+        # The weights were converted from a model that scaled its inputs differently; Keras
+        # divides once more by the square root of each channel's std to match it
+        # (tensorflow/tensorflow#49930), and so do we, for the same weights.
         x = layers.Rescaling([1.0 / math.sqrt(std) for std in IMAGENET_STDDEV_RGB])(x)
     x = layers.ZeroPadding2D(padding=builder.correct_pad(x, 3), name="stem_conv_pad")(x)
     x = layers.Conv2D(
