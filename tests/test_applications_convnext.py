@@ -4,10 +4,9 @@ from Keras's cache, errors, and (with Keras installed, `KERAS_BACKEND=jax
 /work/kvenv/bin/python -m pytest`) Keras's layers, configs, weights files and predictions.
 """
 
-import re
-
 import numpy as np
 import pytest
+from application_checks import layer_summary, randomize, write_numbered_legacy_h5
 
 import minikeras as mk
 from minikeras.applications import convnext
@@ -161,20 +160,10 @@ def test_imagenet_weights_load_from_kerass_cache_and_need_a_matching_name(tmp_pa
     reference = mk.applications.ConvNeXtTiny(weights=None, include_top=False, input_shape=SMALL)
     path = tmp_path / "models" / "convnext_tiny_notop.h5"
     path.parent.mkdir()
-    import h5py
-
-    with h5py.File(path, "w") as handle:  # Keras's older order-matched layout
-        named = [layer for layer in reference.layers if layer.weights]
-        handle.attrs["layer_names"] = [layer.name.encode() for layer in named]
-        for number, layer in enumerate(named):
-            group = handle.create_group(layer.name)
-            names = [f"{layer.name}/{i}:0" for i in range(len(layer.weights))]
-            group.attrs["weight_names"] = [name.encode() for name in names]
-            for name, weight in zip(names, layer.weights):
-                group[name] = np.full(weight.shape, number + 1, "float32")
+    count = write_numbered_legacy_h5(reference, path)
     model = mk.applications.ConvNeXtTiny(include_top=False, input_shape=SMALL)
     assert np.all(model.get_layer("convnext_tiny_stem").weights[0].numpy() == 1)
-    assert np.all(model.layers[-1].weights[-1].numpy() == len(named))
+    assert np.all(model.layers[-1].weights[-1].numpy() == count)
 
 
 def test_channels_first_and_bad_arguments_are_refused():
@@ -193,27 +182,15 @@ def test_channels_first_and_bad_arguments_are_refused():
 # ----------------------------------------------------------------- against Keras
 
 
-def _layers(model):
-    return [
-        (re.sub(r"_\d+$", "", layer.name), type(layer).__name__, tuple(layer.output.shape))
-        for layer in model.layers
-    ]
-
-
-def _randomize(model):
-    for variable in model.weights:
-        variable.assign(RNG.normal(0, 0.1, variable.shape).astype("float32"))
-
-
 def test_tiny_with_top_has_kerass_layers_and_its_weights_file_predicts_alike(tmp_path):
     keras = pytest.importorskip("keras")
     theirs = keras.applications.ConvNeXtTiny(weights=None, input_shape=SMALL, classes=10)
-    _randomize(theirs)
+    randomize(theirs, RNG)
     theirs.save_weights(tmp_path / "tiny.weights.h5")
     ours = mk.applications.ConvNeXtTiny(
         weights=str(tmp_path / "tiny.weights.h5"), input_shape=SMALL, classes=10
     )
-    assert _layers(ours) == _layers(theirs)
+    assert layer_summary(ours) == layer_summary(theirs)
     assert ours.count_params() == theirs.count_params()
     pixels = RNG.uniform(0, 255, (2, *SMALL)).astype("float32")
     np.testing.assert_allclose(
@@ -229,7 +206,7 @@ def test_tiny_with_top_has_kerass_layers_and_its_weights_file_predicts_alike(tmp
 def test_keras_files_cross_both_ways(tmp_path):
     keras = pytest.importorskip("keras")
     theirs = keras.applications.ConvNeXtTiny(weights=None, input_shape=SMALL, classes=10)
-    _randomize(theirs)
+    randomize(theirs, RNG)
     theirs.save(tmp_path / "theirs.keras")
     ours = mk.models.load_model(tmp_path / "theirs.keras")
     pixels = RNG.uniform(0, 255, (2, *SMALL)).astype("float32")
@@ -246,8 +223,8 @@ def test_tiny_features_of_an_odd_input_take_kerass_weights_and_predict_alike():
     arguments = {"include_top": False, "input_shape": shape, "pooling": "avg"}
     theirs = keras.applications.ConvNeXtTiny(weights=None, **arguments)
     ours = mk.applications.ConvNeXtTiny(weights=None, **arguments)
-    assert _layers(ours) == _layers(theirs)
-    _randomize(theirs)
+    assert layer_summary(ours) == layer_summary(theirs)
+    randomize(theirs, RNG)
     ours.set_weights(theirs.get_weights())
     pixels = RNG.uniform(0, 255, (2, *shape)).astype("float32")
     np.testing.assert_allclose(

@@ -4,10 +4,9 @@ installed, `KERAS_BACKEND=jax /work/kvenv/bin/python -m pytest`) Keras's layers,
 and predictions.
 """
 
-import re
-
 import numpy as np
 import pytest
+from application_checks import layer_summary, randomize, write_numbered_legacy_h5
 
 import minikeras as mk
 from minikeras.applications import efficientnet, efficientnet_v2
@@ -103,20 +102,10 @@ def test_imagenet_weights_load_from_kerass_cache(tmp_path, monkeypatch, zero_con
     reference = mk.applications.EfficientNetV2B0(weights=None, include_top=False, input_shape=SMALL)
     path = tmp_path / "models" / "efficientnetv2-b0_notop.h5"
     path.parent.mkdir()
-    import h5py
-
-    with h5py.File(path, "w") as handle:  # Keras's older order-matched layout
-        named = [layer for layer in reference.layers if layer.weights]
-        handle.attrs["layer_names"] = [layer.name.encode() for layer in named]
-        for number, layer in enumerate(named):
-            group = handle.create_group(layer.name)
-            names = [f"{layer.name}/{w.name}:0" for w in layer.weights]
-            group.attrs["weight_names"] = [name.encode() for name in names]
-            for name, weight in zip(names, layer.weights):
-                group[name] = np.full(weight.shape, number + 1, "float32")
+    count = write_numbered_legacy_h5(reference, path)
     model = mk.applications.EfficientNetV2B0(include_top=False, input_shape=SMALL)
     assert np.all(model.get_layer("stem_conv").kernel.numpy() == 1)
-    assert np.all(model.get_layer("top_bn").moving_variance.numpy() == len(named))
+    assert np.all(model.get_layer("top_bn").moving_variance.numpy() == count)
 
 
 @pytest.mark.parametrize(
@@ -135,30 +124,15 @@ def test_bad_arguments_are_refused_with_the_argument_named(arguments, message):
 # ----------------------------------------------------------------- against Keras
 
 
-def _layers(model):
-    return [
-        (re.sub(r"_\d+$", "", layer.name), type(layer).__name__, tuple(layer.output.shape))
-        for layer in model.layers
-    ]
-
-
-def _randomize(model):
-    for variable in model.weights:
-        values = RNG.normal(0, 0.1, variable.shape)
-        if "variance" in variable.path:
-            values = RNG.uniform(0.5, 1.5, variable.shape)
-        variable.assign(values.astype("float32"))
-
-
 def test_b0_with_top_has_kerass_layers_and_its_weights_file_predicts_alike(tmp_path):
     keras = pytest.importorskip("keras")
     theirs = keras.applications.EfficientNetV2B0(weights=None, input_shape=SMALL, classes=10)
-    _randomize(theirs)
+    randomize(theirs, RNG)
     theirs.save_weights(tmp_path / "b0.weights.h5")
     ours = mk.applications.EfficientNetV2B0(
         weights=str(tmp_path / "b0.weights.h5"), input_shape=SMALL, classes=10
     )
-    assert _layers(ours) == _layers(theirs)
+    assert layer_summary(ours) == layer_summary(theirs)
     assert ours.count_params() == theirs.count_params()
     pixels = RNG.uniform(0, 255, (2, *SMALL)).astype("float32")
     np.testing.assert_allclose(
@@ -171,8 +145,8 @@ def test_s_features_of_an_odd_input_take_kerass_weights_and_predict_alike():
     shape = (33, 35, 3)
     theirs = keras.applications.EfficientNetV2S(weights=None, include_top=False, input_shape=shape)
     ours = mk.applications.EfficientNetV2S(weights=None, include_top=False, input_shape=shape)
-    assert _layers(ours) == _layers(theirs)
-    _randomize(theirs)
+    assert layer_summary(ours) == layer_summary(theirs)
+    randomize(theirs, RNG)
     ours.set_weights(theirs.get_weights())
     pixels = RNG.uniform(0, 255, (2, *shape)).astype("float32")
     np.testing.assert_allclose(
