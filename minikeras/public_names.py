@@ -3,7 +3,8 @@
 A built-in class or function is written under its public Keras module
 (`keras.layers`, `keras.losses`, ...; ConvNeXt's `LayerScale` and
 `StochasticDepth` under `keras.src.applications.convnext`, where Keras has
-them) and found again there by its public name; anything else is the user's, written with its own module and name.
+them) and found again there by its public name; anything else is the user's,
+written with its own module and name.
 `minikeras.serialization_lib` re-exports these names.
 """
 
