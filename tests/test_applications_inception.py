@@ -5,7 +5,7 @@ predict alike here.
 
 import numpy as np
 import pytest
-from keras_applications_reference import compare_with_keras
+from application_checks import compare_with_keras
 
 import minikeras as mk
 

@@ -7,10 +7,9 @@ without it. Keras under JAX spends most of this file (about a minute) compiling 
 initializers for each new weight shape, so the cases are few and share shapes.
 """
 
-import re
-
 import numpy as np
 import pytest
+from application_checks import layer_summary, randomize
 
 import minikeras as mk
 
@@ -39,36 +38,19 @@ def _pair(case):
     return _built[case]
 
 
-def _layers(model):
-    # Automatically named layers (Keras leaves some unnamed) carry a session counter.
-    return [
-        (re.sub(r"_\d+$", "", layer.name), type(layer).__name__, tuple(layer.output.shape))
-        for layer in model.layers
-    ]
-
-
 @pytest.mark.parametrize("case", list(CASES))
 def test_layers_and_parameter_counts_equal_kerass(case):
     theirs, ours = _pair(case)
     assert ours.name == theirs.name
-    assert _layers(ours) == _layers(theirs)
+    assert layer_summary(ours) == layer_summary(theirs)
     assert ours.count_params() == theirs.count_params()
     assert ours.output_shape == tuple(theirs.output_shape)
-
-
-def _randomize(model):
-    """Random values for every Keras weight, positive where a variance is kept."""
-    for variable in model.weights:
-        values = RNG.normal(0, 0.1, variable.shape)
-        if "variance" in variable.path:
-            values = RNG.uniform(0.5, 1.5, variable.shape)
-        variable.assign(values.astype("float32"))
 
 
 @pytest.mark.parametrize("case", ["resnet50_top", "resnet50v2_top", "mobilenet_v2_top"])
 def test_kerass_weights_file_loads_by_the_weights_argument_and_predicts_alike(case, tmp_path):
     theirs, _ = _pair(case)
-    _randomize(theirs)
+    randomize(theirs, RNG)
     path = tmp_path / "model.weights.h5"
     theirs.save_weights(path)
     function, arguments = CASES[case]
@@ -78,11 +60,20 @@ def test_kerass_weights_file_loads_by_the_weights_argument_and_predicts_alike(ca
     np.testing.assert_allclose(
         ours.predict(x, verbose=0), theirs.predict(x, verbose=0), rtol=1e-4, atol=1e-5
     )
+    # Random weights leave the inference output nearly independent of the input; in
+    # training mode batch normalization normalizes with the batch, so every layer shows.
+    # (8 images: the 1x1 maps of the last blocks of 2 images would make each statistic
+    # one of two values, where float32 rounding alone moves the outputs by 0.1.)
+    x = RNG.uniform(-1, 1, (8, *SMALL)).astype("float32")
+    expected = np.asarray(theirs(x, training=True))
+    assert not np.allclose(expected[0], expected[1], rtol=1e-2)
+    got = mk.ops.convert_to_numpy(ours(x, training=True))
+    np.testing.assert_allclose(got, expected, rtol=1e-2, atol=1e-3)
 
 
 def test_keras_files_cross_both_ways(tmp_path):
     theirs, ours = _pair("mobilenet_v2_top")
-    _randomize(theirs)
+    randomize(theirs, RNG)
     x = RNG.uniform(-1, 1, (2, *SMALL)).astype("float32")
     theirs.save(tmp_path / "theirs.keras")
     loaded = mk.models.load_model(tmp_path / "theirs.keras")
@@ -125,7 +116,7 @@ def test_imagenet_utils_modes_give_kerass_values_for_arrays_and_tensors(mode, ra
 
 def test_kerass_older_h5_model_file_loads_by_the_weights_argument_and_predicts_alike(tmp_path):
     theirs, _ = _pair("resnet50v2_top")
-    _randomize(theirs)
+    randomize(theirs, RNG)
     theirs.save(tmp_path / "model.h5")  # Keras logs that it calls this format legacy
     function, arguments = CASES["resnet50v2_top"]
     ours = getattr(mk.applications, function)(weights=str(tmp_path / "model.h5"), **arguments)
