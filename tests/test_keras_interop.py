@@ -433,10 +433,10 @@ def test_a_registered_subclassed_keras_model_loads_in_minikeras(tmp_path):
     np.testing.assert_allclose(ours.predict(x, verbose=0), expected, rtol=1e-5, atol=1e-6)
 
 
-def _gain_classes(keras):
-    """An unregistered custom layer of the same name in Keras and in minikeras."""
+def _gain_class(api):
+    """An unregistered custom layer `Gain`, written alike for Keras and minikeras."""
 
-    class Gain(keras.layers.Layer):
+    class Gain(api.layers.Layer):
         def __init__(self, initial=2.0, **kwargs):
             super().__init__(**kwargs)
             self.initial = initial
@@ -450,28 +450,13 @@ def _gain_classes(keras):
         def get_config(self):
             return {**super().get_config(), "initial": self.initial}
 
-    class OurGain(mk.layers.Layer):
-        def __init__(self, initial=2.0, **kwargs):
-            super().__init__(**kwargs)
-            self.initial = initial
-
-        def build(self, input_shape):
-            self.gain = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="gain")
-
-        def call(self, inputs):
-            return inputs * self.gain * self.initial
-
-        def get_config(self):
-            return {**super().get_config(), "initial": self.initial}
-
-    OurGain.__name__ = OurGain.__qualname__ = "Gain"  # (the name both files write)
-    return Gain, OurGain
+    return Gain
 
 
 @pytest.mark.parametrize("direction", ["keras to minikeras", "minikeras to keras"])
 def test_an_unregistered_custom_layer_crosses_with_custom_objects(tmp_path, direction):
     keras = _keras()
-    theirs_class, ours_class = _gain_classes(keras)
+    theirs_class, ours_class = _gain_class(keras), _gain_class(mk)
     source, target = (keras, mk) if direction == "keras to minikeras" else (mk, keras)
     layer_class = theirs_class if source is keras else ours_class
     inputs = source.Input((3,))
