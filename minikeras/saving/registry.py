@@ -286,11 +286,14 @@ def _new_layer(entry):
     registered = entry.get("registered_name") or class_name
     if not isinstance(registered, str):
         raise ValueError(f"layer {class_name!r} has an invalid registered_name {registered!r}")
-    if serialization_lib.names_custom_class(entry):  # (a user's Dense is not minikeras's)
+    # As Keras reads an entry: a class of the user's only from the registry or custom
+    # objects (a user's Dense is not minikeras's); a built-in's entry (no registered name)
+    # the built-in first, a custom object of its name only for a layer minikeras lacks.
+    if serialization_lib.names_custom_class(entry):
         cls = get_registered_object(registered)
-    elif entry.get("registered_name") is None:  # a built-in's entry, as Keras reads it: a
-        cls = _builtin_layer_class(class_name) or _layer_class(class_name)  # custom object
-    else:  # of that name stands in only for a layer minikeras lacks
+    elif entry.get("registered_name") is None:
+        cls = _builtin_layer_class(class_name) or _layer_class(class_name)
+    else:
         cls = _layer_class(registered)
     if cls is None and registered != class_name:
         cls = _layer_class(class_name) if _in_scopes(class_name) else None
