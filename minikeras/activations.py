@@ -39,24 +39,17 @@ from minikeras.ops import (
 
 __all__ = [
     "celu",
-    "glu",
-    "hard_shrink",
-    "hard_tanh",
-    "soft_shrink",
-    "sparse_plus",
-    "sparse_sigmoid",
-    "sparsemax",
-    "squareplus",
-    "tanh_shrink",
-    "threshold",
     "deserialize",
     "elu",
     "exponential",
     "gelu",
     "get",
+    "glu",
+    "hard_shrink",
     "hard_sigmoid",
     "hard_silu",
     "hard_swish",
+    "hard_tanh",
     "leaky_relu",
     "linear",
     "log_sigmoid",
@@ -68,11 +61,18 @@ __all__ = [
     "serialize",
     "sigmoid",
     "silu",
+    "soft_shrink",
     "softmax",
     "softplus",
     "softsign",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "sparsemax",
+    "squareplus",
     "swish",
     "tanh",
+    "tanh_shrink",
+    "threshold",
 ]
 
 
@@ -363,7 +363,9 @@ def deserialize(config, custom_objects=None):
     Args:
         config: an activation name (or a registered `"package>name"`), or an
             entry that `serialize` wrote.
-        custom_objects: optional dict of name -> function, searched first.
+        custom_objects: optional dict of name -> function, for a name that is
+            not a built-in's (a built-in activation's name is always the built-in,
+            as in Keras).
 
     Returns:
         A callable taking and returning a Tensor.
@@ -375,8 +377,9 @@ def deserialize(config, custom_objects=None):
         >>> mk.activations.deserialize("silu") is mk.activations.swish
         True
     """
-    if isinstance(config, str):
-        found = serialization_lib.get_registered_object(config, custom_objects, _ACTIVATIONS)
+    if isinstance(config, str):  # a built-in's name is the built-in, as in Keras; another
+        found = _ACTIVATIONS.get(config)  # (a custom function older files name) is looked up
+        found = found or serialization_lib.get_registered_object(config, custom_objects)
         if found is None:
             known = ", ".join(sorted(_ACTIVATIONS))
             raise ValueError(

@@ -227,13 +227,13 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
     if class_name == "function":
         if not isinstance(inner, str):
             raise ValueError(f"a function entry needs its name as 'config', got {inner!r:.100}")
-        found = _lookup(registered, inner, module, custom_objects, module_objects)
+        found = _lookup(registered, inner, module, custom_objects, module_objects, False)
         return _require(found, inner, module, "function")
     if names_custom_class(config):  # (a user's class: never a built-in of the same name)
         cls = get_registered_object(registered, custom_objects)
     else:
         cls = _lookup(registered, class_name, module, custom_objects, module_objects)
-    cls = _require(cls, class_name, module, "class", registered)
+    cls = _require(cls, class_name, module, "class", registered, names_custom_class(config))
     if isinstance(cls, types.FunctionType):
         return cls
     if not hasattr(cls, "from_config"):
@@ -254,9 +254,11 @@ def _field(inner, key, kinds):
     return inner[key]
 
 
-def _lookup(registered, name, module, custom_objects, module_objects):
-    if registered is None and module is not None:  # a built-in's entry: no custom object
-        found = builtin_object(module, name)  # of its name stands in for it (as in Keras)
+def _lookup(registered, name, module, custom_objects, module_objects, a_class=True):
+    # As Keras looks up: a class by its registered name, so that a built-in's entry (none)
+    # is the built-in whatever custom_objects hold; a function by its name, custom first.
+    if a_class and registered is None and module is not None:
+        found = builtin_object(module, name)
         if found is not None:
             return found
     for key in (registered, name):
@@ -275,13 +277,18 @@ def _lookup(registered, name, module, custom_objects, module_objects):
     return found
 
 
-def _require(found, name, module, kind, registered=None):
+def _require(found, name, module, kind, registered=None, custom=False):
     if found is not None:
         return found
     where = f" from {module}" if module else ""
     key = registered if isinstance(registered, str) and registered else name
+    what = (
+        "a class of your own, not a built-in of that name"
+        if custom
+        else "minikeras has no built-in of that name"
+    )
     raise ValueError(
-        f"unknown {kind} {key!r}{where}: minikeras has no built-in of that name. If it is "
+        f"unknown {kind} {key!r}{where}: {what}. If it is "
         "your own, import the module that defines it (decorated with "
         "@minikeras.saving.register_keras_serializable()), or pass "
         f"custom_objects={{{name!r}: ...}}; loading never imports code named in a file"

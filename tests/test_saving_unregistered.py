@@ -278,3 +278,53 @@ def test_functions_inside_wrappers_and_a_subclassed_optimizer_keep_the_training_
     assert loaded.evaluate(x, y, verbose=0, return_dict=True) == model.evaluate(
         x, y, verbose=0, return_dict=True
     )
+
+
+def quarter(x):
+    return x * 0.25
+
+
+def test_a_built_in_activations_name_is_the_built_in_whatever_custom_objects_hold(tmp_path):
+    def relu(x):  # (a user's function of that name: it must not replace the built-in)
+        return x * 10.0
+
+    model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(2, activation="relu", name="d")])
+    model.save(tmp_path / "m.keras")
+    for loaded in (
+        mk.models.load_model(tmp_path / "m.keras", custom_objects={"relu": relu}),
+        mk.models.model_from_json(model.to_json(), custom_objects={"relu": relu}),
+    ):
+        assert loaded.get_layer("d").activation is mk.activations.relu
+    assert mk.activations.deserialize("relu", custom_objects={"relu": relu}) is mk.activations.relu
+
+
+def test_a_function_entry_finds_its_custom_object_first_as_keras_does():
+    def gelu(x):
+        return x
+
+    entry = {"module": "keras.activations", "class_name": "function", "config": "gelu",
+             "registered_name": None}  # fmt: skip
+    found = mk.saving.deserialize_keras_object(entry, custom_objects={"gelu": gelu})
+    assert found is gelu  # (Keras looks a function up by its name, custom objects first)
+    assert mk.saving.deserialize_keras_object(entry) is mk.activations.gelu
+
+
+@pytest.mark.parametrize("suffix", ["minikeras", "keras"])
+def test_a_registered_function_of_another_module_does_not_stand_in_for_one_of_its_name(
+    tmp_path, suffix
+):
+    def other(x):
+        return x * 100.0
+
+    other.__module__ = "elsewhere"
+    mk.saving.register_keras_serializable(package="Tests", name="quarter")(other)
+    try:
+        inputs = mk.Input((2,))
+        model = mk.Model(inputs, mk.layers.Lambda(quarter, name="q")(inputs))
+        model.save(tmp_path / f"m.{suffix}")
+        with pytest.raises(LoadError, match="quarter.*custom_objects"):
+            mk.models.load_model(tmp_path / f"m.{suffix}")
+        loaded = mk.models.load_model(tmp_path / f"m.{suffix}", custom_objects={"quarter": quarter})
+        assert loaded.get_layer("q").function is quarter
+    finally:
+        del mk.saving.get_custom_objects()["Tests>quarter"]

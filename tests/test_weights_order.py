@@ -346,17 +346,51 @@ def test_later_attributes_of_a_subclassed_model_sit_in_kerass_layers_container()
     model = _late_model_module().build()
     paths = [path for path, variables, _ in keras_layout.layer_groups(model) if variables]
     # head < layers: its own path; the rest by class in model.layers' order (zeta, head,
-    # norm, gate, s0, s1), head counted though placed: dense, (dense_1), ..., as Keras.
+    # norm, gate, s0, s1, spectral), head counted though placed: dense, (dense_1), ...
     assert paths == [
         "head/vars", "layers/dense/vars", "layers/batch_normalization/vars",
         "layers/dense_2/vars", "layers/dense_3/vars", "layers/dense_4/vars",
+        "layers/spectral_normalization/vars", "layers/spectral_normalization/layer/vars",
     ]  # fmt: skip
 
 
-def test_a_subclassed_models_weights_file_written_before_still_loads():
-    model = _late_model_module().build()
-    model.load_weights(ATTRIBUTE_LAYOUT / "late.weights.h5")  # (by attribute: zeta/vars, ...)
+@pytest.mark.parametrize("file", ["late.weights.h5", "late.keras"])
+def test_a_subclassed_models_file_written_before_still_loads(file):
+    fixtures = _late_model_module()  # (it registers the class the .keras file names)
+    model = fixtures.build()
+    if file.endswith(".keras"):
+        model = mk.models.load_model(ATTRIBUTE_LAYOUT / file)
+    else:
+        model.load_weights(ATTRIBUTE_LAYOUT / file)  # (by attribute: zeta/vars, ...)
     expected = np.load(ATTRIBUTE_LAYOUT / "late.npz")
     assert sorted(expected.files) == sorted(w.path for w in model.weights)
-    for weight in model.weights:
+    for weight in model.weights:  # (SpectralNormalization's through its own hooks too)
         np.testing.assert_array_equal(weight.numpy(), expected[weight.path])
+
+
+class Tower(mk.layers.Layer):
+    """Eleven blocks in a list and two heads in a dict inserted out of sorted order."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.blocks = [Dense(2, name=f"block{i}") for i in range(11)]
+        self.heads = {"topic": Dense(2, name="topic"), "sentiment": Dense(2, name="sentiment")}
+
+    def call(self, inputs):
+        for block in self.blocks:
+            inputs = block(inputs)
+        return self.heads["topic"](inputs) + self.heads["sentiment"](inputs)
+
+
+def test_a_lists_and_a_dicts_layers_are_named_in_their_own_order_as_keras_names_them():
+    inputs = mk.Input((2,))
+    model = mk.Model(inputs, Tower(name="tower")(inputs))
+    placed = {
+        layer.name: path for path, _, layer in keras_layout.layer_groups(model) if layer is not None
+    }
+    # Keras numbers a container's items in order: block10 is dense_10, not dense_2 (the
+    # order of the sorted strings "blocks[10]" < "blocks[2]"), topic before sentiment.
+    assert placed["block2"] == "layers/tower/blocks/dense_2/vars"
+    assert placed["block10"] == "layers/tower/blocks/dense_10/vars"
+    assert placed["topic"] == "layers/tower/heads/dense/vars"
+    assert placed["sentiment"] == "layers/tower/heads/dense_1/vars"

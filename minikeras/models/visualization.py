@@ -85,6 +85,8 @@ def _activation_name(activation):
 def _label(layer, drawn):
     """The box of one layer: a Graphviz HTML-like table."""
     class_name = type(layer).__name__
+    if type(layer) is Model and getattr(layer, "_inputs", None) is not None:
+        class_name = "Functional"  # (Keras's class of a model built from inputs and outputs)
     title = (
         f"<b>{html.escape(layer.name)}</b> ({class_name})"
         if drawn["show_layer_names"]

@@ -41,8 +41,9 @@ def _function(reference, objects):
     module, name = reference["module"], reference["function_name"]
     if isinstance(module, str) and isinstance(name, str):
         for key in (f"{module}.{name}", name):
-            if callable(objects.get(key)):
-                return objects[key]
+            found = objects.get(key)
+            if callable(found) and not _another_registered(found, name, module):
+                return found
         found = builtin_function(module, name)
         if found is not None:
             return found
@@ -51,6 +52,16 @@ def _function(reference, objects):
         "never imports code named in a file. Decorate the function with "
         "@minikeras.saving.register_keras_serializable(), or pass "
         f"custom_objects={{{name!r}: {name}}} to load_model"
+    )
+
+
+def _another_registered(found, name, module):
+    """Whether `found`, met under the bare `name`, is a registered function of another
+    module: not the unregistered function of that name the reference means."""
+    return (
+        is_registered(found)
+        and get_registered_name(found) != name
+        and getattr(found, "__module__", None) != module
     )
 
 

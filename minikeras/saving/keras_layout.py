@@ -183,7 +183,9 @@ def _layer_groups(layer, path, groups, visited, keras_layers=True):
         return
     containers = {}
     in_layers = keras_layers and _is_subclassed_model(layer)
-    for attribute, child in sorted(children, key=lambda pair: _name_key(pair[0])):
+    # Attributes in sorted order, as Keras's walk; a list's or dict's items in their own
+    # order (a stable sort on the container's name: `blocks[10]` after `blocks[2]`).
+    for attribute, child in sorted(children, key=lambda pair: _name_key(pair[0].split("[")[0])):
         if in_layers and _name_key(attribute.split("[")[0]) > "layers":
             _layers_container(layer, path, groups, visited)
             in_layers = False

@@ -7,6 +7,7 @@ assigns them all: nothing changes until every weight has been checked.
 `.npz` weights are read only as plain arrays, never unpickled.
 """
 
+import functools
 import io
 
 import numpy as np
@@ -118,19 +119,17 @@ def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
     """
     read = _weights_reader(path, data)
     problems, assignments, hooks = [], [], []
-    former = None
+    former = functools.cache(lambda: keras_layout.former_paths(model))
     for group, variables, layer in keras_layout.layer_groups(model):
         if _overrides(layer, "load_own_variables"):  # the layer's own hook reads its group
-            stored = read(group, by_key=True) or {}
+            stored = _hook_values(read, group, variables, former)
             hooks.append((layer, {key: np.asarray(value[()]) for key, value in stored.items()}))
             continue
         datasets = read(group)
         if datasets is None and keras_layout.older_path(group) is not None:
             datasets = read(keras_layout.older_path(group))
-        if datasets is None and variables:  # (a subclassed model's file minikeras wrote
-            former = keras_layout.former_paths(model) if former is None else former  # before)
-            if former.get(tuple(map(id, variables)), group) != group:
-                datasets = read(former[tuple(map(id, variables))])
+        if datasets is None and variables:  # (a file minikeras wrote before: by attribute)
+            datasets = read(former().get(tuple(map(id, variables)), group))
         if datasets is None:
             if variables:
                 problems.append(f"{group}: missing (the model needs {len(variables)} weights)")
@@ -239,7 +238,17 @@ def _loss_scaled(model, optimizer, slots, datasets):
 def _apply_hooks(model, data, path):
     """Runs the `load_own_variables` hooks that a layer overrides, from a Keras weights file."""
     read = _weights_reader(path, data)
-    for group, _, layer in keras_layout.layer_groups(model):
+    former = functools.cache(lambda: keras_layout.former_paths(model))
+    for group, variables, layer in keras_layout.layer_groups(model):
         if _overrides(layer, "load_own_variables"):
-            stored = read(group, by_key=True) or {}
+            stored = _hook_values(read, group, variables, former)
             layer.load_own_variables({key: np.asarray(v[()]) for key, v in stored.items()})
+
+
+def _hook_values(read, group, variables, former):
+    """A group's datasets by key, for a layer's own hook; at the group's former path
+    (`keras_layout.former_paths`, from `former()`) in a file minikeras wrote before."""
+    stored = read(group, by_key=True)
+    if stored is None and variables:
+        stored = read(former().get(tuple(map(id, variables)), group), by_key=True)
+    return stored or {}

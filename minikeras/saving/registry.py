@@ -352,7 +352,10 @@ def _resolve(config, label="the layer"):
     resolved = {}
     for key, value in config.items():
         if key != "name" and isinstance(value, str) and value in objects:
-            if not inspect.isclass(objects[value]):
+            # (a custom function older files name by its bare name; a built-in
+            # activation's name stays the built-in's, as in Keras)
+            builtin = serialization_lib.builtin_object("keras.activations", value)
+            if not inspect.isclass(objects[value]) and builtin is None:
                 value = objects[value]
         elif _is_function_reference(value):
             value = _function(value, objects)
