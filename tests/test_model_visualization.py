@@ -57,6 +57,14 @@ def test_a_functional_model_is_its_graph_with_the_nested_model_as_one_box():
     assert clusters == {}
 
 
+def test_a_nested_functional_model_is_labelled_as_kerass_functional():
+    inputs = mk.Input((3,))
+    inner = mk.Model(inputs, layers.Dense(2)(inputs), name="inner")
+    outer_inputs = mk.Input((3,))
+    model = mk.Model(outer_inputs, inner(outer_inputs))
+    assert "<b>inner</b> (Functional)" in _label(mk.utils.model_to_dot(model), inner)
+
+
 def test_expand_nested_draws_the_inner_model_as_a_cluster_and_links_into_it():
     model, every = _branchy(mk)
     nodes, edges, clusters = _names(mk.utils.model_to_dot(model, expand_nested=True), every)
