@@ -399,3 +399,26 @@ def test_functional_construction_dry_run_changes_no_state():
     norm(inputs, training=True)  # the node keeps training=True for real calls
     np.testing.assert_array_equal(norm.moving_variance.numpy(), np.ones(3, "float32"))
     np.testing.assert_array_equal(norm.moving_mean.numpy(), np.zeros(3, "float32"))
+
+
+def _with_an_unused_input(api):
+    a, unused = api.Input((2,), name="a"), api.Input((3,), name="unused")
+    b = api.Input((2,), name="b")
+    hidden = api.layers.Dense(2, name="h")(a)
+    return api.Model([a, unused, b], api.layers.Add(name="add")([hidden, b]))
+
+
+def test_an_input_the_outputs_do_not_use_is_still_among_the_layers_as_in_keras():
+    model = _with_an_unused_input(minikeras)
+    # Keras: by decreasing depth, an unused Input at depth 0, first there.
+    assert [layer.name for layer in model.layers] == ["a", "h", "b", "unused", "add"]
+    assert model.get_layer("unused").output.shape == (None, 3)
+    x = [np.ones((1, 2), "float32"), np.zeros((1, 3), "float32"), np.ones((1, 2), "float32")]
+    assert model.predict(x, verbose=0).shape == (1, 2)
+
+
+def test_an_unused_inputs_place_among_the_layers_is_kerass():
+    keras = pytest.importorskip("keras")
+    assert [layer.name for layer in _with_an_unused_input(minikeras).layers] == [
+        layer.name for layer in _with_an_unused_input(keras).layers
+    ]

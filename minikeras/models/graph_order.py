@@ -18,7 +18,8 @@ def functional_order(model):
 
     Keras sorts the graph's operations by decreasing depth (Inputs deepest),
     and within one depth by the order a depth-first walk from the outputs
-    first reaches them. Config entries and weight containers follow it.
+    first reaches them; an Input the outputs do not use comes at depth 0,
+    first there. Config entries and weight containers follow it.
 
     Args:
         model: a functional minikeras model.
@@ -65,6 +66,10 @@ def functional_order(model):
         for parent in parents:
             key = id(parent) if id(parent) in input_ids else id(parent.node)
             node_depth[key] = max(depth + 1, node_depth.get(key, 0))
+    for tensor in inputs:  # an Input the outputs do not use: Keras lists it all the same,
+        if id(tensor) not in index:  # at depth 0, first there (its traversal index is -1)
+            index[id(tensor)] = (-1, tensor)
+            operation_depth[id(tensor)] = 0
     ordered = sorted(index.values(), key=lambda pair: (-operation_depth[id(pair[1])], pair[0]))
     return [operation for _, operation in ordered]
 
