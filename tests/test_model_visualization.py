@@ -139,8 +139,14 @@ def test_bad_calls_are_refused_with_clear_errors(monkeypatch, tmp_path):
         mk.utils.model_to_dot(model, layer_range=["a", "b"])
     with pytest.raises(ValueError, match=r"unrecognized keyword arguments \['colour'\]"):
         mk.utils.plot_model(model, colour="red")
-    with pytest.raises(TypeError, match="expected a Model, got Dense"):
+    with pytest.raises(TypeError, match="expected a Model or a Layer, got int"):
+        mk.utils.model_to_dot(3)
+    with pytest.raises(ValueError, match="'dense.*' is not built"):
         mk.utils.model_to_dot(layers.Dense(2))
+    dense = layers.Dense(2, name="alone")
+    dense.build((None, 3))
+    nodes, edges, _ = _names(mk.utils.model_to_dot(dense), [dense])
+    assert nodes == ["alone"] and edges == []  # (one box, as Keras draws a layer)
     monkeypatch.setitem(sys.modules, "pydot", None)  # (as if it were not installed)
     for function in (mk.utils.model_to_dot, mk.utils.plot_model):
         with pytest.raises(ImportError, match=r"install pydot \(`pip install pydot`"):

@@ -20,6 +20,7 @@ import os
 
 from minikeras import tree
 from minikeras.layers.inputs import input_layer_of
+from minikeras.layers.layer import Layer
 from minikeras.models.model import Model
 from minikeras.models.sequential import Sequential
 
@@ -221,8 +222,8 @@ def _check(model, where, kwargs):
         raise ValueError(f"{where}: the argument layer_range is not supported (nor in Keras 3)")
     if kwargs:
         raise ValueError(f"{where}: unrecognized keyword arguments {sorted(kwargs)}")
-    if not isinstance(model, Model):
-        raise TypeError(f"{where}: expected a Model, got {type(model).__name__}")
+    if not isinstance(model, Layer):  # (a layer is drawn as one box, as Keras draws it)
+        raise TypeError(f"{where}: expected a Model or a Layer, got {type(model).__name__}")
     if not model.built:
         raise ValueError(
             f"{where}: model '{model.name}' is not built yet; build it first with "
@@ -247,7 +248,7 @@ def model_to_dot(
     """The model's layer graph as a `pydot.Dot` (see the module), as `keras.utils.model_to_dot`.
 
     Args:
-        model: a built `Model`.
+        model: a built `Model` (or a built layer: one box).
         show_shapes: show each layer's input and output shapes.
         show_dtype: show each layer's output dtype.
         show_layer_names: show layer names (else only class names).
@@ -268,7 +269,7 @@ def model_to_dot(
     Raises:
         ImportError: if pydot is not installed.
         ValueError: if the model is not built, or for an unknown keyword.
-        TypeError: if `model` is not a Model.
+        TypeError: if `model` is not a Model or a Layer.
 
     Example:
         >>> import importlib.util
