@@ -394,3 +394,40 @@ def test_a_lists_and_a_dicts_layers_are_named_in_their_own_order_as_keras_names_
     assert placed["block10"] == "layers/tower/blocks/dense_10/vars"
     assert placed["topic"] == "layers/tower/heads/dense/vars"
     assert placed["sentiment"] == "layers/tower/heads/dense_1/vars"
+
+
+def _aliased(api):
+    class Aliased(api.Model):
+        """`zz` also held as `backbone`, `yy` also as `alias_y`: Keras's sorted walk meets
+        each at the attribute that sorts first."""
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.zz = api.layers.Dense(3, name="zz")
+            self.backbone = self.zz
+            self.head = api.layers.Dense(2, name="head")
+            self.yy = api.layers.Dense(2, name="yy")
+            self.alias_y = self.yy
+
+        def call(self, inputs):
+            return self.head(self.backbone(inputs)) + self.alias_y(self.zz(inputs))
+
+    model = Aliased()
+    model(np.ones((1, 4), "float32"))
+    return model
+
+
+def test_a_layer_held_by_two_attributes_sits_at_the_one_that_sorts_first():
+    paths = [p for p, variables, _ in keras_layout.layer_groups(_aliased(mk)) if variables]
+    assert paths == ["alias_y/vars", "backbone/vars", "head/vars"]
+
+
+def test_a_layer_held_by_two_attributes_crosses_with_keras(tmp_path):
+    keras = _keras()
+    theirs, ours = _aliased(keras), _aliased(mk)
+    rng = np.random.default_rng(3)
+    theirs.set_weights([rng.normal(size=w.shape).astype("float32") for w in theirs.weights])
+    theirs.save_weights(tmp_path / "keras.weights.h5")
+    ours.load_weights(tmp_path / "keras.weights.h5")
+    x = np.ones((2, 4), "float32")
+    np.testing.assert_allclose(ours(x).numpy(), keras.ops.convert_to_numpy(theirs(x)), rtol=1e-6)

@@ -86,11 +86,20 @@ def unique_name(name, used):
     return name
 
 
-def _own_and_children(layer):
-    """The layer's own variables (in `weights` order) and its direct sub-layers by attribute."""
+def _own_and_children(layer, sorted_walk=True):
+    """The layer's own variables (in `weights` order) and its direct sub-layers by attribute.
+
+    A sub-layer that several attributes hold is at the one that sorts first, where
+    Keras's sorted walk meets it (the tracking walk names the first one set; files
+    minikeras wrote before, `sorted_walk=False`, kept that one).
+    """
     children, sub_weights = [], set()
+    attributes = [(k, v) for k, v in vars(layer).items() if k not in layer._untracked_attributes]
     for path, owner, value in tracking.walk(layer):
         if owner is layer and isinstance(value, Layer):
+            if sorted_walk and "[" not in path:
+                names = [name for name, held in attributes if held is value]
+                path = min(names, key=_name_key) if names else path
             children.append((path, value))
             sub_weights.update(id(w) for w in value.weights)
     own = [w for w in layer.weights if id(w) not in sub_weights]
@@ -159,7 +168,7 @@ def _layer_groups(layer, path, groups, visited, keras_layers=True):
     if id(layer) in visited:
         return
     visited.add(id(layer))
-    own, children = _own_and_children(layer)
+    own, children = _own_and_children(layer, keras_layers)
     split = _SPLITS.get(type(layer).__name__)
     parts = split(layer, own) if split is not None else None
     if parts is not None:
