@@ -9,8 +9,8 @@ this registry) re-exports them all.
 
 __all__ = [
     "CustomObjectScope",
-    "custom_class",
     "custom_object_scope",
+    "entry_class",
     "get_custom_objects",
     "get_registered_name",
     "get_registered_object",
@@ -277,31 +277,36 @@ def names_custom_class(entry):
     )
 
 
-def custom_class(entry, custom_objects, kind):
-    """The user's class a custom entry names (see `names_custom_class`), or None for another.
+def entry_class(entry, custom_objects, kind, builtin):
+    """The class a family's entry names as Keras reads it, before the family's own lookup.
+
+    A class of the user's (see `names_custom_class`) comes only from the registry,
+    an open `custom_object_scope` or `custom_objects`, never from the built-ins; a
+    built-in's entry (no `registered_name`) is the built-in, whatever
+    `custom_objects` hold. Any other entry is left to the family (None).
 
     Args:
         entry: a file's or `serialize`'s dict.
         custom_objects: optional dict of name -> class, searched with the registry.
         kind: what the family calls it, for the message (`"loss class"`).
+        builtin: `builtin(class_name)`, the family's built-in class of that name or None.
 
     Returns:
-        The class, or None when `entry` does not name a custom class (the
-        family then looks among its built-ins too).
+        The class, or None.
 
     Raises:
-        ValueError: if `entry` names a custom class that neither the registry,
-            an open `custom_object_scope` nor `custom_objects` has.
+        ValueError: if `entry` names a class of the user's that neither the
+            registry, an open `custom_object_scope` nor `custom_objects` has.
 
     Example:
         >>> entry = {"module": None, "class_name": "L2", "config": {}, "registered_name": "L2"}
-        >>> mk.object_registry.custom_class(entry, None, "regularizer")
+        >>> mk.object_registry.entry_class(entry, None, "regularizer", {}.get)
         Traceback (most recent call last):
         ...
         ValueError: Unknown regularizer 'L2' (a class of your own, not minikeras's L2). If ...
     """
     if not names_custom_class(entry):
-        return None
+        return None if entry.get("registered_name") else builtin(entry["class_name"])
     name = entry["registered_name"]
     found = get_registered_object(name, custom_objects)
     if found is not None and is_registered(found) and get_registered_name(found) != name:

@@ -86,9 +86,7 @@ def deserialize_object(config, lookup, module, custom_objects=None, builtins=Non
         )
     name = config.get("registered_name") or config["class_name"]
     kind = module[:-1] if module.endswith("s") else module  # ("regularizers" -> "regularizer")
-    cls = serialization_lib.custom_class(config, custom_objects, kind)
-    if cls is None and not config.get("registered_name") and builtins:  # a built-in's, first
-        cls = builtins.get(config["class_name"])
+    cls = serialization_lib.entry_class(config, custom_objects, kind, (builtins or {}).get)
     cls = cls or lookup(name)
     return cls.from_config(config.get("config") or {})
 

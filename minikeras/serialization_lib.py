@@ -34,8 +34,8 @@ import numpy as np
 
 from minikeras.object_registry import (
     CustomObjectScope,
-    custom_class,
     custom_object_scope,
+    entry_class,
     get_custom_objects,
     get_registered_name,
     get_registered_object,
@@ -55,9 +55,9 @@ from minikeras.public_names import (
 __all__ = [
     "CustomObjectScope",
     "builtin_object",
-    "custom_class",
     "custom_object_scope",
     "deserialize_keras_object",
+    "entry_class",
     "family_entry",
     "get_custom_objects",
     "get_registered_name",

@@ -184,9 +184,7 @@ def deserialize(config, custom_objects=None):
             "initializers.deserialize: expected a name or a dict with 'class_name' and "
             f"'config', got {config!r}"
         )
-    cls = serialization_lib.custom_class(config, custom_objects, "initializer")
-    if cls is None and not config.get("registered_name"):  # a built-in's entry, first
-        cls = _INITIALIZERS.get(config["class_name"])
+    cls = serialization_lib.entry_class(config, custom_objects, "initializer", _INITIALIZERS.get)
     cls = cls or _lookup(config.get("registered_name") or config["class_name"], custom_objects)
     return cls.from_config(config.get("config") or {})
 

@@ -323,9 +323,7 @@ def deserialize(config, custom_objects=None):
                 f"got {config!r}"
             )
         name = config.get("registered_name") or config["class_name"]
-        cls = serialization_lib.custom_class(config, custom_objects, "loss class")
-        if cls is None and not config.get("registered_name"):  # a built-in's entry, first
-            cls = _CLASSES.get(config["class_name"])
+        cls = serialization_lib.entry_class(config, custom_objects, "loss class", _CLASSES.get)
         cls = cls or serialization_lib.get_registered_object(name, custom_objects, known)
         if not (isinstance(cls, type) and issubclass(cls, Loss)):
             raise ValueError(

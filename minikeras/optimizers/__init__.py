@@ -126,9 +126,9 @@ def deserialize(config, custom_objects=None):
             f"got {config!r}"
         )
     name = config.get("registered_name") or config["class_name"]
-    cls = serialization_lib.custom_class(config, custom_objects, "optimizer")
-    if cls is None and not config.get("registered_name"):  # a built-in's entry, first
-        cls = _OPTIMIZERS.get(str(config["class_name"]).lower())
+    cls = serialization_lib.entry_class(
+        config, custom_objects, "optimizer", lambda name: _OPTIMIZERS.get(str(name).lower())
+    )
     cls = cls or serialization_lib.get_registered_object(name, custom_objects)
     cls = cls or _OPTIMIZERS.get(str(name).lower())
     if cls is None and config.get("config"):

@@ -94,9 +94,9 @@ def deserialize(config, custom_objects=None):
             f"schedules.deserialize: expected a dict with 'class_name' and 'config', got {config!r}"
         )
     name = config.get("registered_name") or config["class_name"]
-    cls = serialization_lib.custom_class(config, custom_objects, "learning rate schedule")
-    if cls is None and not config.get("registered_name"):  # a built-in's entry, first
-        cls = _SCHEDULES.get(config["class_name"])
+    cls = serialization_lib.entry_class(
+        config, custom_objects, "learning rate schedule", _SCHEDULES.get
+    )
     cls = cls or serialization_lib.get_registered_object(name, custom_objects, _SCHEDULES)
     if cls is None:
         raise ValueError(
