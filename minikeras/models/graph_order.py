@@ -10,7 +10,7 @@ from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.inputs import input_layer_of
 from minikeras.tree import flatten
 
-__all__ = ["functional_order", "graph_operations"]
+__all__ = ["functional_order", "graph_operations", "keras_class_name"]
 
 
 def functional_order(model):
@@ -100,3 +100,26 @@ def graph_operations(model):
         ]
         object.__setattr__(model, "_graph_operations", found)
     return list(found)
+
+
+def keras_class_name(layer):
+    """The class a layer is shown as in Keras: `Functional` for a `Model(inputs, outputs)`.
+
+    Args:
+        layer: a layer or model.
+
+    Returns:
+        A class name.
+
+    Example:
+        >>> x = mk.Input((3,))
+        >>> model = mk.Model(x, mk.layers.Dense(2)(x))
+        >>> keras_class_name = mk.models.graph_order.keras_class_name
+        >>> keras_class_name(model), keras_class_name(model.layers[1])
+        ('Functional', 'Dense')
+    """
+    from minikeras.models.model import Model
+
+    if type(layer) is Model and getattr(layer, "_inputs", None) is not None:
+        return "Functional"  # (Keras's class of a model built from inputs and outputs)
+    return type(layer).__name__

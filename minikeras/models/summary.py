@@ -12,6 +12,7 @@ import numpy as np
 
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer
+from minikeras.models.graph_order import keras_class_name
 from minikeras.tree import flatten, map_structure
 
 __all__ = ["print_summary"]
@@ -125,7 +126,7 @@ def _rows(layer, shape, show_trainable, expand_nested, level, connections):
     """The row of `layer`, then (with `expand_nested`) those of a nested model's layers."""
     prefix = "   " * level + "\u2514 " if level else ""
     params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
-    row = (f"{prefix}{layer.name} ({_class_name(layer)})", _shape_text(shape), params)
+    row = (f"{prefix}{layer.name} ({keras_class_name(layer)})", _shape_text(shape), params)
     if connections is not None:  # (a nested model's layers are not the outer graph's)
         row += (connections.get(id(layer), "-") if not level else "-",)
     if show_trainable:
@@ -239,15 +240,6 @@ def _count(weights):
     while size >= 1024 and len(units) > 1:
         size, units = size / 1024, units[1:]
     return f"{count:,} ({size:.2f} {units[0]})"
-
-
-def _class_name(layer):
-    """The class a row names; a functional `Model(inputs, outputs)` is Keras's `Functional`."""
-    from minikeras.models.model import Model
-
-    if type(layer) is Model and getattr(layer, "_inputs", None) is not None:
-        return "Functional"
-    return type(layer).__name__
 
 
 def _batch_none(shape):

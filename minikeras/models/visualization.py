@@ -21,6 +21,7 @@ import os
 from minikeras import tree
 from minikeras.layers.inputs import input_layer_of
 from minikeras.layers.layer import Layer
+from minikeras.models.graph_order import keras_class_name
 from minikeras.models.model import Model
 from minikeras.models.sequential import Sequential
 
@@ -85,9 +86,7 @@ def _activation_name(activation):
 
 def _label(layer, drawn):
     """The box of one layer: a Graphviz HTML-like table."""
-    class_name = type(layer).__name__
-    if type(layer) is Model and getattr(layer, "_inputs", None) is not None:
-        class_name = "Functional"  # (Keras's class of a model built from inputs and outputs)
+    class_name = keras_class_name(layer)
     title = (
         f"<b>{html.escape(layer.name)}</b> ({class_name})"
         if drawn["show_layer_names"]

@@ -26,6 +26,7 @@ from minikeras.layers import tracking
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 from minikeras.models.graph import functional_order
+from minikeras.models.graph_order import keras_class_name
 from minikeras.saving import keras_ops
 from minikeras.saving.keras_optimizer_layout import optimizer_variables
 
@@ -220,11 +221,7 @@ def _layers_container(model, path, groups, visited):
 
 def _keras_class_name(layer):
     """The name of the Keras class a layer is saved as (Keras names containers after it)."""
-    from minikeras.models.model import Model
-
-    if type(layer) is Model and _graph_layers(layer) is not None:
-        return "Functional"  # (Keras's class of a model built from inputs and outputs)
-    return getattr(type(layer), "_keras_class_name", None) or type(layer).__name__
+    return getattr(type(layer), "_keras_class_name", None) or keras_class_name(layer)
 
 
 def _graph_layers(layer):
