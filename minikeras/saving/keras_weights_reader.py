@@ -122,14 +122,9 @@ def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
     former = functools.cache(lambda: keras_layout.former_paths(model))
     for group, variables, layer in keras_layout.layer_groups(model):
         if _overrides(layer, "load_own_variables"):  # the layer's own hook reads its group
-            stored = _hook_values(read, group, variables, former)
-            hooks.append((layer, {key: np.asarray(value[()]) for key, value in stored.items()}))
+            hooks.append((layer, _hook_values(read, group, variables, former)))
             continue
-        datasets = read(group)
-        if datasets is None and keras_layout.older_path(group) is not None:
-            datasets = read(keras_layout.older_path(group))
-        if datasets is None and variables:  # (a file minikeras wrote before: by attribute)
-            datasets = read(former().get(tuple(map(id, variables)), group))
+        datasets = _read_group(read, group, variables, former)
         if datasets is None:
             if variables:
                 problems.append(f"{group}: missing (the model needs {len(variables)} weights)")
@@ -241,14 +236,23 @@ def _apply_hooks(model, data, path):
     former = functools.cache(lambda: keras_layout.former_paths(model))
     for group, variables, layer in keras_layout.layer_groups(model):
         if _overrides(layer, "load_own_variables"):
-            stored = _hook_values(read, group, variables, former)
-            layer.load_own_variables({key: np.asarray(v[()]) for key, v in stored.items()})
+            layer.load_own_variables(_hook_values(read, group, variables, former))
 
 
 def _hook_values(read, group, variables, former):
-    """A group's datasets by key, for a layer's own hook; at the group's former path
-    (`keras_layout.former_paths`, from `former()`) in a file minikeras wrote before."""
-    stored = read(group, by_key=True)
-    if stored is None and variables:
-        stored = read(former().get(tuple(map(id, variables)), group), by_key=True)
-    return stored or {}
+    """A group's arrays by key, for a layer's own `load_own_variables` hook."""
+    stored = _read_group(read, group, variables, former, by_key=True) or {}
+    return {key: np.asarray(value[()]) for key, value in stored.items()}
+
+
+def _read_group(read, group, variables, former, by_key=False):
+    """A group's datasets, or None: at its path, else where Keras before 3.3 kept it
+    (`keras_layout.older_path`), else where minikeras wrote it before it kept Keras's
+    layout for a subclassed model (`keras_layout.former_paths`, from `former()`)."""
+    found = read(group, by_key=by_key)
+    older = keras_layout.older_path(group)
+    if found is None and older is not None:
+        found = read(older, by_key=by_key)
+    if found is None and variables:
+        found = read(former().get(tuple(map(id, variables)), group), by_key=by_key)
+    return found
