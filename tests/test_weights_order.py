@@ -237,13 +237,16 @@ def test_weights_files_cross_both_ways(name, tmp_path):
 # ------------------------------------------------- files written by creation order
 
 
-def _legacy_module():
-    spec = importlib.util.spec_from_file_location(
-        "creation_order_fixtures", LEGACY / "make_fixtures.py"
-    )
+def _fixture_module(name, folder):
+    """A fixture folder's `make_fixtures.py`, imported (its classes, its `build`)."""
+    spec = importlib.util.spec_from_file_location(name, folder / "make_fixtures.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _legacy_module():
+    return _fixture_module("creation_order_fixtures", LEGACY)
 
 
 LEGACY_MODULE = _legacy_module()
@@ -334,12 +337,7 @@ ATTRIBUTE_LAYOUT = Path(__file__).resolve().parent / "fixtures" / "minikeras_att
 
 
 def _late_model_module():
-    spec = importlib.util.spec_from_file_location(
-        "attribute_layout_fixtures", ATTRIBUTE_LAYOUT / "make_fixtures.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _fixture_module("attribute_layout_fixtures", ATTRIBUTE_LAYOUT)
 
 
 def test_later_attributes_of_a_subclassed_model_sit_in_kerass_layers_container():

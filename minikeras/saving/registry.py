@@ -289,7 +289,8 @@ def _new_layer(entry):
     # As Keras reads an entry: a class of the user's only from the registry or custom
     # objects (a user's Dense is not minikeras's); a built-in's entry (no registered name)
     # the built-in first, a custom object of its name only for a layer minikeras lacks.
-    if serialization_lib.names_custom_class(entry):
+    custom = serialization_lib.names_custom_class(entry)
+    if custom:
         cls = get_registered_object(registered)
     elif entry.get("registered_name") is None:
         cls = _builtin_layer_class(class_name) or _layer_class(class_name)
@@ -297,7 +298,7 @@ def _new_layer(entry):
         cls = _layer_class(registered)
     if cls is None and registered != class_name:
         cls = _layer_class(class_name) if _in_scopes(class_name) else None
-    if cls is None and not serialization_lib.names_custom_class(entry):
+    if cls is None and not custom:
         # a built-in outside keras.layers (keras.src.applications.convnext.LayerScale)
         cls = serialization_lib.builtin_object(entry.get("module"), class_name)
     if not (inspect.isclass(cls) and issubclass(cls, Layer)):
