@@ -220,3 +220,22 @@ def test_keras_3_newest_activations_are_the_ops_and_name_layers(tmp_path):
     assert_saves_and_crosses_to_keras(
         _newest_activations_graph, X[:, :4], tmp_path, atol=1e-6, keras_wrong_outputs=keras_wrong
     )
+
+
+@pytest.mark.parametrize(
+    "name, kwargs, exact",
+    [
+        ("elu", {"alpha": 1.5}, lambda x: 1.5 * np.exp(x)),
+        ("selu", {}, lambda x: 1.0507009873554805 * 1.6732632423543772 * np.exp(x)),
+        ("celu", {"alpha": 2.0}, lambda x: np.exp(x / 2.0)),
+    ],
+)
+def test_small_negative_side_derivatives_keep_their_digits(name, kwargs, exact):
+    # Far below zero the output is nearly -alpha and the derivative tiny: taken as
+    # `output + alpha` it cancelled to a few correct bits (to 0 at x = -20).
+    x = mk.Variable(np.array([-0.5, -3.0, -10.0, -20.0, -40.0], "float32"))
+    with mk.GradientTape() as tape:
+        total = ops.sum(getattr(ops, name)(x, **kwargs))
+    got = tape.gradient(total, x).numpy()
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, exact(x.numpy().astype(np.float64)), rtol=2e-6)

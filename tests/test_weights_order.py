@@ -252,11 +252,19 @@ def _legacy_module():
 LEGACY_MODULE = _legacy_module()
 
 
+# The Dense biases in front of the Block's BatchNormalization: the normalization takes
+# out any shift, so their gradient is zero up to rounding, which Adam scales to steps of
+# up to the learning rate. After training their values depend on the CPU's rounding
+# (its BLAS's order of sums), not on where the optimizer's slots went.
+ROUNDING_ONLY = ("block/first/bias", "block/second/bias")
+
+
 def _assert_weights(model, data, prefix):
     found = LEGACY_MODULE.by_path(model)
     assert sorted(found) == sorted(k[len(prefix) :] for k in data.files if k.startswith(prefix))
     for path, value in found.items():
-        np.testing.assert_allclose(value, data[prefix + path], rtol=1e-5, atol=1e-7)
+        if path not in ROUNDING_ONLY:
+            np.testing.assert_allclose(value, data[prefix + path], rtol=1e-5, atol=1e-7)
 
 
 def test_the_fixture_model_lists_its_weights_in_another_order_than_by_creation():

@@ -162,8 +162,10 @@ def _elu(x, alpha):
     return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
 
 
-# Below zero the derivative alpha * exp(x) is ans + alpha.
-defvjp(_elu, lambda ans, x, alpha: lambda g: _where(x > 0, g, g * (ans + alpha)))
+# Below zero the derivative is alpha * exp(x), taken from `x` (`ans + alpha` cancels).
+defvjp(
+    _elu, lambda ans, x, alpha: lambda g: _where(x > 0, g, g * (alpha * anp.exp(anp.minimum(x, 0))))
+)
 
 
 def silu(x):

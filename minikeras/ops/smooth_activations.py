@@ -2,9 +2,10 @@
 squareplus, glu and sparsemax.
 
 Each is one autograd primitive with its VJP right below it, written in
-differentiable ops (from the output where that is cheaper, as `elu`'s), so
-that a gradient of a gradient is right too. Integer and boolean inputs give
-floatx, as in Keras.
+differentiable ops so that a gradient of a gradient is right too: from the
+output where that is cheaper and exact, from the input where the output
+would cancel (selu's and celu's negative side). Integer and boolean inputs
+give floatx, as in Keras.
 """
 
 import autograd.numpy as anp
@@ -38,10 +39,15 @@ def _selu(x):
     return _SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(np.minimum(x, 0)))
 
 
-# Below zero the derivative scale * alpha * exp(x) is ans + scale * alpha.
+# Below zero the derivative is scale * alpha * exp(x), taken from `x`: `ans + scale * alpha`
+# would cancel (the two nearly opposite), losing the small derivatives' digits.
 defvjp(
     _selu,
-    lambda ans, x: lambda g: _where(x > 0, g * _SELU_SCALE, g * (ans + _SELU_SCALE * _SELU_ALPHA)),
+    lambda ans, x: (
+        lambda g: _where(
+            x > 0, g * _SELU_SCALE, g * (_SELU_SCALE * _SELU_ALPHA * anp.exp(anp.minimum(x, 0)))
+        )
+    ),
 )
 
 
@@ -69,8 +75,11 @@ def _celu(x, alpha):
     return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0) / alpha))
 
 
-# Below zero the derivative exp(x / alpha) is ans / alpha + 1.
-defvjp(_celu, lambda ans, x, alpha: lambda g: _where(x > 0, g, g * (ans / alpha + 1.0)))
+# Below zero the derivative is exp(x / alpha), taken from `x` (`ans / alpha + 1` cancels).
+defvjp(
+    _celu,
+    lambda ans, x, alpha: lambda g: _where(x > 0, g, g * anp.exp(anp.minimum(x, 0) / alpha)),
+)
 
 
 def celu(x, alpha=1.0):
