@@ -76,11 +76,22 @@ __all__ = [
 ]
 
 
-def relu(x):
-    """Rectified linear unit: `relu(x) = max(x, 0)`.
+def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
+    """Rectified linear unit, with Keras's optional slope, cap and threshold.
+
+        f(x) = min(x, max_value)                  if x > threshold
+        f(x) = negative_slope * (x - threshold)   otherwise
+
+    With the defaults it is `max(x, 0)`. As in Keras, a capped output is also
+    floored at 0 before the slope is added (it matters only for a negative
+    `threshold`), and the arguments are not range-checked (the `ReLU` layer
+    checks them).
 
     Args:
         x: Tensor or array-like.
+        negative_slope: the slope below `threshold`.
+        max_value: None (no cap) or the largest value returned.
+        threshold: inputs at or below it are damped (or zeroed).
 
     Returns:
         A Tensor of `x`'s shape.
@@ -88,8 +99,23 @@ def relu(x):
     Example:
         >>> mk.activations.relu([-1.0, 0.0, 2.0]).numpy()
         array([0., 0., 2.], dtype=float32)
+        >>> mk.activations.relu([-10.0, 0.0, 5.0, 10.0], negative_slope=0.5, max_value=6.0).numpy()
+        array([-5.,  0.,  5.,  6.], dtype=float32)
     """
-    return ops.relu(x)
+    if negative_slope == 0 and max_value is None and threshold == 0:
+        return ops.relu(x)
+    if max_value is None and threshold == 0:
+        return ops.leaky_relu(x, negative_slope=negative_slope)
+    x = ops.convert_to_tensor(x)
+    if threshold == 0:
+        outputs = ops.relu(x)
+    else:
+        outputs = ops.where(ops.greater(x, threshold), x, 0.0)
+    if max_value is not None:
+        outputs = ops.clip(outputs, 0.0, max_value)
+    if negative_slope != 0:
+        outputs = outputs - ops.relu(ops.subtract(threshold, x)) * negative_slope
+    return outputs
 
 
 def sigmoid(x):

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from minikeras import constraints, initializers, ops, regularizers
+from minikeras import activations, constraints, initializers, ops, regularizers
 from minikeras.engine.tensor import Tensor
 from minikeras.layers.input_spec import InputSpec
 from minikeras.layers.layer import Layer
@@ -68,15 +68,12 @@ class ReLU(_Elementwise):
         self.threshold = _number("ReLU", "threshold", threshold)
 
     def call(self, inputs):
-        if self.max_value is None and self.negative_slope == 0 and self.threshold == 0:
-            return ops.relu(inputs)
-        outputs = ops.where(ops.greater(inputs, self.threshold), inputs, 0.0)
-        if self.max_value is not None:
-            outputs = ops.minimum(outputs, self.max_value)
-        if self.negative_slope:
-            below = ops.minimum(ops.subtract(inputs, self.threshold), 0.0)
-            outputs = outputs + below * self.negative_slope
-        return outputs
+        return activations.relu(
+            inputs,
+            negative_slope=self.negative_slope,
+            max_value=self.max_value,
+            threshold=self.threshold,
+        )
 
     def get_config(self):
         return {
