@@ -107,10 +107,7 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
     if max_value is None and threshold == 0:
         return ops.leaky_relu(x, negative_slope=negative_slope)
     x = ops.convert_to_tensor(x)
-    if threshold == 0:
-        outputs = ops.relu(x)
-    else:
-        outputs = ops.where(ops.greater(x, threshold), x, 0.0)
+    outputs = ops.relu(x) if threshold == 0 else ops.where(ops.greater(x, threshold), x, 0.0)
     if max_value is not None:
         outputs = ops.clip(outputs, 0.0, max_value)
     if negative_slope != 0:

@@ -71,9 +71,7 @@ def test_gradients_match_finite_differences(kwargs):
 @pytest.mark.parametrize("kwargs", [k for k in CASES if k.get("threshold", 0) >= 0], ids=str)
 def test_relu_layer_runs_the_activation(kwargs):
     layer = mk.layers.ReLU(**kwargs)
-    np.testing.assert_allclose(
-        layer(X.astype("float32")).numpy(), _by_hand(X, **kwargs), rtol=1e-6
-    )
+    np.testing.assert_allclose(layer(X.astype("float32")).numpy(), _by_hand(X, **kwargs), rtol=1e-6)
 
 
 def test_default_relu_still_serializes_by_name():
