@@ -98,7 +98,7 @@ def arguments_of(function_name, options):
 
     Example:
         >>> mk.layers.operation_specs.arguments_of("reshape", {"newshape": [-1, 2]})
-        {'new_shape': [-1, 2]}
+        {'newshape': [-1, 2]}
     """
     config = KERAS_OPERATION_SPECS[function_name][1]
     unknown = sorted(set(options) - set(config))

@@ -22,7 +22,7 @@ class Fixed:
         value: the only value minikeras accepts (Keras's default).
 
     Example:
-        >>> mk.layers.operation_specs.KERAS_OPERATION_SPECS["max"][1]["initial"].value is None
+        >>> mk.layers.operation_specs.KERAS_OPERATION_SPECS["one_hot"][1]["sparse"].value is False
         True
     """
 
@@ -109,11 +109,11 @@ KERAS_OPERATION_SPECS = {
     "rsqrt": (_MATH, {}),
     "triu": (_NUMPY, {"k": "k"}),
     "cumsum": (_NUMPY, {"axis": "axis", "dtype": "dtype"}),
-    "max": (_NUMPY, {**_REDUCTION, "initial": Fixed(None)}),
-    "min": (_NUMPY, {**_REDUCTION, "initial": Fixed(None)}),
+    "max": (_NUMPY, {**_REDUCTION, "initial": "initial"}),
+    "min": (_NUMPY, {**_REDUCTION, "initial": "initial"}),
     "concatenate": (_NUMPY, {"axis": "axis"}),
     "stack": (_NUMPY, {"axis": "axis"}),
-    "reshape": (_NUMPY, {"newshape": "new_shape"}),
+    "reshape": (_NUMPY, {"newshape": "newshape"}),
     "transpose": (_NUMPY, {"axes": "axes"}),
     "expand_dims": (_NUMPY, {"axis": "axis"}),
     "squeeze": (_NUMPY, {"axis": "axis"}),

@@ -184,8 +184,12 @@ defvjp(
 )
 
 
-def where(condition, x1, x2):
+def where(condition, x1=None, x2=None):
     """Picks `x1` where `condition` is true and `x2` elsewhere.
+
+    With `condition` alone (`x1` and `x2` both None), as Keras and
+    `np.nonzero`: the indices of its true (non-zero) elements, one int32
+    Tensor per axis, in a tuple.
 
     Args:
         condition: boolean Tensor or array-like.
@@ -193,15 +197,26 @@ def where(condition, x1, x2):
         x2: values where false.
 
     Returns:
-        A Tensor of the broadcast shape.
+        A Tensor of the broadcast shape; or, without `x1` and `x2`, a tuple of
+        int32 index Tensors.
 
     Raises:
-        ValueError: if the shapes do not broadcast.
+        ValueError: if the shapes do not broadcast, or only one of `x1` and
+            `x2` is given.
 
     Example:
         >>> mk.ops.where([True, False], [1.0, 2.0], 0.0).numpy()
         array([1., 0.], dtype=float32)
+        >>> [i.numpy() for i in mk.ops.where([[0, 3], [4, 0]])]
+        [array([0, 1], dtype=int32), array([1, 0], dtype=int32)]
     """
+    if (x1 is None) != (x2 is None):
+        raise ValueError(
+            "where: `x1` and `x2` must both be given or both be None, got "
+            f"x1={'None' if x1 is None else 'a value'}, x2={'None' if x2 is None else 'a value'}"
+        )
+    if x1 is None:
+        return tuple(wrap(i.astype("int32")) for i in np.nonzero(getval(value_of(condition))))
     kind1, kind2 = type(x1), type(x2)
     if (kind1 is np.ndarray or kind2 is np.ndarray) and not (
         isinstance(x1, Tensor) or isinstance(x2, Tensor)

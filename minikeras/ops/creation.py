@@ -104,11 +104,11 @@ def array(x, dtype=None):
     return convert_to_tensor(x, dtype)
 
 
-def stop_gradient(x):
-    """Returns `x` as a constant: no gradient flows back through it.
+def stop_gradient(variable):
+    """Returns `variable` as a constant: no gradient flows back through it.
 
     Args:
-        x: Tensor or array-like.
+        variable: Tensor, Variable or array-like (Keras's name for it).
 
     Returns:
         A Tensor.
@@ -117,7 +117,7 @@ def stop_gradient(x):
         >>> mk.ops.stop_gradient([1.0]).numpy()
         array([1.], dtype=float32)
     """
-    return wrap(getval(value_of(x)))
+    return wrap(getval(value_of(variable)))
 
 
 def _dtype_or(dtype, default):
@@ -240,7 +240,7 @@ def full_like(x, fill_value, dtype=None):
     return wrap(np.full(np.shape(value), getval(value_of(fill_value)), dtype=dtype))
 
 
-def arange(start, stop=None, step=1, dtype=None):
+def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values in `[start, stop)`.
 
     Integer arguments give int32, as Keras gives them (int64 past int32's
@@ -249,7 +249,7 @@ def arange(start, stop=None, step=1, dtype=None):
     Args:
         start: the first value (or the stop, when `stop` is None).
         stop: the end, excluded.
-        step: the spacing.
+        step: the spacing; None (Keras's default) means 1.
         dtype: optional dtype.
 
     Returns:
@@ -263,7 +263,7 @@ def arange(start, stop=None, step=1, dtype=None):
     """
     if stop is None:
         start, stop = 0, start
-    values = np.arange(start, stop, step)
+    values = np.arange(start, stop, 1 if step is None else step)
     if dtype is None and values.dtype.kind == "f":
         dtype = config.floatx()
     elif dtype is None and values.dtype.kind == "i" and _fits_int32(values):
@@ -310,21 +310,21 @@ def empty_like(x, dtype=None):
     return zeros_like(x, dtype)
 
 
-def eye(n, m=None, k=0, dtype=None):
+def eye(N, M=None, k=0, dtype=None):  # noqa: N803 (Keras's and numpy's names)
     """A 2-d Tensor with ones on the `k`-th diagonal.
 
     Args:
-        n: the number of rows.
-        m: the number of columns (`n` if None).
+        N: the number of rows.
+        M: the number of columns (`N` if None).
         k: the diagonal offset.
         dtype: float32 unless given.
 
     Returns:
-        A Tensor of shape `(n, m)`.
+        A Tensor of shape `(N, M)`.
 
     Example:
         >>> mk.ops.eye(2).numpy()
         array([[1., 0.],
                [0., 1.]], dtype=float32)
     """
-    return wrap(np.eye(n, m, k, dtype=config.standardize_dtype(dtype)))
+    return wrap(np.eye(N, M, k, dtype=config.standardize_dtype(dtype)))

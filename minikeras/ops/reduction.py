@@ -251,48 +251,68 @@ defvjp(_max, _chooser_vjp)
 defvjp(_min, _chooser_vjp)
 
 
-def max(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
+def max(x, axis=None, keepdims=False, initial=None):  # noqa: A001 (Keras's name)
     """Largest element over `axis`; tied maxima share the gradient.
 
     Args:
         x: Tensor or array-like.
         axis: None (all), an int or a tuple of ints.
         keepdims: keep reduced axes with size 1.
+        initial: None, or a number (in `x`'s dtype) also taken into the
+            reduction, as numpy's: the result of an empty reduction, and a
+            floor of the others (no gradient reaches `x` where it wins).
 
     Returns:
         A Tensor.
 
     Raises:
-        ValueError: if an axis is out of range or the input is empty.
+        ValueError: if an axis is out of range, or the input is empty and
+            `initial` is None.
 
     Example:
         >>> mk.ops.max([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([5., 3.], dtype=float32)
     """
     value = array_of(x)
-    return apply_unary("max", _max, value, _norm_axis("max", value, axis), keepdims)
+    axis = _norm_axis("max", value, axis)
+    if initial is None:
+        return apply_unary("max", _max, value, axis, keepdims)
+    initial = np.asarray(initial, dtype=np.result_type(getval(value)))
+    if np.size(getval(value)) == 0:
+        return wrap(np.max(getval(value), axis=axis, keepdims=keepdims, initial=initial))
+    return wrap(anp.maximum(value_of(apply_unary("max", _max, value, axis, keepdims)), initial))
 
 
-def min(x, axis=None, keepdims=False):  # noqa: A001 (Keras's name)
+def min(x, axis=None, keepdims=False, initial=None):  # noqa: A001 (Keras's name)
     """Smallest element over `axis`; tied minima share the gradient.
 
     Args:
         x: Tensor or array-like.
         axis: None (all), an int or a tuple of ints.
         keepdims: keep reduced axes with size 1.
+        initial: None, or a number (in `x`'s dtype) also taken into the
+            reduction, as numpy's: the result of an empty reduction, and a
+            ceiling of the others (no gradient reaches `x` where it wins).
 
     Returns:
         A Tensor.
 
     Raises:
-        ValueError: if an axis is out of range or the input is empty.
+        ValueError: if an axis is out of range, or the input is empty and
+            `initial` is None.
 
     Example:
         >>> mk.ops.min([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([1., 2.], dtype=float32)
     """
     value = array_of(x)
-    return apply_unary("min", _min, value, _norm_axis("min", value, axis), keepdims)
+    axis = _norm_axis("min", value, axis)
+    if initial is None:
+        return apply_unary("min", _min, value, axis, keepdims)
+    initial = np.asarray(initial, dtype=np.result_type(getval(value)))
+    if np.size(getval(value)) == 0:
+        return wrap(np.min(getval(value), axis=axis, keepdims=keepdims, initial=initial))
+    return wrap(anp.minimum(value_of(apply_unary("min", _min, value, axis, keepdims)), initial))
 
 
 @primitive

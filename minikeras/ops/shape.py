@@ -34,12 +34,12 @@ __all__ = [
 ]
 
 
-def reshape(x, new_shape):
+def reshape(x, newshape):
     """Gives `x` a new shape with the same number of elements; -1 is inferred.
 
     Args:
         x: Tensor or array-like.
-        new_shape: a tuple of ints, at most one of them -1.
+        newshape: a tuple of ints (or an int), at most one of them -1.
 
     Returns:
         A Tensor.
@@ -53,9 +53,9 @@ def reshape(x, new_shape):
     """
     value = array_of(x)
     try:
-        return wrap(anp.reshape(value, new_shape))
+        return wrap(anp.reshape(value, newshape))
     except ValueError:
-        shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
+        shape = (newshape,) if isinstance(newshape, (int, np.integer)) else tuple(newshape)
         raise op_error("reshape", f"cannot reshape into {shape}", value) from None
 
 
@@ -170,11 +170,11 @@ def concatenate(xs, axis=0):
         raise op_error("concatenate", f"shapes must match except on axis {axis}", *values) from None
 
 
-def stack(xs, axis=0):
+def stack(x, axis=0):
     """Joins a sequence of equal-shaped Tensors along a new axis.
 
     Args:
-        xs: a list or tuple of Tensors or array-likes.
+        x: a list or tuple of Tensors or array-likes.
         axis: where the new axis goes.
 
     Returns:
@@ -187,7 +187,7 @@ def stack(xs, axis=0):
         >>> mk.ops.stack([mk.ops.ones(3), mk.ops.zeros(3)], axis=1).shape
         (3, 2)
     """
-    values = _joinable("stack", xs)
+    values = _joinable("stack", x)
     try:
         return wrap(anp.stack(values, axis=axis))
     except (ValueError, IndexError):
@@ -232,14 +232,14 @@ def _index_value(index):
     return index
 
 
-def getitem(x, index):
+def getitem(x, key):
     """`x[index]`: basic slicing, integer-array and boolean-mask indexing.
 
     Also `mk.ops.get_item`, Keras's name for it (the same function).
 
     Args:
         x: Tensor or array-like.
-        index: an int, slice, Ellipsis, None, integer or boolean array (or
+        key: an int, slice, Ellipsis, None, integer or boolean array (or
             Tensor), or a tuple of these.
 
     Returns:
@@ -256,7 +256,7 @@ def getitem(x, index):
     """
     value = array_of(x)
     try:
-        return wrap(value[_index_value(index)])
+        return wrap(value[_index_value(key)])
     except IndexError as error:
         raise IndexError(f"getitem: {error}; indexing shape {np.shape(value)}") from None
 
@@ -347,14 +347,14 @@ def _pad_vjp(ans, x, pad_width, constant_values):
 defvjp(_pad, _pad_vjp)
 
 
-def pad(x, pad_width, mode="constant", constant_values=0):
+def pad(x, pad_width, mode="constant", constant_values=None):
     """Pads with a constant value.
 
     Args:
         x: Tensor or array-like.
         pad_width: `((before, after), ...)` per axis, or one pair for all.
         mode: only `"constant"` is supported.
-        constant_values: the fill value.
+        constant_values: the fill value; None (Keras's default) means 0.
 
     Returns:
         A Tensor.
@@ -376,4 +376,4 @@ def pad(x, pad_width, mode="constant", constant_values=0):
     if np.any(widths < 0):
         raise ValueError(f"pad: pad_width must not be negative, got {pad_width!r}")
     widths = tuple((int(a), int(b)) for a, b in widths)
-    return wrap(_pad(value, widths, constant_values))
+    return wrap(_pad(value, widths, 0 if constant_values is None else constant_values))
