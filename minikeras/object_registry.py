@@ -187,18 +187,23 @@ def get_registered_object(name, custom_objects=None, module_objects=None):
 class CustomObjectScope:
     """Makes `custom_objects` visible to every deserialization inside a `with` block.
 
+    Scopes nest: an inner scope adds to (and may override) the names of the
+    outer ones (Keras 3's inner scope replaces them).
+
     Args:
-        *custom_objects: dicts of name -> class or function (None is skipped).
+        custom_objects: a dict of name -> class or function, or None.
+        *more_custom_objects: further dicts, merged in order (Keras 2 took
+            several; Keras 3 takes one).
 
     Example:
-        >>> with mk.saving.custom_object_scope({"Twice": len}):
+        >>> with mk.saving.custom_object_scope(custom_objects={"Twice": len}):
         ...     mk.saving.get_registered_object("Twice") is len
         True
     """
 
-    def __init__(self, *custom_objects):
+    def __init__(self, custom_objects, *more_custom_objects):
         self.custom_objects = {}
-        for objects in custom_objects:
+        for objects in (custom_objects, *more_custom_objects):
             self.custom_objects.update(objects or {})
 
     def __enter__(self):

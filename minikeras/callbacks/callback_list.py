@@ -2,6 +2,7 @@
 
 from minikeras.callbacks.base import Callback
 from minikeras.callbacks.history import History
+from minikeras.callbacks.logging import ProgbarLogger
 
 __all__ = ["CallbackList"]
 
@@ -21,8 +22,10 @@ class CallbackList(Callback):
 
     Args:
         callbacks: a list of `Callback`s, or None.
-        model: the model to give every callback, or None.
         add_history: whether to add a `History` if none is present.
+        add_progbar: whether to add a `ProgbarLogger` if none is present
+            (before the `History`; Keras appends it after).
+        model: the model to give every callback, or None.
         **params: `epochs`, `steps`, `verbose`, given to every callback.
 
     Raises:
@@ -36,7 +39,7 @@ class CallbackList(Callback):
         ({'loss': [0.5, 0.25]}, {'epochs': 2})
     """
 
-    def __init__(self, callbacks=None, model=None, add_history=False, **params):
+    def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None, **params):
         super().__init__()
         self.callbacks = []
         self._history = None
@@ -44,6 +47,8 @@ class CallbackList(Callback):
         self._batch_methods = {}  # hook -> (the callbacks then, those defining the hook)
         for callback in callbacks or []:
             self.append(callback)
+        if add_progbar and not any(isinstance(c, ProgbarLogger) for c in self.callbacks):
+            self.append(ProgbarLogger())
         if add_history and self._history is None:
             self._history = History()
             self._history_added = True

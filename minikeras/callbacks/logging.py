@@ -148,8 +148,18 @@ def _drawn_by_trainer(callbacks, phase):
 class TerminateOnNaN(Callback):
     """Stops training as soon as a batch's loss is NaN or infinite.
 
-    Prints which batch it was and sets `model.stop_training`, which ends the
-    epoch after that batch and the training after that epoch.
+    By default it prints which batch it was and sets `model.stop_training`,
+    which ends the epoch after that batch and the training after that epoch
+    (the other callbacks' `on_train_end` still run). With `raise_error=True`
+    it raises instead, at once, so that no callback's `on_train_end` runs (a
+    `BackupAndRestore` keeps its backup, say), as Keras 3.15 does.
+
+    Args:
+        raise_error: False to stop gracefully; True to raise a `RuntimeError`.
+
+    Raises:
+        RuntimeError: (from `on_train_batch_end`) on a NaN or infinite loss
+            when `raise_error` is True.
 
     Example:
         >>> class FakeModel:
@@ -163,9 +173,18 @@ class TerminateOnNaN(Callback):
         True
     """
 
+    def __init__(self, raise_error=False):
+        super().__init__()
+        self.raise_error = raise_error
+
     def on_train_batch_end(self, batch, logs=None):
         loss = (logs or {}).get("loss")
         if loss is not None and not math.isfinite(float(loss)):
+            if self.raise_error:
+                raise RuntimeError(
+                    f"TerminateOnNaN: NaN or Inf loss encountered at batch {batch}. "
+                    f"Loss value: {float(loss)}. Terminating training immediately."
+                )
             print_line(f"Batch {batch}: Invalid loss {float(loss)}, terminating training")
             self.model.stop_training = True
 

@@ -20,11 +20,11 @@ __all__ = ["DTypePolicy", "FloatDTypePolicy", "deserialize", "get", "serialize"]
 _CLASSES = {"DTypePolicy": DTypePolicy, "FloatDTypePolicy": FloatDTypePolicy}
 
 
-def serialize(policy):
+def serialize(dtype_policy):
     """Writes a policy as Keras 3 does: `{"module", "class_name", "config", "registered_name"}`.
 
     Args:
-        policy: a `DTypePolicy`.
+        dtype_policy: a `DTypePolicy`.
 
     Returns:
         A JSON-friendly dict (`class_name` is `"DTypePolicy"` for both names).
@@ -36,14 +36,14 @@ def serialize(policy):
         >>> mk.dtype_policies.serialize(mk.dtype_policies.DTypePolicy("mixed_float16"))
         {'module': 'keras', 'class_name': 'DTypePolicy', 'config': {'name': 'mixed_float16'}, 'registered_name': None}
     """  # noqa: E501
-    if not isinstance(policy, DTypePolicy):
+    if not isinstance(dtype_policy, DTypePolicy):
         raise TypeError(
-            f"dtype_policies.serialize: expected a DTypePolicy, got {type(policy).__name__}"
+            f"dtype_policies.serialize: expected a DTypePolicy, got {type(dtype_policy).__name__}"
         )
     return {
         "module": "keras",
         "class_name": "DTypePolicy",
-        "config": policy.get_config(),
+        "config": dtype_policy.get_config(),
         "registered_name": None,
     }
 

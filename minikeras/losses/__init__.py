@@ -297,11 +297,12 @@ def serialize(loss):
     return name
 
 
-def deserialize(config, custom_objects=None):
+def deserialize(name, custom_objects=None):
     """Returns the loss that `serialize` described.
 
     Args:
-        config: a name (see `get`) or a `{"class_name": ..., "config": ...}` dict.
+        name: a name (see `get`) or a `{"class_name": ..., "config": ...}` dict
+            (Keras calls the argument `name` for both).
         custom_objects: optional dict of name -> function or `Loss` class,
             searched first.
 
@@ -315,6 +316,7 @@ def deserialize(config, custom_objects=None):
         >>> mk.losses.deserialize({"class_name": "Huber", "config": {"delta": 2.0}}).delta
         2.0
     """
+    config = name
     known = {**_ALL, **object_registry.scoped_objects(custom_objects)}
     if isinstance(config, dict):
         if "class_name" not in config:

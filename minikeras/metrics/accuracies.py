@@ -185,13 +185,20 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
     return hits.astype(config.floatx())
 
 
-def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5, from_sorted_ids=False):
     """Whether the integer label is among the `k` highest-scored classes.
+
+    With `from_sorted_ids=True` (Keras 3.15), `y_pred` holds the ids of the
+    top classes themselves, best first, `(batch, N)` with `N >= k`: a label
+    counts when it is among the first `k` of them (a repeated id once).
 
     Args:
         y_true: integer labels of shape (batch,) or (batch, 1).
-        y_pred: scores of shape (batch, num_classes).
+        y_pred: scores of shape (batch, num_classes); or, with
+            `from_sorted_ids`, class ids of shape (batch, N), best first.
         k: how many top classes count.
+        from_sorted_ids: whether `y_pred` holds sorted class ids rather than
+            the scores of every class.
 
     Returns:
         A float32 numpy array of shape (batch,).
@@ -204,9 +211,16 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
         ...     [2, 0], [[0.1, 0.5, 0.4], [0.1, 0.5, 0.4]], k=2
         ... )
         array([1., 0.], dtype=float32)
+        >>> mk.metrics.sparse_top_k_categorical_accuracy(
+        ...     [2, 1], [[1, 0, 3], [1, 2, 3]], k=1, from_sorted_ids=True
+        ... )
+        array([0., 1.], dtype=float32)
     """
     name = "sparse_top_k_categorical_accuracy"
     labels = _sparse_labels(name, y_true, y_pred)
+    if from_sorted_ids:
+        top = np.asarray(y_pred)[..., :k]
+        return np.any(top == np.asarray(labels)[..., None], axis=-1).astype(config.floatx())
     return _in_top_k(name, labels, np.asarray(y_pred), k).astype(config.floatx())
 
 
@@ -322,16 +336,29 @@ class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
         k: how many top classes count.
         name: the metric's name.
         dtype: as in `Metric`.
+        from_sorted_ids: whether `y_pred` holds the top class ids, best
+            first, rather than every class's score. Written into the config
+            only when True, as Keras does.
 
     Example:
         >>> mk.metrics.SparseTopKCategoricalAccuracy(k=1)(
         ...     [2, 1], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]]
         ... )
         0.5
+        >>> mk.metrics.SparseTopKCategoricalAccuracy(k=1, from_sorted_ids=True)(
+        ...     [2, 1], [[1, 0, 3], [1, 2, 3]]
+        ... )
+        0.5
     """
 
     _direction = "up"  # higher is better (for callbacks' mode="auto")
 
-    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
+    def __init__(
+        self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None, from_sorted_ids=False
+    ):
         self.k = int(k)
-        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=self.k)
+        self.from_sorted_ids = bool(from_sorted_ids)
+        extra = {"from_sorted_ids": True} if self.from_sorted_ids else {}
+        super().__init__(
+            sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=self.k, **extra
+        )

@@ -42,7 +42,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     )
 
 
-def save_model(model, filepath, overwrite=True):
+def save_model(model, filepath, overwrite=True, zipped=None):
     """Saves a model, architecture, weights and training state (`minikeras.saving.save_model`).
 
     Args:
@@ -51,6 +51,8 @@ def save_model(model, filepath, overwrite=True):
         filepath: the path (`.keras` for Keras 3's format, `.minikeras` for
             minikeras's own).
         overwrite: if False, an existing file is an error.
+        zipped: None or True: one zip file (Keras's unzipped directory,
+            `zipped=False`, is refused).
 
     Returns:
         None.
@@ -58,6 +60,7 @@ def save_model(model, filepath, overwrite=True):
     Raises:
         ValueError: if the model is not built, or cannot be rebuilt from its config.
         FileExistsError: if the file exists and `overwrite` is False.
+        NotImplementedError: for `zipped=False`.
 
     Example:
         >>> import tempfile, pathlib
@@ -70,4 +73,4 @@ def save_model(model, filepath, overwrite=True):
     # Imported here: saving sits above models in the import graph.
     from minikeras import saving
 
-    return saving.save_model(model, filepath, overwrite=overwrite)
+    return saving.save_model(model, filepath, overwrite=overwrite, zipped=zipped)

@@ -86,7 +86,7 @@ class ModelSaving:
         with nested_configs():
             return json.dumps(serialize_layer(self), **kwargs)
 
-    def save(self, filepath, overwrite=True):
+    def save(self, filepath, overwrite=True, zipped=None):
         """Saves the architecture, the weights and the training state in one file.
 
         See `minikeras.saving.save_model`: the write is atomic, and a model
@@ -96,6 +96,8 @@ class ModelSaving:
         Args:
             filepath: the path (`.minikeras` is the suggested suffix).
             overwrite: if False, an existing file is an error.
+            zipped: None or True: one zip file (Keras's unzipped directory,
+                `zipped=False`, is refused).
 
         Returns:
             None.
@@ -103,6 +105,7 @@ class ModelSaving:
         Raises:
             ValueError: if the model is not built or cannot be rebuilt from its config.
             FileExistsError: if the file exists and `overwrite` is False.
+            NotImplementedError: for `zipped=False`.
 
         Example:
             >>> import tempfile, pathlib
@@ -113,7 +116,7 @@ class ModelSaving:
         """
         from minikeras import saving
 
-        saving.save_model(self, filepath, overwrite=overwrite)
+        saving.save_model(self, filepath, overwrite=overwrite, zipped=zipped)
 
     def save_weights(self, filepath, overwrite=True):
         """Saves the weights, keyed by their tracked paths (see `minikeras.saving.save_weights`).

@@ -49,7 +49,7 @@ def _is_keras_file(filepath):
 MAX_NAMES_TO_LOOK_AT = 64
 
 
-def save_model(model, filepath, overwrite=True):
+def save_model(model, filepath, overwrite=True, zipped=None):
     """Saves a model: its architecture, its weights and its training state, atomically.
 
     The training state (compile arguments, the optimizer's variables and
@@ -61,6 +61,8 @@ def save_model(model, filepath, overwrite=True):
             subclassed model that can be rebuilt from its config.
         filepath: the path (`.minikeras` is the suggested suffix).
         overwrite: if False, an existing file is an error.
+        zipped: None or True (Keras 3.15's argument): one zip file. Keras's
+            unzipped directory layout (`zipped=False`) is not written.
 
     Returns:
         None.
@@ -69,6 +71,7 @@ def save_model(model, filepath, overwrite=True):
         ValueError: if the model is not built, or cannot be rebuilt from its
             config (a subclassed model: the message says to save its weights).
         FileExistsError: if the file exists and `overwrite` is False.
+        NotImplementedError: for `zipped=False`.
 
     Example:
         >>> import tempfile, pathlib
@@ -81,6 +84,11 @@ def save_model(model, filepath, overwrite=True):
         >>> np.array_equal(loaded.predict(np.ones((1, 3))), model.predict(np.ones((1, 3))))
         True
     """
+    if zipped is not None and not zipped:
+        raise NotImplementedError(
+            f"save_model: zipped={zipped!r} (Keras's unzipped directory layout) is not "
+            "supported by minikeras; leave `zipped` None or True to write one zip file"
+        )
     if os.fspath(filepath).endswith(".keras"):  # Keras 3's format, which Keras loads too
         from minikeras.saving.keras_file import save_keras_model
 

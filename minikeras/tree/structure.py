@@ -134,15 +134,18 @@ def pack_sequence_as(structure, flat_sequence):
 _END = object()
 
 
-def map_structure(fn, *structures):
-    """Applies `fn` to the leaves of `structures`, position by position.
+def map_structure(func, *structures, none_is_leaf=True):
+    """Applies `func` to the leaves of `structures`, position by position.
 
     Leaves are paired by position in lists and tuples and by key in dicts
     (an `OrderedDict` meets a dict with the same keys in another order).
 
     Args:
-        fn: a function of one leaf from each structure.
+        func: a function of one leaf from each structure.
         *structures: structures of the same shape (at least one).
+        none_is_leaf: if True, `func` is called on None leaves too; if False,
+            a None stays None without a call, and the other structures must
+            hold None at its place (as Keras 3's optree rule).
 
     Returns:
         A structure like the first, holding `fn`'s results.
@@ -154,9 +157,12 @@ def map_structure(fn, *structures):
     Example:
         >>> mk.tree.map_structure(lambda x, y: x + y, [1, (2, 3)], [10, (20, 30)])
         [11, (22, 33)]
+        >>> mk.tree.map_structure(lambda x: x * 2, [1, None], none_is_leaf=False)
+        [2, None]
     """
     if not structures:
         raise ValueError("map_structure: give at least one structure")
+    fn = func if none_is_leaf else _skipping_none(func)
     if len(structures) == 1:  # the common case, walked once without flattening
         return _map_one(fn, structures[0])
     from minikeras.tree.walks import assert_same_structure  # (walks builds on this module)
@@ -164,6 +170,22 @@ def map_structure(fn, *structures):
     for other in structures[1:]:
         assert_same_structure(structures[0], other)
     return _map_many(fn, structures)
+
+
+def _skipping_none(func):
+    """`func` for `none_is_leaf=False`: a None (in every structure at once) maps to None."""
+
+    def call(*leaves):
+        nones = [leaf is None for leaf in leaves]
+        if any(nones) and not all(nones):
+            found = next(leaf for leaf in leaves if leaf is not None)
+            raise ValueError(
+                f"map_structure: with none_is_leaf=False the structures must hold None at "
+                f"the same places; expected None, got {found!r}"
+            )
+        return None if nones[0] else func(*leaves)
+
+    return call
 
 
 def _map_one(fn, structure):

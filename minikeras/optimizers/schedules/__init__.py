@@ -44,11 +44,11 @@ _SCHEDULES = {
 }
 
 
-def serialize(schedule):
+def serialize(learning_rate_schedule):
     """Returns `{"class_name": ..., "config": ...}`, which `deserialize` turns back.
 
     Args:
-        schedule: a `LearningRateSchedule`.
+        learning_rate_schedule: a `LearningRateSchedule` (Keras's name for the argument).
 
     Returns:
         A dict of JSON-friendly values.
@@ -62,6 +62,7 @@ def serialize(schedule):
         ... )["class_name"]
         'InverseTimeDecay'
     """
+    schedule = learning_rate_schedule
     if not isinstance(schedule, LearningRateSchedule):
         raise ValueError(
             "schedules.serialize: expected a LearningRateSchedule, got "
