@@ -98,10 +98,13 @@ def module_of(obj):
 def family_entry(obj):
     """A family's entry for an object with `get_config` (a loss, an initializer, ...).
 
-    `{"class_name", "config"}` for a minikeras built-in; a class of the
-    user's also carries Keras's `module` and `registered_name` (its
-    registered name, else its own `__name__`), which loading needs to find it
-    among registered and custom objects, not among the built-ins.
+    Keras 3's long form, `{"module", "class_name", "config",
+    "registered_name"}`: a built-in names its public module
+    (`keras.initializers`, ...) and no registered name; a class of the user's
+    its own module and its registered name (else its own `__name__`), which
+    loading needs to find it among registered and custom objects, not among
+    the built-ins. Every reader also takes the short `{"class_name",
+    "config"}` form that minikeras wrote before.
 
     Args:
         obj: the object.
@@ -111,13 +114,16 @@ def family_entry(obj):
 
     Example:
         >>> mk.serialization_lib.family_entry(mk.regularizers.L2(0.5))
-        {'class_name': 'L2', 'config': {'l2': 0.5}}
-    """
+        {'module': 'keras.regularizers', 'class_name': 'L2', 'config': {'l2': 0.5}, 'registered_name': None}
+    """  # noqa: E501
     cls = type(obj)
-    entry = {"class_name": cls.__name__, "config": obj.get_config()}
-    if public_module(cls) is None:
-        entry = {"module": module_of(cls), **entry, "registered_name": get_registered_name(cls)}
-    return entry
+    builtin = public_module(cls) is not None
+    return {
+        "module": module_of(cls),
+        "class_name": cls.__name__,
+        "config": obj.get_config(),
+        "registered_name": None if builtin else get_registered_name(cls),
+    }
 
 
 def builtin_object(module, name):
