@@ -141,15 +141,23 @@ class Loss:
     def get_config(self):
         """Returns the constructor arguments, for `from_config`.
 
+        `dtype` is written only when one was given: Keras 3.15 never writes
+        it (a given dtype is lost on its round trip; minikeras keeps it).
+
         Returns:
             A dict.
 
         Example:
             >>> from minikeras.losses import MeanSquaredError
             >>> MeanSquaredError().get_config()
-            {'name': 'mean_squared_error', 'reduction': 'sum_over_batch_size', 'dtype': None}
+            {'name': 'mean_squared_error', 'reduction': 'sum_over_batch_size'}
+            >>> MeanSquaredError(dtype="float64").get_config()["dtype"]
+            'float64'
         """
-        return {"name": self.name, "reduction": self.reduction, "dtype": self.dtype}
+        config = {"name": self.name, "reduction": self.reduction}
+        if self.dtype is not None:
+            config["dtype"] = self.dtype
+        return config
 
     @classmethod
     def from_config(cls, config):
