@@ -124,7 +124,7 @@ class ExponentialDecay(_StepDecay):
         decay_steps: positive number of steps per factor `decay_rate`.
         decay_rate: the factor.
         staircase: decay in whole steps of `decay_steps` rather than smoothly.
-        name: a name (default: the class name).
+        name: a name (default: the class name, as Keras's).
 
     Raises:
         ValueError: for a non-positive `decay_steps` or non-numbers.
@@ -136,6 +136,16 @@ class ExponentialDecay(_StepDecay):
         >>> [schedule(step) for step in range(5)]
         [0.1, 0.1, 0.05, 0.05, 0.025]
     """
+
+    def __init__(
+        self,
+        initial_learning_rate,
+        decay_steps,
+        decay_rate,
+        staircase=False,
+        name="ExponentialDecay",
+    ):
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step):
         return self.initial_learning_rate * self.decay_rate ** self._progress(step)
@@ -165,7 +175,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         [1.0, 1.0, 1.0, 0.5, 0.5, 0.1]
     """
 
-    def __init__(self, boundaries, values, name=None):
+    def __init__(self, boundaries, values, name="PiecewiseConstant"):
         owner = type(self).__name__
         boundaries, values = list(boundaries), list(values)
         if len(boundaries) != len(values) - 1:
@@ -198,7 +208,7 @@ class InverseTimeDecay(_StepDecay):
         decay_steps: positive number of steps.
         decay_rate: how fast the rate falls.
         staircase: decay in whole steps of `decay_steps` rather than smoothly.
-        name: a name (default: the class name).
+        name: a name (default: the class name, as Keras's).
 
     Raises:
         ValueError: for a non-positive `decay_steps` or non-numbers.
@@ -208,6 +218,16 @@ class InverseTimeDecay(_StepDecay):
         >>> [schedule(step) for step in (0, 1, 3)]
         [0.1, 0.05, 0.025]
     """
+
+    def __init__(
+        self,
+        initial_learning_rate,
+        decay_steps,
+        decay_rate,
+        staircase=False,
+        name="InverseTimeDecay",
+    ):
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step):
         return self.initial_learning_rate / (1.0 + self.decay_rate * self._progress(step))
@@ -227,7 +247,7 @@ class PolynomialDecay(LearningRateSchedule):
         end_learning_rate: the final learning rate.
         power: the power of the polynomial (1.0 is linear).
         cycle: restart the decay (from a lower height) after `decay_steps`.
-        name: a name (default: the class name).
+        name: a name (default: the class name, as Keras's).
 
     Raises:
         ValueError: for a non-positive `decay_steps` or non-numbers.
@@ -247,7 +267,7 @@ class PolynomialDecay(LearningRateSchedule):
         end_learning_rate=0.0001,
         power=1.0,
         cycle=False,
-        name=None,
+        name="PolynomialDecay",
     ):
         owner = type(self).__name__
         self.initial_learning_rate = check_number(
@@ -296,7 +316,7 @@ class CosineDecay(LearningRateSchedule):
         initial_learning_rate: the learning rate at step 0.
         decay_steps: positive number of steps of the cosine part.
         alpha: the final rate as a fraction of the start rate.
-        name: a name (default: the class name).
+        name: a name (default: the class name, as Keras's).
         warmup_target: the rate reached by linear warmup; None means no warmup.
         warmup_steps: non-negative number of warmup steps.
 
@@ -317,7 +337,7 @@ class CosineDecay(LearningRateSchedule):
         initial_learning_rate,
         decay_steps,
         alpha=0.0,
-        name=None,
+        name="CosineDecay",
         warmup_target=None,
         warmup_steps=0,
     ):
