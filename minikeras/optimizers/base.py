@@ -41,8 +41,6 @@ class Optimizer(OptimizerState):
 
     Subclasses implement `build` (calling `super().build` first, then making
     their slots with `add_variable_from_reference`) and `update_step`.
-    Keras's `loss_scale_factor` and `gradient_accumulation_steps` are not
-    supported.
 
     Args:
         learning_rate: a float, kept in a Variable of `config.floatx()`
@@ -62,11 +60,17 @@ class Optimizer(OptimizerState):
             `average = ema_momentum * average + (1 - ema_momentum) * w`.
         ema_overwrite_frequency: None, or an int >= 1: every this many steps
             the variables are overwritten with their averages.
+        loss_scale_factor: None only (Keras 3's static loss scaling is not
+            supported; `LossScaleOptimizer` scales dynamically).
+        gradient_accumulation_steps: None only (Keras 3's gradient
+            accumulation is not supported).
         name: a name (default: the class name in lower case).
 
     Raises:
         ValueError: if more than one of `clipnorm`, `clipvalue` and
             `global_clipnorm` is set, or for an invalid argument.
+        NotImplementedError: for a `loss_scale_factor` or
+            `gradient_accumulation_steps` other than None.
 
     Example:
         >>> class MySGD(mk.optimizers.Optimizer):
@@ -92,9 +96,21 @@ class Optimizer(OptimizerState):
         use_ema=False,
         ema_momentum=0.99,
         ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
         name=None,
     ):
         owner = type(self).__name__
+        for argument, value in (
+            ("loss_scale_factor", loss_scale_factor),
+            ("gradient_accumulation_steps", gradient_accumulation_steps),
+        ):
+            if value is not None:
+                raise NotImplementedError(
+                    f"{owner}: `{argument}` is not supported by minikeras; it must be None, "
+                    f"got {value!r}"
+                )
+        self.loss_scale_factor = self.gradient_accumulation_steps = None
         self.clipnorm, self.clipvalue, self.global_clipnorm = _clipping.check_arguments(
             owner, clipnorm, clipvalue, global_clipnorm
         )
@@ -317,6 +333,8 @@ class Optimizer(OptimizerState):
             "use_ema": self.use_ema,
             "ema_momentum": self.ema_momentum,
             "ema_overwrite_frequency": self.ema_overwrite_frequency,
+            "loss_scale_factor": None,
+            "gradient_accumulation_steps": None,
         }
 
     @classmethod
