@@ -122,7 +122,15 @@ class Node:
 
 
 def Input(  # noqa: N802 (Keras's name)
-    shape=None, batch_size=None, dtype=None, name=None, batch_shape=None, **kwargs
+    shape=None,
+    batch_size=None,
+    dtype=None,
+    sparse=None,
+    ragged=None,
+    batch_shape=None,
+    name=None,
+    tensor=None,
+    optional=False,
 ):
     """A symbolic input for the functional API.
 
@@ -137,18 +145,22 @@ def Input(  # noqa: N802 (Keras's name)
         dtype: the dtype, float32 by default. Strings: `"string"` (Keras's
             name) or `str`; the tensor's `dtype` then says `"str"` (numpy's
             name; Keras says `"string"`), and files write `"string"`.
-        name: an optional name.
+        sparse: None or False (Keras's sparse inputs are not supported).
+        ragged: None or False (nor are ragged ones).
         batch_shape: the whole shape, batch axis first (instead of `shape`
             and `batch_size`).
-        **kwargs: `sparse=False`, `tensor=None` and `optional=False` are
-            accepted for Keras's signature; other values are an error.
+        name: an optional name.
+        tensor: None (Keras wraps an existing backend tensor; not supported).
+        optional: False (Keras's optional inputs, which may be None, are not
+            supported).
 
     Returns:
         A `SymbolicTensor` of shape `(batch_size, *shape)`.
 
     Raises:
         ValueError: if neither or both of `shape` and `batch_shape` are given,
-            or a size is not a positive int or None.
+            a size is not a positive int or None, or `sparse`, `ragged`,
+            `tensor` or `optional` asks for what is not supported.
 
     Example:
         >>> mk.Input(shape=(28, 28)).shape
@@ -156,11 +168,11 @@ def Input(  # noqa: N802 (Keras's name)
         >>> mk.Input(batch_shape=(None, 10, 3)).shape
         (None, 10, 3)
     """
-    for key, default in (("sparse", False), ("tensor", None), ("optional", False)):
-        if kwargs.pop(key, default) not in (default, None):
-            raise ValueError(f"Input: `{key}` is not supported here")
-    if kwargs:
-        raise TypeError(f"Input: unexpected keyword arguments {sorted(kwargs)}")
+    for key, value in (("sparse", sparse), ("ragged", ragged), ("optional", optional)):
+        if value not in (False, None):
+            raise ValueError(f"Input: `{key}={value!r}` is not supported here")
+    if tensor is not None:
+        raise ValueError("Input: `tensor` is not supported here (give `shape` and `dtype`)")
     if (shape is None) == (batch_shape is None):
         raise ValueError(
             "Input: give exactly one of `shape` (one sample's shape) and `batch_shape` "

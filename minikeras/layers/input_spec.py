@@ -24,6 +24,9 @@ class InputSpec:
         axes: a dict from axis (negative counts from the end) to the size it must have.
         allow_last_axis_squeeze: accepted for Keras's signature; not used.
         name: an optional name, for messages.
+        optional: whether the input may be None (Keras 3's); kept as an
+            attribute: minikeras checks the first input's shape, which a
+            None input does not reach.
 
     Example:
         >>> spec = mk.layers.InputSpec(min_ndim=2, axes={-1: 3})
@@ -41,6 +44,7 @@ class InputSpec:
         axes=None,
         allow_last_axis_squeeze=False,
         name=None,
+        optional=False,
     ):
         self.dtype = dtype
         self.shape = None if shape is None else tuple(shape)
@@ -50,6 +54,7 @@ class InputSpec:
         self.axes = {int(axis): int(size) for axis, size in (axes or {}).items()}
         self.allow_last_axis_squeeze = allow_last_axis_squeeze
         self.name = name
+        self.optional = optional
 
     def __repr__(self):
         parts = [
