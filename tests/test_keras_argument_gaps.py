@@ -160,3 +160,36 @@ def test_serialize_argument_names_by_keyword():
     schedule = mk.optimizers.schedules.ExponentialDecay(0.1, 10, 0.5)
     entry = mk.optimizers.schedules.serialize(learning_rate_schedule=schedule)
     assert mk.optimizers.schedules.deserialize(entry)(10) == pytest.approx(0.05)
+
+
+def test_loss_config_writes_dtype_only_when_given():
+    assert "dtype" not in mk.losses.MeanSquaredError().get_config()
+    config = mk.losses.MeanSquaredError(dtype="float64").get_config()
+    assert config["dtype"] == "float64"
+    assert mk.losses.MeanSquaredError.from_config(config).dtype == "float64"
+
+
+def test_schedule_default_names_are_keras_strings():
+    schedules = mk.optimizers.schedules
+    assert schedules.ExponentialDecay(0.1, 10, 0.5).name == "ExponentialDecay"
+    assert schedules.PiecewiseConstantDecay([1], [0.1, 0.2]).name == "PiecewiseConstant"
+    assert schedules.CosineDecay(0.1, 10, name=None).name == "CosineDecay"
+
+
+def test_optimizer_loss_scale_and_accumulation_none_only():
+    config = mk.optimizers.Adam(loss_scale_factor=None, gradient_accumulation_steps=None)
+    assert config.get_config()["gradient_accumulation_steps"] is None
+    for argument in ("loss_scale_factor", "gradient_accumulation_steps"):
+        with pytest.raises(NotImplementedError, match=f"Adam: `{argument}`"):
+            mk.optimizers.Adam(**{argument: 2})
+
+
+def test_input_takes_keras_arguments_by_keyword():
+    x = mk.Input(shape=(2,), sparse=False, ragged=False, tensor=None, optional=False, name="x")
+    assert x.shape == (None, 2) and x.name == "x"
+    for argument in ("sparse", "ragged", "optional"):
+        with pytest.raises(ValueError, match=f"Input: `{argument}=True`"):
+            mk.Input((2,), **{argument: True})
+    with pytest.raises(ValueError, match="Input: `tensor`"):
+        mk.Input((2,), tensor=np.ones((1, 2)))
+    assert mk.layers.InputSpec(ndim=2, optional=True).optional is True
