@@ -235,7 +235,10 @@ def _lookup(name, custom_objects):
 
 
 def serialize(constraint):
-    """Returns `{"class_name": ..., "config": ...}`, which `deserialize` turns back.
+    """Returns Keras 3's entry (`module`, `class_name`, `config`, `registered_name`).
+
+    `deserialize` turns it back (and reads the short `{"class_name",
+    "config"}` form too).
 
     A named function (not a lambda) is written as its name, as activations
     are: loading finds it if it is registered or given in `custom_objects`.
@@ -251,8 +254,9 @@ def serialize(constraint):
             config, or a function named like a built-in constraint.
 
     Example:
-        >>> mk.constraints.serialize(mk.constraints.MaxNorm(3))
-        {'class_name': 'MaxNorm', 'config': {'max_value': 3, 'axis': 0}}
+        >>> entry = mk.constraints.serialize(mk.constraints.MaxNorm(3))
+        >>> entry["module"], entry["class_name"], entry["config"], entry["registered_name"]
+        ('keras.constraints', 'MaxNorm', {'max_value': 3, 'axis': 0}, None)
     """
     return serialize_object(constraint, Constraint, _CONSTRAINTS, "constraints")
 

@@ -289,7 +289,10 @@ def _lookup(name, custom_objects):
 
 
 def serialize(regularizer):
-    """Returns `{"class_name": ..., "config": ...}`, which `deserialize` turns back.
+    """Returns Keras 3's entry (`module`, `class_name`, `config`, `registered_name`).
+
+    `deserialize` turns it back (and reads the short `{"class_name",
+    "config"}` form too).
 
     A named function (not a lambda) is written as its name, as activations
     are: loading finds it if it is registered or given in `custom_objects`.
@@ -306,8 +309,8 @@ def serialize(regularizer):
 
     Example:
         >>> mk.regularizers.serialize(mk.regularizers.L2(0.1))
-        {'class_name': 'L2', 'config': {'l2': 0.1}}
-    """
+        {'module': 'keras.regularizers', 'class_name': 'L2', 'config': {'l2': 0.1}, 'registered_name': None}
+    """  # noqa: E501
     builtin_names = set(_REGULARIZERS) | {"l1_l2"}
     return serialize_object(regularizer, Regularizer, builtin_names, "regularizers")
 

@@ -13,7 +13,7 @@ __all__ = ["deserialize_object", "get_object", "serialize_object"]
 
 
 def serialize_object(obj, base_class, builtin_names, module):
-    """Writes an object as `{"class_name", "config"}`, or a named function as its name.
+    """Writes an object as Keras 3's entry, or a named function as its name.
 
     Args:
         obj: an instance of `base_class`, a named function, or None.
@@ -31,8 +31,8 @@ def serialize_object(obj, base_class, builtin_names, module):
     Example:
         >>> from minikeras.constraints import Constraint, NonNeg
         >>> mk.serialization.serialize_object(NonNeg(), Constraint, {"non_neg"}, "constraints")
-        {'class_name': 'NonNeg', 'config': {}}
-    """
+        {'module': 'keras.constraints', 'class_name': 'NonNeg', 'config': {}, 'registered_name': None}
+    """  # noqa: E501
     if obj is None:
         return None
     if isinstance(obj, base_class):

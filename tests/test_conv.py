@@ -450,7 +450,12 @@ def test_regularizers_and_constraints_reach_the_weights_and_the_config():
     assert conv.kernel.regularizer.get_config() == {"l2": 0.1}
     assert isinstance(conv.bias.constraint, constraints.NonNeg)
     config = conv.get_config()
-    assert config["kernel_regularizer"] == {"class_name": "L2", "config": {"l2": 0.1}}
+    assert config["kernel_regularizer"] == {
+        "module": "keras.regularizers",
+        "class_name": "L2",
+        "config": {"l2": 0.1},
+        "registered_name": None,
+    }
     assert config["kernel_constraint"] is None
     assert layers.Conv2D.from_config(config).get_config() == config
 

@@ -256,8 +256,10 @@ def test_any_layer_takes_an_activity_regularizer():
     layer(np.array([[-1.0, 2.0]], "float32"))
     assert [round(float(loss), 6) for loss in layer.losses] == [0.02]
     assert layer.get_config()["activity_regularizer"] == {
+        "module": "keras.regularizers",
         "class_name": "L1",
         "config": {"l1": 0.01},
+        "registered_name": None,
     }
     assert "activity_regularizer" not in layers.Activation("relu").get_config()
 
@@ -276,12 +278,16 @@ def test_dense_config_round_trips_regularizers_and_constraints():
     )
     config = json.loads(json.dumps(layer.get_config()))
     assert config["kernel_regularizer"] == {
+        "module": "keras.regularizers",
         "class_name": "L1L2",
         "config": {"l1": 0.01, "l2": 0.01},
+        "registered_name": None,
     }
     assert config["kernel_constraint"] == {
+        "module": "keras.constraints",
         "class_name": "MaxNorm",
         "config": {"max_value": 2, "axis": 0},
+        "registered_name": None,
     }
     back = layers.Dense.from_config(config)
     assert back.get_config() == layer.get_config()

@@ -136,7 +136,10 @@ def _lookup(name, custom_objects):
 
 
 def serialize(initializer):
-    """Returns `{"class_name": ..., "config": ...}`, which `deserialize` turns back.
+    """Returns Keras 3's entry (`module`, `class_name`, `config`, `registered_name`).
+
+    `deserialize` turns it back (and reads the short `{"class_name",
+    "config"}` form too).
 
     Args:
         initializer: an `Initializer`.
@@ -149,8 +152,8 @@ def serialize(initializer):
 
     Example:
         >>> mk.initializers.serialize(mk.initializers.HeNormal(seed=1))
-        {'class_name': 'HeNormal', 'config': {'seed': 1}}
-    """
+        {'module': 'keras.initializers', 'class_name': 'HeNormal', 'config': {'seed': 1}, 'registered_name': None}
+    """  # noqa: E501
     if not isinstance(initializer, Initializer):
         raise ValueError(
             "initializers.serialize: expected an Initializer, got "

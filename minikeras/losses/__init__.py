@@ -275,7 +275,8 @@ def serialize(loss):
         loss: a `Loss` instance, or a named loss function.
 
     Returns:
-        `{"class_name": ..., "config": ...}` for a `Loss`; the name for a function.
+        Keras 3's entry (`module`, `class_name`, `config`,
+        `registered_name`) for a `Loss`; the name for a function.
 
     Raises:
         ValueError: for a lambda or another callable without a usable name.

@@ -75,7 +75,10 @@ _WRAPPERS = {"lossscaleoptimizer": LossScaleOptimizer, "multioptimizer": MultiOp
 
 
 def serialize(optimizer):
-    """Returns `{"class_name": ..., "config": ...}`, which `deserialize` turns back.
+    """Returns Keras 3's entry (`module`, `class_name`, `config`, `registered_name`).
+
+    `deserialize` turns it back (and reads the short `{"class_name",
+    "config"}` form too).
 
     Args:
         optimizer: an `Optimizer`.

@@ -45,7 +45,10 @@ _SCHEDULES = {
 
 
 def serialize(learning_rate_schedule):
-    """Returns `{"class_name": ..., "config": ...}`, which `deserialize` turns back.
+    """Returns Keras 3's entry (`module`, `class_name`, `config`, `registered_name`).
+
+    `deserialize` turns it back (and reads the short `{"class_name",
+    "config"}` form too).
 
     Args:
         learning_rate_schedule: a `LearningRateSchedule` (Keras's name for the argument).
