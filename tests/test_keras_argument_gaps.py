@@ -193,3 +193,15 @@ def test_input_takes_keras_arguments_by_keyword():
     with pytest.raises(ValueError, match="Input: `tensor`"):
         mk.Input((2,), tensor=np.ones((1, 2)))
     assert mk.layers.InputSpec(ndim=2, optional=True).optional is True
+
+
+def test_save_and_load_weights_take_keras_names(tmp_path):
+    model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+    path = tmp_path / "w.weights.minikeras"
+    mk.saving.save_weights(model=model, filepath=path, max_shard_size=None)
+    other = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])
+    mk.saving.load_weights(model=other, filepath=path)
+    np.testing.assert_array_equal(other.layers[0].kernel.numpy(), model.layers[0].kernel.numpy())
+    with pytest.raises(NotImplementedError, match="max_shard_size=1"):
+        model.save_weights(tmp_path / "x.weights.h5", max_shard_size=1)
+    assert not (tmp_path / "x.weights.h5").exists()

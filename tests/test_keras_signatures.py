@@ -54,10 +54,6 @@ KEPT = {
     ("ops.convert_to_tensor", "sparse"): "no sparse tensors",
     ("ops.convert_to_tensor", "ragged"): "no ragged tensors",
     ("ops.one_hot", "sparse"): "no sparse tensors",
-    # Keras's functional saving API takes the model as `model`; ours is any layer.
-    ("saving.load_weights", "model"): "ours loads into any layer: the argument is `layer`",
-    ("saving.save_weights", "model"): "ours saves any layer: the argument is `layer`",
-    ("saving.save_weights", "max_shard_size"): "sharded weight files are not written",
 }
 
 

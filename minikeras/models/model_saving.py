@@ -118,12 +118,13 @@ class ModelSaving:
 
         saving.save_model(self, filepath, overwrite=overwrite, zipped=zipped)
 
-    def save_weights(self, filepath, overwrite=True):
+    def save_weights(self, filepath, overwrite=True, max_shard_size=None):
         """Saves the weights, keyed by their tracked paths (see `minikeras.saving.save_weights`).
 
         Args:
             filepath: the path (`.weights.minikeras` is the suggested suffix).
             overwrite: if False, an existing file is an error.
+            max_shard_size: None only (Keras's sharded files are not written).
 
         Returns:
             None.
@@ -131,6 +132,7 @@ class ModelSaving:
         Raises:
             ValueError: if the model is not built.
             FileExistsError: if the file exists and `overwrite` is False.
+            NotImplementedError: for a `max_shard_size` other than None.
 
         Example:
             >>> import tempfile, pathlib
@@ -141,7 +143,7 @@ class ModelSaving:
         """
         from minikeras import saving
 
-        saving.save_weights(self, filepath, overwrite=overwrite)
+        saving.save_weights(self, filepath, overwrite=overwrite, max_shard_size=max_shard_size)
 
     def load_weights(self, filepath, skip_mismatch=False):
         """Loads weights, checking them all before assigning any (see `minikeras.saving`).

@@ -224,16 +224,18 @@ def _match(table, entries):
     return pairs, problems
 
 
-def save_weights(layer, filepath, overwrite=True):
+def save_weights(model, filepath, overwrite=True, max_shard_size=None):
     """Saves a layer's or model's weights, keyed by their tracked paths, atomically.
 
     A sub-model saves on its own: `model.ff1.save_weights(path)` keys the
     weights relative to `ff1`, for `other.ff1.load_weights(path)`.
 
     Args:
-        layer: a built layer or model.
+        model: a built layer or model (Keras's name for the argument).
         filepath: the path (`.weights.minikeras` is the suggested suffix).
         overwrite: if False, an existing file is an error.
+        max_shard_size: None only (Keras 3's sharded weight files are not
+            written).
 
     Returns:
         None.
@@ -241,6 +243,7 @@ def save_weights(layer, filepath, overwrite=True):
     Raises:
         ValueError: if the layer is not built.
         FileExistsError: if the file exists and `overwrite` is False.
+        NotImplementedError: for a `max_shard_size` other than None.
 
     Example:
         >>> import tempfile, pathlib
@@ -252,25 +255,30 @@ def save_weights(layer, filepath, overwrite=True):
         >>> np.array_equal(other.kernel.numpy(), layer.kernel.numpy())
         True
     """
-    _check_built(layer, "save_weights")
+    if max_shard_size is not None:
+        raise NotImplementedError(
+            f"save_weights: max_shard_size={max_shard_size!r} (Keras's sharded weight files) "
+            "is not supported by minikeras; leave it None"
+        )
+    _check_built(model, "save_weights")
     if os.fspath(filepath).endswith(".weights.h5"):  # Keras's layout: keras load_weights reads it
         from minikeras.saving.keras_file import save_keras_weights
 
-        return save_keras_weights(layer, filepath, overwrite=overwrite)
-    index, arrays = _weights_payload(weight_table(layer))
+        return save_keras_weights(model, filepath, overwrite=overwrite)
+    index, arrays = _weights_payload(weight_table(model))
     archive.write_archive(
         filepath, "weights", {"weights.json": index}, {"weights.npz": arrays}, overwrite
     )
 
 
-def load_weights(layer, filepath, skip_mismatch=False):
+def load_weights(model, filepath, skip_mismatch=False):
     """Loads weights saved by `save_weights` (or the weights of a model file).
 
     Every weight of the file and of the layer is checked (present on both
     sides, same shape, a dtype that converts safely) before any is assigned.
 
     Args:
-        layer: a built layer or model.
+        model: a built layer or model (Keras's name for the argument).
         filepath: the path: a minikeras weights or model file, a Keras
             `.weights.h5`, or a Keras `.keras` model file (its model's
             weights; the optimizer's state stays as it is).
@@ -302,23 +310,23 @@ def load_weights(layer, filepath, skip_mismatch=False):
           - shape mismatch: 'kernel': the model's is (4, 2), the file's (3, 2)
         ...
     """
-    _check_built(layer, "load_weights")
+    _check_built(model, "load_weights")
     if os.fspath(filepath).endswith(".h5"):  # Keras's .weights.h5 layout
         from minikeras.saving.keras_file import load_keras_weights
 
         with open(filepath, "rb") as stream:
             data = stream.read()
-        assign = load_keras_weights(layer, data, filepath, skip_mismatch=skip_mismatch)
+        assign = load_keras_weights(model, data, filepath, skip_mismatch=skip_mismatch)
         _warn_skipped(filepath, assign.skipped)
         assign()
         return
     if os.fspath(filepath).endswith(".keras"):  # a Keras model file: its model.weights.h5
         from minikeras.saving.keras_file import load_keras_file_weights
 
-        _warn_skipped(filepath, load_keras_file_weights(layer, filepath, skip_mismatch))
+        _warn_skipped(filepath, load_keras_file_weights(model, filepath, skip_mismatch))
         return
     contents = archive.read_archive(filepath)
-    pairs, problems = _match(weight_table(layer), _read_weights(contents, filepath))
+    pairs, problems = _match(weight_table(model), _read_weights(contents, filepath))
     if problems and not skip_mismatch:
         raise LoadError(filepath, problems, _MATCHING_HINT)
     _warn_skipped(filepath, problems)
