@@ -30,6 +30,7 @@ from minikeras import (
     schedules,
     tree,
     utils,
+    wrappers,
 )
 from minikeras.dtype_policies import DTypePolicy, FloatDTypePolicy
 from minikeras.engine import GradientTape, Tensor, Variable
@@ -111,4 +112,5 @@ __all__ = [
     "tree",
     "utils",
     "version",
+    "wrappers",
 ]

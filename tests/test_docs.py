@@ -38,6 +38,8 @@ def test_guide_code_blocks_run(page, capsys):
                 namespace = {"__name__": f"docs_{page.stem}"}
             if "import keras" in block and importlib.util.find_spec("keras") is None:
                 pytest.skip(f"{page.name}: block {number} on needs Keras, not installed here")
+            if "from sklearn" in block and importlib.util.find_spec("sklearn") is None:
+                pytest.skip(f"{page.name}: block {number} on needs scikit-learn, not installed")
             try:
                 exec(compile(block, f"{page.name} block {number}", "exec"), namespace)
             except Exception as error:

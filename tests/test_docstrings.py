@@ -72,6 +72,7 @@ MODULES = [
     "minikeras.optimizers.schedules",
     "minikeras.tree",
     "minikeras.utils",
+    "minikeras.wrappers",
 ]
 
 ARGS = re.compile(r"^([ \t]*)Args:[ \t]*$", re.MULTILINE)
