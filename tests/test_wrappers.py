@@ -7,6 +7,7 @@ scikit-learn is optional: these tests skip without it, except the two that
 check minikeras imports and fails cleanly without it.
 """
 
+import pickle
 import subprocess
 import sys
 
@@ -219,6 +220,21 @@ def test_fit_keyword_arguments_override_fit_kwargs_for_that_call_only():
     assert reg.fit(X, y, epochs=4).history_.epoch == [0, 1, 2, 3]
     assert fit_kwargs == {"epochs": 2, **QUIET}  # Keras's fit writes the call's into it
     assert reg.fit(X, y).history_.epoch == [0, 1]
+
+
+def eager_linear_model(X, y):
+    model = mk.Sequential([mk.Input((X.shape[1],)), mk.layers.Dense(y.shape[1])])
+    model.compile("sgd", "mse", jit_compile=False)
+    return model
+
+
+def test_a_fitted_wrapper_pickles_when_its_model_runs_eagerly():
+    # A model whose compiled step was recorded does not pickle yet (estimator checks).
+    X, y = linear_data()
+    reg = SKLearnRegressor(eager_linear_model, fit_kwargs={"epochs": 3, **QUIET}).fit(X, y)
+    back = pickle.loads(pickle.dumps(reg))
+    assert back.n_features_in_ == 3 and back.get_params() == reg.get_params()
+    np.testing.assert_array_equal(back.predict(X), reg.predict(X))
 
 
 # ---------------------------------------------------------------------- errors
