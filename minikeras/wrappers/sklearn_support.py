@@ -38,6 +38,7 @@ __all__ = [
     "check_compiled",
     "check_fitted",
     "fresh_model",
+    "one_hot",
     "require_sklearn",
     "target_type",
     "validate_data",
