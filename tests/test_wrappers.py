@@ -300,24 +300,21 @@ def test_predict_proba_refuses_outputs_that_are_not_probabilities():
 # ------------------------------------------------------- optional dependency
 
 
-def run_python(code):
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    return run.stdout
-
-
-def test_importing_minikeras_does_not_import_sklearn():
-    out = run_python("import sys, minikeras as mk; mk.wrappers; print('sklearn' in sys.modules)")
-    assert out.split() == ["False"]
-
-
-def test_without_sklearn_a_wrapper_raises_an_import_error_naming_the_extra():
-    out = run_python(
-        "import sys; sys.modules['sklearn'] = None\n"  # as if not installed
+def test_minikeras_imports_without_sklearn_and_a_wrapper_then_names_the_extra():
+    # One fresh Python: `import minikeras` leaves sklearn unimported; then, with
+    # sklearn made unimportable, the wrappers load and making one raises.
+    code = (
+        "import sys\n"
         "import minikeras as mk\n"
+        "print('sklearn' in sys.modules)\n"
+        "sys.modules['sklearn'] = None\n"
         "try:\n"
         "    mk.wrappers.SKLearnClassifier(model=None)\n"
         "except ImportError as error:\n"
         "    print(error)\n"
     )
-    assert "SKLearnClassifier needs scikit-learn" in out and "minikeras[sklearn]" in out
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    imported, message = run.stdout.splitlines()
+    assert imported == "False"
+    assert "SKLearnClassifier needs scikit-learn" in message and "minikeras[sklearn]" in message
