@@ -222,16 +222,21 @@ def test_fit_keyword_arguments_override_fit_kwargs_for_that_call_only():
     assert reg.fit(X, y).history_.epoch == [0, 1]
 
 
-def eager_linear_model(X, y):
+def compiled_linear_model(X, y, jit_compile="auto"):
     model = mk.Sequential([mk.Input((X.shape[1],)), mk.layers.Dense(y.shape[1])])
-    model.compile("sgd", "mse", jit_compile=False)
+    model.compile("sgd", "mse", jit_compile=jit_compile)
     return model
 
 
-def test_a_fitted_wrapper_pickles_when_its_model_runs_eagerly():
-    # A model whose compiled step was recorded does not pickle yet (estimator checks).
+@pytest.mark.parametrize("jit_compile", ["auto", False])
+def test_a_fitted_wrapper_pickles(jit_compile):
+    # (its model's recorded compiled step stays behind: the copy records its own)
     X, y = linear_data()
-    reg = SKLearnRegressor(eager_linear_model, fit_kwargs={"epochs": 3, **QUIET}).fit(X, y)
+    reg = SKLearnRegressor(
+        compiled_linear_model,
+        model_kwargs={"jit_compile": jit_compile},
+        fit_kwargs={"epochs": 3, **QUIET},
+    ).fit(X, y)
     back = pickle.loads(pickle.dumps(reg))
     assert back.n_features_in_ == 3 and back.get_params() == reg.get_params()
     np.testing.assert_array_equal(back.predict(X), reg.predict(X))

@@ -7,11 +7,9 @@ expected to fail (they may pass: the marks are not strict). Keras's
 regressor and transformer are tested with a softmax over one output column,
 a constant model that passes the checks comparing two fits; here they are
 linear, so they learn, and those checks are expected to fail for them too.
-minikeras adds two more: the fitted classifier cannot be pickled (a
-minikeras model whose compiled training step has been recorded cannot,
-yet), and `predict_proba`, which Keras's classifier lacks, brings
-scikit-learn's check that its ranks match `decision_function`'s, which
-gives a column per class for binary problems too, as Keras's does.
+minikeras adds one more: `predict_proba`, which Keras's classifier lacks,
+brings scikit-learn's check that its ranks match `decision_function`'s,
+which gives a column per class for binary problems too, as Keras's does.
 """
 
 import pytest
@@ -37,7 +35,6 @@ def dynamic_model(X, y, loss, out_activation_function="softmax", layers=(10,)):
 
 
 NOT_REPRODUCIBLE = "This test assumes reproducibility in fit."
-NOT_PICKLABLE = "a minikeras model cannot be pickled once its compiled step is recorded"
 EXPECTED_FAILED_CHECKS = {
     "SKLearnClassifier": {
         # Keras's list.
@@ -48,14 +45,12 @@ EXPECTED_FAILED_CHECKS = {
         "check_fit_idempotent": NOT_REPRODUCIBLE,
         "check_classifiers_train": "decision_function can return probabilities or logits",
         # minikeras's.
-        "check_estimators_pickle": NOT_PICKLABLE,
         "check_decision_proba_consistency": (
             "decision_function has a column per class for binary problems, as Keras's"
         ),
     },
     # Checks that fit twice and compare: each fit draws new initial weights. (Keras's
-    # constant models pass them; see the estimators below.) Their one-batch fits
-    # record no compiled step: they pickle.
+    # constant models pass them; see the estimators below.)
     "SKLearnRegressor": {
         "check_regressor_data_not_an_array": NOT_REPRODUCIBLE,
         "check_supervised_y_2d": NOT_REPRODUCIBLE,

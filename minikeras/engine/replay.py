@@ -39,7 +39,7 @@ from minikeras.engine.context import state as _context
 from minikeras.engine.replay_recorder import Recorder
 from minikeras.engine.replay_source import write_replay
 
-__all__ = ["Program", "Recorder", "replay_draws", "replay_guard"]
+__all__ = ["Program", "Recorder", "RecordingsHolder", "replay_draws", "replay_guard"]
 
 _guards = {}  # primitive -> guard(args) -> bool
 _drawing = set()  # primitives that draw random numbers (replay_draws)
@@ -90,6 +90,33 @@ def replay_draws(op):
 class _Step:
     __slots__ = ("forward", "maker", "fused", "argnums", "kwargs", "refs", "pulls", "slot",
                  "guard")  # fmt: skip
+
+
+class RecordingsHolder:
+    """Base of the objects that keep recorded programs: copies leave them behind.
+
+    A program's replay is generated code, which pickle cannot name, and which
+    reads the arrays and Variables it was recorded with. So a pickled or
+    deep-copied holder comes back as None, which its owner (a model, an
+    optimizer) takes as "nothing recorded yet": the copy records its own.
+
+    Example:
+        >>> import copy
+        >>> class Recordings(mk.engine.replay.RecordingsHolder):
+        ...     pass
+        >>> copy.deepcopy([Recordings()])
+        [None]
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self):
+        return (_nothing_recorded, ())
+
+
+def _nothing_recorded():
+    """What a pickled or copied `RecordingsHolder` comes back as."""
+    return None
 
 
 class Program:

@@ -73,7 +73,7 @@ import numpy as np
 
 from minikeras.engine import primitive
 from minikeras.engine.context import state as _state
-from minikeras.engine.replay import Program, Recorder
+from minikeras.engine.replay import Program, Recorder, RecordingsHolder
 from minikeras.engine.tensor import Tensor, read_variable, wrap
 from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.layers import call_checks, tracking
@@ -91,7 +91,7 @@ _TRAINING = (bool, type(None))
 _MOST_RECORDINGS = 16  # recordings of one model after which it is called eagerly for good
 
 
-class _Calls:
+class _Calls(RecordingsHolder):
     """A model's recorded calls while what they read stands still (see the module)."""
 
     __slots__ = ("generation", "sets", "reason", "programs", "layers")

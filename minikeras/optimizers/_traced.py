@@ -67,6 +67,7 @@ import numpy as np
 
 from minikeras.engine.context import state as _state
 from minikeras.engine.context import tracing
+from minikeras.engine.replay import RecordingsHolder
 from minikeras.engine.variable import Variable
 from minikeras.optimizers._buffers import FlatSlots, unpacked
 from minikeras.optimizers._program import Program
@@ -171,7 +172,7 @@ def _trace(optimizer, gradient, variable, learning_rate):
     return Program(trace.steps, variables, shared=optimizer._rule_runner.buffers)
 
 
-class RuleRunner:
+class RuleRunner(RecordingsHolder):
     """Runs an optimizer's `update_step` for each variable: eagerly, traced, or replayed.
 
     `begin` is called once per update, before any `run`.

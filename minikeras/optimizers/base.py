@@ -123,7 +123,7 @@ class Optimizer(OptimizerState):
             owner, use_ema, ema_momentum, ema_overwrite_frequency
         )
         self._averages = []  # one moving average per variable, with `use_ema`
-        self._excluded_ids, self._excluded_names = set(), None  # from weight decay
+        self._excluded, self._excluded_names = (), None  # from weight decay
         self._decayed = []  # per variable: whether weight decay applies to it
         super().__init__(name or owner.lower())
         self._learning_rate = None
@@ -182,7 +182,8 @@ class Optimizer(OptimizerState):
         super().build(variables)
         names = self._excluded_names
         self._decayed = [
-            id(v) not in self._excluded_ids and not (names and names.search(v.name or ""))
+            all(v is not excluded for excluded in self._excluded)
+            and not (names and names.search(v.name or ""))
             for v in self._trainable_variables
         ]
         if self.use_ema:
@@ -218,7 +219,7 @@ class Optimizer(OptimizerState):
                 f"Optimizer {self.name!r}: exclude_from_weight_decay() must be called before "
                 "the optimizer is built (before its first apply)"
             )
-        self._excluded_ids = {id(variable) for variable in var_list or ()}
+        self._excluded = tuple(var_list or ())  # (the Variables: ids change in a copy)
         names = list(var_names or ())
         self._excluded_names = re.compile("|".join(names)) if names else None
 

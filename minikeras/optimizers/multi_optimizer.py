@@ -255,6 +255,12 @@ class MultiOptimizer(Optimizer):
             if share:
                 optimizer.build(share)
 
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if self.built:  # (its keys are the originals' ids; its values follow their order)
+            owners = list(state["_owner_of"].values())
+            self._owner_of = {id(v): owner for v, owner in zip(self._trainable_variables, owners)}
+
     def apply(self, grads, trainable_variables=None):
         if TRACING[0] and _state.effect_observers:
             note_effect(f"an update by optimizer {self.name!r}")

@@ -78,6 +78,24 @@ class OptimizerState:
         self._buffers = UpdateBuffers(0)
         self._packed_rule, self._packed_checked = None, False  # see `elementwise_rule`
 
+    def __getstate__(self):
+        # A pickled or deep-copied optimizer keeps its Variables (their values, as they
+        # are now) and leaves behind what only speeds its updates up: the spares,
+        # scratch and packed arrays, whose slots and values are views of each other
+        # (copies are not) and whose maps are keyed by `id`. The copy makes them anew.
+        state = dict(self.__dict__)
+        state["_buffers"] = UpdateBuffers(len(self._trainable_variables))
+        state["_packed_rule"], state["_packed_checked"] = None, False
+        state.pop("_rule_runner", None)
+        state.pop("_trainable_variables_indices", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._trainable_variables_indices = {
+            id(variable): index for index, variable in enumerate(self._trainable_variables)
+        }
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         # A class that writes its own rule runs it, not a built-in's fast path.

@@ -41,7 +41,7 @@ records it again.
 
 from operator import is_not
 
-from minikeras.engine.replay import Program, Recorder
+from minikeras.engine.replay import Program, Recorder, RecordingsHolder
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.losses import (
@@ -69,7 +69,7 @@ REPLAYABLE_LOSSES = frozenset({
 })  # fmt: skip
 
 
-class CompiledStep:
+class CompiledStep(RecordingsHolder):
     """The recorded programs of one compiled model, per kind of batch (see the module).
 
     Attributes:
