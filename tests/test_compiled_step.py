@@ -490,3 +490,23 @@ def test_a_model_with_every_kind_of_recording_pickles_and_trains_on_alike():
         each.fit(X, ONE_HOT, batch_size=8, epochs=2, shuffle=False, verbose=0)
     for mine, theirs in zip(model.weights, copy.weights):
         np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+
+
+def test_float64_targets_are_cast_once_as_kerass_adapters_do_and_the_step_compiles():
+    # Keras's array adapters cast floating data to floatx; float64 targets (what numpy
+    # arithmetic gives) used to keep every step eager, through the loss's own cast.
+    def fit(targets):
+        mk.utils.set_random_seed(0)
+        model = mlp()
+        model.compile("adam", "mse", metrics=["mae"])
+        history = model.fit(X, targets, batch_size=8, epochs=2, shuffle=False, verbose=0)
+        return model, history.history
+
+    wide, wide_logs = fit(TARGETS[:, :1].repeat(3, 1).astype(np.float64))
+    narrow, narrow_logs = fit(TARGETS[:, :1].repeat(3, 1))
+    assert wide_logs == narrow_logs
+    for mine, theirs in zip(wide.weights, narrow.weights):
+        np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+    programs = wide._compiled_step.programs
+    assert [type(program) for program in programs.values()] == [Program]
+    assert all(signature[3] == np.float32 for signature in programs)

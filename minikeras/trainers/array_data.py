@@ -131,7 +131,7 @@ class _Data:
         self.x = _as_input(x, dtype, method) if check else x
         if y is None and need_y:
             raise ValueError(f"{method}: y is missing (targets are needed: the compiled loss)")
-        self.y = _as_targets(y) if check else y
+        self.y = _as_targets(y, dtype) if check else y
         self.sample_weight = sample_weight
         if not check:
             return
@@ -152,7 +152,7 @@ class _Data:
                 )
         if sample_weight is not None:
             # (one array, or one per output: a list, tuple or dict as y is)
-            weights = _as_targets(sample_weight)
+            weights = _as_targets(sample_weight, np.float32)  # (checked as float32 below)
             self.sample_weight = tree.map_structure(
                 lambda w: _checked_weight(w, n, method), weights
             )
@@ -260,11 +260,21 @@ def packed(x, y, sample_weight):
     return pack_x_y_sample_weight(x, y, sample_weight)
 
 
-def _as_targets(y):
+def _as_targets(y, dtype):
+    """`y` as arrays; floating ones cast once to the model's dtype, as Keras's adapters do.
+
+    (Losses and metrics cast the targets to the predictions' dtype anyway; cast
+    here, float64 targets do not keep a step from being compiled.)
+    """
     if y is None:
         return None
     if isinstance(y, dict):
-        return {key: np.asarray(value) for key, value in y.items()}
+        return {key: _as_target(value, dtype) for key, value in y.items()}
     if isinstance(y, (list, tuple)) and y and all(isinstance(a, (np.ndarray, Tensor)) for a in y):
-        return [np.asarray(value) for value in y]
-    return np.asarray(y)
+        return [_as_target(value, dtype) for value in y]
+    return _as_target(y, dtype)
+
+
+def _as_target(y, dtype):
+    array = np.asarray(y)
+    return array.astype(dtype) if array.dtype.kind == "f" and array.dtype != dtype else array
