@@ -510,3 +510,32 @@ def test_float64_targets_are_cast_once_as_kerass_adapters_do_and_the_step_compil
     programs = wide._compiled_step.programs
     assert [type(program) for program in programs.values()] == [Program]
     assert all(signature[3] == np.float32 for signature in programs)
+
+
+def frozen_base():
+    base = mk.Sequential([Input((6,)), Dense(8, activation="relu"), Dense(8, activation="relu")])
+    base.trainable = False  # (transfer learning: the base's weights are data to the step)
+    return mk.Sequential([Input((6,)), base, Dense(3)])
+
+
+def test_a_model_with_frozen_layers_is_replayed_reading_their_weights_afresh():
+    # The tape does not watch frozen weights: their arrays reach the ops as plain data,
+    # which the recording used to refuse ("computed outside the recorded ops").
+    loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    model = assert_same_training(frozen_base, loss, X, LABELS, metrics=["accuracy"])
+    assert len(programs(model)) == 2
+    assert all(isinstance(program, Program) for program in programs(model))
+    assert [len(program.frozen) for program in programs(model)] == [4, 4]
+
+    def refit(jit_compile):  # new frozen weights between fits: read at each replay
+        model, _ = train(frozen_base, loss, X, LABELS, jit_compile, epochs=1)
+        base = model.layers[0]
+        base.set_weights([2 * w for w in base.get_weights()])
+        base.layers[0].kernel.assign(-base.layers[0].kernel)
+        model.fit(X, LABELS, batch_size=16, epochs=1, verbose=0, shuffle=False)
+        return model
+
+    replayed, eager = refit("auto"), refit(False)
+    assert all(isinstance(program, Program) for program in programs(replayed))
+    for got, want in zip(replayed.weights, eager.weights):
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.path)

@@ -92,6 +92,29 @@ class _Step:
                  "guard")  # fmt: skip
 
 
+def _unwatched_reads(recorder, inputs, sources):
+    """The Variables whose own arrays ops received as plain data (no tape watched them).
+
+    A frozen layer's weights: a replay passes their current arrays, as an
+    eager step reads them. An array another way (a cast, a slice) is still
+    "computed outside the recorded ops", and refused.
+    """
+    found = []
+    for _, argnums, _, values, _, _ in recorder.entries:
+        for position, value in enumerate(values):
+            if position in argnums or type(value) is not np.ndarray:
+                continue
+            variable = recorder.reads.get(id(value))
+            if (
+                variable is not None
+                and variable._value is value
+                and all(value is not item for item in inputs)
+                and all(variable is not other for other in (*sources, *found))
+            ):
+                found.append(variable)
+    return tuple(found)
+
+
 class RecordingsHolder:
     """Base of the objects that keep recorded programs: copies leave them behind.
 
@@ -126,6 +149,8 @@ class Program:
 
     Attributes:
         sources: the Variables given to `build`, which `run` must be given again.
+        frozen: Variables whose arrays the ops read as data (weights no tape
+            watched: a frozen layer's); `run` passes their current arrays.
         source: the Python function a replay runs, as text (`engine.replay_source`).
         complete: whether every source gets a gradient (none is None).
         counts: per source, how many gradients `start`'s generator gives it
@@ -162,6 +187,7 @@ class Program:
             seed,
         )
         self.counts = counts if any(count != 1 for count in counts) else None
+        self.frozen = ()  # Variables read as data, after the inputs (see `build`)
 
     @classmethod
     def build(cls, recorder, tape, inputs, sources, outputs, input_nodes=None, seeded=True,
@@ -189,6 +215,9 @@ class Program:
         """
         if not recorder.valid:
             return None, "an op ran under another tape, or under nested tapes"
+        # Weights the tape does not watch (a frozen layer's): data the replay reads afresh.
+        frozen = _unwatched_reads(recorder, inputs, sources)
+        inputs = [*inputs, *(variable._value for variable in frozen)]
         input_count = len(inputs)
         slot_of = {}
         for index, source in enumerate(sources):
@@ -279,6 +308,7 @@ class Program:
         may_give_up = any(step.guard is not None for step in steps)
         rewound = list(generators.values()) if draws and may_give_up else None
         program = cls(steps, input_count, sources, output_slots, order, constants, seed, rewound)
+        program.frozen = frozen
         return program, None
 
     def start(self, inputs, sources):
@@ -310,6 +340,8 @@ class Program:
             (array([2., 6.], dtype=float32), [array([1., 1.], dtype=float32)])
         """
         values = [source._value for source in sources]
+        if self.frozen:
+            inputs = [*inputs, *(variable._value for variable in self.frozen)]
         replay = self._replay(*inputs, *values)
         if self._generators is None:
             outputs = next(replay)
@@ -330,6 +362,8 @@ class Program:
             None when a `replay_guard` refused the new inputs.
         """
         values = [source._value for source in sources]
+        if self.frozen:
+            inputs = [*inputs, *(variable._value for variable in self.frozen)]
         if self._generators is None:
             return self._replay(*inputs, *values)
         return self._rewinding(lambda: self._replay(*inputs, *values))

@@ -13,6 +13,7 @@ from autograd.core import VJPNode
 from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras.engine import primitive
+from minikeras.engine.context import state as _state
 
 __all__ = ["Recorder"]
 
@@ -27,6 +28,7 @@ class Recorder:
 
     Attributes:
         entries: `(op, argnums, parents, values, box)` per recorded call.
+        reads: `{id(array): Variable}` of the Variables read meanwhile.
         valid: False once a call was seen that a replay could not repeat
             (one of another tape, or of several nested traces).
 
@@ -44,19 +46,27 @@ class Recorder:
         self.thread = threading.get_ident()
         self.entries = []
         self.valid = True
+        self.reads = {}  # id(array) -> the Variable it was read from (frozen ones among them)
 
     def __enter__(self):
         with _patch_lock:
             if not primitive.recorders:
                 VJPNode.__init__ = _noting_init
             primitive.recorders.append(self)
+        _state.read_observers.append(self._note_read)
         return self
 
     def __exit__(self, *exc_info):
+        _state.read_observers.remove(self._note_read)
         with _patch_lock:
             primitive.recorders.remove(self)
             if not primitive.recorders:
                 VJPNode.__init__ = _autograd_init
+
+    def _note_read(self, variable):
+        # Which Variable an array came from: a weight the tape does not watch (a frozen
+        # layer's) reaches the ops as its own array, which a replay then reads afresh.
+        self.reads[id(variable._value)] = variable
 
     def note(self, op, trace, argnums, parents, values, box):
         """Called by `engine.primitive` for each node it records in this thread."""
