@@ -12,7 +12,7 @@ import functools
 from minikeras import regularizers
 from minikeras.engine.context import state as _state
 from minikeras.engine.variable import TrackingGeneration, Variable
-from minikeras.layers import auto_config, call_checks, tracking
+from minikeras.layers import auto_config, call_checks, layer_record, tracking
 from minikeras.layers.layer_call import LayerCall
 from minikeras.layers.layer_config import LayerConfig, layer_dtype_policy
 from minikeras.layers.layer_dtypes import LayerDTypes
@@ -99,7 +99,8 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
         {"_added_weights", "_frozen", "_warned", "_tracked_ids", "_constants", "_untracked_seen",
          "_build_input_shape", "_losses", "_callable_losses", "_inbound_nodes",
          "_auto_config", "_auto_config_problem", "_spec_checked", "_build_shapes_dict",
-         "_weights_cache", "_dtype_policy", "_compute_dtype", "_autocast_alone"}
+         "_weights_cache", "_dtype_policy", "_compute_dtype", "_autocast_alone",
+         "_layer_record"}
     )  # fmt: skip
     # What the built layer's weights require of its inputs, checked at each call (set in
     # build; see minikeras.layers.input_spec). None: nothing is checked.
@@ -194,6 +195,7 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
             # It may hold (or have held) weights: cached weight lists are stale.
             object.__setattr__(self, "_tracked_ids", None)
             TrackingGeneration.bump()
+            layer_record.note(self, old, value)  # (Keras's tracker keeps a replaced layer)
 
     def __getattr__(self, name):
         # Reached only when the normal lookup failed. Without the base's attributes, the
@@ -210,7 +212,10 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
         if attributes.get("built"):
             attributes["_attribute_sets"] = attributes.get("_attribute_sets", 0) + 1
         self._release_added_weight(name, None)
+        old = attributes.get(name)
         object.__delattr__(self, name)
+        if name not in self._untracked_attributes:
+            layer_record.note(self, old, None)
         object.__setattr__(self, "_tracked_ids", None)
         TrackingGeneration.bump()
 

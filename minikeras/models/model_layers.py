@@ -6,7 +6,7 @@ position. `Model` takes these from this base class; they read the state
 `Model.__init__` sets (`_inputs`, `_outputs`, `_nodes`, `_layers`).
 """
 
-from minikeras.layers import tracking
+from minikeras.layers import layer_record, tracking
 from minikeras.layers.layer import Layer, computed_attribute
 from minikeras.models.graph_order import graph_operations
 from minikeras.tree import flatten
@@ -122,7 +122,10 @@ class ModelLayers:
         layer or a sub-model) are not listed, as in Keras. Nor are the Keras
         operation nodes a functional model read from a `.keras` file runs
         (the `not_equal` of a padding mask): Keras's `layers` lists Layer
-        instances only; `operations` lists them too.
+        instances only; `operations` lists them too. A subclassed model lists
+        its layers in the order its attributes were given them, and keeps a
+        layer an attribute held before it was set again or deleted, as Keras's
+        tracker does (`minikeras.layers.layer_record`).
 
         Example:
             >>> x = mk.Input((3,), name="x")
@@ -134,11 +137,12 @@ class ModelLayers:
             return [layer for layer in graph_operations(self) if not _is_operation(layer)]
         if self._inputs is not None:
             return [layer for layer in self._layers if not _is_operation(layer)]
-        return [
+        held = [
             value
             for _, owner, value in tracking.walk(self)
             if owner is self and isinstance(value, Layer)
         ]
+        return layer_record.in_keras_order(self, held)
 
     @property
     def operations(self):

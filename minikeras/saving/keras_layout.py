@@ -1,18 +1,33 @@
 """Where Keras 3 keeps each variable in `model.weights.h5`, for minikeras models.
 
 Keras addresses a variable by the path of objects that reach it, never by
-its name: a model's own variables are in `vars/0`, `vars/1`...; a Sequential
-or functional model's layers are in the container `layers`, each named after
-its class (`dense`, `dense_1`, ...) in the order of the model's `layers`; a
-layer's sub-layers are under the attribute that holds them (`lstm/cell`),
-private attributes last, except in a subclassed model: Keras walks its
-attributes in sorted order, and its `layers` property is one of them, so the
-sub-layers at attributes that sort after `layers` (and at private ones) are
-in the `layers` container, named by class in the order of `model.layers`
-(those already placed count in the names); the optimizer's variables are `optimizer/vars/<i>`
-(their order is in `keras_optimizer_layout`, re-exported here).
-This module gives those paths for a minikeras model, so that a file written
-here is read by Keras and a file written by Keras is read here.
+its name (`keras/src/saving/saving_lib.py`, `_save_state`): a layer's own
+variables are in `vars/0`, `vars/1`...; then come the objects its attributes
+hold, the attributes in sorted order, private ones last, each layer at the
+first path that meets it:
+
+- a layer at an attribute sits under its name (`lstm/cell`);
+- a list, tuple or dict at an attribute is a container: its layers are named
+  by class in its order (a dict's values), `dense`, `dense_1`..., and a list
+  (tuple, dict) inside it is `container`, `container_1`..., recursively
+  (`blocks/container_1/dense`); a layer already placed elsewhere counts in
+  the names all the same;
+- a Sequential's or functional model's layers come first, in the container
+  `layers` (named by class in the order of its `layers`, `input_layer` for an
+  Input); its other attributes (a layer a functional subclass holds outside
+  its graph) follow, sorted;
+- a subclassed model's `layers` property is one of its sorted attributes: so
+  the layers at attributes that sort after `layers` (and at private ones) are
+  in the `layers` container, named in the order of `model.layers`, which (as
+  Keras's tracker) keeps a layer an attribute held before it was set again
+  (`minikeras.layers.layer_record`): such a layer, never built, has an
+  empty group there.
+
+The optimizer's variables are `optimizer/vars/<i>` (their order is in
+`keras_optimizer_layout`, re-exported here). This module gives those paths
+for a minikeras model, so that a file written here is read by Keras and a
+file written by Keras is read here; `keras_layout_former` gives where
+minikeras wrote a group before, for the files it wrote then.
 
 Where a built-in minikeras layer keeps in one object what Keras splits into
 sub-layers (MultiHeadAttention's four projections), the table `_SPLITS` says
@@ -31,7 +46,6 @@ from minikeras.saving import keras_ops
 from minikeras.saving.keras_optimizer_layout import optimizer_variables
 
 __all__ = [
-    "former_paths",
     "layer_groups",
     "older_path",
     "optimizer_variables",
@@ -87,24 +101,13 @@ def unique_name(name, used):
     return name
 
 
-def _own_and_children(layer, sorted_walk=True):
-    """The layer's own variables (in `weights` order) and its direct sub-layers by attribute.
-
-    A sub-layer that several attributes hold is at the one that sorts first, where
-    Keras's sorted walk meets it (the tracking walk names the first one set; files
-    minikeras wrote before, `sorted_walk=False`, kept that one).
-    """
-    children, sub_weights = [], set()
-    attributes = [(k, v) for k, v in vars(layer).items() if k not in layer._untracked_attributes]
-    for path, owner, value in tracking.walk(layer):
+def _own(layer):
+    """The layer's own variables (in `weights` order): those no sub-layer of it holds."""
+    sub_weights = set()
+    for _, owner, value in tracking.walk(layer):
         if owner is layer and isinstance(value, Layer):
-            if sorted_walk and "[" not in path:
-                names = [name for name, held in attributes if held is value]
-                path = min(names, key=_name_key) if names else path
-            children.append((path, value))
             sub_weights.update(id(w) for w in value.weights)
-    own = [w for w in layer.weights if id(w) not in sub_weights]
-    return own, children
+    return [w for w in layer.weights if id(w) not in sub_weights]
 
 
 def _attention(layer, own):
@@ -165,11 +168,13 @@ def _is_subclassed_model(layer):
     return isinstance(layer, Model) and _graph_layers(layer) is None
 
 
-def _layer_groups(layer, path, groups, visited, keras_layers=True):
+def _layer_groups(layer, path, groups, visited):
+    """Keras's `_save_state`: the layer's own group, then what its attributes hold, in
+    sorted order (private ones last), each layer at the first path that meets it."""
     if id(layer) in visited:
         return
     visited.add(id(layer))
-    own, children = _own_and_children(layer, keras_layers)
+    own = _own(layer)
     split = _SPLITS.get(type(layer).__name__)
     parts = split(layer, own) if split is not None else None
     if parts is not None:
@@ -179,7 +184,7 @@ def _layer_groups(layer, path, groups, visited, keras_layers=True):
     else:
         groups.append((_join(path, "vars"), own, layer))
     graph_layers = _graph_layers(layer)
-    if graph_layers is not None:
+    if graph_layers is not None:  # a Sequential's or functional model's layers come first
         used = {}
         for item in graph_layers:
             if isinstance(item, SymbolicTensor):
@@ -189,34 +194,44 @@ def _layer_groups(layer, path, groups, visited, keras_layers=True):
                 continue  # a Keras operation node: no layer of Keras's, no container
             else:
                 name = unique_name(snake_case(_keras_class_name(item)), used)
-                _layer_groups(item, _join(path, f"layers/{name}"), groups, visited, keras_layers)
-        return
-    containers = {}
-    in_layers = keras_layers and _is_subclassed_model(layer)
-    # Attributes in sorted order, as Keras's walk; a list's or dict's items in their own
-    # order (a stable sort on the container's name: `blocks[10]` after `blocks[2]`).
-    for attribute, child in sorted(children, key=lambda pair: _name_key(pair[0].split("[")[0])):
-        if in_layers and _name_key(attribute.split("[")[0]) > "layers":
-            _layers_container(layer, path, groups, visited)
-            in_layers = False
-        if "[" in attribute:  # inside a list, tuple or dict: named by class in that container
-            container = attribute.split("[")[0]
-            used = containers.setdefault(container, {})
-            name = unique_name(snake_case(_keras_class_name(child)), used)
-            _layer_groups(child, _join(path, f"{container}/{name}"), groups, visited, keras_layers)
+                _layer_groups(item, _join(path, f"layers/{name}"), groups, visited)
+    for attribute, value in _saved_attributes(layer):
+        if isinstance(value, Layer):
+            _layer_groups(value, _join(path, attribute), groups, visited)
         else:
-            _layer_groups(child, _join(path, attribute), groups, visited, keras_layers)
-    if in_layers:
-        _layers_container(layer, path, groups, visited)
+            _container_groups(value, _join(path, attribute), groups, visited, set())
 
 
-def _layers_container(model, path, groups, visited):
-    """A subclassed model's `layers` as Keras's walk meets it (see the module): every
-    sub-layer not yet placed goes there; the placed ones take their names all the same."""
+def _saved_attributes(layer):
+    """The attributes Keras's walk saves from, sorted as it sorts them: those holding a
+    layer or a list, tuple or dict, and a subclassed model's `layers` (see the module)."""
+    found = [
+        (name, value)
+        for name, value in vars(layer).items()
+        if name not in layer._untracked_attributes
+        and name != "_layers"  # (a graph's, placed above; Keras skips its own `_layers`)
+        and isinstance(value, (Layer, list, tuple, dict))
+    ]
+    if _is_subclassed_model(layer):
+        found.append(("layers", layer.layers))
+    return sorted(found, key=lambda pair: _name_key(pair[0]))
+
+
+def _container_groups(container, path, groups, visited, seen):
+    """Keras's `_save_container_state`: a container's layers by class (`dense`,
+    `dense_1`...) and its inner containers as `container`, `container_1`..., in its
+    order (a dict's values), the names counting the layers already placed too."""
+    if id(container) in seen:
+        return
+    seen.add(id(container))
     used = {}
-    for item in model.layers:
-        name = unique_name(snake_case(_keras_class_name(item)), used)
-        _layer_groups(item, _join(path, f"layers/{name}"), groups, visited)
+    for item in list(container.values()) if isinstance(container, dict) else list(container):
+        if isinstance(item, Layer):
+            name = unique_name(snake_case(_keras_class_name(item)), used)
+            _layer_groups(item, _join(path, name), groups, visited)
+        elif isinstance(item, (list, tuple, dict)):
+            name = unique_name("container", used)
+            _container_groups(item, _join(path, name), groups, visited, seen)
 
 
 def _keras_class_name(layer):
@@ -257,26 +272,6 @@ def variable_groups(model):
         [('vars', []), ('layers/dense/vars', ['kernel', 'bias']), ('layers/dense_1/vars', ['kernel', 'bias'])]
     """  # noqa: E501
     return [(path, variables) for path, variables, _ in layer_groups(model)]
-
-
-def former_paths(model):
-    """Where minikeras wrote each group before it kept Keras's `layers` container for a
-    subclassed model's later attributes: every sub-layer under its attribute name.
-
-    Args:
-        model: a built minikeras model (or layer).
-
-    Returns:
-        A dict: the ids of a group's variables (a tuple) -> that group's former path.
-
-    Example:
-        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
-        >>> list(mk.saving.keras_layout.former_paths(model).values())
-        ['layers/dense/vars']
-    """
-    groups = []
-    _layer_groups(model, "", groups, set(), keras_layers=False)
-    return {tuple(map(id, variables)): path for path, variables, _ in groups if variables}
 
 
 def layer_groups(model):

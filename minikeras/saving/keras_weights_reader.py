@@ -12,7 +12,12 @@ import io
 
 import numpy as np
 
-from minikeras.saving import keras_layout, keras_optimizer_layout, keras_order
+from minikeras.saving import (
+    keras_layout,
+    keras_layout_former,
+    keras_optimizer_layout,
+    keras_order,
+)
 from minikeras.saving.archive import LoadError
 from minikeras.saving.keras_writer import _h5py, _overrides
 
@@ -119,7 +124,7 @@ def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
     """
     read = _weights_reader(path, data)
     problems, assignments, hooks = [], [], []
-    former = functools.cache(lambda: keras_layout.former_paths(model))
+    former = functools.cache(lambda: keras_layout_former.former_paths(model))
     for group, variables, layer in keras_layout.layer_groups(model):
         if _overrides(layer, "load_own_variables"):  # the layer's own hook reads its group
             hooks.append((layer, _hook_values(read, group, variables, former)))
@@ -233,7 +238,7 @@ def _loss_scaled(model, optimizer, slots, datasets):
 def _apply_hooks(model, data, path):
     """Runs the `load_own_variables` hooks that a layer overrides, from a Keras weights file."""
     read = _weights_reader(path, data)
-    former = functools.cache(lambda: keras_layout.former_paths(model))
+    former = functools.cache(lambda: keras_layout_former.former_paths(model))
     for group, variables, layer in keras_layout.layer_groups(model):
         if _overrides(layer, "load_own_variables"):
             layer.load_own_variables(_hook_values(read, group, variables, former))
@@ -247,12 +252,14 @@ def _hook_values(read, group, variables, former):
 
 def _read_group(read, group, variables, former, by_key=False):
     """A group's datasets, or None: at its path, else where Keras before 3.3 kept it
-    (`keras_layout.older_path`), else where minikeras wrote it before it kept Keras's
-    layout for a subclassed model (`keras_layout.former_paths`, from `former()`)."""
+    (`keras_layout.older_path`), else where minikeras wrote it under an earlier rule
+    (`keras_layout_former.former_paths`, from `former()`)."""
     found = read(group, by_key=by_key)
     older = keras_layout.older_path(group)
     if found is None and older is not None:
         found = read(older, by_key=by_key)
-    if found is None and variables:
-        found = read(former().get(tuple(map(id, variables)), group), by_key=by_key)
+    for path in former().get(tuple(map(id, variables)), ()) if variables else ():
+        if found is not None:
+            break
+        found = read(path, by_key=by_key)
     return found
