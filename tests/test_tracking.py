@@ -130,7 +130,8 @@ def test_reassigning_or_deleting_an_attribute_untracks_what_it_held():
     holder.blocks = [built_dense("listed")]
     assert len(holder.weights) == 5
     holder.block = built_dense("new")
-    assert [layer.name for layer in tracking.tracked_layers(holder)] == ["new", "listed"]
+    # (in the order the attributes were last set, as Keras's `_layers`: see layer_record)
+    assert [layer.name for layer in tracking.tracked_layers(holder)] == ["listed", "new"]
     del holder.weight
     holder.blocks = None
     assert names(holder) == ["kernel", "bias"] and holder.weights[0] is holder.block.kernel

@@ -9,7 +9,8 @@ container's own `remove`, `pop`, `del` or `clear` drops it
 `self.dense = Dense(4)`, a subclassed model's `layers` lists both, in the
 order they were assigned, and its weights file places both (the first, never
 built, as an empty group). `Layer.__setattr__` and `__delattr__` call `note`;
-`in_keras_order` gives a subclassed model's `layers` from it.
+`in_keras_order` gives a subclassed model's `layers` from it, and the
+order of a layer's sub-layers in its `weights` (`tracking`).
 
 A layer put into a list after the list was assigned (`append`) is not seen
 here: it keeps the place the attribute walk gives it, after the item before it.
@@ -92,12 +93,14 @@ def note(layer, old, new):
         record["replaced"][id(sub)] = sub
 
 
-def in_keras_order(layer, reachable):
+def in_keras_order(layer, reachable, replaced=True):
     """`layer`'s direct layers as Keras's `_layers` lists them.
 
     Args:
         layer: the owner.
         reachable: the layers its attributes hold now, in the attribute walk's order.
+        replaced: whether to add the layers its attributes held before (False:
+            only put `reachable` in order, as `weights` lists their weights).
 
     Returns:
         A list: those, and the layers its attributes held before (see the
@@ -119,7 +122,7 @@ def in_keras_order(layer, reachable):
         last = (entry[0], 0) if entry is not None and entry[1]() is sub else (last[0], index + 1)
         keyed.append((last, sub))
     placed = {id(sub) for sub in reachable}
-    for key, sub in record["replaced"].items():
+    for key, sub in record["replaced"].items() if replaced else ():
         if key not in placed:
             entry = order.get(key)
             keyed.append(((entry[0] if entry is not None else -1, 0), sub))

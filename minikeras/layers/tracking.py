@@ -36,7 +36,7 @@ import numpy as np
 
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
-from minikeras.layers import weight_order
+from minikeras.layers import layer_record, weight_order
 from minikeras.layers.tracking_scan import find_untrackable
 from minikeras.layers.tracking_walk import (
     _LEAF_TYPES,
@@ -195,16 +195,19 @@ def _own_and_held(layer, containers):
             for item in list(value.values()) if isinstance(value, dict) else value:
                 visit(item)
 
+    graph = []
     for name, value in _attributes(layer):
         if type(value) in _LEAF_TYPES:
             continue
         if name == "_layers" and isinstance(value, list):  # Sequential and functional models
             containers.append(value)
             ordered = getattr(type(layer), "_layers_in_keras_order", None)
-            children.extend(value if ordered is None else ordered(layer))
+            graph = list(value if ordered is None else ordered(layer))
         else:
             visit(value)
-    return own, children
+    # Attributes' layers in the order they were assigned, as Keras's `_layers` (one set
+    # again keeps its first place in the dict, not in Keras's list): see layer_record.
+    return own, graph + layer_record.in_keras_order(layer, children, replaced=False)
 
 
 def tracked_weights(layer):
