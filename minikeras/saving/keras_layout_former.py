@@ -12,8 +12,11 @@ rules are still read, each group at the first of these paths the file has:
   sub-layer at the first attribute that holds it by the attribute walk, and a
   subclassed model's `layers` without the layers its attributes held before.
 
-The reader (`keras_weights_reader`) asks `former_paths` only for a group the
-file does not have at its Keras path.
+The reader (`keras_weights_reader`) reads a file by one layout: Keras's if
+the file has every group at its Keras path, else the first former one it has
+them all at (a nested list's first layers sit at `blocks/dense` in both Keras's
+layout and the flat one, so the choice is the file's, not a group's); a file
+complete under none is read group by group, each at the first path it has.
 """
 
 from minikeras.layers import tracking
@@ -35,30 +38,26 @@ __all__ = ["former_paths"]
 
 
 def former_paths(model):
-    """Where minikeras wrote each group before (see the module), oldest rule first.
+    """Where minikeras wrote each group before, under each former rule (see the module).
 
     Args:
         model: a built minikeras model (or layer).
 
     Returns:
-        A dict: the ids of a group's variables (a tuple) -> the tuple of that
-        group's former paths (each once).
+        A list of two dicts, the attribute layout's then the flat-container
+        layout's: the ids of a group's variables (a tuple) -> its path there.
 
     Example:
         >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
-        >>> list(mk.saving.keras_layout_former.former_paths(model).values())
-        [('layers/dense/vars',)]
+        >>> [list(paths.values()) for paths in mk.saving.keras_layout_former.former_paths(model)]
+        [['layers/dense/vars'], ['layers/dense/vars']]
     """
-    found = {}
+    layouts = []
     for keras_layers in (False, True):
         groups = []
         _layer_groups(model, "", groups, set(), keras_layers)
-        for path, variables, _ in groups:
-            if variables:
-                paths = found.setdefault(tuple(map(id, variables)), ())
-                if path not in paths:
-                    found[tuple(map(id, variables))] = (*paths, path)
-    return found
+        layouts.append({tuple(map(id, ws)): path for path, ws, _ in groups if ws})
+    return layouts
 
 
 def _own_and_children(layer, sorted_walk):

@@ -7,7 +7,6 @@ assigns them all: nothing changes until every weight has been checked.
 `.npz` weights are read only as plain arrays, never unpickled.
 """
 
-import functools
 import io
 
 import numpy as np
@@ -124,12 +123,13 @@ def load_keras_weights(model, data, path, optimizer=None, skip_mismatch=False):
     """
     read = _weights_reader(path, data)
     problems, assignments, hooks = [], [], []
-    former = functools.cache(lambda: keras_layout_former.former_paths(model))
-    for group, variables, layer in keras_layout.layer_groups(model):
+    groups = keras_layout.layer_groups(model)
+    locate = _locator(read, model, groups)
+    for group, variables, layer in groups:
         if _overrides(layer, "load_own_variables"):  # the layer's own hook reads its group
-            hooks.append((layer, _hook_values(read, group, variables, former)))
+            hooks.append((layer, _hook_values(read, locate(group, variables))))
             continue
-        datasets = _read_group(read, group, variables, former)
+        datasets = _read_group(read, locate(group, variables))
         if datasets is None:
             if variables:
                 problems.append(f"{group}: missing (the model needs {len(variables)} weights)")
@@ -238,28 +238,57 @@ def _loss_scaled(model, optimizer, slots, datasets):
 def _apply_hooks(model, data, path):
     """Runs the `load_own_variables` hooks that a layer overrides, from a Keras weights file."""
     read = _weights_reader(path, data)
-    former = functools.cache(lambda: keras_layout_former.former_paths(model))
-    for group, variables, layer in keras_layout.layer_groups(model):
+    groups = keras_layout.layer_groups(model)
+    locate = _locator(read, model, groups)
+    for group, variables, layer in groups:
         if _overrides(layer, "load_own_variables"):
-            layer.load_own_variables(_hook_values(read, group, variables, former))
+            layer.load_own_variables(_hook_values(read, locate(group, variables)))
 
 
-def _hook_values(read, group, variables, former):
+def _hook_values(read, paths):
     """A group's arrays by key, for a layer's own `load_own_variables` hook."""
-    stored = _read_group(read, group, variables, former, by_key=True) or {}
+    stored = _read_group(read, paths, by_key=True) or {}
     return {key: np.asarray(value[()]) for key, value in stored.items()}
 
 
-def _read_group(read, group, variables, former, by_key=False):
-    """A group's datasets, or None: at its path, else where Keras before 3.3 kept it
-    (`keras_layout.older_path`), else where minikeras wrote it under an earlier rule
-    (`keras_layout_former.former_paths`, from `former()`)."""
-    found = read(group, by_key=by_key)
-    older = keras_layout.older_path(group)
-    if found is None and older is not None:
-        found = read(older, by_key=by_key)
-    for path in former().get(tuple(map(id, variables)), ()) if variables else ():
-        if found is not None:
-            break
+def _read_group(read, paths, by_key=False):
+    """The datasets at the first of `paths` the file has, or None."""
+    for path in paths:
         found = read(path, by_key=by_key)
-    return found
+        if found is not None:
+            return found
+    return None
+
+
+def _locator(read, model, groups):
+    """`locate(group, variables)`: the paths to read a group at, in the file's layout.
+
+    Keras's path (or where Keras before 3.3 kept it, `keras_layout.older_path`)
+    when the file has every group there; else the path under the first former
+    minikeras layout (`keras_layout_former`) the file has every group at; else,
+    group by group, all of those in that order.
+    """
+
+    def keras_paths(group):
+        older = keras_layout.older_path(group)
+        return (group,) if older is None else (group, older)
+
+    def present(paths):
+        return any(read(path) is not None for path in paths)
+
+    needed = [(group, tuple(map(id, variables))) for group, variables, _ in groups if variables]
+    if all(present(keras_paths(group)) for group, _ in needed):
+        return lambda group, variables: keras_paths(group)
+    layouts = keras_layout_former.former_paths(model)
+    for layout in layouts:
+        if all(present((layout.get(ids, group),)) for group, ids in needed):
+            return lambda group, variables, layout=layout: (
+                layout.get(tuple(map(id, variables)), group),
+            )
+
+    def every_path(group, variables):
+        ids = tuple(map(id, variables))
+        former = [layout[ids] for layout in layouts if variables and ids in layout]
+        return tuple(dict.fromkeys((*keras_paths(group), *former)))
+
+    return every_path
