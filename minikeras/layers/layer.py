@@ -195,7 +195,8 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
             # It may hold (or have held) weights: cached weight lists are stale.
             object.__setattr__(self, "_tracked_ids", None)
             TrackingGeneration.bump()
-            layer_record.note(self, old, value)  # (Keras's tracker keeps a replaced layer)
+            if old is not value and (isinstance(value, _HOLDERS) or isinstance(old, _HOLDERS)):
+                layer_record.note(self, old, value)  # (Keras's tracker keeps a replaced layer)
 
     def __getattr__(self, name):
         # Reached only when the normal lookup failed. Without the base's attributes, the
@@ -214,7 +215,7 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
         self._release_added_weight(name, None)
         old = attributes.get(name)
         object.__delattr__(self, name)
-        if name not in self._untracked_attributes:
+        if name not in self._untracked_attributes and isinstance(old, _HOLDERS):
             layer_record.note(self, old, None)
         object.__setattr__(self, "_tracked_ids", None)
         TrackingGeneration.bump()
@@ -332,3 +333,7 @@ def _model_get_config(cls):
         if klass.__name__ == "Model" and klass.__module__ == "minikeras.models.model":
             return klass.get_config
     return None
+
+
+# What may hold a layer (for layer_record): a layer, or a list, tuple or dict of them.
+_HOLDERS = (Layer, list, tuple, dict)

@@ -22,6 +22,7 @@ import weakref
 __all__ = ["in_keras_order", "layers_in", "note"]
 
 _counter = itertools.count()
+_layer_class = []  # [Layer], once layer.py (which imports this module) has loaded
 
 
 def layers_in(value):
@@ -38,12 +39,14 @@ def layers_in(value):
         >>> [layer is d for layer in mk.layers.layer_record.layers_in([[d], {"e": e}, 3])]
         [True, False]
     """
-    from minikeras.layers.layer import Layer
+    if not _layer_class:
+        from minikeras.layers.layer import Layer
 
-    found, seen = [], set()
+        _layer_class.append(Layer)
+    layer_class, found, seen = _layer_class[0], [], set()
 
     def visit(item):
-        if isinstance(item, Layer):
+        if isinstance(item, layer_class):
             if id(item) not in seen:
                 seen.add(id(item))
                 found.append(item)
