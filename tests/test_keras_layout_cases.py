@@ -159,6 +159,34 @@ def test_a_file_written_with_the_flat_container_names_still_loads(tmp_path):
         np.testing.assert_array_equal(weight.numpy(), value)
 
 
+def test_a_layer_placed_before_still_counts_in_a_containers_names():
+    # Keras 3.15.1 writes alpha/vars and blocks/dense_1/vars for this model.
+    model, shared = mk.Model(), mk.layers.Dense(2)
+    model.alpha = shared
+    model.blocks = [shared, mk.layers.Dense(3)]
+    model.call = lambda inputs: model.blocks[1](model.alpha(inputs))
+    model(X)
+    paths = [path for path, variables in keras_layout.variable_groups(model) if variables]
+    assert paths == ["alpha/vars", "blocks/dense_1/vars"]
+
+
+def test_a_file_written_before_a_replaced_layer_kept_its_place_still_loads(tmp_path):
+    """minikeras wrote the second `proj` at layers/dense before (Keras: layers/dense_2)."""
+    h5py = pytest.importorskip("h5py")
+    model = _model(mk, "replaced")
+    rng = np.random.default_rng(4)
+    values = [rng.normal(size=w.shape).astype("float32") for w in model.weights]
+    with h5py.File(tmp_path / "before.weights.h5", "w") as file:
+        file.create_group("vars")
+        for path, (kernel, bias) in (("head", values[:2]), ("layers/dense", values[2:])):
+            group = file.create_group(f"{path}/vars")
+            group["0"], group["1"] = kernel, bias
+    fresh = _model(mk, "replaced")
+    fresh.load_weights(tmp_path / "before.weights.h5")
+    for weight, value in zip(fresh.weights, values):
+        np.testing.assert_array_equal(weight.numpy(), value)
+
+
 # --------------------------------------------------------------- against Keras
 
 

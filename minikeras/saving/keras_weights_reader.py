@@ -282,8 +282,9 @@ def _locator(read, model, groups):
     layouts = keras_layout_former.former_paths(model)
     for layout in layouts:
         if all(present((layout.get(ids, group),)) for group, ids in needed):
+            # (a group without variables, such as a replaced layer's, had no place then)
             return lambda group, variables, layout=layout: (
-                layout.get(tuple(map(id, variables)), group),
+                (layout.get(tuple(map(id, variables)), group),) if variables else ()
             )
 
     def every_path(group, variables):
