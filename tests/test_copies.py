@@ -124,3 +124,27 @@ def test_a_copy_records_its_own_programs_and_leaves_the_original_untouched():
     assert twin._compiled_step.programs and twin.optimizer._rule_runner is not None
     for weight, value in zip(model.weights, before):
         np.testing.assert_array_equal(weight.numpy(), value)
+
+
+class Replacing(mk.Model):
+    """A subclassed model that sets an attribute twice: Keras keeps both layers."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.proj = mk.layers.Dense(3, name="first_proj")
+        self.head = mk.layers.Dense(2, name="head")
+        self.proj = mk.layers.Dense(4, name="proj")
+
+    def call(self, inputs):
+        return self.head(self.proj(inputs))
+
+
+@pytest.mark.parametrize("how", COPIES)
+def test_a_copy_keeps_the_keras_order_of_a_models_layers(how):
+    model = Replacing()
+    model(X)
+    twin = COPIES[how](model)
+    assert [layer.name for layer in twin.layers] == ["first_proj", "head", "proj"]
+    assert [w.path for w in twin.weights] == [w.path for w in model.weights]
+    twin.extra = mk.layers.Dense(1, name="extra")  # (assigned after the copy: last)
+    assert [layer.name for layer in twin.layers][-1] == "extra"

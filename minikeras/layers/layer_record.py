@@ -85,7 +85,7 @@ def note(layer, old, new):
         return
     record = layer.__dict__.get("_layer_record")
     if record is None:
-        record = {"order": {}, "replaced": {}}
+        record = _Record(order={}, replaced={})
         object.__setattr__(layer, "_layer_record", record)
     order = record["order"]
     for sub in held:
@@ -94,6 +94,27 @@ def note(layer, old, new):
             order[id(sub)] = (next(_counter), weakref.ref(sub))
     for sub in lost:
         record["replaced"][id(sub)] = sub
+
+
+class _Record(dict):
+    """`{"order": {id: (number, weakref)}, "replaced": {id: layer}}`, as copies must see it.
+
+    Keyed by `id` and holding weak references, it would neither pickle nor
+    mean anything in a copy: a pickled or deep-copied record is rebuilt from
+    its layers (the copies' own), numbered afresh in the same order.
+    """
+
+    def __reduce__(self):
+        live = sorted(
+            (number, ref()) for number, ref in self["order"].values() if ref() is not None
+        )
+        return (_rebuilt, ([sub for _, sub in live], list(self["replaced"].values())))
+
+
+def _rebuilt(ordered, replaced):
+    """A `_Record` of `ordered` layers (in their assignment order) and `replaced` ones."""
+    order = {id(sub): (next(_counter), weakref.ref(sub)) for sub in ordered}
+    return _Record(order=order, replaced={id(sub): sub for sub in replaced})
 
 
 def in_keras_order(layer, reachable, replaced=True):
