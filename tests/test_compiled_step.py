@@ -539,3 +539,31 @@ def test_a_model_with_frozen_layers_is_replayed_reading_their_weights_afresh():
     assert all(isinstance(program, Program) for program in programs(replayed))
     for got, want in zip(replayed.weights, eager.weights):
         np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.path)
+
+
+def test_labels_with_a_trailing_axis_of_one_are_replayed_as_flat_ones():
+    # CIFAR-10's labels come as (n, 1): the fused loss takes them as they are.
+    loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    column = assert_same_training(mlp, loss, X, LABELS[:, None], metrics=["accuracy"])
+    assert [type(program) for program in programs(column)] == [Program, Program]
+    flat, _ = train(mlp, loss, X, LABELS, "auto", metrics=["accuracy"])
+    for got, want in zip(column.weights, flat.weights):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_the_fused_loss_of_column_labels_equals_that_of_flat_ones_and_its_gradients():
+    logits = mk.Variable(RNG.normal(size=(6, 4)).astype(np.float32))
+    labels = RNG.integers(0, 4, 6)
+    mean = mk.ops.cross_entropy.mean_sparse_categorical_crossentropy
+    results = []
+    for target in (labels, labels[:, None]):
+        with mk.GradientTape(persistent=True) as outer:
+            with mk.GradientTape() as inner:
+                loss = mean(target, logits)
+            grad = inner.gradient(loss, logits)
+            curvature = mk.ops.sum(grad * grad)
+        results.append((loss.numpy(), grad.numpy(), outer.gradient(curvature, logits).numpy()))
+    for flat, column in zip(*results):
+        np.testing.assert_array_equal(flat, column)
+    with pytest.raises(ValueError, match=r"labels must lie in \[0, 4\)"):
+        mean(np.full((6, 1), 4), logits)

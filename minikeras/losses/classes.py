@@ -306,9 +306,11 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             dtype, shape = y_pred.dtype, y_pred.shape
             # (The mean of no losses is 0 in the general path, nan in the fused op.)
             if dtype.kind == "f" and self.dtype in (None, dtype) and 0 not in shape:
-                # Labels of one axis for (batch, classes): the op checks them itself.
+                # Labels of (batch,) or (batch, 1) for (batch, classes): the op checks them.
                 if not (
-                    type(y_true) is np.ndarray and len(shape) == 2 and y_true.shape == shape[:1]
+                    type(y_true) is np.ndarray
+                    and len(shape) == 2
+                    and y_true.shape in (shape[:1], (shape[0], 1))
                 ):
                     y_true, y_pred = _sparse_pair(y_true, y_pred, -1)
                 return ops.cross_entropy.mean_sparse_categorical_crossentropy(y_true, y_pred)

@@ -192,9 +192,20 @@ def _sparse_xent_operands(name, target, output, axis):
     return scores, labels, output_value
 
 
+def _without_trailing_one(labels, logits):
+    """`(n, 1)` labels of `(n, classes)` logits as `(n,)` (CIFAR's labels come so).
+
+    Inside the op, so that a compiled step sees the batch's own labels array.
+    """
+    if labels.ndim == np.ndim(logits) and labels.shape[-1] == 1:
+        return labels.reshape(labels.shape[:-1])
+    return labels
+
+
 @fused_primitive
 def _mean_sparse_xent_logits(logits, labels):
     """The mean of `_sparse_xent_logits`, keeping its residuals."""
+    labels = _without_trailing_one(labels, logits)
     losses, residuals = _sparse_xent_logits.forward(logits, labels)
     return np.add.reduce(losses, axis=None) * _inverse_count(losses.size), residuals
 
@@ -207,6 +218,8 @@ def _inverse_count(count):
 def _mean_sparse_xent_logits_vjp(argnums, ans, args, residuals):
     """The per-sample losses' VJP, each sample's share of `g` being `g / count`."""
     logits, labels = args
+    labels = _without_trailing_one(labels, getval(logits))
+    args = (logits, labels)
     inverse = _inverse_count(labels.size)
 
     def traced(g):  # from the per-sample VJP, which an outer tape can record
@@ -263,8 +276,8 @@ def mean_sparse_categorical_crossentropy(target, output, axis=-1):
     if (
         type(target) is np.ndarray  # the usual training batch: checked in three lines
         and type(scores) is np.ndarray
-        and target.ndim == 1
         and scores.ndim == 2
+        and (target.ndim == 1 or target.shape == (scores.shape[0], 1))
         and axis in (-1, 1)
         and target.dtype.kind == "i"
         and scores.dtype.kind == "f"
