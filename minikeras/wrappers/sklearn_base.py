@@ -104,7 +104,8 @@ class SKLBase(BaseEstimator):
             ...     model = mk.Sequential([mk.Input((X.shape[1],)), mk.layers.Dense(1)])
             ...     model.compile(optimizer="sgd", loss="mse")
             ...     return model
-            >>> reg = mk.wrappers.SKLearnRegressor(build).fit(np.ones((4, 3)), np.ones(4), epochs=2)
+            >>> reg = mk.wrappers.SKLearnRegressor(build)
+            >>> reg = reg.fit(np.ones((4, 3)), np.ones(4), epochs=2, verbose=0)
             >>> reg.n_features_in_, reg.history_.epoch
             (3, [0, 1])
         """
@@ -163,7 +164,7 @@ class SKLBase(BaseEstimator):
             ...     model = mk.Sequential([mk.Input((X.shape[1],)), mk.layers.Dense(1)])
             ...     model.compile(optimizer="sgd", loss="mse")
             ...     return model
-            >>> reg = mk.wrappers.SKLearnRegressor(build, fit_kwargs={"epochs": 1})
+            >>> reg = mk.wrappers.SKLearnRegressor(build, fit_kwargs={"epochs": 1, "verbose": 0})
             >>> reg.fit(np.ones((4, 3)), np.ones(4)).predict(np.ones((2, 3))).shape
             (2,)
         """

@@ -61,7 +61,7 @@ class SKLearnClassifier(ClassifierMixin, SKLBase):
         ...     model.compile(optimizer="adam", loss="categorical_crossentropy")
         ...     return model
         >>> X = np.array([[0.0], [0.1], [0.9], [1.0]])
-        >>> clf = mk.wrappers.SKLearnClassifier(build, fit_kwargs={"epochs": 2})
+        >>> clf = mk.wrappers.SKLearnClassifier(build, fit_kwargs={"epochs": 2, "verbose": 0})
         >>> clf.fit(X, np.array(["low", "low", "high", "high"])).classes_
         array(['high', 'low'], dtype='<U4')
         >>> clf.predict_proba(X).shape
@@ -123,7 +123,7 @@ class SKLearnClassifier(ClassifierMixin, SKLBase):
             ...     model = mk.Sequential([mk.Input((X.shape[1],)), mk.layers.Dense(y.shape[1])])
             ...     model.compile(optimizer="adam", loss="categorical_crossentropy")
             ...     return model
-            >>> clf = mk.wrappers.SKLearnClassifier(build, fit_kwargs={"epochs": 1})
+            >>> clf = mk.wrappers.SKLearnClassifier(build, fit_kwargs={"epochs": 1, "verbose": 0})
             >>> clf.fit(np.eye(3), [0, 1, 2]).decision_function(np.eye(3)).shape
             (3, 3)
         """
@@ -156,7 +156,7 @@ class SKLearnClassifier(ClassifierMixin, SKLBase):
             ...     )
             ...     model.compile(optimizer="adam", loss="categorical_crossentropy")
             ...     return model
-            >>> clf = mk.wrappers.SKLearnClassifier(build, fit_kwargs={"epochs": 1})
+            >>> clf = mk.wrappers.SKLearnClassifier(build, fit_kwargs={"epochs": 1, "verbose": 0})
             >>> proba = clf.fit(np.eye(3), [0, 1, 2]).predict_proba(np.eye(3))
             >>> np.allclose(proba.sum(axis=1), 1.0)
             True
@@ -203,7 +203,7 @@ class SKLearnRegressor(RegressorMixin, SKLBase):
         ...     model.compile(optimizer="sgd", loss="mse")
         ...     return model
         >>> X = np.linspace(-1, 1, 16).reshape(8, 2)
-        >>> reg = mk.wrappers.SKLearnRegressor(build, fit_kwargs={"epochs": 2})
+        >>> reg = mk.wrappers.SKLearnRegressor(build, fit_kwargs={"epochs": 2, "verbose": 0})
         >>> reg.fit(X, X.sum(axis=1)).predict(X).shape
         (8,)
     """
@@ -251,7 +251,7 @@ class SKLearnTransformer(TransformerMixin, SKLBase):
         ...     model.compile(optimizer="sgd", loss="mse")
         ...     return model
         >>> X = np.ones((6, 4))
-        >>> trs = mk.wrappers.SKLearnTransformer(build, fit_kwargs={"epochs": 1})
+        >>> trs = mk.wrappers.SKLearnTransformer(build, fit_kwargs={"epochs": 1, "verbose": 0})
         >>> trs.fit_transform(X, np.ones(6)).shape
         (6, 1)
     """
@@ -285,7 +285,8 @@ class SKLearnTransformer(TransformerMixin, SKLBase):
             ...     model = mk.Sequential([mk.Input((X.shape[1],)), mk.layers.Dense(1)])
             ...     model.compile(optimizer="sgd", loss="mse")
             ...     return model
-            >>> trs = mk.wrappers.SKLearnTransformer(build).fit(np.ones((4, 2)), np.ones(4))
+            >>> trs = mk.wrappers.SKLearnTransformer(build, fit_kwargs={"verbose": 0})
+            >>> trs = trs.fit(np.ones((4, 2)), np.ones(4))
             >>> trs.model_.output_shape
             (None, 1)
         """
@@ -309,7 +310,8 @@ class SKLearnTransformer(TransformerMixin, SKLBase):
             ...     model = mk.Sequential([mk.Input((X.shape[1],)), mk.layers.Dense(1)])
             ...     model.compile(optimizer="sgd", loss="mse")
             ...     return model
-            >>> trs = mk.wrappers.SKLearnTransformer(build).fit(np.ones((4, 2)), np.ones(4))
+            >>> trs = mk.wrappers.SKLearnTransformer(build, fit_kwargs={"verbose": 0})
+            >>> trs = trs.fit(np.ones((4, 2)), np.ones(4))
             >>> trs.transform(np.ones((5, 2))).shape
             (5, 1)
         """
