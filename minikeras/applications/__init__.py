@@ -10,7 +10,9 @@ weights file (`.weights.h5`, `.keras`) loads into them. Each family's module
 `DenseNet121`, `DenseNet169`, `DenseNet201` (module `densenet`), `MobileNet`
 (`mobilenet`), `MobileNetV3Small`, `MobileNetV3Large` (`mobilenet_v3`, which
 rescale their inputs themselves), `InceptionV3` (`inception_v3`) and
-`Xception` (`xception`) likewise.
+`Xception` (`xception`) likewise, and `InceptionResNetV2`
+(`inception_resnet_v2`, with its `CustomScaleLayer`), `NASNetMobile` and
+`NASNetLarge` (`nasnet`).
 
 `EfficientNetB0`..`B7` (`efficientnet`) and `EfficientNetV2B0`..`B3`, `S`, `M`,
 `L` (`efficientnet_v2`) likewise; they scale their inputs in their first layers,
@@ -29,10 +31,12 @@ from minikeras.applications import (
     efficientnet,
     efficientnet_v2,
     imagenet_utils,
+    inception_resnet_v2,
     inception_v3,
     mobilenet,
     mobilenet_v2,
     mobilenet_v3,
+    nasnet,
     resnet,
     resnet50,
     resnet_v2,
@@ -67,10 +71,12 @@ from minikeras.applications.efficientnet_v2 import (
     EfficientNetV2M,
     EfficientNetV2S,
 )
+from minikeras.applications.inception_resnet_v2 import InceptionResNetV2
 from minikeras.applications.inception_v3 import InceptionV3
 from minikeras.applications.mobilenet import MobileNet
 from minikeras.applications.mobilenet_v2 import MobileNetV2
 from minikeras.applications.mobilenet_v3 import MobileNetV3Large, MobileNetV3Small
+from minikeras.applications.nasnet import NASNetLarge, NASNetMobile
 from minikeras.applications.resnet import ResNet50, ResNet101, ResNet152
 from minikeras.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
 from minikeras.applications.vgg16 import VGG16
@@ -101,11 +107,14 @@ __all__ = [
     "EfficientNetV2L",
     "EfficientNetV2M",
     "EfficientNetV2S",
+    "InceptionResNetV2",
     "InceptionV3",
     "MobileNet",
     "MobileNetV2",
     "MobileNetV3Large",
     "MobileNetV3Small",
+    "NASNetLarge",
+    "NASNetMobile",
     "ResNet50",
     "ResNet50V2",
     "ResNet101",
@@ -120,10 +129,12 @@ __all__ = [
     "efficientnet",
     "efficientnet_v2",
     "imagenet_utils",
+    "inception_resnet_v2",
     "inception_v3",
     "mobilenet",
     "mobilenet_v2",
     "mobilenet_v3",
+    "nasnet",
     "resnet",
     "resnet50",
     "resnet_v2",
