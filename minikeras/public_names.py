@@ -2,8 +2,9 @@
 
 A built-in class or function is written under its public Keras module
 (`keras.layers`, `keras.losses`, ...; ConvNeXt's `LayerScale` and
-`StochasticDepth` under `keras.src.applications.convnext`, where Keras has
-them) and found again there by its public name; anything else is the user's,
+`StochasticDepth` under `keras.src.applications.convnext`, InceptionResNetV2's
+`CustomScaleLayer` under `keras.src.applications.inception_resnet_v2`, where
+Keras has them) and found again there by its public name; anything else is the user's,
 written with its own module and name.
 `minikeras.serialization_lib` re-exports these names.
 """
@@ -29,9 +30,13 @@ _FAMILIES = {
     "random": "minikeras.random",
     "utils": "minikeras.utils",
     "applications.convnext": "minikeras.applications.convnext",  # its LayerScale...
+    "applications.inception_resnet_v2": "minikeras.applications.inception_resnet_v2",
 }
 # Families whose classes Keras writes under a private module (it exports none of them).
-_KERAS_MODULES = {"applications.convnext": "keras.src.applications.convnext"}
+_KERAS_MODULES = {
+    "applications.convnext": "keras.src.applications.convnext",
+    "applications.inception_resnet_v2": "keras.src.applications.inception_resnet_v2",
+}
 # Keras's names for classes that minikeras spells otherwise.
 _ALIASES = {"Functional": ("models", "Model")}
 

@@ -183,6 +183,13 @@ def _nasnet(model_name, arguments, size, stem_filters, num_blocks, penultimate_f
         model_name, weights, f"nasnet_{kind}{'' if include_top else '_no_top'}.h5"
     )
     image = builder.image_input(arguments["input_tensor"], input_shape)
+    if None in tuple(image.shape[1:3]):
+        raise ValueError(
+            f"{model_name} needs a static image size: its cells compare the sides of their "
+            "two inputs to decide whether to halve one, and with free sides would build a "
+            "model that fails on every image (Keras builds it); pass e.g. "
+            f"input_shape=({size}, {size}, 3), got image shape {tuple(image.shape)}"
+        )
     filters, multiplier = penultimate_filters // 24, 2
     x = layers.Conv2D(
         stem_filters,
@@ -231,7 +238,9 @@ def NASNetMobile(  # noqa: N802 (Keras's name)
     `nasnet_mobile.h5` (`nasnet_mobile_no_top.h5` without the top) from
     Keras's cache (`~/.keras/models`) if it is there, else raises; pass a
     local weights file instead. An unknown `pooling` is an error (Keras
-    ignores it).
+    ignores it). So is a free image side (None in `input_shape` or in the
+    input tensor's shape): Keras then builds a different model, which fails
+    on every image.
 
     Args:
         input_shape: optional shape tuple of 3, sides at least 32; None means
@@ -253,8 +262,9 @@ def NASNetMobile(  # noqa: N802 (Keras's name)
 
     Raises:
         ValueError: for a bad `weights`, `classes`, `pooling`, `input_shape`
-            or `classifier_activation`, and under the `"channels_first"`
-            image data format (which Keras's NASNet refuses too).
+            (or free image sides) or `classifier_activation`, and under the
+            `"channels_first"` image data format (which Keras's NASNet
+            refuses too).
         FileNotFoundError: for `weights="imagenet"` when the file is not in
             Keras's cache.
 
@@ -291,7 +301,8 @@ def NASNetLarge(  # noqa: N802 (Keras's name)
     Args:
         input_shape: optional shape tuple of 3, sides at least 32; with the
             top, None means `(331, 331, 3)` (with ImageNet weights it must be
-            that).
+            that). Without the top Keras makes None mean free sides, which
+            minikeras refuses (see `NASNetMobile`): pass the shape.
         include_top: whether to include the classifier at the top.
         weights: None, `"imagenet"` (from Keras's cache only) or a weights file path.
         input_tensor: optional symbolic tensor to build on.
@@ -304,15 +315,18 @@ def NASNetLarge(  # noqa: N802 (Keras's name)
         A `Model`.
 
     Raises:
-        ValueError: for a bad argument (see `NASNetMobile`).
+        ValueError: for a bad argument (see `NASNetMobile`), and without the
+            top when `input_shape` is None.
         FileNotFoundError: for `weights="imagenet"` when the file is not in
             Keras's cache.
 
     Example:
-        >>> model = mk.applications.NASNetLarge(
+        NASNetLarge takes seconds to initialize, so this example is not run:
+
+        >>> model = mk.applications.NASNetLarge(  # doctest: +SKIP
         ...     (32, 32, 3), weights=None, include_top=False, pooling="avg"
         ... )
-        >>> model.output_shape, model.count_params()
+        >>> model.output_shape, model.count_params()  # doctest: +SKIP
         ((None, 4032), 84916818)
     """
     return _nasnet("NASNetLarge", locals(), 331, 96, 6, 4032, skip=True)
