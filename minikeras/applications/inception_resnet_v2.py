@@ -110,7 +110,10 @@ def _concatenate(branches, name):
 
 
 def _block(x, scale, block_type, index, activation="relu"):
-    """One Inception-ResNet block: `x + scale * conv1x1(concat(branches))`, then `activation`."""
+    """One Inception-ResNet block: `x + scale * conv1x1(concat(branches))`, then `activation`.
+
+    Layers are made in Keras's order, so the automatic names (`conv2d_7`) are Keras's too.
+    """
     if block_type == "block35":
         branches = [
             _conv_bn(x, 32, 1),
@@ -118,11 +121,13 @@ def _block(x, scale, block_type, index, activation="relu"):
             _conv_bn(_conv_bn(_conv_bn(x, 32, 1), 48, 3), 64, 3),
         ]
     elif block_type == "block17":
-        branch = _conv_bn(_conv_bn(x, 128, 1), 160, (1, 7))
-        branches = [_conv_bn(x, 192, 1), _conv_bn(branch, 192, (7, 1))]
+        branch_0 = _conv_bn(x, 192, 1)
+        branch_1 = _conv_bn(_conv_bn(_conv_bn(x, 128, 1), 160, (1, 7)), 192, (7, 1))
+        branches = [branch_0, branch_1]
     else:  # block8
-        branch = _conv_bn(_conv_bn(x, 192, 1), 224, (1, 3))
-        branches = [_conv_bn(x, 192, 1), _conv_bn(branch, 256, (3, 1))]
+        branch_0 = _conv_bn(x, 192, 1)
+        branch_1 = _conv_bn(_conv_bn(_conv_bn(x, 192, 1), 224, (1, 3)), 256, (3, 1))
+        branches = [branch_0, branch_1]
     name = f"{block_type}_{index}"
     mixed = _concatenate(branches, f"{name}_mixed")
     channels = x.shape[builder.channel_axis()]

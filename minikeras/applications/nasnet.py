@@ -94,20 +94,33 @@ def _normal_cell(x, p, filters, block_id):
     """Five sums of branch pairs of `h` (from `x`) and `p`, concatenated with `p`."""
     p = _adjust(p, x, filters, block_id)
     h = _squeeze(x, filters, "normal", block_id)
-    sums = [
-        (_separable_block(h, filters, 5, f"normal_left1_{block_id}"),
-         _separable_block(p, filters, 3, f"normal_right1_{block_id}")),
-        (_separable_block(p, filters, 5, f"normal_left2_{block_id}"),
-         _separable_block(p, filters, 3, f"normal_right2_{block_id}")),
-        (_average_3x3(h, f"normal_left3_{block_id}"), p),
-        (_average_3x3(p, f"normal_left4_{block_id}"), _average_3x3(p, f"normal_right4_{block_id}")),
-        (_separable_block(h, filters, 3, f"normal_left5_{block_id}"), h),
-    ]  # fmt: skip
-    added = [
-        layers.add(list(pair), name=f"normal_add_{index}_{block_id}")
-        for index, pair in enumerate(sums, 1)
-    ]
-    return layers.concatenate([p, *added], name=f"normal_concat_{block_id}"), x
+    # Each sum right after its branches, as Keras makes them (so the automatic names match).
+    x1 = layers.add(
+        [
+            _separable_block(h, filters, 5, f"normal_left1_{block_id}"),
+            _separable_block(p, filters, 3, f"normal_right1_{block_id}"),
+        ],
+        name=f"normal_add_1_{block_id}",
+    )
+    x2 = layers.add(
+        [
+            _separable_block(p, filters, 5, f"normal_left2_{block_id}"),
+            _separable_block(p, filters, 3, f"normal_right2_{block_id}"),
+        ],
+        name=f"normal_add_2_{block_id}",
+    )
+    x3 = layers.add(
+        [_average_3x3(h, f"normal_left3_{block_id}"), p], name=f"normal_add_3_{block_id}"
+    )
+    x4 = layers.add(
+        [_average_3x3(p, f"normal_left4_{block_id}"), _average_3x3(p, f"normal_right4_{block_id}")],
+        name=f"normal_add_4_{block_id}",
+    )
+    x5 = layers.add(
+        [_separable_block(h, filters, 3, f"normal_left5_{block_id}"), h],
+        name=f"normal_add_5_{block_id}",
+    )
+    return layers.concatenate([p, x1, x2, x3, x4, x5], name=f"normal_concat_{block_id}"), x
 
 
 def _reduction_cell(x, p, filters, block_id):
