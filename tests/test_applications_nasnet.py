@@ -147,19 +147,25 @@ def test_preprocess_input_is_tf_mode():
 # Against Keras, when it is installed (KERAS_BACKEND=jax /work/kvenv/bin/python -m pytest).
 # Keras under JAX takes one to two minutes to build each of these, so the cases are few.
 
+# NASNetLarge's pooled features reach 20: float32 rounding through its 1039 layers moves them
+# by up to 1e-4 (the default absolute tolerance is 1e-6).
 CASES = {
-    "mobile_top": ("NASNetMobile", {"input_shape": SMALL, "classes": 10}),
-    "large_avg": ("NASNetLarge", {"input_shape": SMALL, "include_top": False, "pooling": "avg"}),
+    "mobile_top": ("NASNetMobile", {"input_shape": SMALL, "classes": 10}, 1e-6),
+    "large_avg": (
+        "NASNetLarge",
+        {"input_shape": SMALL, "include_top": False, "pooling": "avg"},
+        1e-3,
+    ),
 }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_layers_weights_and_predictions_equal_kerass(case, tmp_path):
     keras = pytest.importorskip("keras")
-    function, arguments = CASES[case]
+    function, arguments, atol = CASES[case]
     images = RNG.uniform(0, 255, (8, *SMALL)).astype("float32")
     x = mk.applications.nasnet.preprocess_input(images)
-    theirs, _ = compare_with_keras(keras, function, arguments, x, tmp_path)
+    theirs, _ = compare_with_keras(keras, function, arguments, x, tmp_path, atol=atol)
     if case == "mobile_top":  # a .keras file crosses both ways
         theirs.save(tmp_path / "theirs.keras")
         loaded = mk.models.load_model(tmp_path / "theirs.keras")
