@@ -136,6 +136,26 @@ def test_layers_weights_files_and_predictions_equal_kerass(tmp_path):
     np.testing.assert_allclose(back.predict(x, verbose=0), expected, rtol=1e-4, atol=1e-6)
 
 
+def test_custom_scale_layer_files_cross_both_ways_with_keras(tmp_path):
+    pytest.importorskip("keras")
+    import keras
+    from keras.src.applications.inception_resnet_v2 import CustomScaleLayer as KerasScale
+
+    inputs = keras.Input((3,))
+    branch = keras.layers.Dense(3, name="dense")(inputs)
+    theirs = keras.Model(inputs, KerasScale(0.5, name="scale")([inputs, branch]))
+    theirs.save(tmp_path / "theirs.keras")
+    ours = mk.models.load_model(tmp_path / "theirs.keras")
+    assert isinstance(ours.get_layer("scale"), CustomScaleLayer)
+    x = RNG.normal(size=(2, 3)).astype("float32")
+    expected = theirs.predict(x, verbose=0)
+    np.testing.assert_allclose(ours.predict(x, verbose=0), expected, rtol=1e-6)
+    ours.save(tmp_path / "ours.keras")
+    back = keras.saving.load_model(tmp_path / "ours.keras")
+    assert isinstance(back.get_layer("scale"), KerasScale)
+    np.testing.assert_allclose(back.predict(x, verbose=0), expected, rtol=1e-6)
+
+
 @pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
 def test_preprocess_input_gives_kerass_values(data_format):
     keras = pytest.importorskip("keras")
