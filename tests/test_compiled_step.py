@@ -567,3 +567,17 @@ def test_the_fused_loss_of_column_labels_equals_that_of_flat_ones_and_its_gradie
         np.testing.assert_array_equal(flat, column)
     with pytest.raises(ValueError, match=r"labels must lie in \[0, 4\)"):
         mean(np.full((6, 1), 4), logits)
+
+
+def test_targets_are_cast_to_floatx_never_to_a_float16_models_dtype():
+    # Keras's adapters cast to floatx (float32): float16 would overflow 1e5 (inf, and fit
+    # refused "NaN or infinite" targets) and round 1 + 1e-4 to 1.
+    mk.mixed_precision.set_global_policy("float16")
+    try:
+        model = mk.Sequential([Input((6,)), Dense(1, kernel_initializer="zeros")])
+        model.compile("sgd", "mae", metrics=["mae"])
+        targets = (1e5 + np.arange(len(X)) * 1e-1).reshape(-1, 1)
+        logs = model.evaluate(X, targets, verbose=0, return_dict=True)
+    finally:
+        mk.mixed_precision.set_global_policy("float32")
+    assert logs["mae"] == pytest.approx(float(np.mean(targets.astype(np.float32))), rel=1e-6)

@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from minikeras import random, tree
+from minikeras import config, random, tree
 from minikeras.engine.tensor import Tensor
 from minikeras.utils.data_tuples import pack_x_y_sample_weight
 
@@ -131,7 +131,7 @@ class _Data:
         self.x = _as_input(x, dtype, method) if check else x
         if y is None and need_y:
             raise ValueError(f"{method}: y is missing (targets are needed: the compiled loss)")
-        self.y = _as_targets(y, dtype) if check else y
+        self.y = _as_targets(y, config.floatx()) if check else y
         self.sample_weight = sample_weight
         if not check:
             return
@@ -261,10 +261,10 @@ def packed(x, y, sample_weight):
 
 
 def _as_targets(y, dtype):
-    """`y` as arrays; floating ones cast once to the model's dtype, as Keras's adapters do.
+    """`y` as arrays; floating ones cast once to `dtype`: floatx, as Keras's adapters do.
 
-    (Losses and metrics cast the targets to the predictions' dtype anyway; cast
-    here, float64 targets do not keep a step from being compiled.)
+    (Not to the model's dtype: a float16 model's targets would overflow or
+    round. Cast here, float64 targets do not keep a step from being compiled.)
     """
     if y is None:
         return None
