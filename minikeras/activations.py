@@ -108,8 +108,10 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
         return ops.leaky_relu(x, negative_slope=negative_slope)
     x = ops.convert_to_tensor(x)
     outputs = ops.relu(x) if threshold == 0 else ops.where(ops.greater(x, threshold), x, 0.0)
-    if max_value is not None:
-        outputs = ops.clip(outputs, 0.0, max_value)
+    if max_value is not None:  # (below 0, every output is the cap: Keras's clip, numpy's too)
+        outputs = (
+            ops.clip(outputs, 0.0, max_value) if max_value >= 0 else ops.full_like(x, max_value)
+        )
     if negative_slope != 0:
         outputs = outputs - ops.relu(ops.subtract(threshold, x)) * negative_slope
     return outputs

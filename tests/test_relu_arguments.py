@@ -86,3 +86,13 @@ def test_matches_keras(kwargs):
     x = X.astype("float32")
     expected = np.asarray(keras.activations.relu(x, **kwargs))
     np.testing.assert_allclose(mk.activations.relu(x, **kwargs).numpy(), expected, rtol=1e-6)
+
+
+def test_a_negative_cap_gives_the_cap_everywhere_as_kerass_clip():
+    # Keras clips to [0, max_value]; below zero its clip (numpy's and JAX's) gives the cap.
+    x = mk.Variable(np.array([-2.0, 0.0, 3.0], "float32"))
+    with mk.GradientTape() as tape:
+        out = mk.activations.relu(x, max_value=-1.0, negative_slope=0.5)
+        total = mk.ops.sum(out)
+    np.testing.assert_array_equal(out.numpy(), [-1.0 - 0.5 * 2.0, -1.0, -1.0])
+    np.testing.assert_array_equal(tape.gradient(total, x).numpy(), [0.5, 0.0, 0.0])
