@@ -578,3 +578,24 @@ def test_attributes_set_on_another_models_layers_record_nothing_again(monkeypatc
         with mk.GradientTape():
             model(other(X))
     assert len(recordings) == 1  # (the first call is eager; the second records)
+
+
+def test_a_frozen_weight_the_tape_watches_gets_its_gradient_from_the_eager_call():
+    # (saliency or Fisher information on a frozen base, on some steps only)
+    def gradients(jit_compile):
+        mk.utils.set_random_seed(0)
+        model = mlp()
+        model.layers[0].trainable = False
+        model.compile(jit_compile=jit_compile)
+        kernel = model.layers[0].kernel
+        for step in range(3):  # (recorded at the second call, replayed from the third)
+            with mk.GradientTape() as tape:
+                if step == 2:
+                    tape.watch(kernel)
+                total = mk.ops.sum(model(X, training=True))
+        return tape.gradient(total, [kernel, model.layers[2].kernel])
+
+    replayed, eager = gradients("auto"), gradients(False)
+    assert replayed[0] is not None
+    for got, want in zip(replayed, eager):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -60,8 +60,11 @@ could not serve the tape:
   not watch the Variables it reads, or is nested in another tape (a
   gradient of a gradient); the call is inside another layer's call; `fit`
   is recording its own step;
-- the recording reads a weight the tape does not watch (a frozen layer's),
-  assigns a Variable, or leaves a weight without a gradient.
+- the recording assigns a Variable, or leaves a weight without a gradient.
+
+A frozen layer's weights (which the tape does not watch) are data to the
+recording, read afresh at each replay; a tape that watches one of them
+(`tape.watch(kernel)`, for its gradient) gets the eager call.
 
 A replayed call counts as a new outermost call of the model and of each of
 its layers, as the eager one does (a loss given to `add_loss` before it no
@@ -254,6 +257,9 @@ def _replay(model, calls, program, tape, value, node):
         if type(read) is not np.ndarray:  # boxed by the tape
             parents.append(read._node)
             positions.append(position)
+    for variable in program.frozen:  # read as data when recorded (a frozen layer's weight)
+        if type(read_variable(variable)) is not np.ndarray:
+            return None  # this tape watches it (`tape.watch`): the eager call differentiates it
     given = len(sources)
     if program.counts is not None:  # a source read several times: a gradient per read
         parents, positions, given = _per_read(parents, positions, program.counts)
