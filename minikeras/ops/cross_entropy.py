@@ -192,20 +192,16 @@ def _sparse_xent_operands(name, target, output, axis):
     return scores, labels, output_value
 
 
-def _without_trailing_one(labels, logits):
-    """`(n, 1)` labels of `(n, classes)` logits as `(n,)` (CIFAR's labels come so).
-
-    Inside the op, so that a compiled step sees the batch's own labels array.
-    """
-    if labels.ndim == np.ndim(logits) and labels.shape[-1] == 1:
-        return labels.reshape(labels.shape[:-1])
-    return labels
-
-
 @fused_primitive
 def _mean_sparse_xent_logits(logits, labels):
-    """The mean of `_sparse_xent_logits`, keeping its residuals."""
-    labels = _without_trailing_one(labels, logits)
+    """The mean of `_sparse_xent_logits`, keeping its residuals.
+
+    `(n, 1)` labels of `(n, classes)` logits (CIFAR's come so) are taken as
+    `(n,)` here, inside the op, so that a compiled step sees the batch's own
+    labels array; their last axis is 1 (`mean_sparse_categorical_crossentropy`).
+    """
+    if labels.ndim == logits.ndim:
+        labels = labels[..., 0]
     losses, residuals = _sparse_xent_logits.forward(logits, labels)
     return np.add.reduce(losses, axis=None) * _inverse_count(losses.size), residuals
 
@@ -218,8 +214,9 @@ def _inverse_count(count):
 def _mean_sparse_xent_logits_vjp(argnums, ans, args, residuals):
     """The per-sample losses' VJP, each sample's share of `g` being `g / count`."""
     logits, labels = args
-    labels = _without_trailing_one(labels, getval(logits))
-    args = (logits, labels)
+    if labels.ndim == logits.ndim:  # ((n, 1) labels, as the forward takes them; a box has ndim)
+        labels = labels[..., 0]
+        args = (logits, labels)
     inverse = _inverse_count(labels.size)
 
     def traced(g):  # from the per-sample VJP, which an outer tape can record
