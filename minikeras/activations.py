@@ -13,6 +13,7 @@ functions themselves: `mk.activations.celu is mk.ops.celu`.
 
 from minikeras import ops, serialization_lib
 from minikeras.more_activations import (
+    elu,
     exponential,
     hard_sigmoid,
     hard_silu,
@@ -82,10 +83,8 @@ def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
         f(x) = min(x, max_value)                  if x > threshold
         f(x) = negative_slope * (x - threshold)   otherwise
 
-    With the defaults it is `max(x, 0)`. As in Keras, a capped output is also
-    floored at 0 before the slope is added (it matters only for a negative
-    `threshold`), and the arguments are not range-checked (the `ReLU` layer
-    checks them).
+    With the defaults it is `max(x, 0)`. As in Keras, a capped output is floored
+    at 0 before the slope is added, and nothing is range-checked (`ReLU` checks).
 
     Args:
         x: Tensor or array-like.
@@ -186,23 +185,6 @@ def gelu(x, approximate=False):
         array([-0.1587,  0.    ,  0.8413], dtype=float32)
     """
     return ops.gelu(x, approximate=approximate)
-
-
-def elu(x, alpha=1.0):
-    """Exponential linear unit: `x` if `x > 0`, else `alpha * (exp(x) - 1)`.
-
-    Args:
-        x: Tensor or array-like.
-        alpha: the scale of the negative part (its limit is `-alpha`).
-
-    Returns:
-        A Tensor of `x`'s shape.
-
-    Example:
-        >>> np.round(mk.activations.elu([-1.0, 2.0]).numpy(), 4)
-        array([-0.6321,  2.    ], dtype=float32)
-    """
-    return ops.elu(x, alpha=alpha)
 
 
 def leaky_relu(x, negative_slope=0.2):

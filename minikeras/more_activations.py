@@ -12,6 +12,7 @@ defaults (Keras 3's `hard_sigmoid` is `relu6(x + 3) / 6`, not Keras 2's
 from minikeras import ops
 
 __all__ = [
+    "elu",
     "exponential",
     "hard_sigmoid",
     "hard_silu",
@@ -170,3 +171,20 @@ def log_softmax(x, axis=-1):
         array([[0.5, 0.5]], dtype=float32)
     """
     return ops.log_softmax(x, axis=axis)
+
+
+def elu(x, alpha=1.0):
+    """Exponential linear unit: `x` if `x > 0`, else `alpha * (exp(x) - 1)`.
+
+    Args:
+        x: Tensor or array-like.
+        alpha: the scale of the negative part (its limit is `-alpha`).
+
+    Returns:
+        A Tensor of `x`'s shape.
+
+    Example:
+        >>> np.round(mk.activations.elu([-1.0, 2.0]).numpy(), 4)
+        array([-0.6321,  2.    ], dtype=float32)
+    """
+    return ops.elu(x, alpha=alpha)

@@ -110,7 +110,7 @@ from minikeras.ops.math import (
 from minikeras.ops.matrix_products import dot, einsum, matmul, tensordot
 from minikeras.ops.pooling import average_pool, max_pool
 from minikeras.ops.recurrent import gru, lstm, simple_rnn
-from minikeras.ops.reduction import argmax, argmin, logsumexp, max, mean, min, std, sum, var
+from minikeras.ops.reduction import logsumexp, max, mean, min, std, sum, var
 from minikeras.ops.shape import (
     concatenate,
     expand_dims,
@@ -189,7 +189,7 @@ from minikeras.ops.nan_reductions import (
 )
 from minikeras.ops.product_reductions import cumprod, prod
 from minikeras.ops.segments import segment_max, segment_min, segment_prod, segment_sum
-from minikeras.ops.sorting import argpartition, argsort, in_top_k, sort, top_k
+from minikeras.ops.sorting import argmax, argmin, argpartition, argsort, in_top_k, sort, top_k
 from minikeras.ops.statistics import (
     amax,
     amin,

@@ -18,7 +18,8 @@ from minikeras.ops.comparison import where
 from minikeras.ops.core import array_of, wrap
 from minikeras.ops.math import add
 from minikeras.ops.product_reductions import cumprod, prod
-from minikeras.ops.reduction import _norm_axis, argmax, argmin, max, min, sum
+from minikeras.ops.reduction import _norm_axis, max, min, sum
+from minikeras.ops.sorting import argmax, argmin
 
 __all__ = [
     "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmin", "nanprod", "nansum",

@@ -16,7 +16,7 @@ from autograd.tracer import getval, isbox
 from minikeras.engine.primitive import call_primitive
 from minikeras.ops.core import apply_unary, array_of, as_float, op_error, shape_of, value_of, wrap
 
-__all__ = ["argmax", "argmin", "logsumexp", "max", "mean", "min", "std", "sum", "var"]
+__all__ = ["logsumexp", "max", "mean", "min", "std", "sum", "var"]
 
 
 def _norm_axis(op, value, axis):
@@ -273,14 +273,7 @@ def max(x, axis=None, keepdims=False, initial=None):  # noqa: A001 (Keras's name
         >>> mk.ops.max([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([5., 3.], dtype=float32)
     """
-    value = array_of(x)
-    axis = _norm_axis("max", value, axis)
-    if initial is None:
-        return apply_unary("max", _max, value, axis, keepdims)
-    initial = np.asarray(initial, dtype=np.result_type(getval(value)))
-    if np.size(getval(value)) == 0:
-        return wrap(np.max(getval(value), axis=axis, keepdims=keepdims, initial=initial))
-    return wrap(anp.maximum(value_of(apply_unary("max", _max, value, axis, keepdims)), initial))
+    return _extreme("max", _max, np.max, anp.maximum, x, axis, keepdims, initial)
 
 
 def min(x, axis=None, keepdims=False, initial=None):  # noqa: A001 (Keras's name)
@@ -305,14 +298,19 @@ def min(x, axis=None, keepdims=False, initial=None):  # noqa: A001 (Keras's name
         >>> mk.ops.min([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
         array([1., 2.], dtype=float32)
     """
+    return _extreme("min", _min, np.min, anp.minimum, x, axis, keepdims, initial)
+
+
+def _extreme(name, reduce, empty_reduce, combine, x, axis, keepdims, initial):
+    """`max`/`min`: the reduction, with numpy's `initial` taken in after it (if any)."""
     value = array_of(x)
-    axis = _norm_axis("min", value, axis)
+    axis = _norm_axis(name, value, axis)
     if initial is None:
-        return apply_unary("min", _min, value, axis, keepdims)
+        return apply_unary(name, reduce, value, axis, keepdims)
     initial = np.asarray(initial, dtype=np.result_type(getval(value)))
     if np.size(getval(value)) == 0:
-        return wrap(np.min(getval(value), axis=axis, keepdims=keepdims, initial=initial))
-    return wrap(anp.minimum(value_of(apply_unary("min", _min, value, axis, keepdims)), initial))
+        return wrap(empty_reduce(getval(value), axis=axis, keepdims=keepdims, initial=initial))
+    return wrap(combine(value_of(apply_unary(name, reduce, value, axis, keepdims)), initial))
 
 
 @primitive
@@ -354,62 +352,3 @@ def logsumexp(x, axis=None, keepdims=False):
     """
     value = as_float(value_of(x))
     return wrap(_logsumexp(value, _norm_axis("logsumexp", value, axis), keepdims))
-
-
-def _int32_index(value, find, axis, keepdims):
-    """`find` (np.argmax or np.argmin) of a plain value, as an int32 array."""
-    return np.asarray(find(getval(value), axis=axis, keepdims=keepdims), dtype=np.int32)
-
-
-def argmax(x, axis=None, keepdims=False):
-    """Index of the largest element along `axis` (not differentiable).
-
-    The index is int32, as in Keras. Ties go to the first index, `-0.0` and
-    `0.0` included (Keras's torch backend does the same; its jax and numpy
-    backends count `-0.0` as the smaller).
-
-    Args:
-        x: Tensor or array-like.
-        axis: None (flattened) or an int.
-        keepdims: keep the reduced axis with size 1.
-
-    Returns:
-        An int32 Tensor.
-
-    Raises:
-        ValueError: if the axis is out of range.
-
-    Example:
-        >>> mk.ops.argmax([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
-        array([1, 0], dtype=int32)
-    """
-    value = array_of(x)
-    axis = _norm_axis("argmax", value, axis)
-    return apply_unary("argmax", _int32_index, value, np.argmax, axis=axis, keepdims=keepdims)
-
-
-def argmin(x, axis=None, keepdims=False):
-    """Index of the smallest element along `axis` (not differentiable).
-
-    The index is int32, as in Keras. Ties go to the first index, `-0.0` and
-    `0.0` included (Keras's torch backend does the same; its jax and numpy
-    backends count `-0.0` as the smaller).
-
-    Args:
-        x: Tensor or array-like.
-        axis: None (flattened) or an int.
-        keepdims: keep the reduced axis with size 1.
-
-    Returns:
-        An int32 Tensor.
-
-    Raises:
-        ValueError: if the axis is out of range.
-
-    Example:
-        >>> mk.ops.argmin([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
-        array([0, 1], dtype=int32)
-    """
-    value = array_of(x)
-    axis = _norm_axis("argmin", value, axis)
-    return apply_unary("argmin", _int32_index, value, np.argmin, axis=axis, keepdims=keepdims)

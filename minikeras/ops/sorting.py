@@ -1,4 +1,4 @@
-"""Sorting: `sort`, `argsort`, `argpartition`, `top_k` and `in_top_k`.
+"""Sorting and finding: `sort`, `argsort`, `argpartition`, `top_k`, `in_top_k`, `argmax`, `argmin`.
 
 A sort moves values; its gradient moves each value's gradient back to where
 the value came from (`along_axis.put_along` at the sorting permutation).
@@ -14,8 +14,9 @@ from autograd.tracer import getval
 
 from minikeras.ops.along_axis import put_along, take_along
 from minikeras.ops.core import apply_unary, array_of, normalize_axis, op_error, value_of, wrap
+from minikeras.ops.reduction import _norm_axis
 
-__all__ = ["argpartition", "argsort", "in_top_k", "sort", "top_k"]
+__all__ = ["argmax", "argmin", "argpartition", "argsort", "in_top_k", "sort", "top_k"]
 
 
 @primitive
@@ -242,3 +243,62 @@ def in_top_k(targets, predictions, k):
         chosen = np.where(np.isnan(chosen), -np.inf, chosen)
     rank = 1 + np.sum(scores > chosen, axis=1)
     return wrap(rank <= k)
+
+
+def _int32_index(value, find, axis, keepdims):
+    """`find` (np.argmax or np.argmin) of a plain value, as an int32 array."""
+    return np.asarray(find(getval(value), axis=axis, keepdims=keepdims), dtype=np.int32)
+
+
+def argmax(x, axis=None, keepdims=False):
+    """Index of the largest element along `axis` (not differentiable).
+
+    The index is int32, as in Keras. Ties go to the first index, `-0.0` and
+    `0.0` included (Keras's torch backend does the same; its jax and numpy
+    backends count `-0.0` as the smaller).
+
+    Args:
+        x: Tensor or array-like.
+        axis: None (flattened) or an int.
+        keepdims: keep the reduced axis with size 1.
+
+    Returns:
+        An int32 Tensor.
+
+    Raises:
+        ValueError: if the axis is out of range.
+
+    Example:
+        >>> mk.ops.argmax([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
+        array([1, 0], dtype=int32)
+    """
+    value = array_of(x)
+    axis = _norm_axis("argmax", value, axis)
+    return apply_unary("argmax", _int32_index, value, np.argmax, axis=axis, keepdims=keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    """Index of the smallest element along `axis` (not differentiable).
+
+    The index is int32, as in Keras. Ties go to the first index, `-0.0` and
+    `0.0` included (Keras's torch backend does the same; its jax and numpy
+    backends count `-0.0` as the smaller).
+
+    Args:
+        x: Tensor or array-like.
+        axis: None (flattened) or an int.
+        keepdims: keep the reduced axis with size 1.
+
+    Returns:
+        An int32 Tensor.
+
+    Raises:
+        ValueError: if the axis is out of range.
+
+    Example:
+        >>> mk.ops.argmin([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy()
+        array([0, 1], dtype=int32)
+    """
+    value = array_of(x)
+    axis = _norm_axis("argmin", value, axis)
+    return apply_unary("argmin", _int32_index, value, np.argmin, axis=axis, keepdims=keepdims)
