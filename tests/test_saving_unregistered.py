@@ -328,3 +328,36 @@ def test_a_registered_function_of_another_module_does_not_stand_in_for_one_of_it
         assert loaded.get_layer("q").function is quarter
     finally:
         del mk.saving.get_custom_objects()["Tests>quarter"]
+
+
+class HoldsASequential(mk.Model):
+    """A subclassed model whose Sequential's layers are named anew at each construction."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.seq = mk.Sequential([mk.layers.Dense(3, activation="relu")])
+        self.head = mk.layers.Dense(2)
+
+    def call(self, inputs):
+        return self.head(self.seq(inputs))
+
+
+@pytest.mark.parametrize("suffix", [".minikeras", ".keras"])
+def test_a_subclassed_model_whose_inner_layers_are_named_anew_resumes_training(tmp_path, suffix):
+    # Rebuilt, its Sequential's Dense is dense_2 where the file says dense: the weights
+    # matched by position, the optimizer's state named the file's paths ("the optimizer
+    # updates unknown weights ['seq/dense/kernel', ...]").
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(16, 4)).astype("float32"), rng.normal(size=(16, 2)).astype("float32")
+    model = HoldsASequential()
+    model.compile("adam", "mse")
+    model.fit(x, y, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    model.save(tmp_path / f"m{suffix}")
+    loaded = mk.models.load_model(
+        tmp_path / f"m{suffix}", custom_objects={"HoldsASequential": HoldsASequential}
+    )
+    assert [w.path for w in loaded.weights] != [w.path for w in model.weights]  # (named anew)
+    for each in (model, loaded):
+        each.fit(x, y, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    for mine, theirs in zip(model.weights, loaded.weights):
+        np.testing.assert_array_equal(mine.numpy(), theirs.numpy())

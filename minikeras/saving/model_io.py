@@ -27,6 +27,7 @@ from minikeras.saving.weights import (
     _match,
     _read_weights,
     _weights_payload,
+    saved_paths,
     weight_table,
 )
 
@@ -201,7 +202,8 @@ def _rebuild(contents, source, custom_objects, compile):  # noqa: A002
                 "Pass compile=False to load the model without its training state.",
             ) from error
         if training is not None:
-            restore_training = _check_training(model, table, training, optimizer_arrays, source)
+            found = saved_paths(table, entries)  # (the file's paths: the optimizer's names)
+            restore_training = _check_training(model, found, training, optimizer_arrays, source)
 
     def assign():
         for variable, array in pairs:

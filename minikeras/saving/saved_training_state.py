@@ -209,8 +209,13 @@ def _training_payload(model, table):
         return None, None, None
 
 
-def _check_training(model, table, training, arrays, source):
-    """Builds the optimizer for the saved weights, checks its saved state; returns the assigner."""
+def _check_training(model, variables_by_path, training, arrays, source):
+    """Builds the optimizer for the saved weights, checks its saved state; returns the assigner.
+
+    `variables_by_path` maps the file's weight paths to the model's Variables
+    (`weights.saved_paths`): a subclassed model rebuilt in another session may
+    name its inner layers anew.
+    """
     problems = []
     document = training.get("optimizer")
     if not (
@@ -226,7 +231,6 @@ def _check_training(model, table, training, arrays, source):
             source, [f"training.json: the field optimizer.weight_paths holds non-paths {odd!r:.80}"]
         )
     optimizer = model.optimizer
-    variables_by_path = {path: variable for path, _, variable in table}
     if document["built"]:
         unknown = [p for p in document["weight_paths"] if variables_by_path.get(p) is None]
         if unknown:

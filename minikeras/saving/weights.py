@@ -25,7 +25,7 @@ from minikeras.saving import archive
 from minikeras.saving.archive import LoadError, to_json
 from minikeras.utils.naming import to_snake_case
 
-__all__ = ["load_weights", "save_weights", "weight_table"]
+__all__ = ["load_weights", "save_weights", "saved_paths", "weight_table"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _MATCHING_HINT = (
@@ -182,11 +182,49 @@ def _before_cells(name):
     return "/".join(parts[:index] + parts[index + 1 :])
 
 
-def _match(table, entries):
-    """Pairs each weight with its array; lists what is missing, unexpected or mismatched."""
+def _by_position(table, entries):
+    """Whether the file's weights are matched by position key rather than by path.
+
+    By key when more of them match so: a subclassed model rebuilt in a new
+    session names its inner layers anew (`seq/dense_2/kernel` for the file's
+    `seq/dense/kernel`), where their positions stay.
+    """
     by_path = sum(path in {p for p, _, _ in entries} for path, _, _ in table)
     by_key = sum(key in {k for _, k, _ in entries} for _, key, _ in table)
-    use_key = by_key > by_path
+    return by_key > by_path
+
+
+def saved_paths(table, entries):
+    """`{the file's path of a weight: the model's Variable}`, matched as `_match` does.
+
+    Args:
+        table: the model's `weight_table`.
+        entries: the file's `(path, key, array)`.
+
+    Returns:
+        A dict; a file's weight the model lacks is left out.
+
+    Example:
+        >>> layer = mk.layers.Dense(1, name="new")
+        >>> layer.build((None, 2))
+        >>> table = mk.saving.weights.weight_table(layer)
+        >>> entries = [("old/kernel", "kernel", None), ("old/bias", "bias", None)]
+        >>> sorted(mk.saving.weights.saved_paths(table, entries))
+        ['old/bias', 'old/kernel']
+    """
+    use_key = _by_position(table, entries)
+    variables = {(key if use_key else path): variable for path, key, variable in table}
+    found = {}
+    for path, key, _ in entries:
+        variable = variables.get(key if use_key else path)
+        if variable is not None:
+            found[path] = variable
+    return found
+
+
+def _match(table, entries):
+    """Pairs each weight with its array; lists what is missing, unexpected or mismatched."""
+    use_key = _by_position(table, entries)
     saved = {(key if use_key else path): (path, array) for path, key, array in entries}
     pairs, problems = [], []
     for path, key, variable in table:
