@@ -256,7 +256,9 @@ def test_a_functional_model_saves_and_crosses_to_keras(tmp_path):
         return api.Model(inputs, outputs)
 
     x = np.random.default_rng(9).standard_normal((2, 5, 4)).astype("float32")
-    assert_saves_and_crosses_to_keras(build, x, tmp_path)
+    # (an output near 0 computed from outputs near 1: an absolute tolerance too; its
+    # rounding depends on the random vector_u each library draws)
+    assert_saves_and_crosses_to_keras(build, x, tmp_path, atol=1e-6)
 
 
 def test_keras_computes_the_same_training_call():
