@@ -99,8 +99,7 @@ def _as_input(x, dtype, method):
     array = np.asarray(x)
     if not _object_strings(array):  # (object arrays of str, as pandas gives string columns)
         _check_numeric(array, "x", method, "biufUS")  # (strings feed an Input(dtype="string"))
-    # Cast float data once to the model's dtype, not at every step.
-    return array.astype(dtype) if array.dtype.kind == "f" and array.dtype != dtype else array
+    return _floats_as(array, dtype)  # (once, not at every step)
 
 
 def _non_finite_rows(array, n):
@@ -276,5 +275,9 @@ def _as_targets(y, dtype):
 
 
 def _as_target(y, dtype):
-    array = np.asarray(y)
+    return _floats_as(np.asarray(y), dtype)
+
+
+def _floats_as(array, dtype):
+    """`array` cast to the floating `dtype` if it is floating and of another; else itself."""
     return array.astype(dtype) if array.dtype.kind == "f" and array.dtype != dtype else array
