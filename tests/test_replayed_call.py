@@ -11,7 +11,7 @@ import pytest
 import minikeras as mk
 from minikeras.engine.replay import Program
 from minikeras.layers import Add, Concatenate, Conv2D, Dense, Dropout, Flatten, Input
-from minikeras.models import replayed_call
+from minikeras.models import recorded_calls, replayed_call
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(16, 6)).astype(np.float32)
@@ -37,6 +37,7 @@ def cnn():
 
 def eager(monkeypatch):
     monkeypatch.setattr(replayed_call, "tape_call", lambda model, inputs, kwargs: None)
+    monkeypatch.setattr(replayed_call, "inference_call", lambda model, inputs, kwargs: None)
 
 
 def train(make, x, steps=5, seed=0, penalty=False, prepare=None):
@@ -154,7 +155,7 @@ def test_a_frozen_layer_is_replayed_reading_its_weights_and_gets_no_gradient(mon
 
 def test_a_model_recorded_again_too_often_is_called_eagerly():
     model = mlp()
-    for step in range(replayed_call._MOST_RECORDINGS + 4):
+    for step in range(recorded_calls.MOST_RECORDINGS + 4):
         model.layers[1].rate = 0.01 * (step % 3)
         with mk.GradientTape():
             model(X, training=True)
@@ -176,7 +177,6 @@ def test_calls_that_must_stay_eager_record_nothing():
             outer.watch(x)
             with mk.GradientTape():
                 total = mk.ops.sum(model(x))  # (x traced by the outer tape only)
-        model(X)  # (no tape)
         with mk.GradientTape():
             model(X, mask=None)
     assert programs(model) == {}
@@ -298,7 +298,7 @@ def test_inputs_of_ever_new_shapes_stop_the_recordings(monkeypatch):
         mk.utils.set_random_seed(0)
         model = mlp()
         seen = []
-        for size in range(1, replayed_call._MOST_RECORDINGS + 8):
+        for size in range(1, recorded_calls.MOST_RECORDINGS + 8):
             with mk.GradientTape() as tape:
                 outputs = model(np.resize(X, (size, 6)), training=True)
                 total = mk.ops.sum(outputs * outputs)
@@ -309,7 +309,7 @@ def test_inputs_of_ever_new_shapes_stop_the_recordings(monkeypatch):
 
     model = assert_loop_replays_as_eager(loop, monkeypatch, kept=())
     assert model._replayed_calls.reason == "recorded too often"
-    assert model._replayed_recordings == replayed_call._MOST_RECORDINGS
+    assert model._replayed_recordings == recorded_calls.MOST_RECORDINGS
 
 
 def test_a_loss_added_to_a_layer_before_a_replayed_call_is_past_and_let_go(monkeypatch):
@@ -383,7 +383,7 @@ def test_fit_called_epoch_by_epoch_keeps_its_recordings_and_trains_alike():
         model = mlp()
         model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True),
                       jit_compile=jit_compile)  # fmt: skip
-        for _ in range(replayed_call._MOST_RECORDINGS):
+        for _ in range(recorded_calls.MOST_RECORDINGS):
             model.fit(X, LABELS, sample_weight=np.linspace(0.5, 1.5, 16), batch_size=6,
                       epochs=1, verbose=0, shuffle=False)  # fmt: skip
         weights[jit_compile] = model.get_weights()
@@ -536,7 +536,7 @@ def test_recordings_that_pay_off_do_not_count_towards_the_limit(monkeypatch):
     def loop():
         mk.utils.set_random_seed(0)
         model, seen = mlp(), []
-        for epoch in range(replayed_call._MOST_RECORDINGS + 4):
+        for epoch in range(recorded_calls.MOST_RECORDINGS + 4):
             model.layers[1].rate = 0.1 + 0.01 * epoch
             for _ in range(3):
                 with mk.GradientTape() as tape:
@@ -551,12 +551,12 @@ def test_recordings_that_pay_off_do_not_count_towards_the_limit(monkeypatch):
 def test_kinds_of_input_past_the_limit_run_eagerly_and_the_first_ones_replay():
     model = mlp()
     model(X)
-    for size in [*range(1, replayed_call._MOST_RECORDINGS + 5), 1, 2]:
+    for size in [*range(1, recorded_calls.MOST_RECORDINGS + 5), 1, 2]:
         for _ in range(2):  # (each kind replayed once: the recordings pay off)
             with mk.GradientTape():
                 model(np.resize(X, (size, 6)))
     assert model._replayed_calls.reason is None
-    assert len(programs(model)) == replayed_call._MOST_RECORDINGS
+    assert len(programs(model)) == recorded_calls.MOST_RECORDINGS
     assert all(type(p) is Program for p in programs(model).values())
 
 

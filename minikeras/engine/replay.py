@@ -36,8 +36,8 @@ from autograd.numpy.numpy_boxes import ArrayBox
 from minikeras.engine import primitive
 from minikeras.engine.backward import _reverse_topological
 from minikeras.engine.context import state as _context
-from minikeras.engine.replay_recorder import Recorder
-from minikeras.engine.replay_source import write_replay
+from minikeras.engine.replay_recorder import Recorder, RecordingsHolder
+from minikeras.engine.replay_source import write_forward, write_replay
 
 __all__ = ["Program", "Recorder", "RecordingsHolder", "replay_draws", "replay_guard"]
 
@@ -115,33 +115,6 @@ def _unwatched_reads(recorder, inputs, sources):
     return tuple(found)
 
 
-class RecordingsHolder:
-    """Base of the objects that keep recorded programs: copies leave them behind.
-
-    A program's replay is generated code, which pickle cannot name, and which
-    reads the arrays and Variables it was recorded with. So a pickled or
-    deep-copied holder comes back as None, which its owner (a model, an
-    optimizer) takes as "nothing recorded yet": the copy records its own.
-
-    Example:
-        >>> import copy
-        >>> class Recordings(mk.engine.replay.RecordingsHolder):
-        ...     pass
-        >>> copy.deepcopy([Recordings()])
-        [None]
-    """
-
-    __slots__ = ()
-
-    def __reduce__(self):
-        return (_nothing_recorded, ())
-
-
-def _nothing_recorded():
-    """What a pickled or copied `RecordingsHolder` comes back as."""
-    return None
-
-
 class Program:
     """A recorded step, replayable on new inputs (see the module).
 
@@ -177,15 +150,18 @@ class Program:
         # The Generators a replay that may give up must rewind (see replay_draws), or None.
         self._generators = generators
         first_constant = input_count + len(sources) + len(steps)
+        constants = {first_constant + index: value for index, value in enumerate(constants)}
         self._replay, self.source, self.complete, counts = write_replay(
             steps,
             input_count + len(sources),
             outputs,
             backward_order,
-            {first_constant + index: value for index, value in enumerate(constants)},
+            constants,
             [source._value.dtype for source in sources],
             seed,
         )
+        self._written = (steps, input_count + len(sources), outputs, constants)  # (for `infer`)
+        self._forward = None
         self.counts = counts if any(count != 1 for count in counts) else None
         self.frozen = ()  # Variables read as data, after the inputs (see `build`)
 
@@ -367,6 +343,25 @@ class Program:
         if self._generators is None:
             return self._replay(*inputs, *values)
         return self._rewinding(lambda: self._replay(*inputs, *values))
+
+    def infer(self, inputs, sources):
+        """Replays the forward pass alone: the outputs of `run`, without a backward pass.
+
+        Args:
+            inputs: arrays in the places of the recorded ones (same shapes and dtypes).
+            sources: the Variables given to `build`, in the same order.
+
+        Returns:
+            The outputs' values (a list), or None when a `replay_guard` refused the new inputs.
+        """
+        if self._forward is None:
+            self._forward = write_forward(*self._written)[0]
+        values = [source._value for source in sources]
+        if self.frozen:
+            inputs = [*inputs, *(variable._value for variable in self.frozen)]
+        if self._generators is None:
+            return self._forward(*inputs, *values)
+        return self._rewinding(lambda: self._forward(*inputs, *values))
 
     def _rewinding(self, replay):
         """`replay()`; when it gives None (a guard said no), the generators are put back."""

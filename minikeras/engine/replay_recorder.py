@@ -5,6 +5,9 @@ makes (`note`), and autograd's own primitives (`anp.sum`, `anp.reshape`...)
 do too through a patched `VJPNode.__init__` (`note_autograd`), put back when
 the last recorder leaves. A call of another tape, or of nested traces, marks
 the recording as one a replay could not repeat (`valid` False).
+
+`RecordingsHolder` is the base of what keeps the programs made from
+recordings (a model's, an optimizer's): copies leave them behind.
 """
 
 import threading
@@ -15,7 +18,7 @@ from autograd.numpy.numpy_boxes import ArrayBox
 from minikeras.engine import primitive
 from minikeras.engine.context import state as _state
 
-__all__ = ["Recorder"]
+__all__ = ["Recorder", "RecordingsHolder"]
 
 
 class Recorder:
@@ -96,3 +99,30 @@ def _noting_init(node, value, fun, args, kwargs, parent_argnums, parents):
     for recorder in primitive.recorders:
         if recorder.thread == thread:
             recorder.note_autograd(fun, parent_argnums, parents, args, kwargs, node)
+
+
+class RecordingsHolder:
+    """Base of the objects that keep recorded programs: copies leave them behind.
+
+    A program's replay is generated code, which pickle cannot name, and which
+    reads the arrays and Variables it was recorded with. So a pickled or
+    deep-copied holder comes back as None, which its owner (a model, an
+    optimizer) takes as "nothing recorded yet": the copy records its own.
+
+    Example:
+        >>> import copy
+        >>> class Recordings(mk.engine.replay.RecordingsHolder):
+        ...     pass
+        >>> copy.deepcopy([Recordings()])
+        [None]
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self):
+        return (_nothing_recorded, ())
+
+
+def _nothing_recorded():
+    """What a pickled or copied `RecordingsHolder` comes back as."""
+    return None

@@ -59,7 +59,7 @@ import numpy as np
 from minikeras.engine import backward
 from minikeras.engine.backward import add_gradient
 
-__all__ = ["write_replay"]
+__all__ = ["write_forward", "write_replay"]
 
 
 def write_replay(steps, param_count, outputs, order, constants, source_dtypes, seed):
@@ -209,6 +209,46 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
     source = "\n".join(lines)
     exec(_compiled(source), namespace)  # noqa: S102
     return namespace["replay"], source, "None" not in gradients, counts
+
+
+def write_forward(steps, param_count, outputs, constants):
+    """Writes and compiles the forward pass alone of a recorded step (an inference call).
+
+    The same forwards on the same arguments as `write_replay`'s function,
+    without VJPs: a fused op's residuals are dropped at once, as its eager
+    call outside a tape drops them.
+
+    Args:
+        steps: the program's steps (as `write_replay`'s).
+        param_count: how many slots are parameters (inputs, then sources).
+        outputs: the output slots.
+        constants: `{slot: value}` for the Python constants the ops received.
+
+    Returns:
+        `(function, source)`: `function(*inputs, *source_values)` returns the
+        output values (a list), or None when a step's guard says no.
+    """
+    namespace = {f"c{slot}": value for slot, value in constants.items()}
+
+    def name(slot):
+        return f"c{slot}" if slot in constants else f"v{slot}"
+
+    lines = [f"def forward({', '.join(f'v{slot}' for slot in range(param_count))}):"]
+    for index, step in enumerate(steps):
+        namespace[f"f{index}"], namespace[f"k{index}"] = step.forward, step.kwargs
+        arguments = ", ".join(name(ref) for ref in step.refs)
+        if step.guard is not None:
+            namespace[f"g{index}"] = step.guard
+            listed = _tuple([name(ref) for ref in step.refs])
+            lines += [f"    if not g{index}({listed}):", "        return None"]
+        if step.fused:
+            lines.append(f"    v{step.slot} = f{index}({arguments})[0]")
+        else:
+            lines.append(f"    v{step.slot} = f{index}({arguments}, **k{index})")
+    lines.append(f"    return [{', '.join(map(name, outputs))}]")
+    source = "\n".join(lines)
+    exec(_compiled(source), namespace)  # noqa: S102
+    return namespace["forward"], source
 
 
 @functools.lru_cache(maxsize=256)

@@ -85,13 +85,15 @@ class Model(ModelLayers, Trainer, ModelSaving, Layer):
     _replays_calls = False  # (Sequential: True; a functional Model is told by its inputs)
 
     def __call__(self, *args, **kwargs):
-        # Under a tape, a model of plain-math layers may run as one recorded node.
-        if (
-            _state.active_tapes
-            and len(args) == 1
-            and (type(self)._replays_calls or (type(self) is Model and self._inputs is not None))
+        # A model of plain-math layers may replay its recorded call: under a tape, as
+        # one recorded node; outside any, its forward pass alone (`predict`, `evaluate`).
+        if len(args) == 1 and (
+            type(self)._replays_calls or (type(self) is Model and self._inputs is not None)
         ):
-            outputs = replayed_call.tape_call(self, args[0], kwargs)
+            if _state.active_tapes:
+                outputs = replayed_call.tape_call(self, args[0], kwargs)
+            else:
+                outputs = replayed_call.inference_call(self, args[0], kwargs)
             if outputs is not None:
                 return outputs
         return super().__call__(*args, **kwargs)

@@ -1,4 +1,8 @@
-"""A Sequential or functional model called under a `GradientTape`: one recorded node.
+"""A Sequential or functional model's call, recorded once and replayed.
+
+Under a `GradientTape`, the replay is one recorded node (`tape_call`);
+outside any tape (`predict`, `evaluate`, a plain `model(x)`), its forward
+pass alone (`inference_call`, the last section).
 
 A custom training loop calls its model inside a tape at every step:
 
@@ -35,10 +39,10 @@ built layer of the model (counted per layer by `Layer.__setattr__`: a
 Dropout's `rate`, an activation; a layer of another model changes
 nothing). A value changed in place is not an attribute set, and is not
 seen (an item of a Softmax's `axis` list): set the attribute anew. A
-model recorded `_MOST_RECORDINGS` times with no replay in between (new
+model recorded `recorded_calls.MOST_RECORDINGS` times with no replay in between (new
 kinds of input at every call, or a layer changed at every step) is
 called eagerly from then on; kinds of input past the first
-`_MOST_RECORDINGS` run eagerly, so that the recordings kept stay few.
+`recorded_calls.MOST_RECORDINGS` run eagerly, so that the recordings kept stay few.
 The call is eager, as written, whenever the replay could differ from it or
 could not serve the tape:
 
@@ -66,6 +70,14 @@ A frozen layer's weights (which the tape does not watch) are data to the
 recording, read afresh at each replay; a tape that watches one of them
 (`tape.watch(kernel)`, for its gradient) gets the eager call.
 
+Outside any tape, the same recordings serve the call, under the same
+conditions, the tape's aside: `Program.infer` replays the forward pass
+alone, reading the weights as they are. A kind of input not yet recorded is
+recorded under a tape of the model's own, which the next call under a
+user's tape replays too. Such a call is eager when inside another layer's
+call, or when the model has no trainable weight (a frozen model: a tape's
+node would stand for nothing).
+
 A replayed call counts as a new outermost call of the model and of each of
 its layers, as the eager one does (a loss given to `add_loss` before it no
 longer counts in `losses`, and is let go); the layers' own bookkeeping for
@@ -76,11 +88,17 @@ import numpy as np
 
 from minikeras.engine import primitive
 from minikeras.engine.context import state as _state
-from minikeras.engine.replay import Program, Recorder, RecordingsHolder
+from minikeras.engine.replay import Program, Recorder
+from minikeras.engine.tape import GradientTape
 from minikeras.engine.tensor import Tensor, read_variable, wrap
-from minikeras.engine.variable import TrackingGeneration, Variable
-from minikeras.layers import call_checks, tracking
+from minikeras.engine.variable import Variable
 from minikeras.layers.layer_call import LayerCall
+from minikeras.models.recorded_calls import (
+    REFUSED,
+    call_training,
+    new_outermost_call,
+    program_for,
+)
 from minikeras.models.replayability import (
     REPLAYABLE_LAYERS,
     defined_in,
@@ -88,39 +106,14 @@ from minikeras.models.replayability import (
     overridden_method,
 )
 
-__all__ = ["REPLAYABLE_LAYERS", "defined_in", "not_replayable", "overridden_method", "tape_call"]
-
-_TRAINING = (bool, type(None))
-_MOST_RECORDINGS = 16  # recordings of one model after which it is called eagerly for good
-
-
-class _Calls(RecordingsHolder):
-    """A model's recorded calls while what they read stands still (see the module)."""
-
-    __slots__ = ("generation", "sets", "reason", "programs", "layers")
-
-    def __init__(self, generation, sets, reason, layers):
-        self.generation, self.sets, self.reason = generation, sets, reason
-        self.layers = layers  # (not the model itself: it holds this)
-        self.programs = {}  # (shape, dtype, training, traced) -> Program, or why refused
-
-
-def _new_calls(model, generation):
-    """The model's `_Calls` made afresh (nothing recorded yet), kept on the model."""
-    recordings = model.__dict__.get("_replayed_recordings", 0)
-    reason = not_replayable(model) if recordings < _MOST_RECORDINGS else "recorded too often"
-    layers = tuple(tracking.tracked_layers(model))
-    calls = _Calls(generation, _attribute_sets(model, layers), reason, layers)
-    object.__setattr__(model, "_replayed_calls", calls)
-    return calls
-
-
-def _attribute_sets(model, layers):
-    """How many times attributes of the model and its layers were set once built."""
-    sets = model.__dict__.get("_attribute_sets", 0)
-    for layer in layers:
-        sets += layer.__dict__.get("_attribute_sets", 0)
-    return sets
+__all__ = [
+    "REPLAYABLE_LAYERS",
+    "defined_in",
+    "inference_call",
+    "not_replayable",
+    "overridden_method",
+    "tape_call",
+]
 
 
 def tape_call(model, inputs, kwargs):
@@ -150,11 +143,9 @@ def tape_call(model, inputs, kwargs):
     tape = tapes[0]
     if tape.persistent or not tape.watch_accessed_variables:
         return None
-    training = None
-    if kwargs:
-        training = kwargs.get("training")
-        if len(kwargs) != 1 or "training" not in kwargs or type(training) not in _TRAINING:
-            return None
+    training = call_training(kwargs)
+    if training is REFUSED:
+        return None
     if type(inputs) is Tensor:
         if getattr(inputs, "_keras_mask", None) is not None:
             return None
@@ -173,36 +164,69 @@ def tape_call(model, inputs, kwargs):
         if value.dtype.kind != "f":
             return None
         value = value.astype(model.dtype)  # as the eager call casts it
-    attributes = model.__dict__
-    if attributes.get("run_eagerly") or attributes.get("jit_compile") is False:
-        return None  # compiled so: every step eager, as Keras runs it
-    calls = attributes.get("_replayed_calls")
-    generation = TrackingGeneration.value
-    if calls is None or calls.generation != generation:
-        if not attributes.get("_first_call_done"):
-            return None  # the first call runs eagerly, with its checks
-        calls = _new_calls(model, generation)
-    if calls.reason is not None:
-        return None
-    if calls.sets != _attribute_sets(model, calls.layers):  # an attribute set since
-        calls = _new_calls(model, generation)
-        if calls.reason is not None:
-            return None
     signature = (value.shape, value.dtype, training, node is not None)
-    program = calls.programs.get(signature)
-    if program is None:
-        if attributes.get("_replayed_recordings", 0) >= _MOST_RECORDINGS:
-            # (inputs of ever new shapes, as well as changed layers, end the recordings)
-            calls.reason, calls.programs = "recorded too often", {}
-            return None
-        if len(calls.programs) >= _MOST_RECORDINGS:
-            return None  # kinds of input past the first ones run eagerly (memory)
-        return _record(model, calls, signature, tape, value, training, inputs, node)
-    if type(program) is not Program:
+    found = program_for(model, signature)
+    if found is None:
         return None
-    if attributes.get("_replayed_recordings"):  # a replay: the recordings paid off
-        attributes["_replayed_recordings"] = 0
+    calls, program = found
+    if program is None:
+        return _record(model, calls, signature, tape, value, training, inputs, node)
     return _replay(model, calls, program, tape, value, node)
+
+
+def inference_call(model, inputs, kwargs):
+    """Calls `model` outside any tape by replaying its recorded forward pass, or returns None.
+
+    `predict`, `evaluate` and a plain `model(x)` call a model with no tape
+    around it: the same recordings serve them (`Program.infer`, the forward
+    pass alone), under the same conditions as `tape_call`'s, the tape aside.
+    A kind of input not yet recorded is recorded under a tape of its own.
+
+    Args:
+        model: the model being called.
+        inputs: its one positional argument.
+        kwargs: its keyword arguments.
+
+    Returns:
+        The output Tensor, or None when the call must run eagerly.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dense(2)])
+        >>> x = np.ones((4, 3), np.float32)
+        >>> [model(x).shape for _ in range(3)]  # eager, eager and recorded, then replayed
+        [(4, 2), (4, 2), (4, 2)]
+    """
+    state = _state
+    if state.active_tapes or state.call_stack or primitive.recorders:
+        return None
+    training = call_training(kwargs)
+    if training is REFUSED:
+        return None
+    if type(inputs) is Tensor:
+        if getattr(inputs, "_keras_mask", None) is not None:
+            return None
+        inputs = inputs._value
+    if type(inputs) is not np.ndarray:
+        return None  # (a symbolic tensor, a list, a scalar: the eager call converts it)
+    value = inputs
+    if value.dtype != model.dtype:
+        if value.dtype.kind != "f":
+            return None
+        value = value.astype(model.dtype)  # as the eager call casts it
+    signature = (value.shape, value.dtype, training, False)
+    found = program_for(model, signature)
+    if found is None:
+        return None
+    calls, program = found
+    if program is None:
+        with GradientTape() as tape:
+            output = _record(model, calls, signature, tape, value, training, inputs, None)
+        return wrap(output.numpy())  # (without the tape's box, as an eager call's)
+    outputs = program.infer([value], program.sources)
+    if outputs is None:
+        return None  # a guard said no: the eager call raises the op's own error
+    new_outermost_call(model, calls)
+    return wrap(outputs[0])
 
 
 def _record(model, calls, signature, tape, value, training, inputs, node):
@@ -270,15 +294,7 @@ def _replay(model, calls, program, tape, value, node):
     if started is None:
         return None  # a guard said no: the eager call raises the op's own error
     (output,), backward = started
-    # A new outermost call, as the eager one counts it: losses added before it are past.
-    counter = call_checks.counter
-    counter.outermost_calls += 1
-    number = counter.outermost_calls
-    for layer in (model, *calls.layers):
-        layer.__dict__["_latest_call"] = number
-        losses = layer._losses
-        if losses and losses[0][0] < number:
-            losses[:] = [entry for entry in losses if entry[0] >= number]
+    new_outermost_call(model, calls)
     if len(positions) == given:
         vjp = backward.send
     else:

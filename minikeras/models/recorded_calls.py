@@ -1,0 +1,160 @@
+"""When a model's call is recorded, replayed or left eager: the recordings a model keeps.
+
+`models.replayed_call` replays a Sequential or functional model's call
+(under a tape, or outside any); this module keeps the model's recordings
+(`Calls`, one `Program` or refusal per kind of input) and decides, at each
+call, whether a recording can serve it (`program_for`): none while the
+model is compiled for eager steps or not yet called once, a new set of
+recordings when what the model tracks or an attribute of its layers
+changed, and no more once it was recorded `MOST_RECORDINGS` times with no
+replay in between.
+"""
+
+from minikeras.engine.replay import Program, RecordingsHolder
+from minikeras.engine.variable import TrackingGeneration
+from minikeras.layers import call_checks, tracking
+from minikeras.models.replayability import not_replayable
+
+__all__ = [
+    "MOST_RECORDINGS",
+    "REFUSED",
+    "Calls",
+    "call_training",
+    "new_outermost_call",
+    "program_for",
+]
+
+TRAINING = (bool, type(None))
+REFUSED = object()  # (`call_training`: a call with other arguments than `training`)
+MOST_RECORDINGS = 16  # recordings of one model after which it is called eagerly for good
+
+
+class Calls(RecordingsHolder):
+    """A model's recorded calls while what they read stands still (see the module)."""
+
+    __slots__ = ("generation", "sets", "reason", "programs", "layers")
+
+    def __init__(self, generation, sets, reason, layers):
+        self.generation, self.sets, self.reason = generation, sets, reason
+        self.layers = layers  # (not the model itself: it holds this)
+        self.programs = {}  # (shape, dtype, training, traced) -> Program, or why refused
+
+
+def new_calls(model, generation):
+    """The model's `Calls` made afresh (nothing recorded yet), kept on the model.
+
+    Args:
+        model: a Sequential or functional model, called once.
+        generation: `TrackingGeneration.value` now.
+
+    Returns:
+        The new `Calls`, whose `reason` says why nothing can be replayed (or None).
+    """
+    recordings = model.__dict__.get("_replayed_recordings", 0)
+    reason = not_replayable(model) if recordings < MOST_RECORDINGS else "recorded too often"
+    layers = tuple(tracking.tracked_layers(model))
+    calls = Calls(generation, attribute_sets(model, layers), reason, layers)
+    object.__setattr__(model, "_replayed_calls", calls)
+    return calls
+
+
+def attribute_sets(model, layers):
+    """How many times attributes of the model and its layers were set once built.
+
+    Args:
+        model: a model.
+        layers: the layers it tracks.
+
+    Returns:
+        An int, which grows at each set (`Layer.__setattr__` counts them).
+    """
+    sets = model.__dict__.get("_attribute_sets", 0)
+    for layer in layers:
+        sets += layer.__dict__.get("_attribute_sets", 0)
+    return sets
+
+
+def call_training(kwargs):
+    """The call's `training` argument, or `REFUSED` when it has other arguments.
+
+    Args:
+        kwargs: the call's keyword arguments.
+
+    Returns:
+        `training` (a bool or None), or `REFUSED`.
+
+    Example:
+        >>> from minikeras.models import recorded_calls
+        >>> recorded_calls.call_training({"training": True})
+        True
+        >>> recorded_calls.call_training({"mask": None}) is recorded_calls.REFUSED
+        True
+    """
+    if not kwargs:
+        return None
+    training = kwargs.get("training")
+    if len(kwargs) != 1 or "training" not in kwargs or type(training) not in TRAINING:
+        return REFUSED
+    return training
+
+
+def program_for(model, signature):
+    """The model's recordings and the program for a kind of call, or None to run it eagerly.
+
+    Args:
+        model: the model being called.
+        signature: the kind of call: `(input shape, input dtype, training, traced input)`.
+
+    Returns:
+        `(calls, program)`, `program` None when the call is to be recorded
+        (into `calls.programs[signature]`); or None when it must run eagerly.
+    """
+    attributes = model.__dict__
+    if attributes.get("run_eagerly") or attributes.get("jit_compile") is False:
+        return None  # compiled so: every step eager, as Keras runs it
+    calls = attributes.get("_replayed_calls")
+    generation = TrackingGeneration.value
+    if calls is None or calls.generation != generation:
+        if not attributes.get("_first_call_done"):
+            return None  # the first call runs eagerly, with its checks
+        calls = new_calls(model, generation)
+    if calls.reason is not None:
+        return None
+    if calls.sets != attribute_sets(model, calls.layers):  # an attribute set since
+        calls = new_calls(model, generation)
+        if calls.reason is not None:
+            return None
+    program = calls.programs.get(signature)
+    if program is None:
+        if attributes.get("_replayed_recordings", 0) >= MOST_RECORDINGS:
+            # (inputs of ever new shapes, as well as changed layers, end the recordings)
+            calls.reason, calls.programs = "recorded too often", {}
+            return None
+        if len(calls.programs) >= MOST_RECORDINGS:
+            return None  # kinds of input past the first ones run eagerly (memory)
+        return calls, None
+    if type(program) is not Program:
+        return None
+    if attributes.get("_replayed_recordings"):  # a replay: the recordings paid off
+        attributes["_replayed_recordings"] = 0
+    return calls, program
+
+
+def new_outermost_call(model, calls):
+    """Counts a replay as a new outermost call, as the eager one counts: earlier losses are past.
+
+    Args:
+        model: the model replayed.
+        calls: its `Calls`.
+
+    Returns:
+        None.
+    """
+    counter = call_checks.counter
+    counter.outermost_calls += 1
+    number = counter.outermost_calls
+    for layer in (model, *calls.layers):
+        layer.__dict__["_latest_call"] = number
+        losses = layer._losses
+        if losses and losses[0][0] < number:
+            losses[:] = [entry for entry in losses if entry[0] >= number]
