@@ -78,6 +78,10 @@ class Evaluation:
             if callback_list is not None:
                 callback_list.on_test_batch_begin(step)
             logs = python_logs(self.test_step(batch))
+            if step == 0:
+                cache = self._step_cache
+                if cache is not None and cache.metrics is None and self._metrics_known():
+                    cache.metrics = self.metrics  # (per-output metrics exist after a step)
             if progress is not None:
                 progress.update(logs)
             if callback_list is not None:
