@@ -219,3 +219,25 @@ def test_four_threads_calling_one_model_match_serial_calls():
     for index, want in enumerate(expected):
         for got in results[index]:
             np.testing.assert_array_equal(got, want)
+
+
+def test_float64_inputs_and_a_frozen_layers_changed_weights_match_eager(monkeypatch):
+    def run():
+        mk.utils.set_random_seed(0)
+        model = mlp()
+        model.layers[0].trainable = False  # (its weights are data to the recording)
+        wide = X.astype(np.float64)
+        seen = []
+        for step in range(4):
+            seen.append(model(wide).numpy())
+            kernel = model.layers[0].kernel
+            kernel.assign(kernel.numpy() + 0.1 * step)
+        return seen
+
+    count = inferences(monkeypatch)
+    replayed = run()
+    assert count[0] == 2
+    eager(monkeypatch)
+    for got, want in zip(replayed, run(), strict=True):
+        assert got.dtype == want.dtype == np.float32
+        np.testing.assert_array_equal(got, want)
