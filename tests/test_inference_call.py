@@ -23,7 +23,7 @@ from minikeras.layers import (
     MaxPooling2D,
     Softmax,
 )
-from minikeras.models import replayed_call
+from minikeras.models import recorded_calls, replayed_call
 
 RNG = np.random.default_rng(1)
 X = RNG.normal(size=(16, 6)).astype(np.float32)
@@ -157,11 +157,47 @@ def test_calls_that_must_stay_eager_record_nothing(monkeypatch):
         symbolic(X)  # (a model around it: replayed itself, the inner call not alone)
     assert count[0] == 1
     assert replayed_call_programs(model) == {}
-    frozen = mlp()
-    frozen.trainable = False  # (no trainable weight: nothing a tape node could stand for)
-    for _ in range(3):
-        frozen(X)
+
+
+def test_a_frozen_model_replays_as_eagerly_outside_a_tape_and_for_a_traced_input(monkeypatch):
+    def run():
+        mk.utils.set_random_seed(0)
+        model = functional()
+        model.trainable = False  # (a feature extractor: no trainable weight)
+        outputs = [model(X).numpy() for _ in range(3)]
+        x = mk.Tensor(X)
+        for _ in range(3):
+            with mk.GradientTape() as tape:
+                tape.watch(x)
+                total = mk.ops.sum(model(x))
+            outputs.append(tape.gradient(total, x).numpy())
+        with mk.GradientTape() as tape:  # (nothing watched: no gradient, no node)
+            total = mk.ops.sum(model(X))
+        assert tape.gradient(total, model.weights[0]) is None
+        return model, outputs
+
+    count = inferences(monkeypatch)
+    model, replayed = run()
     assert count[0] == 1
+    # (under a tape, the traced input's gradient is the only one a node gives)
+    assert [type(p) for p in replayed_call_programs(model).values()] == [Program, Program]
+    assert np.abs(replayed[-1]).sum() > 0
+    eager(monkeypatch)
+    for got, want in zip(replayed, run()[1], strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_calls_that_raise_record_nothing_and_do_not_end_the_recordings(monkeypatch):
+    count = inferences(monkeypatch)
+    model = mlp()
+    model(X)
+    for _ in range(recorded_calls.MOST_RECORDINGS + 2):
+        with pytest.raises(ValueError):
+            model(np.ones((4, 5), np.float32))
+    for size in (3, 4, 5):
+        model(X[:size])
+        model(X[:size])
+    assert count[0] == 3
 
 
 def test_a_model_compiled_for_eager_steps_is_called_eagerly(monkeypatch):
@@ -241,3 +277,42 @@ def test_float64_inputs_and_a_frozen_layers_changed_weights_match_eager(monkeypa
     for got, want in zip(replayed, run(), strict=True):
         assert got.dtype == want.dtype == np.float32
         np.testing.assert_array_equal(got, want)
+
+
+def test_an_inference_replay_frees_each_value_as_the_eager_call_does(monkeypatch):
+    import tracemalloc
+
+    model = mk.Sequential([Input((64,)), *[Dense(256, activation="relu") for _ in range(6)]])
+    x = RNG.normal(size=(512, 64)).astype(np.float32)
+
+    def peak():
+        model(x)  # (warm)
+        tracemalloc.start()
+        try:
+            model(x)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    count = inferences(monkeypatch)
+    model(x)
+    replayed = peak()
+    assert count[0] == 1
+    eager(monkeypatch)
+    # Each layer's output is 0.5 MB; keeping all six to the end would take 3 MB.
+    assert replayed <= peak() + 600_000
+
+
+def test_max_pooling_skips_its_winners_in_an_inference_replay(monkeypatch):
+    from minikeras.ops import pooling
+
+    wanted = []
+    original = pooling._max_and_winners
+    monkeypatch.setattr(
+        pooling, "_max_and_winners", lambda *args: wanted.append(args[-1]) or original(*args)
+    )
+    model = cnn()
+    outputs = [model(IMAGES).numpy() for _ in range(4)]
+    assert wanted == [False, True, False, False]  # (eager, recorded under a tape, replays)
+    for got in outputs[1:]:
+        np.testing.assert_array_equal(got, outputs[0])

@@ -37,59 +37,31 @@ from minikeras.engine import primitive
 from minikeras.engine.backward import _reverse_topological
 from minikeras.engine.context import state as _context
 from minikeras.engine.replay_recorder import Recorder, RecordingsHolder
+from minikeras.engine.replay_registry import (
+    _drawing,
+    _guards,
+    _inference,
+    replay_draws,
+    replay_guard,
+    replay_inference,
+)
 from minikeras.engine.replay_source import write_forward, write_replay
 
-__all__ = ["Program", "Recorder", "RecordingsHolder", "replay_draws", "replay_guard"]
+__all__ = [
+    "Program",
+    "Recorder",
+    "RecordingsHolder",
+    "replay_draws",
+    "replay_guard",
+    "replay_inference",
+]
 
-_guards = {}  # primitive -> guard(args) -> bool
-_drawing = set()  # primitives that draw random numbers (replay_draws)
 _CONSTANTS = (type(None), bool, int, float, str)
-
-
-def replay_guard(op, guard):
-    """Registers `guard(args)`, which a replay of `op` runs first; False gives up the replay.
-
-    Args:
-        op: a primitive (fused or not).
-        guard: a function of the op's positional arguments returning a bool.
-
-    Returns:
-        None.
-
-    Example:
-        >>> @mk.engine.primitive.fused_primitive
-        ... def halve(x):
-        ...     return x / 2, None
-        >>> mk.engine.replay.replay_guard(halve, lambda args: bool(np.isfinite(args[0]).all()))
-    """
-    _guards[op] = guard
-
-
-def replay_draws(op):
-    """Registers `op` as drawing random numbers, from a numpy `Generator` argument or the thread's.
-
-    A replay that gives up part-way (a `replay_guard` said no) puts the
-    states of the generators such ops draw from back as they were, so that
-    the eager step that then runs draws what it would have drawn alone.
-
-    Args:
-        op: a primitive (fused or not).
-
-    Returns:
-        None.
-
-    Example:
-        >>> @mk.engine.primitive.fused_primitive
-        ... def noisy(x, generator):
-        ...     return x + generator.standard_normal(x.shape), None
-        >>> mk.engine.replay.replay_draws(noisy)
-    """
-    _drawing.add(op)
 
 
 class _Step:
     __slots__ = ("forward", "maker", "fused", "argnums", "kwargs", "refs", "pulls", "slot",
-                 "guard")  # fmt: skip
+                 "guard", "inference")  # fmt: skip
 
 
 def _unwatched_reads(recorder, inputs, sources):
@@ -217,6 +189,7 @@ class Program:
             step.fused = fused is not None
             step.forward, step.maker = fused if fused is not None else (op.fun, _primitive_vjps[op])
             step.kwargs, step.guard = kwargs or {}, _guards.get(op)
+            step.inference = _inference.get(op)
             if not all(_is_constant(value) for value in step.kwargs.values()):
                 return None, f"{_name(op)} was given an array or object by keyword"
             refs, parent_slots = [], []

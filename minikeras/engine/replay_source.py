@@ -215,8 +215,10 @@ def write_forward(steps, param_count, outputs, constants):
     """Writes and compiles the forward pass alone of a recorded step (an inference call).
 
     The same forwards on the same arguments as `write_replay`'s function,
-    without VJPs: a fused op's residuals are dropped at once, as its eager
-    call outside a tape drops them.
+    without VJPs, except where an op registered one for inference
+    (`replay.replay_inference`: max pooling without the winners a backward
+    pass needs); a fused op's residuals are dropped at once, and every value
+    once its last reader ran, as an eager call outside a tape lets them go.
 
     Args:
         steps: the program's steps (as `write_replay`'s).
@@ -233,9 +235,14 @@ def write_forward(steps, param_count, outputs, constants):
     def name(slot):
         return f"c{slot}" if slot in constants else f"v{slot}"
 
+    first_constant = param_count + len(steps)  # (values are locals, constants globals)
+    last_use = {}  # slot -> the last step reading it: freed right after, as eagerly
+    for index, step in enumerate(steps):
+        last_use.update((ref, index) for ref in step.refs)
     lines = [f"def forward({', '.join(f'v{slot}' for slot in range(param_count))}):"]
     for index, step in enumerate(steps):
-        namespace[f"f{index}"], namespace[f"k{index}"] = step.forward, step.kwargs
+        forward = step.forward if step.inference is None else step.inference
+        namespace[f"f{index}"], namespace[f"k{index}"] = forward, step.kwargs
         arguments = ", ".join(name(ref) for ref in step.refs)
         if step.guard is not None:
             namespace[f"g{index}"] = step.guard
@@ -245,6 +252,15 @@ def write_forward(steps, param_count, outputs, constants):
             lines.append(f"    v{step.slot} = f{index}({arguments})[0]")
         else:
             lines.append(f"    v{step.slot} = f{index}({arguments}, **k{index})")
+        done = [
+            f"v{slot}"
+            for slot in sorted({*step.refs, step.slot})
+            if param_count <= slot < first_constant
+            and last_use.get(slot, index) == index
+            and slot not in outputs
+        ]
+        if done:
+            lines.append(f"    del {', '.join(done)}")
     lines.append(f"    return [{', '.join(map(name, outputs))}]")
     source = "\n".join(lines)
     exec(_compiled(source), namespace)  # noqa: S102

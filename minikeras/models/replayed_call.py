@@ -75,8 +75,10 @@ conditions, the tape's aside: `Program.infer` replays the forward pass
 alone, reading the weights as they are. A kind of input not yet recorded is
 recorded under a tape of the model's own, which the next call under a
 user's tape replays too. Such a call is eager when inside another layer's
-call, or when the model has no trainable weight (a frozen model: a tape's
-node would stand for nothing).
+call. A frozen model (no trainable weight, a feature extractor) is
+replayed outside a tape only: under one, a node would stand for nothing.
+Ops whose forward does work only a backward pass needs (max pooling's
+winners) register a forward for inference (`replay.replay_inference`).
 
 A replayed call counts as a new outermost call of the model and of each of
 its layers, as the eager one does (a loss given to `add_loss` before it no
@@ -171,6 +173,8 @@ def tape_call(model, inputs, kwargs):
     calls, program = found
     if program is None:
         return _record(model, calls, signature, tape, value, training, inputs, node)
+    if not program.sources:
+        return None  # a frozen model's (for inference): nothing a node of the tape stands for
     return _replay(model, calls, program, tape, value, node)
 
 
@@ -236,8 +240,6 @@ def _record(model, calls, signature, tape, value, training, inputs, node):
     gradient the replayed node gives too; a plain one is watched, so that
     the ops on it (a Flatten first, say) are recorded, as data.
     """
-    attributes = model.__dict__
-    object.__setattr__(model, "_replayed_recordings", attributes.get("_replayed_recordings", 0) + 1)
     if node is None:
         x = Tensor(value)
         tape.watch(x)
@@ -246,11 +248,14 @@ def _record(model, calls, signature, tape, value, training, inputs, node):
     writes = Variable.writes
     with Recorder(tape._trace_id) as recorder:
         output = LayerCall.__call__(model, x, training=training)
+    # (counted once the call ran: one that raised recorded nothing)
+    count = model.__dict__.get("_replayed_recordings", 0) + 1
+    object.__setattr__(model, "_replayed_recordings", count)
     weights = model.trainable_weights
     if Variable.writes != writes:
         program, reason = None, "a Variable was assigned during the call"
-    elif type(output) is not Tensor or not weights:
-        program, reason = None, "the model's output is not one tensor of its weights"
+    elif type(output) is not Tensor:
+        program, reason = None, "the model's output is not one tensor"
     elif node is None:
         program, reason = Program.build(
             recorder, tape, [value], weights, [output], [tape._nodes.get(id(x))], seeded=False

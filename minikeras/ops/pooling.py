@@ -19,6 +19,7 @@ from autograd.extend import defvjp, primitive
 from autograd.tracer import getval, isbox
 
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
+from minikeras.engine.replay import replay_inference
 from minikeras.ops.core import as_float, op_error, value_of, wrap
 from minikeras.ops.windows import (
     Windows,
@@ -78,6 +79,8 @@ def _max_pool_vjp(argnums, ans, args, winners):
 
 
 defvjp_fused(_max_pool, _max_pool_vjp)
+# An inference replay (recorded under a tape, which wants the winners) skips them.
+replay_inference(_max_pool, lambda x, windows, want_winners: _max_and_winners(x, windows, False))
 
 
 @primitive
