@@ -310,12 +310,7 @@ class Program:
             gradient (None if the first output does not depend on it); or
             None when a `replay_guard` refused the new inputs.
         """
-        values = [source._value for source in sources]
-        if self.frozen:
-            inputs = [*inputs, *(variable._value for variable in self.frozen)]
-        if self._generators is None:
-            return self._replay(*inputs, *values)
-        return self._rewinding(lambda: self._replay(*inputs, *values))
+        return self._called(self._replay, inputs, sources)
 
     def infer(self, inputs, sources):
         """Replays the forward pass alone: the outputs of `run`, without a backward pass.
@@ -329,12 +324,16 @@ class Program:
         """
         if self._forward is None:
             self._forward = write_forward(*self._written)[0]
+        return self._called(self._forward, inputs, sources)
+
+    def _called(self, function, inputs, sources):
+        """`function` (a written replay) on the inputs, the frozen and the sources' values."""
         values = [source._value for source in sources]
         if self.frozen:
             inputs = [*inputs, *(variable._value for variable in self.frozen)]
         if self._generators is None:
-            return self._forward(*inputs, *values)
-        return self._rewinding(lambda: self._forward(*inputs, *values))
+            return function(*inputs, *values)
+        return self._rewinding(lambda: function(*inputs, *values))
 
     def _rewinding(self, replay):
         """`replay()`; when it gives None (a guard said no), the generators are put back."""

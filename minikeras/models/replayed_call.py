@@ -148,12 +148,9 @@ def tape_call(model, inputs, kwargs):
     training = call_training(kwargs)
     if training is REFUSED:
         return None
-    if type(inputs) is Tensor:
-        if getattr(inputs, "_keras_mask", None) is not None:
-            return None
-        value = inputs._value
-    else:
-        value = inputs
+    value = _unmasked(inputs)
+    if value is None:
+        return None
     node = None
     if type(value) is not np.ndarray:
         # A Tensor this tape computed or watches: the node gives its gradient too.
@@ -206,13 +203,9 @@ def inference_call(model, inputs, kwargs):
     training = call_training(kwargs)
     if training is REFUSED:
         return None
-    if type(inputs) is Tensor:
-        if getattr(inputs, "_keras_mask", None) is not None:
-            return None
-        inputs = inputs._value
-    if type(inputs) is not np.ndarray:
+    value = _unmasked(inputs)
+    if type(value) is not np.ndarray:
         return None  # (a symbolic tensor, a list, a scalar: the eager call converts it)
-    value = inputs
     if value.dtype != model.dtype:
         if value.dtype.kind != "f":
             return None
@@ -231,6 +224,13 @@ def inference_call(model, inputs, kwargs):
         return None  # a guard said no: the eager call raises the op's own error
     new_outermost_call(model, calls)
     return wrap(outputs[0])
+
+
+def _unmasked(inputs):
+    """The input's value (a Tensor's, boxed or not), or None when it carries a mask."""
+    if type(inputs) is Tensor:
+        return inputs._value if getattr(inputs, "_keras_mask", None) is None else None
+    return inputs
 
 
 def _record(model, calls, signature, tape, value, training, inputs, node):
