@@ -100,17 +100,18 @@ def reduce_weighted_values(
         values = values * weights
     if reduction in ("none", None) or values.ndim == 0:
         return values
-    if sample_weight is None and reduction in ("sum_over_batch_size", "mean") and values.size:
-        return ops.mean(values)  # one recorded op instead of a sum and a scaling: the hot path
-    total = ops.sum(values)
     if reduction == "sum":
-        return total
+        return ops.sum(values)
     if reduction == "mean_with_sample_weight" and sample_weight is not None:
         divisor = ops.sum(weights * ops.ones_like(values))
         # Dividing the losses, not their sum: ops.divide of two 0-d float64
         # Tensors gives float32 (see the report on ops.divide).
-        return ops.sum(values / divisor) if float(divisor) else total * 0.0
-    return total * (1.0 / values.size) if values.size else total * 0.0
+        return ops.sum(values / divisor) if float(divisor) else ops.sum(values) * 0.0
+    if values.size:
+        # The sum times 1 / count, weighted or not: `ops.mean` computes just that, in
+        # one recorded op (which a compiled step replays; see trainers.compiled_step).
+        return ops.mean(values)
+    return ops.sum(values) * 0.0
 
 
 def _broadcasts_to(shape, target):
