@@ -306,13 +306,6 @@ def test_jit_compile_false_or_run_eagerly_records_nothing(flag):
     assert "_compiled_step" not in vars(model)
 
 
-def test_sample_weights_run_eagerly():
-    model = mlp()
-    model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True))
-    model.fit(X, LABELS, sample_weight=np.ones(40), batch_size=16, epochs=1, verbose=0)
-    assert "_compiled_step" not in vars(model)
-
-
 def test_a_change_to_what_the_model_tracks_records_the_step_again():
     compiled, _ = train(mlp, mk.losses.SparseCategoricalCrossentropy(from_logits=True), X,
                         LABELS, "auto", epochs=1)  # fmt: skip

@@ -14,8 +14,18 @@ A replay sees only numbers, so the step is compiled only where numbers are
 all there is:
 
 - the default `train_step` (an override runs as written), one array of
-  inputs, one of targets, one output tensor (not a list, tuple or dict of
-  them, even of one), no sample or class weights;
+  inputs, one of targets, optionally one of sample weights (`class_weight`
+  folded in, as `fit` gives them), one output tensor (not a list, tuple or
+  dict of them, even of one). The sample weights are a third input of the
+  program, watched like floating inputs so that the ops that shape them
+  are recorded; a loss with the reduction `"mean_with_sample_weight"`
+  (whose Python checks their sum for 0) runs weighted batches eagerly;
+- inputs of the model's dtype, or of another float dtype, cast to it before
+  the step as the model's first layer would; integer or boolean inputs too,
+  when every layer that reads them first is one whose op casts them to the
+  model's dtype (`Dense`, `Conv1D`, `Conv2D`, through `Flatten` or
+  `Reshape`) and the `Input` is not of an integer dtype: not when a layer
+  computes on the integers themselves (an `Add` that wraps around);
 - a `Sequential` or functional model of layers whose `call` is plain math
   (`REPLAYABLE_LAYERS`: no random numbers drawn in Python, no moving
   statistics, no states, no value checks in Python), with the activations
@@ -24,11 +34,20 @@ all there is:
   mixed-precision policy, and no `LossScaleOptimizer`); no loss
   added from Python (`model.add_loss` of a callable, a regularizer
   minikeras does not define), whose numbers a recording would fix;
-- a single compiled loss of `REPLAYABLE_LOSSES`, or one of the loss functions
-  minikeras defines (`compile(loss="mse")`), computing with its own function
+- a single compiled loss of `REPLAYABLE_LOSSES`, or one of their functions
+  given alone (`compile(loss="mse")`), computing with its own function
   (not one set on the instance, nor a wrapper of a minikeras function, even
-  with `functools.wraps`); value checks (the sparse cross-entropy's labels)
-  run at every replay (`replay_guard`).
+  with `functools.wraps`): losses whose Python reads shapes and their own
+  numbers (`label_smoothing`, `from_logits`), never the targets' values.
+  Value checks in ops (the sparse cross-entropy's labels) run at every
+  replay (`replay_guard`). A loss that computes on the targets alone (label
+  smoothing, `1 - y_true` on probabilities, clipping) has its floating
+  targets watched while the step is recorded, so that those ops are
+  recorded too. Not replayed: the hinge losses (0/1 labels become -1/1
+  only if all labels are 0 or 1), `Huber` (its branch is a comparison,
+  whose booleans no tape records), the focal losses (`ops.power` makes an
+  array of their Python exponent), `ignore_class` (which labels count, and
+  the mean's divisor, are read from the labels' values).
 
 Anything else, or a recording that `Program.build` refuses (noise drawn in
 Python, a Variable assigned during the step), runs eagerly, as with
@@ -40,33 +59,76 @@ records it again.
 """
 
 from operator import is_not
+from types import FunctionType
 
+from minikeras import config
 from minikeras.engine.replay import Program, Recorder, RecordingsHolder
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
+from minikeras.layers import Conv1D, Conv2D, Dense, Flatten, Reshape
 from minikeras.losses import (
     BinaryCrossentropy,
     CategoricalCrossentropy,
+    CategoricalHinge,
+    CosineSimilarity,
+    KLDivergence,
+    LogCosh,
     LossFunctionWrapper,
     MeanAbsoluteError,
+    MeanAbsolutePercentageError,
     MeanSquaredError,
+    MeanSquaredLogarithmicError,
+    Poisson,
     SparseCategoricalCrossentropy,
     functions,
+    hinge_losses,
+    regression,
 )
 from minikeras.models.replayability import (
     REPLAYABLE_LAYERS,
-    defined_in,
     not_replayable,
     overridden_method,
 )
 from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from minikeras.tree import flatten
 
 __all__ = ["REPLAYABLE_LAYERS", "REPLAYABLE_LOSSES", "CompiledStep", "compiled_step"]
 
+# Losses whose Python reads no target values: shapes and their constructor's numbers only.
+# Not these: hinge losses map 0/1 labels to -1/1 only if all labels are 0 or 1 (a branch
+# on values, which a recording would fix); Huber picks its branch by a comparison,
+# whose booleans no tape records, and the focal losses raise to a Python exponent that
+# `ops.power` makes an array of: `Program.build` would refuse both recordings.
 REPLAYABLE_LOSSES = frozenset({
-    BinaryCrossentropy, CategoricalCrossentropy, MeanAbsoluteError, MeanSquaredError,
-    SparseCategoricalCrossentropy,
+    BinaryCrossentropy, CategoricalCrossentropy, CategoricalHinge, CosineSimilarity,
+    KLDivergence, LogCosh,
+    MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
+    MeanSquaredLogarithmicError, Poisson, SparseCategoricalCrossentropy,
 })  # fmt: skip
+
+# The functions of those losses, which `compile(loss="name")` may give wrapped alone.
+_REPLAYABLE_FUNCTIONS = frozenset({
+    functions.binary_crossentropy, functions.categorical_crossentropy,
+    functions.kl_divergence, functions.mean_absolute_error, functions.mean_squared_error,
+    functions.sparse_categorical_crossentropy, hinge_losses.categorical_hinge,
+    regression.cosine_similarity, regression.log_cosh, regression.mean_absolute_percentage_error,
+    regression.mean_squared_logarithmic_error, regression.poisson,
+})  # fmt: skip
+
+# Loss functions whose ops take the targets as they come, beside the predictions: a
+# replay feeds the new targets in their place. The others (label smoothing, clipping,
+# BCE's `1 - y_true` on probabilities) compute on the targets alone first, which the
+# tape records only if it watches them.
+_TARGETS_AS_GIVEN = frozenset({
+    functions.mean_squared_error, functions.mean_absolute_error,
+    functions.categorical_crossentropy, functions.sparse_categorical_crossentropy,
+    regression.log_cosh, regression.poisson,
+})  # fmt: skip
+
+# Layers whose op casts integer inputs to the weights' dtype (`astype`) before any
+# arithmetic, and layers that only reshape (exact on integers) on the way to one.
+_CASTING_LAYERS = (Dense, Conv1D, Conv2D)
+_RESHAPING_LAYERS = (Flatten, Reshape)
 
 
 class CompiledStep(RecordingsHolder):
@@ -74,15 +136,28 @@ class CompiledStep(RecordingsHolder):
 
     Attributes:
         reason: why the model's step is not compiled, or None.
-        programs: `{(x shape, x dtype, y shape, y dtype): Program or a refusal reason}`.
+        programs: `{(x shape, x dtype, y shape, y dtype[, sample_weight shape,
+            sample_weight dtype]): Program or a refusal reason}`.
+        watch_targets: whether a recording watches floating targets (a loss
+            that computes on them alone: label smoothing, clipping).
+        casts_integers: whether integer inputs are cast to the model's dtype
+            before the step, as its first layers' ops cast them.
+        weighs: whether a batch with sample weights is replayed (not for the
+            reduction `"mean_with_sample_weight"`, whose Python checks the
+            weights' sum for 0).
     """
 
-    def __init__(self, key, reason):
+    def __init__(self, key, reason, watch_targets=False, casts_integers=False, weighs=False):
         self.key, self.reason = key, reason
+        self.watch_targets, self.casts_integers, self.weighs = (
+            watch_targets,
+            casts_integers,
+            weighs,
+        )
         self.programs = {}
         self._verified = {}  # per signature, the list of weights last found to be its sources
 
-    def run(self, model, x, y, weights):
+    def run(self, model, x, y, weights, sample_weight=None):
         """Replays the step for this batch: `(y_pred, loss, grads, complete)`, or None.
 
         Args:
@@ -90,12 +165,13 @@ class CompiledStep(RecordingsHolder):
             x: the inputs (already as the model's dtype, see `compiled_step`).
             y: the targets.
             weights: the Variables to differentiate.
+            sample_weight: the batch's sample weights (an array), or None.
 
         Returns:
             `(y_pred array, loss array, gradients, complete)`, `complete` saying
             that no gradient is None; or None to run the step eagerly.
         """
-        signature = _signature(x, y)
+        signature = _signature(x, y, sample_weight)
         program = self.programs.get(signature)
         if type(program) is not Program:
             return None
@@ -107,39 +183,54 @@ class CompiledStep(RecordingsHolder):
                 del self.programs[signature]
                 return None
             self._verified[signature] = weights  # (fit's list, or the model's cached one)
-        replayed = program.run([x, y], weights)
+        if sample_weight is None:
+            replayed = program.run([x, y], weights)
+        else:
+            replayed = program.run([x, y, sample_weight], weights)
         if replayed is None:
             return None
         (loss, y_pred), grads = replayed
         return y_pred, loss, grads, program.complete
 
-    def recorder(self, tape, x, y):
+    def recorder(self, tape, x, y, sample_weight=None):
         """A `Recorder` for the eager step of a batch of a new kind, else None.
 
-        Its `inputs` is what to call the model on: floating inputs are
-        watched by the tape, so that the ops on them (a `Flatten` first, say)
-        are recorded too.
+        Its `inputs`, `targets` and `sample_weight` are what to call the model
+        and the loss on: floating inputs and sample weights (and floating
+        targets, with `watch_targets`) are watched by the tape, so that the
+        ops on them (a `Flatten` first, the weights' `expand_dims`, a label
+        smoothing) are recorded too.
         """
-        if _signature(x, y) in self.programs:
+        if _signature(x, y, sample_weight) in self.programs:
             return None
         recorder = Recorder(tape._trace_id)
         recorder.writes = Variable.writes
-        recorder.inputs = x
+        recorder.inputs, recorder.targets, recorder.sample_weight = x, y, sample_weight
         if x.dtype.kind == "f":
             recorder.inputs = Tensor(x)
             tape.watch(recorder.inputs)
+        if self.watch_targets and y.dtype.kind == "f":
+            recorder.targets = Tensor(y)
+            tape.watch(recorder.targets)
+        if sample_weight is not None and sample_weight.dtype.kind == "f":
+            recorder.sample_weight = Tensor(sample_weight)
+            tape.watch(recorder.sample_weight)
         return recorder
 
-    def keep(self, recorder, tape, x, y, weights, loss, y_pred):
+    def keep(self, recorder, tape, x, y, weights, loss, y_pred, sample_weight=None):
         """Builds the program from an eager step's recording; call it before `tape.gradient`."""
         if Variable.writes != recorder.writes:
             program, reason = None, "a Variable was assigned during the step"
         else:
-            watched = tape._nodes.get(id(recorder.inputs))
+            inputs = [x, y] if sample_weight is None else [x, y, sample_weight]
+            watched = [
+                tape._nodes.get(id(given)) if type(given) is Tensor else None
+                for given in (recorder.inputs, recorder.targets, recorder.sample_weight)
+            ][: len(inputs)]
             program, reason = Program.build(
-                recorder, tape, [x, y], weights, [loss, y_pred], input_nodes=[watched, None]
+                recorder, tape, inputs, weights, [loss, y_pred], input_nodes=watched
             )
-        signature = _signature(x, y)
+        signature = _signature(x, y, sample_weight)
         self.programs[signature] = program if program is not None else reason
         self._verified.pop(signature, None)  # (a list verified for an earlier program)
         # What the ops received (activations, the weights' arrays) is the tape's to let go
@@ -147,8 +238,10 @@ class CompiledStep(RecordingsHolder):
         recorder.entries.clear()
 
 
-def _signature(x, y):
-    return x.shape, x.dtype, y.shape, y.dtype
+def _signature(x, y, sample_weight=None):
+    if sample_weight is None:
+        return x.shape, x.dtype, y.shape, y.dtype
+    return x.shape, x.dtype, y.shape, y.dtype, sample_weight.shape, sample_weight.dtype
 
 
 def compiled_step(model, x, y, sample_weight):
@@ -158,25 +251,39 @@ def compiled_step(model, x, y, sample_weight):
         model: a compiled model running its default `train_step`.
         x: the batch's inputs.
         y: its targets.
-        sample_weight: its sample weights.
+        sample_weight: its sample weights (class weights folded in), or None.
 
     Returns:
         `(CompiledStep or None, x)`; `x` cast to the model's dtype when it is
-        a floating array of another (as the model's first layer would).
+        a floating array of another (as the model's first layer would), or an
+        integer or boolean one that the model's first layers cast so
+        (`CompiledStep.casts_integers`).
     """
     if model.run_eagerly or model.jit_compile is False:
         return None, x
-    if type(x).__name__ != "ndarray" or type(y).__name__ != "ndarray" or sample_weight is not None:
+    if type(x).__name__ != "ndarray" or type(y).__name__ != "ndarray":
+        return None, x
+    if sample_weight is not None and type(sample_weight).__name__ != "ndarray":
         return None, x
     key = (TrackingGeneration.value, id(model.optimizer), id(model._compile_loss))
     state = model.__dict__.get("_compiled_step")
     if state is None or state.key != key:
-        state = CompiledStep(key, _not_compilable(model))
+        reason = _not_compilable(model)
+        if reason is not None:
+            state = CompiledStep(key, reason)
+        else:
+            loss = model._compile_loss.single
+            weighs = loss.reduction in ("sum_over_batch_size", "mean", "sum")
+            state = CompiledStep(
+                key, None, _transforms_targets(loss), _casts_integers(model), weighs
+            )
         object.__setattr__(model, "_compiled_step", state)
-    if state.reason is not None:
+    if state.reason is not None or (sample_weight is not None and not state.weighs):
         return None, x
-    if x.dtype.kind == "f" and x.dtype != model.dtype:
-        x = x.astype(model.dtype)
+    if x.dtype != model.dtype:
+        kind = x.dtype.kind
+        if kind == "f" or (kind in "biu" and state.casts_integers):
+            x = x.astype(model.dtype)
     return state, x
 
 
@@ -199,9 +306,83 @@ def _not_compilable(model):
     if compiled is None or compiled.single is None or compiled.loss_weights is not None:
         return "the compiled loss is not a single loss"
     loss = compiled.single
-    built_in_function = type(loss) is LossFunctionWrapper and defined_in(loss.fn, functions)
-    if type(loss) not in REPLAYABLE_LOSSES and not built_in_function:
-        return f"loss {type(loss).__name__} is not replayable"
-    if not defined_in(getattr(loss, "fn", None), functions) or overridden_method(loss):
-        return f"loss {type(loss).__name__} computes with a function of its own"
+    fn = getattr(loss, "fn", None)
+    built_in = type(fn) is FunctionType and fn in _REPLAYABLE_FUNCTIONS
+    if type(loss) not in REPLAYABLE_LOSSES and not (type(loss) is LossFunctionWrapper and built_in):
+        return f"loss {_loss_name(loss)} is not replayable"
+    if not built_in or overridden_method(loss):
+        return f"loss {_loss_name(loss)} computes with a function of its own"
+    if getattr(loss, "ignore_class", None) is not None:
+        # (which labels count is read from their values, in numpy, and so is the mean's
+        # divisor: a recording would fix both)
+        return f"loss {type(loss).__name__} has an ignore_class"
     return None
+
+
+def _loss_name(loss):
+    if type(loss) is LossFunctionWrapper:  # (`compile(loss="hinge")`: the function's name)
+        return f"{type(loss).__name__}({getattr(loss.fn, '__name__', '?')})"
+    return type(loss).__name__
+
+
+def _transforms_targets(loss):
+    """Whether `loss` computes on the targets alone (see `_TARGETS_AS_GIVEN`)."""
+    arguments = loss._fn_kwargs
+    if arguments.get("label_smoothing"):
+        return True
+    if loss.fn is functions.binary_crossentropy:
+        return not arguments.get("from_logits")  # (on probabilities: `1 - y_true`)
+    return loss.fn not in _TARGETS_AS_GIVEN
+
+
+def _casts_integers(model):
+    """Whether each op that first reads `model`'s inputs casts integers to its dtype.
+
+    So the eager step computes on `x.astype(model.dtype)`, found before the
+    first op instead of in it; a layer that reads integers as integers (an
+    `Embedding`'s lookup, an `Add` that would wrap around) keeps them eager.
+    Conv layers cast to floatx, which must then be the model's dtype.
+    """
+    if config.floatx() != model.dtype:
+        return False
+    return _consumers_cast(model, None)
+
+
+def _consumers_cast(model, tensor):
+    """Whether every layer reading `tensor` (`model`'s input if None) casts it first."""
+    inputs, nodes = getattr(model, "_inputs", None), getattr(model, "_nodes", None) or []
+    if tensor is None:
+        if inputs is None or not nodes:  # (a Sequential without an Input: its first layer)
+            layers = getattr(model, "layers", None)
+            return bool(layers) and _layer_casts(layers[0])
+        placeholders = flatten(inputs)
+        if len(placeholders) != 1:
+            return False
+        tensor = placeholders[0]
+        dtype = getattr(tensor, "dtype", None)
+        if dtype is not None and config.standardize_dtype(dtype)[:5] != "float":
+            return False  # (an integer Input: what its layers take is theirs to say)
+    if any(output is tensor for output in flatten(model._outputs)):
+        return False
+    readers = [node for node in nodes if any(t is tensor for t in node.input_tensors())]
+    if not readers:
+        return False
+    for node in readers:
+        layer = node.layer
+        if isinstance(layer, _RESHAPING_LAYERS) and type(layer) in REPLAYABLE_LAYERS:
+            if len(node.input_tensors()) != 1 or not all(
+                _consumers_cast(model, output) for output in flatten(node.outputs)
+            ):
+                return False
+        elif not _layer_casts(layer):
+            return False
+    return True
+
+
+def _layer_casts(layer):
+    """Whether `layer`, called on integers, casts them first (a model: its own readers)."""
+    if type(layer) in _CASTING_LAYERS:
+        return True
+    if type(layer) in _RESHAPING_LAYERS:
+        return False  # (without a graph, its readers are not known)
+    return hasattr(layer, "_nodes") and hasattr(layer, "_outputs") and _consumers_cast(layer, None)

@@ -182,21 +182,31 @@ class Steps(ModelMetrics):
         weights = cache.weights if cache is not None else self.trainable_weights
         # Compiled (jit_compile, see compiled_step): replayed when recorded before.
         compiled, x = compiled_step(self, x, y, sample_weight)
-        replayed = compiled.run(self, x, y, weights) if compiled is not None else None
+        replayed = (
+            compiled.run(self, x, y, weights, sample_weight) if compiled is not None else None
+        )
         if replayed is not None:
             y_pred, loss, grads, complete = replayed
             loss_value = float(loss)
             y_pred, loss = wrap(y_pred), wrap(loss)
         else:
             with GradientTape() as tape:
-                recorder = compiled.recorder(tape, x, y) if compiled is not None else None
+                recorder = None
+                if compiled is not None:
+                    recorder = compiled.recorder(tape, x, y, sample_weight)
                 with recorder or contextlib.nullcontext():
-                    y_pred = self(x if recorder is None else recorder.inputs, training=True)
-                    loss = self._compute_loss(x, y, y_pred, sample_weight, training=True)
+                    if recorder is None:
+                        y_pred = self(x, training=True)
+                        loss = self._compute_loss(x, y, y_pred, sample_weight, training=True)
+                    else:  # (what the tape watches, so that the ops on it are recorded)
+                        y_pred = self(recorder.inputs, training=True)
+                        loss = self._compute_loss(
+                            x, recorder.targets, y_pred, recorder.sample_weight, training=True
+                        )
                     # (mixed precision: gradients of the loss times the loss scale)
                     scaled = _scaled(self.optimizer, loss)
             if recorder is not None:
-                compiled.keep(recorder, tape, x, y, weights, loss, y_pred)
+                compiled.keep(recorder, tape, x, y, weights, loss, y_pred, sample_weight)
             if scaled is loss:
                 grads = tape.gradient(loss, weights)
             else:  # (float16 gradients of a scaled loss may overflow: the optimizer skips them)
