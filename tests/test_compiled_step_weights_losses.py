@@ -204,13 +204,16 @@ def test_integer_inputs_stay_eager_where_the_model_reads_them_as_integers(make):
         (mk.losses.MeanSquaredLogarithmicError(), POSITIVE, "softplus"),
         (mk.losses.CosineSimilarity(), POSITIVE, None),
         (mk.losses.CategoricalHinge(), ONE_HOT, None),
+        (mk.losses.Huber(delta=0.5), POSITIVE, None),
+        ("huber", POSITIVE, None),
         ("kld", DISTRIBUTIONS, "softmax"),
         ("binary_crossentropy", BINARY, "sigmoid"),
     ],
     ids=[
         "cce-smoothing-logits", "cce-smoothing-probabilities", "bce-smoothing-logits",
         "bce-after-sigmoid", "bce-smoothing-probabilities", "kld", "log-cosh", "poisson",
-        "mape", "msle", "cosine", "categorical-hinge", "kld-by-name", "bce-by-name",
+        "mape", "msle", "cosine", "categorical-hinge", "huber", "huber-by-name", "kld-by-name",
+        "bce-by-name",
     ],
 )  # fmt: skip
 @pytest.mark.parametrize("weighted", [False, True], ids=["", "weighted"])
@@ -241,7 +244,6 @@ def test_targets_are_watched_only_for_the_losses_that_compute_on_them_alone():
         (mk.losses.Hinge(), BINARY, "Hinge is not replayable"),
         (mk.losses.SquaredHinge(), BINARY * 2 - 1, "SquaredHinge is not replayable"),
         ("hinge", BINARY, "LossFunctionWrapper(hinge) is not replayable"),
-        (mk.losses.Huber(delta=0.5), POSITIVE, "Huber is not replayable"),
         (
             mk.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=1),
             LABELS,
@@ -249,7 +251,7 @@ def test_targets_are_watched_only_for_the_losses_that_compute_on_them_alone():
         ),
         (mk.losses.BinaryFocalCrossentropy(from_logits=True), BINARY, "not replayable"),
     ],
-    ids=["hinge", "squared-hinge", "hinge-by-name", "huber", "ignore-class", "focal"],
+    ids=["hinge", "squared-hinge", "hinge-by-name", "ignore-class", "focal"],
 )
 @pytest.mark.parametrize("weighted", [False, True], ids=["", "weighted"])
 def test_losses_a_replay_cannot_stand_for_train_eagerly_and_say_why(loss, y, reason, weighted):
@@ -265,3 +267,22 @@ def test_hinge_labels_of_0_and_1_in_one_batch_and_not_in_another_train_as_eagerl
     y[16:32] = y[16:32] * 2 - 1  # the second batch comes as -1/1 already
     model = assert_same_training(mlp, mk.losses.Hinge(), X, y)
     assert not model._compiled_step.programs
+
+
+def test_huber_is_quadratic_within_delta_and_linear_beyond_as_keras_writes_it():
+    # Now computed from minimum(|error|, delta), with no comparison: the same losses and
+    # gradients as Keras's `where(|error| <= delta, quadratic, linear)`, to a rounding.
+    delta = 0.75
+    y_true = RNG.normal(size=(64, 5)).astype(np.float32) * 2
+    y_pred = mk.Variable(RNG.normal(size=(64, 5)).astype(np.float32) * 2)
+    error = y_pred.numpy() - y_true
+    keras_form = np.where(
+        np.abs(error) <= delta, 0.5 * error**2, delta * np.abs(error) - 0.5 * delta**2
+    ).mean(axis=-1)
+    with mk.GradientTape() as tape:
+        losses = mk.losses.huber(y_true, y_pred, delta=delta)
+    np.testing.assert_allclose(losses.numpy(), keras_form, rtol=1e-6)
+    slope = np.where(np.abs(error) <= delta, error, delta * np.sign(error)) / 5
+    np.testing.assert_allclose(tape.gradient(losses, y_pred).numpy(), slope, rtol=1e-6)
+    inside = mk.losses.huber([[0.0, 0.0]], [[0.5, -0.25]], delta=delta).numpy()
+    np.testing.assert_array_equal(inside, [(0.125 + 0.03125) / 2])  # 0.5 e^2, exactly

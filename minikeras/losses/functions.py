@@ -86,6 +86,11 @@ def huber(y_true, y_pred, delta=1.0):
                delta * |error| - 0.5 * delta ** 2    otherwise
         result = mean(loss, axis=-1)
 
+    computed as `0.5 * within * (2 * |error| - within)` with
+    `within = minimum(|error|, delta)`: the same numbers (the linear part
+    to a rounding) and gradients (`error`, or `delta * sign(error)`), from
+    recorded ops only.
+
     Args:
         y_true: targets, of `y_pred`'s shape (a trailing axis of size 1 may differ).
         y_pred: predictions.
@@ -105,11 +110,11 @@ def huber(y_true, y_pred, delta=1.0):
     if not delta > 0:
         raise ValueError(f"huber: delta must be positive, got {delta}")
     y_true, y_pred = matched_pair("huber", y_true, y_pred)
-    error = y_pred - y_true
-    abs_error = ops.abs(error)
-    quadratic = 0.5 * ops.square(error)
-    linear = delta * abs_error - 0.5 * delta * delta
-    return ops.mean(ops.where(abs_error <= delta, quadratic, linear), axis=-1)
+    abs_error = ops.abs(y_pred - y_true)
+    # The error's share up to delta, and beyond it: no comparison, whose booleans a
+    # compiled step could not replay (trainers.compiled_step), only recorded ops.
+    within = ops.minimum(abs_error, delta)
+    return ops.mean(0.5 * within * (2.0 * abs_error - within), axis=-1)
 
 
 def kl_divergence(y_true, y_pred):

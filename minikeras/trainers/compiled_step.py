@@ -44,8 +44,7 @@ all there is:
   smoothing, `1 - y_true` on probabilities, clipping) has its floating
   targets watched while the step is recorded, so that those ops are
   recorded too. Not replayed: the hinge losses (0/1 labels become -1/1
-  only if all labels are 0 or 1), `Huber` (its branch is a comparison,
-  whose booleans no tape records), the focal losses (`ops.power` makes an
+  only if all labels are 0 or 1), the focal losses (`ops.power` makes an
   array of their Python exponent), `ignore_class` (which labels count, and
   the mean's divisor, are read from the labels' values).
 
@@ -71,6 +70,7 @@ from minikeras.losses import (
     CategoricalCrossentropy,
     CategoricalHinge,
     CosineSimilarity,
+    Huber,
     KLDivergence,
     LogCosh,
     LossFunctionWrapper,
@@ -96,11 +96,10 @@ __all__ = ["REPLAYABLE_LAYERS", "REPLAYABLE_LOSSES", "CompiledStep", "compiled_s
 
 # Losses whose Python reads no target values: shapes and their constructor's numbers only.
 # Not these: hinge losses map 0/1 labels to -1/1 only if all labels are 0 or 1 (a branch
-# on values, which a recording would fix); Huber picks its branch by a comparison,
-# whose booleans no tape records, and the focal losses raise to a Python exponent that
-# `ops.power` makes an array of: `Program.build` would refuse both recordings.
+# on values, which a recording would fix); the focal losses raise to a Python exponent
+# that `ops.power` makes an array of, which `Program.build` would refuse.
 REPLAYABLE_LOSSES = frozenset({
-    BinaryCrossentropy, CategoricalCrossentropy, CategoricalHinge, CosineSimilarity,
+    BinaryCrossentropy, CategoricalCrossentropy, CategoricalHinge, CosineSimilarity, Huber,
     KLDivergence, LogCosh,
     MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
     MeanSquaredLogarithmicError, Poisson, SparseCategoricalCrossentropy,
@@ -108,7 +107,7 @@ REPLAYABLE_LOSSES = frozenset({
 
 # The functions of those losses, which `compile(loss="name")` may give wrapped alone.
 _REPLAYABLE_FUNCTIONS = frozenset({
-    functions.binary_crossentropy, functions.categorical_crossentropy,
+    functions.binary_crossentropy, functions.categorical_crossentropy, functions.huber,
     functions.kl_divergence, functions.mean_absolute_error, functions.mean_squared_error,
     functions.sparse_categorical_crossentropy, hinge_losses.categorical_hinge,
     regression.cosine_similarity, regression.log_cosh, regression.mean_absolute_percentage_error,
@@ -120,7 +119,7 @@ _REPLAYABLE_FUNCTIONS = frozenset({
 # BCE's `1 - y_true` on probabilities) compute on the targets alone first, which the
 # tape records only if it watches them.
 _TARGETS_AS_GIVEN = frozenset({
-    functions.mean_squared_error, functions.mean_absolute_error,
+    functions.mean_squared_error, functions.mean_absolute_error, functions.huber,
     functions.categorical_crossentropy, functions.sparse_categorical_crossentropy,
     regression.log_cosh, regression.poisson,
 })  # fmt: skip
