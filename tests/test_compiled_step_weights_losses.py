@@ -286,3 +286,21 @@ def test_huber_is_quadratic_within_delta_and_linear_beyond_as_keras_writes_it():
     np.testing.assert_allclose(tape.gradient(losses, y_pred).numpy(), slope, rtol=1e-6)
     inside = mk.losses.huber([[0.0, 0.0]], [[0.5, -0.25]], delta=delta).numpy()
     np.testing.assert_array_equal(inside, [(0.125 + 0.03125) / 2])  # 0.5 e^2, exactly
+
+
+def test_weighted_metrics_see_the_batch_weights_of_a_replayed_step():
+    logs = {}
+    for jit_compile in ("auto", False):
+        mk.utils.set_random_seed(7)
+        model = mlp()
+        model.compile(
+            "adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True),
+            metrics=["accuracy"], weighted_metrics=["accuracy"], jit_compile=jit_compile,
+        )  # fmt: skip
+        history = model.fit(X, LABELS, sample_weight=WEIGHTS, batch_size=16, epochs=2,
+                            shuffle=False, verbose=0)  # fmt: skip
+        logs[jit_compile] = history.history
+        if jit_compile == "auto":
+            assert replayed(model)
+    assert logs["auto"] == logs[False]
+    assert logs["auto"]["accuracy"] != logs["auto"]["weighted_accuracy"]
