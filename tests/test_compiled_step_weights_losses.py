@@ -244,14 +244,9 @@ def test_targets_are_watched_only_for_the_losses_that_compute_on_them_alone():
         (mk.losses.Hinge(), BINARY, "Hinge is not replayable"),
         (mk.losses.SquaredHinge(), BINARY * 2 - 1, "SquaredHinge is not replayable"),
         ("hinge", BINARY, "LossFunctionWrapper(hinge) is not replayable"),
-        (
-            mk.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=1),
-            LABELS,
-            "has an ignore_class",
-        ),
         (mk.losses.BinaryFocalCrossentropy(from_logits=True), BINARY, "not replayable"),
     ],
-    ids=["hinge", "squared-hinge", "hinge-by-name", "ignore-class", "focal"],
+    ids=["hinge", "squared-hinge", "hinge-by-name", "focal"],
 )
 @pytest.mark.parametrize("weighted", [False, True], ids=["", "weighted"])
 def test_losses_a_replay_cannot_stand_for_train_eagerly_and_say_why(loss, y, reason, weighted):
@@ -304,3 +299,73 @@ def test_weighted_metrics_see_the_batch_weights_of_a_replayed_step():
             assert replayed(model)
     assert logs["auto"] == logs[False]
     assert logs["auto"]["accuracy"] != logs["auto"]["weighted_accuracy"]
+
+
+# ------------------------------------------------------------- ignore_class
+
+
+def void_labels(void=-1):
+    labels = LABELS.copy()
+    labels[::3] = void
+    labels[16:32] = void  # a batch with every sample ignored: a loss of 0
+    return labels
+
+
+@pytest.mark.parametrize(
+    "void, column", [(-1, False), (1, False), (255, True)], ids=["minus-one", "a-class", "column"]
+)
+def test_ignore_class_from_logits_is_replayed_bit_for_bit(void, column):
+    loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=void)
+    labels = void_labels(void)
+    model = assert_same_training(mlp, loss, X, labels[:, None] if column else labels)
+    assert replayed(model)
+
+
+def test_the_fused_ignoring_loss_equals_the_masked_losses_bit_for_bit():
+    # Its numbers are those of the separate ops it replaces (where, the cross-entropy,
+    # the mask's weights, the mean), loss and gradient.
+    loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=2)
+    logits = mk.Variable(RNG.normal(size=(40, 3)).astype(np.float32) * 4)
+    for labels in (void_labels(2), np.full(40, 2), LABELS):
+        with mk.GradientTape() as tape:
+            fused = loss(labels, logits)
+        fused_grad = tape.gradient(fused, logits)
+        with mk.GradientTape() as tape:
+            masked = mk.losses.Loss.__call__(loss, labels, logits, None,
+                                             loss._mask_ignored(labels, logits, None))  # fmt: skip
+        np.testing.assert_array_equal(fused.numpy(), masked.numpy())
+        np.testing.assert_array_equal(fused_grad.numpy(), tape.gradient(masked, logits).numpy())
+    assert float(loss(np.full(40, 2), logits)) == 0.0
+
+
+def test_a_label_out_of_range_in_a_replayed_ignoring_step_raises_the_eager_error():
+    model = mlp()
+    model.compile(
+        "adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1)
+    )
+    labels = void_labels()
+    model.train_on_batch(X[:16], labels[:16])
+    model.train_on_batch(X[:16], labels[:16])
+    assert replayed(model)
+    before = [w.numpy().copy() for w in model.weights]
+    bad = labels[:16].copy()
+    bad[4] = 3
+    with pytest.raises(ValueError, match=r"labels must lie in \[0, 3\)"):
+        model.train_on_batch(X[:16], bad)
+    for weight, value in zip(model.weights, before, strict=True):
+        np.testing.assert_array_equal(weight.numpy(), value)
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["probabilities", "weighted"])
+def test_ignore_class_trains_eagerly_where_its_python_finds_the_kept_labels(weighted):
+    if weighted:
+        loss, activation, fit_args = (
+            mk.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1), None,
+            {"sample_weight": WEIGHTS},
+        )  # fmt: skip
+    else:
+        loss, activation, fit_args = (
+            mk.losses.SparseCategoricalCrossentropy(ignore_class=-1), "softmax", {},
+        )  # fmt: skip
+    model = assert_same_training(lambda: mlp(activation), loss, X, void_labels(), **fit_args)
+    assert not any(type(p) is Program for p in model._compiled_step.programs.values())

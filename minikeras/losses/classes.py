@@ -16,6 +16,7 @@ from minikeras.losses.functions import (
     sparse_categorical_crossentropy,
 )
 from minikeras.losses.pairs import check_ignore_class, check_label_smoothing
+from minikeras.ops.cross_entropy_ignoring import mean_sparse_categorical_crossentropy_ignoring
 
 __all__ = [
     "BinaryCrossentropy",
@@ -291,9 +292,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             >>> round(float(loss([0, 1], [[0.0, 0.0], [0.0, 1000.0]])), 6)  # (log 2 + 0) / 2
             0.346574
         """
-        if self.ignore_class is not None:
-            mask = self._mask_ignored(y_true, y_pred, mask)
-        if (
+        fused = (
             sample_weight is None
             and mask is None
             and self._fn_kwargs["from_logits"]
@@ -301,7 +300,17 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             and self.reduction in ("sum_over_batch_size", "mean")
             and type(self).call is LossFunctionWrapper.call  # a subclass's own call() counts
             and self.fn is sparse_categorical_crossentropy
-        ):
+        )
+        if self.ignore_class is not None:
+            if fused and _plain_batch(y_true, y_pred, self.dtype):
+                # The same numbers as the masked path below, in one op a compiled step
+                # can replay (which labels count is found inside it).
+                return mean_sparse_categorical_crossentropy_ignoring(
+                    y_true, y_pred, self.ignore_class
+                )
+            mask = self._mask_ignored(y_true, y_pred, mask)
+            fused = False
+        if fused:
             y_pred = ops.convert_to_tensor(y_pred)
             dtype, shape = y_pred.dtype, y_pred.shape
             # (The mean of no losses is 0 in the general path, nan in the fused op.)
@@ -331,3 +340,19 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
                 f"losses have shape {valid.shape}"
             )
         return given & valid
+
+
+def _plain_batch(y_true, y_pred, dtype):
+    """Integer labels of (batch,) or (batch, 1) for float (batch, classes) scores."""
+    shape, value = getattr(y_pred, "shape", None), getattr(y_pred, "dtype", None)
+    return (
+        shape is not None
+        and type(y_true) is np.ndarray
+        and y_true.dtype.kind in "iu"
+        and len(shape) == 2
+        and shape[0] > 0
+        and y_true.shape in (shape[:1], (shape[0], 1))
+        and value is not None
+        and np.dtype(value).kind == "f"
+        and dtype in (None, np.dtype(value))
+    )

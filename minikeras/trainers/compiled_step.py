@@ -43,10 +43,11 @@ all there is:
   replay (`replay_guard`). A loss that computes on the targets alone (label
   smoothing, `1 - y_true` on probabilities, clipping) has its floating
   targets watched while the step is recorded, so that those ops are
-  recorded too. Not replayed: the hinge losses (0/1 labels become -1/1
-  only if all labels are 0 or 1), the focal losses (`ops.power` makes an
-  array of their Python exponent), `ignore_class` (which labels count, and
-  the mean's divisor, are read from the labels' values).
+  recorded too. `ignore_class` is replayed from logits without sample
+  weights (one fused op finds which labels count), else refused by
+  `Program.build` (its Python finds them). Not replayed: the hinge losses
+  (0/1 labels become -1/1 only if all labels are 0 or 1), the focal losses
+  (`ops.power` makes an array of their Python exponent).
 
 Anything else, or a recording that `Program.build` refuses (noise drawn in
 Python, a Variable assigned during the step), runs eagerly, as with
@@ -100,8 +101,7 @@ __all__ = ["REPLAYABLE_LAYERS", "REPLAYABLE_LOSSES", "CompiledStep", "compiled_s
 # that `ops.power` makes an array of, which `Program.build` would refuse.
 REPLAYABLE_LOSSES = frozenset({
     BinaryCrossentropy, CategoricalCrossentropy, CategoricalHinge, CosineSimilarity, Huber,
-    KLDivergence, LogCosh,
-    MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
+    KLDivergence, LogCosh, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
     MeanSquaredLogarithmicError, Poisson, SparseCategoricalCrossentropy,
 })  # fmt: skip
 
@@ -143,7 +143,7 @@ class CompiledStep(RecordingsHolder):
             before the step, as its first layers' ops cast them.
         weighs: whether a batch with sample weights is replayed (not for the
             reduction `"mean_with_sample_weight"`, whose Python checks the
-            weights' sum for 0).
+            weights' sum for 0, nor with an `ignore_class`).
     """
 
     def __init__(self, key, reason, watch_targets=False, casts_integers=False, weighs=False):
@@ -272,7 +272,11 @@ def compiled_step(model, x, y, sample_weight):
             state = CompiledStep(key, reason)
         else:
             loss = model._compile_loss.single
-            weighs = loss.reduction in ("sum_over_batch_size", "mean", "sum")
+            # (`ignore_class` is one fused op only unweighted: weighted, its Python finds
+            # which labels count, which a recording would fix)
+            weighs = loss.reduction in ("sum_over_batch_size", "mean", "sum") and (
+                getattr(loss, "ignore_class", None) is None
+            )
             state = CompiledStep(
                 key, None, _transforms_targets(loss), _casts_integers(model), weighs
             )
@@ -311,10 +315,6 @@ def _not_compilable(model):
         return f"loss {_loss_name(loss)} is not replayable"
     if not built_in or overridden_method(loss):
         return f"loss {_loss_name(loss)} computes with a function of its own"
-    if getattr(loss, "ignore_class", None) is not None:
-        # (which labels count is read from their values, in numpy, and so is the mean's
-        # divisor: a recording would fix both)
-        return f"loss {type(loss).__name__} has an ignore_class"
     return None
 
 
