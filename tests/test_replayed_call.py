@@ -258,14 +258,20 @@ def test_a_model_compiled_for_eager_steps_is_called_eagerly_in_a_tape(flag):
     assert programs(model) == {}
 
 
+def weighted_mean_loss():
+    return mk.losses.SparseCategoricalCrossentropy(
+        from_logits=True, reduction="mean_with_sample_weight"
+    )
+
+
 def test_fit_steps_that_run_eagerly_replay_the_model_call_and_train_alike():
-    # Sample weights keep fit's own step eager; the model's call in it is replayed.
+    # Sample weights under the "mean_with_sample_weight" reduction keep fit's own step
+    # eager (trainers.compiled_step); the model's call in it is replayed.
     histories, weights = {}, {}
     for jit_compile in ("auto", False):
         mk.utils.set_random_seed(0)
         model = mlp()
-        model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True),
-                      jit_compile=jit_compile)  # fmt: skip
+        model.compile("adam", weighted_mean_loss(), jit_compile=jit_compile)
         history = model.fit(X, LABELS, sample_weight=np.linspace(0.5, 1.5, 16), batch_size=4,
                             epochs=3, verbose=0, shuffle=False)  # fmt: skip
         histories[jit_compile], weights[jit_compile] = history.history, model.get_weights()
@@ -381,8 +387,7 @@ def test_fit_called_epoch_by_epoch_keeps_its_recordings_and_trains_alike():
     for jit_compile in ("auto", False):
         mk.utils.set_random_seed(0)
         model = mlp()
-        model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True),
-                      jit_compile=jit_compile)  # fmt: skip
+        model.compile("adam", weighted_mean_loss(), jit_compile=jit_compile)  # (fit: eager)
         for _ in range(recorded_calls.MOST_RECORDINGS):
             model.fit(X, LABELS, sample_weight=np.linspace(0.5, 1.5, 16), batch_size=6,
                       epochs=1, verbose=0, shuffle=False)  # fmt: skip
