@@ -245,7 +245,8 @@ def test_classes_round_trip_through_serialize_and_are_found_by_name(cls, kwargs)
     ],
 )
 def test_compile_by_name_trains_and_a_saved_model_keeps_the_loss(loss, y, outputs, tmp_path):
-    units = 1 if outputs == "sigmoid" else 3
+    mk.utils.set_random_seed(0)  # (unseeded, Circle's loss failed to fall within 3 epochs
+    units = 1 if outputs == "sigmoid" else 3  # for some weights the suite's order gave)
     layers = [mk.layers.Dense(units, activation=outputs)]
     if outputs is None:
         layers.append(mk.layers.UnitNormalization())
