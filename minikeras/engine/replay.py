@@ -56,7 +56,7 @@ __all__ = [
     "replay_inference",
 ]
 
-_CONSTANTS = (type(None), bool, int, float, str)
+_CONSTANTS = (type(None), bool, int, float, str, type(Ellipsis))
 
 
 class _Step:
@@ -347,13 +347,17 @@ class Program:
 
 
 def _is_constant(value):
-    """Python numbers, strings, None, dtypes, and tuples of them (a NamedTuple of geometry).
+    """Python numbers, strings, None, dtypes, slices and Ellipsis (a crop's index), and
+    tuples of them (a NamedTuple of geometry).
 
     A numpy `Generator` counts too: an op that draws from it (a dropout mask)
     draws again at each replay, moving its state on as the eager step would.
     """
     if type(value) in _CONSTANTS or isinstance(value, (np.dtype, np.random.Generator)):
         return True
+    if type(value) is slice:  # (of Python ints: an array in a slice is data)
+        bounds = (value.start, value.stop, value.step)
+        return all(type(bound) in (type(None), int) for bound in bounds)
     return isinstance(value, tuple) and all(_is_constant(item) for item in value)
 
 

@@ -232,8 +232,10 @@ class RepeatVector(Layer):
 
     def call(self, inputs):
         self.compute_output_shape(inputs.shape)
-        # Broadcasting a new axis against ones: the gradient sums the n copies.
-        return ops.expand_dims(inputs, 1) * np.ones((1, self.n, 1), dtype=inputs.dtype)
+        # A new axis broadcast n times (one op, as a compiled step needs): the gradient
+        # sums the n copies.
+        batch, features = inputs.shape
+        return ops.broadcast_to(ops.expand_dims(inputs, 1), (batch, self.n, features))
 
     def compute_output_shape(self, input_shape):
         _check_rank(self, input_shape, 2, "(batch, features)")

@@ -167,13 +167,13 @@ class _UpSampling(_Spatial):
 
     def call(self, inputs):
         output_shape = self.compute_output_shape(inputs.shape)
-        # Each spatial axis gets a new axis of length 1 after it, broadcast to the factor
-        # by multiplying with ones, then merged back (nearest neighbour, as Keras).
-        expanded, ones = list(inputs.shape), [1] * (inputs.ndim + self.rank)
+        # Each spatial axis gets a new axis of length 1 after it, broadcast to the factor,
+        # then merged back (nearest neighbour, as Keras).
+        expanded, repeated = list(inputs.shape), list(inputs.shape)
         for offset, (axis, factor) in enumerate(zip(self._axes, self.size)):
             expanded.insert(axis + offset + 1, 1)
-            ones[axis + offset + 1] = factor
-        repeated = ops.reshape(inputs, tuple(expanded)) * np.ones(ones, dtype=inputs.dtype)
+            repeated.insert(axis + offset + 1, factor)
+        repeated = ops.broadcast_to(ops.reshape(inputs, tuple(expanded)), tuple(repeated))
         return ops.reshape(repeated, output_shape)
 
     def compute_output_shape(self, input_shape):

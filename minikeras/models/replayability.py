@@ -16,20 +16,50 @@ from minikeras.layers import (
     ELU,
     Activation,
     Add,
+    Average,
+    AveragePooling1D,
     AveragePooling2D,
     Concatenate,
     Conv1D,
+    Conv1DTranspose,
     Conv2D,
+    Conv2DTranspose,
+    Cropping1D,
+    Cropping2D,
+    Cropping3D,
     Dense,
+    DepthwiseConv1D,
+    DepthwiseConv2D,
     Dropout,
+    Embedding,
     Flatten,
+    GlobalAveragePooling1D,
     GlobalAveragePooling2D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
     Identity,
+    LayerNormalization,
     LeakyReLU,
+    Maximum,
+    MaxPooling1D,
     MaxPooling2D,
+    Minimum,
+    Multiply,
+    Permute,
+    PReLU,
     ReLU,
+    RepeatVector,
     Reshape,
+    SeparableConv1D,
+    SeparableConv2D,
     Softmax,
+    Subtract,
+    UpSampling1D,
+    UpSampling2D,
+    UpSampling3D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+    ZeroPadding3D,
     tracking,
 )
 from minikeras.layers.operation_node import OPERATION_CLASSES
@@ -45,7 +75,7 @@ __all__ = [
 # The ops on symbolic tensors (graph nodes of `layers.operation_node`) that are math on
 # their arguments, with no Python reading their values. A recording of one still goes
 # through `Program.build`'s checks, which refuse what a replay could not repeat (an
-# array computed outside the recorded ops, a tuple index) and leave that step eager.
+# array computed outside the recorded ops, an array index) and leave that step eager.
 REPLAYABLE_OPERATIONS = frozenset({
     "abs", "add", "concatenate", "divide", "elu", "exp", "expand_dims", "gelu", "getitem",
     "leaky_relu", "log", "log_softmax", "matmul", "max", "maximum", "mean", "min", "minimum",
@@ -55,11 +85,19 @@ REPLAYABLE_OPERATIONS = frozenset({
 })  # fmt: skip
 
 # Layers whose call is math on its inputs and weights (Dropout's mask is drawn inside
-# its op, `ops.dropout_mask`, so a replay draws a fresh one from the same generator).
+# its op, `ops.dropout_mask`, so a replay draws a fresh one from the same generator;
+# an Embedding's ids are checked at every replay by its op's `replay_guard`). A call
+# that computes an array outside the ops (UpSampling2D's bilinear weights, a mask made
+# from integer ids) is refused by `Program.build`, and runs eagerly.
 REPLAYABLE_LAYERS = frozenset({
-    Activation, Add, AveragePooling2D, Concatenate, Conv1D, Conv2D, Dense, Dropout, ELU,
-    Flatten, GlobalAveragePooling2D, Identity, LeakyReLU, MaxPooling2D, ReLU,
-    Reshape, Softmax,
+    Activation, Add, Average, AveragePooling1D, AveragePooling2D, Concatenate, Conv1D,
+    Conv1DTranspose, Conv2D, Conv2DTranspose, Cropping1D, Cropping2D, Cropping3D, Dense,
+    DepthwiseConv1D, DepthwiseConv2D, Dropout, ELU, Embedding, Flatten,
+    GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
+    Identity, LayerNormalization, LeakyReLU, Maximum, MaxPooling1D, MaxPooling2D, Minimum,
+    Multiply, Permute, PReLU, ReLU, RepeatVector, Reshape, SeparableConv1D, SeparableConv2D,
+    Softmax, Subtract, UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D,
+    ZeroPadding2D, ZeroPadding3D,
 }) | frozenset(OPERATION_CLASSES[name] for name in REPLAYABLE_OPERATIONS)  # fmt: skip
 
 

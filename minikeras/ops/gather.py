@@ -13,6 +13,7 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 from autograd.tracer import getval, isbox
 
+from minikeras.engine.replay import replay_guard
 from minikeras.ops.core import array_of, normalize_axis, op_error, value_of, wrap
 
 __all__ = ["check_ids", "embedding_lookup", "flip", "scatter_rows"]
@@ -79,6 +80,15 @@ def _lookup_vjp(ans, table, ids):
 
 
 defvjp(_lookup, _lookup_vjp, None)
+
+
+def _ids_in_range(args):
+    """Whether a replayed lookup's ids are rows of its table (else the eager step raises)."""
+    table, ids = args
+    return ids.size == 0 or bool(ids.min() >= 0 and ids.max() < np.shape(table)[0])
+
+
+replay_guard(_lookup, _ids_in_range)  # a compiled step checks every batch's ids, as eagerly
 
 
 def embedding_lookup(embeddings, ids):

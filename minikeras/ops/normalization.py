@@ -219,7 +219,7 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, rms_sca
     ndim = len(value.shape)
     axes = _axes("layer_normalization", axis, ndim, value)
     epsilon = config.epsilon() if epsilon is None else float(epsilon)
-    shape = [value.shape[a] if a in axes else 1 for a in range(ndim)]
+    shape = tuple(value.shape[a] if a in axes else 1 for a in range(ndim))
 
     def broadcast(weight):
         weight = cast(weight, value.dtype)
