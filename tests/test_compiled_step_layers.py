@@ -214,3 +214,117 @@ def test_an_array_made_outside_the_ops_refuses_the_recording_and_trains_eagerly(
     model = assert_same_training(make, x)
     assert programs(model)
     assert all("outside the recorded ops" in reason for reason in programs(model))
+
+
+def bn_mlp(**options):
+    return lambda: mk.Sequential([Input((6,)), Dense(5), L.BatchNormalization(**options), Dense(2)])
+
+
+def bn_cnn(**options):
+    return lambda: mk.Sequential([
+        Input((6, 6, 2)), Conv2D(3, 3), L.BatchNormalization(**options), L.ReLU(),
+        L.GlobalAveragePooling2D(), Dense(2),
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "make, x",
+    [
+        (bn_mlp(), VECTORS),
+        (bn_mlp(momentum=0.5, center=False, scale=False), VECTORS),
+        (bn_cnn(), IMAGES),
+        (bn_cnn(axis=1, epsilon=0.1), IMAGES),
+    ],
+    ids=["mlp", "momentum-no-center-no-scale", "cnn", "cnn-axis-1"],
+)
+def test_batch_normalization_replays_its_moving_statistics_update(make, x):
+    # The weights compared include the moving mean and variance, assigned at each replay.
+    model = assert_same_training(make, x, epochs=4)
+    assert [type(program) for program in programs(model)] == [Program, Program]
+    assert all(len(program.assigned) == 2 for program in programs(model))
+    norm = next(layer for layer in model.layers if isinstance(layer, L.BatchNormalization))
+    assert not np.any(norm.moving_mean.numpy() == 0.0)  # (moved at every step)
+
+
+def test_a_moving_statistic_follows_the_update_rule_at_each_replay():
+    # Two steps by hand: moving = moving * momentum + batch statistic * (1 - momentum).
+    model = bn_mlp(momentum=0.8)()
+    model.compile("sgd", "mse")
+    norm, dense = model.layers[1], model.layers[0]
+    for step in range(3):
+        batch = VECTORS[:16] + step
+        hidden = batch @ dense.kernel.numpy() + dense.bias.numpy()
+        mean, variance = norm.moving_mean.numpy(), norm.moving_variance.numpy()
+        model.train_on_batch(batch, TARGETS[:16])
+        np.testing.assert_allclose(
+            norm.moving_mean.numpy(), mean * 0.8 + hidden.mean(0) * 0.2, rtol=1e-5
+        )
+        np.testing.assert_allclose(
+            norm.moving_variance.numpy(), variance * 0.8 + hidden.var(0) * 0.2, rtol=1e-4
+        )
+    assert isinstance(programs(model)[0], Program)
+
+
+def test_a_replay_that_gives_up_leaves_the_moving_statistics_alone():
+    # The guard of a later op says no: the statistics are assigned only once all ops ran.
+    model = mk.Sequential([
+        Input((5,), dtype="int64"), L.Embedding(10, 3), Flatten(), L.BatchNormalization(),
+        Dense(2),
+    ])  # fmt: skip
+    model.compile("sgd", "mse")
+    for _ in range(2):
+        model.train_on_batch(IDS[:16], TARGETS[:16])
+    assert isinstance(programs(model)[0], Program)
+    before = [w.numpy() for w in model.weights]
+    bad = IDS[:16].copy()
+    bad[0, 0] = 12
+    with pytest.raises(ValueError, match="expects ids in"):
+        model.train_on_batch(bad, TARGETS[:16])
+    for weight, value in zip(model.weights, before):
+        np.testing.assert_array_equal(weight.numpy(), value, err_msg=weight.path)
+
+
+class AssignsThenReads(mk.layers.Layer):
+    """Keeps a moving mean of its inputs and adds it: a read after the step's assign."""
+
+    def build(self, input_shape):
+        self.total = self.add_weight(
+            "total", input_shape[-1:], initializer="zeros", trainable=False
+        )
+
+    def call(self, inputs):
+        mean = mk.ops.mean(inputs, axis=0)
+        self.total.assign(mk.ops.normalization.moving_average(self.total, mean, 0.5))
+        return inputs + self.total
+
+
+class AssignsATrainedWeight(mk.layers.Layer):
+    """Assigns its own trained weight a value of the ops, which a replay would then
+    have to differentiate as it was before the assign."""
+
+    def build(self, input_shape):
+        self.offset = self.add_weight("offset", input_shape[-1:], initializer="zeros")
+
+    def call(self, inputs):
+        outputs = inputs + self.offset
+        mean = mk.ops.mean(inputs, axis=0)
+        self.offset.assign(mk.ops.normalization.moving_average(self.offset, mean, 0.5))
+        return outputs
+
+
+@pytest.mark.parametrize(
+    "layer, reason",
+    [
+        (AssignsThenReads, "computed outside the recorded ops"),
+        (AssignsATrainedWeight, "Variable 'offset' is assigned, and differentiated"),
+    ],
+    ids=["read-after-assign", "trained-weight"],
+)
+def test_assignments_a_replay_could_not_repeat_refuse_the_recording(monkeypatch, layer, reason):
+    from minikeras.trainers import compiled_step
+
+    monkeypatch.setattr(compiled_step, "REPLAYABLE_LAYERS", REPLAYABLE_LAYERS | {layer})
+    model = assert_same_training(lambda: mk.Sequential([Input((6,)), Dense(5), layer(), Dense(2)]),
+                                 VECTORS)  # fmt: skip
+    assert programs(model)
+    assert all(reason in program for program in programs(model))

@@ -27,6 +27,14 @@ tape. An op whose Python front checks values (the cross-entropy's labels)
 registers a `replay_guard`, which a replay runs on the op's arguments: when
 it says no, the replay gives up, and the caller runs the step eagerly,
 which raises the op's own error.
+
+A step may assign a Variable the value of a recorded op (a
+BatchNormalization's moving statistics, `ops.normalization.moving_average`
+of the batch's): the recorder notes it, and a replay assigns the replayed
+value to the same Variable once every op has run (so a guard that says no
+leaves it alone). Refused: an assign of any other value (the caller counts
+`Variable.writes`), of a Variable the step differentiates, or a read of the
+Variable after its assign (the replay reads its value as the step began).
 """
 
 import numpy as np
@@ -64,29 +72,6 @@ class _Step:
                  "guard", "inference")  # fmt: skip
 
 
-def _unwatched_reads(recorder, inputs, sources):
-    """The Variables whose own arrays ops received as plain data (no tape watched them).
-
-    A frozen layer's weights: a replay passes their current arrays, as an
-    eager step reads them. An array another way (a cast, a slice) is still
-    "computed outside the recorded ops", and refused.
-    """
-    found = []
-    for _, argnums, _, values, _, _ in recorder.entries:
-        for position, value in enumerate(values):
-            if position in argnums or type(value) is not np.ndarray:
-                continue
-            variable = recorder.reads.get(id(value))
-            if (
-                variable is not None
-                and variable._value is value
-                and all(value is not item for item in inputs)
-                and all(variable is not other for other in (*sources, *found))
-            ):
-                found.append(variable)
-    return tuple(found)
-
-
 class Program:
     """A recorded step, replayable on new inputs (see the module).
 
@@ -96,6 +81,7 @@ class Program:
         sources: the Variables given to `build`, which `run` must be given again.
         frozen: Variables whose arrays the ops read as data (weights no tape
             watched: a frozen layer's); `run` passes their current arrays.
+        assigned: the Variables a replay assigns, in order (see the module).
         source: the Python function a replay runs, as text (`engine.replay_source`).
         complete: whether every source gets a gradient (none is None).
         counts: per source, how many gradients `start`'s generator gives it
@@ -115,7 +101,7 @@ class Program:
     """
 
     def __init__(self, steps, input_count, sources, outputs, backward_order, constants=(),
-                 seed=None, generators=None):  # fmt: skip
+                 seed=None, generators=None, assigns=()):  # fmt: skip
         # Slots: the inputs, the sources, one per step (its output), then the constants.
         self._input_count = input_count
         self.sources = tuple(sources)  # the Variables `run` must be given, in this order
@@ -131,9 +117,11 @@ class Program:
             constants,
             [source._value.dtype for source in sources],
             seed,
+            assigns,
         )
         self._written = (steps, input_count + len(sources), outputs, constants)  # (for `infer`)
         self._forward = None
+        self.assigned = tuple(variable for variable, _ in assigns)
         self.counts = counts if any(count != 1 for count in counts) else None
         self.frozen = ()  # Variables read as data, after the inputs (see `build`)
 
@@ -164,8 +152,8 @@ class Program:
         if not recorder.valid:
             return None, "an op ran under another tape, or under nested tapes"
         # Weights the tape does not watch (a frozen layer's): data the replay reads afresh.
-        frozen = _unwatched_reads(recorder, inputs, sources)
-        inputs = [*inputs, *(variable._value for variable in frozen)]
+        frozen, arrays = recorder.unwatched_reads(inputs, sources)
+        inputs = [*inputs, *arrays]
         input_count = len(inputs)
         slot_of = {}
         for index, source in enumerate(sources):
@@ -236,6 +224,13 @@ class Program:
             if slot is None:
                 return None, "an output was not computed by the recorded ops"
             output_slots.append(slot)
+        assigns = []  # (a moving statistic's update: the Variable, the slot of its new value)
+        for variable, node, _ in recorder.assigns:
+            if any(variable is source for source in sources):
+                return None, f"Variable {variable.name!r} is assigned, and differentiated"
+            assigns.append((variable, slot_of.get(id(node))))
+            if assigns[-1][1] is None:
+                return None, f"Variable {variable.name!r} is assigned a value of no recorded op"
         if counts.get(output_slots[0]):  # the loss feeds another op: its gradient is a sum
             for step in steps:
                 step.pulls = tuple((s, shared or s == output_slots[0]) for s, shared in step.pulls)
@@ -256,7 +251,9 @@ class Program:
             seed.flags.writeable = False
         may_give_up = any(step.guard is not None for step in steps)
         rewound = list(generators.values()) if draws and may_give_up else None
-        program = cls(steps, input_count, sources, output_slots, order, constants, seed, rewound)
+        program = cls(
+            steps, input_count, sources, output_slots, order, constants, seed, rewound, assigns
+        )
         program.frozen = frozen
         return program, None
 
@@ -320,8 +317,11 @@ class Program:
             sources: the Variables given to `build`, in the same order.
 
         Returns:
-            The outputs' values (a list), or None when a `replay_guard` refused the new inputs.
+            The outputs' values (a list), or None when a `replay_guard` refused the new inputs
+            or the program assigns Variables (their new values are a training step's).
         """
+        if self.assigned:  # (a training step's program: its assigns belong with a backward pass)
+            return None
         if self._forward is None:
             self._forward = write_forward(*self._written)[0]
         return self._called(self._forward, inputs, sources)

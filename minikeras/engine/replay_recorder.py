@@ -6,12 +6,17 @@ do too through a patched `VJPNode.__init__` (`note_autograd`), put back when
 the last recorder leaves. A call of another tape, or of nested traces, marks
 the recording as one a replay could not repeat (`valid` False).
 
+`Variable.assign` tells it of a value an op of its tape computed (`note_assign`:
+a BatchNormalization's moving statistics), which a replay assigns again;
+the caller counts the other writes (`Variable.writes`), which refuse the recording.
+
 `RecordingsHolder` is the base of what keeps the programs made from
 recordings (a model's, an optimizer's): copies leave them behind.
 """
 
 import threading
 
+import numpy as np
 from autograd.core import VJPNode
 from autograd.numpy.numpy_boxes import ArrayBox
 
@@ -32,6 +37,9 @@ class Recorder:
     Attributes:
         entries: `(op, argnums, parents, values, box)` per recorded call.
         reads: `{id(array): Variable}` of the Variables read meanwhile.
+        assigns: `(variable, node, previous)` per `assign` of a value an op of
+            the tape computed (`node` made it; `previous` is the array the
+            Variable held before).
         valid: False once a call was seen that a replay could not repeat
             (one of another tape, or of several nested traces).
 
@@ -50,6 +58,7 @@ class Recorder:
         self.entries = []
         self.valid = True
         self.reads = {}  # id(array) -> the Variable it was read from (frozen ones among them)
+        self.assigns = []
 
     def __enter__(self):
         with _patch_lock:
@@ -77,6 +86,44 @@ class Recorder:
             self.valid = False
         else:
             self.entries.append((op, argnums, parents, values, None, box._node))
+
+    def note_assign(self, variable, value):
+        """Called by `Variable.assign` (in any thread): notes a value of this tape's ops."""
+        box = getattr(value, "_value", value)  # (a Tensor's box, or the box itself)
+        if (
+            self.thread == threading.get_ident()
+            and type(box) is ArrayBox
+            and box._trace == self.trace
+        ):
+            self.assigns.append((variable, box._node, variable._value))
+
+    def unwatched_reads(self, inputs, sources):
+        """The Variables whose own arrays ops received as plain data (no tape watched them).
+
+        A frozen layer's weights, or a moving statistic: a replay passes their
+        current arrays, as an eager step reads them. An array another way (a
+        cast, a slice, a Variable's value read after the step assigned it) is
+        still "computed outside the recorded ops", and refused.
+
+        Returns:
+            `(variables, arrays)`: the Variables, and the arrays the ops received.
+        """
+        held = {id(variable): previous for variable, _, previous in reversed(self.assigns)}
+        found, arrays = [], []
+        for _, argnums, _, values, _, _ in self.entries:
+            for position, value in enumerate(values):
+                if position in argnums or type(value) is not np.ndarray:
+                    continue
+                variable = self.reads.get(id(value))
+                if (
+                    variable is not None
+                    and held.get(id(variable), variable._value) is value  # (as the step began)
+                    and all(value is not item for item in inputs)
+                    and all(variable is not other for other in (*sources, *found))
+                ):
+                    found.append(variable)
+                    arrays.append(value)
+        return tuple(found), arrays
 
     def note_autograd(self, fun, argnums, parents, args, kwargs, node):
         """Called for each node autograd's own primitive wrapper makes in this thread."""

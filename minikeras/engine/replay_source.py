@@ -62,7 +62,7 @@ from minikeras.engine.backward import add_gradient
 __all__ = ["write_forward", "write_replay"]
 
 
-def write_replay(steps, param_count, outputs, order, constants, source_dtypes, seed):
+def write_replay(steps, param_count, outputs, order, constants, source_dtypes, seed, assigns=()):
     """Writes and compiles the replay function of a recorded step.
 
     Args:
@@ -75,6 +75,8 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
         source_dtypes: per source, the dtype its gradient must have (a
             generator leaves the cast to the tape, which sums first).
         seed: the loss's gradient, ones (read-only); or None for a generator.
+        assigns: `(variable, slot)` per Variable the step assigns a value its ops
+            computed, in order: done once every step ran (every guard said yes).
 
     Returns:
         `(function, source, complete, counts)`: `function(*inputs,
@@ -123,6 +125,9 @@ def write_replay(steps, param_count, outputs, order, constants, source_dtypes, s
         if index in pulled:
             extra = "r" if step.fused else f"k{index}"
             lines.append(f"    p{step.slot} = m{index}(n{index}, v{step.slot}, a, {extra})")
+    for index, (variable, slot) in enumerate(assigns):
+        namespace[f"w{index}"] = variable
+        lines.append(f"    w{index}.assign({name(slot)})")
     if made:
         lines.append(f"    del {', '.join(sorted(made))}")
     if not seeded:  # the gradient a tape pulls back to the node, in the place of ones

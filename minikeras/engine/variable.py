@@ -12,6 +12,7 @@ import numpy as np
 from autograd.tracer import getval
 
 from minikeras import config
+from minikeras.engine import primitive
 from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor, _format_values, value_of, wrap
@@ -286,6 +287,9 @@ class Variable(Tensor):
             >>> mk.Variable([0.0, 0.0]).assign([1.0, 2.0]).numpy()
             array([1., 2.], dtype=float32)
         """
+        if primitive.recorders:  # (a recorded step's assign of its ops' value is replayed)
+            for recorder in primitive.recorders:
+                recorder.note_assign(self, value)
         value = self._checked(value, "assign")
         new_value = self._buffer_for_update()
         np.copyto(new_value, value, casting="unsafe")

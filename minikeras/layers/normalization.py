@@ -10,6 +10,7 @@ from minikeras import config, initializers, ops
 from minikeras.layers.layer import Layer
 from minikeras.layers.normalization_axes import check_axis_argument, normalize_axes
 from minikeras.layers.scale_and_center import ScaleAndCenter
+from minikeras.ops.normalization import moving_average
 
 __all__ = ["BatchNormalization", "LayerNormalization", "ScaleAndCenter"]  # (the last moved)
 
@@ -176,14 +177,21 @@ class BatchNormalization(_Normalization):
         self._build_axes(input_shape, [self.axis])
         shape = self._sizes
         self._add_scale_and_center(shape)
+        # Read as they are even in a mixed-precision call (as in Keras): their update
+        # adds to the float32 values; `call` casts them for the inference formula.
         self.moving_mean = self.add_weight(
-            "moving_mean", shape=shape, initializer=self.moving_mean_initializer, trainable=False
+            "moving_mean",
+            shape=shape,
+            initializer=self.moving_mean_initializer,
+            trainable=False,
+            autocast=False,
         )
         self.moving_variance = self.add_weight(
             "moving_variance",
             shape=shape,
             initializer=self.moving_variance_initializer,
             trainable=False,
+            autocast=False,
         )
 
     def call(self, inputs, training=None, mask=None):
@@ -191,18 +199,25 @@ class BatchNormalization(_Normalization):
         if training and self.trainable:
             reduced = tuple(a for a in range(self._rank) if a not in self._axes)
             return self._normalize(inputs, reduced, training=True, mask=mask)
+        mean, variance = self.moving_mean, self.moving_variance
+        if self.compute_dtype != mean.dtype:  # (mixed precision: as its other weights are read)
+            mean, variance = (
+                ops.cast(mean, self.compute_dtype),
+                ops.cast(variance, self.compute_dtype),
+            )
         # The op folds the statistics into one scale and one shift: the full-size work is
         # one multiply and one add.
         return ops.batch_normalization(
-            inputs, self.moving_mean, self.moving_variance, self._axes[0],
+            inputs, mean, variance, self._axes[0],
             offset=self.beta, scale=self.gamma, epsilon=self.epsilon,
         )  # fmt: skip
 
     def _update_moving_statistics(self, mean, variance):
-        keep, take = self.momentum, 1.0 - self.momentum
+        # With ops on the batch's statistics (no gradient flows through moving_average),
+        # which a compiled step records, and whose replayed result it assigns.
         for moving, batch in [(self.moving_mean, mean), (self.moving_variance, variance)]:
-            batch = ops.cast(ops.reshape(ops.stop_gradient(batch), moving.shape), moving.dtype)
-            moving.assign(moving.numpy() * keep + batch.numpy() * take)
+            batch = ops.cast(ops.reshape(batch, moving.shape), moving.dtype)
+            moving.assign(moving_average(moving, batch, self.momentum))
 
     def get_config(self):
         return {

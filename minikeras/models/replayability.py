@@ -19,6 +19,7 @@ from minikeras.layers import (
     Average,
     AveragePooling1D,
     AveragePooling2D,
+    BatchNormalization,
     Concatenate,
     Conv1D,
     Conv1DTranspose,
@@ -90,7 +91,8 @@ REPLAYABLE_OPERATIONS = frozenset({
 # that computes an array outside the ops (UpSampling2D's bilinear weights, a mask made
 # from integer ids) is refused by `Program.build`, and runs eagerly.
 REPLAYABLE_LAYERS = frozenset({
-    Activation, Add, Average, AveragePooling1D, AveragePooling2D, Concatenate, Conv1D,
+    Activation, Add, Average, AveragePooling1D, AveragePooling2D, BatchNormalization,
+    Concatenate, Conv1D,
     Conv1DTranspose, Conv2D, Conv2DTranspose, Cropping1D, Cropping2D, Cropping3D, Dense,
     DepthwiseConv1D, DepthwiseConv2D, Dropout, ELU, Embedding, Flatten,
     GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalMaxPooling1D, GlobalMaxPooling2D,

@@ -9,11 +9,12 @@ computed in float32, and the normalizations return the input's dtype.
 import warnings
 
 import numpy as np
+from autograd.extend import defvjp, primitive
 
 from minikeras import config
 from minikeras.ops import elementary, reduction
 from minikeras.ops.comparison import clip, maximum
-from minikeras.ops.core import array_of, as_float, dtype_of, op_error, shape_of, wrap
+from minikeras.ops.core import array_of, as_float, dtype_of, op_error, shape_of, value_of, wrap
 from minikeras.ops.creation import cast
 from minikeras.ops.elementary import rsqrt
 from minikeras.ops.math import power, square
@@ -24,11 +25,46 @@ __all__ = [
     "batch_normalization",
     "layer_normalization",
     "moments",
+    "moving_average",
     "normalize",
     "rms_normalization",
 ]
 
 _FLOAT16_MAX = float(np.finfo(np.float16).max)
+
+
+@primitive
+def _moving_average(moving, value, momentum):
+    return moving * momentum + value * (1.0 - momentum)
+
+
+# A statistic that follows the data, not a function to train: no gradient flows back.
+defvjp(_moving_average, None, None)
+
+
+def moving_average(moving, value, momentum):
+    """A moving statistic's next value: `moving * momentum + value * (1 - momentum)`.
+
+    One op, through which no gradient flows (as through `stop_gradient`).
+    `BatchNormalization` updates its moving mean and variance with it: as an
+    op on the batch's statistics, a compiled training step records it (and
+    assigns its replayed result, see `engine.replay`).
+
+    Args:
+        moving: the statistic so far (a Variable, Tensor or array).
+        value: its value on this batch, of `moving`'s shape and dtype.
+        momentum: a float in `[0, 1]`, the weight of `moving`.
+
+    Returns:
+        A Tensor of `moving`'s shape.
+
+    Example:
+        >>> moving = mk.Variable([1.0, 2.0])
+        >>> batch = np.array([3.0, 2.0], "float32")
+        >>> mk.ops.normalization.moving_average(moving, batch, 0.75).numpy()
+        array([1.5, 2. ], dtype=float32)
+    """
+    return wrap(_moving_average(value_of(moving), value_of(value), float(momentum)))
 
 
 def _axes(op, axis, ndim, x):

@@ -27,8 +27,9 @@ all there is:
   `Reshape`) and the `Input` is not of an integer dtype: not when a layer
   computes on the integers themselves (an `Add` that wraps around);
 - a `Sequential` or functional model of layers whose `call` is plain math
-  (`REPLAYABLE_LAYERS`: no random numbers drawn in Python, no moving
-  statistics, no states, no value checks in Python), with the activations
+  (`REPLAYABLE_LAYERS`: no random numbers drawn in Python, no states, no
+  value checks in Python; a BatchNormalization's moving statistics are the
+  values of ops, which a replay assigns again), with the activations
   minikeras defines (the functions, not wrappers of them), no method
   replaced on an instance, no activity regularizer and one dtype (no
   mixed-precision policy, and no `LossScaleOptimizer`); no loss
@@ -50,7 +51,7 @@ all there is:
   (`ops.power` makes an array of their Python exponent).
 
 Anything else, or a recording that `Program.build` refuses (noise drawn in
-Python, a Variable assigned during the step), runs eagerly, as with
+Python, a Variable assigned a value no recorded op computed), runs eagerly, as with
 `jit_compile=False`. As with a compiled Keras step, what `call` reads from
 Python attributes is fixed when the step is recorded: a change to what a
 model tracks (a layer added, a weight replaced, `trainable` switched, a loss
@@ -218,7 +219,8 @@ class CompiledStep(RecordingsHolder):
 
     def keep(self, recorder, tape, x, y, weights, loss, y_pred, sample_weight=None):
         """Builds the program from an eager step's recording; call it before `tape.gradient`."""
-        if Variable.writes != recorder.writes:
+        # (an assign of a value the ops computed is replayed: a moving statistic's update)
+        if Variable.writes != recorder.writes + len(recorder.assigns):
             program, reason = None, "a Variable was assigned during the step"
         else:
             inputs = [x, y] if sample_weight is None else [x, y, sample_weight]
