@@ -246,6 +246,34 @@ def test_batch_normalization_replays_its_moving_statistics_update(make, x):
     assert not np.any(norm.moving_mean.numpy() == 0.0)  # (moved at every step)
 
 
+@pytest.mark.parametrize("make, x", [(bn_mlp, VECTORS), (bn_cnn, IMAGES)], ids=["mlp", "cnn"])
+def test_a_frozen_batch_normalization_is_replayed_in_inference_mode(make, x):
+    # As in Keras, trainable=False runs with the moving statistics, which stay as they
+    # are; its weights are data to the replay, read afresh (one primitive reads them all).
+    model = assert_same_training(make(trainable=False), x)
+    assert [type(program) for program in programs(model)] == [Program, Program]
+    assert all(not program.assigned and program.frozen for program in programs(model))
+    norm = next(layer for layer in model.layers if isinstance(layer, L.BatchNormalization))
+    np.testing.assert_array_equal(norm.moving_mean.numpy(), 0.0)
+
+
+def test_new_statistics_set_in_a_frozen_batch_normalization_are_read_by_the_replay():
+    model = bn_mlp(trainable=False)()
+    model.compile("sgd", "mse")
+    eager = bn_mlp(trainable=False)()
+    eager.compile("sgd", "mse", jit_compile=False)
+    eager.set_weights(model.get_weights())
+    for step in range(4):
+        for each in (model, eager):
+            norm = each.layers[1]
+            norm.moving_mean.assign(np.full(5, 0.1 * step, "float32"))
+            norm.moving_variance.assign(np.full(5, 1.0 + step, "float32"))
+            each.train_on_batch(VECTORS[:16], TARGETS[:16])
+    assert isinstance(programs(model)[0], Program)
+    for got, want in zip(model.weights, eager.weights):
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.path)
+
+
 def test_a_moving_statistic_follows_the_update_rule_at_each_replay():
     # Two steps by hand: moving = moving * momentum + batch statistic * (1 - momentum).
     model = bn_mlp(momentum=0.8)()

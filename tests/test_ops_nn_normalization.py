@@ -23,6 +23,10 @@ DIFFERENTIABLE = {
         lambda x, m, v, o, s: ops.batch_normalization(x, m, v, 2, offset=o, scale=s),
         [X, VECTOR, np.abs(VECTOR) + 0.5, VECTOR[::-1], VECTOR * 2],
     ),
+    "batch_normalization_axis1_unscaled": (  # (one primitive with its own gradients)
+        lambda x, m, v: ops.batch_normalization(x, m, v, 1, epsilon=0.1),
+        [X, VECTOR[:3], np.abs(VECTOR[:3]) + 0.5],
+    ),
     "layer_normalization": (
         lambda x, g, b: ops.layer_normalization(x, gamma=g, beta=b),
         [X, VECTOR, VECTOR[::-1]],

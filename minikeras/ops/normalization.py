@@ -12,12 +12,14 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 
 from minikeras import config
+from minikeras.engine.tensor import Tensor
 from minikeras.ops import elementary, reduction
 from minikeras.ops.comparison import clip, maximum
 from minikeras.ops.core import array_of, as_float, dtype_of, op_error, shape_of, value_of, wrap
 from minikeras.ops.creation import cast
 from minikeras.ops.elementary import rsqrt
 from minikeras.ops.math import power, square
+from minikeras.ops.normalization_folded import folded_normalization
 from minikeras.ops.operands import narrowed_operands
 from minikeras.ops.shape import expand_dims, reshape
 
@@ -213,6 +215,12 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
                 f"batch_normalization: {name} must have shape ({size},) (x.shape[{axis}]) for x "
                 f"of shape {shape_of(value)}, got shape {shape_of(vector)}"
             )
+    # Arrays of x's dtype (a BatchNormalization's weights): one primitive, which a
+    # compiled step records even when no tape watches the statistics.
+    vectors = (mean, variance, offset, scale)
+    if all(v is None or (isinstance(v, Tensor) and v.dtype == value.dtype) for v in vectors):
+        values = [None if v is None else value_of(v) for v in vectors]
+        return wrap(folded_normalization(value_of(value), *values, float(epsilon), tuple(shape)))
     inv = rsqrt(reshape(variance, shape) + float(epsilon))
     if scale is not None:
         inv = inv * reshape(scale, shape)
