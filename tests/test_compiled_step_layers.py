@@ -312,6 +312,14 @@ def test_a_replay_that_gives_up_leaves_the_moving_statistics_alone():
         np.testing.assert_array_equal(weight.numpy(), value, err_msg=weight.path)
 
 
+def shared_batch_normalization():
+    # One layer called twice: its second update reads what the first assigned.
+    inputs = Input((6,))
+    norm = L.BatchNormalization()
+    first = norm(Dense(5)(inputs))
+    return mk.Model(inputs, Dense(2)(norm(Dense(5)(first))))
+
+
 class AssignsThenReads(mk.layers.Layer):
     """Keeps a moving mean of its inputs and adds it: a read after the step's assign."""
 
@@ -356,3 +364,9 @@ def test_assignments_a_replay_could_not_repeat_refuse_the_recording(monkeypatch,
                                  VECTORS)  # fmt: skip
     assert programs(model)
     assert all(reason in program for program in programs(model))
+
+
+def test_a_batch_normalization_called_twice_in_a_step_is_refused_and_trains_eagerly():
+    model = assert_same_training(shared_batch_normalization, VECTORS)
+    assert programs(model)
+    assert all("computed outside the recorded ops" in reason for reason in programs(model))
