@@ -87,14 +87,15 @@ REPLAYABLE_OPERATIONS = frozenset({
 
 # Layers whose call is math on its inputs and weights (Dropout's mask is drawn inside
 # its op, `ops.dropout_mask`, so a replay draws a fresh one from the same generator;
-# an Embedding's ids are checked at every replay by its op's `replay_guard`). A call
-# that computes an array outside the ops (UpSampling2D's bilinear weights, a mask made
-# from integer ids) is refused by `Program.build`, and runs eagerly.
+# an Embedding's ids are checked at every replay by its op's `replay_guard`; a
+# BatchNormalization's moving statistics are assigned the value of an op, which a
+# training step's replay assigns again, and which a replay under a user's tape refuses).
+# A call that computes an array outside the ops (UpSampling2D's bilinear weights, a
+# mask made from integer ids) is refused by `Program.build`, and runs eagerly.
 REPLAYABLE_LAYERS = frozenset({
     Activation, Add, Average, AveragePooling1D, AveragePooling2D, BatchNormalization,
-    Concatenate, Conv1D,
-    Conv1DTranspose, Conv2D, Conv2DTranspose, Cropping1D, Cropping2D, Cropping3D, Dense,
-    DepthwiseConv1D, DepthwiseConv2D, Dropout, ELU, Embedding, Flatten,
+    Concatenate, Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Cropping1D, Cropping2D,
+    Cropping3D, Dense, DepthwiseConv1D, DepthwiseConv2D, Dropout, ELU, Embedding, Flatten,
     GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
     Identity, LayerNormalization, LeakyReLU, Maximum, MaxPooling1D, MaxPooling2D, Minimum,
     Multiply, Permute, PReLU, ReLU, RepeatVector, Reshape, SeparableConv1D, SeparableConv2D,
