@@ -10,6 +10,8 @@ check (an Embedding's ids) runs at every replay.
 
 import numpy as np
 import pytest
+from test_compiled_step import assert_same_training as same_training
+from test_compiled_step import programs, train
 
 import minikeras as mk
 from minikeras.engine.replay import Program
@@ -115,28 +117,9 @@ CASES = {
 }
 
 
-def train(make, x, y, jit_compile, epochs=3, batch_size=16):
-    mk.utils.set_random_seed(7)
-    model = make()
-    model.compile("adam", "mse", jit_compile=jit_compile)
-    history = model.fit(x, y, batch_size=batch_size, epochs=epochs, verbose=0, shuffle=False)
-    return model, history.history
-
-
-def assert_same_training(make, x, y=TARGETS, **kwargs):
-    """Trains twice, compiled and eager; returns the compiled model after comparing them."""
-    compiled, compiled_history = train(make, x, y, "auto", **kwargs)
-    eager, eager_history = train(make, x, y, False, **kwargs)
-    assert compiled_history == eager_history
-    for got, want in zip(compiled.weights, eager.weights):
-        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.path)
-    for got, want in zip(compiled.optimizer.variables, eager.optimizer.variables):
-        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.name)
-    return compiled
-
-
-def programs(model):
-    return list(model._compiled_step.programs.values())
+def assert_same_training(make, x, **kwargs):
+    """Trains with mse, compiled and eager, and compares (`test_compiled_step`'s check)."""
+    return same_training(make, "mse", x, TARGETS, **kwargs)
 
 
 @pytest.mark.filterwarnings("ignore:LayerNormalization. rms_scaling")
@@ -162,7 +145,7 @@ def test_replays_are_what_trains_the_later_batches(monkeypatch):
         return original(self, inputs)
 
     monkeypatch.setattr(L.LayerNormalization, "call", counted)
-    model, _ = train(make, x, TARGETS, "auto", epochs=3)
+    model, _ = train(make, "mse", x, TARGETS, "auto")
     assert isinstance(programs(model)[0], Program)
     assert [shape[0] for shape in calls] == [16, 8]  # (9 steps in all)
 
