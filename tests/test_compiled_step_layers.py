@@ -353,3 +353,10 @@ def test_a_batch_normalization_called_twice_in_a_step_is_refused_and_trains_eage
     model = assert_same_training(shared_batch_normalization, VECTORS)
     assert programs(model)
     assert all("computed outside the recorded ops" in reason for reason in programs(model))
+
+
+def test_a_model_trained_with_replayed_batch_normalization_predicts_as_the_eager_one():
+    models = [train(bn_cnn(), "mse", IMAGES, TARGETS, jit)[0] for jit in ("auto", False)]
+    compiled, eager = (model.predict(IMAGES, batch_size=16, verbose=0) for model in models)
+    np.testing.assert_array_equal(compiled, eager)
+    assert not np.array_equal(models[0].predict(IMAGES[:8], verbose=0), 0.0)
