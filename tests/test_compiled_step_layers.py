@@ -360,3 +360,20 @@ def test_a_model_trained_with_replayed_batch_normalization_predicts_as_the_eager
     compiled, eager = (model.predict(IMAGES, batch_size=16, verbose=0) for model in models)
     np.testing.assert_array_equal(compiled, eager)
     assert not np.array_equal(models[0].predict(IMAGES[:8], verbose=0), 0.0)
+
+
+def test_batch_normalization_replays_beside_sample_weights():
+    weights = np.random.default_rng(0).uniform(size=40).astype("float32")
+    trained = []
+    for jit_compile in ("auto", False):
+        mk.utils.set_random_seed(7)
+        model = bn_cnn()()
+        model.compile("adam", "mse", jit_compile=jit_compile)
+        history = model.fit(IMAGES, TARGETS, sample_weight=weights, batch_size=16, epochs=3,
+                            verbose=0, shuffle=False)  # fmt: skip
+        trained.append((model, history.history))
+    (compiled, compiled_history), (eager, eager_history) = trained
+    assert compiled_history == eager_history
+    for got, want in zip(compiled.weights, eager.weights):
+        np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=got.path)
+    assert [type(program) for program in programs(compiled)] == [Program, Program]
