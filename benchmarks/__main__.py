@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 
-WORKLOADS = ("ops", "mlp", "cnn", "lstm", "accuracy", "memory")
+WORKLOADS = ("ops", "mlp", "inference", "cnn", "lstm", "accuracy", "memory")
 PEERS = ("autograd", "torch", "keras-jax", "keras-torch")
 
 
@@ -56,7 +56,7 @@ def parse_args(argv):
         "--batch-sizes",
         type=positive_ints,
         default=None,
-        help="MLP batch sizes, comma-separated (default 32,128,512; quick 128)",
+        help="batch sizes, comma-separated (default: mlp 32,128,512, inference 1,32,128)",
     )
     parser.add_argument(
         "--repeats",

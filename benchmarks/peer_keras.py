@@ -85,6 +85,44 @@ class MLPStep(TrainOnBatch):
         super().__init__(mlp_model(load(), weights), batches)
 
 
+class MLPPredictOnBatch:
+    """`model.predict_on_batch(x)` of the MLP (on JAX a jit-compiled predict step)."""
+
+    def __init__(self, layers, batch, seed=0):
+        keras = load()
+        pin_backend_threads()
+        batches, weights = problems.inference_problem(layers, batch, seed)
+        self.keras = keras
+        self.model = mlp_model(keras, weights)
+        self.batches = problems.BatchCycle(batches)
+        self.first_loss = None  # the suite compares `result()`
+        self.forward = self.model.predict_on_batch
+
+    def result(self):
+        output = self.forward(*self.batches.batches[0])
+        return np.asarray(self.keras.ops.convert_to_numpy(output), np.float32).tolist()
+
+    def run(self, calls):
+        return self.batches.time(self.forward, calls)
+
+
+class MLPCall(MLPPredictOnBatch):
+    """`model(x)` on a numpy batch, as a user calls it: eager backend ops, no jit.
+
+    On JAX each call waits for its output (`block_until_ready`), as a caller
+    using it would; on torch the call is outside `torch.no_grad()`, as a
+    user writes it (Keras's own `predict` enters it).
+    """
+
+    def __init__(self, layers, batch, seed=0):
+        super().__init__(layers, batch, seed)
+        model = self.model
+        if self.keras.backend.backend() == "jax":
+            self.forward = lambda x: model(x).block_until_ready()
+        else:
+            self.forward = model
+
+
 class CNNStep(TrainOnBatch):
     """The small CNN of `bench_cnn.py`, from the same weights and batches."""
 

@@ -70,6 +70,29 @@ class MLPStep:
         return self.batches.time(self.step, steps)
 
 
+class MLPForward:
+    """The MLP's forward pass under `torch.inference_mode()`, as a torch prediction loop runs it.
+
+    The mode is entered once per timed block, around the calls (`with
+    torch.inference_mode(): for x in batches: model(x)`), not per call.
+    """
+
+    def __init__(self, layers, batch, seed=0):
+        self.torch = torch = load()
+        batches, weights = problems.inference_problem(layers, batch, seed)
+        self.batches = problems.BatchCycle([(torch.from_numpy(x),) for (x,) in batches])
+        self.model = mlp_model(torch, weights).eval()
+        self.first_loss = None  # the suite compares `result()`
+
+    def result(self):
+        with self.torch.inference_mode():
+            return self.model(*self.batches.batches[0]).numpy().tolist()
+
+    def run(self, calls):
+        with self.torch.inference_mode():
+            return self.batches.time(self.model, calls)
+
+
 class OpCall(Calls):
     """A small op on `OP_SHAPE` tensors, or the 50-op chain with its gradient."""
 

@@ -36,6 +36,18 @@ def mlp_problem(layers, batch, seed=0):
     return batches, dense_weights(layers, rng)
 
 
+def inference_problem(layers, batch, seed=0):
+    """`mlp_problem`'s batches without their labels (as 1-tuples), and its weights.
+
+    Example:
+        >>> batches, weights = inference_problem((4, 3, 2), 5)
+        >>> len(batches), len(batches[0]), batches[0][0].shape
+        (8, 1, (5, 4))
+    """
+    batches, weights = mlp_problem(layers, batch, seed)
+    return [(x,) for x, _ in batches], weights
+
+
 class BatchCycle:
     """Hands out a problem's batches in turn, the same order for every contender."""
 

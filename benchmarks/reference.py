@@ -93,11 +93,21 @@ class NumpyMLP:
         return loss, self.backward(saved)
 
     def predict(self, x):
-        """Logits, without keeping anything for a backward pass."""
+        """Logits, without keeping anything for a backward pass.
+
+        One new array per layer (its matrix product), bias and relu added in
+        place in it: what a careful numpy programmer writes, and a fresh
+        output at every call, as a framework's.
+        """
+        params = self.params
         hidden = x
-        for index in range(0, len(self.params) - 2, 2):
-            hidden = np.maximum(hidden @ self.params[index] + self.params[index + 1], 0)
-        return hidden @ self.params[-2] + self.params[-1]
+        for index in range(0, len(params) - 2, 2):
+            hidden = hidden @ params[index]
+            hidden += params[index + 1]
+            np.maximum(hidden, 0, out=hidden)
+        logits = hidden @ params[-2]
+        logits += params[-1]
+        return logits
 
 
 def sgd_in_place(params, grads, learning_rate):
@@ -215,12 +225,17 @@ class GemmFloor:
         return time.perf_counter() - start
 
 
-def mlp_floor(params, x):
-    """The GEMM floor of `NumpyMLP`'s step on a batch `x`: the same products and layouts."""
+def mlp_floor(params, x, backward=True):
+    """The GEMM floor of `NumpyMLP`'s step on a batch `x`: the same products and layouts.
+
+    With `backward=False`, the forward pass's products alone (the floor of `predict`).
+    """
     mlp = NumpyMLP(params)
     _, (inputs, *_) = mlp.forward(x, np.zeros(len(x), np.int64))
     kernels = mlp.params[0::2]
     forward = list(zip(inputs, kernels))
+    if not backward:
+        return GemmFloor(forward)
     backward = []
     grad = np.ones((len(x), kernels[-1].shape[1]), np.float32)
     for layer in reversed(range(len(kernels))):

@@ -17,12 +17,13 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from benchmarks import accuracy, cnn, common, lstm, memory, mlp, ops, report
+from benchmarks import accuracy, cnn, common, inference, lstm, memory, mlp, ops, report
 from benchmarks.worker import Remote, Worker, WorkerError, resolve
 
 WORKLOADS = {
     "ops": ops,
     "mlp": mlp,
+    "inference": inference,
     "cnn": cnn,
     "lstm": lstm,
     "accuracy": accuracy,
@@ -38,6 +39,16 @@ PEERS = {
     "keras-torch": ("benchmarks.peer_keras", {"KERAS_BACKEND": "torch"}),
 }
 REFERENCE = "numpy"
+
+
+def peer_of(name):
+    """The peer a contender belongs to ("keras-jax" for "keras-jax model(x)"), or None."""
+    for peer in PEERS:
+        if name == peer or name.startswith(peer + " "):
+            return peer
+    return None
+
+
 # Untimed calls before each timed repeat, at most: after another contender ran
 # on the same CPU, a step takes a few steps to run at its steady pace again
 # (the MLP's first step after a switch is ~35% slower, the next ~20%, the
@@ -99,15 +110,15 @@ class Suite:
 
     def make(self, name, factory, config):
         """Builds a contender here, or in its peer's worker."""
-        if name in self.workers:
-            return Remote(self.workers[name], factory, config)
+        if peer_of(name) in self.workers:
+            return Remote(self.workers[peer_of(name)], factory, config)
         return resolve(factory)(**config)
 
     def unavailable(self, name, not_run):
         """Why a contender does not run in a case, or None."""
         if name in not_run:
             return not_run[name]
-        peer = self.peers.get(name)
+        peer = self.peers.get(peer_of(name))
         if peer is not None and peer["status"] != "ok":
             return peer["reason"]
         return None
@@ -133,7 +144,15 @@ class Suite:
         return {"status": "skipped", "reason": reason, "cases": []}
 
     def time_case(
-        self, name, config, contenders, targets=None, check=None, not_run=None, unit="µs per step"
+        self,
+        name,
+        config,
+        contenders,
+        targets=None,
+        check=None,
+        not_run=None,
+        unit="µs per step",
+        compare_results=None,
     ):
         """Builds, checks and times one case's contenders; returns its record.
 
@@ -146,6 +165,9 @@ class Suite:
                 (returns facts to record), or "results" to compare each
                 contender's `result()` with numpy's.
             not_run: dict of contender name to why it sits this case out.
+            compare_results: compare each contender's `result()` with numpy's
+                (a contender whose `result()` is None has nothing to compare);
+                by default when `check` is "results", else their first losses.
         """
         print(f"  {name} ...", end="", flush=True, file=sys.stderr)
         started = time.perf_counter()
@@ -159,7 +181,9 @@ class Suite:
                 record["checks"]["minikeras_vs_numpy"] = {"failed": message}
                 self.failures.append(f"{name}: the minikeras vs numpy check failed")
         built = self.build(contenders, config, not_run or {}, entries)
-        self.check_contenders(built, entries, compare_results=check == "results")
+        if compare_results is None:
+            compare_results = check == "results"
+        self.check_contenders(built, entries, compare_results=compare_results)
         gc.collect()
         calls = {}
         for contender_name, contender in list(built.items()):
@@ -200,7 +224,10 @@ class Suite:
             entry = entries.setdefault(name, {"status": "ok"})
             try:
                 if compare_results:
-                    got = np.asarray(contender.result(), np.float32)
+                    got = contender.result()
+                    if got is None:
+                        continue
+                    got = np.asarray(got, np.float32)
                     same = got.shape == expected.shape and np.allclose(
                         got, expected, rtol=LOSS_RTOL, atol=1e-5
                     )
@@ -220,7 +247,7 @@ class Suite:
     def fail(self, name, error, built, entries):
         entries[name] = {"status": "failed", "reason": f"{type(error).__name__}: {error}"}
         built.pop(name, None)
-        if name not in PEERS:
+        if peer_of(name) is None:
             self.failures.append(f"{name}: {entries[name]['reason']}")
 
     def guarded(self, name, contender, calls, built, entries):
