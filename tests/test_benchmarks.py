@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from benchmarks import common, report
 
@@ -111,3 +112,93 @@ def test_interleave_with_a_seed_shuffles_each_round_reproducibly():
     assert all(sorted(one_round) == list("abcd") for one_round in rounds)
     assert len(set(rounds)) > 1
     assert orders(0) == rounds
+
+
+# ----------------------------------------------------------------- inference workload
+
+TINY_MLP = (5, 4, 3)
+
+
+def test_inference_rows_give_numpys_logits_and_the_replayed_ones_replay():
+    from benchmarks import inference
+    from benchmarks.worker import resolve
+
+    facts = inference.check_minikeras_matches_numpy(TINY_MLP, 2)
+    assert facts["replays"] == {
+        "model(x)": inference.CHECKED_CALLS,
+        "predict_on_batch": inference.CHECKED_CALLS,
+        "eager": 0,
+        "predict_on_batch eager": 0,
+    }
+    expected = inference.NumpyForward(TINY_MLP, 2).result()
+    for name in ("minikeras model(x)", "minikeras predict_on_batch", "minikeras eager"):
+        contender = resolve(inference.CONTENDERS[name])(TINY_MLP, 2)
+        np.testing.assert_allclose(contender.result(), expected, rtol=1e-6)
+        assert contender.run(3) > 0
+    floor = inference.FloorForward(TINY_MLP, 2)
+    assert floor.result() is None and floor.flops == 2 * 2 * (5 * 4 + 4 * 3)
+
+
+def test_inference_check_fails_on_wrong_replayed_numbers(monkeypatch):
+    from benchmarks import inference
+    from minikeras.engine.replay import Program
+
+    original = Program.infer
+
+    def off_by_a_little(self, inputs, sources):
+        return [value * np.float32(1.001) for value in original(self, inputs, sources)]
+
+    monkeypatch.setattr(Program, "infer", off_by_a_little)
+    with pytest.raises(AssertionError, match="minikeras model\\(x\\) vs numpy"):
+        inference.check_minikeras_matches_numpy(TINY_MLP, 2)
+
+
+def test_inference_check_fails_when_nothing_is_replayed(monkeypatch):
+    from benchmarks import inference
+    from minikeras.models import replayed_call
+
+    monkeypatch.setattr(replayed_call, "inference_call", lambda model, inputs, kwargs: None)
+    with pytest.raises(AssertionError, match="Program.infer calls per row"):
+        inference.check_minikeras_matches_numpy(TINY_MLP, 2)
+
+
+def test_a_contender_named_after_a_peer_runs_in_its_worker():
+    from benchmarks.suite import peer_of
+
+    assert peer_of("keras-jax predict_on_batch") == "keras-jax"
+    assert peer_of("keras-torch") == "keras-torch"
+    assert peer_of("torch") == "torch"
+    assert peer_of("minikeras model(x)") is None
+    assert peer_of("torchvision") is None
+
+
+def test_torch_inference_gives_numpys_logits():
+    pytest.importorskip("torch")
+    from benchmarks import inference, peer_torch
+
+    expected = inference.NumpyForward(TINY_MLP, 3).result()
+    contender = peer_torch.MLPForward(TINY_MLP, 3)
+    np.testing.assert_allclose(contender.result(), expected, rtol=1e-5, atol=1e-6)
+    assert contender.run(2) > 0
+
+
+def test_quick_inference_run_checks_and_times_every_minikeras_row(tmp_path):
+    output = tmp_path / "results"
+    command = [sys.executable, "-m", "benchmarks", "--quick", "--workloads", "inference"]
+    command += ["--peers", "none", "--batch-sizes", "1", "--repeats", "2"]
+    command += ["--block-seconds", "0.002", "--output", str(output)]
+    run = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    record = json.loads((output / "benchmarks.json").read_text())
+    assert record["failures"] == []
+    (case,) = record["workloads"]["inference"]["cases"]
+    assert case["name"] == "784-256-128-10, batch 1"
+    assert case["checks"]["minikeras_vs_numpy"]["replayed_equals_eager"] is True
+    contenders = case["contenders"]
+    for name in ("numpy", "minikeras model(x)", "minikeras predict_on_batch", "minikeras eager"):
+        assert contenders[name]["status"] == "ok", (name, contenders[name])
+        assert contenders[name]["matches_numpy"] is True
+        assert contenders[name]["n"] == 2 and contenders[name]["median_us"] > 0
+    assert "matches_numpy" not in contenders["gemm floor"]  # products alone: nothing to compare
+    for peer in ("torch", "keras-jax model(x)", "keras-torch predict_on_batch"):
+        assert contenders[peer]["status"] == "skipped"
