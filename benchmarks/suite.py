@@ -39,6 +39,12 @@ PEERS = {
     "keras-torch": ("benchmarks.peer_keras", {"KERAS_BACKEND": "torch"}),
 }
 REFERENCE = "numpy"
+# Untimed calls before each timed repeat, at most: after another contender ran
+# on the same CPU, a step takes a few steps to run at its steady pace again
+# (the MLP's first step after a switch is ~35% slower, the next ~20%, the
+# fourth still ~5%), which a training loop never sees.
+SETTLING_CALLS = 5
+LOSS_RTOL = 1e-4
 
 
 def peer_of(name):
@@ -47,14 +53,6 @@ def peer_of(name):
         if name == peer or name.startswith(peer + " "):
             return peer
     return None
-
-
-# Untimed calls before each timed repeat, at most: after another contender ran
-# on the same CPU, a step takes a few steps to run at its steady pace again
-# (the MLP's first step after a switch is ~35% slower, the next ~20%, the
-# fourth still ~5%), which a training loop never sees.
-SETTLING_CALLS = 5
-LOSS_RTOL = 1e-4
 
 
 class Suite:
