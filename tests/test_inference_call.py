@@ -151,7 +151,6 @@ def test_calls_that_must_stay_eager_record_nothing(monkeypatch):
     symbolic = mk.Model(model.inputs, model(model.inputs[0]))  # a symbolic call: a graph
     for _ in range(3):
         model(X.tolist())  # (a list: converted by the eager call)
-        model(X.astype(np.int32))  # (ints: no float cast to repeat)
         model(X, training=np.bool_(True))  # (not a Python bool)
         model(mk.Tensor(X), mask=None)
         symbolic(X)  # (a model around it: replayed itself, the inner call not alone)
@@ -316,3 +315,35 @@ def test_max_pooling_skips_its_winners_in_an_inference_replay(monkeypatch):
     assert wanted == [False, True, False, False]  # (eager, recorded under a tape, replays)
     for got in outputs[1:]:
         np.testing.assert_array_equal(got, outputs[0])
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "bool"])
+@pytest.mark.parametrize("make", [mlp, cnn, nested], ids=["mlp", "cnn", "nested"])
+def test_integer_inputs_replay_cast_as_the_first_layers_cast_them(make, dtype, monkeypatch):
+    x = (IMAGES if make is cnn else X) * 3
+    x = (x > 0) if dtype == "bool" else np.abs(x).astype(dtype)
+
+    def run():
+        mk.utils.set_random_seed(0)
+        model = make()
+        return [model(x).numpy() for _ in range(4)]
+
+    count = inferences(monkeypatch)
+    replayed = run()
+    assert count[0] == 2
+    eager(monkeypatch)
+    for got, want in zip(replayed, run(), strict=True):
+        assert got.dtype == want.dtype == np.float32
+        np.testing.assert_array_equal(got, want)
+
+
+def test_integer_inputs_that_a_layer_reads_as_integers_stay_eager(monkeypatch):
+    inputs = Input((6,))
+    model = mk.Model(inputs, Dense(3)(Add()([inputs, inputs])))  # (uint8 sums wrap around)
+    count = inferences(monkeypatch)
+    x = np.full((4, 6), 200, np.uint8)
+    outputs = [model(x).numpy() for _ in range(4)]
+    assert count[0] == 0
+    for got in outputs[1:]:
+        np.testing.assert_array_equal(got, outputs[0])
+    assert model(x.astype(np.float32)).numpy().tolist() != outputs[0].tolist()

@@ -10,10 +10,11 @@ changed, and no more once it was recorded `MOST_RECORDINGS` times with no
 replay in between.
 """
 
+from minikeras import config
 from minikeras.engine.replay import Program, RecordingsHolder
 from minikeras.engine.variable import TrackingGeneration
 from minikeras.layers import call_checks, tracking
-from minikeras.models.replayability import not_replayable
+from minikeras.models.replayability import casts_integer_inputs, not_replayable
 
 __all__ = [
     "MOST_RECORDINGS",
@@ -32,12 +33,28 @@ MOST_RECORDINGS = 16  # recordings of one model after which it is called eagerly
 class Calls(RecordingsHolder):
     """A model's recorded calls while what they read stands still (see the module)."""
 
-    __slots__ = ("generation", "sets", "reason", "programs", "layers")
+    __slots__ = ("generation", "sets", "reason", "programs", "layers", "_casts_integers")
 
     def __init__(self, generation, sets, reason, layers):
         self.generation, self.sets, self.reason = generation, sets, reason
         self.layers = layers  # (not the model itself: it holds this)
         self.programs = {}  # (shape, dtype, training, traced) -> Program, or why refused
+        self._casts_integers = None
+
+    def casts_integers(self, model):
+        """Whether the model's first ops cast integer inputs (`casts_integer_inputs`), found once.
+
+        Args:
+            model: the model these are the recordings of.
+
+        Returns:
+            A bool.
+        """
+        found = self._casts_integers  # (floatx, the answer): convolutions cast to floatx
+        floatx = config.floatx()
+        if found is None or found[0] != floatx:
+            found = self._casts_integers = (floatx, casts_integer_inputs(model))
+        return found[1]
 
 
 def new_calls(model, generation):

@@ -11,7 +11,7 @@ computing in the model's dtype. `not_replayable` says why a model falls short, o
 
 from types import FunctionType
 
-from minikeras import activations
+from minikeras import activations, config
 from minikeras.layers import (
     ELU,
     Activation,
@@ -64,10 +64,12 @@ from minikeras.layers import (
     tracking,
 )
 from minikeras.layers.operation_node import OPERATION_CLASSES
+from minikeras.tree import flatten
 
 __all__ = [
     "REPLAYABLE_LAYERS",
     "REPLAYABLE_OPERATIONS",
+    "casts_integer_inputs",
     "defined_in",
     "not_replayable",
     "overridden_method",
@@ -223,3 +225,78 @@ def _not_replayable_model(model):
     if model._callable_losses or model.activity_regularizer is not None:
         return "the model adds losses"
     return None
+
+
+# Layers whose op casts integer inputs to the weights' dtype (`astype`) before any
+# arithmetic, and layers that only reshape (exact on integers) on the way to one.
+_CASTING_LAYERS = (Dense, Conv1D, Conv2D)
+_RESHAPING_LAYERS = (Flatten, Reshape)
+
+
+def casts_integer_inputs(model):
+    """Whether each op that first reads `model`'s inputs casts integers to its dtype.
+
+    So an eager call computes on `x.astype(model.dtype)`, which a replay
+    casts before the first op instead of in it; a layer that reads integers
+    as integers (an `Embedding`'s lookup, an `Add` that would wrap around)
+    keeps them eager. Conv layers cast to floatx, which must then be the
+    model's dtype.
+
+    Args:
+        model: a Sequential or functional model.
+
+    Returns:
+        A bool.
+
+    Example:
+        >>> model = mk.Sequential([mk.Input((4,)), mk.layers.Dense(2)])
+        >>> mk.models.replayability.casts_integer_inputs(model)
+        True
+        >>> inputs = mk.Input((4,))
+        >>> added = mk.Model(inputs, mk.layers.Add()([inputs, inputs]))
+        >>> mk.models.replayability.casts_integer_inputs(added)
+        False
+    """
+    if config.floatx() != model.dtype:
+        return False
+    return _consumers_cast(model, None)
+
+
+def _consumers_cast(model, tensor):
+    """Whether every layer reading `tensor` (`model`'s input if None) casts it first."""
+    inputs, nodes = getattr(model, "_inputs", None), getattr(model, "_nodes", None) or []
+    if tensor is None:
+        if inputs is None or not nodes:  # (a Sequential without an Input: its first layer)
+            layers = getattr(model, "layers", None)
+            return bool(layers) and _layer_casts(layers[0])
+        placeholders = flatten(inputs)
+        if len(placeholders) != 1:
+            return False
+        tensor = placeholders[0]
+        dtype = getattr(tensor, "dtype", None)
+        if dtype is not None and config.standardize_dtype(dtype)[:5] != "float":
+            return False  # (an integer Input: what its layers take is theirs to say)
+    if any(output is tensor for output in flatten(model._outputs)):
+        return False
+    readers = [node for node in nodes if any(t is tensor for t in node.input_tensors())]
+    if not readers:
+        return False
+    for node in readers:
+        layer = node.layer
+        if isinstance(layer, _RESHAPING_LAYERS) and type(layer) in REPLAYABLE_LAYERS:
+            if len(node.input_tensors()) != 1 or not all(
+                _consumers_cast(model, output) for output in flatten(node.outputs)
+            ):
+                return False
+        elif not _layer_casts(layer):
+            return False
+    return True
+
+
+def _layer_casts(layer):
+    """Whether `layer`, called on integers, casts them first (a model: its own readers)."""
+    if type(layer) in _CASTING_LAYERS:
+        return True
+    if type(layer) in _RESHAPING_LAYERS:
+        return False  # (without a graph, its readers are not known)
+    return hasattr(layer, "_nodes") and hasattr(layer, "_outputs") and _consumers_cast(layer, None)

@@ -75,8 +75,10 @@ conditions, the tape's aside: `Program.infer` replays the forward pass
 alone, reading the weights as they are. A kind of input not yet recorded is
 recorded under a tape of the model's own, which the next call under a
 user's tape replays too. Such a call is eager when inside another layer's
-call. A frozen model (no trainable weight, a feature extractor) is
-replayed outside a tape only: under one, a node would stand for nothing.
+call. Integer or boolean inputs (`uint8` images) are replayed too, cast to
+the model's dtype first, where every layer that reads them first casts them
+so (`models.replayability.casts_integer_inputs`). A frozen model (no
+trainable weight) is replayed under a tape only for a traced input's gradient.
 Ops whose forward does work only a backward pass needs (max pooling's
 winners) register a forward for inference (`replay.replay_inference`).
 
@@ -206,15 +208,20 @@ def inference_call(model, inputs, kwargs):
     value = _unmasked(inputs)
     if type(value) is not np.ndarray:
         return None  # (a symbolic tensor, a list, a scalar: the eager call converts it)
+    integers = False
     if value.dtype != model.dtype:
-        if value.dtype.kind != "f":
+        kind = value.dtype.kind
+        if kind != "f" and kind not in "biu":
             return None
-        value = value.astype(model.dtype)  # as the eager call casts it
+        integers = kind != "f"
+        value = value.astype(model.dtype)  # as the eager call (its first ops) casts it
     signature = (value.shape, value.dtype, training, False)
     found = program_for(model, signature)
     if found is None:
         return None
     calls, program = found
+    if integers and not calls.casts_integers(model):
+        return None  # (a layer reads the integers as they are: an Embedding, an Add)
     if program is None:
         with GradientTape() as tape:
             output = _record(model, calls, signature, tape, value, training, inputs, None)

@@ -62,11 +62,9 @@ records it again.
 from operator import is_not
 from types import FunctionType
 
-from minikeras import config
 from minikeras.engine.replay import Program, Recorder, RecordingsHolder
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
-from minikeras.layers import Conv1D, Conv2D, Dense, Flatten, Reshape
 from minikeras.losses import (
     BinaryCrossentropy,
     CategoricalCrossentropy,
@@ -88,11 +86,11 @@ from minikeras.losses import (
 )
 from minikeras.models.replayability import (
     REPLAYABLE_LAYERS,
+    casts_integer_inputs,
     not_replayable,
     overridden_method,
 )
 from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
-from minikeras.tree import flatten
 
 __all__ = ["REPLAYABLE_LAYERS", "REPLAYABLE_LOSSES", "CompiledStep", "compiled_step"]
 
@@ -124,11 +122,6 @@ _TARGETS_AS_GIVEN = frozenset({
     functions.categorical_crossentropy, functions.sparse_categorical_crossentropy,
     regression.log_cosh, regression.poisson,
 })  # fmt: skip
-
-# Layers whose op casts integer inputs to the weights' dtype (`astype`) before any
-# arithmetic, and layers that only reshape (exact on integers) on the way to one.
-_CASTING_LAYERS = (Dense, Conv1D, Conv2D)
-_RESHAPING_LAYERS = (Flatten, Reshape)
 
 
 class CompiledStep(RecordingsHolder):
@@ -280,7 +273,7 @@ def compiled_step(model, x, y, sample_weight):
                 getattr(loss, "ignore_class", None) is None
             )
             state = CompiledStep(
-                key, None, _transforms_targets(loss), _casts_integers(model), weighs
+                key, None, _transforms_targets(loss), casts_integer_inputs(model), weighs
             )
         object.__setattr__(model, "_compiled_step", state)
     if state.reason is not None or (sample_weight is not None and not state.weighs):
@@ -334,56 +327,3 @@ def _transforms_targets(loss):
     if loss.fn is functions.binary_crossentropy:
         return not arguments.get("from_logits")  # (on probabilities: `1 - y_true`)
     return loss.fn not in _TARGETS_AS_GIVEN
-
-
-def _casts_integers(model):
-    """Whether each op that first reads `model`'s inputs casts integers to its dtype.
-
-    So the eager step computes on `x.astype(model.dtype)`, found before the
-    first op instead of in it; a layer that reads integers as integers (an
-    `Embedding`'s lookup, an `Add` that would wrap around) keeps them eager.
-    Conv layers cast to floatx, which must then be the model's dtype.
-    """
-    if config.floatx() != model.dtype:
-        return False
-    return _consumers_cast(model, None)
-
-
-def _consumers_cast(model, tensor):
-    """Whether every layer reading `tensor` (`model`'s input if None) casts it first."""
-    inputs, nodes = getattr(model, "_inputs", None), getattr(model, "_nodes", None) or []
-    if tensor is None:
-        if inputs is None or not nodes:  # (a Sequential without an Input: its first layer)
-            layers = getattr(model, "layers", None)
-            return bool(layers) and _layer_casts(layers[0])
-        placeholders = flatten(inputs)
-        if len(placeholders) != 1:
-            return False
-        tensor = placeholders[0]
-        dtype = getattr(tensor, "dtype", None)
-        if dtype is not None and config.standardize_dtype(dtype)[:5] != "float":
-            return False  # (an integer Input: what its layers take is theirs to say)
-    if any(output is tensor for output in flatten(model._outputs)):
-        return False
-    readers = [node for node in nodes if any(t is tensor for t in node.input_tensors())]
-    if not readers:
-        return False
-    for node in readers:
-        layer = node.layer
-        if isinstance(layer, _RESHAPING_LAYERS) and type(layer) in REPLAYABLE_LAYERS:
-            if len(node.input_tensors()) != 1 or not all(
-                _consumers_cast(model, output) for output in flatten(node.outputs)
-            ):
-                return False
-        elif not _layer_casts(layer):
-            return False
-    return True
-
-
-def _layer_casts(layer):
-    """Whether `layer`, called on integers, casts them first (a model: its own readers)."""
-    if type(layer) in _CASTING_LAYERS:
-        return True
-    if type(layer) in _RESHAPING_LAYERS:
-        return False  # (without a graph, its readers are not known)
-    return hasattr(layer, "_nodes") and hasattr(layer, "_outputs") and _consumers_cast(layer, None)
