@@ -105,12 +105,29 @@ def test_layers_in_lists_and_dicts_are_tracked_through_edits():
     holder.blocks.append(built_dense("one"))
     holder.blocks += [built_dense("two")]
     holder.by_name = {}
-    holder.by_name.setdefault("three", built_dense("three"))
+    holder.by_name["three"] = built_dense("three")
     assert [layer.name for layer in tracking.tracked_layers(holder)] == ["one", "two", "three"]
     assert len(holder.weights) == 6
     del holder.blocks[0]
     holder.by_name.clear()
     assert [layer.name for layer in tracking.tracked_layers(holder)] == ["two"]
+
+
+def test_a_layer_put_in_where_kerass_tracker_does_not_look_is_left_out_with_a_warning():
+    # Keras's TrackedDict has no setdefault, its TrackedList no __setitem__: the layer
+    # put in is in no `_layers`, so in no `weights`; the one replaced stays.
+    holder = Holder()
+    holder.by_name = {}
+    with pytest.warns(TrackingWarning, match="'three' is held by"):
+        holder.by_name.setdefault("three", built_dense("three"))
+        assert tracking.tracked_layers(holder) == [] and holder.weights == []
+    first = built_dense("first")
+    holder.blocks = [first]
+    with pytest.warns(TrackingWarning, match="'second' is held by"):
+        holder.blocks[0] = built_dense("second")
+        assert tracking.tracked_layers(holder) == [first]
+    holder.blocks = holder.blocks  # (setting the attribute again tracks what it holds)
+    assert [layer.name for layer in tracking.tracked_layers(holder)] == ["first", "second"]
 
 
 def test_namedtuples_are_tracked():
@@ -130,11 +147,11 @@ def test_reassigning_or_deleting_an_attribute_untracks_what_it_held():
     holder.blocks = [built_dense("listed")]
     assert len(holder.weights) == 5
     holder.block = built_dense("new")
-    # (in the order the attributes were last set, as Keras's `_layers`: see layer_record)
-    assert [layer.name for layer in tracking.tracked_layers(holder)] == ["listed", "new"]
-    del holder.weight
+    # Keras's tracker keeps a layer an attribute let go of, in its place (see layer_record).
+    assert [layer.name for layer in tracking.tracked_layers(holder)] == ["old", "listed", "new"]
+    del holder.weight  # (Keras's __delattr__ untracks a Variable)
     holder.blocks = None
-    assert names(holder) == ["kernel", "bias"] and holder.weights[0] is holder.block.kernel
+    assert len(holder.weights) == 6 and holder.weights[4] is holder.block.kernel
 
 
 def test_deleting_or_reassigning_a_weight_made_with_add_weight_untracks_it():

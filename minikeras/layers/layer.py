@@ -12,7 +12,7 @@ import functools
 from minikeras import regularizers
 from minikeras.engine.context import state as _state
 from minikeras.engine.variable import TrackingGeneration, Variable
-from minikeras.layers import auto_config, call_checks, layer_record, tracking
+from minikeras.layers import auto_config, call_checks, layer_containers, layer_record, tracking
 from minikeras.layers.layer_call import LayerCall
 from minikeras.layers.layer_config import LayerConfig, layer_dtype_policy
 from minikeras.layers.layer_dtypes import LayerDTypes
@@ -188,6 +188,10 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
             # `models.replayed_call`). Bookkeeping during a call bypasses this method.
             attributes["_attribute_sets"] = attributes.get("_attribute_sets", 0) + 1
         self._release_added_weight(name, value)
+        if name not in self._untracked_attributes and name != "_layers":
+            # A list or dict of layers is copied into one that records what goes in
+            # and out later, as Keras's tracker copies it (see layer_containers).
+            value = layer_containers.recorded(self, value)
         object.__setattr__(self, name, value)
         if name not in self._untracked_attributes and (
             tracking.may_hold_weights(value) or tracking.may_hold_weights(old)
@@ -195,8 +199,11 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
             # It may hold (or have held) weights: cached weight lists are stale.
             object.__setattr__(self, "_tracked_ids", None)
             TrackingGeneration.bump()
-            if old is not value and (isinstance(value, _HOLDERS) or isinstance(old, _HOLDERS)):
-                layer_record.note(self, old, value)  # (Keras's tracker keeps a replaced layer)
+            if (old is not value or type(value) in _RECORDED) and (
+                isinstance(value, _HOLDERS) or isinstance(old, _HOLDERS)
+            ):
+                # (Keras's tracker keeps a replaced layer; `self.blocks += [...]` places)
+                layer_record.note(self, old, value)
 
     def __getattr__(self, name):
         # Reached only when the normal lookup failed. Without the base's attributes, the
@@ -337,3 +344,4 @@ def _model_get_config(cls):
 
 # What may hold a layer (for layer_record): a layer, or a list, tuple or dict of them.
 _HOLDERS = (Layer, list, tuple, dict)
+_RECORDED = (layer_containers.RecordedList, layer_containers.RecordedDict)

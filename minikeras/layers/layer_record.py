@@ -12,14 +12,29 @@ built, as an empty group). `Layer.__setattr__` and `__delattr__` call `note`;
 `in_keras_order` gives a subclassed model's `layers` from it, and the
 order of a layer's sub-layers in its `weights` (`tracking`).
 
-A layer put into a list after the list was assigned (`append`) is not seen
-here: it keeps the place the attribute walk gives it, after the item before it.
+A layer put into an attribute's list or dict later (`append`, `insert`,
+`d[key] = `...) is placed then, as Keras's tracked containers place it:
+`layer_containers` says what went in and out (`place`, `keep`, `drop`,
+`leave_out`). A layer Keras's tracker does not follow (put in by `lst[i] = `,
+a slice, `setdefault`) is left out of `layers` and `weights` as in Keras,
+with a `TrackingWarning`. A layer the record never saw (in a list assigned
+before minikeras recorded lists, or held in a container of another kind)
+takes the place the attribute walk gives it, after the item before it.
 """
 
 import itertools
 import weakref
 
-__all__ = ["in_keras_order", "layers_in", "note"]
+__all__ = [
+    "drop",
+    "held_before",
+    "in_keras_order",
+    "keep",
+    "layers_in",
+    "leave_out",
+    "note",
+    "place",
+]
 
 _counter = itertools.count()
 _layer_class = []  # [Layer], once layer.py (which imports this module) has loaded
@@ -81,23 +96,155 @@ def note(layer, old, new):
     """
     held = layers_in(new)
     lost = [sub for sub in layers_in(old) if all(sub is not kept for kept in held)]
-    if not held and not lost:
-        return
+    if held:
+        place(layer, held)
+    if lost:
+        keep(layer, lost)
+
+
+def _record(layer):
     record = layer.__dict__.get("_layer_record")
     if record is None:
-        record = _Record(order={}, replaced={})
+        record = _Record(order={}, replaced={}, left_out={})
         object.__setattr__(layer, "_layer_record", record)
+    return record
+
+
+def _placed(order, sub):
+    entry = order.get(id(sub))
+    return entry is not None and entry[1]() is sub  # (an id a dead layer had is no place)
+
+
+def place(layer, subs):
+    """Gives each of `subs` its place in `layer`'s order now, unless it has one.
+
+    Keras's tracker adding a layer to `_layers` (an attribute set, a tracked
+    list's `append`...).
+
+    Args:
+        layer: the owner.
+        subs: the layers put into it.
+
+    Returns:
+        None.
+
+    Example:
+        >>> owner, d = mk.layers.Layer(), mk.layers.Dense(2)
+        >>> mk.layers.layer_record.place(owner, [d])
+        >>> mk.layers.layer_record.in_keras_order(owner, [])[0] is d
+        True
+    """
+    record = _record(layer)
     order = record["order"]
-    for sub in held:
-        entry = order.get(id(sub))
-        if entry is None or entry[1]() is not sub:  # (an id a dead layer had is a new place)
+    for sub in subs:
+        record["left_out"].pop(id(sub), None)
+        if not _placed(order, sub):
             order[id(sub)] = (next(_counter), weakref.ref(sub))
-    for sub in lost:
-        record["replaced"][id(sub)] = sub
+
+
+def keep(layer, subs):
+    """Keeps `subs` in `layer`'s order after they left its attributes (as Keras does).
+
+    Args:
+        layer: the owner.
+        subs: the layers an attribute (or a dict's key) held before.
+
+    Returns:
+        None.
+
+    Example:
+        >>> owner, d = mk.layers.Layer(), mk.layers.Dense(2)
+        >>> mk.layers.layer_record.place(owner, [d])
+        >>> mk.layers.layer_record.keep(owner, [d])
+        >>> mk.layers.layer_record.in_keras_order(owner, [])[0] is d
+        True
+    """
+    record = _record(layer)
+    for sub in subs:
+        entry = record["left_out"].get(id(sub))
+        if entry is None or entry() is not sub:  # (one Keras never tracked stays so)
+            record["replaced"][id(sub)] = sub
+
+
+def drop(layer, subs):
+    """Takes `subs` out of `layer`'s order: Keras's tracked list `pop`, `remove`, `del`.
+
+    A dropped layer still held elsewhere in the layer's attributes is left
+    out of `layers` and `weights`, as Keras's untracking leaves it.
+
+    Args:
+        layer: the owner.
+        subs: the layers taken out.
+
+    Returns:
+        None.
+
+    Example:
+        >>> owner, d = mk.layers.Layer(), mk.layers.Dense(2)
+        >>> mk.layers.layer_record.place(owner, [d])
+        >>> mk.layers.layer_record.drop(owner, [d])
+        >>> mk.layers.layer_record.in_keras_order(owner, [])
+        []
+    """
+    record = _record(layer)
+    for sub in subs:
+        if _placed(record["order"], sub):
+            del record["order"][id(sub)]
+            record["replaced"].pop(id(sub), None)
+            record["left_out"][id(sub)] = weakref.ref(sub)
+
+
+def leave_out(layer, subs):
+    """Marks `subs`, put into `layer`'s container in a way Keras does not follow, as untracked.
+
+    Keras's tracked list has no `__setitem__` (nor slices), its dict no
+    `setdefault`: a layer put in so is in no `_layers` list, so neither in
+    `layers` nor in `weights`. A layer already placed keeps its place.
+
+    Args:
+        layer: the owner.
+        subs: the layers put in.
+
+    Returns:
+        None.
+
+    Example:
+        >>> owner, d = mk.layers.Layer(), mk.layers.Dense(2)
+        >>> mk.layers.layer_record.leave_out(owner, [d])
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     mk.layers.layer_record.in_keras_order(owner, [d])
+        []
+    """
+    record = _record(layer)
+    for sub in subs:
+        if not _placed(record["order"], sub):
+            record["left_out"][id(sub)] = weakref.ref(sub)
+
+
+def held_before(layer):
+    """The layers `layer`'s attributes held and let go of, which Keras keeps tracked.
+
+    Args:
+        layer: the owner.
+
+    Returns:
+        A list of Layers.
+
+    Example:
+        >>> owner, d = mk.layers.Layer(), mk.layers.Dense(2)
+        >>> owner.d = d
+        >>> del owner.d
+        >>> mk.layers.layer_record.held_before(owner) == [d]
+        True
+    """
+    record = layer.__dict__.get("_layer_record")
+    return [] if record is None else list(record["replaced"].values())
 
 
 class _Record(dict):
-    """`{"order": {id: (number, weakref)}, "replaced": {id: layer}}`, as copies must see it.
+    """`{"order": {id: (number, weakref)}, "replaced": {id: layer}, "left_out": {id: weakref}}`.
 
     Keyed by `id` and holding weak references, it would neither pickle nor
     mean anything in a copy: a pickled or deep-copied record is rebuilt from
@@ -108,13 +255,21 @@ class _Record(dict):
         live = sorted(
             (number, ref()) for number, ref in self["order"].values() if ref() is not None
         )
-        return (_rebuilt, ([sub for _, sub in live], list(self["replaced"].values())))
+        left_out = [ref() for ref in self["left_out"].values() if ref() is not None]
+        return (
+            _rebuilt,
+            ([sub for _, sub in live], list(self["replaced"].values()), left_out),
+        )
 
 
-def _rebuilt(ordered, replaced):
-    """A `_Record` of `ordered` layers (in their assignment order) and `replaced` ones."""
+def _rebuilt(ordered, replaced, left_out=()):
+    """A `_Record` of `ordered` layers (in assignment order), `replaced` and `left_out` ones."""
     order = {id(sub): (next(_counter), weakref.ref(sub)) for sub in ordered}
-    return _Record(order=order, replaced={id(sub): sub for sub in replaced})
+    return _Record(
+        order=order,
+        replaced={id(sub): sub for sub in replaced},
+        left_out={id(sub): weakref.ref(sub) for sub in left_out},
+    )
 
 
 def in_keras_order(layer, reachable, replaced=True):
@@ -123,12 +278,12 @@ def in_keras_order(layer, reachable, replaced=True):
     Args:
         layer: the owner.
         reachable: the layers its attributes hold now, in the attribute walk's order.
-        replaced: whether to add the layers its attributes held before (False:
-            only put `reachable` in order, as `weights` lists their weights).
+        replaced: whether to add the layers its attributes held before.
 
     Returns:
-        A list: those, and the layers its attributes held before (see the
-        module), in the order they were first assigned.
+        A list: those (less the ones Keras's tracker never saw, see `leave_out`),
+        and the layers its attributes held before (see the module), in the order
+        they were put into `layer`.
 
     Example:
         >>> owner, d, e = mk.layers.Layer(), mk.layers.Dense(2), mk.layers.Dense(3)
@@ -140,10 +295,16 @@ def in_keras_order(layer, reachable, replaced=True):
     record = layer.__dict__.get("_layer_record")
     if record is None:
         return list(reachable)
-    order, keyed, last = record["order"], [], (-1, 0)
+    order, left_out, keyed, last = record["order"], record["left_out"], [], (-1, 0)
     for index, sub in enumerate(reachable):
         entry = order.get(id(sub))
-        last = (entry[0], 0) if entry is not None and entry[1]() is sub else (last[0], index + 1)
+        if entry is not None and entry[1]() is sub:
+            last = (entry[0], 0)
+        elif left_out.get(id(sub), _dead)() is sub:
+            _warn_left_out(layer, sub, record)
+            continue
+        else:
+            last = (last[0], index + 1)
         keyed.append((last, sub))
     placed = {id(sub) for sub in reachable}
     for key, sub in record["replaced"].items() if replaced else ():
@@ -152,3 +313,25 @@ def in_keras_order(layer, reachable, replaced=True):
             keyed.append(((entry[0] if entry is not None else -1, 0), sub))
     keyed.sort(key=lambda pair: pair[0])
     return [sub for _, sub in keyed]
+
+
+def _dead():
+    return None
+
+
+def _warn_left_out(layer, sub, record):
+    """Says once that `sub`, held by `layer`, is left out of its `layers` and `weights`."""
+    warned = record.setdefault("warned", set())
+    if id(sub) in warned:
+        return
+    warned.add(id(sub))
+    from minikeras.layers.tracking import warn
+
+    warn(
+        f"Layer '{sub.name}' is held by '{layer.name}' but was put into its list or dict by "
+        "item or slice assignment, setdefault, |= or += through another name, or taken "
+        "out with pop/remove/del and kept elsewhere, which Keras 3's tracker does not "
+        "follow: as in Keras, it is not in the model's layers or weights (not trained, "
+        "not in get_weights), though a weights file holds it. Put it in with "
+        "append/insert/extend or set the attribute again."
+    )

@@ -205,9 +205,9 @@ def _own_and_held(layer, containers):
             graph = list(value if ordered is None else ordered(layer))
         else:
             visit(value)
-    # Attributes' layers in the order they were assigned, as Keras's `_layers` (one set
-    # again keeps its first place in the dict, not in Keras's list): see layer_record.
-    return own, graph + layer_record.in_keras_order(layer, children, replaced=False)
+    # Attributes' layers in the order they were put in, as Keras's `_layers`, with those
+    # attributes held before (a built one's weights are the layer's too): see layer_record.
+    return own, graph + layer_record.in_keras_order(layer, children)
 
 
 def tracked_weights(layer):

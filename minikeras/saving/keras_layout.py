@@ -37,7 +37,7 @@ which variables go where.
 import re
 
 from minikeras.engine.variable import Variable
-from minikeras.layers import tracking
+from minikeras.layers import layer_record, tracking
 from minikeras.layers.input_layer import SymbolicTensor
 from minikeras.layers.layer import Layer
 from minikeras.models.graph import functional_order
@@ -104,8 +104,9 @@ def unique_name(name, used):
 def _own(layer):
     """The layer's own variables (in `weights` order): those no sub-layer of it holds."""
     sub_weights = set()
-    for _, owner, value in tracking.walk(layer):
-        if owner is layer and isinstance(value, Layer):
+    held = [value for _, owner, value in tracking.walk(layer) if owner is layer]
+    for value in held + layer_record.held_before(layer):
+        if isinstance(value, Layer):
             sub_weights.update(id(w) for w in value.weights)
     return [w for w in layer.weights if id(w) not in sub_weights]
 
@@ -301,6 +302,8 @@ def layer_groups(model):
     groups = []
     _layer_groups(model, "", groups, set())
     claimed = {id(w) for _, ws, _ in groups for w in ws}
+    # A plain layer's replaced sub-layer is in its weights but not in Keras's file.
+    claimed.update(id(w) for w in _held_before_unsaved(model, groups))
     missing = [w for w in model.weights if id(w) not in claimed]
     if missing:
         raise ValueError(
@@ -308,6 +311,17 @@ def layer_groups(model):
             f"'{model.name}'"
         )
     return groups
+
+
+def _held_before_unsaved(model, groups):
+    """The weights of the layers held before (see layer_record) that no group holds."""
+    placed = {id(layer) for _, _, layer in groups if layer is not None}
+    found = []
+    for layer in [model, *tracking.tracked_layers(model)]:
+        for sub in layer_record.held_before(layer):
+            if id(sub) not in placed:
+                found.extend(sub.weights)
+    return found
 
 
 def is_variable(value):
