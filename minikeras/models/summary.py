@@ -10,8 +10,6 @@ import re
 
 import numpy as np
 
-from minikeras.layers import tracking
-from minikeras.layers.layer import Layer
 from minikeras.models.graph_order import keras_class_name
 from minikeras.tree import flatten, map_structure
 
@@ -115,11 +113,8 @@ def _entries(model):
             found = shapes[id(layer)][1] if id(layer) in shapes else [layer.batch_shape]
             entries.append((layer, found[0] if len(found) == 1 else found))
         return entries
-    return [
-        (value, _batch_none(value._output_shape))
-        for path, owner, value in tracking.walk(model)
-        if owner is model and isinstance(value, Layer)
-    ]
+    # A subclassed model's `layers`, as Keras's: an unbuilt layer an attribute held before too.
+    return [(layer, _batch_none(layer._output_shape)) for layer in model.layers]
 
 
 def _rows(layer, shape, show_trainable, expand_nested, level, connections):
