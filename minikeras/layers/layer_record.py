@@ -129,10 +129,11 @@ def place(layer, subs):
         None.
 
     Example:
-        >>> owner, d = mk.layers.Layer(), mk.layers.Dense(2)
+        >>> owner, d, e = mk.layers.Layer(), mk.layers.Dense(2), mk.layers.Dense(3)
         >>> mk.layers.layer_record.place(owner, [d])
-        >>> mk.layers.layer_record.in_keras_order(owner, [])[0] is d
-        True
+        >>> mk.layers.layer_record.place(owner, [e])
+        >>> [sub is d for sub in mk.layers.layer_record.in_keras_order(owner, [e, d])]
+        [True, False]
     """
     record = _record(layer)
     order = record["order"]
