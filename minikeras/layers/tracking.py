@@ -1,10 +1,12 @@
 """Tracking: finding every weight and sub-layer a layer holds, and saying what escapes.
 
-Nothing is registered eagerly. A layer's weights are found by walking its
-attributes, through any nesting of lists, tuples (named or not) and dicts.
-So `append`, `del`, slice assignment, `setdefault`, `|=` or reassigning an
-attribute need no special container types: what is reachable is tracked,
-what is not reachable is not.
+Weights are found by walking a layer's attributes, through any nesting of
+lists, tuples (named or not) and dicts: what is reachable is tracked (a
+Variable that is not reachable is not). Which sub-layers count, and in what
+order, is Keras 3's tracker's: an attribute's list or dict of layers is a
+`layer_containers.RecordedList` / `RecordedDict` that tells `layer_record`
+when a layer goes in or out, and a layer put in where Keras's tracker does
+not look (`lst[i] = layer`) is left out, with a warning.
 
 The weights are listed in Keras 3's order, so that `get_weights` and
 `set_weights` cross between the two: a layer's own weights (trainable-made
