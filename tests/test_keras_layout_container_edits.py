@@ -31,6 +31,7 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "keras3" / "container_e
 def _classes(api):
     """The models, written once for minikeras and once for Keras (same code)."""
     dense = api.layers.Dense
+    register = api.saving.register_keras_serializable(package="container_edits")
 
     class Chain(api.Model):
         def call(self, inputs):
@@ -38,9 +39,10 @@ def _classes(api):
                 inputs = layer(inputs)
             return inputs
 
+    @register
     class Appended(Chain):
-        def __init__(self):
-            super().__init__()
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
             self.blocks = [dense(3, name="b0")]
             self.head = dense(3, name="head")
             self.blocks.append(dense(3, name="b1"))
@@ -50,9 +52,10 @@ def _classes(api):
         def chain(self):
             return [*self.blocks, self.head, *self.tail]
 
+    @register
     class Extended(Chain):
-        def __init__(self):
-            super().__init__()
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
             self.blocks = [dense(3, name="b0")]
             self.head = dense(3, name="head")
             self.blocks.extend([dense(3, name="b1")])
@@ -61,9 +64,10 @@ def _classes(api):
         def chain(self):
             return [*self.blocks, self.head]
 
+    @register
     class Keyed(Chain):
-        def __init__(self):
-            super().__init__()
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
             self.parts = {"b": dense(3, name="b"), "a": dense(3, name="a")}
             self.head = dense(3, name="head")
             self.parts["c"] = dense(3, name="c")
@@ -72,9 +76,10 @@ def _classes(api):
         def chain(self):
             return [*self.parts.values(), self.head]
 
+    @register
     class Removed(Chain):
-        def __init__(self):
-            super().__init__()
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
             self.blocks = [dense(3, name="b0"), dense(3, name="b1"), dense(3, name="b2")]
             self.head = dense(3, name="head")
             self.parts = {"a": dense(3, name="a"), "b": dense(3, name="b")}
@@ -86,9 +91,10 @@ def _classes(api):
         def chain(self):
             return [*self.blocks, self.head, *self.parts.values()]
 
+    @register
     class Replaced(Chain):
-        def __init__(self):
-            super().__init__()
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
             self.proj = dense(3, name="first_proj")
             self.proj.build((None, 3))  # (built: its weights stay the model's, as in Keras)
             self.head = dense(3, name="head")
@@ -228,6 +234,29 @@ def test_weights_files_cross_both_ways_with_keras(name, tmp_path):
     again = _model(mk, name)
     again.set_weights([keras.ops.convert_to_numpy(w) for w in theirs.weights])
     _same(again, theirs, keras)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_keras_files_cross_both_ways_with_the_optimizers_state(name, tmp_path):
+    # The optimizer's slots follow `trainable_weights`: crossing needs the same order.
+    keras = _keras()
+    theirs = _model(keras, name)
+    theirs.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+    y = np.linspace(0.5, 1.5, 6, dtype="float32").reshape(2, 3)
+    theirs.fit(X, y, epochs=1, verbose=0)
+    theirs.save(tmp_path / "keras.keras")
+    _classes(mk)  # (registers minikeras's twins of the classes the file names)
+    ours = mk.models.load_model(tmp_path / "keras.keras")
+    _same(ours, theirs, keras)
+    ours.save(tmp_path / "ours.keras")
+    again = keras.models.load_model(tmp_path / "ours.keras")
+    _same(ours, again, keras)
+    for model in (theirs, ours, again):
+        model.fit(X, y, epochs=1, verbose=0, shuffle=False)
+    for mine, one, other in zip(ours.weights, theirs.weights, again.weights):
+        expected = keras.ops.convert_to_numpy(one)
+        np.testing.assert_allclose(mine.numpy(), expected, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(other), expected, rtol=1e-6)
 
 
 def test_the_committed_fixture_is_what_keras_writes(tmp_path):
