@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from minikeras.layers import tracking
+from minikeras.layers import layer_record, tracking
 from minikeras.layers.layer import Layer
 from minikeras.saving import archive
 from minikeras.saving.archive import LoadError, to_json
@@ -72,18 +72,40 @@ def weight_table(layer):
     """
     prefixes = {id(layer): ("", "")}  # id(layer) -> (its path prefix, its key prefix)
     positions = {}  # id(container) -> {id(sub-layer): position name}
-    table = []
+    table, layers = [], [layer]
     for path, owner, value in tracking.walk(layer):
         owner_path, owner_key = prefixes[id(owner)]
         relative = path[len(owner_path) :]
         key = owner_key + _position_name(owner, value, relative, positions)
         if isinstance(value, Layer):
             prefixes[id(value)] = (path + "/", key + "/")
+            layers.append(value)
         else:
             table.append((path, key, value))
+    table += _held_before_rows(layers, prefixes)
     order = {id(variable): index for index, variable in enumerate(layer.weights)}
-    table.sort(key=lambda row: order[id(row[2])])
+    # (a layer Keras's tracker leaves out of `weights`, see layer_record, comes last)
+    table.sort(key=lambda row: order.get(id(row[2]), len(order)))
     return table
+
+
+# A layer an attribute held before (layer_record) is reached by no attribute: its
+# weights (in `weights`, as Keras's) are saved under its rank among its owner's.
+_HELD_BEFORE = "(held before {})/"
+
+
+def _held_before_rows(layers, prefixes):
+    """`(path, key, variable)` for the weights of layers held before, by no path reached."""
+    rows = []
+    for owner in layers:
+        owner_path, owner_key = prefixes[id(owner)]
+        held = [sub for sub in layer_record.held_before(owner) if id(sub) not in prefixes]
+        for rank, sub in enumerate(held):
+            part = _HELD_BEFORE.format(rank)
+            for path, _, value in tracking.walk(sub):
+                if not isinstance(value, Layer):
+                    rows.append((owner_path + part + path, owner_key + part + path, value))
+    return rows
 
 
 def _position_name(owner, value, relative, positions):
@@ -232,6 +254,8 @@ def _match(table, entries):
         if found is None:
             found = saved.pop(_before_cells(key if use_key else path), None)
         label = f"'{path}'" + (f" (position '{key}')" if use_key else "")
+        if found is None and "(held before " in path:
+            continue  # (a file from before minikeras saved them: they keep their values)
         if found is None:
             problems.append(f"missing: {label}, shape {variable.shape}, is not in the file")
             continue
