@@ -118,8 +118,21 @@ def _classes(api):
         def chain(self):
             return [*self.blocks, self.head, self.parts["a"]]
 
+    @register
+    class WithMetrics(Chain):
+        # A metric is saveable but writes no group: the layers' names do not shift.
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.blocks = [api.metrics.Mean(), dense(3, name="b0")]
+            self.head = dense(3, name="head")
+            self.blocks.append([api.metrics.Sum(), dense(3, name="b1")])
+            self.parts = {"m": api.metrics.Mean(), "a": dense(3, name="a")}
+
+        def chain(self):
+            return [self.blocks[1], self.head, self.blocks[2][1], self.parts["a"]]
+
     return {
-        "appended": Appended, "left_out": LeftOut, "extended": Extended, "keyed": Keyed,
+        "appended": Appended, "left_out": LeftOut, "with_metrics": WithMetrics, "extended": Extended, "keyed": Keyed,
         "removed": Removed, "replaced": Replaced,
     }  # fmt: skip
 
@@ -161,6 +174,11 @@ EXPECTED = {
         ["first_proj", "head", "proj", "a", "a2"],
         {"head": "head", "layers/dense": "first_proj", "layers/dense_2": "proj",
          "layers/dense_4": "a2"},
+    ),
+    "with_metrics": (
+        ["b0", "head", "b1", "a"],
+        {"blocks/dense": "b0", "blocks/container/dense": "b1", "head": "head",
+         "layers/dense_3": "a"},
     ),
 }  # fmt: skip
 
