@@ -132,8 +132,8 @@ def _classes(api):
             return [self.blocks[1], self.head, self.blocks[2][1], self.parts["a"]]
 
     return {
-        "appended": Appended, "left_out": LeftOut, "with_metrics": WithMetrics, "extended": Extended, "keyed": Keyed,
-        "removed": Removed, "replaced": Replaced,
+        "appended": Appended, "extended": Extended, "keyed": Keyed, "left_out": LeftOut,
+        "removed": Removed, "replaced": Replaced, "with_metrics": WithMetrics,
     }  # fmt: skip
 
 

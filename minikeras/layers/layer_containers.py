@@ -21,8 +21,9 @@ went in and out, Keras's way:
 - `del d[key]`, dict `[key] = ` over a layer: the former layer stays.
 
 Only lists and dicts that hold a layer (or nothing yet) are copied; those
-holding only numbers or Variables are left as they are. A copy (pickle,
-`copy.deepcopy`) is a plain list or dict again.
+holding only numbers or Variables are left as they are. A deep copy (or a
+pickle) of the owner records for the copy; `copy.copy` of the list alone
+is a plain list.
 """
 
 import weakref
@@ -86,16 +87,19 @@ class _Recorded:
         self._tell(layer_record.leave_out, value)
 
     def __reduce_ex__(self, protocol):
+        # A copy of the owner (deepcopy, pickle) gets a copy that records for the copy.
         base = list if isinstance(self, list) else dict
-        return (base, (base(self),))
+        return (_rebuilt, (type(self), self._owner(), base(self)))
 
     def __copy__(self):
-        return (list if isinstance(self, list) else dict)(self)
+        return (list if isinstance(self, list) else dict)(self)  # (a shallow copy owns nothing)
 
-    def __deepcopy__(self, memo):
-        import copy
 
-        return copy.deepcopy((list if isinstance(self, list) else dict)(self), memo)
+def _rebuilt(kind, owner, items):
+    """A `kind` of `items` recording for `owner` (a plain list or dict without one)."""
+    if owner is None:
+        return items
+    return kind(owner, items)
 
 
 class RecordedList(_Recorded, list):
