@@ -341,3 +341,17 @@ def test_the_committed_fixture_is_what_keras_writes(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert datasets(tmp_path / "k.weights.h5") == datasets(FIXTURE)
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copys_lists_place_what_goes_into_them_later(how):
+    import copy
+    import pickle
+
+    model = mk.Model()
+    model.blocks = [mk.layers.Dense(2, name="b0")]
+    model.head = mk.layers.Dense(2, name="head")
+    other = copy.deepcopy(model) if how == "deepcopy" else pickle.loads(pickle.dumps(model))
+    other.blocks.insert(0, mk.layers.Dense(2, name="late"))
+    assert [layer.name for layer in other.layers] == ["b0", "head", "late"]
+    assert [layer.name for layer in model.layers] == ["b0", "head"]
