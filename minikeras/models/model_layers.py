@@ -123,9 +123,10 @@ class ModelLayers:
         operation nodes a functional model read from a `.keras` file runs
         (the `not_equal` of a padding mask): Keras's `layers` lists Layer
         instances only; `operations` lists them too. A subclassed model lists
-        its layers in the order its attributes were given them, and keeps a
-        layer an attribute held before it was set again or deleted, as Keras's
-        tracker does (`minikeras.layers.layer_record`).
+        its layers in the order they went into it (an attribute set, or an
+        `append`, `insert`, `d[key] = ` on an attribute's list or dict), and
+        keeps a layer an attribute held before it was set again or deleted,
+        as Keras's tracker does (`minikeras.layers.layer_record`).
 
         Example:
             >>> x = mk.Input((3,), name="x")
