@@ -178,7 +178,11 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
     def __setattr__(self, name, value):
         if "_added_weights" not in self.__dict__:
             # Before super().__init__(), as Keras allows (its RNN guide sets a cell's
-            # state_size first): kept as it is; tracking reads the attributes later.
+            # state_size first): tracking reads the attributes later; the layers it
+            # holds take their place now, as Keras's tracker (made on demand) places them.
+            if isinstance(value, _HOLDERS) and name not in self._untracked_attributes:
+                value = layer_containers.recorded(self, value)
+                layer_record.note(self, self.__dict__.get(name), value)
             object.__setattr__(self, name, value)
             return
         attributes = self.__dict__

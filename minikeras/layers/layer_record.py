@@ -304,7 +304,8 @@ def in_keras_order(layer, reachable, replaced=True):
         elif left_out.get(id(sub), _dead)() is sub:
             _warn_left_out(layer, sub, record)
             continue
-        else:
+        else:  # (put in where no record saw it: after the layer before it, a guess)
+            _warn_unseen(layer, sub, record)
             last = (last[0], index + 1)
         keyed.append((last, sub))
     placed = {id(sub) for sub in reachable}
@@ -318,6 +319,25 @@ def in_keras_order(layer, reachable, replaced=True):
 
 def _dead():
     return None
+
+
+def _warn_unseen(layer, sub, record):
+    """Says once that when `sub` went into `layer` is unknown, so its place may not be Keras's."""
+    warned = record.setdefault("warned", set())
+    if id(sub) in warned:
+        return
+    warned.add(id(sub))
+    from minikeras.layers.tracking import warn
+
+    warn(
+        f"Layer '{sub.name}' is held by '{layer.name}' in a container minikeras does not "
+        "follow (a list put into a list with append, an OrderedDict or a list subclass "
+        "changed after it was set): when it went in is unknown, so its place in the "
+        "model's layers and weights (and the names of a Keras weights file's 'layers' "
+        "group) may not be Keras 3's, and a weights file may load into the wrong layers. "
+        "Put layers in with append/insert/extend on the attribute's own list (or "
+        "d[key] = on its dict), or set the attribute again."
+    )
 
 
 def _warn_left_out(layer, sub, record):
