@@ -355,3 +355,30 @@ def test_a_copys_lists_place_what_goes_into_them_later(how):
     other.blocks.insert(0, mk.layers.Dense(2, name="late"))
     assert [layer.name for layer in other.layers] == ["b0", "head", "late"]
     assert [layer.name for layer in model.layers] == ["b0", "head"]
+
+
+def test_a_layer_put_where_no_record_sees_it_is_named_in_a_warning():
+    # Keras appends a plain list as it is and never sees what goes into it later (it
+    # leaves `late` out of `layers`): minikeras cannot tell when it went in, and says so.
+    model = mk.Model()
+    model.blocks = [mk.layers.Dense(2, name="b0")]
+    inner = []
+    model.blocks.append(inner)
+    model.head = mk.layers.Dense(2, name="head")
+    inner.append(mk.layers.Dense(2, name="late"))
+    with pytest.warns(mk.TrackingWarning, match="'late' is held by .* when it went in is unknown"):
+        assert [layer.name for layer in model.layers] == ["b0", "late", "head"]  # (a guess)
+
+
+def test_a_layer_set_before_super_init_takes_its_place_then():
+    class Early(mk.Model):
+        def __init__(self):
+            self.first = mk.layers.Dense(2, name="first")
+            self.blocks = []
+            super().__init__()
+            self.second = mk.layers.Dense(2, name="second")
+            self.blocks.append(mk.layers.Dense(2, name="appended"))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mk.TrackingWarning)
+        assert [layer.name for layer in Early().layers] == ["first", "second", "appended"]
