@@ -302,10 +302,10 @@ def in_keras_order(layer, reachable, replaced=True):
         if entry is not None and entry[1]() is sub:
             last = (entry[0], 0)
         elif left_out.get(id(sub), _dead)() is sub:
-            _warn_left_out(layer, sub, record)
+            _warn_once(layer, sub, record, _LEFT_OUT)
             continue
         else:  # (put in where no record saw it: after the layer before it, a guess)
-            _warn_unseen(layer, sub, record)
+            _warn_once(layer, sub, record, _UNSEEN)
             last = (last[0], index + 1)
         keyed.append((last, sub))
     placed = {id(sub) for sub in reachable}
@@ -321,38 +321,29 @@ def _dead():
     return None
 
 
-def _warn_unseen(layer, sub, record):
-    """Says once that when `sub` went into `layer` is unknown, so its place may not be Keras's."""
+_LEFT_OUT = (
+    "but was put into its list or dict by item or slice assignment, setdefault, |= or += "
+    "through another name, or taken out with pop/remove/del and kept elsewhere, which "
+    "Keras 3's tracker does not follow: as in Keras, it is not in the model's layers or "
+    "weights (not trained, not in get_weights), though a weights file holds it. Put it in "
+    "with append/insert/extend or set the attribute again."
+)
+_UNSEEN = (
+    "in a container minikeras does not follow (a list put into a list with append, an "
+    "OrderedDict or a list subclass changed after it was set): when it went in is unknown, "
+    "so its place in the model's layers and weights (and the names of a Keras weights "
+    "file's 'layers' group) may not be Keras 3's, and a weights file may load into the "
+    "wrong layers. Put layers in with append/insert/extend on the attribute's own list "
+    "(or d[key] = on its dict), or set the attribute again."
+)
+
+
+def _warn_once(layer, sub, record, why):
+    """A `TrackingWarning` (once per layer) that `sub`, held by `layer`, is placed `why` says."""
     warned = record.setdefault("warned", set())
     if id(sub) in warned:
         return
     warned.add(id(sub))
     from minikeras.layers.tracking import warn
 
-    warn(
-        f"Layer '{sub.name}' is held by '{layer.name}' in a container minikeras does not "
-        "follow (a list put into a list with append, an OrderedDict or a list subclass "
-        "changed after it was set): when it went in is unknown, so its place in the "
-        "model's layers and weights (and the names of a Keras weights file's 'layers' "
-        "group) may not be Keras 3's, and a weights file may load into the wrong layers. "
-        "Put layers in with append/insert/extend on the attribute's own list (or "
-        "d[key] = on its dict), or set the attribute again."
-    )
-
-
-def _warn_left_out(layer, sub, record):
-    """Says once that `sub`, held by `layer`, is left out of its `layers` and `weights`."""
-    warned = record.setdefault("warned", set())
-    if id(sub) in warned:
-        return
-    warned.add(id(sub))
-    from minikeras.layers.tracking import warn
-
-    warn(
-        f"Layer '{sub.name}' is held by '{layer.name}' but was put into its list or dict by "
-        "item or slice assignment, setdefault, |= or += through another name, or taken "
-        "out with pop/remove/del and kept elsewhere, which Keras 3's tracker does not "
-        "follow: as in Keras, it is not in the model's layers or weights (not trained, "
-        "not in get_weights), though a weights file holds it. Put it in with "
-        "append/insert/extend or set the attribute again."
-    )
+    warn(f"Layer '{sub.name}' is held by '{layer.name}' {why}")
