@@ -82,10 +82,12 @@ def _classes(api):
             super().__init__(**kwargs)
             self.blocks = [dense(3, name="b0"), dense(3, name="b1"), dense(3, name="b2")]
             self.head = dense(3, name="head")
-            self.parts = {"a": dense(3, name="a"), "b": dense(3, name="b")}
+            self.parts = {"a": dense(3, name="a"), "b": dense(3, name="b"), "x": dense(3, name="x")}
+            self.parts["x"].build((None, 3))
             self.blocks.pop(0)
             del self.blocks[0]
             self.parts.pop("a")
+            del self.parts["x"]  # (Keras's TrackedDict has no __delitem__: `x` stays tracked)
             self.blocks.append(dense(3, name="b3"))
 
         def chain(self):
@@ -167,8 +169,9 @@ EXPECTED = {
         {"blocks/dense": "n0", "blocks/dense_1": "b1", "head": "head", "parts/dense": "a"},
     ),
     "removed": (
-        ["b2", "head", "b", "b3"],
-        {"blocks/dense": "b2", "blocks/dense_1": "b3", "head": "head", "layers/dense_2": "b"},
+        ["b2", "head", "b", "x", "b3"],
+        {"blocks/dense": "b2", "blocks/dense_1": "b3", "head": "head", "layers/dense_2": "b",
+         "layers/dense_3": "x"},
     ),
     "replaced": (
         ["first_proj", "head", "proj", "a", "a2"],
