@@ -504,3 +504,26 @@ def test_fit_with_use_ema_ends_on_the_moving_averages():
     model.fit(x, y, epochs=3, batch_size=4, verbose=0)
     np.testing.assert_allclose(model.layers[0].kernel.numpy(), [[average]], rtol=1e-6)
     assert average != weight
+
+
+def test_metrics_held_in_attributes_lists_tuples_and_dicts_are_listed_as_keras_lists_them():
+    # Keras 3.15.1 lists, for this model: loss, compile_metrics, m1, ml0, ml1, mda, mt0
+    # (minikeras lists the compiled `mae` itself where Keras has `compile_metrics`).
+    class Net(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = mk.layers.Dense(2)
+            self.m1 = mk.metrics.Mean(name="m1")
+            self.ml = [mk.metrics.Mean(name="ml0"), mk.metrics.Mean(name="ml1")]
+            self.md = {"a": mk.metrics.Mean(name="mda")}
+            self.mt = (mk.metrics.Mean(name="mt0"),)
+
+        def call(self, x):
+            return self.dense(x)
+
+    model = Net()
+    model(np.ones((1, 3), np.float32))
+    assert [m.name for m in model.metrics] == ["m1", "ml0", "ml1", "mda", "mt0"]
+    model.compile("sgd", "mse", metrics=["mae"])
+    model.fit(np.ones((4, 3), np.float32), np.ones((4, 2), np.float32), verbose=0)
+    assert [m.name for m in model.metrics] == ["loss", "mae", "m1", "ml0", "ml1", "mda", "mt0"]

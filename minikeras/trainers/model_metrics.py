@@ -34,8 +34,8 @@ class ModelMetrics:
 
         Per-output loss trackers follow the loss tracker for a model with
         several outputs (from the first step on, once the outputs are
-        known); the `Metric`s the model holds as attributes (or in a list
-        attribute) come last, as Keras tracks them.
+        known); the `Metric`s the model holds as attributes (or in a list,
+        tuple or dict attribute) come last, as Keras tracks them.
 
         Differs from Keras 3, which groups the compiled metrics into one
         entry named `"compile_metrics"` (whose own `metrics` hold them), set
@@ -68,7 +68,11 @@ class ModelMetrics:
                 found.extend(t for t in self._compile_loss.trackers if t is not None)
             found.extend(self._compile_metrics.metrics)
         for value in vars(self).values():
-            for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(value, dict):
+                value = value.values()
+            elif not isinstance(value, (list, tuple)):
+                value = (value,)
+            for item in value:  # (as Keras tracks them: attributes, lists, tuples, dicts)
                 if isinstance(item, Metric) and all(item is not m for m in found):
                     found.append(item)
         return found
