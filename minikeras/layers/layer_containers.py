@@ -20,18 +20,22 @@ went in and out, Keras's way:
   both where the walk meets them;
 - `del d[key]`, dict `[key] = ` over a layer: the former layer stays.
 
-Only lists and dicts that hold a layer (or nothing yet) are copied; those
-holding only numbers or Variables are left as they are. A deep copy (or a
-pickle) of the owner records for the copy; `copy.copy` of the list alone
-is a plain list.
+Only lists, dicts and `OrderedDict`s that hold a layer (or nothing yet)
+are copied; those holding only numbers or Variables are left as they are.
+A deep copy (or a pickle) of the owner records for the copy; a copy of the
+list alone (`copy.copy`, `copy.deepcopy`) is a plain list, and one made by
+`type(x)(items)` (as `tree.map_structure` and configs make them) records
+nothing.
 """
 
+import copy
 import weakref
+from collections import OrderedDict
 
 from minikeras.engine.variable import TrackingGeneration
 from minikeras.layers import layer_record
 
-__all__ = ["RecordedDict", "RecordedList", "recorded"]
+__all__ = ["RecordedDict", "RecordedList", "RecordedOrderedDict", "recorded"]
 
 
 def recorded(owner, value):
@@ -51,19 +55,20 @@ def recorded(owner, value):
         'RecordedList'
     """
     kind = type(value)
-    if kind is RecordedList or kind is RecordedDict:
+    if kind in _PLAIN:
         if value._owner() is owner:
             return value
-        value = list(value) if kind is RecordedList else dict(value)
+        value = _PLAIN[kind](value)
         kind = type(value)
     if kind is list:
         if value and not layer_record.layers_in(value):
             return value
-        return RecordedList(owner, [recorded(owner, item) for item in value])
-    if kind is dict:
+        return RecordedList([recorded(owner, item) for item in value], owner)
+    if kind is dict or kind is OrderedDict:
         if value and not layer_record.layers_in(value):
             return value
-        return RecordedDict(owner, {key: recorded(owner, item) for key, item in value.items()})
+        items = {key: recorded(owner, item) for key, item in value.items()}
+        return (RecordedDict if kind is dict else RecordedOrderedDict)(items, owner=owner)
     if isinstance(value, tuple) and layer_record.layers_in(value):
         items = [recorded(owner, item) for item in value]
         if all(new is old for new, old in zip(items, value)):
@@ -87,27 +92,39 @@ class _Recorded:
         self._tell(layer_record.leave_out, value)
 
     def __reduce_ex__(self, protocol):
-        # A copy of the owner (deepcopy, pickle) gets a copy that records for the copy.
-        base = list if isinstance(self, list) else dict
-        return (_rebuilt, (type(self), self._owner(), base(self)))
+        # A pickle of the owner gets a copy that records for the copy.
+        return (_rebuilt, (type(self), self._owner(), _PLAIN[type(self)](self)))
+
+    def __deepcopy__(self, memo):
+        # A deep copy of the owner (which `memo` then holds) records for the copy; a deep
+        # copy of the container alone is a plain one (it does not copy the whole owner).
+        owner = self._owner()
+        copied_owner = memo.get(id(owner)) if owner is not None else None
+        items = copy.deepcopy(_PLAIN[type(self)](self), memo)
+        return items if copied_owner is None else _rebuilt(type(self), copied_owner, items)
 
     def __copy__(self):
-        return (list if isinstance(self, list) else dict)(self)  # (a shallow copy owns nothing)
+        return _PLAIN[type(self)](self)  # (a shallow copy owns nothing)
 
 
 def _rebuilt(kind, owner, items):
     """A `kind` of `items` recording for `owner` (a plain list or dict without one)."""
     if owner is None:
         return items
-    return kind(owner, items)
+    return kind(items, owner=owner)
+
+
+def _no_owner():
+    return None
 
 
 class RecordedList(_Recorded, list):
     """A list at a layer's attribute that places the layers put into it (see the module).
 
     Args:
-        owner: the Layer whose attribute holds it.
         items: its first items.
+        owner: the Layer whose attribute holds it; None for a list that
+            records nothing (one made from it by `type(x)(items)`).
 
     Example:
         >>> model = mk.Model()
@@ -118,9 +135,9 @@ class RecordedList(_Recorded, list):
         ['first', 'head', 'appended']
     """
 
-    def __init__(self, owner, items=()):
+    def __init__(self, items=(), owner=None):
         super().__init__(items)
-        self._owner = weakref.ref(owner)
+        self._owner = _no_owner if owner is None else weakref.ref(owner)
 
     def append(self, value):
         super().append(value)
@@ -176,8 +193,10 @@ class RecordedDict(_Recorded, dict):
     """A dict at a layer's attribute that places the layers put into it (see the module).
 
     Args:
-        owner: the Layer whose attribute holds it.
-        items: its first items.
+        *args: its first items, as `dict` takes them.
+        owner: the Layer whose attribute holds it; None for a dict that
+            records nothing (one made from it by `type(x)(items)`).
+        **kwargs: more first items, as `dict` takes them.
 
     Example:
         >>> model = mk.Model()
@@ -188,9 +207,9 @@ class RecordedDict(_Recorded, dict):
         ['a', 'head', 'b']
     """
 
-    def __init__(self, owner, items=()):
-        super().__init__(items)
-        self._owner = weakref.ref(owner)
+    def __init__(self, *args, owner=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._owner = _no_owner if owner is None else weakref.ref(owner)
 
     def __setitem__(self, key, value):
         old = self.get(key)
@@ -241,3 +260,29 @@ class RecordedDict(_Recorded, dict):
         old = list(self.values())
         super().clear()
         self._tell(layer_record.drop, old)
+
+
+class RecordedOrderedDict(RecordedDict, OrderedDict):
+    """An `OrderedDict` at a layer's attribute that places the layers put into it.
+
+    As `RecordedDict`, keeping `OrderedDict`'s methods (Keras tracks an
+    `OrderedDict` as it tracks a dict).
+
+    Args:
+        *args: its first items, as `OrderedDict` takes them.
+        owner: the Layer whose attribute holds it, or None.
+        **kwargs: more first items.
+
+    Example:
+        >>> from collections import OrderedDict
+        >>> model = mk.Model()
+        >>> model.parts = OrderedDict()
+        >>> model.head = mk.layers.Dense(2, name="head")
+        >>> model.parts["b"] = mk.layers.Dense(2, name="b")
+        >>> [layer.name for layer in model.layers]
+        ['head', 'b']
+    """
+
+
+# Each recording container's plain kind: what a copy of it alone is.
+_PLAIN = {RecordedList: list, RecordedDict: dict, RecordedOrderedDict: OrderedDict}

@@ -78,7 +78,9 @@ def note(layer, old, new):
     """Records an attribute of `layer` going from `old` to `new` (None when deleted).
 
     The layers `new` holds get their place in the assignment order (if not
-    placed yet); those `old` held and `new` does not are kept, as Keras keeps them.
+    placed yet); those `old` held and `new` does not are kept, as Keras keeps
+    them, unless `layer` is built (Keras refuses the set then; minikeras
+    lets the former layer go: a head swapped after training).
 
     Args:
         layer: the owner.
@@ -99,7 +101,9 @@ def note(layer, old, new):
     if held:
         place(layer, held)
     if lost:
-        keep(layer, lost)
+        # Keras refuses a new sub-layer on a built layer (its tracker is locked); a
+        # head swapped after training lets the old head go, weights and all.
+        (drop if layer.__dict__.get("built") else keep)(layer, lost)
 
 
 def _record(layer):
