@@ -307,7 +307,13 @@ class Program:
             gradient (None if the first output does not depend on it); or
             None when a `replay_guard` refused the new inputs.
         """
-        return self._called(self._replay, inputs, sources)
+        # (inline, not through `_called`: `fit` runs this at every step)
+        values = [source._value for source in sources]
+        if self.frozen:
+            inputs = [*inputs, *(variable._value for variable in self.frozen)]
+        if self._generators is None:
+            return self._replay(*inputs, *values)
+        return self._rewinding(lambda: self._replay(*inputs, *values))
 
     def infer(self, inputs, sources):
         """Replays the forward pass alone: the outputs of `run`, without a backward pass.
