@@ -312,3 +312,27 @@ def test_a_replay_lets_a_vjp_overwrite_exactly_the_gradients_the_tape_would():
     _, backward = generator.start([x], [w])
     backward.send(np.ones((), np.float32))
     assert seen == by_tape
+
+
+def test_a_layer_frozen_by_a_callback_mid_fit_is_replayed_again_from_the_next_fit():
+    # The frozen weights stay in the list fit started with, so that fit's new recording
+    # is refused; the refusal must not outlive it (it kept every later fit eager).
+    def run(jit_compile):
+        mk.utils.set_random_seed(0)
+        inputs = Input((6,))
+        frozen = Dense(5)
+        model = mk.Model(inputs, Dense(3)(frozen(Dense(5)(inputs))))
+        model.compile(mk.optimizers.SGD(0.05), LOGITS, jit_compile=jit_compile)
+
+        class Freeze(mk.callbacks.Callback):
+            def on_train_batch_end(self, batch, logs=None):
+                if batch == 2:
+                    frozen.trainable = False
+
+        model.fit(X, ONE_HOT, batch_size=8, verbose=0, shuffle=False, callbacks=[Freeze()])
+        model.fit(X, ONE_HOT, batch_size=8, epochs=2, verbose=0, shuffle=False)
+        return model
+
+    compiled = run("auto")
+    assert [type(p) for p in compiled._compiled_step.programs.values()] == [Program]
+    assert_same_state(compiled, run(False))

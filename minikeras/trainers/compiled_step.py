@@ -150,6 +150,20 @@ class CompiledStep(RecordingsHolder):
         self.programs = {}
         self._verified = {}  # per signature, the list of weights last found to be its sources
 
+    def forget_refusals(self):
+        """Drops the refused kinds of batch, which the next batch of each records again.
+
+        `fit` calls it when it starts: a recording refused under the weights
+        list a former `fit` trained (a layer frozen by a callback mid-fit,
+        whose weights that list still held) may succeed now.
+
+        Returns:
+            None.
+        """
+        refused = [key for key, program in self.programs.items() if type(program) is not Program]
+        for key in refused:
+            del self.programs[key]
+
     def run(self, model, x, y, weights, sample_weight=None):
         """Replays the step for this batch: `(y_pred, loss, grads, complete)`, or None.
 

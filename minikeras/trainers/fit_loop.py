@@ -279,6 +279,9 @@ class FitLoop:
         )  # fmt: skip
         _drawn_by_trainer(callback_list.callbacks, "train")
         self.stop_training = False
+        compiled = self.__dict__.get("_compiled_step")
+        if compiled is not None:  # (a refusal under a former fit's weights may not stand)
+            compiled.forget_refusals()
         cache = StepCache(weights, loss_sources, None)
         object.__setattr__(self, "_step_cache", cache)
         if self._metrics_known():
