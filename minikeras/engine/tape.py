@@ -250,7 +250,8 @@ class GradientTape:
             raise RuntimeError("GradientTape.gradient: the tape never recorded (use `with`)")
         # The common call, `gradient(loss, weights)`: a flat list of Variables,
         # whose nodes are the tape's roots, and one Tensor target to start from.
-        flat = isinstance(sources, list) or type(sources) is tuple
+        kind = type(sources)  # (a list subclass too: a layer's recorded list of weights)
+        flat = kind is list or kind is tuple or isinstance(sources, list)
         nodes = None
         if flat:
             roots, nodes = self._nodes, []
@@ -287,7 +288,7 @@ class GradientTape:
         if not self.persistent:
             self._nodes, self._keep_alive = {}, []
         if flat:
-            return grads if isinstance(sources, list) else tuple(grads)
+            return tuple(grads) if kind is tuple else grads
         return tree.pack_sequence_as(sources, grads)
 
     def _source_node(self, source):

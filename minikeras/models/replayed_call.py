@@ -147,10 +147,10 @@ def tape_call(model, inputs, kwargs):
     tape = tapes[0]
     if tape.persistent or not tape.watch_accessed_variables:
         return None
-    training = call_training(kwargs)
+    training = call_training(kwargs) if kwargs else None  # (no calls on the usual path)
     if training is REFUSED:
         return None
-    value = _unmasked(inputs)
+    value = _unmasked(inputs) if type(inputs) is Tensor else inputs
     if value is None:
         return None
     node = None
@@ -202,10 +202,10 @@ def inference_call(model, inputs, kwargs):
     state = _state
     if state.active_tapes or state.call_stack or primitive.recorders:
         return None
-    training = call_training(kwargs)
+    training = call_training(kwargs) if kwargs else None
     if training is REFUSED:
         return None
-    value = _unmasked(inputs)
+    value = _unmasked(inputs) if type(inputs) is Tensor else inputs
     if type(value) is not np.ndarray:
         return None  # (a symbolic tensor, a list, a scalar: the eager call converts it)
     integers = False
@@ -234,10 +234,8 @@ def inference_call(model, inputs, kwargs):
 
 
 def _unmasked(inputs):
-    """The input's value (a Tensor's, boxed or not), or None when it carries a mask."""
-    if type(inputs) is Tensor:
-        return inputs._value if getattr(inputs, "_keras_mask", None) is None else None
-    return inputs
+    """A Tensor input's value (boxed or not), or None when it carries a mask."""
+    return inputs._value if getattr(inputs, "_keras_mask", None) is None else None
 
 
 def _record(model, calls, signature, tape, value, training, inputs, node):
