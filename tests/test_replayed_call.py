@@ -604,3 +604,18 @@ def test_a_frozen_weight_the_tape_watches_gets_its_gradient_from_the_eager_call(
     assert replayed[0] is not None
     for got, want in zip(replayed, eager):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_batch_normalization_in_a_custom_loop_replays_its_moving_statistics(monkeypatch):
+    def bn_cnn():
+        return mk.Sequential([
+            Input((6, 6, 2)), Conv2D(3, 3), mk.layers.BatchNormalization(momentum=0.8),
+            mk.layers.ReLU(), Flatten(), Dense(3),
+        ])  # fmt: skip
+
+    replayed = train(bn_cnn, IMAGES, steps=6)
+    assert [type(p) for p in programs(replayed[0]).values()] == [Program]
+    moving = replayed[0].layers[1].moving_mean.numpy()
+    assert np.abs(moving).sum() > 0  # (the statistics moved at every replayed step too)
+    eager(monkeypatch)
+    assert_same(replayed, train(bn_cnn, IMAGES, steps=6))

@@ -64,7 +64,9 @@ could not serve the tape:
   not watch the Variables it reads, or is nested in another tape (a
   gradient of a gradient); the call is inside another layer's call; `fit`
   is recording its own step;
-- the recording assigns a Variable, or leaves a weight without a gradient.
+- the recording assigns a Variable a value its ops did not compute (a
+  BatchNormalization's moving statistics, computed by them, are assigned
+  again by each replay), or leaves a weight without a gradient.
 
 A frozen layer's weights (which the tape does not watch) are data to the
 recording, read afresh at each replay; a tape that watches one of them
@@ -257,7 +259,7 @@ def _record(model, calls, signature, tape, value, training, inputs, node):
     count = model.__dict__.get("_replayed_recordings", 0) + 1
     object.__setattr__(model, "_replayed_recordings", count)
     weights = model.trainable_weights
-    if Variable.writes != writes:
+    if Variable.writes != writes + len(recorder.assigns):  # (BatchNormalization's are replayed)
         program, reason = None, "a Variable was assigned during the call"
     elif type(output) is not Tensor:
         program, reason = None, "the model's output is not one tensor"
