@@ -2,7 +2,7 @@
 
 Under a `GradientTape`, the replay is one recorded node (`tape_call`);
 outside any tape (`predict`, `evaluate`, a plain `model(x)`), its forward
-pass alone (`inference_call`, the last section).
+pass alone (`inference_call`, below).
 
 A custom training loop calls its model inside a tape at every step:
 
@@ -77,9 +77,11 @@ conditions, the tape's aside: `Program.infer` replays the forward pass
 alone, reading the weights as they are. A kind of input not yet recorded is
 recorded under a tape of the model's own, which the next call under a
 user's tape replays too. Such a call is eager when inside another layer's
-call. Integer or boolean inputs (`uint8` images) are replayed too, cast to
-the model's dtype first, where every layer that reads them first casts them
-so (`models.replayability.casts_integer_inputs`). A frozen model (no
+call, or when the recording assigns Variables (a BatchNormalization
+called with `training=True` outside a tape). Integer or boolean inputs
+(`uint8` images) are replayed too, cast to the model's dtype first, where
+every layer that reads them first casts them so
+(`models.replayability.casts_integer_inputs`). A frozen model (no
 trainable weight) is replayed under a tape only for a traced input's gradient.
 Ops whose forward does work only a backward pass needs (max pooling's
 winners) register a forward for inference (`replay.replay_inference`).
