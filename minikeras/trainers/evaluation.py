@@ -78,10 +78,8 @@ class Evaluation:
             if callback_list is not None:
                 callback_list.on_test_batch_begin(step)
             logs = python_logs(self.test_step(batch))
-            if step == 0:
-                cache = self._step_cache
-                if cache is not None and cache.metrics is None and self._metrics_known():
-                    cache.metrics = self.metrics  # (per-output metrics exist after a step)
+            if step == 0 and self._step_cache is not None:
+                self._step_cache.know_metrics(self)  # (per-output metrics exist after a step)
             if progress is not None:
                 progress.update(logs)
             if callback_list is not None:
@@ -160,8 +158,7 @@ class Evaluation:
         own_cache = self._step_cache is None
         if own_cache:
             object.__setattr__(self, "_step_cache", StepCache(None, self._loss_sources(), None))
-            if self._metrics_known():
-                self._step_cache.metrics = self.metrics
+            self._step_cache.know_metrics(self)
         try:
             logs = self._evaluate_batches(batches, progress=progress, callback_list=callback_list)
         finally:

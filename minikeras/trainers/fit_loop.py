@@ -284,8 +284,7 @@ class FitLoop:
             compiled.forget_refusals()
         cache = StepCache(weights, loss_sources, None)
         object.__setattr__(self, "_step_cache", cache)
-        if self._metrics_known():
-            cache.metrics = self.metrics
+        cache.know_metrics(self)
         nan_warned = False
         epoch_logs = {}
         interrupt = _InterruptGuard()

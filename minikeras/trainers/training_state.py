@@ -29,6 +29,18 @@ class StepCache:
         self.weights, self.loss_sources, self.metrics = weights, loss_sources, metrics
         self.steps_done = 0
 
+    def know_metrics(self, model):
+        """Keeps `model.metrics` once complete (per-output ones exist from the first step on).
+
+        Args:
+            model: the model whose step this cache serves.
+
+        Returns:
+            None.
+        """
+        if self.metrics is None and model._metrics_known():
+            self.metrics = model.metrics
+
 
 def build_on(model, x):
     """Builds an unbuilt model by a forward pass, so that its weights exist.
