@@ -112,7 +112,7 @@ class MinikerasFit:
 class MinikerasPieces:
     """fit's training loop reduced to its step, with each piece of the step timed.
 
-    The pieces are what `Trainer._train_step` does, in its order: forward and
+    The pieces are what the default `train_step` does, in its order: forward and
     loss inside a `GradientTape`, `tape.gradient`, `optimizer.apply`, then
     `float(loss)`; the predictions live on until the next step, as in fit.
     """

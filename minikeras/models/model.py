@@ -2,7 +2,8 @@
 
 Subclass it (`__init__` creates layers, `call` uses them), or give it the
 inputs and outputs of a functional graph: `Model(inputs, outputs)`. Training
-(`compile`, `fit`, ...) is added by `minikeras.trainers`.
+(`compile`, `fit`, ...) comes from `ModelTraining`, whose bodies are in
+`minikeras.trainers`.
 """
 
 import numpy as np
@@ -13,13 +14,13 @@ from minikeras.layers.layer import Layer, unique_name
 from minikeras.models import graph, replayed_call, summary
 from minikeras.models.model_layers import ModelLayers
 from minikeras.models.model_saving import ModelSaving
-from minikeras.trainers import Trainer
+from minikeras.models.model_training import ModelTraining
 from minikeras.tree import map_structure
 
 __all__ = ["Model"]
 
 
-class Model(ModelLayers, Trainer, ModelSaving, Layer):
+class Model(ModelLayers, ModelTraining, ModelSaving, Layer):
     """A network of layers, trained and saved as one.
 
     Two ways to make one:

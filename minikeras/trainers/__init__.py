@@ -1,17 +1,29 @@
-"""Training: `compile`, `fit`, `evaluate`, `predict` and the steps they call.
+"""Training: the bodies of `compile`, `fit`, `evaluate`, `predict` and the steps.
 
-- `trainer`: `Trainer`, mixed into `Model`: `compile` and the one-batch methods;
-- `steps`: the public, overridable `train_step` / `test_step` / `predict_step`,
-  `compute_loss`, `compute_metrics`, `metrics`, `reset_metrics`;
+`Model`'s training methods (`minikeras.models.model_training`,
+`model_loops`, `model_steps`) are its public API; each hands over to a
+function of the model here:
+
+- `compiling`: `compile`'s body, and what the loops ask of a compiled model;
+- `steps`: the default `train_step` / `test_step` / `predict_step` and
+  `compute_loss`; `compiled_step` replays a recorded training step;
 - `compile_utils`, `compile_metrics`, `compile_outputs`: losses and metrics per
   output, and their log names;
-- `fit_loop`, `evaluation`: the loops over batches, with callbacks;
-- `data_adapters`: arrays, iterables and `utils.PyDataset`s, checked and batched;
+- `fit_loop`, `evaluation`, `batch_methods`: the loops over batches, with
+  callbacks, and the one-batch methods;
+- `data_adapters`, `array_data`: arrays, iterables and `utils.PyDataset`s,
+  checked and batched;
 - `training_state`: what `fit` finds once, restores, and reports;
 - `interrupt`: Ctrl-C stops `fit` cleanly.
 """
 
-from minikeras.trainers import compile_utils
-from minikeras.trainers.trainer import Trainer
+from minikeras.trainers import (
+    batch_methods,
+    compile_utils,
+    compiling,
+    evaluation,
+    fit_loop,
+    steps,
+)
 
-__all__ = ["Trainer", "compile_utils"]
+__all__ = ["batch_methods", "compile_utils", "compiling", "evaluation", "fit_loop", "steps"]

@@ -84,6 +84,7 @@ from minikeras.losses import (
     hinge_losses,
     regression,
 )
+from minikeras.models.model_steps import ModelSteps
 from minikeras.models.replayability import (
     REPLAYABLE_LAYERS,
     casts_integer_inputs,
@@ -301,9 +302,7 @@ def compiled_step(model, x, y, sample_weight):
 
 def _not_compilable(model):
     """Why `model`'s default step cannot be replayed, or None if it can."""
-    from minikeras.trainers.steps import Steps
-
-    if type(model).train_step is not Steps.train_step:
+    if type(model).train_step is not ModelSteps.train_step:
         return "train_step is overridden"
     if isinstance(model.optimizer, LossScaleOptimizer):  # (its step scales the loss first)
         return "the optimizer is a LossScaleOptimizer (mixed precision)"

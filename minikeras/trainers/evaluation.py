@@ -13,6 +13,7 @@ import numpy as np
 from minikeras import callbacks as callbacks_module
 from minikeras.argument_checks import check_arguments
 from minikeras.callbacks.logging import _drawn_by_trainer
+from minikeras.models.model_metrics import python_logs
 from minikeras.progress import Progress
 from minikeras.trainers.array_data import (
     _ArrayBatches,
@@ -22,6 +23,7 @@ from minikeras.trainers.array_data import (
     _length,
     _slice,
 )
+from minikeras.trainers.compiling import build_compiled, needs_y
 from minikeras.trainers.data_adapters import (
     _Batches,
     _check_no_arrays_with_batches,
@@ -30,11 +32,11 @@ from minikeras.trainers.data_adapters import (
     _is_py_dataset,
     _PyDatasetSource,
 )
-from minikeras.trainers.steps import python_logs
+from minikeras.trainers.steps import step_of
 from minikeras.trainers.training_state import StepCache, build_on, user_stacklevel
 from minikeras.training_limits import _capped_steps
 
-__all__ = ["Evaluation"]
+__all__ = ["as_numpy_outputs", "evaluate", "evaluate_batches", "predict"]
 
 
 def _result(logs, return_dict):
@@ -58,203 +60,137 @@ def as_numpy_outputs(outputs):
     return np.concatenate([np.asarray(o) for o in outputs])
 
 
-class Evaluation:
-    """`evaluate` and `predict`, mixed into `Model` through `Trainer`.
-
-    Example:
-        >>> model = mk.Sequential([mk.layers.Dense(1, kernel_initializer="zeros")])
-        >>> model.compile("sgd", "mse")
-        >>> model.evaluate(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
-        1.0
-    """
-
-    def _evaluate_batches(self, batches, prefix="", progress=None, callback_list=None):
-        self.reset_metrics()
+def evaluate_batches(model, batches, prefix="", progress=None, callback_list=None):
+    model.reset_metrics()
+    if callback_list is not None:
+        callback_list.on_test_begin()
+    logs = {}
+    step = -1
+    test_step = step_of(model, "test_step")
+    for step, batch in enumerate(batches):
         if callback_list is not None:
-            callback_list.on_test_begin()
-        logs = {}
-        step = -1
-        for step, batch in enumerate(batches):
-            if callback_list is not None:
-                callback_list.on_test_batch_begin(step)
-            logs = python_logs(self.test_step(batch))
-            if step == 0 and self._step_cache is not None:
-                self._step_cache.know_metrics(self)  # (per-output metrics exist after a step)
-            if progress is not None:
-                progress.update(logs)
-            if callback_list is not None:
-                callback_list.on_test_batch_end(step, logs)
-        if step < 0:  # only an iterable given with steps can be empty here
-            if prefix:
-                warnings.warn(
-                    "fit: the validation data ran out (no batch for this epoch's validation); "
-                    "the epoch's logs have no validation figures",
-                    UserWarning,
-                    stacklevel=user_stacklevel(),
-                )
-                return {}
-            raise ValueError(f"{batches.method}: the data set is empty (no batches)")
-        if prefix and getattr(batches, "ran_out", False):
-            warnings.warn(
-                f"fit: the validation data ran out before validation_steps={batches.steps} "
-                f"batches; the val_ figures are over the {step + 1} it gave",
-                UserWarning,
-                stacklevel=user_stacklevel(),
-            )
-        if callback_list is not None:
-            callback_list.on_test_end(logs)  # unprefixed, as in Keras, also when fit validates
-        return {prefix + key: value for key, value in logs.items()} if prefix else logs
-
-    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
-                 steps=None, callbacks=None, return_dict=False):  # fmt: skip
-        """Computes the loss and metrics over data, in batches.
-
-        Args:
-            x: inputs (arrays, a list, or a dict by input name), or an iterable
-                of `(x, y)` batches (a generator, a list, a `utils.PyDataset`).
-            y: targets (None when `x` yields batches).
-            batch_size: samples per batch.
-            verbose: `"auto"` or 1 (a progress bar), 2 (one line), 0 (silent).
-            sample_weight: optional per-sample weights.
-            steps: evaluate the first `steps` batches (fewer, with a
-                warning, if the data ends first); with arrays and no
-                `batch_size`, the batches are `ceil(samples / steps)` samples
-                (as in Keras 3). None: all of them.
-            callbacks: a list of `minikeras.callbacks.Callback`; their
-                `on_test_*` hooks are called.
-            return_dict: return a dict instead of a list.
-
-        Returns:
-            The loss if there are no metrics, else `[loss, *metrics]`, or a dict.
-
-        Raises:
-            RuntimeError: if the model is not compiled.
-            ValueError: for bad input, as in `fit`.
-
-        Example:
-            >>> from minikeras import Sequential, layers
-            >>> model = Sequential([layers.Dense(1, kernel_initializer="zeros")])
-            >>> model.compile("sgd", "mse", metrics=["mae"])
-            >>> model.evaluate(np.ones((8, 2)), np.full((8, 1), 2.0), verbose=0)
-            [4.0, 2.0]
-        """
-        check_arguments("evaluate", batch_size=batch_size, steps=steps, verbose=verbose)
-        self._check_compiled("evaluate")
-        steps = _capped_steps(steps, user_stacklevel)  # keras.config.set_max_steps_per_epoch
-        verbose = 1 if verbose == "auto" else int(verbose)
-        if _is_batch_iterable(x):
-            _check_no_arrays_with_batches(y, sample_weight, "evaluate")
-            batches = _Batches(x, self.dtype, "evaluate", steps=steps, need_y=self._needs_y())
-        else:
-            data = _Data(x, y, sample_weight, self.dtype, "evaluate", need_y=self._needs_y())
-            batches = _ArrayBatches(data, batch_size, shuffle=False, steps=steps)
-        progress = Progress(batches.steps, verbose, "Evaluate") if verbose else None
-        callback_list = callbacks_module.CallbackList(
-            callbacks, model=self, steps=batches.steps, verbose=verbose, epochs=1
-        )
-        _drawn_by_trainer(callback_list.callbacks, "test")
-        build_on(self, batches.first_inputs())
-        self._build_compiled()
-        own_cache = self._step_cache is None
-        if own_cache:
-            object.__setattr__(self, "_step_cache", StepCache(None, self._loss_sources(), None))
-            self._step_cache.know_metrics(self)
-        try:
-            logs = self._evaluate_batches(batches, progress=progress, callback_list=callback_list)
-        finally:
-            if own_cache:
-                object.__setattr__(self, "_step_cache", None)
-        if getattr(batches, "ran_out", False):
-            warnings.warn(
-                f"evaluate: the data ran out before steps={batches.steps} batches; the figures "
-                "are over the batches it gave",
-                UserWarning,
-                stacklevel=user_stacklevel(),
-            )
+            callback_list.on_test_batch_begin(step)
+        logs = python_logs(test_step(batch))
+        if step == 0 and model._step_cache is not None:
+            model._step_cache.know_metrics(model)  # (per-output metrics exist after a step)
         if progress is not None:
-            progress.close(logs)
-        return _result(logs, return_dict)
-
-    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None):
-        """Runs the model on inputs in batches and returns numpy outputs.
-
-        Args:
-            x: inputs (a numpy array, or a list of arrays), or an iterable of
-                input batches.
-            batch_size: samples per batch.
-            verbose: 1 shows a progress bar, 2 one line at the end; 0 (the
-                default) and `"auto"` are silent, where Keras's default
-                `"auto"` draws a bar.
-            steps: predict the first `steps` batches, so a generator that
-                never ends can be used; fewer, with a warning, if the data
-                ends first (as in Keras). With arrays and no `batch_size`, the
-                batches are `ceil(samples / steps)` samples (as in Keras 3).
-                None: all of them.
-            callbacks: a list of `minikeras.callbacks.Callback`; their
-                `on_predict_*` hooks are called (batch logs hold `"outputs"`;
-                `params["steps"]` is `steps` when given, and `params["epochs"]`
-                is 1, as in Keras).
-
-        Returns:
-            A numpy array (or a list of them for several outputs).
-
-        Raises:
-            ValueError: for empty or non-numeric input, or a bad `batch_size`.
-
-        Example:
-            >>> from minikeras import Sequential, layers
-            >>> model = Sequential([layers.Dense(3)])
-            >>> model.predict(np.ones((70, 2)), batch_size=32).shape
-            (70, 3)
-        """
-        check_arguments("predict", batch_size=batch_size, steps=steps, verbose=verbose)
-        steps = _capped_steps(steps, user_stacklevel)  # keras.config.set_max_steps_per_epoch
-        verbose = 0 if verbose == "auto" else int(verbose)
-        if _is_batch_iterable(x):
-            if _is_py_dataset(x):
-                x = _PyDatasetSource(x)
-            if steps is not None:
-                x = itertools.islice(x, _check_steps(steps, "predict"))
-            chunks = [_as_input(b[0] if isinstance(b, tuple) else b, self.dtype, "predict")
-                      for b in x]  # fmt: skip
-            if steps is not None and 0 < len(chunks) < steps:  # as Keras: say so
-                warnings.warn(
-                    f"predict: the data ran out before steps={steps} batches (it gave "
-                    f"{len(chunks)}); the outputs are for those",
-                    UserWarning,
-                    stacklevel=user_stacklevel(),
-                )
-        else:
-            inputs = _as_input(x, self.dtype, "predict")
-            total = _length(inputs)
-            if batch_size is None and steps is not None:  # as Keras: steps batches cover x
-                batch_size = -(-total // steps)
-            batch_size = _check_batch_size(batch_size)
-            chunks = [_slice(inputs, slice(i, i + batch_size)) for i in range(0, total, batch_size)]
-            if steps is not None and steps < len(chunks):
-                chunks = chunks[:steps]
-            elif steps is not None and steps > len(chunks):
-                warnings.warn(
-                    f"predict: the data ran out before steps={steps} batches (it makes "
-                    f"{len(chunks)} of batch_size={batch_size}); the outputs are for all of it",
-                    UserWarning,
-                    stacklevel=user_stacklevel(),
-                )
-        if not chunks:
-            raise ValueError("predict: the input is empty (0 samples)")
-        announced = len(chunks) if steps is None else int(steps)  # as Keras: the steps asked
-        progress = Progress(announced, verbose, "Predict")
-        callback_list = callbacks_module.CallbackList(
-            callbacks, model=self, steps=announced, verbose=verbose, epochs=1
+            progress.update(logs)
+        if callback_list is not None:
+            callback_list.on_test_batch_end(step, logs)
+    if step < 0:  # only an iterable given with steps can be empty here
+        if prefix:
+            warnings.warn(
+                "fit: the validation data ran out (no batch for this epoch's validation); "
+                "the epoch's logs have no validation figures",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
+            return {}
+        raise ValueError(f"{batches.method}: the data set is empty (no batches)")
+    if prefix and getattr(batches, "ran_out", False):
+        warnings.warn(
+            f"fit: the validation data ran out before validation_steps={batches.steps} "
+            f"batches; the val_ figures are over the {step + 1} it gave",
+            UserWarning,
+            stacklevel=user_stacklevel(),
         )
-        _drawn_by_trainer(callback_list.callbacks, "predict")
-        callback_list.on_predict_begin()
-        outputs = []
-        for step, chunk in enumerate(chunks):
-            callback_list.on_predict_batch_begin(step)
-            outputs.append(self.predict_step((chunk,)))
-            callback_list.on_predict_batch_end(step, {"outputs": outputs[-1]})
-            progress.update()
-        progress.close()
-        callback_list.on_predict_end()
-        return as_numpy_outputs(outputs)
+    if callback_list is not None:
+        callback_list.on_test_end(logs)  # unprefixed, as in Keras, also when fit validates
+    return {prefix + key: value for key, value in logs.items()} if prefix else logs
+
+
+def evaluate(model, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+             steps=None, callbacks=None, return_dict=False):  # fmt: skip
+    """`Model.evaluate`'s body (the method's docstring documents it)."""
+    check_arguments("evaluate", batch_size=batch_size, steps=steps, verbose=verbose)
+    model._check_compiled("evaluate")
+    steps = _capped_steps(steps, user_stacklevel)  # keras.config.set_max_steps_per_epoch
+    verbose = 1 if verbose == "auto" else int(verbose)
+    if _is_batch_iterable(x):
+        _check_no_arrays_with_batches(y, sample_weight, "evaluate")
+        batches = _Batches(x, model.dtype, "evaluate", steps=steps, need_y=needs_y(model))
+    else:
+        data = _Data(x, y, sample_weight, model.dtype, "evaluate", need_y=needs_y(model))
+        batches = _ArrayBatches(data, batch_size, shuffle=False, steps=steps)
+    progress = Progress(batches.steps, verbose, "Evaluate") if verbose else None
+    callback_list = callbacks_module.CallbackList(
+        callbacks, model=model, steps=batches.steps, verbose=verbose, epochs=1
+    )
+    _drawn_by_trainer(callback_list.callbacks, "test")
+    build_on(model, batches.first_inputs())
+    build_compiled(model)
+    own_cache = model._step_cache is None
+    if own_cache:
+        object.__setattr__(model, "_step_cache", StepCache(None, model._loss_sources(), None))
+        model._step_cache.know_metrics(model)
+    try:
+        logs = evaluate_batches(model, batches, progress=progress, callback_list=callback_list)
+    finally:
+        if own_cache:
+            object.__setattr__(model, "_step_cache", None)
+    if getattr(batches, "ran_out", False):
+        warnings.warn(
+            f"evaluate: the data ran out before steps={batches.steps} batches; the figures "
+            "are over the batches it gave",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+    if progress is not None:
+        progress.close(logs)
+    return _result(logs, return_dict)
+
+
+def predict(model, x, batch_size=None, verbose=0, steps=None, callbacks=None):
+    """`Model.predict`'s body (the method's docstring documents it)."""
+    check_arguments("predict", batch_size=batch_size, steps=steps, verbose=verbose)
+    steps = _capped_steps(steps, user_stacklevel)  # keras.config.set_max_steps_per_epoch
+    verbose = 0 if verbose == "auto" else int(verbose)
+    if _is_batch_iterable(x):
+        if _is_py_dataset(x):
+            x = _PyDatasetSource(x)
+        if steps is not None:
+            x = itertools.islice(x, _check_steps(steps, "predict"))
+        chunks = [_as_input(b[0] if isinstance(b, tuple) else b, model.dtype, "predict")
+                  for b in x]  # fmt: skip
+        if steps is not None and 0 < len(chunks) < steps:  # as Keras: say so
+            warnings.warn(
+                f"predict: the data ran out before steps={steps} batches (it gave "
+                f"{len(chunks)}); the outputs are for those",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
+    else:
+        inputs = _as_input(x, model.dtype, "predict")
+        total = _length(inputs)
+        if batch_size is None and steps is not None:  # as Keras: steps batches cover x
+            batch_size = -(-total // steps)
+        batch_size = _check_batch_size(batch_size)
+        chunks = [_slice(inputs, slice(i, i + batch_size)) for i in range(0, total, batch_size)]
+        if steps is not None and steps < len(chunks):
+            chunks = chunks[:steps]
+        elif steps is not None and steps > len(chunks):
+            warnings.warn(
+                f"predict: the data ran out before steps={steps} batches (it makes "
+                f"{len(chunks)} of batch_size={batch_size}); the outputs are for all of it",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
+    if not chunks:
+        raise ValueError("predict: the input is empty (0 samples)")
+    announced = len(chunks) if steps is None else int(steps)  # as Keras: the steps asked
+    progress = Progress(announced, verbose, "Predict")
+    callback_list = callbacks_module.CallbackList(
+        callbacks, model=model, steps=announced, verbose=verbose, epochs=1
+    )
+    _drawn_by_trainer(callback_list.callbacks, "predict")
+    callback_list.on_predict_begin()
+    outputs = []
+    predict_step = step_of(model, "predict_step")
+    for step, chunk in enumerate(chunks):
+        callback_list.on_predict_batch_begin(step)
+        outputs.append(predict_step((chunk,)))
+        callback_list.on_predict_batch_end(step, {"outputs": outputs[-1]})
+        progress.update()
+    progress.close()
+    callback_list.on_predict_end()
+    return as_numpy_outputs(outputs)

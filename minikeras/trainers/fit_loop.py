@@ -1,4 +1,4 @@
-"""The `fit` loop: epochs of `train_step` calls, validation, callbacks and the progress bar.
+"""`fit`'s body: epochs of `train_step` calls, validation, callbacks and the progress bar.
 
 `fit` checks its arguments and data before the first step, finds the
 trained weights, the loss sources and the metrics once, then calls
@@ -16,16 +16,20 @@ from minikeras import random as random_module
 from minikeras.argument_checks import check_arguments
 from minikeras.callbacks.logging import _drawn_by_trainer
 from minikeras.data_checks import check_before_training
+from minikeras.models.model_metrics import python_logs
+from minikeras.models.model_steps import ModelSteps
 from minikeras.progress import Progress
 from minikeras.trainers.array_data import _ArrayBatches, _Data, _with_class_weight
+from minikeras.trainers.compiling import build_compiled, needs_y
 from minikeras.trainers.data_adapters import (
     _Batches,
     _check_no_arrays_with_batches,
     _is_batch_iterable,
     _validation,
 )
+from minikeras.trainers.evaluation import evaluate_batches
 from minikeras.trainers.interrupt import _InterruptGuard
-from minikeras.trainers.steps import Steps, python_logs
+from minikeras.trainers.steps import step_of
 from minikeras.trainers.training_state import (
     StepCache,
     applied_steps,
@@ -40,7 +44,7 @@ from minikeras.trainers.training_state import (
 )
 from minikeras.training_limits import _capped_epochs, _capped_steps
 
-__all__ = ["FitLoop"]
+__all__ = ["fit"]
 
 
 @contextlib.contextmanager
@@ -80,287 +84,195 @@ def _state_after_failure(model, saved, steps_done):
     return told
 
 
-class FitLoop:
-    """`fit`, mixed into `Model` through `Trainer`.
-
-    Example:
-        >>> model = mk.Sequential([mk.layers.Dense(1)])
-        >>> model.compile("sgd", "mse")
-        >>> model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0).epoch
-        [0, 1]
-    """
-
-    def fit(
-        self,
-        x=None,
-        y=None,
-        batch_size=None,
-        epochs=1,
-        verbose="auto",
-        callbacks=None,
-        validation_split=0.0,
-        validation_data=None,
-        shuffle=True,
-        class_weight=None,
-        sample_weight=None,
-        initial_epoch=0,
-        steps_per_epoch=None,
-        validation_steps=None,
-        validation_batch_size=None,
-        validation_freq=1,
-    ):
-        """Trains the model for `epochs` passes over the data.
-
-        Input is checked before any training happens (an iterable of batches
-        that is not a list or a generator, or any iterable given with
-        `steps_per_epoch`, is checked as it is read). Ctrl-C
-        stops cleanly at the end of the current step: the model keeps the
-        weights of its last completed step, and the History so far is
-        returned (the interrupted epoch's logs without validation); a
-        `BackupAndRestore` keeps its last backup to resume from (with
-        `save_freq="epoch"`, that of the last complete epoch: the interrupted
-        one is not backed up).
-        `model.trainable` and the layers' `trainable` flags are read when
-        `fit` starts. A non-finite loss warns once (`RuntimeWarning`) unless a
-        callback such as `TerminateOnNaN` stops training. When the epochs
-        end after at least one step, however they end (done, stopped early,
-        Ctrl-C, or an error raised by a step or a callback), `fit` calls the
-        optimizer's `finalize_variable_values` on the trained weights (before
-        `on_train_end`, which an error skips), as Keras 3 with JAX does: with
-        `use_ema=True`, the model ends with their moving averages. (Keras's
-        torch and TensorFlow `fit`s skip it when an error is raised.)
-
-        Args:
-            x: inputs (a numpy array, a list of arrays for several inputs, or
-                a dict of arrays keyed by input name), or an iterable of
-                `(x,)` / `(x, y)` / `(x, y, sample_weight)` batches (a
-                generator, a list, or a `utils.PyDataset`, whose
-                `on_epoch_end` is called after each epoch).
-            y: targets (a list or a dict by output name for several outputs;
-                None when `x` yields batches, or when nothing needs targets).
-            batch_size: samples per step (None means 32, as in Keras; ignored
-                for batch iterables).
-            epochs: the epoch to stop at (counted from 0, like `initial_epoch`).
-            verbose: `"auto"` or 1 (a progress bar), 2 (a line per epoch), 0.
-            callbacks: a list of `minikeras.callbacks.Callback`.
-            validation_split: fraction of the arrays, taken from the end
-                before shuffling, held out for validation (ignored when
-                `validation_data` is given).
-            validation_data: `(x_val, y_val)` or `(x_val, y_val, sample_weight)`,
-                or an iterable of such batches.
-            shuffle: shuffle the training samples every epoch (every pass,
-                with `steps_per_epoch`); `"batch"`, as in Keras, keeps the
-                batches in order and shuffles the samples inside each.
-            class_weight: optional dict of class index -> loss weight (for the
-                training samples; compiled metrics stay unweighted, as in Keras).
-            sample_weight: optional per-sample loss weights.
-            initial_epoch: the epoch to start at (to resume training).
-            steps_per_epoch: the batches of one epoch, taken from one pass
-                over the data that carries on from epoch to epoch (as in
-                Keras), so a generator that never ends can feed training.
-                If the data runs out, the epoch ends there with a warning; a
-                generator that runs out stops training, while arrays (a new
-                shuffled pass) and a list start over the next epoch. With
-                arrays and no `batch_size`, the batches are
-                `ceil(samples / steps_per_epoch)` samples, as in Keras 3.
-                None: an epoch is one pass (a generator is read whole
-                first, so it must end).
-            validation_steps: how many validation batches each validation
-                takes: the first ones, at every epoch (as Keras starts the
-                validation data afresh; a generator's are read once). With
-                arrays and no batch size, the batches are
-                `ceil(samples / validation_steps)` samples.
-            validation_batch_size: samples per validation batch (None: `batch_size`).
-            validation_freq: validate after every `validation_freq`-th epoch
-                (an int, as in Keras 3).
-
-        Returns:
-            A `History` whose `history` dict holds the logs of every epoch.
-
-        Raises:
-            RuntimeError: if the model is not compiled.
-            ValueError: if there is no loss at all (no compiled loss, no
-                `add_loss`, default `train_step`); for mismatched lengths,
-                NaN in the targets or sample weights, non-numeric data, an
-                empty data set, a class missing
-                from `class_weight`, or a bad `validation_split` or `batch_size`.
-
-        Example:
-            >>> from minikeras import Sequential, layers
-            >>> model = Sequential([layers.Dense(1)])
-            >>> model.compile("sgd", "mse")
-            >>> history = model.fit(np.ones((16, 2)), np.ones((16, 1)), epochs=3, verbose=0)
-            >>> len(history.history["loss"])
-            3
-            >>> def batches():  # never ends
-            ...     while True:
-            ...         yield np.ones((4, 2)), np.ones((4, 1))
-            >>> history = model.fit(batches(), epochs=2, steps_per_epoch=5, verbose=0)
-            >>> len(history.history["loss"])
-            2
-        """
-        check_arguments(
-            "fit", epochs=epochs, initial_epoch=initial_epoch, batch_size=batch_size,
-            steps_per_epoch=steps_per_epoch, validation_steps=validation_steps,
-            validation_split=validation_split, verbose=verbose, shuffle=shuffle,
-            validation_freq=validation_freq, validation_batch_size=validation_batch_size,
+def fit(
+    model,
+    x=None,
+    y=None,
+    batch_size=None,
+    epochs=1,
+    verbose="auto",
+    callbacks=None,
+    validation_split=0.0,
+    validation_data=None,
+    shuffle=True,
+    class_weight=None,
+    sample_weight=None,
+    initial_epoch=0,
+    steps_per_epoch=None,
+    validation_steps=None,
+    validation_batch_size=None,
+    validation_freq=1,
+):
+    """`Model.fit`'s body (the method's docstring documents it)."""
+    check_arguments(
+        "fit", epochs=epochs, initial_epoch=initial_epoch, batch_size=batch_size,
+        steps_per_epoch=steps_per_epoch, validation_steps=validation_steps,
+        validation_split=validation_split, verbose=verbose, shuffle=shuffle,
+        validation_freq=validation_freq, validation_batch_size=validation_batch_size,
+    )  # fmt: skip
+    model._check_compiled("fit")
+    epochs = _capped_epochs(epochs, user_stacklevel)  # keras.config.set_max_epochs
+    steps_per_epoch = _capped_steps(steps_per_epoch, user_stacklevel)
+    # A fit that fails before its first step leaves the global random stream as it was.
+    random_state = random_module.generator().bit_generator.state
+    progress_made = [0]
+    try:
+        return _fit(model,
+            x, y, batch_size, epochs, verbose, callbacks, validation_split, validation_data,
+            shuffle, class_weight, sample_weight, initial_epoch, steps_per_epoch,
+            validation_steps, validation_batch_size or batch_size, validation_freq,
+            progress_made,
         )  # fmt: skip
-        self._check_compiled("fit")
-        epochs = _capped_epochs(epochs, user_stacklevel)  # keras.config.set_max_epochs
-        steps_per_epoch = _capped_steps(steps_per_epoch, user_stacklevel)
-        # A fit that fails before its first step leaves the global random stream as it was.
-        random_state = random_module.generator().bit_generator.state
-        progress_made = [0]
-        try:
-            return self._fit(
-                x, y, batch_size, epochs, verbose, callbacks, validation_split, validation_data,
-                shuffle, class_weight, sample_weight, initial_epoch, steps_per_epoch,
-                validation_steps, validation_batch_size or batch_size, validation_freq,
-                progress_made,
-            )  # fmt: skip
-        except BaseException:
-            if not progress_made[0]:
-                random_module.generator().bit_generator.state = random_state
-            raise
-        finally:
-            object.__setattr__(self, "_step_cache", None)
+    except BaseException:
+        if not progress_made[0]:
+            random_module.generator().bit_generator.state = random_state
+        raise
+    finally:
+        object.__setattr__(model, "_step_cache", None)
 
-    def _training_data(self, x, y, sample_weight, batch_size, shuffle, class_weight,
-                       validation_split, validation_data, steps_per_epoch):  # fmt: skip
-        """The training batches, and `validation_data` (split off `x` if asked), checked."""
-        need_y = self._needs_y()
-        if _is_batch_iterable(x):
-            _check_no_arrays_with_batches(y, sample_weight, "fit")
-            if validation_split:
-                raise ValueError("fit: validation_split needs arrays, not an iterable of batches")
-            train = _Batches(x, self.dtype, "fit", class_weight, steps_per_epoch, need_y)
-            return train, validation_data
-        data = _Data(x, y, sample_weight, self.dtype, "fit", need_y=need_y)
-        if validation_split and validation_data is None:  # validation_data wins, as in Keras
-            data, validation_data = data.split(validation_split)
-        # Class weights apply to the training samples only, checked before any step.
-        data.sample_weight = _with_class_weight(data.sample_weight, data.y, class_weight)
-        train = _ArrayBatches(data, batch_size, shuffle, steps_per_epoch, carry_on=True)
-        build_now = data.x[: train.batch_size] if not isinstance(data.x, (list, dict)) else None
-        if build_now is not None and not self.built and type(self).train_step is Steps.train_step:
-            build_on(self, build_now)  # to know its output shape for the label check
-        check_before_training(self, data.x, data.y, data.sample_weight)
+
+def _training_data(model, x, y, sample_weight, batch_size, shuffle, class_weight,
+                   validation_split, validation_data, steps_per_epoch):  # fmt: skip
+    """The training batches, and `validation_data` (split off `x` if asked), checked."""
+    need_y = needs_y(model)
+    if _is_batch_iterable(x):
+        _check_no_arrays_with_batches(y, sample_weight, "fit")
+        if validation_split:
+            raise ValueError("fit: validation_split needs arrays, not an iterable of batches")
+        train = _Batches(x, model.dtype, "fit", class_weight, steps_per_epoch, need_y)
         return train, validation_data
+    data = _Data(x, y, sample_weight, model.dtype, "fit", need_y=need_y)
+    if validation_split and validation_data is None:  # validation_data wins, as in Keras
+        data, validation_data = data.split(validation_split)
+    # Class weights apply to the training samples only, checked before any step.
+    data.sample_weight = _with_class_weight(data.sample_weight, data.y, class_weight)
+    train = _ArrayBatches(data, batch_size, shuffle, steps_per_epoch, carry_on=True)
+    build_now = data.x[: train.batch_size] if not isinstance(data.x, (list, dict)) else None
+    if (
+        build_now is not None
+        and not model.built
+        and type(model).train_step is ModelSteps.train_step
+    ):
+        build_on(model, build_now)  # to know its output shape for the label check
+    check_before_training(model, data.x, data.y, data.sample_weight)
+    return train, validation_data
 
-    def _fit(self, x, y, batch_size, epochs, verbose, callbacks, validation_split,
-             validation_data, shuffle, class_weight, sample_weight, initial_epoch,
-             steps_per_epoch, validation_steps, validation_batch_size, validation_freq,
-             progress_made):  # fmt: skip
-        """The body of `fit`, after its arguments are checked (`progress_made[0]`: steps done)."""
-        given_verbose = verbose  # (the callbacks' params hold it as given: "auto", as Keras's)
-        verbose = 1 if verbose == "auto" else int(verbose)
-        train, validation_data = self._training_data(
-            x, y, sample_weight, batch_size, shuffle, class_weight, validation_split,
-            validation_data, steps_per_epoch,
-        )  # fmt: skip
-        if validation_data is not None:
-            validation_steps = _capped_steps(validation_steps, user_stacklevel)
-        validation = _validation(
-            validation_data, self.dtype, validation_batch_size, validation_steps, self._needs_y()
-        )
-        if type(self).train_step is Steps.train_step:
-            build_on(self, train.first_inputs())
-        elif not self.built:
-            # A custom step may call the model on other data (a GAN's generator: noise).
-            with contextlib.suppress(ValueError, TypeError, NotImplementedError):
-                build_on(self, train.first_inputs())
-        self._build_compiled()
-        weights, loss_sources = weights_for_training(self)
-        before = [w.numpy() for w in weights] if self.report_unchanged else None
-        steps_before = applied_steps(self)
-        callback_list = callbacks_module.CallbackList(
-            callbacks, model=self, add_history=True, epochs=epochs, steps=train.steps,
-            verbose=given_verbose,
-        )  # fmt: skip
-        _drawn_by_trainer(callback_list.callbacks, "train")
-        self.stop_training = False
-        compiled = self.__dict__.get("_compiled_step")
-        if compiled is not None:  # (a refusal under a former fit's weights may not stand)
-            compiled.forget_refusals()
-        cache = StepCache(weights, loss_sources, None)
-        object.__setattr__(self, "_step_cache", cache)
-        cache.know_metrics(self)
-        nan_warned = False
-        epoch_logs = {}
-        interrupt = _InterruptGuard()
-        streamed = isinstance(train, _Batches)
-        self._initial_epoch = None
-        self._fit_interrupted = False  # (read by BackupAndRestore: keep the backup on Ctrl-C)
-        callback_list.on_train_begin()
-        if self._initial_epoch is not None:  # BackupAndRestore restored a later epoch
-            initial_epoch, self._initial_epoch = self._initial_epoch, None
-        with interrupt, _finalized_at_end(self, weights, cache):
-            for epoch in range(initial_epoch, epochs):
-                if getattr(train, "by_steps", False) and not train.has_next():
-                    warn_out_of_data(train, epoch, cache.steps_done, epochs - initial_epoch)
-                    break
-                self.reset_metrics()
-                callback_list.on_epoch_begin(epoch)
-                # (stop_training is read after each batch and each epoch, as Keras reads
-                # it: set before, it still lets one batch, and the epoch's end, run)
-                progress = Progress(train.steps, verbose, f"Epoch {epoch + 1}/{epochs}")
-                epoch_steps, logs = 0, {}
-                # Streamed data is checked batch by batch: a bad batch restores this point.
-                saved = saved_state(self, weights) if streamed and cache.steps_done else None
-                for step, batch in enumerate(train):
-                    epoch_steps = step + 1
-                    callback_list.on_train_batch_begin(step)
-                    try:
-                        logs = self.train_step(batch)
-                    except (ValueError, TypeError) as error:
-                        if not streamed:
-                            raise
-                        restore_state(saved)
-                        raise type(error)(
-                            f"fit: batch {step} of epoch {epoch + 1} failed: {error}. "
-                            + _state_after_failure(self, saved, cache.steps_done)
-                        ) from error
-                    cache.steps_done += 1
-                    progress_made[0] = cache.steps_done
-                    if cache.metrics is None:  # per-output metrics exist after the first step
-                        cache.metrics = self.metrics
-                    logs = python_logs(logs)
-                    progress.update(logs)
-                    callback_list.on_train_batch_end(step, logs)
-                    loss = logs.get("loss", 0.0)
-                    if not (nan_warned or math.isfinite(loss) or self.stop_training):
-                        # Only when training goes on: a callback such as TerminateOnNaN stops it.
-                        nan_warned = True
-                        warnings.warn(
-                            f"fit: the loss became {loss} at epoch {epoch + 1}, step {step + 1}; "
-                            "training goes on. Add callbacks.TerminateOnNaN() to stop instead.",
-                            RuntimeWarning,
-                            stacklevel=user_stacklevel(),
-                        )
-                    if self.stop_training or interrupt.requested:
-                        break
-                epochs_asked = epochs - initial_epoch
-                out_of_data = ran_out(train, epoch, epoch_steps, cache.steps_done, epochs_asked)
-                if not epoch_steps:  # the data ran out before this epoch's first step
-                    progress.close()
-                    break
-                epoch_logs = dict(logs)
-                validate = validation is not None and (epoch + 1) % validation_freq == 0
-                if validate and not interrupt.requested:
-                    epoch_logs.update(
-                        self._evaluate_batches(validation, "val_", callback_list=callback_list)
+
+def _fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
+         validation_data, shuffle, class_weight, sample_weight, initial_epoch,
+         steps_per_epoch, validation_steps, validation_batch_size, validation_freq,
+         progress_made):  # fmt: skip
+    """The body of `fit`, after its arguments are checked (`progress_made[0]`: steps done)."""
+    given_verbose = verbose  # (the callbacks' params hold it as given: "auto", as Keras's)
+    verbose = 1 if verbose == "auto" else int(verbose)
+    train, validation_data = _training_data(model,
+        x, y, sample_weight, batch_size, shuffle, class_weight, validation_split,
+        validation_data, steps_per_epoch,
+    )  # fmt: skip
+    if validation_data is not None:
+        validation_steps = _capped_steps(validation_steps, user_stacklevel)
+    validation = _validation(
+        validation_data, model.dtype, validation_batch_size, validation_steps, needs_y(model)
+    )
+    if type(model).train_step is ModelSteps.train_step:
+        build_on(model, train.first_inputs())
+    elif not model.built:
+        # A custom step may call the model on other data (a GAN's generator: noise).
+        with contextlib.suppress(ValueError, TypeError, NotImplementedError):
+            build_on(model, train.first_inputs())
+    build_compiled(model)
+    weights, loss_sources = weights_for_training(model)
+    before = [w.numpy() for w in weights] if model.report_unchanged else None
+    steps_before = applied_steps(model)
+    callback_list = callbacks_module.CallbackList(
+        callbacks, model=model, add_history=True, epochs=epochs, steps=train.steps,
+        verbose=given_verbose,
+    )  # fmt: skip
+    _drawn_by_trainer(callback_list.callbacks, "train")
+    model.stop_training = False
+    compiled = model.__dict__.get("_compiled_step")
+    if compiled is not None:  # (a refusal under a former fit's weights may not stand)
+        compiled.forget_refusals()
+    cache = StepCache(weights, loss_sources, None)
+    object.__setattr__(model, "_step_cache", cache)
+    cache.know_metrics(model)
+    nan_warned = False
+    epoch_logs = {}
+    interrupt = _InterruptGuard()
+    streamed = isinstance(train, _Batches)
+    model._initial_epoch = None
+    model._fit_interrupted = False  # (read by BackupAndRestore: keep the backup on Ctrl-C)
+    callback_list.on_train_begin()
+    if model._initial_epoch is not None:  # BackupAndRestore restored a later epoch
+        initial_epoch, model._initial_epoch = model._initial_epoch, None
+    train_step = step_of(model, "train_step")  # (once per fit: it runs at every batch)
+    with interrupt, _finalized_at_end(model, weights, cache):
+        for epoch in range(initial_epoch, epochs):
+            if getattr(train, "by_steps", False) and not train.has_next():
+                warn_out_of_data(train, epoch, cache.steps_done, epochs - initial_epoch)
+                break
+            model.reset_metrics()
+            callback_list.on_epoch_begin(epoch)
+            # (stop_training is read after each batch and each epoch, as Keras reads
+            # it: set before, it still lets one batch, and the epoch's end, run)
+            progress = Progress(train.steps, verbose, f"Epoch {epoch + 1}/{epochs}")
+            epoch_steps, logs = 0, {}
+            # Streamed data is checked batch by batch: a bad batch restores this point.
+            saved = saved_state(model, weights) if streamed and cache.steps_done else None
+            for step, batch in enumerate(train):
+                epoch_steps = step + 1
+                callback_list.on_train_batch_begin(step)
+                try:
+                    logs = train_step(batch)
+                except (ValueError, TypeError) as error:
+                    if not streamed:
+                        raise
+                    restore_state(saved)
+                    raise type(error)(
+                        f"fit: batch {step} of epoch {epoch + 1} failed: {error}. "
+                        + _state_after_failure(model, saved, cache.steps_done)
+                    ) from error
+                cache.steps_done += 1
+                progress_made[0] = cache.steps_done
+                if cache.metrics is None:  # per-output metrics exist after the first step
+                    cache.metrics = model.metrics
+                logs = python_logs(logs)
+                progress.update(logs)
+                callback_list.on_train_batch_end(step, logs)
+                loss = logs.get("loss", 0.0)
+                if not (nan_warned or math.isfinite(loss) or model.stop_training):
+                    # Only when training goes on: a callback such as TerminateOnNaN stops it.
+                    nan_warned = True
+                    warnings.warn(
+                        f"fit: the loss became {loss} at epoch {epoch + 1}, step {step + 1}; "
+                        "training goes on. Add callbacks.TerminateOnNaN() to stop instead.",
+                        RuntimeWarning,
+                        stacklevel=user_stacklevel(),
                     )
-                if getattr(train, "py_dataset", None) is not None:
-                    train.py_dataset.on_epoch_end()
-                progress.close(epoch_logs)
-                self._fit_interrupted = interrupt.requested
-                callback_list.on_epoch_end(epoch, epoch_logs)
-                if self.stop_training or interrupt.requested or out_of_data:
+                if model.stop_training or interrupt.requested:
                     break
-        self._fit_interrupted = interrupt.requested  # (also when Ctrl-C came between epochs)
-        callback_list.on_train_end(epoch_logs)
-        if interrupt.requested:
-            print(f"fit: interrupted; model '{self.name}' keeps its last completed step's weights")
-        if before is not None and cache.steps_done:
-            report_unchanged(self, weights, before, steps_before)
-        return callback_list.history
+            epochs_asked = epochs - initial_epoch
+            out_of_data = ran_out(train, epoch, epoch_steps, cache.steps_done, epochs_asked)
+            if not epoch_steps:  # the data ran out before this epoch's first step
+                progress.close()
+                break
+            epoch_logs = dict(logs)
+            validate = validation is not None and (epoch + 1) % validation_freq == 0
+            if validate and not interrupt.requested:
+                epoch_logs.update(
+                    evaluate_batches(model, validation, "val_", callback_list=callback_list)
+                )
+            if getattr(train, "py_dataset", None) is not None:
+                train.py_dataset.on_epoch_end()
+            progress.close(epoch_logs)
+            model._fit_interrupted = interrupt.requested
+            callback_list.on_epoch_end(epoch, epoch_logs)
+            if model.stop_training or interrupt.requested or out_of_data:
+                break
+    model._fit_interrupted = interrupt.requested  # (also when Ctrl-C came between epochs)
+    callback_list.on_train_end(epoch_logs)
+    if interrupt.requested:
+        print(f"fit: interrupted; model '{model.name}' keeps its last completed step's weights")
+    if before is not None and cache.steps_done:
+        report_unchanged(model, weights, before, steps_before)
+    return callback_list.history

@@ -1,11 +1,11 @@
 """The metrics a model reports: `metrics`, `metrics_names`, `reset_metrics`, `get_metrics_result`.
 
-`ModelMetrics` is a base of `Steps`, and so of `Model`: the list of metrics
-`fit` and `evaluate` report, in the order Keras 3 tracks them (the loss
+`ModelMetrics` is a base of `ModelSteps`, and so of `Model`: the list of
+metrics `fit` and `evaluate` report, in the order Keras 3 tracks them (the loss
 tracker, the compiled metrics, then the `Metric`s the model holds), and
 their current values as the logs dict. `python_logs` gives a logs dict's
 scalars as Python floats. The steps that update the metrics are in
-`steps.py`.
+`model_steps.py` (and their bodies in `minikeras.trainers.steps`).
 """
 
 import numpy as np
@@ -17,7 +17,7 @@ __all__ = ["ModelMetrics", "python_logs"]
 
 
 class ModelMetrics:
-    """The metrics of a model, as `fit` reports them; a base of `Steps` (see the module).
+    """The metrics of a model, as `fit` reports them; a base of `ModelSteps` (see the module).
 
     Example:
         >>> model = mk.Sequential([mk.layers.Dense(1)])
@@ -145,7 +145,7 @@ def python_logs(logs):
         A new dict.
 
     Example:
-        >>> mk.trainers.model_metrics.python_logs({"loss": np.float32(0.5), "f1": np.ones(2)})
+        >>> mk.models.model_metrics.python_logs({"loss": np.float32(0.5), "f1": np.ones(2)})
         {'loss': 0.5, 'f1': array([1., 1.], dtype=float32)}
     """
     return {key: value if type(value) is float else _python(value) for key, value in logs.items()}

@@ -1,4 +1,4 @@
-"""`Trainer`: `compile`, mixed into `Model` with the one-batch methods, the steps and loops.
+"""`ModelTraining`: `compile` and the compiled state, a base of `Model` with the loops and steps.
 
 The guarantee: each step computes gradients for `model.trainable_weights`, the
 tracked list, and nothing else, and says what is not trained:
@@ -9,7 +9,7 @@ tracked list, and nothing else, and says what is not trained:
 
 `fit` is this loop, which you can write yourself when you need another step
 (`tests/test_custom_loop.py` checks that it matches `fit` on the digits); to
-change only the step, override `train_step` (see `minikeras.trainers.steps`):
+change only the step, override `train_step` (see `minikeras.models.model_steps`):
 
     >>> from minikeras import GradientTape, Sequential, layers, losses, optimizers
     >>> model = Sequential([layers.Input((4,)), layers.Dense(3)])
@@ -35,18 +35,17 @@ from minikeras.engine.variable import TrackingGeneration
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer
 from minikeras.metrics.base import Metric
-from minikeras.trainers.batch_methods import BatchMethods
-from minikeras.trainers.compile_metrics import CompileMetrics
-from minikeras.trainers.compile_utils import CompileLoss, LossTracker
-from minikeras.trainers.evaluation import Evaluation
-from minikeras.trainers.fit_loop import FitLoop
-from minikeras.trainers.steps import Steps
+from minikeras.models.model_loops import ModelLoops
+from minikeras.models.model_steps import _trainers
 
-__all__ = ["Trainer"]
+__all__ = ["ModelTraining"]
 
 
-class Trainer(BatchMethods, FitLoop, Evaluation, Steps):
+class ModelTraining(ModelLoops):
     """Training methods for `Model`: compile, fit, evaluate, predict and their steps.
+
+    Their bodies are in `minikeras.trainers`, which each method reaches when
+    it runs (trainers sit above models in the import layering).
 
     Example:
         >>> from minikeras import Sequential, layers
@@ -124,41 +123,19 @@ class Trainer(BatchMethods, FitLoop, Evaluation, Steps):
             >>> [m.name for m in model.metrics]
             ['loss', 'mae']
         """
-        if not isinstance(report_unchanged, bool):
-            raise TypeError(
-                f"compile: report_unchanged must be True or False, got {report_unchanged!r:.60}"
-            )
-        compile_loss = CompileLoss(loss, loss_weights)  # checks before anything is set
-        compile_metrics = CompileMetrics(metrics, weighted_metrics, loss)
-        optimizer = optimizers_module.get(optimizer)
-        if (
-            auto_scale_loss
-            and self.dtype_policy.name == "mixed_float16"
-            and optimizer is not None
-            and not isinstance(optimizer, optimizers_module.LossScaleOptimizer)
-        ):
-            optimizer = optimizers_module.LossScaleOptimizer(optimizer, name="loss_scale_optimizer")
-        self.optimizer = optimizer
-        self.loss = compile_loss.single if compile_loss.single is not None else loss
-        self._loss_identifier = loss
-        self.loss_weights = loss_weights
-        self._compile_loss = compile_loss if loss is not None else None
-        self._compile_metrics = compile_metrics
-        self._loss_tracker = LossTracker("loss")
-        self.run_eagerly, self.jit_compile = run_eagerly, jit_compile
-        self.steps_per_execution = steps_per_execution
-        self.report_unchanged = report_unchanged
-        # What compile was given, as Keras keeps it for get_compile_config.
-        self._compile_arguments = dict(
-            loss=loss, loss_weights=loss_weights, metrics=metrics,
-            weighted_metrics=weighted_metrics, run_eagerly=run_eagerly,
-            steps_per_execution=steps_per_execution, jit_compile=jit_compile,
-        )  # fmt: skip
-        self.compiled = True
-        self.stop_training = False
-        # What compile sets is not tracked, but a compiled step recorded with the old
-        # loss must not be found again under a reused id: start a new generation.
-        TrackingGeneration.bump()
+        return _trainers().compiling.compile_model(
+            self,
+            optimizer,
+            loss,
+            loss_weights,
+            metrics,
+            weighted_metrics,
+            run_eagerly,
+            steps_per_execution,
+            jit_compile,
+            auto_scale_loss,
+            report_unchanged,
+        )
 
     def get_compile_config(self):
         """What `compile` was given, serialized as Keras 3's `get_compile_config` does.
@@ -218,7 +195,7 @@ class Trainer(BatchMethods, FitLoop, Evaluation, Steps):
 
         from minikeras.saving.compile_config import compile_from_keras_config
 
-        if type(self).compile is not Trainer.compile:
+        if type(self).compile is not ModelTraining.compile:
             warnings.warn(
                 f"compile_from_config: {type(self).__name__} overrides compile(), so it was "
                 "not called; override get_compile_config() and compile_from_config() too, "
@@ -246,22 +223,6 @@ class Trainer(BatchMethods, FitLoop, Evaluation, Steps):
                 f"{method}: model '{self.name}' must be compiled first: "
                 "model.compile(optimizer=..., loss=..., metrics=[...])"
             )
-
-    def _build_compiled(self):
-        """Resolves the losses and metrics per output before the first step, when the
-        outputs are known (a functional or Sequential model), so that a mismatch is an
-        error before any weight changes."""
-        if not self.compiled or getattr(self, "_inputs", None) is None:
-            return
-        outputs = self._outputs
-        if self._compile_loss is not None and self._compile_loss.names is None:
-            self._compile_loss.build(self, outputs)
-        if self._compile_metrics.needs_build(outputs):
-            self._compile_metrics.build(self, outputs)
-
-    def _needs_y(self):
-        """Whether data must hold targets: a compiled loss read by the default steps."""
-        return self._compile_loss is not None and type(self).train_step is Steps.train_step
 
     def _optimizers(self):
         """Every optimizer the model holds (a GAN holds two), `optimizer` first."""
