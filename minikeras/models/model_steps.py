@@ -170,7 +170,7 @@ class ModelSteps(ModelMetrics):
         """`compute_mask(x)` for the call that gave `y_pred`, as booleans; None if none.
 
         Without `x` (an override that calls `compute_loss(y=..., y_pred=...)`), the
-        mask the self's latest call ended with.
+        mask the model's latest call ended with.
 
         Only a single array counts, and only if it marks the leading axes of
         `y_pred` ((batch, steps) for (batch, steps, classes)): a subclass that
