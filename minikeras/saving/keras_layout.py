@@ -44,36 +44,15 @@ from minikeras.models.graph import functional_order
 from minikeras.models.graph_order import keras_class_name
 from minikeras.saving import keras_ops
 from minikeras.saving.keras_optimizer_layout import optimizer_variables
+from minikeras.utils.naming import to_snake_case
 
 __all__ = [
     "layer_groups",
     "older_path",
     "optimizer_variables",
-    "snake_case",
     "unique_name",
     "variable_groups",
 ]
-
-
-def snake_case(name):
-    """Keras's `to_snake_case`: the container name of a layer class.
-
-    Args:
-        name: a class name.
-
-    Returns:
-        The snake_case name (`"MaxPooling2D"` -> `"max_pooling2d"`).
-
-    Example:
-        >>> (
-        ...     mk.saving.keras_layout.snake_case("MaxPooling2D"),
-        ...     mk.saving.keras_layout.snake_case("LSTM"),
-        ... )
-        ('max_pooling2d', 'lstm')
-    """
-    name = re.sub(r"\W+", "", name)
-    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def unique_name(name, used):
@@ -194,7 +173,7 @@ def _layer_groups(layer, path, groups, visited):
             elif keras_ops.is_operation(item):
                 continue  # a Keras operation node: no layer of Keras's, no container
             else:
-                name = unique_name(snake_case(_keras_class_name(item)), used)
+                name = unique_name(to_snake_case(_keras_class_name(item)), used)
                 _layer_groups(item, _join(path, f"layers/{name}"), groups, visited)
     for attribute, value in _saved_attributes(layer):
         if isinstance(value, Layer):
@@ -228,7 +207,7 @@ def _container_groups(container, path, groups, visited, seen):
     used = {}
     for item in list(container.values()) if isinstance(container, dict) else list(container):
         if isinstance(item, Layer):
-            name = unique_name(snake_case(_keras_class_name(item)), used)
+            name = unique_name(to_snake_case(_keras_class_name(item)), used)
             _layer_groups(item, _join(path, name), groups, visited)
         elif isinstance(item, (list, tuple, dict)):
             name = unique_name("container", used)

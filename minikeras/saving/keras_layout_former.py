@@ -30,9 +30,9 @@ from minikeras.saving.keras_layout import (
     _join,
     _keras_class_name,
     _name_key,
-    snake_case,
     unique_name,
 )
+from minikeras.utils.naming import to_snake_case
 
 __all__ = ["former_paths"]
 
@@ -94,7 +94,7 @@ def _layer_groups(layer, path, groups, visited, keras_layers):
             if isinstance(item, SymbolicTensor):
                 unique_name("input_layer", used)
             elif not keras_ops.is_operation(item):
-                name = unique_name(snake_case(_keras_class_name(item)), used)
+                name = unique_name(to_snake_case(_keras_class_name(item)), used)
                 _layer_groups(item, _join(path, f"layers/{name}"), groups, visited, keras_layers)
         return
     containers = {}
@@ -106,7 +106,7 @@ def _layer_groups(layer, path, groups, visited, keras_layers):
         if "[" in attribute:  # inside a list, tuple or dict: by class, one flat container
             container = attribute.split("[")[0]
             used = containers.setdefault(container, {})
-            name = unique_name(snake_case(_keras_class_name(child)), used)
+            name = unique_name(to_snake_case(_keras_class_name(child)), used)
             _layer_groups(child, _join(path, f"{container}/{name}"), groups, visited, keras_layers)
         else:
             _layer_groups(child, _join(path, attribute), groups, visited, keras_layers)
@@ -118,5 +118,5 @@ def _layers_container(model, path, groups, visited):
     held = [v for _, owner, v in tracking.walk(model) if owner is model and isinstance(v, Layer)]
     used = {}
     for item in held:
-        name = unique_name(snake_case(_keras_class_name(item)), used)
+        name = unique_name(to_snake_case(_keras_class_name(item)), used)
         _layer_groups(item, _join(path, f"layers/{name}"), groups, visited, True)
