@@ -303,3 +303,14 @@ def test_saving_rebuilds_the_regularized_weights():
     assert back.kernel.regularizer.get_config() == {"l2": 0.3}
     assert isinstance(back.kernel.constraint, mk.constraints.UnitNorm)
     assert back.bias.regularizer is None and back.bias.constraint is None
+
+
+def test_activity_losses_of_dict_outputs_come_by_sorted_key():
+    class TwoOutputs(mk.layers.Layer):
+        def call(self, x):
+            return {"b": x * 2.0, "a": x}
+
+    layer = TwoOutputs(activity_regularizer=mk.regularizers.L1(1.0))
+    layer(np.ones((1, 3), "float32"))
+    # Keras flattens the outputs (a dict's values by sorted key): a's penalty, then b's.
+    assert [float(loss) for loss in layer.losses] == [3.0, 6.0]

@@ -12,6 +12,7 @@ what the layer holds where tracking cannot see. Symbolic inputs go to
 
 import numpy as np
 
+from minikeras import tree
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor, wrap
 from minikeras.engine.variable import Variable
@@ -130,8 +131,9 @@ class LayerCall:
         if outermost and state.reads:
             call_checks.check_reads(self)
         if self.activity_regularizer is not None:
-            for output in _tensors_in(outputs):
-                self.add_loss(activity_loss(self.activity_regularizer, output))
+            for output in tree.flatten(outputs):  # (Keras's order: a dict's by sorted key)
+                if isinstance(output, Tensor):
+                    self.add_loss(activity_loss(self.activity_regularizer, output))
         if not self._first_call_done:
             self._after_first_call(inputs)
         # (`supports_masking` is read from the layer: Keras code sets it in __init__)
@@ -278,18 +280,6 @@ def _profile(layer):
 
 
 _NOT_GIVEN = object()
-
-
-def _tensors_in(structure):
-    """The Tensors of a Tensor or a (nested) list, tuple or dict of them, in order."""
-    if isinstance(structure, Tensor):
-        yield structure
-    elif isinstance(structure, (list, tuple)):
-        for item in structure:
-            yield from _tensors_in(item)
-    elif isinstance(structure, dict):
-        for item in structure.values():
-            yield from _tensors_in(item)
 
 
 def _is_tensor_tree(structure):
