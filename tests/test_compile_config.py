@@ -318,3 +318,46 @@ def test_keras_loads_a_saved_file_with_function_losses_and_metrics(tmp_path):
     assert theirs.evaluate(X, Y, verbose=0) == pytest.approx(
         model.evaluate(X, Y, verbose=0), rel=1e-5
     )
+
+
+@mk.saving.register_keras_serializable(package="test_compile_config")
+class OwnCompileModel(mk.Sequential):
+    """A model whose `compile` takes what the saved compile config does not hold."""
+
+    def compile(self, first_optimizer, second_optimizer, loss=None):
+        self.second_optimizer = second_optimizer
+        super().compile(optimizer=first_optimizer, loss=loss)
+
+
+def test_loading_a_model_with_its_own_compile_does_not_call_it(tmp_path):
+    # As Keras 3's loading: a custom compile may take other arguments than the config's.
+    model = OwnCompileModel([mk.Input((2,)), mk.layers.Dense(1)])
+    model.compile("adam", "sgd", loss="mse")
+    model.fit(X, Y, epochs=1, verbose=0)
+    path = str(tmp_path / "own.keras")
+    model.save(path)
+    with pytest.warns(UserWarning, match="load_model: OwnCompileModel overrides compile"):
+        loaded = mk.saving.load_model(path)
+    assert type(loaded) is OwnCompileModel and not loaded.compiled
+    np.testing.assert_array_equal(loaded.predict(X, verbose=0), model.predict(X, verbose=0))
+
+
+def test_a_keras_files_config_goes_through_the_models_own_compile_from_config():
+    from minikeras.saving.keras_file import _compiled_from_config
+
+    seen = []
+
+    class OwnConfig(mk.Sequential):
+        def compile_from_config(self, config):
+            seen.append(config)
+            super().compile(optimizer="sgd", loss="mae")
+
+    model = OwnConfig([mk.Input((2,)), mk.layers.Dense(1)])
+    optimizer = _compiled_from_config(model, {"optimizer": "adam", "loss": "mse"}, "f.keras")
+    assert seen == [{"optimizer": "adam", "loss": "mse"}]
+    assert type(optimizer).__name__ == "SGD" and optimizer is model.optimizer
+
+    own = OwnCompileModel([mk.Input((2,)), mk.layers.Dense(1)])
+    with pytest.warns(UserWarning, match="f.keras: OwnCompileModel overrides compile"):
+        assert _compiled_from_config(own, {"optimizer": "adam", "loss": "mse"}, "f.keras") is None
+    assert not own.compiled

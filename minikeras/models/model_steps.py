@@ -33,7 +33,7 @@ import numpy as np
 from minikeras.engine.tensor import Tensor
 from minikeras.models.model_metrics import ModelMetrics
 
-__all__ = ["ModelSteps"]
+__all__ = ["DEFAULT_STEPS", "ModelSteps"]
 
 _TRAINERS = []  # `minikeras.trainers`, once a training method has imported it
 
@@ -114,6 +114,17 @@ class ModelSteps(ModelMetrics):
             compiled.update_state(self, y, y_pred, sample_weight, mask)
         return self.get_metrics_result()
 
+    def _compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """`compute_loss` as a step calls it: with `training` only if it takes it.
+
+        Keras 3's own steps call this, and its docstring asks a custom step to
+        call it instead of `compute_loss`: an override of `compute_loss`
+        written with the signature before Keras 3.3, `(x, y, y_pred,
+        sample_weight)` (as keras-io's knowledge distillation example has), is
+        called without `training`.
+        """
+        return _trainers().steps.step_loss(self, x, y, y_pred, sample_weight, training)
+
     # ------------------------------------------------------------------- steps
 
     def train_step(self, data):
@@ -187,3 +198,13 @@ class ModelSteps(ModelMetrics):
         if mask.ndim >= len(shape) or mask.shape != shape[: mask.ndim]:
             return None
         return mask
+
+
+# The methods as defined here, which the loops compare a model's with: a step that
+# is one of these runs its body in `trainers.steps` directly (one call less per
+# batch); one replaced anywhere (a subclass, the instance, or a patch of this
+# class) is called as it is.
+DEFAULT_STEPS = {
+    name: ModelSteps.__dict__[name]
+    for name in ("compute_loss", "train_step", "test_step", "predict_step")
+}

@@ -191,20 +191,13 @@ class ModelTraining(ModelLoops):
             >>> type(model.optimizer).__name__, model.optimizer.built
             ('Adam', True)
         """
-        import warnings
+        from minikeras.saving.compile_config import (
+            compile_from_keras_config,
+            custom_compile_skipped,
+        )
 
-        from minikeras.saving.compile_config import compile_from_keras_config
-
-        if type(self).compile is not ModelTraining.compile:
-            warnings.warn(
-                f"compile_from_config: {type(self).__name__} overrides compile(), so it was "
-                "not called; override get_compile_config() and compile_from_config() too, "
-                "or call compile() yourself",
-                UserWarning,
-                stacklevel=2,
-            )
-            return
-        compile_from_keras_config(self, config)
+        if not custom_compile_skipped(self, "compile_from_config"):
+            compile_from_keras_config(self, config)
 
     @property
     def compiled_metrics(self):

@@ -16,7 +16,7 @@ from minikeras.saving import keras_config
 from minikeras.saving.keras_writer import _keras_entry, _optimizer_entry
 from minikeras.saving.saved_training_state import _map_leaves
 
-__all__ = ["compile_from_keras_config", "keras_compile_config"]
+__all__ = ["compile_from_keras_config", "custom_compile_skipped", "keras_compile_config"]
 
 
 def keras_compile_config(model):
@@ -122,6 +122,41 @@ def _metric_functions():
         and not name.startswith("_")
         and name not in ("get", "serialize", "deserialize")
     }
+
+
+def custom_compile_skipped(model, where):
+    """Whether `model`'s class overrides `compile`, so that a config does not compile it.
+
+    As Keras 3's `compile_from_config` (which loading calls): a custom
+    `compile` may take other arguments (a GAN's two optimizers) than the
+    config holds, so it is not called, and a warning says so.
+
+    Args:
+        model: a `Model`.
+        where: what to name in the warning (`compile_from_config`, `load_model`).
+
+    Returns:
+        A bool; True after warning.
+
+    Example:
+        >>> mk.saving.compile_config.custom_compile_skipped(mk.Sequential(), "load_model")
+        False
+    """
+    import warnings
+
+    from minikeras.models.model_training import ModelTraining
+    from minikeras.trainers.training_state import user_stacklevel
+
+    if type(model).compile is ModelTraining.compile:
+        return False
+    warnings.warn(
+        f"{where}: {type(model).__name__} overrides compile(), so it was not called "
+        "with the saved compile config; override get_compile_config() and "
+        "compile_from_config() too, or call compile() yourself",
+        UserWarning,
+        stacklevel=user_stacklevel(),
+    )
+    return True
 
 
 def compile_from_keras_config(model, compile_config, where="compile_from_config"):

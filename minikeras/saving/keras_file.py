@@ -23,7 +23,7 @@ import numpy as np
 from minikeras.object_registry import custom_object_scope
 from minikeras.saving import keras_config, sharing
 from minikeras.saving.archive import LoadError, check_regular_file
-from minikeras.saving.compile_config import compile_from_keras_config
+from minikeras.saving.compile_config import compile_from_keras_config, custom_compile_skipped
 from minikeras.saving.keras_weights_reader import _apply_hooks, load_keras_weights
 from minikeras.saving.keras_writer import (
     KERAS_FORMAT_VERSION,
@@ -216,14 +216,14 @@ def load_keras_model(path, custom_objects=None, compile=True):  # noqa: A002 (Ke
     if arguments is not None:
         try:  # per output: a list, or a dict by output name, of losses and of metrics
             with custom_object_scope(custom_objects):  # (the loss, metrics and schedule too)
-                optimizer = compile_from_keras_config(model, config["compile_config"], where)
+                optimizer = _compiled_from_config(model, config["compile_config"], where)
         except (TypeError, ValueError) as error:
             raise LoadError(
                 path,
                 [f"compile_config: {error}"],
                 "Pass compile=False to load the model without its training state.",
             ) from error
-        if not optimizer.built:
+        if optimizer is not None and not optimizer.built:
             optimizer.build(model.trainable_weights)
     slots = model.weights + (list(optimizer.variables) if optimizer is not None else [])
     load_keras_weights(model, _weights_bytes(path, weights, slots), path, optimizer)()
@@ -298,3 +298,19 @@ def _load_own_record(path, record, custom_objects, compile):
             return load_model(own, custom_objects=custom_objects, compile=compile)
         except LoadError as error:
             raise LoadError(path, [f"{MINIKERAS_MEMBER}: {p}" for p in error.problems]) from None
+
+
+def _compiled_from_config(model, compile_config, where):
+    """The model compiled as a file's `compile_config` says, as Keras loads it; its optimizer.
+
+    A model class with its own `compile_from_config` has it called; one that
+    overrides only `compile` is left uncompiled, with a warning (None).
+    """
+    from minikeras.models.model_training import ModelTraining
+
+    if type(model).compile_from_config is not ModelTraining.compile_from_config:
+        model.compile_from_config(compile_config)
+        return model.optimizer if model.compiled else None
+    if custom_compile_skipped(model, where):
+        return None
+    return compile_from_keras_config(model, compile_config, where)

@@ -15,6 +15,7 @@ import zipfile
 from minikeras import random
 from minikeras.saving import archive, sharing
 from minikeras.saving.archive import LoadError, to_json
+from minikeras.saving.compile_config import custom_compile_skipped
 from minikeras.saving.registry import custom_objects_by_name, deserialize_layer, serialize_layer
 from minikeras.saving.saved_training_state import (
     _check_training,
@@ -190,7 +191,7 @@ def _rebuild(contents, source, custom_objects, compile):  # noqa: A002
         raise LoadError(source, problems, "The weights do not fit the file's own architecture.")
     restore_training = lambda: None  # noqa: E731
     compile_config = config.get("compile")
-    if compile and compile_config is not None:
+    if compile and compile_config is not None and not custom_compile_skipped(model, "load_model"):
         try:
             objects = custom_objects_by_name(custom_objects)
             optimizer, arguments = _compile_objects(_legacy_lists(compile_config, model), objects)

@@ -14,6 +14,7 @@ from minikeras import callbacks as callbacks_module
 from minikeras.argument_checks import check_arguments
 from minikeras.callbacks.logging import _drawn_by_trainer
 from minikeras.models.model_metrics import python_logs
+from minikeras.models.model_steps import DEFAULT_STEPS
 from minikeras.progress import Progress
 from minikeras.trainers.array_data import (
     _ArrayBatches,
@@ -32,7 +33,7 @@ from minikeras.trainers.data_adapters import (
     _is_py_dataset,
     _PyDatasetSource,
 )
-from minikeras.trainers.steps import step_of
+from minikeras.trainers.steps import predict_step, test_step
 from minikeras.trainers.training_state import StepCache, build_on, user_stacklevel
 from minikeras.training_limits import _capped_steps
 
@@ -66,11 +67,15 @@ def evaluate_batches(model, batches, prefix="", progress=None, callback_list=Non
         callback_list.on_test_begin()
     logs = {}
     step = -1
-    test_step = step_of(model, "test_step")
+    default_step = DEFAULT_STEPS["test_step"]
     for step, batch in enumerate(batches):
         if callback_list is not None:
             callback_list.on_test_batch_begin(step)
-        logs = python_logs(test_step(batch))
+        step_method = model.test_step  # (at each batch: a callback may replace it)
+        if getattr(step_method, "__func__", None) is default_step:
+            logs = python_logs(test_step(model, batch))  # (the default's body, one call less)
+        else:
+            logs = python_logs(step_method(batch))
         if step == 0 and model._step_cache is not None:
             model._step_cache.know_metrics(model)  # (per-output metrics exist after a step)
         if progress is not None:
@@ -185,10 +190,14 @@ def predict(model, x, batch_size=None, verbose=0, steps=None, callbacks=None):
     _drawn_by_trainer(callback_list.callbacks, "predict")
     callback_list.on_predict_begin()
     outputs = []
-    predict_step = step_of(model, "predict_step")
+    default_step = DEFAULT_STEPS["predict_step"]
     for step, chunk in enumerate(chunks):
         callback_list.on_predict_batch_begin(step)
-        outputs.append(predict_step((chunk,)))
+        step_method = model.predict_step  # (at each batch: a callback may replace it)
+        if getattr(step_method, "__func__", None) is default_step:
+            outputs.append(predict_step(model, (chunk,)))
+        else:
+            outputs.append(step_method((chunk,)))
         callback_list.on_predict_batch_end(step, {"outputs": outputs[-1]})
         progress.update()
     progress.close()

@@ -17,7 +17,7 @@ from minikeras.argument_checks import check_arguments
 from minikeras.callbacks.logging import _drawn_by_trainer
 from minikeras.data_checks import check_before_training
 from minikeras.models.model_metrics import python_logs
-from minikeras.models.model_steps import ModelSteps
+from minikeras.models.model_steps import DEFAULT_STEPS, ModelSteps
 from minikeras.progress import Progress
 from minikeras.trainers.array_data import _ArrayBatches, _Data, _with_class_weight
 from minikeras.trainers.compiling import build_compiled, needs_y
@@ -29,7 +29,7 @@ from minikeras.trainers.data_adapters import (
 )
 from minikeras.trainers.evaluation import evaluate_batches
 from minikeras.trainers.interrupt import _InterruptGuard
-from minikeras.trainers.steps import step_of
+from minikeras.trainers.steps import train_step
 from minikeras.trainers.training_state import (
     StepCache,
     applied_steps,
@@ -205,7 +205,7 @@ def _fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
     callback_list.on_train_begin()
     if model._initial_epoch is not None:  # BackupAndRestore restored a later epoch
         initial_epoch, model._initial_epoch = model._initial_epoch, None
-    train_step = step_of(model, "train_step")  # (once per fit: it runs at every batch)
+    default_step = DEFAULT_STEPS["train_step"]
     with interrupt, _finalized_at_end(model, weights, cache):
         for epoch in range(initial_epoch, epochs):
             if getattr(train, "by_steps", False) and not train.has_next():
@@ -223,7 +223,12 @@ def _fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
                 epoch_steps = step + 1
                 callback_list.on_train_batch_begin(step)
                 try:
-                    logs = train_step(batch)
+                    # (looked up at each batch, as Keras's eager loop: a callback may replace it)
+                    step_method = model.train_step
+                    if getattr(step_method, "__func__", None) is default_step:
+                        logs = train_step(model, batch)  # (the default's body, one call less)
+                    else:
+                        logs = step_method(batch)
                 except (ValueError, TypeError) as error:
                     if not streamed:
                         raise

@@ -15,7 +15,7 @@ import numpy as np
 from minikeras.engine.tape import GradientTape
 from minikeras.engine.tensor import wrap
 from minikeras.models.model_metrics import python_logs  # (re-exported)
-from minikeras.models.model_steps import ModelSteps
+from minikeras.models.model_steps import DEFAULT_STEPS
 from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from minikeras.trainers.compile_utils import added_losses
 from minikeras.trainers.compiled_step import compiled_step
@@ -24,7 +24,7 @@ __all__ = [
     "compute_loss",
     "predict_step",
     "python_logs",
-    "step_of",
+    "step_loss",
     "test_step",
     "train_step",
     "unpack",
@@ -79,13 +79,17 @@ def compute_loss(model, x=None, y=None, y_pred=None, sample_weight=None, trainin
     return loss
 
 
-def _step_loss(model, x, y, y_pred, sample_weight, training):
-    """`compute_loss` as the default steps call it: `training` only if it takes one.
+def step_loss(model, x, y, y_pred, sample_weight, training):
+    """`Model._compute_loss`'s body: `compute_loss`, with `training` only if it takes one.
 
     Keras 3 added `training` to `compute_loss` in 3.3; an override written
     with the older signature `(x, y, y_pred, sample_weight)` (as keras-io's
     knowledge distillation example has) is called without it, as Keras does.
+    The default `compute_loss` runs its body here directly.
     """
+    method = model.compute_loss
+    if getattr(method, "__func__", None) is DEFAULT_STEPS["compute_loss"]:
+        return compute_loss(model, x, y, y_pred, sample_weight, training)
     if _takes_training(type(model).compute_loss):
         return model.compute_loss(x, y, y_pred, sample_weight, training=training)
     return model.compute_loss(x, y, y_pred, sample_weight)
@@ -111,10 +115,10 @@ def train_step(model, data):
             with recorder or contextlib.nullcontext():
                 if recorder is None:
                     y_pred = model(x, training=True)
-                    loss = _step_loss(model, x, y, y_pred, sample_weight, training=True)
+                    loss = step_loss(model, x, y, y_pred, sample_weight, training=True)
                 else:  # (what the tape watches, so that the ops on it are recorded)
                     y_pred = model(recorder.inputs, training=True)
-                    loss = _step_loss(
+                    loss = step_loss(
                         model, x, recorder.targets, y_pred, recorder.sample_weight, training=True
                     )
                 # (mixed precision: gradients of the loss times the loss scale)
@@ -141,7 +145,7 @@ def test_step(model, data):
     """`Model.test_step`'s body (the method's docstring documents it)."""
     x, y, sample_weight = unpack(data)
     y_pred = model(x, training=False)
-    loss = _step_loss(model, x, y, y_pred, sample_weight, training=False)
+    loss = step_loss(model, x, y, y_pred, sample_weight, training=False)
     model._loss_tracker.update_state(float(loss), _batch_size(x))
     return model.compute_metrics(x, y, y_pred, sample_weight)
 
@@ -150,30 +154,3 @@ def predict_step(model, data):
     """`Model.predict_step`'s body (the method's docstring documents it)."""
     x, _, _ = unpack(data)
     return model(x, training=False)
-
-
-_DEFAULT_STEPS = {"train_step": train_step, "test_step": test_step, "predict_step": predict_step}
-
-
-def step_of(model, name):
-    """`model.<name>` (`"train_step"`, `"test_step"` or `"predict_step"`) as a loop calls it.
-
-    The default's body itself when the model does not override the step (its
-    class, or the instance, defines none of its own): a loop calls it once
-    per batch, and the method would only hand over to it.
-
-    Args:
-        model: the model.
-        name: the step's name.
-
-    Returns:
-        A function of the batch.
-
-    Example:
-        >>> model = mk.Sequential([mk.layers.Dense(1)])
-        >>> mk.trainers.steps.step_of(model, "predict_step")((np.ones((2, 3)),)).shape
-        (2, 1)
-    """
-    if getattr(type(model), name) is getattr(ModelSteps, name) and name not in vars(model):
-        return functools.partial(_DEFAULT_STEPS[name], model)
-    return getattr(model, name)
