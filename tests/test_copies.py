@@ -148,3 +148,26 @@ def test_a_copy_keeps_the_keras_order_of_a_models_layers(how):
     assert [w.path for w in twin.weights] == [w.path for w in model.weights]
     twin.extra = mk.layers.Dense(1, name="extra")  # (assigned after the copy: last)
     assert [layer.name for layer in twin.layers][-1] == "extra"
+
+
+def test_a_model_pickled_in_another_process_trains_without_warnings(monkeypatch):
+    # A fresh process counts its Variables from 0: the pickled ones carry the other
+    # process's creation indices, which must not make them look made inside a call.
+    import warnings
+
+    from minikeras.engine.variable import Variable
+
+    model = mk.Sequential([mk.Input((5,)), mk.layers.Dense(3), mk.layers.Dense(2)])
+    model.compile("sgd", "mse")
+    model.fit(X, Y, epochs=1, verbose=0)
+    data = pickle.dumps(model)
+    order = [w.path for w in model.weights]
+    monkeypatch.setattr(Variable, "_uid", 0)  # (as in a new process)
+    loaded = pickle.loads(data)
+    assert Variable._uid >= max(w._index for w in loaded.weights)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loaded.fit(X, Y, epochs=1, verbose=0)
+    assert [w.path for w in loaded.weights] == order
+    fresh = mk.Variable([1.0])  # (made after them: later in the order)
+    assert fresh._index > max(w._index for w in loaded.weights)

@@ -164,6 +164,18 @@ class Variable(Tensor):
         # `read_variable`); `add_weight(autocast=False)` clears it.
         self._autocast = True
 
+    def __setstate__(self, state):
+        # Unpickled (or copied): the attributes as they were. A Variable pickled in another
+        # process keeps its creation index, which may be past this process's count; the
+        # count moves past it, so that the order of weights holds and no call takes the
+        # Variable for one it made (`call_checks.check_reads` compares the two).
+        attributes, slots = state if isinstance(state, tuple) else (state, None)
+        for mapping in (attributes, slots):
+            for name, value in (mapping or {}).items():
+                object.__setattr__(self, name, value)
+        if self._index > Variable._uid:
+            Variable._uid = self._index
+
     @property
     def regularizer(self):
         """`regularizer(variable)` adds a penalty to the training loss, or None.
