@@ -17,10 +17,22 @@ from minikeras import switches
 
 __all__ = ["Progress", "format_logs"]
 
-try:
-    from tqdm.auto import tqdm
-except ImportError:  # the optional extra is not installed
-    tqdm = None
+_NOT_LOOKED_UP = object()
+# tqdm's bar class (`tqdm.auto.tqdm`), imported at the first bar: importing tqdm takes
+# about 0.1 s, which a script that never shows a bar need not pay. None without the extra.
+tqdm = _NOT_LOOKED_UP
+
+
+def _bar_class():
+    """`tqdm`, imported the first time a bar is shown; None if the extra is not installed."""
+    global tqdm
+    if tqdm is _NOT_LOOKED_UP:
+        try:
+            from tqdm.auto import tqdm as found
+        except ImportError:  # the optional extra is not installed
+            found = None
+        tqdm = found
+    return tqdm
 
 
 def format_logs(logs):
@@ -69,8 +81,11 @@ class Progress:
         self.file = file
         self.start = time.perf_counter()
         self.bar = None
-        if verbose == 1 and tqdm is not None and switches.is_interactive_logging_enabled():
-            self.bar = tqdm(
+        bar_class = None
+        if verbose == 1 and switches.is_interactive_logging_enabled():
+            bar_class = _bar_class()
+        if bar_class is not None:
+            self.bar = bar_class(
                 total=total,
                 desc=description,
                 unit="step",

@@ -8,6 +8,7 @@ import inspect
 import os
 import re
 import signal
+import sys
 import time
 import warnings
 
@@ -974,3 +975,32 @@ def test_predict_keeps_nested_outputs_nested_across_uneven_batches():
     np.testing.assert_allclose(predicted[1][0], whole[1][0].numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(predicted[1][1], whole[1][1].numpy(), rtol=1e-5, atol=1e-6)
     assert predicted[1][0].shape == (5, 3) and predicted[2].shape == (5, 2)
+
+
+def test_tqdm_is_imported_at_the_first_bar_not_with_minikeras():
+    pytest.importorskip("tqdm")
+    import subprocess
+
+    script = (
+        "import sys, numpy as np, minikeras as mk\n"
+        "first = 'tqdm' in sys.modules\n"
+        "model = mk.Sequential([mk.Input((2,)), mk.layers.Dense(1)])\n"
+        "model.compile('sgd', 'mse')\n"
+        "model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0)\n"
+        "quiet = 'tqdm' in sys.modules\n"
+        "model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=1)\n"
+        "print(first, quiet, 'tqdm' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "True"]
+
+
+def test_without_tqdm_a_bar_is_one_line_per_epoch(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # (importing it raises ImportError)
+    monkeypatch.setattr(mk.progress, "tqdm", mk.progress._NOT_LOOKED_UP)
+    progress = mk.progress.Progress(total=2, verbose=1, description="Epoch 1/1", file=sys.stdout)
+    progress.update({"loss": 1.0})
+    progress.close({"loss": 0.5})
+    assert progress.bar is None and mk.progress.tqdm is None
+    assert re.fullmatch(r"Epoch 1/1 - .*s - loss: 0\.5000\n", capsys.readouterr().out)
