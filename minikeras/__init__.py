@@ -6,9 +6,10 @@ As in Keras, the base classes custom objects subclass are also here
 symbolic tensors.
 """
 
+import importlib as _importlib
+
 from minikeras import (
     activations,
-    applications,
     backend,
     callbacks,
     config,
@@ -55,6 +56,14 @@ utils.FeatureSpace = _FeatureSpace
 # The same for model_to_dot and plot_model (models.visualization: they read models).
 utils.model_to_dot, utils.plot_model = _model_to_dot, _plot_model
 utils.__all__ = sorted([*utils.__all__, "FeatureSpace", "model_to_dot", "plot_model"])
+
+
+def __getattr__(name):
+    # `mk.applications` (twenty modules of model builders, about 0.1 s to import) is
+    # imported when first used: a script that builds its own model never pays for it.
+    if name == "applications":
+        return _importlib.import_module("minikeras.applications")
+    raise AttributeError(f"module 'minikeras' has no attribute {name!r}")
 
 
 def version():
