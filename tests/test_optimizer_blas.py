@@ -44,6 +44,25 @@ def test_strided_overlapping_or_mixed_arrays_take_numpys_way():
     np.testing.assert_allclose(flat[1 : half + 1], before[1 : half + 1] + before[:half], rtol=1e-6)
 
 
+@pytest.mark.skipif(not _blas.available(), reason="numpy's OpenBLAS was not found")
+def test_a_read_only_gradient_gives_the_same_bits_as_a_writeable_one():
+    # (a writeable array's address comes from a ctypes view of it; a read-only one's from
+    # `array.ctypes`, which a view cannot give)
+    x, y = _pair(BIG, "float32")
+    frozen = x.copy()
+    frozen.flags.writeable = False
+    results = []
+    for gradient in (x, frozen):
+        got = y.copy()
+        _blas.add_scaled(got, -0.01, gradient, np.empty_like(y))
+        _blas.scale_and_add(got, 0.9, -0.01, gradient, np.empty_like(y))
+        results.append(got)
+    np.testing.assert_array_equal(results[0], results[1])
+    want = y - x * np.asarray(0.01, "float32")
+    want = want * np.asarray(0.9, "float32") - x * np.asarray(0.01, "float32")
+    np.testing.assert_allclose(results[0], want, rtol=1e-6, atol=1e-6)
+
+
 def test_a_library_that_answers_wrong_is_not_used():
     def wrong(n, alpha, x, incx, *rest):  # does nothing: y stays y
         return None
