@@ -131,6 +131,7 @@ class GradientTape:
 
     def _record_read(self, variable, value):
         """Boxes a Variable's value if this tape watches it (see `read_variable`)."""
+        # (models.replayed_call._read_roots decides as this does, for the nodes alone)
         node = self._nodes.get(id(variable))
         if node is None:
             # Integers and booleans have no gradient: not watched, as in TensorFlow.

@@ -95,6 +95,7 @@ longer counts in `losses`, and is let go); the layers' own bookkeeping for
 import numpy as np
 
 from minikeras.engine import primitive
+from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.replay import Program, Recorder
 from minikeras.engine.tape import GradientTape
@@ -290,14 +291,20 @@ def _replay(model, calls, program, tape, value, node):
         parents, positions, weights, first = [], [], sources, 0
     else:  # the traced input is the first source (see `_record`)
         parents, positions, weights, first = [node], [0], sources[1:], 1
-    for position, variable in enumerate(weights, first):
-        read = read_variable(variable)  # (the tape's root for it; read observers told)
-        if type(read) is not np.ndarray:  # boxed by the tape
-            parents.append(read._node)
-            positions.append(position)
-    for variable in program.frozen:  # read as data when recorded (a frozen layer's weight)
-        if type(read_variable(variable)) is not np.ndarray:
-            return None  # this tape watches it (`tape.watch`): the eager call differentiates it
+    state = _state
+    if state.read_observers or TRACING[0] or state.autocast is not None:
+        for position, variable in enumerate(weights, first):
+            read = read_variable(variable)  # (the tape's root for it; read observers told)
+            if type(read) is not np.ndarray:  # boxed by the tape
+                parents.append(read._node)
+                positions.append(position)
+        for variable in program.frozen:  # read as data when recorded (a frozen layer's weight)
+            if type(read_variable(variable)) is not np.ndarray:
+                return None  # this tape watches it (`tape.watch`): the eager call differentiates it
+    else:  # (the usual step: the nodes those reads give, without their boxes)
+        _read_roots(tape, weights, first, parents, positions)
+        if program.frozen and _read_roots(tape, program.frozen, 0, [], []):
+            return None
     given = len(sources)
     if program.counts is not None:  # a source read several times: a gradient per read
         parents, positions, given = _per_read(parents, positions, program.counts)
@@ -318,6 +325,32 @@ def _replay(model, calls, program, tape, value, node):
             return [gradients[position] for position in positions]
 
     return wrap(primitive.record(output, tape._trace_id, tuple(parents), vjp))
+
+
+def _read_roots(tape, variables, first, parents, positions):
+    """What `read_variable` gives a read of each of `variables` under `tape` alone, as nodes.
+
+    For each Variable the tape watches (as `GradientTape._record_read`
+    decides: a root it has, or a trainable floating one it now roots), its
+    root node goes to `parents` and its position (counted from `first`) to
+    `positions`, without the box a read makes around it. Only where a read
+    would do nothing more: one tape, no read observer, no traced rule, no
+    autocast (`_replay` checks).
+
+    Returns:
+        How many nodes were added.
+    """
+    nodes, watching, added = tape._nodes, tape.watch_accessed_variables, 0
+    for position, variable in enumerate(variables, first):
+        node = nodes.get(id(variable))
+        if node is None:
+            if not (watching and variable.trainable and variable._value.dtype.kind in "fc"):
+                continue  # read as data: not watched
+            node = tape._new_root(variable)
+        parents.append(node)
+        positions.append(position)
+        added += 1
+    return added
 
 
 def _per_read(parents, positions, counts):
