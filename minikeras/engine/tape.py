@@ -261,29 +261,47 @@ class GradientTape:
                     nodes = None
                     break
                 nodes.append(roots.get(id(source)))
-        if nodes is not None:
+        variables = nodes is not None  # (then each source's dtype is its array's)
+        if variables:
             sources_flat = sources
         else:
             flat = flat and all(isinstance(source, Tensor) for source in sources)
             sources_flat = sources if flat else tree.flatten(sources)
             nodes = [self._source_node(source) for source in sources_flat]
         if type(target) is Tensor and output_gradients is None:
-            end = _node_in(target._value, self._trace_id)
-            seeds = {} if end is None else {end: _seed(target._value, None)}
+            value = target._value
+            array = value._value if type(value) is ArrayBox else None
+            if (
+                array is not None
+                and value._trace == self._trace_id
+                and (
+                    isinstance(array, np.generic) or (type(array) is np.ndarray and not array.shape)
+                )
+            ):  # The usual loss: a scalar in one box of this tape; its seed, as `_seed` makes it.
+                seeds = {value._node: np.array(1, dtype=array.dtype)}
+            else:
+                end = _node_in(value, self._trace_id)
+                seeds = {} if end is None else {end: _seed(value, None)}
         else:
             seeds = self._seeds(target, output_gradients)
         self._used = True
-        wanted = {node: None for node in nodes if node is not None}
+        wanted = dict.fromkeys(nodes)  # (the nodes asked for; None is no node)
+        wanted.pop(None, None)
         if seeds and wanted:
             # A tape used once lets go of its graph as it goes (activations, and
             # its hold on the Variables' buffers, which then update in place).
             _backward(seeds, wanted, release=not self.persistent)
         grads = []
+        new_tensor = Tensor.__new__
         for source, node in zip(sources_flat, nodes):
             grad = wanted[node] if node is not None else None
-            # The common case, a float array of the source's dtype, without _as_gradient's call.
-            if type(grad) is np.ndarray and grad.dtype == source.dtype:
-                grads.append(wrap(grad))
+            # The common case, a float array of the source's dtype, wrapped here (as `wrap`).
+            if type(grad) is np.ndarray and grad.dtype == (
+                source._value.dtype if variables else source.dtype
+            ):
+                tensor = new_tensor(Tensor)
+                tensor._value = grad
+                grads.append(tensor)
             else:
                 grads.append(_as_gradient(source, grad, unconnected_gradients))
         if not self.persistent:

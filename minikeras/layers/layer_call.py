@@ -11,6 +11,7 @@ what the layer holds where tracking cannot see. Symbolic inputs go to
 """
 
 import numpy as np
+from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras import tree
 from minikeras.engine.context import state as _state
@@ -232,7 +233,10 @@ class LayerCall:
 
 def _ready(tensor, dtype):
     """Whether a Tensor argument needs no conversion: of the layer's dtype, or not float."""
-    held = tensor._value.dtype
+    value = tensor._value
+    if type(value) is ArrayBox:  # (inside a tape: the array's dtype, not the box's two calls)
+        value = value._value
+    held = value.dtype
     return held == dtype or held.kind != "f"
 
 

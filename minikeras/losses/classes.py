@@ -3,6 +3,7 @@
 import numpy as np
 
 from minikeras import ops
+from minikeras.engine.tensor import Tensor
 from minikeras.losses.base import LossFunctionWrapper
 from minikeras.losses.functions import (
     _sparse_pair,
@@ -311,7 +312,8 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             mask = self._mask_ignored(y_true, y_pred, mask)
             fused = False
         if fused:
-            y_pred = ops.convert_to_tensor(y_pred)
+            if type(y_pred) is not Tensor:  # (a model's output is one already)
+                y_pred = ops.convert_to_tensor(y_pred)
             dtype, shape = y_pred.dtype, y_pred.shape
             # (The mean of no losses is 0 in the general path, nan in the fused op.)
             if dtype.kind == "f" and self.dtype in (None, dtype) and 0 not in shape:

@@ -13,7 +13,7 @@ from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
 from minikeras import config
-from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive
+from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive, record_fused
 from minikeras.engine.replay import replay_guard
 from minikeras.ops.activation_functions import _log_softmax, _softmax, _softplus
 from minikeras.ops.core import (
@@ -228,7 +228,7 @@ def _mean_sparse_xent_logits_vjp(argnums, ans, args, residuals):
     softmax, index = residuals
 
     def vjp(g):
-        if isbox(g):
+        if type(g) is not np.ndarray and isbox(g):
             return traced(g)
         # (softmax - one_hot(labels)) * g / count, in one buffer.
         share = np.multiply(g, inverse, dtype=softmax.dtype)
@@ -281,6 +281,11 @@ def mean_sparse_categorical_crossentropy(target, output, axis=-1):
         and target.shape[0] == scores.shape[0] > 0
         and _labels_fit((scores, target))  # (the check a replay repeats)
     ):
+        if scores is not value:  # one tape's box: recorded here, as call_primitive would
+            node = (value._node,)
+            return wrap(
+                record_fused(_mean_sparse_xent_logits, value._trace, (0,), node, (scores, target))
+            )
         return wrap(call_primitive(_mean_sparse_xent_logits, value, target))
     scores, labels, _ = _sparse_xent_operands(
         "sparse_categorical_crossentropy", target, output, axis

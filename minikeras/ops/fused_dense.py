@@ -13,7 +13,7 @@ import numpy as np
 from autograd.numpy.numpy_boxes import ArrayBox
 from autograd.tracer import getval, isbox
 
-from minikeras.engine.backward import may_overwrite
+from minikeras.engine import backward as engine_backward
 from minikeras.engine.broadcast import bias_gradient
 from minikeras.engine.gradient_select import select_gradient
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive, record_fused
@@ -84,20 +84,25 @@ def _rows(x):
 def _dense_vjp(argnums, ans, args, residuals):
     x, kernel, bias, use_relu = args
     # The relu mask is a constant, even where an outer tape boxes `ans`.
-    outputs = getval(ans) if use_relu else None
+    outputs = (ans if type(ans) is np.ndarray else getval(ans)) if use_relu else None
     traced_inputs = residuals is None and (isbox(x) or isbox(kernel))
 
     def vjp(g):
-        if traced_inputs or isbox(g):
+        if traced_inputs or (type(g) is not np.ndarray and isbox(g)):
             # An outer tape records this gradient: build it from traced ops.
             if use_relu:
                 g = select_gradient(outputs > 0, g)
             return _traced_dense_grads(argnums, g, x, kernel)
         # Plain numpy otherwise: the products BLAS does anyway, without the
         # dozen autograd calls (and their checks) the traced version costs.
-        if use_relu:  # (a select, not a product: an inf at a dead unit gives 0, as JAX)
-            # Nobody else holds g: no new buffer, as numpy code does.
-            g = select_gradient(outputs > 0, g, out=g if may_overwrite(g) else None)
+        if use_relu:  # (select_gradient: float16 selects, so an inf at a dead unit gives 0)
+            # Nobody else holds g (`may_overwrite`, inline): no new buffer, as numpy code does.
+            out = g if g is engine_backward._overwritable else None
+            if type(g) is np.ndarray and g.dtype.kind == "f" and g.dtype.itemsize > 2:
+                # (select_gradient's float32/64 product, inline: its common case)
+                g = np.multiply(g, outputs > 0, out=out)
+            else:
+                g = select_gradient(outputs > 0, g, out=out)
         # Rows in the order the forward pass multiplied them (time-major for an RNN's output).
         rows = residuals
         if g.ndim == 2 and rows is not None:  # (rows in, rows out: nothing to reorder)

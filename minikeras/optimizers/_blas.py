@@ -114,6 +114,10 @@ def available():
     return _ROUTINES is not None
 
 
+# numpy's C function itself, without the Python dispatcher of `__array_function__` around it.
+_may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
+
+
 def _blas_for(y, x, *factors):
     """The routines for `y` and `x`, or None where numpy must do it.
 
@@ -128,7 +132,7 @@ def _blas_for(y, x, *factors):
         or x.dtype != y.dtype
         or x.shape != y.shape
         or not (y.flags.c_contiguous and x.flags.c_contiguous and y.flags.writeable)
-        or np.may_share_memory(x, y)
+        or _may_share_memory(x, y)
     ):
         return None
     return _ROUTINES.get(y.dtype)
