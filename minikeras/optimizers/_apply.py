@@ -13,7 +13,7 @@ import numpy as np
 
 from minikeras.engine.tensor import Tensor
 from minikeras.optimizers import _ema
-from minikeras.optimizers._buffers import FlatSlots, unpacked
+from minikeras.optimizers._buffers import FlatSlots
 from minikeras.optimizers._clipping import clip_gradients
 from minikeras.optimizers._packed import PackedRule
 from minikeras.optimizers._traced import RuleRunner
@@ -194,6 +194,10 @@ def _flat_slots(optimizer):
     return buffers.flat
 
 
+# numpy's C function itself, without the Python dispatcher of `__array_function__` around it.
+_concatenate = getattr(np.concatenate, "_implementation", np.concatenate)
+
+
 def _flat_update(optimizer, flat, updates, grads, constants, decay):
     """Updates the variables of `flat` with one run of the rule; returns the other pairs.
 
@@ -206,7 +210,7 @@ def _flat_update(optimizer, flat, updates, grads, constants, decay):
             return zip(updates, grads)
     if not flat.intact():
         flat.pack()
-    np.concatenate([grads[index].reshape(-1) for index in indices], out=flat.gradient)
+    _concatenate([grads[index].reshape(-1) for index in indices], out=flat.gradient)
     if decay is None:  # the new values, written in place into the packed values
         if not flat.values_intact():
             flat.pack_values()
@@ -219,7 +223,8 @@ def _flat_update(optimizer, flat, updates, grads, constants, decay):
         _take_steps(optimizer, flat, updates, decay)
     if len(indices) == len(updates):  # (every variable is small, as in a small model)
         return ()
-    return unpacked(updates, grads, indices)
+    # `unpacked(updates, grads, indices)`, with the other positions found once.
+    return [(updates[index], grads[index]) for index in flat.others]
 
 
 def _take_steps(optimizer, flat, updates, decay):

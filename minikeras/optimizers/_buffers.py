@@ -181,6 +181,7 @@ class FlatSlots:
 
     Attributes:
         indices: as given, a tuple.
+        others: the indices of the optimizer's other variables.
         gradient: the array the group's gradients are copied into.
         zeros: zeros, the `value` the rule sees: what it writes to `delta`
             is then the step itself (rules write `out = value +- step`).
@@ -233,6 +234,8 @@ class FlatSlots:
 
     def __init__(self, indices, variables, slots):
         self.indices = tuple(indices)
+        packed = set(self.indices)  # the others, by position, for an update of every variable
+        self.others = tuple(i for i in range(len(variables)) if i not in packed)
         shapes = [variables[i]._value.shape for i in self.indices]
         dtype = variables[self.indices[0]]._value.dtype
         sizes = [variables[i]._value.size for i in self.indices]
@@ -279,6 +282,8 @@ class FlatSlots:
         Returns:
             A bool; when False, `pack` before writing.
         """
+        if not self.flats:  # (no slots: SGD without momentum)
+            return True
         if self._counts() != self._refs:
             return False
         for member in self._slots:
@@ -309,7 +314,8 @@ class FlatSlots:
         Returns:
             A bool; when False, `pack_values` before writing.
         """
-        if self.values is None or self._values_count() != self._values_refs:
+        # (`_values_count`, inline: this runs at every update)
+        if self.values is None or getrefcount(self.values) != self._values_refs:
             return False
         values = self.values  # (only now: a local adds to the count just compared)
         for variable in self._variables:  # (each its own view, as the slots in `intact`)

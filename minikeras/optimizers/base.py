@@ -244,8 +244,11 @@ class Optimizer(OptimizerState):
             >>> w.numpy()
             array([0.5], dtype=float32)
         """
-        pairs = list(grads_and_vars)
-        self.apply([grad for grad, _ in pairs], [variable for _, variable in pairs])
+        grads, variables = [], []
+        for grad, variable in grads_and_vars:  # (one loop, not a list and two comprehensions)
+            grads.append(grad)
+            variables.append(variable)
+        self.apply(grads, variables)
         return self._iterations
 
     def apply(self, grads, trainable_variables=None):
