@@ -316,12 +316,20 @@ def _replay(model, calls, program, tape, value, node):
         return None  # a guard said no: the eager call raises the op's own error
     (output,), backward = started
     new_outermost_call(model, calls)
+    # Each VJP runs the generator to its end once it has the gradients: a generator
+    # dropped while suspended has a GeneratorExit thrown into it, an exception per step.
     if len(positions) == given:
-        vjp = backward.send
+
+        def vjp(g):
+            gradients = backward.send(g)
+            next(backward, None)
+            return gradients
+
     else:
 
         def vjp(g):
             gradients = backward.send(g)
+            next(backward, None)
             return [gradients[position] for position in positions]
 
     return wrap(primitive.record(output, tape._trace_id, tuple(parents), vjp))
