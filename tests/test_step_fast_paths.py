@@ -101,3 +101,190 @@ def test_a_replayed_call_with_a_watched_frozen_weight_runs_eagerly_either_way(ob
         if observe:
             variable_reads.remove_read_observer(id)
     assert tape.gradient(total, kernel) is not None  # (a replay would give None)
+
+
+def test_a_replayed_calls_generator_is_run_to_its_end_by_the_gradient(monkeypatch):
+    # (dropped while suspended, a generator has a GeneratorExit thrown into it)
+    started = []
+    start = Program.start
+
+    def keep(program, inputs, sources):
+        result = start(program, inputs, sources)
+        started.append(result[1])
+        return result
+
+    monkeypatch.setattr(Program, "start", keep)
+    model = mlp()
+    for _ in range(3):
+        with mk.GradientTape() as tape:
+            total = mk.ops.sum(model(X, training=True))
+    (generator,) = started
+    assert generator.gi_frame is not None  # suspended, waiting for the gradient
+    grads = tape.gradient(total, model.trainable_weights)
+    assert generator.gi_frame is None  # finished
+    assert all(g is not None for g in grads)
+
+
+# ----------------------------------------------------------------- tape.gradient
+
+
+W = RNG.normal(size=(6, 3)).astype("float32")
+
+
+def _gradients(target_of, output_gradients=None, sources_of=None):
+    w = mk.Variable(W.copy())
+    with mk.GradientTape() as tape:
+        target = target_of(w)
+    sources = [w] if sources_of is None else sources_of(w)
+    return tape.gradient(target, sources, output_gradients=output_gradients)
+
+
+@pytest.mark.parametrize(
+    "target_of",
+    [
+        lambda w: mk.ops.sum(mk.ops.matmul(X, w) ** 2),  # a 0-d array
+        lambda w: mk.ops.cross_entropy.mean_sparse_categorical_crossentropy(
+            LABELS, mk.ops.matmul(X, w)
+        ),  # a numpy scalar
+    ],
+)
+def test_a_scalar_losss_seed_made_inline_gives_the_general_paths_bits(target_of):
+    fast = _gradients(target_of)
+    general = _gradients(target_of, output_gradients=np.ones((), "float32"))  # (`_seeds`)
+    assert fast[0].dtype == general[0].dtype == np.float32
+    np.testing.assert_array_equal(fast[0].numpy(), general[0].numpy())
+
+
+def test_non_scalar_and_foreign_targets_take_the_general_path():
+    summed = _gradients(lambda w: mk.ops.sum(mk.ops.matmul(X, w)))
+    vector = _gradients(lambda w: mk.ops.matmul(X, w))  # summed first, as TensorFlow does
+    np.testing.assert_array_equal(summed[0].numpy(), vector[0].numpy())
+    assert _gradients(lambda w: mk.ops.sum(mk.Tensor(X)))[0] is None  # no node of this tape
+
+
+def test_gradients_of_variables_and_of_tensors_keep_their_sources_dtype():
+    # A float64 loss: the Variable's gradient comes back float32, through the fast check
+    # of a Variable's dtype and through a Tensor source's general one alike.
+    def target_of(w):
+        return mk.ops.sum(mk.ops.cast(w, "float64") ** 2)
+
+    fast = _gradients(target_of)
+    tensors = _gradients(target_of, sources_of=lambda w: [w, mk.Tensor(X)])
+    assert fast[0].dtype == tensors[0].dtype == np.float32
+    np.testing.assert_array_equal(fast[0].numpy(), tensors[0].numpy())
+    assert tensors[1] is None
+
+
+# -------------------------------------------------------------------------- loss
+
+
+def test_the_loss_object_gives_the_same_bits_on_a_tensor_and_on_an_array():
+    logits = RNG.normal(size=(16, 3)).astype("float32")
+    loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    np.testing.assert_array_equal(loss(LABELS, mk.Tensor(logits)).numpy(), loss(LABELS, logits))
+
+
+def test_the_fused_loss_recorded_directly_matches_call_primitive():
+    from minikeras.engine.primitive import call_primitive
+    from minikeras.ops.cross_entropy import _mean_sparse_xent_logits
+
+    logits = mk.Variable(RNG.normal(size=(16, 3)).astype("float32"))
+    results = []
+    for direct in (True, False):
+        with mk.GradientTape() as tape:
+            if direct:
+                value = mk.ops.cross_entropy.mean_sparse_categorical_crossentropy(LABELS, logits)
+            else:
+                box = logits.value._value
+                value = mk.Tensor(call_primitive(_mean_sparse_xent_logits, box, LABELS))
+        results.append((value.numpy(), tape.gradient(value, logits).numpy()))
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_bad_labels_still_raise_the_losss_error_in_a_tape():
+    loss = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    logits = mk.Variable(np.zeros((2, 3), "float32"))
+    with mk.GradientTape(), pytest.raises(ValueError, match=r"labels must lie in \[0, 3\)"):
+        loss(np.array([0, 3]), logits.value)
+
+
+# ------------------------------------------------------------------ dense's VJP
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_dense_relu_gradients_pass_where_the_unit_is_alive(dtype):
+    # float32: the product, inline; float16: select_gradient's select (an inf at a dead
+    # unit gives 0, not NaN)
+    x = np.array([[1.0, -1.0], [2.0, 0.5]], dtype)
+    kernel = mk.Variable(np.array([[1.0, -1.0], [1.0, 1.0]], dtype), dtype=dtype)
+    upstream = np.array([[3.0, np.inf], [5.0, 7.0]], dtype)
+    with np.errstate(invalid="ignore"):  # (inf * 0 at the dead units: not checked)
+        with mk.GradientTape() as tape:
+            out = mk.ops.dense(x, kernel, None, "relu")  # [[0, 0], [2.5, 0]]: alive at (1, 0)
+            total = mk.ops.sum(out * upstream)
+        grad = tape.gradient(total, kernel).numpy()
+    alive = out.numpy() > 0
+    assert alive.tolist() == [[False, False], [True, False]]
+    # d/dkernel = x.T @ (upstream where alive): only row 1, column 0 passes (5).
+    want = x.T.astype("float64") @ np.where(alive, upstream, 0.0)
+    if dtype == "float16":
+        np.testing.assert_array_equal(grad, want.astype(dtype))
+    else:  # (the product: inf * 0 at the dead unit is NaN, as select_gradient documents)
+        assert np.isnan(grad[:, 1]).all()
+        np.testing.assert_array_equal(grad[:, 0], want[:, 0].astype(dtype))
+
+
+# ------------------------------------------------------------------- optimizers
+
+
+def test_apply_gradients_takes_pairs_once_and_rejects_what_is_not_a_pair():
+    w = mk.Variable([1.0, 2.0])
+    optimizer = mk.optimizers.SGD(0.5)
+    optimizer.apply_gradients(pair for pair in [(np.array([1.0, -1.0]), w)])  # a generator
+    np.testing.assert_array_equal(w.numpy(), [0.5, 2.5])
+    with pytest.raises(ValueError):
+        optimizer.apply_gradients([(np.ones(2), w, "extra")])
+    np.testing.assert_array_equal(w.numpy(), [0.5, 2.5])
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+def test_small_variables_packed_beside_big_ones_follow_sgd_exactly(momentum):
+    # The small ones run packed (`FlatSlots`; SGD without momentum has no slots to
+    # check), the big one alone; the result is each variable's own formula, bit for bit.
+    from minikeras.optimizers._buffers import FLAT_MAX_SIZE
+
+    shapes = [(3,), (FLAT_MAX_SIZE + 1,), (2, 2), (5,)]
+    values = [RNG.normal(size=s).astype("float32") for s in shapes]
+    grads = [RNG.normal(size=s).astype("float32") for s in shapes]
+    variables = [mk.Variable(v.copy()) for v in values]
+    optimizer = mk.optimizers.SGD(0.1, momentum=momentum)
+    for _ in range(3):
+        optimizer.apply_gradients(zip(grads, variables))
+    flat = optimizer._buffers.flat
+    assert flat.indices == (0, 2, 3) and flat.others == (1,)
+    for value, grad, variable in zip(values, grads, variables):
+        velocity = np.zeros_like(value)
+        for _ in range(3):
+            if momentum:
+                velocity = velocity * np.float32(momentum) + grad * np.float32(-0.1)
+                value = value + velocity
+            else:
+                value = value + grad * np.float32(-0.1)
+        if variable.shape == shapes[1]:  # (BLAS's axpy may round its product once)
+            np.testing.assert_allclose(variable.numpy(), value, rtol=1e-6, atol=1e-7)
+        else:
+            np.testing.assert_array_equal(variable.numpy(), value)
+
+
+# ------------------------------------------------------------------ layer calls
+
+
+def test_a_layer_called_in_a_tape_on_a_float64_box_still_casts_it():
+    layer = Dense(2, kernel_initializer="ones")
+    x = mk.Tensor(np.ones((1, 3)))  # float64
+    with mk.GradientTape() as tape:
+        tape.watch(x)
+        total = mk.ops.sum(layer(x))
+    assert total.dtype == np.float32
+    assert tape.gradient(total, x).numpy().tolist() == [[2.0, 2.0, 2.0]]
