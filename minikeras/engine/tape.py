@@ -269,15 +269,10 @@ class GradientTape:
             sources_flat = sources if flat else tree.flatten(sources)
             nodes = [self._source_node(source) for source in sources_flat]
         if type(target) is Tensor and output_gradients is None:
+            # The usual loss, a scalar in one box of this tape: its seed as `_seed` makes it.
             value = target._value
             array = value._value if type(value) is ArrayBox else None
-            if (
-                array is not None
-                and value._trace == self._trace_id
-                and (
-                    isinstance(array, np.generic) or (type(array) is np.ndarray and not array.shape)
-                )
-            ):  # The usual loss: a scalar in one box of this tape; its seed, as `_seed` makes it.
+            if _is_array(array) and not array.shape and value._trace == self._trace_id:
                 seeds = {value._node: np.array(1, dtype=array.dtype)}
             else:
                 end = _node_in(value, self._trace_id)
@@ -291,17 +286,14 @@ class GradientTape:
             # A tape used once lets go of its graph as it goes (activations, and
             # its hold on the Variables' buffers, which then update in place).
             _backward(seeds, wanted, release=not self.persistent)
-        grads = []
-        new_tensor = Tensor.__new__
+        grads, new_tensor = [], Tensor.__new__
         for source, node in zip(sources_flat, nodes):
             grad = wanted[node] if node is not None else None
-            # The common case, a float array of the source's dtype, wrapped here (as `wrap`).
-            if type(grad) is np.ndarray and grad.dtype == (
-                source._value.dtype if variables else source.dtype
-            ):
-                tensor = new_tensor(Tensor)
-                tensor._value = grad
-                grads.append(tensor)
+            # The common case, an array of the source's dtype, wrapped here (as `wrap`).
+            dtype = source._value.dtype if variables else source.dtype
+            if type(grad) is np.ndarray and grad.dtype == dtype:
+                grads.append(new_tensor(Tensor))
+                grads[-1]._value = grad
             else:
                 grads.append(_as_gradient(source, grad, unconnected_gradients))
         if not self.persistent:
@@ -339,6 +331,11 @@ class GradientTape:
             if node is not None:
                 seeds[node] = seed if node not in seeds else seeds[node] + seed
         return seeds
+
+
+def _is_array(value):
+    """Whether `value` is a numpy array or scalar (not a box, not a Python number)."""
+    return type(value) is np.ndarray or isinstance(value, np.generic)
 
 
 def _flatten_as(structure, values):
