@@ -125,6 +125,22 @@ def test_a_replayed_calls_generator_is_run_to_its_end_by_the_gradient(monkeypatc
     assert all(g is not None for g in grads)
 
 
+@pytest.mark.parametrize(
+    "kwargs, replayed",
+    [({}, True), ({"training": True}, True), ({"training": None}, True), ({"training": 1}, False)],
+)
+def test_a_replayed_calls_training_argument_read_inline_or_by_call_training(kwargs, replayed):
+    # (a bool is read inline; anything else goes through `call_training`, which refuses
+    # what is not a bool or None: that call runs eagerly)
+    model = mlp()
+    for _ in range(3):  # (recorded at the second call, replayed from the third)
+        with mk.GradientTape() as tape:
+            out = model(X, **kwargs)
+    node = out._value._node
+    weights = model.trainable_weights
+    assert (node.parents == tuple(tape._nodes[id(w)] for w in weights)) is replayed
+
+
 # ----------------------------------------------------------------- tape.gradient
 
 

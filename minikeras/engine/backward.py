@@ -6,6 +6,7 @@ place without autograd's vspaces, and telling a VJP (`may_overwrite`) when it
 may write into the gradient it was handed because nothing else holds it.
 """
 
+import operator
 import sys
 
 import numpy as np
@@ -21,8 +22,8 @@ def _reverse_topological(end_nodes):
     gradient is complete once every inner node has passed its share on.
     """
     user_counts = {}
-    stack = [node for node in end_nodes if node.parents]
-    ends = set(stack)
+    inner_ends = [*filter(_has_parents, end_nodes)]  # (no comprehension's call)
+    stack, ends = inner_ends[:], set(inner_ends)
     while stack:
         for parent in stack.pop().parents:
             if parent.parents:
@@ -33,7 +34,10 @@ def _reverse_topological(end_nodes):
                     if parent not in ends:
                         stack.append(parent)
     order = []
-    ready = [node for node in end_nodes if node.parents and node not in user_counts]
+    if len(inner_ends) == 1:  # (one end node, the usual loss: no comprehension)
+        ready = [] if inner_ends[0] in user_counts else inner_ends
+    else:
+        ready = [node for node in inner_ends if node not in user_counts]
     while ready:
         node = ready.pop()
         order.append(node)
@@ -45,6 +49,9 @@ def _reverse_topological(end_nodes):
     return order
 
 
+_has_parents = operator.attrgetter("parents")
+
+
 def _backward(seeds, wanted, release=False):
     """Pulls each end node's seed back; stores the gradient of each wanted node.
 
@@ -52,7 +59,9 @@ def _backward(seeds, wanted, release=False):
     the gradients of many nodes. With `release`, each node drops its VJP (and
     the values that VJP holds) once used.
     """
-    outgrads = {node: (seed, False) for node, seed in seeds.items()}
+    outgrads = {}
+    for node, seed in seeds.items():  # (a loop, not a comprehension's call)
+        outgrads[node] = (seed, False)
     for node in _reverse_topological(list(seeds)):
         grad = outgrads.pop(node)[0]
         if node in wanted:

@@ -303,6 +303,10 @@ def record(ans, trace, parents, vjp):
     node = VJPNode.__new__(VJPNode)
     node.parents = parents
     node.vjp = vjp
-    if type(ans) is np.ndarray:
+    if type(ans) in _ARRAY_BOXED:  # (an array, or a reduction's scalar: a mean loss)
         return ArrayBox(ans, trace, node)
     return new_box(ans, trace, node)
+
+
+# Types autograd boxes in an ArrayBox (`new_box` finds that out with a call).
+_ARRAY_BOXED = frozenset({np.ndarray, np.float32, np.float64})

@@ -37,6 +37,8 @@ leaves it alone). Refused: an assign of any other value (the caller counts
 Variable after its assign (the replay reads its value as the step began).
 """
 
+import operator
+
 import numpy as np
 from autograd.core import primitive_vjps as _primitive_vjps
 from autograd.numpy.numpy_boxes import ArrayBox
@@ -65,6 +67,7 @@ __all__ = [
 ]
 
 _CONSTANTS = (type(None), bool, int, float, str, type(Ellipsis))
+_value_of = operator.attrgetter("_value")
 
 
 class _Step:
@@ -285,7 +288,7 @@ class Program:
             >>> y, backward.send(np.array([1.0, 0.5], np.float32))
             (array([2., 6.], dtype=float32), [array([1., 1.], dtype=float32)])
         """
-        values = [source._value for source in sources]
+        values = map(_value_of, sources)  # (no comprehension's call)
         if self.frozen:
             inputs = [*inputs, *(variable._value for variable in self.frozen)]
         replay = self._replay(*inputs, *values)

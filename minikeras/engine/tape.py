@@ -272,7 +272,11 @@ class GradientTape:
             # The usual loss, a scalar in one box of this tape: its seed as `_seed` makes it.
             value = target._value
             array = value._value if type(value) is ArrayBox else None
-            if _is_array(array) and not array.shape and value._trace == self._trace_id:
+            if (
+                (type(array) is np.ndarray or isinstance(array, np.generic))
+                and not array.shape
+                and value._trace == self._trace_id
+            ):
                 seeds = {value._node: np.array(1, dtype=array.dtype)}
             else:
                 end = _node_in(value, self._trace_id)
@@ -331,11 +335,6 @@ class GradientTape:
             if node is not None:
                 seeds[node] = seed if node not in seeds else seeds[node] + seed
         return seeds
-
-
-def _is_array(value):
-    """Whether `value` is a numpy array or scalar (not a box, not a Python number)."""
-    return type(value) is np.ndarray or isinstance(value, np.generic)
 
 
 def _flatten_as(structure, values):

@@ -93,6 +93,8 @@ longer counts in `losses`, and is let go); the layers' own bookkeeping for
 """
 
 import numpy as np
+from autograd.core import VJPNode
+from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras.engine import primitive
 from minikeras.engine.context import TRACING
@@ -124,6 +126,8 @@ __all__ = [
     "tape_call",
 ]
 
+_new_node, _new_tensor = VJPNode.__new__, Tensor.__new__
+
 
 def tape_call(model, inputs, kwargs):
     """Calls `model` on `inputs` as one node of the recording tape, or returns None.
@@ -152,9 +156,14 @@ def tape_call(model, inputs, kwargs):
     tape = tapes[0]
     if tape.persistent or not tape.watch_accessed_variables:
         return None
-    training = call_training(kwargs) if kwargs else None  # (no calls on the usual path)
-    if training is REFUSED:
-        return None
+    if not kwargs:
+        training = None
+    elif len(kwargs) == 1 and type(kwargs.get("training")) is bool:  # (the usual call, inline)
+        training = kwargs["training"]
+    else:
+        training = call_training(kwargs)
+        if training is REFUSED:
+            return None
     value = _unmasked(inputs) if type(inputs) is Tensor else inputs
     if value is None:
         return None
@@ -332,7 +341,14 @@ def _replay(model, calls, program, tape, value, node):
             next(backward, None)
             return [gradients[position] for position in positions]
 
-    return wrap(primitive.record(output, tape._trace_id, tuple(parents), vjp))
+    if type(output) is not np.ndarray:
+        return wrap(primitive.record(output, tape._trace_id, tuple(parents), vjp))
+    # `record` and `wrap`, inline: this runs at every step of a custom loop.
+    node = _new_node(VJPNode)
+    node.parents, node.vjp = tuple(parents), vjp
+    tensor = _new_tensor(Tensor)
+    tensor._value = ArrayBox(output, tape._trace_id, node)
+    return tensor
 
 
 def _read_roots(tape, variables, first, parents, positions):
@@ -352,7 +368,9 @@ def _read_roots(tape, variables, first, parents, positions):
     for position, variable in enumerate(variables, first):
         node = nodes.get(id(variable))
         if node is None:
-            if not (watching and variable.trainable and variable._value.dtype.kind in "fc"):
+            # (a Variable's `trainable` is its `_trainable`; a subclass's may be its own)
+            trainable = variable._trainable if type(variable) is Variable else variable.trainable
+            if not (watching and trainable and variable._value.dtype.kind in "fc"):
                 continue  # read as data: not watched
             node = tape._new_root(variable)
         parents.append(node)

@@ -203,12 +203,8 @@ def _mean_sparse_xent_logits(logits, labels):
     if labels.ndim == logits.ndim:
         labels = labels[..., 0]
     losses, residuals = _sparse_xent_logits.forward(logits, labels)
-    return np.add.reduce(losses, axis=None) * _inverse_count(losses.size), residuals
-
-
-def _inverse_count(count):
-    """`1 / count` as a Python float, or nan for no samples (the mean of nothing)."""
-    return 1.0 / count if count else float("nan")
+    count = losses.size  # (1 / count, or nan for no samples: the mean of nothing)
+    return np.add.reduce(losses, axis=None) * (1.0 / count if count else float("nan")), residuals
 
 
 def _mean_sparse_xent_logits_vjp(argnums, ans, args, residuals):
@@ -217,7 +213,8 @@ def _mean_sparse_xent_logits_vjp(argnums, ans, args, residuals):
     if labels.ndim == logits.ndim:  # ((n, 1) labels, as the forward takes them; a box has ndim)
         labels = labels[..., 0]
         args = (logits, labels)
-    inverse = _inverse_count(labels.size)
+    count = labels.size  # (as the forward's mean)
+    inverse = 1.0 / count if count else float("nan")
 
     def traced(g):  # from the per-sample VJP, which an outer tape can record
         shares = np.full(labels.shape, inverse, dtype=getval(logits).dtype)
