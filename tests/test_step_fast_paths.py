@@ -251,6 +251,32 @@ def test_dense_relu_gradients_pass_where_the_unit_is_alive(dtype):
         np.testing.assert_array_equal(grad[:, 0], want[:, 0].astype(dtype))
 
 
+@pytest.mark.parametrize("watched", [False, True])
+@pytest.mark.parametrize("use_bias", [False, True])
+def test_dense_gradients_of_rows_match_those_of_a_sequence_of_one_step(watched, use_bias):
+    # Rows of (batch, features) take the VJP's direct return of its two or three
+    # gradients; a (batch, 1, features) sequence takes its general loop, on the same rows.
+    x = RNG.normal(size=(5, 6)).astype("float32")
+    kernel = RNG.normal(size=(6, 4)).astype("float32")
+    bias = RNG.normal(size=4).astype("float32")
+    results = []
+    for shape in (x.shape, (5, 1, 6)):
+        variables = [mk.Variable(kernel.copy())] + ([mk.Variable(bias.copy())] if use_bias else [])
+        inputs = mk.Tensor(x.reshape(shape))
+        with mk.GradientTape() as tape:
+            if watched:
+                tape.watch(inputs)
+            out = mk.ops.dense(inputs, variables[0], variables[1] if use_bias else None, "relu")
+            total = mk.ops.sum(out * out)
+        sources = variables + ([inputs] if watched else [])
+        results.append([g.numpy().reshape(-1) for g in tape.gradient(total, sources)])
+    for got, want in zip(*results, strict=True):
+        np.testing.assert_array_equal(got, want)
+    # and by hand: d sum(relu(z)^2)/dkernel = x.T @ (2 relu(z))
+    z = x @ kernel + (bias if use_bias else 0.0)
+    np.testing.assert_allclose(results[0][0], (x.T @ (2 * np.maximum(z, 0))).reshape(-1), rtol=1e-5)
+
+
 # ------------------------------------------------------------------- optimizers
 
 

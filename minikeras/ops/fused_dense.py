@@ -106,6 +106,11 @@ def _dense_vjp(argnums, ans, args, residuals):
         # Rows in the order the forward pass multiplied them (time-major for an RNN's output).
         rows = residuals
         if g.ndim == 2 and rows is not None:  # (rows in, rows out: nothing to reorder)
+            # A layer's usual two or three gradients, without the loop below.
+            if argnums == (1, 2):  # (the first layer: its input is data)
+                return [rows.T @ g, bias_gradient(g)]
+            if argnums == (0, 1, 2):
+                return [g @ kernel.T, rows.T @ g, bias_gradient(g)]
             time_major, g_2d = False, g
         else:
             time_major = _is_time_major(x)
