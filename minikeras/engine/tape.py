@@ -123,6 +123,7 @@ class GradientTape:
 
     def _new_root(self, source):
         # What VJPNode.new_root makes, without its two extra calls per read.
+        # (models.replayed_call._read_roots makes them so too, inline)
         node = VJPNode.__new__(VJPNode)
         node.parents, node.vjp = (), _root_vjp
         self._nodes[id(source)] = node

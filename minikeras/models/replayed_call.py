@@ -100,7 +100,7 @@ from minikeras.engine import primitive
 from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.replay import Program, Recorder
-from minikeras.engine.tape import GradientTape
+from minikeras.engine.tape import GradientTape, _root_vjp
 from minikeras.engine.tensor import Tensor, read_variable, wrap
 from minikeras.engine.variable import Variable
 from minikeras.layers.layer_call import LayerCall
@@ -372,7 +372,10 @@ def _read_roots(tape, variables, first, parents, positions):
             trainable = variable._trainable if type(variable) is Variable else variable.trainable
             if not (watching and trainable and variable._value.dtype.kind in "fc"):
                 continue  # read as data: not watched
-            node = tape._new_root(variable)
+            node = _new_node(VJPNode)  # (`tape._new_root(variable)`, inline)
+            node.parents, node.vjp = (), _root_vjp
+            nodes[id(variable)] = node
+            tape._keep_alive.append(variable)
         parents.append(node)
         positions.append(position)
         added += 1

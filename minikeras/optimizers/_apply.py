@@ -7,6 +7,7 @@ runs the steps in Keras 3's order. The rule runs either as the optimizer's
 writes into arrays chosen by `_buffers.UpdateBuffers`.
 """
 
+import operator
 from operator import is_
 
 import numpy as np
@@ -21,6 +22,7 @@ from minikeras.optimizers._traced import RuleRunner
 __all__ = ["apply_update", "checked_updates", "label"]
 
 _ONE = np.array(1, np.int32)  # the step `iterations` takes
+_second = operator.itemgetter(1)
 
 
 def label(variable):
@@ -118,7 +120,7 @@ def apply_update(optimizer, updates):
         >>> w.numpy()
         array([0.5], dtype=float32)
     """
-    grads = [grad for _, grad, _ in updates]
+    grads = [*map(_second, updates)]  # (each update's gradient, without a comprehension's call)
     if optimizer.clipnorm or optimizer.clipvalue or optimizer.global_clipnorm:
         grads = clip_gradients(
             grads, optimizer.clipnorm, optimizer.clipvalue, optimizer.global_clipnorm
