@@ -137,7 +137,10 @@ def program_for(model, signature):
         calls = new_calls(model, generation)
     if calls.reason is not None:
         return None
-    if calls.sets != attribute_sets(model, calls.layers):  # an attribute set since
+    sets = attributes.get("_attribute_sets", 0)  # (`attribute_sets`, inline)
+    for layer in calls.layers:
+        sets += layer.__dict__.get("_attribute_sets", 0)
+    if calls.sets != sets:  # an attribute set since
         calls = new_calls(model, generation)
         if calls.reason is not None:
             return None

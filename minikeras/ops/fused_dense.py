@@ -17,6 +17,8 @@ from minikeras.engine import backward as engine_backward
 from minikeras.engine.broadcast import bias_gradient
 from minikeras.engine.gradient_select import select_gradient
 from minikeras.engine.primitive import call_primitive, defvjp_fused, fused_primitive, record_fused
+from minikeras.engine.variable import Variable
+from minikeras.engine.variable_reads import read_variable
 from minikeras.ops.core import (
     op_error,
     promote,
@@ -175,8 +177,13 @@ def dense(x, kernel, bias=None, activation=None):
     """
     if activation not in (None, "linear", "relu"):
         raise ValueError(f"dense: activation must be None, 'linear' or 'relu', got {activation!r}")
-    x_value, kernel_value = value_of(x), value_of(kernel)
-    bias_value = None if bias is None else value_of(bias)
+    # (a layer's weights: `read_variable` directly, as value_of would call it, two calls less)
+    x_value = value_of(x)
+    kernel_value = read_variable(kernel) if type(kernel) is Variable else value_of(kernel)
+    if bias is None:
+        bias_value = None
+    else:
+        bias_value = read_variable(bias) if type(bias) is Variable else value_of(bias)
     # One level of boxes: deeper ones (nested tapes) take the general path below.
     x_array = x_value._value if type(x_value) is ArrayBox else x_value
     kernel_array = kernel_value._value if type(kernel_value) is ArrayBox else kernel_value

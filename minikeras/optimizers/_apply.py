@@ -23,6 +23,7 @@ __all__ = ["apply_update", "checked_updates", "label"]
 
 _ONE = np.array(1, np.int32)  # the step `iterations` takes
 _second = operator.itemgetter(1)
+_flattened = operator.methodcaller("reshape", -1)
 
 
 def label(variable):
@@ -212,7 +213,7 @@ def _flat_update(optimizer, flat, updates, grads, constants, decay):
             return zip(updates, grads)
     if not flat.intact():
         flat.pack()
-    _concatenate([grads[index].reshape(-1) for index in indices], out=flat.gradient)
+    _concatenate([*map(_flattened, map(grads.__getitem__, indices))], out=flat.gradient)
     if decay is None:  # the new values, written in place into the packed values
         if not flat.values_intact():
             flat.pack_values()
