@@ -330,3 +330,32 @@ def test_a_layer_called_in_a_tape_on_a_float64_box_still_casts_it():
         total = mk.ops.sum(layer(x))
     assert total.dtype == np.float32
     assert tape.gradient(total, x).numpy().tolist() == [[2.0, 2.0, 2.0]]
+
+
+def test_an_input_spec_is_checked_on_a_boxed_input_in_a_tape():
+    # (the input's shape read inline from its box: a wrong one still raises)
+    layer = Dense(2)
+    layer(np.ones((1, 3), "float32"))  # built for 3 features
+    x = mk.Tensor(np.ones((2, 4), "float32"))
+    with mk.GradientTape() as tape, pytest.raises(ValueError, match="3"):
+        tape.watch(x)
+        layer(x)
+
+
+class _FrozenByProperty(mk.Variable):
+    """A Variable whose own `trainable` says False (a subclass may define it)."""
+
+    @property
+    def trainable(self):
+        return False
+
+
+def test_a_tape_asks_a_variable_subclass_its_own_trainable():
+    # (an exact Variable's flag is read directly; a subclass's through its property)
+    plain, frozen = mk.Variable([1.0, 2.0]), _FrozenByProperty([1.0, 2.0])
+    assert frozen._trainable  # (the flag the fast path would have read)
+    with mk.GradientTape() as tape:
+        total = mk.ops.sum(plain * frozen)
+    grad_plain, grad_frozen = tape.gradient(total, [plain, frozen])
+    assert grad_frozen is None
+    np.testing.assert_array_equal(grad_plain.numpy(), [1.0, 2.0])

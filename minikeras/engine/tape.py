@@ -116,14 +116,11 @@ class GradientTape:
         self._watched_tensors = []
 
     def _root(self, source):
-        node = self._nodes.get(id(source))
-        if node is None:
-            node = self._new_root(source)
-        return node
+        return self._nodes.get(id(source)) or self._new_root(source)  # (a node is never false)
 
     def _new_root(self, source):
-        # What VJPNode.new_root makes, without its two extra calls per read.
-        # (models.replayed_call._read_roots makes them so too, inline)
+        # What VJPNode.new_root makes, without its two extra calls per read (made so
+        # inline too in `_record_read` and `models.replayed_call._read_roots`).
         node = VJPNode.__new__(VJPNode)
         node.parents, node.vjp = (), _root_vjp
         self._nodes[id(source)] = node
@@ -136,13 +133,15 @@ class GradientTape:
         node = self._nodes.get(id(variable))
         if node is None:
             # Integers and booleans have no gradient: not watched, as in TensorFlow.
-            if not (
-                self.watch_accessed_variables
-                and variable.trainable
-                and variable._value.dtype.kind in "fc"
-            ):
+            # (A Variable's `trainable` is its `_trainable`; a subclass's may be its own.)
+            trainable = variable._trainable if type(variable) is Variable else variable.trainable
+            kind = variable._value.dtype.kind
+            if not (self.watch_accessed_variables and trainable and kind in "fc"):
                 return value
-            node = self._new_root(variable)
+            node = VJPNode.__new__(VJPNode)  # (`_new_root`, inline: every read of a step)
+            node.parents, node.vjp = (), _root_vjp
+            self._nodes[id(variable)] = node
+            self._keep_alive.append(variable)
         return ArrayBox(value, self._trace_id, node)
 
     def watch(self, tensor):

@@ -94,7 +94,9 @@ class LayerCall:
         if not self.built:
             self._build_on_first_call(inputs, args, kwargs)
         if self.input_spec is not None and type(inputs) is Tensor:
-            shape = inputs.shape
+            held = inputs._value  # (its shape, as the property reads it, without its call)
+            held = held._value if type(held) is ArrayBox else held
+            shape = held.shape if type(held) is np.ndarray else inputs.shape
             if shape != attributes.get("_spec_checked"):  # each new shape is checked once
                 check_input_spec(self, shape)
                 attributes["_spec_checked"] = shape
@@ -144,7 +146,9 @@ class LayerCall:
             call_helpers.attach_keras_mask(outputs, self._output_mask)
         # For summary(), from the latest call: a Sequential's output changes with add/pop.
         if type(outputs) is Tensor:
-            shape = outputs.shape
+            held = outputs._value  # (as the inputs' shape above)
+            held = held._value if type(held) is ArrayBox else held
+            shape = held.shape if type(held) is np.ndarray else outputs.shape
         else:
             shape = _shape_of(outputs) if _is_tensor_tree(outputs) else None
         attributes["_output_shape"] = shape
