@@ -120,7 +120,7 @@ class GradientTape:
 
     def _new_root(self, source):
         # What VJPNode.new_root makes, without its two extra calls per read (made so
-        # inline too in `_record_read` and `models.replayed_call._read_roots`).
+        # inline too in `_record_read` and `engine.tape_nodes.read_roots`).
         node = VJPNode.__new__(VJPNode)
         node.parents, node.vjp = (), _root_vjp
         self._nodes[id(source)] = node
@@ -129,7 +129,7 @@ class GradientTape:
 
     def _record_read(self, variable, value):
         """Boxes a Variable's value if this tape watches it (see `read_variable`)."""
-        # (models.replayed_call._read_roots decides as this does, for the nodes alone)
+        # (engine.tape_nodes.read_roots decides as this does, for the nodes alone)
         node = self._nodes.get(id(variable))
         if node is None:
             # Integers and booleans have no gradient: not watched, as in TensorFlow.

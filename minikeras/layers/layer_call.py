@@ -11,11 +11,10 @@ what the layer holds where tracking cannot see. Symbolic inputs go to
 """
 
 import numpy as np
-from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras import tree
 from minikeras.engine.context import state as _state
-from minikeras.engine.tensor import Tensor, wrap
+from minikeras.engine.tensor import Tensor, dtype_of, wrap
 from minikeras.engine.variable import Variable
 from minikeras.layers import call_checks, call_helpers, call_spec
 from minikeras.layers.call_helpers import contains
@@ -94,9 +93,7 @@ class LayerCall:
         if not self.built:
             self._build_on_first_call(inputs, args, kwargs)
         if self.input_spec is not None and type(inputs) is Tensor:
-            held = inputs._value  # (its shape, as the property reads it, without its call)
-            held = held._value if type(held) is ArrayBox else held
-            shape = held.shape if type(held) is np.ndarray else inputs.shape
+            shape = inputs.shape
             if shape != attributes.get("_spec_checked"):  # each new shape is checked once
                 check_input_spec(self, shape)
                 attributes["_spec_checked"] = shape
@@ -146,9 +143,7 @@ class LayerCall:
             call_helpers.attach_keras_mask(outputs, self._output_mask)
         # For summary(), from the latest call: a Sequential's output changes with add/pop.
         if type(outputs) is Tensor:
-            held = outputs._value  # (as the inputs' shape above)
-            held = held._value if type(held) is ArrayBox else held
-            shape = held.shape if type(held) is np.ndarray else outputs.shape
+            shape = outputs.shape
         else:
             shape = _shape_of(outputs) if _is_tensor_tree(outputs) else None
         attributes["_output_shape"] = shape
@@ -237,10 +232,9 @@ class LayerCall:
 
 def _ready(tensor, dtype):
     """Whether a Tensor argument needs no conversion: of the layer's dtype, or not float."""
-    value = tensor._value
-    if type(value) is ArrayBox:  # (inside a tape: the array's dtype, not the box's two calls)
-        value = value._value
-    held = value.dtype
+    held = dtype_of(tensor._value)  # (a box's dtype read directly, not through autograd's calls)
+    if held is None:  # (a Python number: `dtype` makes it an array's)
+        held = tensor.dtype
     return held == dtype or held.kind != "f"
 
 

@@ -1,7 +1,6 @@
 """The built-in `Loss` classes, each a `LossFunctionWrapper` of one loss function."""
 
 import numpy as np
-from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras import ops
 from minikeras.engine.tensor import Tensor
@@ -315,13 +314,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         if fused:
             if type(y_pred) is not Tensor:  # (a model's output is one already)
                 y_pred = ops.convert_to_tensor(y_pred)
-            array = y_pred._value
-            if type(array) is ArrayBox:  # (in a tape: its array, as `dtype` and `shape` read it)
-                array = array._value
-            if type(array) is np.ndarray:
-                dtype, shape = array.dtype, array.shape
-            else:
-                dtype, shape = y_pred.dtype, y_pred.shape
+            dtype, shape = y_pred.dtype, y_pred.shape
             # (The mean of no losses is 0 in the general path, nan in the fused op.)
             if dtype.kind == "f" and self.dtype in (None, dtype) and 0 not in shape:
                 # Labels of (batch,) or (batch, 1) for (batch, classes): the op checks them.

@@ -93,14 +93,13 @@ longer counts in `losses`, and is let go); the layers' own bookkeeping for
 """
 
 import numpy as np
-from autograd.core import VJPNode
-from autograd.numpy.numpy_boxes import ArrayBox
 
 from minikeras.engine import primitive
 from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.replay import Program, Recorder
-from minikeras.engine.tape import GradientTape, _root_vjp
+from minikeras.engine.tape import GradientTape
+from minikeras.engine.tape_nodes import read_roots, recorded_tensor
 from minikeras.engine.tensor import Tensor, read_variable, wrap
 from minikeras.engine.variable import Variable
 from minikeras.layers.layer_call import LayerCall
@@ -125,8 +124,6 @@ __all__ = [
     "overridden_method",
     "tape_call",
 ]
-
-_new_node, _new_tensor = VJPNode.__new__, Tensor.__new__
 
 
 def tape_call(model, inputs, kwargs):
@@ -311,8 +308,8 @@ def _replay(model, calls, program, tape, value, node):
             if type(read_variable(variable)) is not np.ndarray:
                 return None  # this tape watches it (`tape.watch`): the eager call differentiates it
     else:  # (the usual step: the nodes those reads give, without their boxes)
-        _read_roots(tape, weights, first, parents, positions)
-        if program.frozen and _read_roots(tape, program.frozen, 0, [], []):
+        read_roots(tape, weights, first, parents, positions)
+        if program.frozen and read_roots(tape, program.frozen, 0, [], []):
             return None
     given = len(sources)
     if program.counts is not None:  # a source read several times: a gradient per read
@@ -341,45 +338,7 @@ def _replay(model, calls, program, tape, value, node):
             next(backward, None)
             return [gradients[position] for position in positions]
 
-    if type(output) is not np.ndarray:
-        return wrap(primitive.record(output, tape._trace_id, tuple(parents), vjp))
-    # `record` and `wrap`, inline: this runs at every step of a custom loop.
-    node = _new_node(VJPNode)
-    node.parents, node.vjp = tuple(parents), vjp
-    tensor = _new_tensor(Tensor)
-    tensor._value = ArrayBox(output, tape._trace_id, node)
-    return tensor
-
-
-def _read_roots(tape, variables, first, parents, positions):
-    """What `read_variable` gives a read of each of `variables` under `tape` alone, as nodes.
-
-    For each Variable the tape watches (as `GradientTape._record_read`
-    decides: a root it has, or a trainable floating one it now roots), its
-    root node goes to `parents` and its position (counted from `first`) to
-    `positions`, without the box a read makes around it. Only where a read
-    would do nothing more: one tape, no read observer, no traced rule, no
-    autocast (`_replay` checks).
-
-    Returns:
-        How many nodes were added.
-    """
-    nodes, watching, added = tape._nodes, tape.watch_accessed_variables, 0
-    for position, variable in enumerate(variables, first):
-        node = nodes.get(id(variable))
-        if node is None:
-            # (a Variable's `trainable` is its `_trainable`; a subclass's may be its own)
-            trainable = variable._trainable if type(variable) is Variable else variable.trainable
-            if not (watching and trainable and variable._value.dtype.kind in "fc"):
-                continue  # read as data: not watched
-            node = _new_node(VJPNode)  # (`tape._new_root(variable)`, inline)
-            node.parents, node.vjp = (), _root_vjp
-            nodes[id(variable)] = node
-            tape._keep_alive.append(variable)
-        parents.append(node)
-        positions.append(position)
-        added += 1
-    return added
+    return recorded_tensor(output, tape._trace_id, tuple(parents), vjp)
 
 
 def _per_read(parents, positions, counts):
