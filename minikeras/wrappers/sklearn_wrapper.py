@@ -120,7 +120,8 @@ class SKLearnClassifier(ClassifierMixin, SKLBase):
 
         Example:
             >>> def build(X, y):
-            ...     model = mk.Sequential([mk.Input((X.shape[1],)), mk.layers.Dense(y.shape[1])])
+            ...     head = mk.layers.Dense(y.shape[1], activation="softmax")
+            ...     model = mk.Sequential([mk.Input((X.shape[1],)), head])
             ...     model.compile(optimizer="adam", loss="categorical_crossentropy")
             ...     return model
             >>> clf = mk.wrappers.SKLearnClassifier(build, fit_kwargs={"epochs": 1, "verbose": 0})
