@@ -618,3 +618,15 @@ def test_defvjp_fused_rejects_a_plain_primitive():
 
     with pytest.raises(TypeError, match="fused_primitive"):
         defvjp_fused(_relu, lambda *args: None)
+
+
+def test_a_watched_tensor_is_its_own_target_with_gradient_one():
+    # As TensorFlow's tape: d x / d x is ones, also once the `with` block has ended
+    # (which gives the watched Tensor its plain array back).
+    x = Tensor(np.array([3.0, 4.0], np.float32))
+    with GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * 2.0
+    np.testing.assert_array_equal(tape.gradient(x, [x])[0].numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(tape.gradient([x, y], x).numpy(), [3.0, 3.0])
+    assert tape.gradient(Tensor(np.array([1.0], np.float32)), x) is None  # (not watched)

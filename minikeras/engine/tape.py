@@ -279,7 +279,8 @@ class GradientTape:
             ):
                 seeds = {value._node: np.array(1, dtype=array.dtype)}
             else:
-                end = _node_in(value, self._trace_id)
+                # (a watched Tensor as its own target: its root, as TensorFlow gives 1)
+                end = _node_in(value, self._trace_id) or self._nodes.get(id(target))
                 seeds = {} if end is None else {end: _seed(value, None)}
         else:
             seeds = self._seeds(target, output_gradients)
@@ -328,7 +329,7 @@ class GradientTape:
             if isinstance(item, Variable):
                 node = self._nodes.get(id(item))
             elif isinstance(item, Tensor):
-                node = _node_in(item._value, self._trace_id)
+                node = _node_in(item._value, self._trace_id) or self._nodes.get(id(item))
             else:
                 continue  # a constant
             seed = _seed(item._value, output_gradient)
