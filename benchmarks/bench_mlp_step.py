@@ -49,7 +49,13 @@ from benchmarks.common import (  # noqa: E402
 )
 from benchmarks.mlp import minikeras_model, subclassed_model  # noqa: E402
 from benchmarks.problems import DISTINCT_BATCHES, mlp_problem  # noqa: E402
-from benchmarks.reference import NumpyMLP, mlp_floor, sgd_in_place  # noqa: E402
+from benchmarks.reference import (  # noqa: E402
+    ClosureTapeMLP,
+    NumpyMLP,
+    assert_same,
+    mlp_floor,
+    sgd_in_place,
+)
 from minikeras import GradientTape, Tensor, Variable, ops  # noqa: E402
 
 LAYER_SIZES = (784, 256, 128, 10)
@@ -167,6 +173,29 @@ class ModelStep:
         }
 
 
+class ClosureTapeStep:
+    """`reference.ClosureTapeMLP`: the least Python a tape step can do, SGD not in place."""
+
+    def __init__(self, weights, learning_rate):
+        self.mlp = ClosureTapeMLP(weights)
+        self.learning_rate = learning_rate
+
+    def forward_backward(self, x, labels):
+        return self.mlp.forward_backward(x, labels)
+
+    def timed_step(self, x, labels, clock=time.perf_counter):
+        """One step; returns the seconds its phases took (freeing included)."""
+        t0 = clock()
+        loss, tape = self.mlp.forward(x, labels)
+        t1 = clock()
+        grads = self.mlp.gradients(tape)
+        t2 = clock()
+        self.mlp.update(grads, self.learning_rate)
+        del loss, tape, grads
+        t3 = clock()
+        return {"forward": t1 - t0, "gradient": t2 - t1, "update": t3 - t2, "step": t3 - t0}
+
+
 class NumpyStep:
     """The same step written by hand in numpy (`reference.NumpyMLP`), SGD in place."""
 
@@ -224,6 +253,15 @@ def check_same_arithmetic(weights, x, labels, learning_rate):
     return float(np_loss)
 
 
+def check_closure_tape(weights, x, labels):
+    """Asserts the closure tape gives numpy's loss and gradients (see `ClosureTapeMLP`)."""
+    tape_loss, tape_grads = ClosureTapeMLP(weights).forward_backward(x, labels)
+    np_loss, np_grads = NumpyMLP(weights).forward_backward(x, labels)
+    pairs = [("loss", np.asarray(tape_loss), np.asarray(np_loss))]
+    pairs += [(f"grad {i}", a, b) for i, (a, b) in enumerate(zip(tape_grads, np_grads))]
+    assert_same(pairs, what="closure tape vs numpy")
+
+
 def minikeras_updates_in_place(weights, x, labels, learning_rate):
     """How many Variables one minikeras step updates in their own buffer.
 
@@ -254,6 +292,7 @@ def time_steps(weights, batches, repeats, warmup, learning_rate):
         "sequential": ModelStep(minikeras_model, weights, learning_rate),
         "subclassed": ModelStep(subclassed_model, weights, learning_rate),
         "numpy": NumpyStep(weights, learning_rate),
+        "closure_tape": ClosureTapeStep(weights, learning_rate),
         "gemm": mlp_floor(weights, batches[0][0]),
     }
 
@@ -416,6 +455,10 @@ def print_report(args, info, threads, stats, ratios, update_variants, small_ops,
         ("  SGD.apply_gradients", "sequential_update"),
         ("subclassed in tape, SGD.apply_gradients", "subclassed_step"),
         ("  model call (in tape)", "subclassed_forward"),
+        ("closure tape (no checks), SGD", "closure_tape_step"),
+        ("  forward + loss", "closure_tape_forward"),
+        ("  gradient", "closure_tape_gradient"),
+        ("  SGD update", "closure_tape_update"),
         ("numpy step (hand-written)", "numpy_step"),
         ("  forward + loss + backward", "numpy_forward_backward"),
         ("  SGD update (in place)", "numpy_update"),
@@ -441,6 +484,10 @@ def print_report(args, info, threads, stats, ratios, update_variants, small_ops,
             f"ratio {name} model + SGD.apply_gradients / numpy (medians): "
             f"{ratios[f'{name}_over_numpy']:.3f}  (issue #17's row, target <= 1.10)"
         )
+    print(
+        f"ratio closure tape / numpy (medians): {ratios['closure_tape_over_numpy']:.3f}  "
+        "(the least Python a tape step can do: the rest of the rows' gap is minikeras's own)"
+    )
     print(f"ratio numpy / GEMM floor (medians):    {ratios['numpy_over_gemm']:.3f}")
     print(f"ratio minikeras / GEMM floor (medians): {ratios['minikeras_over_gemm']:.3f}")
     print(
@@ -486,6 +533,7 @@ def main(argv=None):
     info = versions()
     batches, weights = make_problem(args.batch)
     check_loss = check_same_arithmetic(weights, *batches[0], LEARNING_RATE)
+    check_closure_tape(weights, *batches[0])
     in_place = minikeras_updates_in_place(weights, *batches[0], LEARNING_RATE)
 
     samples, final_losses = time_steps(weights, batches, args.repeats, args.warmup, LEARNING_RATE)
@@ -503,6 +551,7 @@ def main(argv=None):
         "overhead_us": mk_median - np_median,
         "sequential_over_numpy": stats["sequential_step"]["median_us"] / np_median,
         "subclassed_over_numpy": stats["subclassed_step"]["median_us"] / np_median,
+        "closure_tape_over_numpy": stats["closure_tape_step"]["median_us"] / np_median,
         "target": TARGET_RATIO,
     }
     update_variants = time_update_variants(weights, *batches[0], LEARNING_RATE)

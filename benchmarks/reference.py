@@ -110,6 +110,100 @@ class NumpyMLP:
         return logits
 
 
+class ClosureTapeMLP:
+    """The least Python a tape step can do: `NumpyMLP`'s arithmetic, recorded as closures.
+
+    Each op of the forward pass appends its VJP (a closure over what it
+    needs) to a list; the backward pass calls them in reverse. No Tensors,
+    no checks, no layers, no graph beyond that list: what any eager
+    framework's tape must at least do. The step's gradients are the
+    caller's (as a framework's are the user's), so SGD does not scale them
+    in place: `w -= learning_rate * g`, with its temporary. Timing it beside
+    minikeras says how much of minikeras's overhead over hand-written numpy
+    is the price of an eager tape, and how much is minikeras's own.
+
+    Args:
+        weights: `(kernel, bias)` pairs flattened, as `NumpyMLP` takes them.
+
+    Example:
+        >>> rng = np.random.default_rng(0)
+        >>> weights = dense_weights((4, 3, 2), rng)
+        >>> x, labels = np.ones((5, 4), np.float32), np.zeros(5, int)
+        >>> tape_loss, tape_grads = ClosureTapeMLP(weights).forward_backward(x, labels)
+        >>> np_loss, np_grads = NumpyMLP(weights).forward_backward(x, labels)
+        >>> bool(np.isclose(tape_loss, np_loss)), [g.shape for g in tape_grads]
+        (True, [(4, 3), (3,), (3, 2), (2,)])
+    """
+
+    def __init__(self, weights):
+        self.params = [np.array(value, copy=True) for value in weights]
+        self._rows = {}
+
+    def forward(self, x, labels):
+        """The mean loss, and the tape (a list of VJPs) to pull it back through."""
+        params, tape = self.params, []
+        batch = x.shape[0]
+        rows = self._rows.get(batch)
+        if rows is None:
+            rows = self._rows[batch] = np.arange(batch)
+        hidden = x
+        last = len(params) - 2
+        for index in range(0, len(params), 2):
+            hidden = _recorded_dense(tape, hidden, params[index], params[index + 1], index, last)
+        return _recorded_loss(tape, hidden, labels, rows), tape
+
+    def gradients(self, tape):
+        """The gradients of the loss, in the order of `params`, from the tape."""
+        grads = [None] * len(self.params)
+        grad = None
+        for vjp in reversed(tape):
+            grad = vjp(grad, grads)
+        return grads
+
+    def forward_backward(self, x, labels):
+        loss, tape = self.forward(x, labels)
+        return loss, self.gradients(tape)
+
+    def update(self, grads, learning_rate):
+        """SGD on the params, leaving the gradients as they were."""
+        for param, grad in zip(self.params, grads):
+            param -= learning_rate * grad
+
+
+def _recorded_dense(tape, x, kernel, bias, index, last):
+    """`relu(x @ kernel + bias)` (no relu for the last layer), its VJP on the tape."""
+    out = x @ kernel
+    out += bias
+    relu = index < last
+    if relu:
+        np.maximum(out, 0, out=out)
+
+    def vjp(grad, grads):
+        if relu:
+            grad *= out > 0  # (the tape's own buffer: nobody else holds it)
+        grads[index], grads[index + 1] = x.T @ grad, grad.sum(axis=0)
+        return grad @ kernel.T if index else None
+
+    tape.append(vjp)
+    return out
+
+
+def _recorded_loss(tape, logits, labels, rows):
+    """The mean softmax cross-entropy from logits, its VJP on the tape."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    probs = np.exp(shifted)
+    sums = probs.sum(axis=1, keepdims=True)
+    loss = np.mean(np.log(sums[:, 0]) - shifted[rows, labels])
+
+    def vjp(grad, grads):  # (softmax - one_hot) / batch, in the softmax's own buffer
+        np.divide(probs, sums, out=probs)
+        probs[rows, labels] -= 1.0
+        return np.multiply(probs, 1.0 / len(rows), out=probs)
+
+    tape.append(vjp)
+    return loss
+
+
 def sgd_in_place(params, grads, learning_rate):
     """`w -= learning_rate * g`, scaling the gradients (ours to overwrite) in place."""
     for param, grad in zip(params, grads):

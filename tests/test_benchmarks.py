@@ -202,3 +202,26 @@ def test_quick_inference_run_checks_and_times_every_minikeras_row(tmp_path):
     assert "matches_numpy" not in contenders["gemm floor"]  # products alone: nothing to compare
     for peer in ("torch", "keras-jax model(x)", "keras-torch predict_on_batch"):
         assert contenders[peer]["status"] == "skipped"
+
+
+def test_the_closure_tape_gives_numpys_step_and_leaves_the_gradients_alone():
+    from benchmarks.bench_mlp_step import ClosureTapeStep, check_closure_tape
+    from benchmarks.reference import NumpyMLP, dense_weights, sgd_in_place
+
+    rng = np.random.default_rng(0)
+    weights = dense_weights((6, 5, 4, 3), rng)
+    x = rng.standard_normal((7, 6), dtype=np.float32)
+    labels = rng.integers(0, 3, size=7)
+    check_closure_tape(weights, x, labels)  # (raises if a loss or gradient differs)
+    step, numpy = ClosureTapeStep(weights, 0.1), NumpyMLP(weights)
+    _, grads = step.forward_backward(x, labels)
+    kept = [g.copy() for g in grads]
+    step.mlp.update(grads, 0.1)
+    for grad, copy in zip(grads, kept):
+        np.testing.assert_array_equal(grad, copy)  # (the caller's: not scaled in place)
+    _, np_grads = numpy.forward_backward(x, labels)
+    sgd_in_place(numpy.params, np_grads, 0.1)
+    for ours, theirs in zip(step.mlp.params, numpy.params):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
+    phases = step.timed_step(x, labels)
+    assert set(phases) == {"forward", "gradient", "update", "step"}
