@@ -28,6 +28,8 @@ override can call too:
     ['loss', 'mae']
 """
 
+import functools
+
 import numpy as np
 
 from minikeras.engine.tensor import Tensor
@@ -35,9 +37,8 @@ from minikeras.models.model_metrics import ModelMetrics
 
 __all__ = ["DEFAULT_STEPS", "ModelSteps"]
 
-_TRAINERS = []  # `minikeras.trainers`, once a training method has imported it
 
-
+@functools.cache
 def _trainers():
     """`minikeras.trainers`, where the training methods' bodies are.
 
@@ -45,11 +46,9 @@ def _trainers():
     models in the import layering (`tests/test_layering.py`), and a model
     needs them only when it trains, evaluates or predicts.
     """
-    if not _TRAINERS:
-        import minikeras.trainers
+    import minikeras.trainers
 
-        _TRAINERS.append(minikeras.trainers)
-    return _TRAINERS[0]
+    return minikeras.trainers
 
 
 class ModelSteps(ModelMetrics):

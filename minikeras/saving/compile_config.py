@@ -11,10 +11,14 @@ the optimizer is always its full entry (its current config). Its
 model's trainable weights when the model is built.
 """
 
+import warnings
+
 from minikeras import serialization_lib
+from minikeras.models.model_training import ModelTraining
 from minikeras.saving import keras_config
 from minikeras.saving.keras_writer import _keras_entry, _optimizer_entry
 from minikeras.saving.saved_training_state import _map_leaves
+from minikeras.trainers.training_state import user_stacklevel
 
 __all__ = ["compile_from_keras_config", "custom_compile_skipped", "keras_compile_config"]
 
@@ -142,11 +146,6 @@ def custom_compile_skipped(model, where):
         >>> mk.saving.compile_config.custom_compile_skipped(mk.Sequential(), "load_model")
         False
     """
-    import warnings
-
-    from minikeras.models.model_training import ModelTraining
-    from minikeras.trainers.training_state import user_stacklevel
-
     if type(model).compile is ModelTraining.compile:
         return False
     warnings.warn(

@@ -20,6 +20,7 @@ import zlib
 
 import numpy as np
 
+from minikeras.models.model_training import ModelTraining
 from minikeras.object_registry import custom_object_scope
 from minikeras.saving import keras_config, sharing
 from minikeras.saving.archive import LoadError, check_regular_file
@@ -306,8 +307,6 @@ def _compiled_from_config(model, compile_config, where):
     A model class with its own `compile_from_config` has it called; one that
     overrides only `compile` is left uncompiled, with a warning (None).
     """
-    from minikeras.models.model_training import ModelTraining
-
     if type(model).compile_from_config is not ModelTraining.compile_from_config:
         model.compile_from_config(compile_config)
         return model.optimizer if model.compiled else None
