@@ -178,11 +178,7 @@ def add_scaled(y, alpha, x, scratch):
             x = np.multiply(x, alpha, out=scratch)
         np.add(y, x, out=y)
     else:
-        try:  # (`_address(x)`, inline; y is writeable)
-            x_address = _byref(_from_buffer(x))
-        except (TypeError, BufferError):
-            x_address = x.ctypes.data
-        routines[0](y.size, alpha, x_address, 1, _byref(_from_buffer(y)), 1)
+        routines[0](y.size, alpha, _address(x), 1, _byref(_from_buffer(y)), 1)  # (y is writeable)
 
 
 def scale_and_add(y, beta, alpha, x, scratch):
