@@ -10,9 +10,12 @@ place). Two more contenders take issue #17's path: a model called in the tape
 (a Sequential, and a subclassed Model holding three Dense layers), the loss
 object, and `SGD.apply_gradients`, each timed by phase (the model's call,
 the loss, the gradient, the update). All run interleaved in one process
-with the floor (the step's eight matrix products alone), in an order that
-rotates every round, with BLAS on one thread, so that a noisy machine slows
-them all alike.
+with the floor (the step's eight matrix products alone), with BLAS on one
+thread, so that a noisy machine slows them all alike. Each round runs them in
+a fresh seeded order (as `python -m benchmarks` does), so that what one
+contender leaves behind (evicted caches, garbage) falls on each other one by
+turns; `--order rotate` keeps the older rotation (A B C, B C A, ...), in which
+each contender follows the same neighbour in most rounds.
 
 Before timing, the script checks that both steps compute the same loss,
 gradients and updated weights from the same weights.
@@ -279,13 +282,13 @@ def minikeras_updates_in_place(weights, x, labels, learning_rate):
 # ----------------------------------------------------------------- timing
 
 
-def time_steps(weights, batches, repeats, warmup, learning_rate):
+def time_steps(weights, batches, repeats, warmup, learning_rate, shuffle_seed=0):
     """Runs minikeras, numpy and the GEMM floor interleaved; returns phase durations.
 
-    The order rotates every round (mk np gemm, np gemm mk, gemm mk np, ...), so
-    each contender follows each other one equally often, and each step gets its
-    own fresh copy of the batch, as from a data pipeline: no contender finds
-    the batch left warm in cache by another.
+    Each round runs the contenders in a seeded random order (`shuffle_seed`;
+    None rotates it: mk np gemm, np gemm mk, gemm mk np, ...), and each step
+    gets its own fresh copy of the batch, as from a data pipeline: no
+    contender finds the batch left warm in cache by another.
     """
     contenders = {
         "minikeras": MinikerasStep(weights, learning_rate),
@@ -304,7 +307,9 @@ def time_steps(weights, batches, repeats, warmup, learning_rate):
         return step
 
     gc.collect()
-    samples = interleave({name: timed(c) for name, c in contenders.items()}, repeats, warmup)
+    samples = interleave(
+        {name: timed(c) for name, c in contenders.items()}, repeats, warmup, shuffle_seed
+    )
     final_losses = {
         name: float(contenders[name].forward_backward(*batches[0])[0])
         for name in ("minikeras", "numpy")
@@ -435,7 +440,7 @@ def print_report(args, info, threads, stats, ratios, update_variants, small_ops,
     print(f"BLAS threads: {env}; threadpoolctl: {tpc_text}; ", end="")
     print(f"OpenBLAS reports {threads['openblas_num_threads']} thread(s)")
     print(
-        f"{args.repeats} interleaved rounds (minikeras, numpy, GEMMs; order rotating) "
+        f"{args.repeats} interleaved rounds (minikeras, numpy, GEMMs; order: {args.order}) "
         f"after {args.warmup} warm-up; checked first: same loss, grads and update "
         f"(rtol 1e-4), loss {losses['check']:.4f}"
     )
@@ -513,6 +518,12 @@ def parse_args(argv=None):
         "--repeats", type=int, default=1500, help="timed rounds of each step (default 1500)"
     )
     parser.add_argument("--warmup", type=int, default=50, help="untimed rounds first (default 50)")
+    parser.add_argument(
+        "--order",
+        choices=("shuffle", "rotate"),
+        default="shuffle",
+        help="each round's order of the contenders: seeded shuffle (default) or rotation",
+    )
     parser.add_argument("--json", metavar="PATH", help="also write every figure to this JSON file")
     parser.add_argument(
         "--profile",
@@ -536,7 +547,10 @@ def main(argv=None):
     check_closure_tape(weights, *batches[0])
     in_place = minikeras_updates_in_place(weights, *batches[0], LEARNING_RATE)
 
-    samples, final_losses = time_steps(weights, batches, args.repeats, args.warmup, LEARNING_RATE)
+    shuffle_seed = 0 if args.order == "shuffle" else None
+    samples, final_losses = time_steps(
+        weights, batches, args.repeats, args.warmup, LEARNING_RATE, shuffle_seed
+    )
     stats = {key: summarize(values) for key, values in samples.items()}
     paired = np.asarray(samples["minikeras_step"]) / np.asarray(samples["numpy_step"])
     mk_median, np_median = stats["minikeras_step"]["median_us"], stats["numpy_step"]["median_us"]
@@ -566,6 +580,7 @@ def main(argv=None):
                 "layers": LAYER_SIZES,
                 "batch": args.batch,
                 "repeats": args.repeats,
+                "order": args.order,
                 "warmup": args.warmup,
                 "learning_rate": LEARNING_RATE,
                 "dtype": "float32",

@@ -290,21 +290,32 @@ def test_apply_gradients_takes_pairs_once_and_rejects_what_is_not_a_pair():
     np.testing.assert_array_equal(w.numpy(), [0.5, 2.5])
 
 
+class GeneralSGD(mk.optimizers.SGD):
+    """SGD kept off the descent lane: `checked_updates` and `apply_update` at every step."""
+
+    _descent_lane = None
+
+
 @pytest.mark.parametrize("momentum", [0.0, 0.9])
-def test_small_variables_packed_beside_big_ones_follow_sgd_exactly(momentum):
-    # The small ones run packed (`FlatSlots`; SGD without momentum has no slots to
-    # check), the big one alone; the result is each variable's own formula, bit for bit.
+@pytest.mark.parametrize("kind", [mk.optimizers.SGD, GeneralSGD])
+def test_small_variables_packed_beside_big_ones_follow_sgd_exactly(momentum, kind):
+    # The general path runs the small ones packed (`FlatSlots`; SGD without momentum
+    # has no slots to check), the big one alone; plain SGD's lane each one alone. The
+    # result is each variable's own formula, bit for bit.
     from minikeras.optimizers._buffers import FLAT_MAX_SIZE
 
     shapes = [(3,), (FLAT_MAX_SIZE + 1,), (2, 2), (5,)]
     values = [RNG.normal(size=s).astype("float32") for s in shapes]
     grads = [RNG.normal(size=s).astype("float32") for s in shapes]
     variables = [mk.Variable(v.copy()) for v in values]
-    optimizer = mk.optimizers.SGD(0.1, momentum=momentum)
+    optimizer = kind(0.1, momentum=momentum)
     for _ in range(3):
         optimizer.apply_gradients(zip(grads, variables))
     flat = optimizer._buffers.flat
-    assert flat.indices == (0, 2, 3) and flat.others == (1,)
+    if kind is mk.optimizers.SGD and not momentum:
+        assert flat is None  # (the lane: each variable alone)
+    else:
+        assert flat.indices == (0, 2, 3) and flat.others == (1,)
     for value, grad, variable in zip(values, grads, variables):
         velocity = np.zeros_like(value)
         for _ in range(3):
@@ -317,6 +328,123 @@ def test_small_variables_packed_beside_big_ones_follow_sgd_exactly(momentum):
             np.testing.assert_allclose(variable.numpy(), value, rtol=1e-6, atol=1e-7)
         else:
             np.testing.assert_array_equal(variable.numpy(), value)
+
+
+def _sgd_run(kind, shapes, steps=3, hold=False, **kwargs):
+    """Weights after `steps` SGD updates, each step's reads held or not; and the updates."""
+    rng = np.random.default_rng(1)
+    variables = [mk.Variable(rng.normal(size=s).astype("float32")) for s in shapes]
+    grads = [[rng.normal(size=s).astype("float32") for s in shapes] for _ in range(steps)]
+    optimizer = kind(0.1, **kwargs)
+    held = []
+    for step_grads in grads:
+        if hold:  # a read (`.value`, no copy) and a Tensor of each weight, kept across the step
+            held.append([(v.value, mk.ops.convert_to_tensor(v), v.numpy()) for v in variables])
+        optimizer.apply_gradients(zip([mk.Tensor(g) for g in step_grads], variables))
+    for reads in held:
+        for value, tensor, copy in reads:  # what was read before a step keeps its value
+            np.testing.assert_array_equal(value, copy)
+            np.testing.assert_array_equal(tensor.numpy(), copy)
+    return [v.numpy() for v in variables], optimizer
+
+
+@pytest.mark.parametrize("hold", [False, True])
+def test_plain_sgd_takes_the_descent_lane_with_the_general_paths_bits(hold, monkeypatch):
+    from minikeras.optimizers import base
+    from minikeras.optimizers._buffers import FLAT_MAX_SIZE
+
+    general_updates = []
+    general = base.apply_update
+    monkeypatch.setattr(base, "apply_update", lambda *a: general_updates.append(1) or general(*a))
+    shapes = [(3,), (FLAT_MAX_SIZE + 1,), (2, 2), (5,)]
+    lane, lane_optimizer = _sgd_run(mk.optimizers.SGD, shapes, steps=4, hold=hold)
+    assert not general_updates  # (the lane builds the optimizer on the first update too)
+    reference, _ = _sgd_run(GeneralSGD, shapes, steps=4, hold=hold)
+    assert len(general_updates) == 4
+    for got, want in zip(lane, reference, strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert int(lane_optimizer.iterations.numpy()) == 4
+
+
+def test_the_descent_lane_writes_every_unshared_weight_in_place():
+    variables = [mk.Variable(np.ones(s, np.float32)) for s in [(4, 3), (3,), (20000,), (2,)]]
+    arrays = [variable._value for variable in variables]
+    ids = [id(array) for array in arrays]
+    del arrays
+    optimizer = mk.optimizers.SGD(0.5)
+    for _ in range(2):
+        optimizer.apply_gradients(zip([np.ones(v.shape, np.float32) for v in variables], variables))
+    assert [id(variable._value) for variable in variables] == ids  # the last one too
+    for variable in variables:
+        np.testing.assert_array_equal(variable.numpy(), np.zeros(variable.shape))
+
+
+@pytest.mark.parametrize(
+    "kwargs, variable_kwargs",
+    [
+        ({"momentum": 0.5}, {}),
+        ({"clipnorm": 0.1}, {}),
+        ({"clipvalue": 0.01}, {}),
+        ({"global_clipnorm": 0.1}, {}),
+        ({"weight_decay": 0.5}, {}),
+        ({"use_ema": True}, {}),
+        ({}, {"constraint": mk.constraints.NonNeg()}),  # (set on the Variables)
+    ],
+)
+def test_sgd_with_anything_around_its_rule_leaves_the_descent_lane(
+    kwargs, variable_kwargs, monkeypatch
+):
+    from minikeras.optimizers import base
+
+    general_updates = []
+    general = base.apply_update
+    monkeypatch.setattr(base, "apply_update", lambda *a: general_updates.append(1) or general(*a))
+    w, twin_w = mk.Variable([1.0, -2.0, 3.0]), mk.Variable([1.0, -2.0, 3.0])
+    v, twin_v = mk.Variable([0.5, 0.5, 0.5]), mk.Variable([0.5, 0.5, 0.5])
+    for variable in (w, v, twin_w, twin_v):
+        for attribute, value in variable_kwargs.items():
+            setattr(variable, attribute, value)
+    optimizer, twin = mk.optimizers.SGD(0.1, **kwargs), GeneralSGD(0.1, **kwargs)
+    grads = [np.array([1.0, 2.0, -3.0], np.float32), np.array([4.0, 0.0, 1.0], np.float32)]
+    for _ in range(3):
+        optimizer.apply_gradients(zip(grads, [w, v]))
+        twin.apply_gradients(zip(grads, [twin_w, twin_v]))
+    assert len(general_updates) == 6
+    np.testing.assert_array_equal(w.numpy(), twin_w.numpy())
+    np.testing.assert_array_equal(v.numpy(), twin_v.numpy())
+
+
+def test_the_descent_lane_leaves_checks_casts_and_warnings_to_the_general_path():
+    w, v = mk.Variable([1.0, 2.0], name="w"), mk.Variable([3.0], name="v")
+    optimizer = mk.optimizers.SGD(0.5)
+    optimizer.apply_gradients([(np.ones(2, np.float32), w), (np.ones(1, np.float32), v)])
+    with pytest.raises(ValueError, match="'w' has shape \\(3,\\)"):
+        optimizer.apply_gradients([(np.ones(3, np.float32), w), (np.ones(1, np.float32), v)])
+    with pytest.raises(ValueError, match="got 1 gradients for 2 variables"):
+        optimizer.apply([np.ones(2, np.float32)], [w, v])
+    np.testing.assert_array_equal(w.numpy(), [0.5, 1.5])  # nothing changed
+    with pytest.warns(mk.layers.tracking.TrackingWarning, match="'v' received no gradient"):
+        optimizer.apply_gradients([(np.ones(2, np.float32), w), (None, v)])
+    np.testing.assert_array_equal(w.numpy(), [0.0, 1.0])
+    optimizer.apply_gradients([(np.ones(2), w), (np.ones(1), v)])  # float64: cast
+    assert w.dtype == "float32" and v.dtype == "float32"
+    np.testing.assert_array_equal(w.numpy(), [-0.5, 0.5])
+    optimizer.apply_gradients([(np.ones(1, np.float32), v), (np.ones(2, np.float32), w)])
+    np.testing.assert_array_equal(v.numpy(), [1.5])  # (another order: the general path)
+    assert int(optimizer.iterations.numpy()) == 4
+
+
+def test_a_subclass_with_its_own_rule_never_takes_the_descent_lane():
+    class Doubled(mk.optimizers.SGD):
+        def update_step(self, gradient, variable, learning_rate):
+            self.assign_sub(variable, 2 * learning_rate * gradient)
+
+    assert Doubled._descent_lane is None and mk.optimizers.SGD()._descent_lane
+    w = mk.Variable([1.0])
+    optimizer = Doubled(0.25)
+    for _ in range(2):
+        optimizer.apply_gradients([(np.ones(1, np.float32), w)])
+    np.testing.assert_array_equal(w.numpy(), [0.0])  # 1 - 2 * 0.25, twice
 
 
 # ------------------------------------------------------------------ layer calls

@@ -12,14 +12,18 @@ from operator import is_
 
 import numpy as np
 
+from minikeras.engine.context import TRACING
+from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor
+from minikeras.engine.variable import is_unshared
 from minikeras.optimizers import _ema
+from minikeras.optimizers._blas import add_scaled
 from minikeras.optimizers._buffers import FlatSlots
 from minikeras.optimizers._clipping import clip_gradients
 from minikeras.optimizers._packed import PackedRule
 from minikeras.optimizers._traced import RuleRunner
 
-__all__ = ["apply_update", "checked_updates", "label"]
+__all__ = ["apply_update", "checked_updates", "descend", "label"]
 
 _ONE = np.array(1, np.int32)  # the step `iterations` takes
 _second = operator.itemgetter(1)
@@ -90,6 +94,78 @@ def checked_updates(optimizer, grads, trainable_variables):
             )
         updates.append((index, value, variable))
     return updates
+
+
+def descend(optimizer, grads, variables):
+    """`w -= learning_rate * g` for each pair, when that is the whole update; else False.
+
+    The update of an optimizer whose rule is plain gradient descent (SGD
+    without momentum: `_descent_lane`) with nothing around it: no clipping,
+    weight decay, EMA or constraint, a gradient array of each variable's
+    shape and dtype, and the variables the optimizer was built for, in its
+    order. It does what `checked_updates` and `apply_update` do then, with
+    the same numbers (each variable in place when nothing else holds its
+    array, as `_buffers` decides; else a new array), in a few lines: a
+    custom training loop runs it at every step, beside arrays large enough
+    to evict the interpreter's own data from the caches, where each Python
+    line costs several times what it costs alone. Anything else returns
+    False before any change, and the caller takes the general path (which
+    builds the optimizer, warns, raises, casts or clips as the case needs).
+
+    Args:
+        optimizer: an `Optimizer`.
+        grads: a list of gradients (Tensors or arrays).
+        variables: a list of Variables, one per gradient.
+
+    Returns:
+        Whether the update was made.
+
+    Example:
+        >>> w = mk.Variable([1.0, 2.0])
+        >>> optimizer = mk.optimizers.SGD(0.5)
+        >>> mk.optimizers._apply.descend(optimizer, [np.ones(2, np.float32)], [w])
+        True
+        >>> w.numpy(), int(optimizer.iterations.numpy())
+        (array([0.5, 1.5], dtype=float32), 1)
+    """
+    if (
+        optimizer.clipnorm
+        or optimizer.clipvalue
+        or optimizer.global_clipnorm
+        or optimizer.weight_decay
+        or optimizer.use_ema
+        or len(grads) != len(variables)
+        or not variables
+        or (TRACING[0] and _state.effect_observers)
+    ):
+        return False
+    if not optimizer.built:
+        optimizer.build(variables)  # (as `checked_updates` does, once the counts match)
+    known = optimizer._trainable_variables
+    if len(variables) != len(known) or not all(map(is_, variables, known)):
+        return False
+    arrays = []
+    for grad, variable in zip(grads, variables):
+        array = grad._value if type(grad) is Tensor else grad
+        # (no local for the variable's array: one left over would keep the last one shared)
+        if (
+            type(array) is not np.ndarray
+            or array.dtype != variable._value.dtype
+            or array.shape != variable._value.shape
+            or variable.constraint is not None
+        ):
+            return False
+        arrays.append(array)
+    step = -optimizer._current_learning_rate()  # (the general path's `add_scaled(out, -rate, ...)`)
+    for array, variable in zip(arrays, variables):
+        if is_unshared(variable):
+            add_scaled(variable._value, step, array, None)
+        else:  # (someone holds the array, or it is a view of packed values: a new one)
+            value = variable._value.copy()
+            add_scaled(value, step, array, None)
+            variable._value = value
+    optimizer._iterations._update(np.add, _ONE, "assign_add")
+    return True
 
 
 def _index_of(optimizer, variable):

@@ -16,7 +16,7 @@ from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import note_effect
 from minikeras.engine.variable import Variable
 from minikeras.optimizers import _clipping, _ema, schedules
-from minikeras.optimizers._apply import apply_update, checked_updates, label
+from minikeras.optimizers._apply import apply_update, checked_updates, descend, label
 from minikeras.optimizers._checks import NON_NEGATIVE, check_number
 from minikeras.optimizers._learning_rate import (
     assign_learning_rate,
@@ -248,7 +248,8 @@ class Optimizer(OptimizerState):
         for grad, variable in grads_and_vars:  # (one loop, not a list and two comprehensions)
             grads.append(grad)
             variables.append(variable)
-        self.apply(grads, variables)
+        if not (self._descent_lane and descend(self, grads, variables)):
+            self.apply(grads, variables)
         return self._iterations
 
     def apply(self, grads, trainable_variables=None):
@@ -279,6 +280,13 @@ class Optimizer(OptimizerState):
         """
         if TRACING[0] and _state.effect_observers:
             note_effect(f"an update by optimizer {self.name!r}")  # (inside a traced rule)
+        if (
+            self._descent_lane
+            and type(grads) is list
+            and type(trainable_variables) is list
+            and descend(self, grads, trainable_variables)
+        ):
+            return
         updates = checked_updates(self, list(grads), trainable_variables)
         if updates:
             apply_update(self, updates)

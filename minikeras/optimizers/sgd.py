@@ -62,6 +62,10 @@ class SGD(Optimizer):
         else:
             self.assign_add(variable, velocity)
 
+    @property
+    def _descent_lane(self):  # (`OptimizerState._descent_lane`: without momentum, yes)
+        return not self.momentum
+
     def _fused_step(self, gradient, value, out, slots, scratch, constants):
         # (`_blas`: a big array's `y += a * x` in one pass, where numpy takes two)
         (learning_rate,) = constants

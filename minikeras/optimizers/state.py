@@ -104,6 +104,10 @@ class OptimizerState:
         # The elementwise declaration is about one rule: a new rule must make its own.
         if "update_step" in cls.__dict__ and "elementwise_rule" not in cls.__dict__:
             cls.elementwise_rule = False
+        # So is the plain-descent lane: a class with a rule of its own must declare its own.
+        rule = "update_step" in cls.__dict__ or "_fused_step" in cls.__dict__
+        if rule and "_descent_lane" not in cls.__dict__:
+            cls._descent_lane = None
 
     @property
     def iterations(self):
@@ -364,6 +368,10 @@ class OptimizerState:
     # `value` only there and writing nothing else but `out`, the slots and scratch:
     # small variables run it once, packed, on zeros (`_buffers.FlatSlots`).
     _fused_step = None
+
+    # Whether the whole rule is `w -= learning_rate * g` (SGD without momentum): a
+    # custom loop's `apply_gradients` then takes `_apply.descend`, a few lines.
+    _descent_lane = None
 
     def _step_constants(self, learning_rate, step):
         """A tuple of the Python floats every `_fused_step` uses at `step` (1 on the first)."""
