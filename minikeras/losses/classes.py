@@ -17,6 +17,7 @@ from minikeras.losses.functions import (
     sparse_categorical_crossentropy,
 )
 from minikeras.losses.pairs import check_ignore_class, check_label_smoothing
+from minikeras.ops.cross_entropy import mean_sparse_categorical_crossentropy
 from minikeras.ops.cross_entropy_ignoring import mean_sparse_categorical_crossentropy_ignoring
 
 __all__ = [
@@ -314,7 +315,12 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         if fused:
             if type(y_pred) is not Tensor:  # (a model's output is one already)
                 y_pred = ops.convert_to_tensor(y_pred)
-            dtype, shape = y_pred.dtype, y_pred.shape
+            value = y_pred._value  # (its array, one box deep in a tape: `Tensor.shape`, inline)
+            array = value if type(value) is np.ndarray else getattr(value, "_value", None)
+            if type(array) is np.ndarray:
+                dtype, shape = array.dtype, array.shape
+            else:
+                dtype, shape = y_pred.dtype, y_pred.shape
             # (The mean of no losses is 0 in the general path, nan in the fused op.)
             if dtype.kind == "f" and self.dtype in (None, dtype) and 0 not in shape:
                 # Labels of (batch,) or (batch, 1) for (batch, classes): the op checks them.
@@ -324,7 +330,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
                     and y_true.shape in (shape[:1], (shape[0], 1))
                 ):
                     y_true, y_pred = _sparse_pair(y_true, y_pred, -1)
-                return ops.cross_entropy.mean_sparse_categorical_crossentropy(y_true, y_pred)
+                return mean_sparse_categorical_crossentropy(y_true, y_pred)
         return super().__call__(y_true, y_pred, sample_weight, mask)
 
     def _mask_ignored(self, y_true, y_pred, mask):
