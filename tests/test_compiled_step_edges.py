@@ -336,3 +336,22 @@ def test_a_layer_frozen_by_a_callback_mid_fit_is_replayed_again_from_the_next_fi
     compiled = run("auto")
     assert [type(p) for p in compiled._compiled_step.programs.values()] == [Program]
     assert_same_state(compiled, run(False))
+
+
+def test_the_default_train_step_of_a_sequential_not_yet_built_builds_and_then_replays():
+    # A Sequential without an Input has no graph before its first call: the step
+    # runs eagerly (and builds it), later ones are recorded and replayed as usual.
+    batch = (np.ones((2, 3), np.float32), np.zeros((2, 1), np.float32))
+    models = []
+    for _ in range(2):
+        model = mk.Sequential([mk.layers.Dense(1, kernel_initializer="ones")])
+        model.compile(mk.optimizers.SGD(0.01), "mse")
+        models.append(model)
+    assert models[0].train_step(batch) == {"loss": 9.0}
+    for _ in range(3):
+        models[0].train_step(batch)
+    for _ in range(4):
+        models[1].train_on_batch(*batch)
+    for got, want in zip(models[0].weights, models[1].weights, strict=True):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert any(type(p).__name__ == "Program" for p in models[0]._compiled_step.programs.values())

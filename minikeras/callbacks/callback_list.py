@@ -130,6 +130,24 @@ class CallbackList(Callback):
             for callback in methods[1]:  # (looked up now: a hook replaced since counts)
                 getattr(callback, hook)(batch, logs)
 
+    def reads_train_batches(self):
+        """Whether a callback defines `on_train_batch_begin` or `on_train_batch_end`.
+
+        Asked by `fit` at each epoch's start: in an epoch where no callback
+        (and no progress bar) reads a batch, the default step makes no logs
+        per batch (see `trainers.fit_loop`).
+
+        Returns:
+            A bool.
+
+        Example:
+            >>> mk.callbacks.CallbackList([mk.callbacks.History()]).reads_train_batches()
+            False
+        """
+        return bool(
+            _defining(self, "on_train_batch_begin") or _defining(self, "on_train_batch_end")
+        )
+
     def on_train_begin(self, logs=None):
         self._batch_methods = {}  # (a hook set on a callback since is found again)
         self._call("on_train_begin", logs)

@@ -35,7 +35,7 @@ import numpy as np
 from minikeras.engine.tensor import Tensor
 from minikeras.models.model_metrics import ModelMetrics
 
-__all__ = ["DEFAULT_STEPS", "ModelSteps"]
+__all__ = ["DEFAULT_STEPS", "ModelSteps", "update_compiled_metrics"]
 
 
 @functools.cache
@@ -107,10 +107,7 @@ class ModelSteps(ModelMetrics):
             >>> model.compute_metrics(x, y, model(x))
             {'loss': 0.0, 'mae': 2.0}
         """
-        compiled = self._compile_metrics
-        if y is not None and (compiled.entries is None or compiled.entries):
-            mask = self._output_mask_of(x, y_pred)
-            compiled.update_state(self, y, y_pred, sample_weight, mask)
+        update_compiled_metrics(self, x, y, y_pred, sample_weight)
         return self.get_metrics_result()
 
     def _compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
@@ -205,5 +202,35 @@ class ModelSteps(ModelMetrics):
 # class) is called as it is.
 DEFAULT_STEPS = {
     name: ModelSteps.__dict__[name]
-    for name in ("compute_loss", "train_step", "test_step", "predict_step")
+    for name in ("compute_loss", "compute_metrics", "train_step", "test_step", "predict_step")
 }
+
+
+def update_compiled_metrics(model, x, y, y_pred, sample_weight=None):
+    """The compiled metrics' update: what the default `compute_metrics` does before its logs.
+
+    `fit` calls it alone in an epoch where nobody reads a batch's logs (see
+    `trainers.fit_loop`), and makes the logs once, at the epoch's end.
+
+    Args:
+        model: a compiled model.
+        x: the inputs.
+        y: the targets.
+        y_pred: the model's outputs.
+        sample_weight: optional per-sample weights (for `weighted_metrics`).
+
+    Returns:
+        None.
+
+    Example:
+        >>> model = mk.Sequential([mk.layers.Dense(1, kernel_initializer="zeros")])
+        >>> model.compile("sgd", "mse", metrics=["mae"])
+        >>> x, y = np.ones((2, 3)), np.full((2, 1), 2.0)
+        >>> mk.models.model_steps.update_compiled_metrics(model, x, y, model(x))
+        >>> model.get_metrics_result()
+        {'loss': 0.0, 'mae': 2.0}
+    """
+    compiled = model._compile_metrics
+    if y is not None and (compiled.entries is None or compiled.entries):
+        mask = model._output_mask_of(x, y_pred)
+        compiled.update_state(model, y, y_pred, sample_weight, mask)

@@ -219,6 +219,8 @@ def _not_replayable_model(model):
 
     if type(model) is not Sequential and not (type(model) is Model and model._inputs is not None):
         return "only Sequential and functional models are compiled"
+    if not model.built:  # (a Sequential without an Input, before its first call builds it)
+        return "the model is not built yet"
     if isinstance(model._outputs, (list, tuple, dict)):  # `Model(x, [y])`: a list of one
         return "the model's outputs are a list, tuple or dict, not one tensor"
     # A loss callable or a regularizer runs any Python: its numbers would be fixed.

@@ -209,9 +209,10 @@ class _ArrayBatches:
         return True
 
     def __iter__(self):
-        if not self.by_steps:
-            yield from self._one_pass()
-            return
+        # (a pass's own generator: no second generator to resume at every batch)
+        return self._one_pass() if not self.by_steps else self._by_steps()
+
+    def _by_steps(self):
         if self._pass is None or not self.carry_on:
             self._pass, self._taken = self._one_pass(), 0
         self.ran_out = False
@@ -241,6 +242,12 @@ class _ArrayBatches:
             order = random.generator().permutation(self.n)
             x, y = _slice(x, order), None if y is None else _slice(y, order)
             w = None if w is None else _slice(w, order)
+        if type(x) is np.ndarray and type(y) is np.ndarray and w is None:
+            # (the usual data: `packed`'s `(x, y)` of views, without its calls at every batch)
+            for start in range(0, self.n, self.batch_size):
+                stop = start + self.batch_size
+                yield x[start:stop], y[start:stop]
+            return
         for start in range(0, self.n, self.batch_size):
             index = slice(start, start + self.batch_size)
             yield packed(

@@ -17,7 +17,7 @@ from minikeras.argument_checks import check_arguments
 from minikeras.callbacks.logging import _drawn_by_trainer
 from minikeras.data_checks import check_before_training
 from minikeras.models.model_metrics import python_logs
-from minikeras.models.model_steps import DEFAULT_STEPS, ModelSteps
+from minikeras.models.model_steps import DEFAULT_STEPS, ModelSteps, update_compiled_metrics
 from minikeras.progress import Progress
 from minikeras.trainers.array_data import _ArrayBatches, _Data, _with_class_weight
 from minikeras.trainers.compiling import build_compiled, needs_y
@@ -29,7 +29,7 @@ from minikeras.trainers.data_adapters import (
 )
 from minikeras.trainers.evaluation import evaluate_batches
 from minikeras.trainers.interrupt import _InterruptGuard
-from minikeras.trainers.steps import train_step
+from minikeras.trainers.steps import train_step, train_update
 from minikeras.trainers.training_state import (
     StepCache,
     applied_steps,
@@ -205,7 +205,7 @@ def _fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
     callback_list.on_train_begin()
     if model._initial_epoch is not None:  # BackupAndRestore restored a later epoch
         initial_epoch, model._initial_epoch = model._initial_epoch, None
-    default_step = DEFAULT_STEPS["train_step"]
+    default_step, default_metrics = DEFAULT_STEPS["train_step"], DEFAULT_STEPS["compute_metrics"]
     with interrupt, _finalized_at_end(model, weights, cache):
         for epoch in range(initial_epoch, epochs):
             if getattr(train, "by_steps", False) and not train.has_next():
@@ -216,19 +216,33 @@ def _fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
             # (stop_training is read after each batch and each epoch, as Keras reads
             # it: set before, it still lets one batch, and the epoch's end, run)
             progress = Progress(train.steps, verbose, f"Epoch {epoch + 1}/{epochs}")
+            # An epoch where nobody reads a batch's logs (no progress bar, no callback's
+            # batch hook) and the metrics are the default's: the default step makes none
+            # (`train_update`), and the epoch's are made once, at its end. The same
+            # figures: a step's logs are the metrics' results after its update.
+            quiet = (
+                progress.bar is None
+                and getattr(model.compute_metrics, "__func__", None) is default_metrics
+                and not callback_list.reads_train_batches()
+            )
             epoch_steps, logs = 0, {}
             # Streamed data is checked batch by batch: a bad batch restores this point.
             saved = saved_state(model, weights) if streamed and cache.steps_done else None
             for step, batch in enumerate(train):
                 epoch_steps = step + 1
-                callback_list.on_train_batch_begin(step)
+                if not quiet:
+                    callback_list.on_train_batch_begin(step)
                 try:
                     # (looked up at each batch, as Keras's eager loop: a callback may replace it)
                     step_method = model.train_step
-                    if getattr(step_method, "__func__", None) is default_step:
-                        logs = train_step(model, batch)  # (the default's body, one call less)
-                    else:
+                    if getattr(step_method, "__func__", None) is not default_step:
                         logs = step_method(batch)
+                    elif quiet:  # (the default step's body without its logs)
+                        x_, y_, y_pred, weights_, loss = train_update(model, batch)
+                        update_compiled_metrics(model, x_, y_, y_pred, weights_)
+                        logs = None
+                    else:
+                        logs = train_step(model, batch)  # (the default's body, one call less)
                 except (ValueError, TypeError) as error:
                     if not streamed:
                         raise
@@ -241,10 +255,14 @@ def _fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
                 progress_made[0] = cache.steps_done
                 if cache.metrics is None:  # per-output metrics exist after the first step
                     cache.metrics = model.metrics
-                logs = python_logs(logs)
-                progress.update(logs)
-                callback_list.on_train_batch_end(step, logs)
-                loss = logs.get("loss", 0.0)
+                if logs is not None:
+                    logs = python_logs(logs)
+                    if not quiet:
+                        progress.update(logs)
+                        callback_list.on_train_batch_end(step, logs)
+                    loss = logs.get("loss", 0.0)
+                elif not math.isfinite(loss):  # (the batch's: so is then the running mean's)
+                    loss = model.get_metrics_result().get("loss", 0.0)
                 if not (nan_warned or math.isfinite(loss) or model.stop_training):
                     # Only when training goes on: a callback such as TerminateOnNaN stops it.
                     nan_warned = True
@@ -261,6 +279,8 @@ def _fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
             if not epoch_steps:  # the data ran out before this epoch's first step
                 progress.close()
                 break
+            if logs is None:  # (a quiet epoch's last step made none)
+                logs = model.get_metrics_result()
             epoch_logs = dict(logs)
             validate = validation is not None and (epoch + 1) % validation_freq == 0
             if validate and not interrupt.requested:

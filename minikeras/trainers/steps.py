@@ -27,6 +27,7 @@ __all__ = [
     "step_loss",
     "test_step",
     "train_step",
+    "train_update",
     "unpack",
 ]
 
@@ -97,7 +98,33 @@ def step_loss(model, x, y, y_pred, sample_weight, training):
 
 def train_step(model, data):
     """`Model.train_step`'s body (the method's docstring documents it)."""
-    x, y, sample_weight = unpack(data)
+    x, y, y_pred, sample_weight, _ = train_update(model, data)
+    return model.compute_metrics(x, y, y_pred, sample_weight)
+
+
+def train_update(model, data):
+    """The default `train_step` before its metrics: forward, loss, gradients, update, loss tracker.
+
+    Args:
+        model: a compiled model.
+        data: the batch, as `train_step` takes it.
+
+    Returns:
+        `(x, y, y_pred, sample_weight, loss)`: the batch as the step used it
+        (`x` cast to the model's dtype where the compiled step casts it), the
+        model's outputs and the batch's loss as a Python float.
+
+    Example:
+        >>> model = mk.Sequential([mk.layers.Dense(1, kernel_initializer="ones")])
+        >>> model.compile(mk.optimizers.SGD(0.0), "mse")
+        >>> batch = (np.ones((2, 3), np.float32), np.zeros((2, 1), np.float32))
+        >>> mk.trainers.steps.train_update(model, batch)[-1]  # (3 - 0) ** 2
+        9.0
+    """
+    if type(data) is tuple and len(data) == 2:  # (fit's usual batch, `unpack` inline)
+        (x, y), sample_weight = data, None
+    else:
+        x, y, sample_weight = unpack(data)
     cache = model._step_cache
     weights = cache.weights if cache is not None else model.trainable_weights
     # Compiled (jit_compile, see compiled_step): replayed when recorded before.
@@ -123,6 +150,8 @@ def train_step(model, data):
                     )
                 # (mixed precision: gradients of the loss times the loss scale)
                 scaled = _scaled(model.optimizer, loss)
+        if cache is None:  # (as Keras reads them after the call: a first call builds weights)
+            weights = model.trainable_weights
         if recorder is not None:
             compiled.keep(recorder, tape, x, y, weights, loss, y_pred, sample_weight)
         if scaled is loss:
@@ -137,8 +166,9 @@ def train_step(model, data):
         pairs = [(grad, w) for grad, w in zip(grads, weights) if grad is not None]
         grads, weights = [grad for grad, _ in pairs], [w for _, w in pairs]
     model.optimizer.apply(grads, weights)
-    model._loss_tracker.update_state(loss_value, _batch_size(x))
-    return model.compute_metrics(x, y, y_pred, sample_weight)
+    count = x.shape[0] if type(x) is np.ndarray else _batch_size(x)
+    model._loss_tracker.update_state(loss_value, count)
+    return x, y, y_pred, sample_weight, loss_value
 
 
 def test_step(model, data):
