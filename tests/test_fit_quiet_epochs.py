@@ -142,3 +142,15 @@ def test_epoch_callbacks_still_stop_a_quiet_fit():
     history = model.fit(x, y, epochs=5, batch_size=8, verbose=0, callbacks=[stop])
     assert history.epoch == [0, 1]
     assert set(history.history) == {"loss", "accuracy"}
+
+
+def test_a_custom_step_returning_no_logs_fails_as_it_did_before_quiet_epochs():
+    class NoLogs(mk.Sequential):
+        def train_step(self, data):
+            super().train_step(data)
+
+    x, y = classification_data()
+    model = NoLogs([layers.Input((4,)), layers.Dense(3)])
+    model.compile("adam", losses.SparseCategoricalCrossentropy(from_logits=True))
+    with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'items'"):
+        model.fit(x, y, epochs=1, batch_size=9, verbose=0)

@@ -434,6 +434,65 @@ def test_the_descent_lane_leaves_checks_casts_and_warnings_to_the_general_path()
     assert int(optimizer.iterations.numpy()) == 4
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_small_weights_the_general_path_packs_into_blas_leave_the_descent_lane(dtype, monkeypatch):
+    # Packed, two (10000,) weights make 20000 entries: the general path's BLAS axpy
+    # (one rounding) updates them, where the lane's numpy would round twice.
+    from minikeras.optimizers import base
+
+    general_updates = []
+    general = base.apply_update
+    monkeypatch.setattr(base, "apply_update", lambda *a: general_updates.append(1) or general(*a))
+    results = []
+    for kind in (mk.optimizers.SGD, GeneralSGD):
+        rng = np.random.default_rng(5)
+        variables = [mk.Variable(rng.normal(size=10000).astype(dtype)) for _ in range(2)]
+        optimizer = kind(0.1)
+        for _ in range(3):
+            grads = [rng.normal(size=10000).astype(dtype) for _ in range(2)]
+            optimizer.apply_gradients(zip(grads, variables))
+        results.append([v.numpy() for v in variables])
+    assert len(general_updates) == 6
+    for got, want in zip(*results, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_sgd_whose_momentum_is_set_to_0_after_build_keeps_updating_its_velocities():
+    results = []
+    for kind in (mk.optimizers.SGD, GeneralSGD):
+        w = mk.Variable([1.0, 1.0])
+        optimizer = kind(0.1, momentum=0.9)
+        for momentum, g in [(0.9, 1.0), (0.0, 2.0), (0.9, 1.0)]:
+            optimizer.momentum = momentum
+            optimizer.apply_gradients([(np.full(2, g, np.float32), w)])
+        results.append((w.numpy(), optimizer.momentums[0].numpy()))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    np.testing.assert_allclose(results[0][1], [-0.28, -0.28], rtol=1e-6)
+
+
+def test_a_subclass_with_its_own_apply_or_constants_never_takes_the_descent_lane():
+    class Logged(mk.optimizers.SGD):
+        calls = 0
+
+        def apply(self, grads, trainable_variables=None):
+            Logged.calls += 1
+            return super().apply([g * 0 for g in grads], trainable_variables)
+
+    class Warm(mk.optimizers.SGD):
+        def _step_constants(self, learning_rate, step):
+            return (learning_rate * min(1.0, step / 10),)
+
+    assert Logged._descent_lane is None and Warm._descent_lane is None
+    w = mk.Variable([1.0, 2.0])
+    Logged(0.5).apply_gradients([(np.ones(2, np.float32), w)])
+    assert Logged.calls == 1
+    np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])
+    w = mk.Variable([1.0])
+    Warm(1.0).apply_gradients([(np.ones(1, np.float32), w)])
+    np.testing.assert_allclose(w.numpy(), [0.9])  # 1 - 1.0 * (1 / 10) * 1
+
+
 def test_a_subclass_with_its_own_rule_never_takes_the_descent_lane():
     class Doubled(mk.optimizers.SGD):
         def update_step(self, gradient, variable, learning_rate):

@@ -16,7 +16,7 @@ from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import is_unshared
-from minikeras.optimizers import _ema
+from minikeras.optimizers import _blas, _ema
 from minikeras.optimizers._blas import add_scaled
 from minikeras.optimizers._buffers import FlatSlots
 from minikeras.optimizers._clipping import clip_gradients
@@ -144,6 +144,11 @@ def descend(optimizer, grads, variables):
     known = optimizer._trainable_variables
     if len(variables) != len(known) or not all(map(is_, variables, known)):
         return False
+    buffers = optimizer._buffers
+    if buffers.packs_through_blas is None:
+        buffers.packs_through_blas = _packs_through_blas(known, optimizer._slots)
+    if buffers.packs_through_blas:
+        return False  # (BLAS's axpy may round its product once, numpy twice: the same bits)
     arrays = []
     for grad, variable in zip(grads, variables):
         array = grad._value if type(grad) is Tensor else grad
@@ -166,6 +171,20 @@ def descend(optimizer, grads, variables):
             variable._value = value
     optimizer._iterations._update(np.add, _ONE, "assign_add")
     return True
+
+
+def _packs_through_blas(variables, slots):
+    """Whether the general path updates the packed small `variables` through BLAS.
+
+    It does when they make `_blas.MIN_SIZE` entries or more together; `descend`,
+    which updates each alone (with numpy, each being small), then leaves the
+    update to it, whose `axpy` may round `w + a * g` once where numpy rounds twice.
+    """
+    members = FlatSlots.members(variables, slots)
+    if not members:
+        return False
+    total = sum(variables[index]._value.size for index in members)
+    return _blas.takes(total, variables[members[0]]._value.dtype)
 
 
 def _index_of(optimizer, variable):

@@ -63,8 +63,10 @@ class SGD(Optimizer):
             self.assign_add(variable, velocity)
 
     @property
-    def _descent_lane(self):  # (`OptimizerState._descent_lane`: without momentum, yes)
-        return not self.momentum
+    def _descent_lane(self):
+        # (`OptimizerState._descent_lane`: without momentum, and without velocities, which
+        # the rule still updates when `momentum` is set to 0 after they were made)
+        return not self.momentum and not getattr(self, "momentums", None)
 
     def _fused_step(self, gradient, value, out, slots, scratch, constants):
         # (`_blas`: a big array's `y += a * x` in one pass, where numpy takes two)

@@ -104,9 +104,10 @@ class OptimizerState:
         # The elementwise declaration is about one rule: a new rule must make its own.
         if "update_step" in cls.__dict__ and "elementwise_rule" not in cls.__dict__:
             cls.elementwise_rule = False
-        # So is the plain-descent lane: a class with a rule of its own must declare its own.
-        rule = "update_step" in cls.__dict__ or "_fused_step" in cls.__dict__
-        if rule and "_descent_lane" not in cls.__dict__:
+        # So is the plain-descent lane, which `apply_gradients` takes instead of `apply`:
+        # a class with a rule, constants or an `apply` of its own must declare its own.
+        own = ("update_step", "_fused_step", "_step_constants", "apply")
+        if any(name in cls.__dict__ for name in own) and "_descent_lane" not in cls.__dict__:
             cls._descent_lane = None
 
     @property

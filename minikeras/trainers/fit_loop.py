@@ -46,6 +46,8 @@ from minikeras.training_limits import _capped_epochs, _capped_steps
 
 __all__ = ["fit"]
 
+_NO_LOGS = object()  # what a quiet epoch's default step leaves in place of its logs
+
 
 @contextlib.contextmanager
 def _finalized_at_end(model, weights, cache):
@@ -240,7 +242,7 @@ def _fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
                     elif quiet:  # (the default step's body without its logs)
                         x_, y_, y_pred, weights_, loss = train_update(model, batch)
                         update_compiled_metrics(model, x_, y_, y_pred, weights_)
-                        logs = None
+                        logs = _NO_LOGS
                     else:
                         logs = train_step(model, batch)  # (the default's body, one call less)
                 except (ValueError, TypeError) as error:
@@ -255,7 +257,7 @@ def _fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
                 progress_made[0] = cache.steps_done
                 if cache.metrics is None:  # per-output metrics exist after the first step
                     cache.metrics = model.metrics
-                if logs is not None:
+                if logs is not _NO_LOGS:
                     logs = python_logs(logs)
                     if not quiet:
                         progress.update(logs)
@@ -279,7 +281,7 @@ def _fit(model, x, y, batch_size, epochs, verbose, callbacks, validation_split,
             if not epoch_steps:  # the data ran out before this epoch's first step
                 progress.close()
                 break
-            if logs is None:  # (a quiet epoch's last step made none)
+            if logs is _NO_LOGS:  # (a quiet epoch's last step made none)
                 logs = model.get_metrics_result()
             epoch_logs = dict(logs)
             validate = validation is not None and (epoch + 1) % validation_freq == 0
