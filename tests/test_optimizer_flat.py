@@ -61,10 +61,8 @@ def test_the_packed_update_equals_the_one_by_one_update_bit_for_bit(
     if weight_decay:
         optimizer.exclude_from_weight_decay(var_names=["bias"])
     variables, _ = run(optimizer)
-    if optimizer._descent_lane and not weight_decay:
-        assert optimizer._buffers.flat is None  # (plain SGD's lane: each variable alone)
-    else:
-        assert optimizer._buffers.flat.indices == (0, 1, 2)
+    assert optimizer._buffers.flat is not None
+    assert optimizer._buffers.flat.indices == (0, 1, 2)
     expected_optimizer = optimizer_for(case, weight_decay=weight_decay)
     if weight_decay:
         expected_optimizer.exclude_from_weight_decay(var_names=["bias"])

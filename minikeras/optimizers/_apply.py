@@ -16,7 +16,7 @@ from minikeras.engine.context import TRACING
 from minikeras.engine.context import state as _state
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import is_unshared
-from minikeras.optimizers import _blas, _ema
+from minikeras.optimizers import _ema
 from minikeras.optimizers._blas import add_scaled
 from minikeras.optimizers._buffers import FlatSlots
 from minikeras.optimizers._clipping import clip_gradients
@@ -103,14 +103,14 @@ def descend(optimizer, grads, variables):
     without momentum: `_descent_lane`) with nothing around it: no clipping,
     weight decay, EMA or constraint, a gradient array of each variable's
     shape and dtype, and the variables the optimizer was built for, in its
-    order. It does what `checked_updates` and `apply_update` do then, with
-    the same numbers (each variable in place when nothing else holds its
-    array, as `_buffers` decides; else a new array), in a few lines: a
-    custom training loop runs it at every step, beside arrays large enough
-    to evict the interpreter's own data from the caches, where each Python
-    line costs several times what it costs alone. Anything else returns
-    False before any change, and the caller takes the general path (which
-    builds the optimizer, warns, raises, casts or clips as the case needs).
+    order. It makes the general path's numpy and BLAS calls on the same
+    arrays (the small variables packed together, `_buffers.FlatSlots`; each
+    other one in place when nothing else holds its array, else into a new
+    one), so the numbers are the same, without the Python around them
+    (`checked_updates`, `apply_update`'s steps and `_buffers`' per-variable
+    choices): a custom training loop runs it at every step. Anything else
+    returns False before any change, and the caller takes the general path
+    (which builds the optimizer, warns, raises, casts or clips as needed).
 
     Args:
         optimizer: an `Optimizer`.
@@ -144,11 +144,6 @@ def descend(optimizer, grads, variables):
     known = optimizer._trainable_variables
     if len(variables) != len(known) or not all(map(is_, variables, known)):
         return False
-    buffers = optimizer._buffers
-    if buffers.packs_through_blas is None:
-        buffers.packs_through_blas = _packs_through_blas(known, optimizer._slots)
-    if buffers.packs_through_blas:
-        return False  # (BLAS's axpy may round its product once, numpy twice: the same bits)
     arrays = []
     for grad, variable in zip(grads, variables):
         array = grad._value if type(grad) is Tensor else grad
@@ -161,30 +156,25 @@ def descend(optimizer, grads, variables):
         ):
             return False
         arrays.append(array)
-    step = -optimizer._current_learning_rate()  # (the general path's `add_scaled(out, -rate, ...)`)
-    for array, variable in zip(arrays, variables):
+    step = -optimizer._current_learning_rate()  # (as SGD's `_fused_step` calls `add_scaled`)
+    buffers = optimizer._buffers
+    flat = buffers.flat if buffers.flat_checked else _flat_slots(optimizer)
+    pairs = zip(arrays, variables)
+    if flat is not None:  # (`_flat_update`'s calls: the small ones packed, in one pass)
+        _concatenate([*map(_flattened, map(arrays.__getitem__, flat.indices))], out=flat.gradient)
+        if not flat.values_intact():
+            flat.pack_values()
+        add_scaled(flat.values, step, flat.gradient, flat.scratch[0])
+        pairs = [(arrays[index], variables[index]) for index in flat.others]
+    for array, variable in pairs:
         if is_unshared(variable):
             add_scaled(variable._value, step, array, None)
-        else:  # (someone holds the array, or it is a view of packed values: a new one)
+        else:  # (someone holds the array: the new value goes into a new one)
             value = variable._value.copy()
             add_scaled(value, step, array, None)
             variable._value = value
     optimizer._iterations._update(np.add, _ONE, "assign_add")
     return True
-
-
-def _packs_through_blas(variables, slots):
-    """Whether the general path updates the packed small `variables` through BLAS.
-
-    It does when they make `_blas.MIN_SIZE` entries or more together; `descend`,
-    which updates each alone (with numpy, each being small), then leaves the
-    update to it, whose `axpy` may round `w + a * g` once where numpy rounds twice.
-    """
-    members = FlatSlots.members(variables, slots)
-    if not members:
-        return False
-    total = sum(variables[index]._value.size for index in members)
-    return _blas.takes(total, variables[members[0]]._value.dtype)
 
 
 def _index_of(optimizer, variable):

@@ -29,7 +29,7 @@ import os
 
 import numpy as np
 
-__all__ = ["MIN_SIZE", "add_scaled", "available", "scale_and_add", "takes"]
+__all__ = ["MIN_SIZE", "add_scaled", "available", "scale_and_add"]
 
 # Below this many entries the foreign call (about 1 µs) costs more than a pass saves.
 MIN_SIZE = 16384
@@ -116,26 +116,6 @@ def available():
 
 # numpy's C function itself, without the Python dispatcher of `__array_function__` around it.
 _may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
-
-
-def takes(size, dtype):
-    """Whether an update of an array of `size` entries of `dtype` runs in BLAS (`_blas_for`).
-
-    For nonzero factors and contiguous arrays that do not overlap, as an
-    optimizer's packed arrays are.
-
-    Args:
-        size: the number of entries.
-        dtype: a numpy dtype.
-
-    Returns:
-        A bool.
-
-    Example:
-        >>> mk.optimizers._blas.takes(10, np.dtype("float32"))
-        False
-    """
-    return _ROUTINES is not None and MIN_SIZE <= size <= _MAX_SIZE and dtype in _ROUTINES
 
 
 def _blas_for(y, x, *factors):

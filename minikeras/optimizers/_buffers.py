@@ -72,7 +72,6 @@ class UpdateBuffers:
         self._scratch = {}  # (shape, dtype) -> a pair of arrays
         self.flat = None  # the FlatSlots of the small variables, made at the first update
         self.flat_checked = False
-        self.packs_through_blas = None  # whether FlatSlots' update takes BLAS (`_apply.descend`)
 
     def target(self, index, variable):
         """The array the new value of `variable` goes to (the value part of `prepare`).
