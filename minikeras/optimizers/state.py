@@ -370,8 +370,8 @@ class OptimizerState:
     # small variables run it once, packed, on zeros (`_buffers.FlatSlots`).
     _fused_step = None
 
-    # Whether the whole rule is `w -= learning_rate * g` (SGD without momentum): a
-    # custom loop's `apply_gradients` then takes `_apply.descend`, a few lines.
+    # Whether the whole rule is `w -= learning_rate * g` (SGD without momentum):
+    # `apply_gradients` and `apply` then take `_apply.descend`, a few lines.
     _descent_lane = None
 
     def _step_constants(self, learning_rate, step):
