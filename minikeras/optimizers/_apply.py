@@ -161,7 +161,7 @@ def descend(optimizer, grads, variables):
     flat = buffers.flat if buffers.flat_checked else _flat_slots(optimizer)
     pairs = zip(arrays, variables)
     if flat is not None:  # (`_flat_update`'s calls: the small ones packed, in one pass)
-        _concatenate([*map(_flattened, map(arrays.__getitem__, flat.indices))], out=flat.gradient)
+        _pack_gradients(flat, arrays)
         if not flat.values_intact():
             flat.pack_values()
         add_scaled(flat.values, step, flat.gradient, flat.scratch[0])
@@ -296,9 +296,7 @@ def _flat_update(optimizer, flat, updates, grads, constants, decay):
     for index in indices:
         if updates[index][0] != index:
             return zip(updates, grads)
-    if not flat.intact():
-        flat.pack()
-    _concatenate([*map(_flattened, map(grads.__getitem__, indices))], out=flat.gradient)
+    _pack_gradients(flat, grads)
     if decay is None:  # the new values, written in place into the packed values
         if not flat.values_intact():
             flat.pack_values()
@@ -313,6 +311,14 @@ def _flat_update(optimizer, flat, updates, grads, constants, decay):
         return ()
     # `unpacked(updates, grads, indices)`, with the other positions found once.
     return [(updates[index], grads[index]) for index in flat.others]
+
+
+def _pack_gradients(flat, grads):
+    """Copies the gradients of `flat`'s variables (at their indices in `grads`) into
+    `flat.gradient`, after packing the slots again if a view of them is held."""
+    if not flat.intact():
+        flat.pack()
+    _concatenate([*map(_flattened, map(grads.__getitem__, flat.indices))], out=flat.gradient)
 
 
 def _take_steps(optimizer, flat, updates, decay):

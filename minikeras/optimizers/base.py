@@ -248,8 +248,7 @@ class Optimizer(OptimizerState):
         for grad, variable in grads_and_vars:  # (one loop, not a list and two comprehensions)
             grads.append(grad)
             variables.append(variable)
-        if not (self._descent_lane and descend(self, grads, variables)):
-            self.apply(grads, variables)
+        self.apply(grads, variables)
         return self._iterations
 
     def apply(self, grads, trainable_variables=None):

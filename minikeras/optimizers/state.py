@@ -104,8 +104,8 @@ class OptimizerState:
         # The elementwise declaration is about one rule: a new rule must make its own.
         if "update_step" in cls.__dict__ and "elementwise_rule" not in cls.__dict__:
             cls.elementwise_rule = False
-        # So is the plain-descent lane, which `apply_gradients` takes instead of `apply`:
-        # a class with a rule, constants or an `apply` of its own must declare its own.
+        # So is the plain-descent lane, taken inside `apply`: a class with a rule, constants
+        # or an `apply` of its own must declare its own.
         own = ("update_step", "_fused_step", "_step_constants", "apply")
         if any(name in cls.__dict__ for name in own) and "_descent_lane" not in cls.__dict__:
             cls._descent_lane = None
@@ -371,7 +371,7 @@ class OptimizerState:
     _fused_step = None
 
     # Whether the whole rule is `w -= learning_rate * g` (SGD without momentum):
-    # `apply_gradients` and `apply` then take `_apply.descend`, a few lines.
+    # `apply` (and so `apply_gradients`) then takes `_apply.descend`, a few lines.
     _descent_lane = None
 
     def _step_constants(self, learning_rate, step):
