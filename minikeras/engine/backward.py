@@ -62,17 +62,53 @@ def _backward(seeds, wanted, release=False):
     outgrads = {}
     for node, seed in seeds.items():  # (a loop, not a comprehension's call)
         outgrads[node] = (seed, False)
-    for node in _reverse_topological(list(seeds)):
+    ends = list(seeds)
+    if len(ends) == 1:
+        ends = _chain(ends[0], wanted, outgrads, release)
+    if ends:
+        for node in _reverse_topological(ends):
+            grad = outgrads.pop(node)[0]
+            if node in wanted:
+                wanted[node] = grad
+            _pull_back(node, grad, outgrads)
+            if release:
+                node.parents, node.vjp = (), None
+    # What is left are the roots' gradients, complete now.
+    for node in wanted:
+        if node in outgrads:
+            wanted[node] = outgrads[node][0]
+
+
+def _chain(node, wanted, outgrads, release):
+    """Pulls back along a chain from one end node; returns `[node]` where the chain ends.
+
+    While each inner node has one inner parent (the others roots: weights),
+    the chain is its own reverse topological order: that parent's only user
+    here is the node before it (any other user would be computed after it,
+    yet reached from its own ancestors). The usual step (a model's layers
+    one after another, or a replayed model's one node, then the loss) is
+    such a chain, walked without `_reverse_topological`'s counts. At a node
+    with several inner parents, the general walk takes over from it:
+    `[node]` is returned, its gradient still in `outgrads`; `[]` once the
+    chain reaches the roots.
+    """
+    while node.parents:
+        inner = None
+        for parent in node.parents:
+            if parent.parents:
+                if inner is not None:  # (a second one, or the same one twice: `x * x`)
+                    return [node]
+                inner = parent
         grad = outgrads.pop(node)[0]
         if node in wanted:
             wanted[node] = grad
         _pull_back(node, grad, outgrads)
         if release:
             node.parents, node.vjp = (), None
-    # What is left are the roots' gradients, complete now.
-    for node in wanted:
-        if node in outgrads:
-            wanted[node] = outgrads[node][0]
+        if inner is None:
+            return []
+        node = inner
+    return []
 
 
 def _pull_back(node, grad, outgrads):
