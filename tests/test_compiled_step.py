@@ -218,17 +218,37 @@ def test_losses_added_from_python_are_not_compiled(make, reason):
     assert reason in model._compiled_step.reason
 
 
-def test_a_subclassed_model_or_custom_step_is_left_alone():
-    class Twice(mk.Model):
+def test_a_subclassed_model_with_python_in_its_call_is_left_alone():
+    class Branching(mk.Model):
         def __init__(self):
             super().__init__()
             self.dense = Dense(3)
 
-        def call(self, inputs):
+        def call(self, inputs, training=None):
+            if training:  # a branch: another call could take the other path
+                return self.dense(inputs * 0.5)
             return self.dense(inputs)
 
-    model = assert_same_training(Twice, "mse", X, ONE_HOT)
-    assert "Sequential and functional" in model._compiled_step.reason
+    model = assert_same_training(Branching, "mse", X, ONE_HOT)
+    assert "Branching.call has a POP_JUMP" in model._compiled_step.reason
+
+
+def test_a_subclassed_model_of_plain_calls_is_compiled_bit_for_bit():
+    class Plain(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = Dense(8, activation="relu")
+            self.drop = Dropout(0.3)
+            self.out = Dense(3)
+
+        def call(self, inputs, training=None):
+            hidden = self.drop(self.hidden(inputs), training=training)
+            return self.out(mk.ops.concatenate([hidden, inputs * 0.5], axis=-1))
+
+    model = assert_same_training(Plain, mk.losses.CategoricalCrossentropy(from_logits=True), X,
+                                 ONE_HOT)  # fmt: skip
+    assert model._compiled_step.reason is None
+    assert programs(model) and all(isinstance(p, Program) for p in programs(model))
 
 
 @pytest.mark.parametrize("seed", [None, 5], ids=["default-generator", "seeded"])

@@ -83,7 +83,13 @@ class Model(ModelLayers, ModelTraining, ModelSaving, Layer):
         self._output_shape = map_structure(lambda t: t.shape, outputs)
         object.__setattr__(self, "_casts_float_inputs", False)  # (graph.run casts per Input)
 
-    _replays_calls = False  # (Sequential: True; a functional Model is told by its inputs)
+    _replays_calls = False  # (a subclass: True; a functional Model is told by its inputs)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # A subclass's call may be replayed too: a graph's (a Sequential, a functional
+        # subclass) or a plain call of its own (`models.plain_calls`); `program_for` decides.
+        cls._replays_calls = True
 
     def __call__(self, *args, **kwargs):
         # A model of plain-math layers may replay its recorded call: under a tape, as

@@ -215,13 +215,24 @@ def overridden_method(instance):
 def _not_replayable_model(model):
     """Why `model` itself (not its layers) cannot be replayed, or None."""
     from minikeras.models.model import Model
+    from minikeras.models.plain_calls import plain_call_reason
     from minikeras.models.sequential import Sequential
 
-    if type(model) is not Sequential and not (type(model) is Model and model._inputs is not None):
-        return "only Sequential and functional models are compiled"
+    cls = type(model)
+    graph = cls.call is Sequential.call or (cls.call is Model.call and model._inputs is not None)
+    if not graph and cls.call is Model.call:
+        return "the model has neither a graph nor a call of its own"
+    base = Sequential if isinstance(model, Sequential) else Model
+    if cls.compute_mask is not base.compute_mask:
+        return "the model computes its own masks (compute_mask)"
+    if not graph:  # a subclassed model: its call is the user's Python
+        reason = plain_call_reason(model)
+        if reason is not None:
+            return reason
     if not model.built:  # (a Sequential without an Input, before its first call builds it)
         return "the model is not built yet"
-    if isinstance(model._outputs, (list, tuple, dict)):  # `Model(x, [y])`: a list of one
+    # (`Model(x, [y])`: a list of one; a subclassed model has no `_outputs`)
+    if isinstance(model.__dict__.get("_outputs"), (list, tuple, dict)):
         return "the model's outputs are a list, tuple or dict, not one tensor"
     # A loss callable or a regularizer runs any Python: its numbers would be fixed.
     if model._callable_losses or model.activity_regularizer is not None:
@@ -259,8 +270,12 @@ def casts_integer_inputs(model):
         >>> mk.models.replayability.casts_integer_inputs(added)
         False
     """
+    from minikeras.models.sequential import Sequential
+
     if config.floatx() != model.dtype:
         return False
+    if getattr(model, "_inputs", None) is None and not isinstance(model, Sequential):
+        return False  # a subclassed model: which layer reads its inputs first is its call's
     return _consumers_cast(model, None)
 
 

@@ -1,4 +1,5 @@
-"""A Sequential or functional model's call, recorded once and replayed.
+"""A Sequential or functional model's call, or a subclassed model's plain one, recorded once
+and replayed.
 
 Under a `GradientTape`, the replay is one recorded node (`tape_call`);
 outside any tape (`predict`, `evaluate`, a plain `model(x)`), its forward
@@ -48,10 +49,13 @@ could not serve the tape:
 
 - the model was compiled with `run_eagerly=True` or `jit_compile=False`,
   which ask for eager steps (and so switch this off);
-- the model is subclassed (its `call` is the user's Python), has layers
-  outside `REPLAYABLE_LAYERS` (a Sequential or functional model used as a
-  layer counts as its own layers), several outputs, or a loss added from
-  Python; it or a layer has a method replaced on the instance (`layer.call
+- the model is subclassed and its `call` does more than pass tensors
+  between its layers and math ops in straight-line code
+  (`models.plain_calls`: a branch, a loop, a `print`, a value read in
+  Python, any other function or method), has layers outside
+  `REPLAYABLE_LAYERS` (a Sequential, functional or plain subclassed model
+  used as a layer counts as its own layers), several outputs, or a loss
+  added from Python; it or a layer has a method replaced on the instance (`layer.call
   = hook`), or a layer's activation is not a function minikeras defines
   (a wrapper of one, even with `functools.wraps`, is the user's Python);
 - the input is not one floating array or Tensor (an array of another float

@@ -26,7 +26,10 @@ all there is:
   model's dtype (`Dense`, `Conv1D`, `Conv2D`, through `Flatten` or
   `Reshape`) and the `Input` is not of an integer dtype: not when a layer
   computes on the integers themselves (an `Add` that wraps around);
-- a `Sequential` or functional model of layers whose `call` is plain math
+- a `Sequential` or functional model, or a subclassed one whose own `call`
+  only passes tensors between its layers and math ops in straight-line
+  code (`models.plain_calls`, which reads its bytecode), of layers whose
+  `call` is plain math
   (`REPLAYABLE_LAYERS`: no random numbers drawn in Python, no states, no
   value checks in Python; a BatchNormalization's moving statistics are the
   values of ops, which a replay assigns again), with the activations

@@ -1,0 +1,368 @@
+"""Subclassed models whose `call` is straight-line calls of their layers are replayed.
+
+`models.plain_calls` reads the bytecode of `call` and accepts only what a
+replay repeats exactly; everything else keeps the call eager. Accepted calls
+must give bit for bit the eager numbers (custom loops, `fit`, `predict`),
+and refused ones must run their Python at every call.
+"""
+
+import sys
+
+import numpy as np
+import pytest
+
+import minikeras as mk
+from minikeras import ops
+from minikeras.engine.replay import Program
+from minikeras.layers import Dense, Dropout
+from minikeras.models import plain_calls, replayed_call
+from minikeras.models.plain_calls import plain_call_reason
+from minikeras.ops import relu
+
+pytestmark = pytest.mark.skipif(
+    sys.version_info[:2] not in plain_calls.BYTECODE_VERSIONS,
+    reason="subclassed calls are read as CPython 3.11's bytecode",
+)
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(16, 6)).astype(np.float32)
+LABELS = RNG.integers(0, 3, size=16)
+COUNTER = []
+
+
+class Base(mk.Model):
+    def __init__(self):
+        super().__init__()
+        self.hidden = Dense(8, activation="relu")
+        self.drop = Dropout(0.3)
+        self.out = Dense(3)
+        self.scale = 0.5
+        self.helpers = [Dense(2)]
+
+
+class MLP(Base):
+    def call(self, inputs):
+        return self.out(self.hidden(inputs))
+
+
+class Everything(Base):
+    """Each accepted construct once."""
+
+    def call(self, inputs, training=None):
+        hidden = self.drop(self.hidden(inputs), training=training)
+        width = hidden.shape[-1]
+        mixed = ops.relu(hidden) * self.scale + hidden[:, :width] - relu(-hidden)
+        joined = mk.ops.concatenate([mixed, inputs.T.T], axis=-1)
+        return self.out(mk.activations.tanh(joined) / 2.0)
+
+
+def make(cls):
+    def build():
+        model = cls()
+        model(X[:2])  # built by a first call, as a custom loop builds it
+        return model
+
+    return build
+
+
+def eager(monkeypatch):
+    monkeypatch.setattr(replayed_call, "tape_call", lambda model, inputs, kwargs: None)
+    monkeypatch.setattr(replayed_call, "inference_call", lambda model, inputs, kwargs: None)
+
+
+def custom_loop(build, steps=5):
+    """Losses, outputs, gradients and weights of a custom loop with Adam."""
+    mk.utils.set_random_seed(0)
+    model = build()
+    loss_fn = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
+    optimizer = mk.optimizers.Adam(0.01)
+    seen = []
+    for _ in range(steps):
+        with mk.GradientTape() as tape:
+            outputs = model(X, training=True)
+            loss = loss_fn(LABELS, outputs)
+        grads = tape.gradient(loss, model.trainable_weights)
+        optimizer.apply(grads, model.trainable_weights)
+        seen += [loss.numpy(), outputs.numpy(), *(g.numpy() for g in grads)]
+    seen += [model(X).numpy(), *model.get_weights()]  # inference replays too
+    return model, seen
+
+
+def recorded(model):
+    calls = vars(model).get("_replayed_calls")
+    return [] if calls is None else list(calls.programs.values())
+
+
+@pytest.mark.parametrize("cls", [MLP, Everything], ids=["mlp", "every-construct"])
+def test_a_plain_subclassed_call_is_replayed_bit_for_bit(cls, monkeypatch):
+    model, replayed = custom_loop(make(cls))
+    assert plain_call_reason(model) is None
+    assert recorded(model) and all(type(p) is Program for p in recorded(model))
+    eager(monkeypatch)
+    eager_model, expected = custom_loop(make(cls))
+    assert recorded(eager_model) == []
+    assert len(replayed) == len(expected)
+    for got, want in zip(replayed, expected):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_the_replay_is_one_node_and_skips_the_layers_python(monkeypatch):
+    model = make(MLP)()
+    calls = []
+    original = Dense.call
+
+    def counted(self, inputs):
+        calls.append(1)
+        return original(self, inputs)
+
+    monkeypatch.setattr(Dense, "call", counted)
+    for _ in range(4):
+        with mk.GradientTape() as tape:
+            outputs = model(X, training=True)
+    # Recorded at the first (the building call was eager), then replayed: its two layers ran once.
+    assert len(calls) == 2
+    node = outputs._value._node
+    assert node.parents == tuple(tape._nodes[id(w)] for w in model.trainable_weights)
+
+
+def test_fit_compiles_a_plain_subclassed_model_bit_for_bit():
+    def fitted(jit_compile):
+        mk.utils.set_random_seed(0)
+        model = make(Everything)()
+        model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"], jit_compile=jit_compile)  # fmt: skip
+        history = model.fit(X, LABELS, batch_size=8, epochs=3, verbose=0).history
+        return model, history
+
+    compiled, history = fitted("auto")
+    eager_model, eager_history = fitted(False)
+    assert compiled._compiled_step.reason is None
+    assert all(type(p) is Program for p in compiled._compiled_step.programs.values())
+    assert history == eager_history
+    for got, want in zip(compiled.weights, eager_model.weights):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_a_scalar_attribute_set_anew_records_the_call_again():
+    model = make(Everything)()
+    for _ in range(3):
+        with mk.GradientTape():
+            before = model(X, training=False)
+    model.scale = 3.0
+    with mk.GradientTape():
+        after = model(X, training=False)
+    expected = Everything.call(model, mk.Tensor(X), training=False)  # the Python, as written
+    np.testing.assert_array_equal(after.numpy(), expected.numpy())
+    assert not np.array_equal(before.numpy(), after.numpy())
+
+
+class Printing(Base):
+    def call(self, inputs):
+        print("called")
+        return self.out(inputs)
+
+
+class Branching(Base):
+    def call(self, inputs, training=None):
+        if training:
+            return self.out(inputs)
+        return self.hidden(inputs)
+
+
+class Looping(Base):
+    def call(self, inputs):
+        for scale in (1.0, 2.0):
+            inputs = inputs * scale
+        return self.out(inputs)
+
+
+class Counting(Base):
+    def call(self, inputs):
+        self.count = getattr(self, "count", 0)
+        return self.out(inputs)
+
+
+class Appending(Base):
+    def call(self, inputs):
+        COUNTER.append(1)
+        return self.out(inputs)
+
+
+class ReadsValues(Base):
+    def call(self, inputs):
+        return self.out(inputs * float(ops.mean(inputs)))
+
+
+class CallsNumpy(Base):
+    def call(self, inputs):
+        return self.out(inputs.numpy())
+
+
+class UsesNumpy(Base):
+    def call(self, inputs):
+        return self.out(inputs * np.float32(2.0))
+
+
+class CallsAHelper(Base):
+    def helper(self, inputs):
+        return self.out(inputs)
+
+    def call(self, inputs):
+        return self.helper(inputs)
+
+
+class ReadsAWeight(Base):
+    def call(self, inputs):
+        return self.out(self.hidden(inputs)) + ops.sum(self.hidden.kernel)
+
+
+class IndexesALayerList(Base):
+    def call(self, inputs):
+        return self.helpers[0](inputs)
+
+
+class NotAMathOp(Base):
+    def call(self, inputs):
+        return self.out(ops.convert_to_numpy(inputs))
+
+
+class Catching(Base):
+    def call(self, inputs):
+        try:
+            return self.out(inputs)
+        except ValueError:
+            return inputs
+
+
+class Closure(Base):
+    def call(self, inputs):
+        return self.out(mk.ops.relu((lambda: inputs)()))
+
+
+class MakesAFunction(Base):
+    def call(self, inputs):
+        return self.out(inputs * (lambda: 2.0)())
+
+
+class Comprehension(Base):
+    def call(self, inputs):
+        return self.out(mk.ops.concatenate([inputs for _ in range(2)], axis=-1))
+
+
+class CallsSuper(MLP):
+    def call(self, inputs):
+        return super().call(inputs)
+
+
+class StarArgs(Base):
+    def call(self, inputs, *rest):
+        return self.out(inputs)
+
+
+class Builtin(Base):
+    def call(self, inputs):
+        return self.out(inputs[: len(inputs)])
+
+
+@pytest.mark.parametrize(
+    "cls, reason",
+    [
+        (Printing, "uses the builtin 'print'"),
+        (Branching, "has a POP_JUMP"),
+        (Looping, "has a GET_ITER"),
+        (Counting, "uses the builtin 'getattr'"),
+        (Appending, "reads 'COUNTER', not a minikeras module or math op"),
+        (ReadsValues, "uses the builtin 'float'"),
+        (CallsNumpy, "reads 'numpy' of a tensor"),
+        (UsesNumpy, "reads the module 'numpy'"),
+        (CallsAHelper, "reads self.helper, a class attribute, method or property"),
+        (ReadsAWeight, "reads 'kernel' of a layer or function"),
+        (IndexesALayerList, "reads self.helpers, a"),
+        (NotAMathOp, "reads 'minikeras.ops.convert_to_numpy', not a minikeras module or math op"),
+        (Catching, "handles exceptions"),
+        (Closure, "uses a closure"),
+        (MakesAFunction, "has a MAKE_FUNCTION"),
+        (Comprehension, "uses a closure"),
+        (CallsSuper, "calls super()"),
+        (StarArgs, "takes *args"),
+        (Builtin, "uses the builtin 'len'"),
+    ],
+)
+def test_python_a_replay_would_skip_keeps_the_call_eager(cls, reason, capsys):
+    model = make(cls)()
+    assert reason in plain_call_reason(model)
+    COUNTER.clear()
+    for _ in range(4):
+        with mk.GradientTape():
+            model(X)
+    assert recorded(model) == []
+    assert reason in model._replayed_calls.reason
+    if cls is Printing:
+        assert capsys.readouterr().out.count("called") == 4 + 1  # (and the building call)
+    if cls is Appending:
+        assert len(COUNTER) == 4
+
+
+def test_a_class_that_computes_its_own_masks_stays_eager():
+    class Masking(MLP):
+        def compute_mask(self, inputs, mask=None):
+            return None
+
+    model = make(Masking)()
+    for _ in range(3):
+        with mk.GradientTape():
+            model(X)
+    assert recorded(model) == []
+    assert "compute_mask" in model._replayed_calls.reason
+
+
+def test_another_python_version_keeps_every_subclassed_call_eager(monkeypatch):
+    monkeypatch.setattr(plain_calls, "BYTECODE_VERSIONS", ())
+    model = make(MLP)()
+    assert "bytecode" in plain_call_reason(model)
+    for _ in range(3):
+        with mk.GradientTape():
+            model(X)
+    assert recorded(model) == []
+
+
+def test_a_plain_subclassed_model_nested_in_a_sequential_replays_with_it(monkeypatch):
+    def build():
+        inner = MLP()
+        model = mk.Sequential([mk.Input((6,)), inner, Dense(3)])
+        return model
+
+    model, replayed = custom_loop(build)
+    assert recorded(model) and all(type(p) is Program for p in recorded(model))
+    eager(monkeypatch)
+    for got, want in zip(replayed, custom_loop(build)[1], strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_layer_the_model_does_not_track_keeps_the_call_eager(monkeypatch):
+    # (minikeras finds a layer set past Layer.__setattr__ too: the guard is for what it misses)
+    model = make(MLP)()
+    monkeypatch.setattr(plain_calls.tracking, "tracked_layers", lambda model: [model.out])
+    assert "self.hidden, a layer the model does not track" in plain_call_reason(model)
+
+
+def test_integer_inputs_of_a_subclassed_model_are_not_cast_before_its_replay():
+    # Which layer reads the inputs first is the call's to say, not the tracking order's.
+    class Lookup(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.out = Dense(3)  # tracked first, called last
+            self.embed = mk.layers.Embedding(10, 4)
+
+        def call(self, ids):
+            return self.out(self.embed(ids))
+
+    from minikeras.models.replayability import casts_integer_inputs
+
+    model = Lookup()
+    ids = np.array([[1, 2], [3, 9]])
+    first = model(ids).numpy()
+    assert not casts_integer_inputs(model)
+    for _ in range(3):
+        np.testing.assert_array_equal(model(ids).numpy(), first)
