@@ -236,13 +236,8 @@ def test_a_replay_that_gives_up_leaves_the_dropout_generators_as_it_found_them(s
     assert isinstance(next(iter(results["auto"][0]._compiled_step.programs.values())), Program)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="by design (compiled_step's docstring, docs/training.md): Python attributes that "
-    "call reads are fixed when the step is recorded, as in a compiled Keras step; a callback "
-    "that anneals Dropout.rate or swaps an activation mid-fit changes only eager steps",
-)
 def test_a_dropout_rate_changed_by_a_callback_mid_fit_is_used_by_later_steps():
+    # (a compiled Keras step keeps the rate it traced; minikeras records the step again)
     class Anneal(mk.callbacks.Callback):
         def on_epoch_end(self, epoch, logs=None):
             self.model.layers[1].rate = 0.1

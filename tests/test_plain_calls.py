@@ -28,6 +28,7 @@ RNG = np.random.default_rng(0)
 X = RNG.normal(size=(16, 6)).astype(np.float32)
 LABELS = RNG.integers(0, 3, size=16)
 COUNTER = []
+ACTIVATION = ops.relu  # (rebound by a test)
 
 
 class Base(mk.Model):
@@ -277,7 +278,7 @@ class Builtin(Base):
         (CallsNumpy, "reads 'numpy' of a tensor"),
         (UsesNumpy, "reads the module 'numpy'"),
         (CallsAHelper, "reads self.helper, a class attribute, method or property"),
-        (ReadsAWeight, "reads 'kernel' of a layer or function"),
+        (ReadsAWeight, "reads 'kernel' of a layer, function or Python value"),
         (IndexesALayerList, "reads self.helpers, a"),
         (NotAMathOp, "reads 'minikeras.ops.convert_to_numpy', not a minikeras module or math op"),
         (Catching, "handles exceptions"),
@@ -366,3 +367,175 @@ def test_integer_inputs_of_a_subclassed_model_are_not_cast_before_its_replay():
     assert not casts_integer_inputs(model)
     for _ in range(3):
         np.testing.assert_array_equal(model(ids).numpy(), first)
+
+
+SETTINGS = {"scale": 2.0}
+
+
+class DictDefault(Base):
+    def call(self, inputs, config=SETTINGS):
+        return self.out(inputs * config["scale"])
+
+
+class RequiredArgument(Base):
+    def call(self, inputs, extra):
+        return self.out(inputs)
+
+
+class Formats(Base):
+    def call(self, inputs):
+        return self.out(inputs * {"1": 1.0}["%d" % ops.sum(inputs)])  # noqa: UP031
+
+
+class RepeatsAString(Base):
+    def call(self, inputs):
+        return self.out(inputs + len("ab" * ops.sum(inputs)))
+
+
+class TensorTraining(Base):
+    def call(self, inputs):
+        return self.out(self.drop(inputs, training=ops.sum(inputs)))
+
+
+class TensorAsAxis(Base):
+    def call(self, inputs):
+        return self.out(ops.sum(inputs, axis=ops.sum(inputs)))
+
+
+class TensorAsShape(Base):
+    def call(self, inputs):
+        return self.out(ops.reshape(inputs, inputs))
+
+
+class PrivateNumber(Base):
+    def call(self, inputs):
+        return self.out(inputs * self._latest_call)
+
+
+class OwnGetattribute(MLP):
+    def __getattribute__(self, name):
+        return super().__getattribute__(name)
+
+
+class Raising:
+    def __getattr__(self, name):
+        raise ValueError(f"unknown setting {name!r}")
+
+    def __call__(self, x):
+        return x
+
+
+RAISING = Raising()
+
+
+class CallsRaising(Base):
+    def call(self, inputs):
+        return self.out(RAISING(inputs))
+
+
+@pytest.mark.parametrize(
+    "cls, reason",
+    [
+        (DictDefault, "has a default for 'config' that is not a constant (dict)"),
+        (RequiredArgument, "takes 'extra', an argument a replay cannot give"),
+        (Formats, "computes % on a tensor and a value that is not a Python number"),
+        (RepeatsAString, "uses the builtin 'len'"),
+        (TensorTraining, "passes self.drop a training= that is not call's own"),
+        (TensorAsAxis, "passes minikeras.ops.sum a tensor by keyword"),
+        (TensorAsShape, "passes minikeras.ops.reshape a tensor where it takes a Python value"),
+        (PrivateNumber, "reads self._latest_call, a private attribute"),
+        (OwnGetattribute, "OwnGetattribute has a __getattribute__ of its own"),
+        (CallsRaising, "reads 'RAISING', not a minikeras module or math op"),
+    ],
+)
+def test_python_values_a_tensor_could_reach_are_refused(cls, reason):
+    model = cls()
+    assert reason in plain_call_reason(model)
+
+
+def test_a_tensor_never_reaches_a_python_operation():
+    class Repeats(Base):
+        def call(self, inputs):
+            return self.out(inputs * ("ab" * ops.sum(inputs)))
+
+    class Indexes(Base):
+        def call(self, inputs):
+            return self.out(inputs * (1.0, 2.0)[ops.sum(inputs)])
+
+    assert "computes * on a tensor and a value" in plain_call_reason(Repeats())
+    assert "indexes with a tensor" in plain_call_reason(Indexes())
+
+
+@pytest.mark.parametrize("kind", ["sequential", "functional"])
+def test_a_model_with_a_graph_and_a_call_of_its_own_stays_eager(kind):
+    class Doubled(mk.Sequential if kind == "sequential" else mk.Model):
+        def call(self, inputs, training=None):
+            return self.dense(inputs * 2)
+
+    if kind == "sequential":
+        model = Doubled([mk.Input((6,)), Dense(3)])
+    else:
+        inputs = mk.Input((6,))
+        model = Doubled(inputs, Dense(3)(inputs))
+    model.dense = model.layers[-1]
+    codes = np.array([[200, 1, 2, 3, 4, 5]], np.uint8)
+    first = model(codes).numpy()
+    for _ in range(3):
+        np.testing.assert_array_equal(model(codes).numpy(), first)
+    assert "a graph and a call of its own" in model._replayed_calls.reason
+
+
+def test_a_changed_call_default_or_name_records_again(monkeypatch):
+    module = sys.modules[__name__]
+
+    class Scaled(Base):
+        def call(self, inputs, scale=2.0):
+            return self.out(ACTIVATION(inputs) * scale)
+
+    model = make(Scaled)()
+
+    def called():
+        with mk.GradientTape():
+            return model(X, training=False).numpy()
+
+    def eager():
+        return Scaled.call(model, mk.Tensor(X)).numpy()
+
+    for _ in range(3):
+        np.testing.assert_array_equal(called(), eager())
+    monkeypatch.setattr(module, "ACTIVATION", ops.tanh)  # a module-level name rebound
+    np.testing.assert_array_equal(called(), eager())
+    monkeypatch.setattr(Scaled.call, "__defaults__", (3.0,))  # a default replaced
+    np.testing.assert_array_equal(called(), eager())
+    monkeypatch.setattr(Scaled, "call", lambda self, inputs: self.out(inputs))  # call replaced
+    np.testing.assert_array_equal(called(), model.out(X).numpy())
+
+
+@pytest.mark.parametrize("kind", ["subclassed", "sequential"])
+def test_fit_records_again_when_a_callback_sets_what_call_reads(kind):
+    class Tempered(Base):
+        def call(self, inputs, training=None):
+            return self.out(self.hidden(inputs)) / self.temperature
+
+    class Anneal(mk.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if kind == "subclassed":
+                self.model.temperature = self.model.temperature * 0.5
+            else:
+                self.model.layers[1].rate = 0.1 * (epoch + 1)
+
+    def fitted(jit_compile):
+        mk.utils.set_random_seed(0)
+        if kind == "subclassed":
+            model = Tempered()
+            model.temperature = 2.0
+        else:
+            model = mk.Sequential([mk.Input((6,)), Dense(8), Dropout(0.0), Dense(3)])
+        model.compile("adam", mk.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      jit_compile=jit_compile)  # fmt: skip
+        history = model.fit(X, LABELS, batch_size=8, epochs=3, verbose=0, callbacks=[Anneal()])
+        return model, history.history["loss"]
+
+    compiled, losses = fitted("auto")
+    assert compiled._compiled_step.reason is None
+    assert losses == fitted(False)[1]

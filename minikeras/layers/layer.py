@@ -13,6 +13,7 @@ from minikeras import regularizers
 from minikeras.engine.context import state as _state
 from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.layers import auto_config, call_checks, layer_containers, layer_record, tracking
+from minikeras.layers.attribute_sets import count_set
 from minikeras.layers.layer_call import LayerCall
 from minikeras.layers.layer_config import LayerConfig, layer_dtype_policy
 from minikeras.layers.layer_dtypes import LayerDTypes
@@ -190,7 +191,7 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
         if attributes.get("built") and name not in self._untracked_attributes:
             # What `call` reads may have changed: a recording of it is stale (see
             # `models.replayed_call`). Bookkeeping during a call bypasses this method.
-            attributes["_attribute_sets"] = attributes.get("_attribute_sets", 0) + 1
+            count_set(attributes)
         self._release_added_weight(name, value)
         if name not in self._untracked_attributes and name != "_layers":
             # A list or dict of layers is copied into one that records what goes in
@@ -222,7 +223,7 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
     def __delattr__(self, name):
         attributes = self.__dict__
         if attributes.get("built"):
-            attributes["_attribute_sets"] = attributes.get("_attribute_sets", 0) + 1
+            count_set(attributes)
         self._release_added_weight(name, None)
         old = attributes.get(name)
         object.__delattr__(self, name)

@@ -225,7 +225,7 @@ class LayerCall:
         call_checks.check_build_attributes(self, before)
 
     def _after_first_call(self, inputs):
-        self._first_call_done = True
+        self.__dict__["_first_call_done"] = True  # (bookkeeping: no attribute set to count)
         if not _state.call_stack:
             call_checks.warn_untrackable(self)
 

@@ -6,6 +6,7 @@ default) gives `compute_dtype` (inputs are cast to it, outputs have it) and
 in Keras 3. `Layer` inherits it; it is not used on its own.
 """
 
+from minikeras.layers.attribute_sets import count_set
 from minikeras.layers.layer_config import layer_dtype_policy
 
 __all__ = ["LayerDTypes"]
@@ -37,7 +38,7 @@ class LayerDTypes:
         setter = object.__setattr__
         attributes = self.__dict__
         if attributes.get("built"):  # a recording of `call` is stale (models.replayed_call)
-            attributes["_attribute_sets"] = attributes.get("_attribute_sets", 0) + 1
+            count_set(attributes)
         compute, variable = policy.compute_dtype, policy.variable_dtype
         setter(self, "_dtype_policy", policy)
         setter(self, "_compute_dtype", compute)  # (read at every call)

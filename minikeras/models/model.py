@@ -57,6 +57,7 @@ class Model(ModelLayers, ModelTraining, ModelSaving, Layer):
         "_compile_loss", "_compile_metrics", "_loss_tracker", "_step_cache", "_initial_epoch",
         "_compiled_step", "_batch_cache", "stop_training", "_compile_arguments",
         "_graph_operations",  # (graph.graph_operations's cache: its InputLayers are no weights)
+        "_fit_interrupted",  # (fit's bookkeeping: no set of it makes a recorded call stale)
     }  # fmt: skip
 
     def __init__(self, inputs=None, outputs=None, name=None, **kwargs):

@@ -10,24 +10,37 @@ refuses (the call stays eager, as written) anything else. What it accepts:
 
 - straight-line code: no `if`, loop, `try`, `with`, comprehension,
   `lambda` or closure (nothing can take another path on another call);
-- calls of the layers the model holds as its own attributes
-  (`self.dense(x, training=training)`), which `not_replayable` then checks
-  as it checks a Sequential's layers;
+- calls of the layers the model holds as its own attributes, on one
+  tensor (or a list of them), with at most `training=` (the call's own
+  `training`, or a constant): `self.dense(x, training=training)`, which
+  `not_replayable` then checks as it checks a Sequential's layers;
 - the math ops of `replayability.REPLAYABLE_OPERATIONS` from `minikeras.ops`
   or `minikeras.activations` (`ops.relu(x)`, `mk.ops.concatenate([a, b])`,
-  or the function imported by name), and Python's operators and indexing
-  (`x + y`, `x * 0.5`, `x[:, :8]`), which Tensors turn into ops;
-- a tensor's `shape`, `ndim`, `dtype` and `T`, and the model's own Python
-  numbers, strings and tuples of them (`self.scale`), which `Layer.__setattr__`
-  counts when they are set anew (a new recording);
-- keyword arguments, tuples, lists, dicts and slices built from the above.
+  or the function imported by name), tensors in their operand places and
+  Python values in the others (an axis), and Python's operators and
+  indexing on tensors with Python numbers (`x + y`, `x * 0.5`, `x[:, :8]`),
+  which Tensors turn into ops;
+- a tensor's `shape`, `ndim`, `dtype` and `T`, constants, the call's
+  arguments with constant defaults, and the model's own public Python
+  numbers, strings and tuples of them (`self.scale`), which
+  `Layer.__setattr__` counts when they are set anew (a new recording);
+- tuples, lists, dicts and slices built from the above.
+
+Every value is followed as a tensor, or a Python value that depends on no
+tensor's value: a tensor never reaches Python's own operations (`"%d" % x`,
+`"ab" * x`, `table[x]`), a layer's `training`, or an op's non-operand
+arguments, any of which would read its value.
 
 Refused: anything else, among them a read of a value in Python (`float(x)`,
 `x.numpy()`, `if ops.any(x)`), a call of any other function or method
 (`print`, `self.helper(x)`, `np.exp`), a store to an attribute or a global,
 a builtin, a weight read directly (`self.dense.kernel`), a layer held in a
-list. The names `call` reads from its module (`ops`, `mk`) are resolved
-when it is checked, as a compiled (traced) step resolves them once.
+list, an argument whose default is not a constant, a model class with its
+own `__getattribute__` or with a graph (a Sequential or functional
+subclass) besides its own `call`. What the check relied on (the function,
+its code and defaults, each module-level name and module attribute it
+resolved) is kept (`call_guards`); a replay checks it still holds, and
+records again otherwise.
 
 The bytecode is CPython 3.11's; on another version every subclassed model
 stays eager (`plain_call_reason` says so).
@@ -38,27 +51,32 @@ import dis
 import sys
 import types
 
-from minikeras import activations, ops
 from minikeras.layers import tracking
 from minikeras.layers.layer import Layer
-from minikeras.models.replayability import REPLAYABLE_OPERATIONS
+from minikeras.models.plain_call_kinds import (
+    TENSOR,
+    TENSOR_ATTRIBUTES,
+    TENSORS,
+    built,
+    callable_or_module,
+    indexed,
+    is_constant,
+    is_static,
+    operated,
+)
 
-__all__ = ["BYTECODE_VERSIONS", "plain_call_reason"]
+__all__ = ["BYTECODE_VERSIONS", "call_guards", "guards_hold", "plain_call_reason"]
 
 BYTECODE_VERSIONS = ((3, 11),)  # the CPython versions whose bytecode is read
 
-# What an item on the simulated stack is: a tuple (a string is a reason to refuse).
-_VALUE, _SELF, _NULL = ("value",), ("self",), ("null",)  # (and a layer, module, function)
+# Stack items besides `plain_call_kinds`' (a string is a reason to refuse, not an item).
+_SELF, _NULL, _TRAINING = ("self",), ("null",), ("training",)
+# Ops taking two tensor operands; the others take one (a list, for these two).
+_BINARY_OPS = frozenset({"add", "divide", "matmul", "maximum", "minimum", "multiply",
+                         "power", "subtract", "true_divide"})  # fmt: skip
+_LIST_OPS = frozenset({"concatenate", "stack"})
 
-_TENSOR_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "T"})
-_SCALARS = (bool, int, float, str, type(None))
-_ALLOWED_MODULES = ("minikeras", "minikeras.ops", "minikeras.activations")
-_FUNCTION_SOURCES = (ops, activations)
-
-# Opcodes with no effect on the simulated stack, and those that pop n values and push one.
-_NEUTRAL = frozenset({"RESUME", "NOP", "CACHE", "PRECALL", "KW_NAMES", "EXTENDED_ARG"})
-_COMBINING = {"BINARY_OP": 2, "BINARY_SUBSCR": 2, "UNARY_NEGATIVE": 1, "UNARY_POSITIVE": 1}
-_BUILDING = frozenset({"BUILD_TUPLE", "BUILD_LIST", "BUILD_SLICE"})
+_NEUTRAL = frozenset({"RESUME", "NOP", "CACHE", "PRECALL", "EXTENDED_ARG"})
 _CODE_FLAGS = (
     ("generator", 0x20),
     ("coroutine", 0x80),
@@ -96,25 +114,111 @@ def plain_call_reason(model):
         >>> plain_call_reason(Printing())
         "Printing.call uses the builtin 'print'"
     """
-    call = type(model).call
-    owner = f"{type(model).__name__}.call"
+    return _checked(model)[0]
+
+
+def call_guards(model):
+    """What an accepted `call` was checked against, for `guards_hold`; None if refused.
+
+    Args:
+        model: a subclassed model.
+
+    Returns:
+        A tuple: the call function, its code and defaults, and each
+        module-level name and module attribute it resolved with its object;
+        None for a graph's call (a Sequential's, a functional model's).
+
+    Example:
+        >>> class Plain(mk.Model):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.out = mk.layers.Dense(2)
+        ...     def call(self, x):
+        ...         return self.out(mk.ops.relu(x))
+        >>> from minikeras.models import plain_calls
+        >>> guards = plain_calls.call_guards(Plain())
+        >>> [name for _, name, _ in guards[-1]]
+        ['mk', 'ops', 'relu']
+    """
+    from minikeras.models.model import Model
+    from minikeras.models.sequential import Sequential
+
+    if type(model).call in (Model.call, Sequential.call):
+        return None  # a graph's call: minikeras's own
+    reason, guards = _checked(model)
+    return None if reason is not None else guards
+
+
+def guards_hold(model, guards):
+    """Whether what `call_guards` found still holds: the same call, defaults and names.
+
+    Args:
+        model: the model the guards were found for.
+        guards: what `call_guards` returned.
+
+    Returns:
+        A bool; False when a replay could differ from what the call now does.
+
+    Example:
+        >>> class Plain(mk.Model):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.out = mk.layers.Dense(2)
+        ...     def call(self, x, scale=2.0):
+        ...         return self.out(x * scale)
+        >>> from minikeras.models import plain_calls
+        >>> model = Plain()
+        >>> guards = plain_calls.call_guards(model)
+        >>> plain_calls.guards_hold(model, guards)
+        True
+        >>> Plain.call.__defaults__ = (3.0,)
+        >>> plain_calls.guards_hold(model, guards)
+        False
+    """
+    function, code, defaults, keyword_defaults, names = guards
+    if type(model).call is not function or function.__code__ is not code:
+        return False
+    if function.__defaults__ is not defaults or function.__kwdefaults__ is not keyword_defaults:
+        return False
+    return all(namespace.get(name, _MISSING) is found for namespace, name, found in names)
+
+
+_MISSING = object()
+
+
+def _checked(model):
+    """`(reason or None, guards)` for `type(model).call`."""
+    cls = type(model)
+    call = cls.call
+    owner = f"{cls.__name__}.call"
     if sys.version_info[:2] not in BYTECODE_VERSIONS:
-        return f"{owner} is read as CPython 3.11's bytecode, and this is {sys.version.split()[0]}"
+        return (
+            f"{owner} is read as CPython 3.11's bytecode, and this is {sys.version.split()[0]}",
+            None,
+        )
     if type(call) is not types.FunctionType:
-        return f"{owner} is not a Python function"
+        return f"{owner} is not a Python function", None
+    if cls.__getattribute__ is not object.__getattribute__:
+        return f"{cls.__name__} has a __getattribute__ of its own", None
     code = call.__code__
     for name, flag in _CODE_FLAGS:
         if code.co_flags & flag:
-            return f"{owner} takes {name}" if "*" in name else f"{owner} is a {name}"
+            return (f"{owner} takes {name}" if "*" in name else f"{owner} is a {name}"), None
     if "__class__" in code.co_freevars:  # (what `super()` reads)
-        return f"{owner} calls super()"
+        return f"{owner} calls super()", None
     if code.co_freevars or code.co_cellvars:
-        return f"{owner} uses a closure"
+        return f"{owner} uses a closure", None
     if code.co_exceptiontable:
-        return f"{owner} handles exceptions or uses `with`"
+        return f"{owner} handles exceptions or uses `with`", None
     if code.co_argcount < 2:
-        return f"{owner} takes no inputs"
-    return _Checker(model, call, owner).run(code)
+        return f"{owner} takes no inputs", None
+    checker = _Checker(model, call, owner)
+    try:
+        reason = checker.arguments() or checker.run(code)
+    except Exception as error:  # (code or objects this reading does not follow)
+        reason = f"{owner} could not be read ({type(error).__name__}: {error})"
+    guards = (call, code, call.__defaults__, call.__kwdefaults__, tuple(checker.names))
+    return reason, guards
 
 
 class _Checker:
@@ -123,32 +227,50 @@ class _Checker:
     def __init__(self, model, call, owner):
         self.model, self.call, self.owner = model, call, owner
         self.layers = {id(layer) for layer in tracking.tracked_layers(model)}
-        self.stack = []
-        self.locals = {name: _VALUE for name in call.__code__.co_varnames}
-        self.locals[call.__code__.co_varnames[0]] = _SELF
+        self.stack, self.locals, self.names, self.keywords = [], {}, [], ()
+
+    def arguments(self):
+        """The kinds of `call`'s arguments: self, the input, `training`, constant defaults."""
+        code, call = self.call.__code__, self.call
+        count = code.co_argcount + code.co_kwonlyargcount
+        names = code.co_varnames[:count]
+        defaults = dict(zip(names[code.co_argcount - len(call.__defaults__ or ()) :],
+                            call.__defaults__ or ()))  # fmt: skip
+        defaults.update(call.__kwdefaults__ or {})
+        self.locals = {names[0]: _SELF, names[1]: TENSOR}
+        for name in names[2:]:
+            if name == "training":
+                self.locals[name] = _TRAINING
+            elif name not in defaults:
+                return f"{self.owner} takes {name!r}, an argument a replay cannot give"
+            elif not is_constant(defaults[name]):
+                kind = type(defaults[name]).__name__
+                return f"{self.owner} has a default for {name!r} that is not a constant ({kind})"
+            else:
+                self.locals[name] = ("static", type(defaults[name]))
+        return None
 
     def run(self, code):
-        try:
-            for instruction in dis.get_instructions(code):
-                reason = self.step(instruction.opname, instruction)
-                if reason is not None:
-                    return reason
-        except (IndexError, KeyError) as error:  # (code this reading does not follow)
-            return f"{self.owner} could not be read ({type(error).__name__}: {error})"
+        for instruction in dis.get_instructions(code):
+            reason = self.step(instruction.opname, instruction)
+            if reason is not None:
+                return reason
         return None
 
     def step(self, name, instruction):
         stack = self.stack
         if name in _NEUTRAL:
             return None
-        if name == "LOAD_FAST":
-            stack.append(self.locals[instruction.argval])
+        if name == "KW_NAMES":
+            self.keywords = self.call.__code__.co_consts[instruction.arg]
+        elif name == "LOAD_FAST":
+            stack.append(self.locals.get(instruction.argval, ("static", None)))
         elif name == "STORE_FAST":
-            if self.locals[instruction.argval] == _SELF:
+            if self.locals.get(instruction.argval) == _SELF:
                 return f"{self.owner} assigns to {instruction.argval!r}"
             self.locals[instruction.argval] = stack.pop()
         elif name == "LOAD_CONST":
-            stack.append(_VALUE)
+            stack.append(("static", type(instruction.argval)))
         elif name == "PUSH_NULL":
             stack.append(_NULL)
         elif name == "LOAD_GLOBAL":
@@ -166,27 +288,34 @@ class _Checker:
                 stack.append(_NULL)  # (what the call pops below the callable)
             stack.append(found)
         elif name == "CALL":
-            arguments = [stack.pop() for _ in range(instruction.arg)]
-            callee = stack.pop()
-            stack.pop()  # the NULL (or method) below it
-            if callee[0] not in ("layer", "function"):
-                return f"{self.owner} calls something other than a layer of the model or a math op"
-            if any(argument != _VALUE for argument in arguments):
-                return f"{self.owner} passes a layer, module or `self` to {callee[2]!r}"
-            stack.append(_VALUE)
-        elif name in _COMBINING or name in _BUILDING:
-            count = _COMBINING.get(name) or instruction.arg
-            operands = [stack.pop() for _ in range(count)]
-            if any(operand != _VALUE for operand in operands):
-                return f"{self.owner} computes with a layer, module or `self` ({name})"
-            stack.append(_VALUE)
-        elif name == "BUILD_MAP":
-            return self.combine(2 * instruction.arg, name)
-        elif name == "BUILD_CONST_KEY_MAP":
-            return self.combine(instruction.arg + 1, name)
+            return self.called(instruction.arg)
+        elif name == "BINARY_OP":
+            right, left = stack.pop(), stack.pop()
+            return self.push(
+                operated(left, right),
+                f"computes {instruction.argrepr} on a tensor"
+                " and a value that is not a Python number",
+            )
+        elif name == "BINARY_SUBSCR":
+            key, container = stack.pop(), stack.pop()
+            return self.push(indexed(container, key), "indexes with a tensor, or a layer")
+        elif name in ("UNARY_NEGATIVE", "UNARY_POSITIVE"):
+            operand = stack.pop()
+            kind = operand if operand == TENSOR or is_static(operand) else None
+            return self.push(kind, "negates a layer, module or `self`")
+        elif name in ("BUILD_TUPLE", "BUILD_LIST", "BUILD_SLICE"):
+            items = [stack.pop() for _ in range(instruction.arg)]
+            kind = {"BUILD_TUPLE": tuple, "BUILD_LIST": list, "BUILD_SLICE": slice}[name]
+            made = built(items, kind, name != "BUILD_SLICE")
+            return self.push(made, f"builds a {kind.__name__} of layers, modules or `self`")
+        elif name in ("BUILD_MAP", "BUILD_CONST_KEY_MAP"):
+            count = 2 * instruction.arg if name == "BUILD_MAP" else instruction.arg + 1
+            items = [stack.pop() for _ in range(count)]
+            made = ("static", dict) if all(map(is_static, items)) else None
+            return self.push(made, "builds a dict of something other than Python values")
         elif name == "LIST_EXTEND":
-            if stack.pop() != _VALUE:
-                return f"{self.owner} computes with a layer, module or `self` ({name})"
+            if not is_static(stack.pop()) or not is_static(stack[-instruction.arg]):
+                return f"{self.owner} extends a list with something other than Python values"
         elif name == "POP_TOP":
             stack.pop()
         elif name == "COPY":
@@ -194,17 +323,50 @@ class _Checker:
         elif name == "SWAP":
             stack[-1], stack[-instruction.arg] = stack[-instruction.arg], stack[-1]
         elif name == "RETURN_VALUE":
-            if stack.pop() != _VALUE:
-                return f"{self.owner} returns a layer, module or `self`"
+            if stack.pop() != TENSOR:
+                return f"{self.owner} returns something other than one tensor"
         else:
             return f"{self.owner} has a {name} (only straight-line calls of layers and ops replay)"
         return None
 
-    def combine(self, count, name):
-        operands = [self.stack.pop() for _ in range(count)]
-        if any(operand != _VALUE for operand in operands):
-            return f"{self.owner} computes with a layer, module or `self` ({name})"
-        self.stack.append(_VALUE)
+    def push(self, kind, reason):
+        if kind is None:
+            return f"{self.owner} {reason}"
+        self.stack.append(kind)
+        return None
+
+    def called(self, count):
+        """A call of a layer or math op, its arguments checked (see the module)."""
+        stack, keywords = self.stack, self.keywords
+        self.keywords = ()
+        arguments = [stack.pop() for _ in range(count)][::-1]
+        callee = stack.pop()
+        stack.pop()  # the NULL (or method) below it
+        positional = arguments[: count - len(keywords)]
+        named = dict(zip(keywords, arguments[count - len(keywords) :]))
+        if callee[0] == "layer":
+            label = callee[2]
+            if len(positional) != 1 or positional[0] not in (TENSOR, TENSORS):
+                return f"{self.owner} calls {label} on something other than one tensor or list"
+            for keyword, kind in named.items():
+                if keyword != "training":
+                    return f"{self.owner} passes {keyword}= to {label} (only training=)"
+                if kind != _TRAINING and kind not in (("static", bool), ("static", type(None))):
+                    return f"{self.owner} passes {label} a training= that is not call's own"
+        elif callee[0] == "function":
+            label, function = callee[2], callee[1].__name__
+            operands = 2 if function in _BINARY_OPS else 1
+            for position, kind in enumerate(positional):
+                allowed = position < operands and (
+                    kind == TENSOR or (kind == TENSORS and function in _LIST_OPS)
+                )
+                if not allowed and not is_static(kind):
+                    return f"{self.owner} passes {label} a tensor where it takes a Python value"
+            if not all(is_static(kind) for kind in named.values()):
+                return f"{self.owner} passes {label} a tensor by keyword"
+        else:
+            return f"{self.owner} calls something other than a layer of the model or a math op"
+        stack.append(TENSOR)
         return None
 
     def global_named(self, name):
@@ -213,26 +375,27 @@ class _Checker:
             if hasattr(builtins, name):
                 return f"{self.owner} uses the builtin {name!r}"
             return f"{self.owner} reads {name!r}, which its module does not define"
-        return _callable_or_module(namespace[name], name, self.owner)
+        self.names.append((namespace, name, namespace[name]))
+        return callable_or_module(namespace[name], name, self.owner)
 
     def attribute(self, receiver, name, method):
         if receiver == _SELF:
             return self.own_attribute(name)
-        if receiver == _VALUE:
-            if name in _TENSOR_ATTRIBUTES and not method:
-                return _VALUE
-            return f"{self.owner} reads {name!r} of a tensor (only shape, ndim, dtype and T)"
+        if receiver == TENSOR:
+            if method or name not in TENSOR_ATTRIBUTES:
+                return f"{self.owner} reads {name!r} of a tensor (only shape, ndim, dtype and T)"
+            return TENSOR_ATTRIBUTES[name]
         if receiver[0] == "module":
             module = receiver[1]
-            if not hasattr(module, name):
-                return f"{self.owner} reads {module.__name__}.{name}, which does not exist"
-            return _callable_or_module(
-                getattr(module, name), f"{module.__name__}.{name}", self.owner
-            )
-        return f"{self.owner} reads {name!r} of a layer or function"
+            namespace = vars(module)
+            if name not in namespace:
+                return f"{self.owner} reads {module.__name__}.{name}, which is not a module name"
+            self.names.append((namespace, name, namespace[name]))
+            return callable_or_module(namespace[name], f"{module.__name__}.{name}", self.owner)
+        return f"{self.owner} reads {name!r} of a layer, function or Python value"
 
     def own_attribute(self, name):
-        """An attribute of the model: one of its layers, or a Python number or string."""
+        """An attribute of the model: one of its layers, or a public Python number or string."""
         model = self.model
         if any(name in vars(cls) for cls in type(model).__mro__):
             return f"{self.owner} reads self.{name}, a class attribute, method or property"
@@ -243,25 +406,8 @@ class _Checker:
             if id(value) not in self.layers:  # (its own call is then checked as the others)
                 return f"{self.owner} calls self.{name}, a layer the model does not track"
             return ("layer", value, f"self.{name}")
-        if _is_constant(value):
-            return _VALUE
+        if name.startswith("_"):  # (the model's own bookkeeping changes without a set)
+            return f"{self.owner} reads self.{name}, a private attribute"
+        if is_constant(value):
+            return ("static", type(value))
         return f"{self.owner} reads self.{name}, a {type(value).__name__} (not a layer or number)"
-
-
-def _callable_or_module(value, name, owner):
-    """A minikeras module, or a math op of `ops` or `activations`, as a stack item; else why not."""
-    if isinstance(value, types.ModuleType):
-        if value.__name__ in _ALLOWED_MODULES:
-            return ("module", value, name)
-        return f"{owner} reads the module {value.__name__!r}, not minikeras, its ops or activations"
-    function_name = getattr(value, "__name__", None)
-    for module in _FUNCTION_SOURCES:
-        if vars(module).get(function_name) is value and function_name in REPLAYABLE_OPERATIONS:
-            return ("function", value, name)
-    return f"{owner} reads {name!r}, not a minikeras module or math op"
-
-
-def _is_constant(value):
-    if type(value) in _SCALARS:
-        return True
-    return type(value) is tuple and all(_is_constant(item) for item in value)

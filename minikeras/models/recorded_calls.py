@@ -14,6 +14,8 @@ from minikeras import config
 from minikeras.engine.replay import Program, RecordingsHolder
 from minikeras.engine.variable import TrackingGeneration
 from minikeras.layers import call_checks, tracking
+from minikeras.layers.attribute_sets import AttributeSets
+from minikeras.models.plain_calls import call_guards, guards_hold
 from minikeras.models.replayability import casts_integer_inputs, not_replayable
 
 __all__ = [
@@ -33,10 +35,13 @@ MOST_RECORDINGS = 16  # recordings of one model after which it is called eagerly
 class Calls(RecordingsHolder):
     """A model's recorded calls while what they read stands still (see the module)."""
 
-    __slots__ = ("generation", "sets", "reason", "programs", "layers", "_casts_integers")
+    __slots__ = ("generation", "sets", "all_sets", "reason", "programs", "layers", "guards",
+                 "_casts_integers")  # fmt: skip
 
     def __init__(self, generation, sets, reason, layers):
         self.generation, self.sets, self.reason = generation, sets, reason
+        self.all_sets = AttributeSets.value  # (the process's count when `sets` was summed)
+        self.guards = None  # a subclassed model's: what its call was checked against
         self.layers = layers  # (not the model itself: it holds this)
         self.programs = {}  # (shape, dtype, training, traced) -> Program, or why refused
         self._casts_integers = None
@@ -71,6 +76,8 @@ def new_calls(model, generation):
     reason = not_replayable(model) if recordings < MOST_RECORDINGS else "recorded too often"
     layers = tuple(tracking.tracked_layers(model))
     calls = Calls(generation, attribute_sets(model, layers), reason, layers)
+    if reason is None:
+        calls.guards = call_guards(model)
     object.__setattr__(model, "_replayed_calls", calls)
     return calls
 
@@ -137,11 +144,14 @@ def program_for(model, signature):
         calls = new_calls(model, generation)
     if calls.reason is not None:
         return None
-    sets = attributes.get("_attribute_sets", 0)  # (`attribute_sets`, inline)
-    for layer in calls.layers:
-        sets += layer.__dict__.get("_attribute_sets", 0)
-    if calls.sets != sets:  # an attribute set since
-        calls = new_calls(model, generation)
+    if calls.all_sets != AttributeSets.value:  # an attribute set somewhere: of this model?
+        if calls.sets != attribute_sets(model, calls.layers):
+            calls = new_calls(model, generation)
+            if calls.reason is not None:
+                return None
+        calls.all_sets = AttributeSets.value
+    if calls.guards is not None and not guards_hold(model, calls.guards):
+        calls = new_calls(model, generation)  # (its call, a default or a name it read changed)
         if calls.reason is not None:
             return None
     program = calls.programs.get(signature)

@@ -222,6 +222,9 @@ def _not_replayable_model(model):
     graph = cls.call is Sequential.call or (cls.call is Model.call and model._inputs is not None)
     if not graph and cls.call is Model.call:
         return "the model has neither a graph nor a call of its own"
+    if not graph and (isinstance(model, Sequential) or model.__dict__.get("_inputs") is not None):
+        # (its inputs are cast as its graph's Inputs say, which its call does not run)
+        return "the model has a graph and a call of its own"
     base = Sequential if isinstance(model, Sequential) else Model
     if cls.compute_mask is not base.compute_mask:
         return "the model computes its own masks (compute_mask)"
@@ -274,7 +277,9 @@ def casts_integer_inputs(model):
 
     if config.floatx() != model.dtype:
         return False
-    if getattr(model, "_inputs", None) is None and not isinstance(model, Sequential):
+    from minikeras.models.model import Model
+
+    if type(model).call not in (Model.call, Sequential.call):
         return False  # a subclassed model: which layer reads its inputs first is its call's
     return _consumers_cast(model, None)
 

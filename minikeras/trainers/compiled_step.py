@@ -55,11 +55,16 @@ all there is:
 
 Anything else, or a recording that `Program.build` refuses (noise drawn in
 Python, a Variable assigned a value no recorded op computed), runs eagerly, as with
-`jit_compile=False`. As with a compiled Keras step, what `call` reads from
-Python attributes is fixed when the step is recorded: a change to what a
-model tracks (a layer added, a weight replaced, `trainable` switched, a loss
-given to `add_loss`, a weight's `regularizer` set) or a new `compile`
-records it again.
+`jit_compile=False`. What `call` reads from Python attributes is recorded
+with the step; unlike a compiled Keras step (which keeps what it traced),
+anything that could change it records the step again at the next batch: an
+attribute set on the model or one of its layers (a callback annealing a
+Dropout's `rate`, a subclassed model's `self.temperature`), a change to
+what the model tracks (a layer added, a weight replaced, `trainable`
+switched, a loss given to `add_loss`, a weight's `regularizer` set), a
+subclassed model's `call`, its defaults or a name it reads rebound
+(`models.plain_calls.guards_hold`), or a new `compile`. A value changed in
+place (an item of a list attribute) is not seen: set the attribute anew.
 """
 
 from operator import is_not
@@ -68,6 +73,8 @@ from types import FunctionType
 from minikeras.engine.replay import Program, Recorder, RecordingsHolder
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
+from minikeras.layers.attribute_sets import AttributeSets
+from minikeras.layers.tracking import tracked_layers
 from minikeras.losses import (
     BinaryCrossentropy,
     CategoricalCrossentropy,
@@ -88,6 +95,8 @@ from minikeras.losses import (
     regression,
 )
 from minikeras.models.model_steps import ModelSteps
+from minikeras.models.plain_calls import call_guards, guards_hold
+from minikeras.models.recorded_calls import attribute_sets
 from minikeras.models.replayability import (
     REPLAYABLE_LAYERS,
     casts_integer_inputs,
@@ -146,6 +155,8 @@ class CompiledStep(RecordingsHolder):
 
     def __init__(self, key, reason, watch_targets=False, casts_integers=False, weighs=False):
         self.key, self.reason = key, reason
+        # What a recording read beside the key: layers' attribute sets, a subclassed call.
+        self.layers, self.sets, self.all_sets, self.guards = (), 0, None, None
         self.watch_targets, self.casts_integers, self.weighs = (
             watch_targets,
             casts_integers,
@@ -279,6 +290,13 @@ def compiled_step(model, x, y, sample_weight):
         return None, x
     key = (TrackingGeneration.value, id(model.optimizer), id(model._compile_loss))
     state = model.__dict__.get("_compiled_step")
+    if state is not None and state.all_sets != AttributeSets.value:  # (see `attribute_sets`)
+        if state.sets != attribute_sets(model, state.layers):
+            state = None  # an attribute of the model or a layer set: what call reads may differ
+        else:
+            state.all_sets = AttributeSets.value
+    if state is not None and state.guards is not None and not guards_hold(model, state.guards):
+        state = None  # a subclassed model's call, a default of it or a name it reads changed
     if state is None or state.key != key:
         reason = _not_compilable(model)
         if reason is not None:
@@ -293,6 +311,9 @@ def compiled_step(model, x, y, sample_weight):
             state = CompiledStep(
                 key, None, _transforms_targets(loss), casts_integer_inputs(model), weighs
             )
+        state.layers = tuple(tracked_layers(model))
+        state.sets, state.all_sets = attribute_sets(model, state.layers), AttributeSets.value
+        state.guards = call_guards(model) if state.reason is None else None
         object.__setattr__(model, "_compiled_step", state)
     if state.reason is not None or (sample_weight is not None and not state.weighs):
         return None, x
