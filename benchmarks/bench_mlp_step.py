@@ -126,8 +126,8 @@ class ModelStep:
 
     Args:
         make: `benchmarks.mlp.minikeras_model` (a Sequential, whose call a
-            tape replays as one node) or `subclassed_model` (its `call` is
-            Python, run eagerly).
+            tape replays as one node) or `subclassed_model` (its plain
+            `call` is replayed alike: `models.plain_calls`).
         weights: the starting weights.
         learning_rate: SGD's learning rate.
     """

@@ -18,6 +18,7 @@ from minikeras.layers import Dense, Dropout
 from minikeras.models import plain_calls, replayed_call
 from minikeras.models.plain_calls import plain_call_reason
 from minikeras.ops import relu
+from minikeras.trainers import compiled_step
 
 pytestmark = pytest.mark.skipif(
     sys.version_info[:2] not in plain_calls.BYTECODE_VERSIONS,
@@ -443,7 +444,7 @@ class CallsRaising(Base):
         (TensorTraining, "passes self.drop a training= that is not call's own"),
         (TensorAsAxis, "passes minikeras.ops.sum a tensor by keyword"),
         (TensorAsShape, "passes minikeras.ops.reshape a tensor where it takes a Python value"),
-        (PrivateNumber, "reads self._latest_call, a private attribute"),
+        (PrivateNumber, "reads self._latest_call, the model's bookkeeping"),
         (OwnGetattribute, "OwnGetattribute has a __getattribute__ of its own"),
         (CallsRaising, "reads 'RAISING', not a minikeras module or math op"),
     ],
@@ -539,3 +540,75 @@ def test_fit_records_again_when_a_callback_sets_what_call_reads(kind):
     compiled, losses = fitted("auto")
     assert compiled._compiled_step.reason is None
     assert losses == fitted(False)[1]
+
+
+class Weighted(Base):
+    def call(self, inputs):
+        return self.out(inputs * self.loss_weights)
+
+
+class Shaped(Base):
+    def call(self, inputs):
+        halves = mk.ops.reshape(inputs, (-1, 2, inputs.shape[1] // 2))
+        return self.out(mk.ops.reshape(halves, (-1, inputs.shape[1])) * (inputs.shape[1] / 2))
+
+
+class Swished(Base):
+    def call(self, inputs):
+        return self.out(mk.activations.silu(inputs))
+
+
+def test_bookkeeping_names_are_refused_and_shape_arithmetic_and_aliases_accepted():
+    weighted = Weighted()
+    weighted.loss_weights = 3.0  # (compile's: set without a count, so never a replay's)
+    assert "reads self.loss_weights, the model's bookkeeping" in plain_call_reason(weighted)
+    for cls in (Shaped, Swished):  # (`int / int` is a number; silu is swish by another name)
+        model, replayed = custom_loop(make(cls), steps=2)
+        assert recorded(model) and all(type(p) is Program for p in recorded(model))
+
+
+def test_a_nested_subclassed_model_is_checked_again_before_each_replay(monkeypatch):
+    class Inner(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = Dense(4)
+
+        def call(self, inputs, scale=2.0):
+            return self.dense(inputs) * scale
+
+    class Outer(mk.Model):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+            self.out = Dense(3)
+
+        def call(self, inputs):
+            return self.out(self.inner(inputs))
+
+    for outer in (make(Outer)(), mk.Sequential([mk.Input((6,)), Inner(), Dense(3)])):
+        expected = outer(X).numpy()
+        for _ in range(3):
+            with mk.GradientTape():
+                np.testing.assert_array_equal(outer(X, training=False).numpy(), expected)
+        assert recorded(outer)
+        monkeypatch.setattr(Inner.call, "__defaults__", (0.0,))
+        with mk.GradientTape():
+            np.testing.assert_array_equal(outer(X, training=False).numpy(), 0 * expected)
+        monkeypatch.undo()
+
+
+def test_fit_does_not_check_a_refused_model_again_at_every_batch(monkeypatch):
+    class Counting(MLP):
+        def call(self, inputs):
+            self.calls = self.calls + 1  # an attribute set at every call
+            return self.out(inputs)
+
+    model = Counting()
+    model.calls = 0
+    checks = []
+    real = compiled_step._not_compilable
+    monkeypatch.setattr(compiled_step, "_not_compilable", lambda m: checks.append(1) or real(m))
+    model.compile("sgd", "mse")
+    model.fit(X, np.zeros((16, 3), np.float32), batch_size=4, epochs=2, verbose=0)
+    assert "STORE_ATTR" in model._compiled_step.reason
+    assert len(checks) == 1

@@ -188,16 +188,18 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
             return
         attributes = self.__dict__
         old = attributes.get(name)
-        if attributes.get("built") and name not in self._untracked_attributes:
-            # What `call` reads may have changed: a recording of it is stale (see
-            # `models.replayed_call`). Bookkeeping during a call bypasses this method.
-            count_set(attributes)
+        counted = attributes.get("built") and name not in self._untracked_attributes
         self._release_added_weight(name, value)
         if name not in self._untracked_attributes and name != "_layers":
             # A list or dict of layers is copied into one that records what goes in
             # and out later, as Keras's tracker copies it (see layer_containers).
             value = layer_containers.recorded(self, value)
         object.__setattr__(self, name, value)
+        if counted:
+            # What `call` reads may have changed: a recording of it is stale (see
+            # `models.replayed_call`); counted once the value is in place, so that a call
+            # recorded meanwhile reads the new one. Bookkeeping during a call bypasses this.
+            count_set(attributes)
         if name not in self._untracked_attributes and (
             tracking.may_hold_weights(value) or tracking.may_hold_weights(old)
         ):
@@ -222,11 +224,12 @@ class Layer(LayerDTypes, LayerCall, LayerConfig, LayerShapes, LayerLosses, Layer
 
     def __delattr__(self, name):
         attributes = self.__dict__
-        if attributes.get("built"):
-            count_set(attributes)
+        counted = attributes.get("built")
         self._release_added_weight(name, None)
         old = attributes.get(name)
         object.__delattr__(self, name)
+        if counted:
+            count_set(attributes)
         if name not in self._untracked_attributes and isinstance(old, _HOLDERS):
             layer_record.note(self, old, None)
         object.__setattr__(self, "_tracked_ids", None)

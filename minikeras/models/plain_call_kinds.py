@@ -45,7 +45,7 @@ def operated(left, right):
     """The kind of `left <op> right`, or None when Python would read a tensor's value."""
     if is_static(left) and is_static(right):
         numbers = left[1] in NUMBERS and right[1] in NUMBERS
-        return ("static", float if numbers and float in (left[1], right[1]) else None)
+        return ("static", float if numbers else None)  # (`int / int` is a float too)
     tensor_or_number = (TENSOR, ("static", bool), ("static", int), ("static", float))
     if left in tensor_or_number and right in tensor_or_number:
         return TENSOR  # (a Python number's own operator gives way to the Tensor's)
@@ -80,12 +80,19 @@ def callable_or_module(value, name, owner):
         if value.__name__ in _ALLOWED_MODULES:
             return ("module", value, name)
         return f"{owner} reads the module {value.__name__!r}, not minikeras, its ops or activations"
-    if type(value) is types.FunctionType:
-        function_name = value.__name__
-        for module in _FUNCTION_SOURCES:
-            if vars(module).get(function_name) is value and function_name in REPLAYABLE_OPERATIONS:
-                return ("function", value, name)
+    if type(value) is types.FunctionType and any(value is op for op in _math_ops()):
+        return ("function", value, name)
     return f"{owner} reads {name!r}, not a minikeras module or math op"
+
+
+def _math_ops():
+    """The functions `ops` and `activations` give by the names of `REPLAYABLE_OPERATIONS`."""
+    return [
+        vars(module)[name]
+        for module in _FUNCTION_SOURCES
+        for name in REPLAYABLE_OPERATIONS
+        if name in vars(module)
+    ]
 
 
 def is_constant(value):

@@ -118,15 +118,16 @@ def plain_call_reason(model):
 
 
 def call_guards(model):
-    """What an accepted `call` was checked against, for `guards_hold`; None if refused.
+    """What the accepted calls of `model` and of the models it holds were checked against.
 
     Args:
-        model: a subclassed model.
+        model: a model whose call (and its layers') `not_replayable` accepted.
 
     Returns:
-        A tuple: the call function, its code and defaults, and each
-        module-level name and module attribute it resolved with its object;
-        None for a graph's call (a Sequential's, a functional model's).
+        For each subclassed model among `model` and the layers it tracks
+        (nested ones too), its class, call function, code, defaults, and each
+        module-level name and module attribute the call resolved with its
+        object: a tuple for `guards_hold`; None when there is no such model.
 
     Example:
         >>> class Plain(mk.Model):
@@ -136,28 +137,31 @@ def call_guards(model):
         ...     def call(self, x):
         ...         return self.out(mk.ops.relu(x))
         >>> from minikeras.models import plain_calls
-        >>> guards = plain_calls.call_guards(Plain())
+        >>> (guards,) = plain_calls.call_guards(Plain())
         >>> [name for _, name, _ in guards[-1]]
         ['mk', 'ops', 'relu']
     """
     from minikeras.models.model import Model
     from minikeras.models.sequential import Sequential
 
-    if type(model).call in (Model.call, Sequential.call):
-        return None  # a graph's call: minikeras's own
-    reason, guards = _checked(model)
-    return None if reason is not None else guards
+    found = []
+    for layer in (model, *tracking.tracked_layers(model)):
+        cls = type(layer)
+        if isinstance(layer, Model) and cls.call not in (Model.call, Sequential.call):
+            reason, guards = _checked(layer)
+            if reason is None:
+                found.append((cls, *guards))
+    return tuple(found) or None
 
 
-def guards_hold(model, guards):
-    """Whether what `call_guards` found still holds: the same call, defaults and names.
+def guards_hold(guards):
+    """Whether what `call_guards` found still holds: the same calls, defaults and names.
 
     Args:
-        model: the model the guards were found for.
         guards: what `call_guards` returned.
 
     Returns:
-        A bool; False when a replay could differ from what the call now does.
+        A bool; False when a replay could differ from what the calls now do.
 
     Example:
         >>> class Plain(mk.Model):
@@ -167,20 +171,21 @@ def guards_hold(model, guards):
         ...     def call(self, x, scale=2.0):
         ...         return self.out(x * scale)
         >>> from minikeras.models import plain_calls
-        >>> model = Plain()
-        >>> guards = plain_calls.call_guards(model)
-        >>> plain_calls.guards_hold(model, guards)
+        >>> guards = plain_calls.call_guards(Plain())
+        >>> plain_calls.guards_hold(guards)
         True
         >>> Plain.call.__defaults__ = (3.0,)
-        >>> plain_calls.guards_hold(model, guards)
+        >>> plain_calls.guards_hold(guards)
         False
     """
-    function, code, defaults, keyword_defaults, names = guards
-    if type(model).call is not function or function.__code__ is not code:
-        return False
-    if function.__defaults__ is not defaults or function.__kwdefaults__ is not keyword_defaults:
-        return False
-    return all(namespace.get(name, _MISSING) is found for namespace, name, found in names)
+    for cls, function, code, defaults, keyword_defaults, names in guards:
+        if cls.call is not function or function.__code__ is not code:
+            return False
+        if function.__defaults__ is not defaults or function.__kwdefaults__ is not keyword_defaults:
+            return False
+        if not all(namespace.get(name, _MISSING) is found for namespace, name, found in names):
+            return False
+    return True
 
 
 _MISSING = object()
@@ -406,8 +411,9 @@ class _Checker:
             if id(value) not in self.layers:  # (its own call is then checked as the others)
                 return f"{self.owner} calls self.{name}, a layer the model does not track"
             return ("layer", value, f"self.{name}")
-        if name.startswith("_"):  # (the model's own bookkeeping changes without a set)
-            return f"{self.owner} reads self.{name}, a private attribute"
+        if name.startswith("_") or name in model._untracked_attributes:
+            # (bookkeeping: it changes without a set a replay would see)
+            return f"{self.owner} reads self.{name}, the model's bookkeeping"
         if is_constant(value):
             return ("static", type(value))
         return f"{self.owner} reads self.{name}, a {type(value).__name__} (not a layer or number)"

@@ -75,7 +75,9 @@ def new_calls(model, generation):
     recordings = model.__dict__.get("_replayed_recordings", 0)
     reason = not_replayable(model) if recordings < MOST_RECORDINGS else "recorded too often"
     layers = tuple(tracking.tracked_layers(model))
+    everywhere = AttributeSets.value  # (read before the sum, as in `program_for`)
     calls = Calls(generation, attribute_sets(model, layers), reason, layers)
+    calls.all_sets = everywhere
     if reason is None:
         calls.guards = call_guards(model)
     object.__setattr__(model, "_replayed_calls", calls)
@@ -144,13 +146,14 @@ def program_for(model, signature):
         calls = new_calls(model, generation)
     if calls.reason is not None:
         return None
-    if calls.all_sets != AttributeSets.value:  # an attribute set somewhere: of this model?
+    everywhere = AttributeSets.value  # (read before the sum: a set meanwhile is seen next time)
+    if calls.all_sets != everywhere:  # an attribute set somewhere: of this model?
         if calls.sets != attribute_sets(model, calls.layers):
             calls = new_calls(model, generation)
             if calls.reason is not None:
                 return None
-        calls.all_sets = AttributeSets.value
-    if calls.guards is not None and not guards_hold(model, calls.guards):
+        calls.all_sets = everywhere
+    if calls.guards is not None and not guards_hold(calls.guards):
         calls = new_calls(model, generation)  # (its call, a default or a name it read changed)
         if calls.reason is not None:
             return None

@@ -290,13 +290,15 @@ def compiled_step(model, x, y, sample_weight):
         return None, x
     key = (TrackingGeneration.value, id(model.optimizer), id(model._compile_loss))
     state = model.__dict__.get("_compiled_step")
-    if state is not None and state.all_sets != AttributeSets.value:  # (see `attribute_sets`)
-        if state.sets != attribute_sets(model, state.layers):
-            state = None  # an attribute of the model or a layer set: what call reads may differ
-        else:
-            state.all_sets = AttributeSets.value
-    if state is not None and state.guards is not None and not guards_hold(model, state.guards):
-        state = None  # a subclassed model's call, a default of it or a name it reads changed
+    everywhere = AttributeSets.value  # (read before any sum: a set meanwhile is seen next time)
+    if state is not None and state.reason is None:  # (a refusal stands until the key moves)
+        if state.all_sets != everywhere:
+            if state.sets != attribute_sets(model, state.layers):
+                state = None  # an attribute of the model or a layer set: what call reads may differ
+            else:
+                state.all_sets = everywhere
+        if state is not None and state.guards is not None and not guards_hold(state.guards):
+            state = None  # a subclassed model's call, a default of it or a name it reads changed
     if state is None or state.key != key:
         reason = _not_compilable(model)
         if reason is not None:
@@ -312,7 +314,7 @@ def compiled_step(model, x, y, sample_weight):
                 key, None, _transforms_targets(loss), casts_integer_inputs(model), weighs
             )
         state.layers = tuple(tracked_layers(model))
-        state.sets, state.all_sets = attribute_sets(model, state.layers), AttributeSets.value
+        state.sets, state.all_sets = attribute_sets(model, state.layers), everywhere
         state.guards = call_guards(model) if state.reason is None else None
         object.__setattr__(model, "_compiled_step", state)
     if state.reason is not None or (sample_weight is not None and not state.weighs):
