@@ -64,7 +64,8 @@ what the model tracks (a layer added, a weight replaced, `trainable`
 switched, a loss given to `add_loss`, a weight's `regularizer` set), a
 subclassed model's `call`, its defaults or a name it reads rebound
 (`models.plain_calls.guards_hold`), or a new `compile`. A value changed in
-place (an item of a list attribute) is not seen: set the attribute anew.
+place (an item of a list attribute), or set past `__setattr__`
+(`model.__dict__[name] = v`), is not seen: set the attribute anew.
 """
 
 from operator import is_not
