@@ -10,12 +10,13 @@ import sys
 
 import numpy as np
 import pytest
+from test_replayed_call import eager, train
 
 import minikeras as mk
 from minikeras import ops
 from minikeras.engine.replay import Program
 from minikeras.layers import Dense, Dropout
-from minikeras.models import plain_calls, replayed_call
+from minikeras.models import plain_calls
 from minikeras.models.plain_calls import plain_call_reason
 from minikeras.ops import relu
 from minikeras.trainers import compiled_step
@@ -67,27 +68,11 @@ def make(cls):
     return build
 
 
-def eager(monkeypatch):
-    monkeypatch.setattr(replayed_call, "tape_call", lambda model, inputs, kwargs: None)
-    monkeypatch.setattr(replayed_call, "inference_call", lambda model, inputs, kwargs: None)
-
-
 def custom_loop(build, steps=5):
-    """Losses, outputs, gradients and weights of a custom loop with Adam."""
-    mk.utils.set_random_seed(0)
-    model = build()
-    loss_fn = mk.losses.SparseCategoricalCrossentropy(from_logits=True)
-    optimizer = mk.optimizers.Adam(0.01)
-    seen = []
-    for _ in range(steps):
-        with mk.GradientTape() as tape:
-            outputs = model(X, training=True)
-            loss = loss_fn(LABELS, outputs)
-        grads = tape.gradient(loss, model.trainable_weights)
-        optimizer.apply(grads, model.trainable_weights)
-        seen += [loss.numpy(), outputs.numpy(), *(g.numpy() for g in grads)]
-    seen += [model(X).numpy(), *model.get_weights()]  # inference replays too
-    return model, seen
+    """`test_replayed_call.train`'s losses, outputs, gradients and weights, and an inference."""
+    model, seen, weights = train(build, X, steps)
+    arrays = [array for loss, outputs, grads in seen for array in (loss, outputs, *grads)]
+    return model, [*arrays, model(X).numpy(), *weights]
 
 
 def recorded(model):

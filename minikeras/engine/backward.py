@@ -67,12 +67,7 @@ def _backward(seeds, wanted, release=False):
         ends = _chain(ends[0], wanted, outgrads, release)
     if ends:
         for node in _reverse_topological(ends):
-            grad = outgrads.pop(node)[0]
-            if node in wanted:
-                wanted[node] = grad
-            _pull_back(node, grad, outgrads)
-            if release:
-                node.parents, node.vjp = (), None
+            _visit(node, wanted, outgrads, release)
     # What is left are the roots' gradients, complete now.
     for node in wanted:
         if node in outgrads:
@@ -99,16 +94,21 @@ def _chain(node, wanted, outgrads, release):
                 if inner is not None:  # (a second one, or the same one twice: `x * x`)
                     return [node]
                 inner = parent
-        grad = outgrads.pop(node)[0]
-        if node in wanted:
-            wanted[node] = grad
-        _pull_back(node, grad, outgrads)
-        if release:
-            node.parents, node.vjp = (), None
+        _visit(node, wanted, outgrads, release)
         if inner is None:
             return []
         node = inner
     return []
+
+
+def _visit(node, wanted, outgrads, release):
+    """Takes `node`'s complete gradient from `outgrads` and pulls it back to its parents."""
+    grad = outgrads.pop(node)[0]
+    if node in wanted:
+        wanted[node] = grad
+    _pull_back(node, grad, outgrads)
+    if release:
+        node.parents, node.vjp = (), None
 
 
 def _pull_back(node, grad, outgrads):
