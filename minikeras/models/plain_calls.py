@@ -39,7 +39,7 @@ list, an argument whose default is not a constant, a model class with its
 own `__getattribute__` or with a graph (a Sequential or functional
 subclass) besides its own `call`. What the check relied on (the function,
 its code and defaults, each module-level name and module attribute it
-resolved) is kept (`call_guards`); a replay checks it still holds, and
+resolved) is kept (`plain_call_guards.call_guards`); a replay checks it still holds, and
 records again otherwise.
 
 The bytecode is CPython 3.11's; on another version every subclassed model
@@ -65,7 +65,7 @@ from minikeras.models.plain_call_kinds import (
     operated,
 )
 
-__all__ = ["BYTECODE_VERSIONS", "call_guards", "guards_hold", "plain_call_reason"]
+__all__ = ["BYTECODE_VERSIONS", "checked", "plain_call_reason"]
 
 BYTECODE_VERSIONS = ((3, 11),)  # the CPython versions whose bytecode is read
 
@@ -114,20 +114,19 @@ def plain_call_reason(model):
         >>> plain_call_reason(Printing())
         "Printing.call uses the builtin 'print'"
     """
-    return _checked(model)[0]
+    return checked(model)[0]
 
 
-def call_guards(model):
-    """What the accepted calls of `model` and of the models it holds were checked against.
+def checked(model):
+    """`(reason or None, guards)` for `type(model).call` (see `plain_call_guards`).
 
     Args:
-        model: a model whose call (and its layers') `not_replayable` accepted.
+        model: a subclassed model.
 
     Returns:
-        For each subclassed model among `model` and the layers it tracks
-        (nested ones too), its class, call function, code, defaults, and each
-        module-level name and module attribute the call resolved with its
-        object: a tuple for `guards_hold`; None when there is no such model.
+        The reason `plain_call_reason` gives, and what the check relied on:
+        the call function, its code, defaults and keyword defaults, and the
+        `(namespace, name, object)` of each name it resolved.
 
     Example:
         >>> class Plain(mk.Model):
@@ -135,64 +134,11 @@ def call_guards(model):
         ...         super().__init__()
         ...         self.out = mk.layers.Dense(2)
         ...     def call(self, x):
-        ...         return self.out(mk.ops.relu(x))
-        >>> from minikeras.models import plain_calls
-        >>> (guards,) = plain_calls.call_guards(Plain())
-        >>> [name for _, name, _ in guards[-1]]
-        ['mk', 'ops', 'relu']
+        ...         return self.out(x)
+        >>> reason, guards = mk.models.plain_calls.checked(Plain())
+        >>> reason, guards[-1]
+        (None, ())
     """
-    from minikeras.models.model import Model
-    from minikeras.models.sequential import Sequential
-
-    found = []
-    for layer in (model, *tracking.tracked_layers(model)):
-        cls = type(layer)
-        if isinstance(layer, Model) and cls.call not in (Model.call, Sequential.call):
-            reason, guards = _checked(layer)
-            if reason is None:
-                found.append((cls, *guards))
-    return tuple(found) or None
-
-
-def guards_hold(guards):
-    """Whether what `call_guards` found still holds: the same calls, defaults and names.
-
-    Args:
-        guards: what `call_guards` returned.
-
-    Returns:
-        A bool; False when a replay could differ from what the calls now do.
-
-    Example:
-        >>> class Plain(mk.Model):
-        ...     def __init__(self):
-        ...         super().__init__()
-        ...         self.out = mk.layers.Dense(2)
-        ...     def call(self, x, scale=2.0):
-        ...         return self.out(x * scale)
-        >>> from minikeras.models import plain_calls
-        >>> guards = plain_calls.call_guards(Plain())
-        >>> plain_calls.guards_hold(guards)
-        True
-        >>> Plain.call.__defaults__ = (3.0,)
-        >>> plain_calls.guards_hold(guards)
-        False
-    """
-    for cls, function, code, defaults, keyword_defaults, names in guards:
-        if cls.call is not function or function.__code__ is not code:
-            return False
-        if function.__defaults__ is not defaults or function.__kwdefaults__ is not keyword_defaults:
-            return False
-        if not all(namespace.get(name, _MISSING) is found for namespace, name, found in names):
-            return False
-    return True
-
-
-_MISSING = object()
-
-
-def _checked(model):
-    """`(reason or None, guards)` for `type(model).call`."""
     cls = type(model)
     call = cls.call
     owner = f"{cls.__name__}.call"

@@ -15,7 +15,7 @@ from minikeras.engine.replay import Program, RecordingsHolder
 from minikeras.engine.variable import TrackingGeneration
 from minikeras.layers import call_checks, tracking
 from minikeras.layers.attribute_sets import AttributeSets
-from minikeras.models.plain_calls import call_guards, guards_hold
+from minikeras.models.plain_call_guards import call_guards, guards_hold
 from minikeras.models.replayability import casts_integer_inputs, not_replayable
 
 __all__ = [

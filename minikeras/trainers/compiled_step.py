@@ -63,7 +63,7 @@ Dropout's `rate`, a subclassed model's `self.temperature`), a change to
 what the model tracks (a layer added, a weight replaced, `trainable`
 switched, a loss given to `add_loss`, a weight's `regularizer` set), a
 subclassed model's `call`, its defaults or a name it reads rebound
-(`models.plain_calls.guards_hold`), or a new `compile`. A value changed in
+(`models.plain_call_guards`), or a new `compile`. A value changed in
 place (an item of a list attribute), or set past `__setattr__`
 (`model.__dict__[name] = v`), is not seen: set the attribute anew.
 """
@@ -96,7 +96,7 @@ from minikeras.losses import (
     regression,
 )
 from minikeras.models.model_steps import ModelSteps
-from minikeras.models.plain_calls import call_guards, guards_hold
+from minikeras.models.plain_call_guards import call_guards, guards_hold
 from minikeras.models.recorded_calls import attribute_sets
 from minikeras.models.replayability import (
     REPLAYABLE_LAYERS,
