@@ -12,6 +12,7 @@ records again.
 
 from minikeras.layers import tracking
 from minikeras.models.plain_calls import checked
+from minikeras.models.replayability import has_own_call
 
 __all__ = ["call_guards", "guards_hold"]
 
@@ -37,21 +38,19 @@ def call_guards(model):
         ...         self.out = mk.layers.Dense(2)
         ...     def call(self, x):
         ...         return self.out(mk.ops.relu(x))
-        >>> from minikeras.models import plain_call_guards as plain_calls
-        >>> (guards,) = plain_calls.call_guards(Plain())
+        >>> from minikeras.models import plain_call_guards
+        >>> (guards,) = plain_call_guards.call_guards(Plain())
         >>> [name for _, name, _ in guards[-1]]
         ['mk', 'ops', 'relu']
     """
     from minikeras.models.model import Model
-    from minikeras.models.sequential import Sequential
 
     found = []
     for layer in (model, *tracking.tracked_layers(model)):
-        cls = type(layer)
-        if isinstance(layer, Model) and cls.call not in (Model.call, Sequential.call):
+        if isinstance(layer, Model) and has_own_call(layer):
             reason, guards = checked(layer)
             if reason is None:
-                found.append((cls, *guards))
+                found.append((type(layer), *guards))
     return tuple(found) or None
 
 
@@ -71,12 +70,12 @@ def guards_hold(guards):
         ...         self.out = mk.layers.Dense(2)
         ...     def call(self, x, scale=2.0):
         ...         return self.out(x * scale)
-        >>> from minikeras.models import plain_call_guards as plain_calls
-        >>> guards = plain_calls.call_guards(Plain())
-        >>> plain_calls.guards_hold(guards)
+        >>> from minikeras.models import plain_call_guards
+        >>> guards = plain_call_guards.call_guards(Plain())
+        >>> plain_call_guards.guards_hold(guards)
         True
         >>> Plain.call.__defaults__ = (3.0,)
-        >>> plain_calls.guards_hold(guards)
+        >>> plain_call_guards.guards_hold(guards)
         False
     """
     for cls, function, code, defaults, keyword_defaults, names in guards:

@@ -25,6 +25,8 @@ __all__ = [
     "call_training",
     "new_outermost_call",
     "program_for",
+    "stale",
+    "watch",
 ]
 
 TRAINING = (bool, type(None))
@@ -38,11 +40,8 @@ class Calls(RecordingsHolder):
     __slots__ = ("generation", "sets", "all_sets", "reason", "programs", "layers", "guards",
                  "_casts_integers")  # fmt: skip
 
-    def __init__(self, generation, sets, reason, layers):
-        self.generation, self.sets, self.reason = generation, sets, reason
-        self.all_sets = AttributeSets.value  # (the process's count when `sets` was summed)
-        self.guards = None  # a subclassed model's: what its call was checked against
-        self.layers = layers  # (not the model itself: it holds this)
+    def __init__(self, generation, reason):
+        self.generation, self.reason = generation, reason
         self.programs = {}  # (shape, dtype, training, traced) -> Program, or why refused
         self._casts_integers = None
 
@@ -74,14 +73,72 @@ def new_calls(model, generation):
     """
     recordings = model.__dict__.get("_replayed_recordings", 0)
     reason = not_replayable(model) if recordings < MOST_RECORDINGS else "recorded too often"
-    layers = tuple(tracking.tracked_layers(model))
-    everywhere = AttributeSets.value  # (read before the sum, as in `program_for`)
-    calls = Calls(generation, attribute_sets(model, layers), reason, layers)
-    calls.all_sets = everywhere
-    if reason is None:
-        calls.guards = call_guards(model)
+    calls = Calls(generation, reason)
+    watch(calls, model)  # (its `layers`, not the model itself: the model holds the Calls)
     object.__setattr__(model, "_replayed_calls", calls)
     return calls
+
+
+def watch(holder, model):
+    """Notes on `holder` what its recordings of `model` read, for `stale` to compare later.
+
+    `holder.layers` (the model's tracked layers), `holder.sets` (their and
+    the model's attribute sets), `holder.all_sets` (the process's count,
+    read before the sum: a set meanwhile is seen next time) and
+    `holder.guards` (`plain_call_guards.call_guards`, if `holder.reason` is None).
+
+    Args:
+        holder: a `Calls` or `trainers.compiled_step.CompiledStep`.
+        model: the model recorded.
+
+    Returns:
+        None.
+
+    Example:
+        >>> from minikeras.models import recorded_calls
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dropout(0.5)])
+        >>> calls = recorded_calls.Calls(0, None)
+        >>> recorded_calls.watch(calls, model)
+        >>> calls.layers == tuple(model.layers), calls.guards
+        (True, None)
+    """
+    holder.all_sets = AttributeSets.value
+    holder.layers = tuple(tracking.tracked_layers(model))
+    holder.sets = attribute_sets(model, holder.layers)
+    holder.guards = call_guards(model) if holder.reason is None else None
+
+
+def stale(holder, model):
+    """Whether an attribute set or a changed subclassed call made `holder`'s recordings stale.
+
+    Call it while `holder.all_sets` differs from `AttributeSets.value` or
+    `holder.guards` is not None (the caller checks, inline); when the
+    attribute sets were another model's, `holder.all_sets` is brought up to date.
+
+    Args:
+        holder: what `watch` noted on.
+        model: the model recorded.
+
+    Returns:
+        A bool: True when the model must be recorded again.
+
+    Example:
+        >>> from minikeras.models import recorded_calls
+        >>> model = mk.Sequential([mk.Input((3,)), mk.layers.Dropout(0.5)])
+        >>> calls = recorded_calls.Calls(0, None)
+        >>> recorded_calls.watch(calls, model)
+        >>> recorded_calls.stale(calls, model)
+        False
+        >>> model.layers[0].rate = 0.25  # what its call reads
+        >>> recorded_calls.stale(calls, model)
+        True
+    """
+    everywhere = AttributeSets.value  # (read before the sum: a set meanwhile is seen next time)
+    if holder.all_sets != everywhere:  # an attribute set somewhere: of this model?
+        if holder.sets != attribute_sets(model, holder.layers):
+            return True
+        holder.all_sets = everywhere
+    return holder.guards is not None and not guards_hold(holder.guards)
 
 
 def attribute_sets(model, layers):
@@ -146,15 +203,8 @@ def program_for(model, signature):
         calls = new_calls(model, generation)
     if calls.reason is not None:
         return None
-    everywhere = AttributeSets.value  # (read before the sum: a set meanwhile is seen next time)
-    if calls.all_sets != everywhere:  # an attribute set somewhere: of this model?
-        if calls.sets != attribute_sets(model, calls.layers):
-            calls = new_calls(model, generation)
-            if calls.reason is not None:
-                return None
-        calls.all_sets = everywhere
-    if calls.guards is not None and not guards_hold(calls.guards):
-        calls = new_calls(model, generation)  # (its call, a default or a name it read changed)
+    if (calls.all_sets != AttributeSets.value or calls.guards is not None) and stale(calls, model):
+        calls = new_calls(model, generation)  # (an attribute set, or a subclassed call changed)
         if calls.reason is not None:
             return None
     program = calls.programs.get(signature)

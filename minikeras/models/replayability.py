@@ -71,6 +71,7 @@ __all__ = [
     "REPLAYABLE_OPERATIONS",
     "casts_integer_inputs",
     "defined_in",
+    "has_own_call",
     "not_replayable",
     "overridden_method",
 ]
@@ -218,17 +219,16 @@ def _not_replayable_model(model):
     from minikeras.models.plain_calls import plain_call_reason
     from minikeras.models.sequential import Sequential
 
-    cls = type(model)
-    graph = cls.call is Sequential.call or (cls.call is Model.call and model._inputs is not None)
-    if not graph and cls.call is Model.call:
+    cls, own = type(model), has_own_call(model)
+    if not own and cls.call is Model.call and model._inputs is None:
         return "the model has neither a graph nor a call of its own"
-    if not graph and (isinstance(model, Sequential) or model.__dict__.get("_inputs") is not None):
+    if own and (isinstance(model, Sequential) or model.__dict__.get("_inputs") is not None):
         # (its inputs are cast as its graph's Inputs say, which its call does not run)
         return "the model has a graph and a call of its own"
     base = Sequential if isinstance(model, Sequential) else Model
     if cls.compute_mask is not base.compute_mask:
         return "the model computes its own masks (compute_mask)"
-    if not graph:  # a subclassed model: its call is the user's Python
+    if own:  # a subclassed model: its call is the user's Python
         reason = plain_call_reason(model)
         if reason is not None:
             return reason
@@ -273,15 +273,34 @@ def casts_integer_inputs(model):
         >>> mk.models.replayability.casts_integer_inputs(added)
         False
     """
-    from minikeras.models.sequential import Sequential
-
     if config.floatx() != model.dtype:
         return False
-    from minikeras.models.model import Model
-
-    if type(model).call not in (Model.call, Sequential.call):
+    if has_own_call(model):
         return False  # a subclassed model: which layer reads its inputs first is its call's
     return _consumers_cast(model, None)
+
+
+def has_own_call(model):
+    """Whether `model`'s class has a `call` of its own: the user's, not a graph's.
+
+    Args:
+        model: a model.
+
+    Returns:
+        A bool: False for a `Sequential`'s or a functional model's call.
+
+    Example:
+        >>> class Own(mk.Model):
+        ...     def call(self, inputs):
+        ...         return inputs
+        >>> has_own_call = mk.models.replayability.has_own_call
+        >>> has_own_call(Own()), has_own_call(mk.Sequential([mk.layers.Dense(2)]))
+        (True, False)
+    """
+    from minikeras.models.model import Model
+    from minikeras.models.sequential import Sequential
+
+    return type(model).call not in (Model.call, Sequential.call)
 
 
 def _consumers_cast(model, tensor):

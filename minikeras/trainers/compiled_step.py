@@ -75,7 +75,6 @@ from minikeras.engine.replay import Program, Recorder, RecordingsHolder
 from minikeras.engine.tensor import Tensor
 from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.layers.attribute_sets import AttributeSets
-from minikeras.layers.tracking import tracked_layers
 from minikeras.losses import (
     BinaryCrossentropy,
     CategoricalCrossentropy,
@@ -96,8 +95,7 @@ from minikeras.losses import (
     regression,
 )
 from minikeras.models.model_steps import ModelSteps
-from minikeras.models.plain_call_guards import call_guards, guards_hold
-from minikeras.models.recorded_calls import attribute_sets
+from minikeras.models.recorded_calls import stale, watch
 from minikeras.models.replayability import (
     REPLAYABLE_LAYERS,
     casts_integer_inputs,
@@ -156,8 +154,6 @@ class CompiledStep(RecordingsHolder):
 
     def __init__(self, key, reason, watch_targets=False, casts_integers=False, weighs=False):
         self.key, self.reason = key, reason
-        # What a recording read beside the key: layers' attribute sets, a subclassed call.
-        self.layers, self.sets, self.all_sets, self.guards = (), 0, None, None
         self.watch_targets, self.casts_integers, self.weighs = (
             watch_targets,
             casts_integers,
@@ -291,15 +287,13 @@ def compiled_step(model, x, y, sample_weight):
         return None, x
     key = (TrackingGeneration.value, id(model.optimizer), id(model._compile_loss))
     state = model.__dict__.get("_compiled_step")
-    everywhere = AttributeSets.value  # (read before any sum: a set meanwhile is seen next time)
-    if state is not None and state.reason is None:  # (a refusal stands until the key moves)
-        if state.all_sets != everywhere:
-            if state.sets != attribute_sets(model, state.layers):
-                state = None  # an attribute of the model or a layer set: what call reads may differ
-            else:
-                state.all_sets = everywhere
-        if state is not None and state.guards is not None and not guards_hold(state.guards):
-            state = None  # a subclassed model's call, a default of it or a name it reads changed
+    if (
+        state is not None
+        and state.reason is None  # (a refusal stands until the key moves)
+        and (state.all_sets != AttributeSets.value or state.guards is not None)
+        and stale(state, model)
+    ):
+        state = None  # an attribute set, or a subclassed call changed: what call reads may differ
     if state is None or state.key != key:
         reason = _not_compilable(model)
         if reason is not None:
@@ -314,9 +308,7 @@ def compiled_step(model, x, y, sample_weight):
             state = CompiledStep(
                 key, None, _transforms_targets(loss), casts_integer_inputs(model), weighs
             )
-        state.layers = tuple(tracked_layers(model))
-        state.sets, state.all_sets = attribute_sets(model, state.layers), everywhere
-        state.guards = call_guards(model) if state.reason is None else None
+        watch(state, model)
         object.__setattr__(model, "_compiled_step", state)
     if state.reason is not None or (sample_weight is not None and not state.weighs):
         return None, x
