@@ -57,6 +57,9 @@ def test_bias_gradient_of_any_dtype_or_byte_order_is_the_sum_in_its_dtype(monkey
     np.testing.assert_array_equal(bias_gradient(row), row[0])
     cube = native.reshape(4, 32, 64)
     np.testing.assert_array_equal(bias_gradient(cube), bias_gradient(native))
+    for shape in [(2, 1), (5, 3), (1000, 2)]:  # small and narrow ones too (BLAS there as well)
+        g = rng.normal(size=shape).astype(np.float32)
+        np.testing.assert_allclose(bias_gradient(g), g.astype(np.float64).sum(axis=0), rtol=1e-5)
 
 
 def test_a_value_used_many_times_gets_the_sum_of_its_gradients():

@@ -257,6 +257,9 @@ LEGACY_MODULE = _legacy_module()
 # up to the learning rate. After training their values depend on the CPU's rounding
 # (its BLAS's order of sums), not on where the optimizer's slots went.
 ROUNDING_ONLY = ("block/first/bias", "block/second/bias")
+# The normalization's moving mean averages the activations those biases shift (by 1% a
+# step): it moves with them, by ~1e-6 of its ~5e-3; a wrong restore would move it by more.
+FOLLOWS_ROUNDING = {"block/norm/moving_mean": 1e-5}
 
 
 def _assert_weights(model, data, prefix):
@@ -264,7 +267,8 @@ def _assert_weights(model, data, prefix):
     assert sorted(found) == sorted(k[len(prefix) :] for k in data.files if k.startswith(prefix))
     for path, value in found.items():
         if path not in ROUNDING_ONLY:
-            np.testing.assert_allclose(value, data[prefix + path], rtol=1e-5, atol=1e-7)
+            atol = FOLLOWS_ROUNDING.get(path, 1e-7)
+            np.testing.assert_allclose(value, data[prefix + path], rtol=1e-5, atol=atol)
 
 
 def test_the_fixture_model_lists_its_weights_in_another_order_than_by_creation():
