@@ -14,6 +14,8 @@ from types import FunctionType
 from minikeras import activations, config
 from minikeras.layers import (
     ELU,
+    GRU,
+    LSTM,
     Activation,
     Add,
     Average,
@@ -38,9 +40,11 @@ from minikeras.layers import (
     GlobalAveragePooling2D,
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
+    GRUCell,
     Identity,
     LayerNormalization,
     LeakyReLU,
+    LSTMCell,
     Maximum,
     MaxPooling1D,
     MaxPooling2D,
@@ -53,6 +57,8 @@ from minikeras.layers import (
     Reshape,
     SeparableConv1D,
     SeparableConv2D,
+    SimpleRNN,
+    SimpleRNNCell,
     Softmax,
     Subtract,
     UpSampling1D,
@@ -94,16 +100,20 @@ REPLAYABLE_OPERATIONS = frozenset({
 # BatchNormalization's moving statistics are assigned the value of an op, which a
 # training step's replay assigns again, and which a replay under a user's tape refuses).
 # A call that computes an array outside the ops (UpSampling2D's bilinear weights, a
-# mask made from integer ids) is refused by `Program.build`, and runs eagerly.
+# mask made from integer ids) is refused by `Program.build`, and runs eagerly. The
+# recurrent layers (and their cells, sub-layers of theirs) are one fused op over the
+# sequence, which makes their default zero states itself; `not_replayable` refuses a
+# stateful one (whose kept states are Python's), and `Program.build` a mask, given
+# initial states or a dropout mask drawn in Python (arrays from outside the ops).
 REPLAYABLE_LAYERS = frozenset({
     Activation, Add, Average, AveragePooling1D, AveragePooling2D, BatchNormalization,
     Concatenate, Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Cropping1D, Cropping2D,
     Cropping3D, Dense, DepthwiseConv1D, DepthwiseConv2D, Dropout, ELU, Embedding, Flatten,
     GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
-    Identity, LayerNormalization, LeakyReLU, Maximum, MaxPooling1D, MaxPooling2D, Minimum,
-    Multiply, Permute, PReLU, ReLU, RepeatVector, Reshape, SeparableConv1D, SeparableConv2D,
-    Softmax, Subtract, UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D,
-    ZeroPadding2D, ZeroPadding3D,
+    GRU, GRUCell, Identity, LayerNormalization, LeakyReLU, LSTM, LSTMCell, Maximum,
+    MaxPooling1D, MaxPooling2D, Minimum, Multiply, Permute, PReLU, ReLU, RepeatVector,
+    Reshape, SeparableConv1D, SeparableConv2D, SimpleRNN, SimpleRNNCell, Softmax, Subtract,
+    UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D,
 }) | frozenset(OPERATION_CLASSES[name] for name in REPLAYABLE_OPERATIONS)  # fmt: skip
 
 
@@ -122,9 +132,15 @@ def not_replayable(model, layers=REPLAYABLE_LAYERS):
         >>> mk.models.replayability.not_replayable(model) is None
         True
         >>> mk.models.replayability.not_replayable(
-        ...     mk.Sequential([mk.Input((3, 4)), mk.layers.LSTM(2, name="rnn")])
+        ...     mk.Sequential([mk.Input((4, 4, 4, 1)), mk.layers.Conv3D(2, 2, name="c")])
         ... )
-        "layer 'rnn' (LSTM) is not replayable"
+        "layer 'c' (Conv3D) is not replayable"
+        >>> mk.models.replayability.not_replayable(
+        ...     mk.Sequential(
+        ...         [mk.Input(batch_shape=(2, 3, 4)), mk.layers.LSTM(2, stateful=True, name="r")]
+        ...     )
+        ... )
+        "layer 'r' is stateful (it keeps its states in Python)"
     """
     from minikeras.models.model import Model
 
@@ -148,9 +164,12 @@ def not_replayable(model, layers=REPLAYABLE_LAYERS):
             reason = _not_replayable_model(layer)
             if reason is not None:
                 return f"layer {layer.name!r}: {reason}"
-        activation = getattr(layer, "activation", None)
-        if activation is not None and not defined_in(activation, activations):
-            return f"layer {layer.name!r} has an activation minikeras does not define"
+        for kind in ("activation", "recurrent_activation"):
+            activation = getattr(layer, kind, None)
+            if activation is not None and not defined_in(activation, activations):
+                return f"layer {layer.name!r} has an {kind} minikeras does not define"
+        if getattr(layer, "stateful", False):
+            return f"layer {layer.name!r} is stateful (it keeps its states in Python)"
         if layer.activity_regularizer is not None or layer._callable_losses:
             return f"layer {layer.name!r} adds losses"
         if layer.dtype != model.dtype:

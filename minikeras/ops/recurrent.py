@@ -46,6 +46,13 @@ def _unfused_loop(step, x, states, mask, go_backwards):
     return stack(outputs, axis=1), states
 
 
+def _zeros_for(states, x, recurrent_kernel):
+    """The unfused loop's first states as Tensors: the given ones, zeros for None."""
+    batch, units = np.shape(x)[0], np.shape(recurrent_kernel)[0]
+    dtype = np.result_type(getval(x))  # (the kernel's: `_check` cast the inputs to it)
+    return [wrap(np.zeros((batch, units), dtype) if s is None else s) for s in states]
+
+
 def _activation(name_or_callable):
     if isinstance(name_or_callable, str):
         return _UNFUSED[name_or_callable]
@@ -56,7 +63,7 @@ def _activation(name_or_callable):
 
 
 def _check(op, inputs, kernel, recurrent_kernel, bias, states, mask, gates, bias_shapes):
-    """Reads and checks the arguments; returns their values (states zero-filled)."""
+    """Reads and checks the arguments; returns their values (states not given as None)."""
     # Read together (`ops.operands`): numpy float64 kernels beside float32 Tensor inputs
     # (or the other way) take the Tensor's precision; the kernel's dtype rules below.
     inputs, kernel, recurrent_kernel, bias, *states = narrowed_operands(
@@ -92,8 +99,8 @@ def _check(op, inputs, kernel, recurrent_kernel, bias, states, mask, gates, bias
         x = x.astype(dtype)
     values = []
     for state in states:
-        if state is None:
-            values.append(np.zeros((batch, units), dtype=dtype))
+        if state is None:  # (zeros, made by the fused primitive or `_zeros_for`)
+            values.append(None)
             continue
         state = value_of(state)
         if np.shape(state) != (batch, units):
@@ -180,7 +187,7 @@ def simple_rnn(
         z = matmul(x_t, wrap(w)) + matmul(states[0], wrap(u))
         return [act(z if b is None else z + wrap(b))]
 
-    outputs, (h,) = _unfused_loop(step, wrap(x), [wrap(h0)], mask, go_backwards)
+    outputs, (h,) = _unfused_loop(step, wrap(x), _zeros_for([h0], x, u), mask, go_backwards)
     return outputs, h
 
 
@@ -250,7 +257,7 @@ def lstm(
         c = f * c + i * g
         return [o * act(c), c]
 
-    outputs, (h, c) = _unfused_loop(step, wrap(x), [wrap(h0), wrap(c0)], mask, go_backwards)
+    outputs, (h, c) = _unfused_loop(step, wrap(x), _zeros_for([h0, c0], x, u), mask, go_backwards)
     return outputs, h, c
 
 
@@ -334,5 +341,5 @@ def gru(
         hh = act(x_proj[:, 2 * units :] + candidate)
         return [z * h + (1.0 - z) * hh]
 
-    outputs, (h,) = _unfused_loop(step, wrap(x), [wrap(h0)], mask, go_backwards)
+    outputs, (h,) = _unfused_loop(step, wrap(x), _zeros_for([h0], x, u), mask, go_backwards)
     return outputs, h

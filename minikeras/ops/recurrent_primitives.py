@@ -12,7 +12,9 @@ residuals its VJP reuses, so a tape records the sequence as one node.
 
 The primitives take checked numpy values (`ops.recurrent` checks and calls
 them) and activations by name, from those `recurrent_layout.ACTIVATIONS`
-knows.
+knows. An initial state given as None is zeros, made here inside the op,
+so that a recorded step (`engine.replay`) holds no array computed outside
+its ops and replays a layer's default start.
 """
 
 import numpy as np
@@ -32,6 +34,13 @@ def _no_second_order(op, values):
         )
 
 
+def _zeros_if_none(state, x, recurrent_kernel, dtype):
+    """`state`, or the zero `(batch, units)` state a sequence starts from by default."""
+    if state is not None:
+        return state
+    return np.zeros((x.shape[0], recurrent_kernel.shape[0]), dtype=dtype)
+
+
 def _residuals(op, args, residuals):
     """The forward's residuals, computed again if the forward did not keep them."""
     if residuals is None:
@@ -41,6 +50,7 @@ def _residuals(op, args, residuals):
 
 @fused_primitive
 def _simple_rnn(x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, activation):
+    h0 = _zeros_if_none(h0, x, recurrent_kernel, kernel.dtype)
     x_tm = layout.time_major(x, go_backwards, kernel.dtype)
     keep = layout.mask_time_major(mask, go_backwards)
     h, new = kernels.simple_rnn_forward(x_tm, kernel, recurrent_kernel, bias, h0, keep, activation)
@@ -72,6 +82,8 @@ defvjp_fused(_simple_rnn, _simple_rnn_vjp)
 
 @fused_primitive
 def _lstm(x, kernel, recurrent_kernel, bias, h0, c0, mask, go_backwards, activation, gate):
+    h0 = _zeros_if_none(h0, x, recurrent_kernel, kernel.dtype)
+    c0 = _zeros_if_none(c0, x, recurrent_kernel, kernel.dtype)
     x_tm = layout.time_major(x, go_backwards, kernel.dtype)
     keep = layout.mask_time_major(mask, go_backwards)
     cache = kernels.lstm_forward(
@@ -106,6 +118,7 @@ defvjp_fused(_lstm, _lstm_vjp)
 
 @fused_primitive
 def _gru(x, kernel, recurrent_kernel, bias, h0, mask, go_backwards, reset_after, activation, gate):
+    h0 = _zeros_if_none(h0, x, recurrent_kernel, kernel.dtype)
     x_tm = layout.time_major(x, go_backwards, kernel.dtype)
     keep = layout.mask_time_major(mask, go_backwards)
     cache = kernels.gru_forward(
