@@ -218,6 +218,24 @@ def test_losses_added_from_python_are_not_compiled(make, reason):
     assert reason in model._compiled_step.reason
 
 
+@pytest.mark.parametrize(
+    "regularizer", ["l1", "l2", mk.regularizers.L1L2(1e-3, 2e-3)], ids=["l1", "l2", "l1_l2"]
+)
+def test_the_regularizers_minikeras_defines_are_compiled_bit_for_bit(regularizer):
+    # Their penalty scales a full sum, a box of a numpy scalar, which the recording follows.
+    def make():
+        return mk.Sequential([
+            Input((6,)),
+            Dense(8, activation="relu", kernel_regularizer=regularizer, bias_regularizer="l2"),
+            Dense(3, kernel_regularizer=regularizer),
+        ])  # fmt: skip
+
+    model = assert_same_training(make, mk.losses.CategoricalCrossentropy(from_logits=True), X,
+                                 ONE_HOT)  # fmt: skip
+    assert model._compiled_step.reason is None
+    assert programs(model) and all(isinstance(program, Program) for program in programs(model))
+
+
 def test_a_subclassed_model_with_python_in_its_call_is_left_alone():
     class Branching(mk.Model):
         def __init__(self):

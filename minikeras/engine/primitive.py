@@ -160,12 +160,16 @@ def call_primitive(op, *args):
         >>> float(grad(lambda x: mk.engine.primitive.call_primitive(relu, x))(2.0))
         1.0
     """
-    # The usual call: boxes of one trace around plain arrays, or no boxes at all.
+    # The usual call: boxes of one trace around plain arrays (or numpy scalars, as a
+    # full `sum` gives), or no boxes at all.
     trace = None
     for arg in args:
         kind = type(arg)
         if kind is ArrayBox:
-            if type(arg._value) is not np.ndarray or (trace is not None and arg._trace != trace):
+            value = arg._value
+            if (type(value) is not np.ndarray and not isinstance(value, np.generic)) or (
+                trace is not None and arg._trace != trace
+            ):
                 break
             trace = arg._trace
         elif kind in box_types:
