@@ -18,6 +18,7 @@ import numpy as np
 
 from minikeras import ops, serialization_lib
 from minikeras.config import epsilon
+from minikeras.engine.variable import TrackingGeneration
 from minikeras.serialization import deserialize_object, get_object, serialize_object
 
 __all__ = [
@@ -53,7 +54,9 @@ class Regularizer:
 
     Subclasses implement `__call__` and `get_config`. Any function of one
     Tensor that returns a scalar also works wherever a regularizer is taken,
-    but only a `Regularizer` with `get_config` can be saved.
+    but only a `Regularizer` with `get_config` can be saved. Setting an
+    attribute (a callback annealing `l2`) makes `fit`'s compiled steps record
+    again, as a layer's attribute set does: they hold its numbers.
 
     Example:
         >>> class Sum(mk.regularizers.Regularizer):
@@ -64,6 +67,10 @@ class Regularizer:
         >>> float(Sum()(np.ones((2, 3), "float32")))
         6.0
     """
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        TrackingGeneration.bump()  # (a compiled step recorded the old value: stale now)
 
     def __call__(self, x):
         """The penalty on `x`: zero for the base class.

@@ -236,6 +236,29 @@ def test_the_regularizers_minikeras_defines_are_compiled_bit_for_bit(regularizer
     assert programs(model) and all(isinstance(program, Program) for program in programs(model))
 
 
+def test_a_regularizer_annealed_by_a_callback_records_the_step_again():
+    # The step holds the regularizer's numbers (l2, and L1L2's `if self.l1`): a set is seen.
+    class Anneal(mk.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            regularizer = self.model.layers[0].kernel_regularizer
+            regularizer.l2, regularizer.l1 = 0.5 * (epoch + 1), 0.0 if epoch else 0.1
+
+    def fit(jit_compile):
+        mk.utils.set_random_seed(7)
+        regularizer = mk.regularizers.L1L2(0.1)
+        model = mk.Sequential([Input((6,)), Dense(2, kernel_regularizer=regularizer)])
+        model.compile("sgd", "mse", jit_compile=jit_compile)
+        history = model.fit(X, TARGETS, batch_size=8, epochs=3, verbose=0, shuffle=False,
+                            callbacks=[Anneal()])  # fmt: skip
+        return model, history.history
+
+    (compiled, compiled_history), (eager, eager_history) = fit("auto"), fit(False)
+    assert compiled_history == eager_history
+    for got, want in zip(compiled.weights, eager.weights):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert programs(compiled) and all(isinstance(p, Program) for p in programs(compiled))
+
+
 def test_a_subclassed_model_with_python_in_its_call_is_left_alone():
     class Branching(mk.Model):
         def __init__(self):
