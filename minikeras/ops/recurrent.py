@@ -19,7 +19,7 @@ from minikeras.ops.core import op_error, value_of, wrap
 from minikeras.ops.elementary import tanh
 from minikeras.ops.matrix_products import matmul
 from minikeras.ops.operands import narrowed_operands
-from minikeras.ops.recurrent_primitives import _gru, _lstm, _simple_rnn
+from minikeras.ops.recurrent_primitives import _gru, _lstm, _simple_rnn, _zeros_if_none
 from minikeras.ops.shape import stack
 
 __all__ = ["gru", "lstm", "simple_rnn"]
@@ -48,9 +48,8 @@ def _unfused_loop(step, x, states, mask, go_backwards):
 
 def _zeros_for(states, x, recurrent_kernel):
     """The unfused loop's first states as Tensors: the given ones, zeros for None."""
-    batch, units = np.shape(x)[0], np.shape(recurrent_kernel)[0]
     dtype = np.result_type(getval(x))  # (the kernel's: `_check` cast the inputs to it)
-    return [wrap(np.zeros((batch, units), dtype) if s is None else s) for s in states]
+    return [wrap(_zeros_if_none(state, x, recurrent_kernel, dtype)) for state in states]
 
 
 def _activation(name_or_callable):

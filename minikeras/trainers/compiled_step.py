@@ -58,8 +58,9 @@ Python, a Variable assigned a value no recorded op computed), runs eagerly, as w
 `jit_compile=False`. What `call` reads from Python attributes is recorded
 with the step; unlike a compiled Keras step (which keeps what it traced),
 anything that could change it records the step again at the next batch: an
-attribute set on the model or one of its layers (a callback annealing a
-Dropout's `rate`, a subclassed model's `self.temperature`), a change to
+attribute set on the model, one of its layers or a regularizer (a callback
+annealing a Dropout's `rate` or an `L2`'s `l2`, a subclassed model's
+`self.temperature`), a change to
 what the model tracks (a layer added, a weight replaced, `trainable`
 switched, a loss given to `add_loss`, a weight's `regularizer` set), a
 subclassed model's `call`, its defaults or a name it reads rebound
