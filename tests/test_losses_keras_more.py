@@ -146,6 +146,28 @@ def test_hand_values():
     assert float(losses.Poisson()([[0.0, 1.0]], [[1.0, 1.0]])) == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize(
+    "labels, slope",
+    [([[0.0, 1.0], [1.0, 1.0]], 2.0), ([[-1.0, 1.0], [0.0, 1.0]], 1.0), ([[0.5, 1.0]], 1.0)],
+    ids=["all-0/1", "-1/1-and-0", "not-binary"],
+)
+def test_hinge_label_conversion_is_one_op_with_its_own_slope_and_a_new_array(labels, slope):
+    import minikeras as mk
+    from minikeras.ops.hinge_labels import signed_binary_labels
+
+    given = np.array(labels, np.float32)
+    y = mk.Variable(given)
+    with mk.GradientTape() as tape:
+        signed = signed_binary_labels(y)
+        total = mk.ops.sum(signed * 3.0)
+    want = 2 * given - 1 if slope == 2.0 else given
+    np.testing.assert_array_equal(signed.numpy(), want)
+    assert signed.dtype == np.float32
+    assert not np.shares_memory(signed.numpy(), y.numpy())  # (later ops may reuse its buffer)
+    gradient = tape.gradient(total, y).numpy()
+    np.testing.assert_array_equal(gradient, np.full_like(given, 3.0 * slope))
+
+
 def test_cosine_similarity_axis_and_zero_vector_gradient():
     y_true = RNG.standard_normal((3, 5))
     y_pred = RNG.standard_normal((3, 5))

@@ -5,11 +5,10 @@
 one-hot targets.
 """
 
-import numpy as np
-
 from minikeras import ops
 from minikeras.losses.base import LossFunctionWrapper
 from minikeras.losses.pairs import matched_pair
+from minikeras.ops.hinge_labels import signed_binary_labels
 
 __all__ = [
     "CategoricalHinge",
@@ -22,11 +21,12 @@ __all__ = [
 
 
 def _signed_labels(y_true):
-    """0/1 labels as -1/1; any other labels (already -1/1, say) unchanged."""
-    values = np.asarray(y_true)
-    if np.all((values == 0) | (values == 1)):
-        return 2.0 * y_true - 1.0
-    return y_true
+    """0/1 labels as -1/1; any other labels (already -1/1, say) unchanged.
+
+    Which case holds is found inside one op, which a step `fit` compiles
+    repeats on every batch's labels.
+    """
+    return signed_binary_labels(y_true)
 
 
 def hinge(y_true, y_pred):

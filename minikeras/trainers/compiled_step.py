@@ -49,9 +49,10 @@ all there is:
   targets watched while the step is recorded, so that those ops are
   recorded too. `ignore_class` is replayed from logits without sample
   weights (one fused op finds which labels count), else refused by
-  `Program.build` (its Python finds them). Not replayed: the hinge losses
-  (0/1 labels become -1/1 only if all labels are 0 or 1), the focal losses
-  (`ops.power` makes an array of their Python exponent).
+  `Program.build` (its Python finds them). The hinge losses turn labels
+  that are all 0 or 1 into -1/1 inside one op (`ops.hinge_labels`), which
+  each replay runs on its own batch's labels. Not replayed: the focal losses (`ops.power` makes an
+  array of their Python exponent).
 
 Anything else, or a recording that `Program.build` refuses (noise drawn in
 Python, a Variable assigned a value no recorded op computed), runs eagerly, as with
@@ -81,6 +82,7 @@ from minikeras.losses import (
     CategoricalCrossentropy,
     CategoricalHinge,
     CosineSimilarity,
+    Hinge,
     Huber,
     KLDivergence,
     LogCosh,
@@ -91,6 +93,7 @@ from minikeras.losses import (
     MeanSquaredLogarithmicError,
     Poisson,
     SparseCategoricalCrossentropy,
+    SquaredHinge,
     functions,
     hinge_losses,
     regression,
@@ -107,23 +110,25 @@ from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 
 __all__ = ["REPLAYABLE_LAYERS", "REPLAYABLE_LOSSES", "CompiledStep", "compiled_step"]
 
-# Losses whose Python reads no target values: shapes and their constructor's numbers only.
-# Not these: hinge losses map 0/1 labels to -1/1 only if all labels are 0 or 1 (a branch
-# on values, which a recording would fix); the focal losses raise to a Python exponent
-# that `ops.power` makes an array of, which `Program.build` would refuse.
+# Losses whose Python reads no target values: shapes and their constructor's numbers only
+# (the hinge losses find whether the labels are 0/1 inside an op, which a replay repeats). Not
+# these: the focal losses raise to a Python exponent that `ops.power` makes an array of,
+# which `Program.build` would refuse.
 REPLAYABLE_LOSSES = frozenset({
-    BinaryCrossentropy, CategoricalCrossentropy, CategoricalHinge, CosineSimilarity, Huber,
-    KLDivergence, LogCosh, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
-    MeanSquaredLogarithmicError, Poisson, SparseCategoricalCrossentropy,
+    BinaryCrossentropy, CategoricalCrossentropy, CategoricalHinge, CosineSimilarity, Hinge,
+    Huber, KLDivergence, LogCosh, MeanAbsoluteError, MeanAbsolutePercentageError,
+    MeanSquaredError, MeanSquaredLogarithmicError, Poisson, SparseCategoricalCrossentropy,
+    SquaredHinge,
 })  # fmt: skip
 
 # The functions of those losses, which `compile(loss="name")` may give wrapped alone.
 _REPLAYABLE_FUNCTIONS = frozenset({
     functions.binary_crossentropy, functions.categorical_crossentropy, functions.huber,
     functions.kl_divergence, functions.mean_absolute_error, functions.mean_squared_error,
-    functions.sparse_categorical_crossentropy, hinge_losses.categorical_hinge,
-    regression.cosine_similarity, regression.log_cosh, regression.mean_absolute_percentage_error,
-    regression.mean_squared_logarithmic_error, regression.poisson,
+    functions.sparse_categorical_crossentropy, hinge_losses.categorical_hinge, hinge_losses.hinge,
+    hinge_losses.squared_hinge, regression.cosine_similarity, regression.log_cosh,
+    regression.mean_absolute_percentage_error, regression.mean_squared_logarithmic_error,
+    regression.poisson,
 })  # fmt: skip
 
 # Loss functions whose ops take the targets as they come, beside the predictions: a
