@@ -864,3 +864,26 @@ def test_the_float32_guard_catches_a_float64_vjp_in_a_fused_op(name, monkeypatch
     assert float64_inside() == []
     _inject_float64_vjp(monkeypatch, getattr(importlib.import_module(module_name), op_name))
     assert float64_inside(), f"the guard missed a float64 VJP in {name}"
+
+
+@pytest.mark.parametrize("exponent", [2, 2.5, 0.5, -1.5, 0, True, np.float32(3.0)])
+def test_a_python_exponent_gives_autograds_own_power_values_and_gradient_bit_for_bit(exponent):
+    # `ops.power(x, 2.5)` keeps the exponent a Python number (a constant a compiled step can
+    # record) and must give what autograd's `power` gave it as a float32 0-d array.
+    import autograd
+    import autograd.numpy as anp
+
+    rng = np.random.default_rng(5)
+    x = positive(5, 7)(rng).astype(np.float32)
+    weights = normal(5, 7)(rng).astype(np.float32)
+    as_array = np.asarray(exponent, dtype=np.float32)
+    variable = Variable(x)
+    with GradientTape() as tape:
+        powered = ops.power(variable, exponent)
+        total = ops.sum(powered * weights)
+    np.testing.assert_array_equal(powered.numpy(), np.power(x, as_array))
+    assert powered.dtype == np.float32
+    want = autograd.grad(lambda a: anp.sum(anp.power(a, as_array) * weights))(x)
+    got = tape.gradient(total, variable).numpy()
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want)

@@ -8,7 +8,8 @@ from contextlib import suppress
 
 import autograd.numpy as anp
 import numpy as np
-from autograd.extend import defvjp_argnums, primitive
+from autograd.extend import defvjp, defvjp_argnums, primitive
+from autograd.tracer import getval
 
 from minikeras.engine.broadcast import unbroadcast
 from minikeras.engine.primitive import call_primitive
@@ -298,10 +299,28 @@ def power(x1, x2):
     # float32 gradients; give the scalar the other operand's float dtype.
     a_dtype, b_dtype = getattr(a, "dtype", None), getattr(b, "dtype", None)
     if _is_scalar(b) and a_dtype is not None and a_dtype.kind == "f" and not _is_scalar(a):
-        b = np.asarray(b, dtype=a_dtype)
-    elif _is_scalar(a) and b_dtype is not None and b_dtype.kind == "f" and not _is_scalar(b):
+        # The exponent stays a Python number: a constant a recording keeps (`fit`'s
+        # compiled step), where an array made of it here would be data from nowhere.
+        return wrap(call_primitive(_power_by, a, b.item() if isinstance(b, np.generic) else b))
+    if _is_scalar(a) and b_dtype is not None and b_dtype.kind == "f" and not _is_scalar(b):
         a = np.asarray(a, dtype=b_dtype)
     return apply_binary("power", anp.power, a, b)
+
+
+@primitive
+def _power_by(x, exponent):
+    """`x ** exponent` for a float array and a Python-number exponent, in `x`'s dtype."""
+    return np.power(x, np.asarray(exponent, dtype=x.dtype))
+
+
+def _power_by_vjp(ans, x, exponent):
+    # autograd's VJP of `power` with the exponent as the 0-d array it used to be given:
+    # the same products in the same order, so the same gradients to the last bit.
+    y = np.asarray(exponent, dtype=getval(x).dtype)
+    return lambda g: g * y * x ** anp.where(y, y - 1, 1.0)
+
+
+defvjp(_power_by, _power_by_vjp)
 
 
 def _is_scalar(value):

@@ -51,8 +51,10 @@ all there is:
   weights (one fused op finds which labels count), else refused by
   `Program.build` (its Python finds them). The hinge losses turn labels
   that are all 0 or 1 into -1/1 inside one op (`ops.hinge_labels`), which
-  each replay runs on its own batch's labels. Not replayed: the focal losses (`ops.power` makes an
-  array of their Python exponent).
+  each replay runs on its own batch's labels. The focal losses raise to
+  their `gamma`, a Python number `ops.power` keeps as one (a constant of
+  the recording); a categorical focal loss with one `alpha` per class (an
+  array from Python) is refused by `Program.build`.
 
 Anything else, or a recording that `Program.build` refuses (noise drawn in
 Python, a Variable assigned a value no recorded op computed), runs eagerly, as with
@@ -79,7 +81,9 @@ from minikeras.engine.variable import TrackingGeneration, Variable
 from minikeras.layers.attribute_sets import AttributeSets
 from minikeras.losses import (
     BinaryCrossentropy,
+    BinaryFocalCrossentropy,
     CategoricalCrossentropy,
+    CategoricalFocalCrossentropy,
     CategoricalHinge,
     CosineSimilarity,
     Hinge,
@@ -94,6 +98,7 @@ from minikeras.losses import (
     Poisson,
     SparseCategoricalCrossentropy,
     SquaredHinge,
+    focal,
     functions,
     hinge_losses,
     regression,
@@ -111,14 +116,14 @@ from minikeras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 __all__ = ["REPLAYABLE_LAYERS", "REPLAYABLE_LOSSES", "CompiledStep", "compiled_step"]
 
 # Losses whose Python reads no target values: shapes and their constructor's numbers only
-# (the hinge losses find whether the labels are 0/1 inside an op, which a replay repeats). Not
-# these: the focal losses raise to a Python exponent that `ops.power` makes an array of,
-# which `Program.build` would refuse.
+# (the hinge losses find whether the labels are 0/1 inside an op, which a replay repeats; a
+# categorical focal loss's per-class `alpha`, an array from Python, is refused by
+# `Program.build`, and that step stays eager).
 REPLAYABLE_LOSSES = frozenset({
-    BinaryCrossentropy, CategoricalCrossentropy, CategoricalHinge, CosineSimilarity, Hinge,
-    Huber, KLDivergence, LogCosh, MeanAbsoluteError, MeanAbsolutePercentageError,
-    MeanSquaredError, MeanSquaredLogarithmicError, Poisson, SparseCategoricalCrossentropy,
-    SquaredHinge,
+    BinaryCrossentropy, BinaryFocalCrossentropy, CategoricalCrossentropy,
+    CategoricalFocalCrossentropy, CategoricalHinge, CosineSimilarity, Hinge, Huber,
+    KLDivergence, LogCosh, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredError,
+    MeanSquaredLogarithmicError, Poisson, SparseCategoricalCrossentropy, SquaredHinge,
 })  # fmt: skip
 
 # The functions of those losses, which `compile(loss="name")` may give wrapped alone.
@@ -128,7 +133,7 @@ _REPLAYABLE_FUNCTIONS = frozenset({
     functions.sparse_categorical_crossentropy, hinge_losses.categorical_hinge, hinge_losses.hinge,
     hinge_losses.squared_hinge, regression.cosine_similarity, regression.log_cosh,
     regression.mean_absolute_percentage_error, regression.mean_squared_logarithmic_error,
-    regression.poisson,
+    regression.poisson, focal.binary_focal_crossentropy, focal.categorical_focal_crossentropy,
 })  # fmt: skip
 
 # Loss functions whose ops take the targets as they come, beside the predictions: a
