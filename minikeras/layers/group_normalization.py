@@ -192,8 +192,8 @@ class GroupNormalization(ScaleAndCenter, Layer):
         centered = grouped - mean
         variance = ops.mean(ops.square(centered), axis=reduced, keepdims=True)
         outputs = ops.reshape(centered / ops.sqrt(variance + self.epsilon), shape)
-        per_channel = [1] * len(shape)
-        per_channel[axis] = channels
+        # (A tuple, not a list: a constant a recording keeps, in `fit`'s compiled step.)
+        per_channel = tuple(channels if a == axis else 1 for a in range(len(shape)))
         if self.gamma is not None:
             outputs = outputs * ops.cast(ops.reshape(self.gamma, per_channel), dtype)
         if self.beta is not None:

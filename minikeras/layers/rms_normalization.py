@@ -59,7 +59,7 @@ class RMSNormalization(Layer):
         self._sizes = tuple(input_shape[a] for a in self._axes)
         # Keras orders the weight's axes as sorted(axis), negative ones first.
         weight_axes = [a % self._rank for a in sorted(axes)]
-        self._to_increasing = sorted(range(len(axes)), key=lambda i: weight_axes[i])
+        self._to_increasing = tuple(sorted(range(len(axes)), key=lambda i: weight_axes[i]))
         shape = tuple(input_shape[a] for a in weight_axes)
         self.scale = self.add_weight(name="scale", shape=shape, initializer="ones")
 

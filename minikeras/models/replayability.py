@@ -21,12 +21,15 @@ from minikeras.layers import (
     Average,
     AveragePooling1D,
     AveragePooling2D,
+    AveragePooling3D,
     BatchNormalization,
     Concatenate,
     Conv1D,
     Conv1DTranspose,
     Conv2D,
     Conv2DTranspose,
+    Conv3D,
+    Conv3DTranspose,
     Cropping1D,
     Cropping2D,
     Cropping3D,
@@ -38,8 +41,11 @@ from minikeras.layers import (
     Flatten,
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
+    GroupNormalization,
     GRUCell,
     Identity,
     LayerNormalization,
@@ -48,6 +54,7 @@ from minikeras.layers import (
     Maximum,
     MaxPooling1D,
     MaxPooling2D,
+    MaxPooling3D,
     Minimum,
     Multiply,
     Permute,
@@ -55,12 +62,14 @@ from minikeras.layers import (
     ReLU,
     RepeatVector,
     Reshape,
+    RMSNormalization,
     SeparableConv1D,
     SeparableConv2D,
     SimpleRNN,
     SimpleRNNCell,
     Softmax,
     Subtract,
+    UnitNormalization,
     UpSampling1D,
     UpSampling2D,
     UpSampling3D,
@@ -106,13 +115,15 @@ REPLAYABLE_OPERATIONS = frozenset({
 # stateful one (whose kept states are Python's), and `Program.build` a mask, given
 # initial states or a dropout mask drawn in Python (arrays from outside the ops).
 REPLAYABLE_LAYERS = frozenset({
-    Activation, Add, Average, AveragePooling1D, AveragePooling2D, BatchNormalization,
-    Concatenate, Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Cropping1D, Cropping2D,
-    Cropping3D, Dense, DepthwiseConv1D, DepthwiseConv2D, Dropout, ELU, Embedding, Flatten,
-    GlobalAveragePooling1D, GlobalAveragePooling2D, GlobalMaxPooling1D, GlobalMaxPooling2D,
-    GRU, GRUCell, Identity, LayerNormalization, LeakyReLU, LSTM, LSTMCell, Maximum,
-    MaxPooling1D, MaxPooling2D, Minimum, Multiply, Permute, PReLU, ReLU, RepeatVector,
-    Reshape, SeparableConv1D, SeparableConv2D, SimpleRNN, SimpleRNNCell, Softmax, Subtract,
+    Activation, Add, Average, AveragePooling1D, AveragePooling2D, AveragePooling3D,
+    BatchNormalization, Concatenate, Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D,
+    Conv3DTranspose, Cropping1D, Cropping2D, Cropping3D, Dense, DepthwiseConv1D,
+    DepthwiseConv2D, Dropout, ELU, Embedding, Flatten, GlobalAveragePooling1D,
+    GlobalAveragePooling2D, GlobalAveragePooling3D, GlobalMaxPooling1D, GlobalMaxPooling2D,
+    GlobalMaxPooling3D, GroupNormalization, GRU, GRUCell, Identity, LayerNormalization,
+    LeakyReLU, LSTM, LSTMCell, Maximum, MaxPooling1D, MaxPooling2D, MaxPooling3D, Minimum,
+    Multiply, Permute, PReLU, ReLU, RepeatVector, Reshape, RMSNormalization, SeparableConv1D,
+    SeparableConv2D, SimpleRNN, SimpleRNNCell, Softmax, Subtract, UnitNormalization,
     UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D,
 }) | frozenset(OPERATION_CLASSES[name] for name in REPLAYABLE_OPERATIONS)  # fmt: skip
 
@@ -132,9 +143,11 @@ def not_replayable(model, layers=REPLAYABLE_LAYERS):
         >>> mk.models.replayability.not_replayable(model) is None
         True
         >>> mk.models.replayability.not_replayable(
-        ...     mk.Sequential([mk.Input((4, 4, 4, 1)), mk.layers.Conv3D(2, 2, name="c")])
+        ...     mk.Sequential(
+        ...         [mk.Input((4, 3)), mk.layers.Bidirectional(mk.layers.LSTM(2), name="b")]
+        ...     )
         ... )
-        "layer 'c' (Conv3D) is not replayable"
+        "layer 'b' (Bidirectional) is not replayable"
         >>> mk.models.replayability.not_replayable(
         ...     mk.Sequential(
         ...         [mk.Input(batch_shape=(2, 3, 4)), mk.layers.LSTM(2, stateful=True, name="r")]
