@@ -46,6 +46,11 @@ def on_images(layer):
     return lambda: mk.Sequential([Input((6, 6, 2)), layer(), Flatten(), Dense(2)])
 
 
+def on_sequences(layer, flatten=True):
+    head = [Flatten()] if flatten else []
+    return lambda: mk.Sequential([Input((5, 4)), layer(), *head, Dense(2)])
+
+
 def on_volumes(layer):
     return lambda: mk.Sequential([Input((4, 4, 4, 2)), layer(), Flatten(), Dense(2)])
 
@@ -111,6 +116,21 @@ CASES = {
         IMAGES,
     ),
     "UnitNormalization": (after_dense(L.UnitNormalization), VECTORS),
+    "Bidirectional": (on_sequences(lambda: L.Bidirectional(L.LSTM(3)), flatten=False), SEQUENCES),
+    "Bidirectional-sum-of-sequences": (
+        on_sequences(lambda: L.Bidirectional(L.GRU(3, return_sequences=True), merge_mode="sum")),
+        SEQUENCES,
+    ),
+    "Bidirectional-over-a-cell": (
+        on_sequences(lambda: L.Bidirectional(L.RNN(L.GRUCell(3))), flatten=False),
+        SEQUENCES,
+    ),
+    "TimeDistributed": (on_sequences(lambda: L.TimeDistributed(Dense(3))), SEQUENCES),
+    "RNN": (on_sequences(lambda: L.RNN(L.LSTMCell(3)), flatten=False), SEQUENCES),
+    "RNN-backwards-sequences": (
+        on_sequences(lambda: L.RNN(L.GRUCell(3), go_backwards=True, return_sequences=True)),
+        SEQUENCES,
+    ),
     "RMSNormalization": (after_dense(L.RMSNormalization), VECTORS),
     "RMSNormalization-two-axes": (
         after_conv1d(lambda: L.RMSNormalization(axis=[2, 1])),
@@ -208,8 +228,22 @@ def test_an_out_of_range_id_in_a_replayed_step_raises_the_eager_error_and_change
         ),
         # Bilinear weights are made in Python, from the shapes, outside the ops.
         (after_conv2d(lambda: L.UpSampling2D(2, interpolation="bilinear")), IMAGES),
+        # The same mask, reaching both directions of a Bidirectional LSTM.
+        (
+            lambda: mk.Sequential(
+                [
+                    Input((5,), dtype="int64"),
+                    L.Embedding(10, 3, mask_zero=True),
+                    L.Bidirectional(L.LSTM(3)),
+                    Dense(2),
+                ]
+            ),  # fmt: skip
+            IDS,
+        ),
+        # An input dropout mask drawn in Python, inside a Bidirectional.
+        (on_sequences(lambda: L.Bidirectional(L.LSTM(3, dropout=0.2)), flatten=False), SEQUENCES),
     ],
-    ids=["masked-pooling", "bilinear"],
+    ids=["masked-pooling", "bilinear", "masked-bidirectional", "bidirectional-input-dropout"],
 )
 def test_an_array_made_outside_the_ops_refuses_the_recording_and_trains_eagerly(make, x):
     model = assert_same_training(make, x)

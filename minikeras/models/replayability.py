@@ -16,6 +16,7 @@ from minikeras.layers import (
     ELU,
     GRU,
     LSTM,
+    RNN,
     Activation,
     Add,
     Average,
@@ -23,6 +24,7 @@ from minikeras.layers import (
     AveragePooling2D,
     AveragePooling3D,
     BatchNormalization,
+    Bidirectional,
     Concatenate,
     Conv1D,
     Conv1DTranspose,
@@ -69,6 +71,7 @@ from minikeras.layers import (
     SimpleRNNCell,
     Softmax,
     Subtract,
+    TimeDistributed,
     UnitNormalization,
     UpSampling1D,
     UpSampling2D,
@@ -113,18 +116,23 @@ REPLAYABLE_OPERATIONS = frozenset({
 # recurrent layers (and their cells, sub-layers of theirs) are one fused op over the
 # sequence, which makes their default zero states itself; `not_replayable` refuses a
 # stateful one (whose kept states are Python's), and `Program.build` a mask, given
-# initial states or a dropout mask drawn in Python (arrays from outside the ops).
+# initial states or a dropout mask drawn in Python (arrays from outside the ops). The
+# wrappers (Bidirectional, TimeDistributed, RNN over a cell) pass tensors between their
+# sub-layers with shapes and constant slices alone; each sub-layer must be admitted too
+# (`tracked_layers` reaches them), so a user's cell or layer inside one is not. Not
+# StackedRNNCells: the RNN makes its default states in Python, which a recording refuses.
 REPLAYABLE_LAYERS = frozenset({
     Activation, Add, Average, AveragePooling1D, AveragePooling2D, AveragePooling3D,
-    BatchNormalization, Concatenate, Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, Conv3D,
-    Conv3DTranspose, Cropping1D, Cropping2D, Cropping3D, Dense, DepthwiseConv1D,
-    DepthwiseConv2D, Dropout, ELU, Embedding, Flatten, GlobalAveragePooling1D,
+    BatchNormalization, Bidirectional, Concatenate, Conv1D, Conv1DTranspose, Conv2D,
+    Conv2DTranspose, Conv3D, Conv3DTranspose, Cropping1D, Cropping2D, Cropping3D, Dense,
+    DepthwiseConv1D, DepthwiseConv2D, Dropout, ELU, Embedding, Flatten, GlobalAveragePooling1D,
     GlobalAveragePooling2D, GlobalAveragePooling3D, GlobalMaxPooling1D, GlobalMaxPooling2D,
     GlobalMaxPooling3D, GroupNormalization, GRU, GRUCell, Identity, LayerNormalization,
     LeakyReLU, LSTM, LSTMCell, Maximum, MaxPooling1D, MaxPooling2D, MaxPooling3D, Minimum,
-    Multiply, Permute, PReLU, ReLU, RepeatVector, Reshape, RMSNormalization, SeparableConv1D,
-    SeparableConv2D, SimpleRNN, SimpleRNNCell, Softmax, Subtract, UnitNormalization,
-    UpSampling1D, UpSampling2D, UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D,
+    Multiply, Permute, PReLU, ReLU, RepeatVector, Reshape, RMSNormalization, RNN,
+    SeparableConv1D, SeparableConv2D, SimpleRNN, SimpleRNNCell, Softmax, Subtract,
+    TimeDistributed, UnitNormalization, UpSampling1D, UpSampling2D, UpSampling3D,
+    ZeroPadding1D, ZeroPadding2D, ZeroPadding3D,
 }) | frozenset(OPERATION_CLASSES[name] for name in REPLAYABLE_OPERATIONS)  # fmt: skip
 
 
@@ -143,11 +151,9 @@ def not_replayable(model, layers=REPLAYABLE_LAYERS):
         >>> mk.models.replayability.not_replayable(model) is None
         True
         >>> mk.models.replayability.not_replayable(
-        ...     mk.Sequential(
-        ...         [mk.Input((4, 3)), mk.layers.Bidirectional(mk.layers.LSTM(2), name="b")]
-        ...     )
+        ...     mk.Sequential([mk.Input((4, 3)), mk.layers.Masking(name="m"), mk.layers.Dense(2)])
         ... )
-        "layer 'b' (Bidirectional) is not replayable"
+        "layer 'm' (Masking) is not replayable"
         >>> mk.models.replayability.not_replayable(
         ...     mk.Sequential(
         ...         [mk.Input(batch_shape=(2, 3, 4)), mk.layers.LSTM(2, stateful=True, name="r")]
