@@ -20,15 +20,6 @@ __all__ = [
 ]
 
 
-def _signed_labels(y_true):
-    """0/1 labels as -1/1; any other labels (already -1/1, say) unchanged.
-
-    Which case holds is found inside one op, which a step `fit` compiles
-    repeats on every batch's labels.
-    """
-    return signed_binary_labels(y_true)
-
-
 def hinge(y_true, y_pred):
     """Hinge loss over the last axis: `mean(maximum(1 - y_true * y_pred, 0), axis=-1)`.
 
@@ -48,7 +39,7 @@ def hinge(y_true, y_pred):
         array([1.], dtype=float32)
     """
     y_true, y_pred = matched_pair("hinge", y_true, y_pred)
-    return ops.mean(ops.maximum(1.0 - _signed_labels(y_true) * y_pred, 0.0), axis=-1)
+    return ops.mean(ops.maximum(1.0 - signed_binary_labels(y_true) * y_pred, 0.0), axis=-1)
 
 
 def squared_hinge(y_true, y_pred):
@@ -70,7 +61,7 @@ def squared_hinge(y_true, y_pred):
         array([1.25], dtype=float32)
     """
     y_true, y_pred = matched_pair("squared_hinge", y_true, y_pred)
-    margins = ops.maximum(1.0 - _signed_labels(y_true) * y_pred, 0.0)
+    margins = ops.maximum(1.0 - signed_binary_labels(y_true) * y_pred, 0.0)
     return ops.mean(ops.square(margins), axis=-1)
 
 
