@@ -134,32 +134,14 @@ def _step_contender(kind, batch):
 
 
 def _digits_fit(kind, epochs):
-    """One fit of `kind` for `epochs` epochs (none: everything but the loop); returns its steps."""
-    from benchmarks import problems
-    from benchmarks.accuracy import DIGITS_SMALL
-    from benchmarks.mlp import minikeras_model
-    from benchmarks.reference import Adam, NumpyMLP
+    """One of the suite's digits fits (`accuracy.NumpyFit`, `accuracy.MinikerasFit`) for
+    `epochs` epochs (none: everything but the loop, its test accuracy included); returns
+    its steps."""
+    from benchmarks.accuracy import DIGITS_SMALL, MinikerasFit, NumpyFit
 
-    config = dict(DIGITS_SMALL)
-    (x, y, _, _), weights = problems.fit_problem(config, 0)
-    slices = problems.batch_slices(len(x), config["batch"])
-    if kind == "fit-numpy":
-        mlp = NumpyMLP(weights)
-        optimizer = Adam(mlp.params, problems.LEARNING_RATE)
-        for _ in range(epochs):
-            for begin, end in slices:
-                optimizer.apply(mlp.forward_backward(x[begin:end], y[begin:end])[1])
-        return epochs * len(slices)
-    from minikeras import losses, optimizers
-
-    model = minikeras_model(weights)
-    model.compile(
-        optimizer=optimizers.Adam(learning_rate=problems.LEARNING_RATE),
-        loss=losses.SparseCategoricalCrossentropy(from_logits=True),
-    )
-    if epochs:
-        model.fit(x, y, batch_size=config["batch"], epochs=epochs, shuffle=False, verbose=0)
-    return epochs * len(slices)
+    contender = NumpyFit if kind == "fit-numpy" else MinikerasFit
+    contender(dict(DIGITS_SMALL, epochs=epochs)).fit(0)
+    return epochs * _fit_steps_per_epoch()
 
 
 def run_worker(kind, batch, count):
