@@ -52,9 +52,17 @@ import shutil  # noqa: E402
 import subprocess  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
-__all__ = ["count_per_step", "parse_cachegrind", "per_step", "run_worker", "table"]
+__all__ = [
+    "count_per_step",
+    "parse_cachegrind",
+    "per_step",
+    "run_worker",
+    "step_contender",
+    "table",
+]
 
 STEP_KINDS = ("numpy", "closure", "sequential", "subclassed")
+MLP_SIZES = (784, 256, 128, 10)
 FIT_KINDS = ("fit-numpy", "fit-minikeras")
 LEARNING_RATE = 0.01
 WARMUP_STEPS = 20
@@ -112,12 +120,35 @@ def per_step(without, with_steps, steps):
     }
 
 
-def _step_contender(kind, batch):
+def step_contender(kind, batch, sizes=MLP_SIZES):
+    """One of `STEP_KINDS`, built on seeded data: its step function and its batches.
+
+    Args:
+        kind: one of `STEP_KINDS`.
+        batch: the batch size.
+        sizes: the MLP's layer widths, input first (the issue's 784-256-128-10).
+
+    Returns:
+        `(step, batches)`: `step(x, labels)` takes one SGD step; `batches` is
+        a list of `(x, labels)`.
+
+    Raises:
+        ValueError: for an unknown kind.
+
+    Example:
+        >>> from benchmarks.bench_instructions import step_contender
+        >>> step, batches = step_contender("sequential", 2, sizes=(8, 4, 2))
+        >>> loss = step(*batches[0])  # one SGD step on the first batch
+        >>> batches[0][0].shape, batches[0][1].shape
+        ((2, 8), (2,))
+    """
     from benchmarks.bench_mlp_step import ClosureTapeStep, ModelStep, NumpyStep
     from benchmarks.mlp import minikeras_model, subclassed_model
     from benchmarks.problems import mlp_problem
 
-    batches, weights = mlp_problem((784, 256, 128, 10), batch, 0)
+    if kind not in STEP_KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {STEP_KINDS}")
+    batches, weights = mlp_problem(tuple(sizes), batch, 0)
     if kind == "numpy":
         step = NumpyStep(weights, LEARNING_RATE).step
     elif kind == "closure":
@@ -168,7 +199,7 @@ def run_worker(kind, batch, count):
         return _digits_fit(kind, count)
     if kind not in STEP_KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {STEP_KINDS + FIT_KINDS}")
-    step, batches = _step_contender(kind, batch)
+    step, batches = step_contender(kind, batch)
     for index in range(WARMUP_STEPS + count):
         step(*batches[index % len(batches)])
     return count
