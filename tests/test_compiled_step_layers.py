@@ -131,6 +131,20 @@ CASES = {
         on_sequences(lambda: L.RNN(L.GRUCell(3), go_backwards=True, return_sequences=True)),
         SEQUENCES,
     ),
+    "StackedRNNCells": (
+        on_sequences(lambda: L.RNN([L.LSTMCell(3), L.GRUCell(2)]), flatten=False),
+        SEQUENCES,
+    ),
+    "StackedRNNCells-backwards-sequences": (
+        on_sequences(
+            lambda: L.RNN(
+                L.StackedRNNCells([L.SimpleRNNCell(3), L.LSTMCell(2)]),
+                go_backwards=True,
+                return_sequences=True,
+            )
+        ),
+        SEQUENCES,
+    ),
     "RMSNormalization": (after_dense(L.RMSNormalization), VECTORS),
     "RMSNormalization-two-axes": (
         after_conv1d(lambda: L.RMSNormalization(axis=[2, 1])),

@@ -118,3 +118,39 @@ def test_a_recurrent_layer_with_an_activation_of_the_users_is_not_replayed():
     assert not_replayable(model).endswith("has an activation minikeras does not define")
     model = stack(LSTM, recurrent_activation=lambda x: mk.ops.sigmoid(x))()
     assert not_replayable(model).endswith("has an recurrent_activation minikeras does not define")
+
+
+def stacked_cells():
+    """An RNN over stacked cells: a step loop of ordinary ops, from zeros an op makes."""
+    cells = mk.layers.StackedRNNCells([mk.layers.LSTMCell(4), mk.layers.GRUCell(3)])
+    return mk.Sequential([Input((5, 3)), mk.layers.RNN(cells), Dense(3)])
+
+
+def test_stacked_cells_replay_in_a_custom_loop_and_predict_bit_for_bit(monkeypatch):
+    replayed = train(stacked_cells, SEQUENCES[:16], steps=4)
+    model = replayed[0]
+    assert any(type(p) is Program for p in programs(model).values())
+    predicted = model.predict(SEQUENCES, verbose=0)
+    eager(monkeypatch)
+    expected = train(stacked_cells, SEQUENCES[:16], steps=4)
+    assert programs(expected[0]) == {}
+    assert_same(replayed, expected)
+    np.testing.assert_array_equal(predicted, expected[0](SEQUENCES).numpy())
+
+
+def test_stacked_cells_with_a_cells_own_initial_states_train_eagerly_from_them():
+    class StartsFromHalf(mk.layers.GRUCell):
+        def get_initial_state(self, batch_size=None):
+            return [mk.ops.full((batch_size, self.units), 0.5)]
+
+    def make():
+        cells = mk.layers.StackedRNNCells([mk.layers.LSTMCell(4), StartsFromHalf(3)])
+        return mk.Sequential([Input((5, 3)), mk.layers.RNN(cells), Dense(3)])
+
+    assert not_replayable(make()) is not None  # (a user's cell class)
+    model = assert_same_training(make, SPARSE, SEQUENCES, LABELS)
+    layer = model.layers[0]
+    halves = [np.zeros((4, 4), "float32")] * 2 + [np.full((4, 3), 0.5, "float32")]
+    np.testing.assert_array_equal(
+        layer(SEQUENCES[:4]).numpy(), layer(SEQUENCES[:4], initial_state=halves).numpy()
+    )

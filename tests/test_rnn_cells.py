@@ -454,3 +454,40 @@ def test_files_written_before_the_layers_held_cells_still_load():
     )
     copy.load_weights(LEGACY / "recurrent.weights.minikeras")
     np.testing.assert_allclose(copy.predict(data["x"], verbose=0), data["y"], rtol=1e-6)
+
+
+# ------------------------------------------------ the built-in zero states
+
+
+def test_zero_state_groups_name_the_built_in_zeros_and_defer_to_a_cells_own():
+    from minikeras.layers.rnn_cells import zero_state_groups
+
+    assert zero_state_groups(LSTMCell(3), "float64") == [("float32", [3, 3])]  # the cell's dtype
+    assert zero_state_groups(MinimalRNNCell(2), "float16") == [("float16", [2])]  # the RNN's
+    stacked = StackedRNNCells([SimpleRNNCell(2), MinimalRNNCell(4), GRUCell(1)])
+    assert zero_state_groups(stacked, "float64") == [
+        ("float32", [2]),
+        ("float32", [4]),  # (the stack's dtype, as its get_initial_state makes them)
+        ("float32", [1]),
+    ]
+    assert zero_state_groups(LSTMFromHalf(3), "float32") is None
+    assert zero_state_groups(StackedRNNCells([GRUCell(2), StartsFromOnes(2)]), "float32") is None
+    own = GRUCell(2)
+    own.get_initial_state = lambda batch_size=None: [ops.ones((batch_size, 2))]
+    assert zero_state_groups(own, "float32") is None
+
+    matrices = MinimalRNNCell(2)
+    matrices.state_size = [(2, 2)]  # (a state of two axes: the RNN's own zeros, in Python)
+    assert zero_state_groups(matrices, "float32") is None
+
+
+def test_zero_states_are_zeros_of_the_batch_whose_gradient_is_zero():
+    x = mk.Variable(np.random.default_rng(4).standard_normal((3, 5, 2)).astype("float32"))
+    with mk.GradientTape() as tape:
+        first, second = ops.recurrent.zero_states(x, [4, 1], "float32")
+        loss = ops.sum(ops.exp(first)) + ops.sum(second * 7.0) + ops.sum(x * x)
+    assert (first.shape, second.shape) == ((3, 4), (3, 1))
+    assert not np.any(first.numpy()) and first.dtype == "float32"
+    grad = tape.gradient(loss, x)
+    assert grad.dtype == "float32"
+    np.testing.assert_array_equal(grad.numpy(), 2 * x.numpy())

@@ -21,6 +21,7 @@ from minikeras.layers.rnn_arguments import (
     split_initial_state,
     with_initial_state,
 )
+from minikeras.layers.rnn_cells import zero_state_groups
 from minikeras.layers.stacked_cells import StackedRNNCells, takes_training
 from minikeras.layers.stateful import StatefulStates
 
@@ -276,7 +277,15 @@ class RNN(StatefulStates, Layer):
                 return result
         batch, steps = sequences.shape[0], sequences.shape[1]
         if states is None:
-            states = tree.flatten(self.get_initial_state(batch))
+            zeros = zero_state_groups(self.cell, self.compute_dtype)
+            if zeros is None:  # (a cell's own get_initial_state, called as Keras calls it)
+                states = tree.flatten(self.get_initial_state(batch))
+            else:  # the built-in zeros, made by an op of the batch (a replay makes them again)
+                states = [
+                    state
+                    for dtype, sizes in zeros
+                    for state in ops.recurrent.zero_states(sequences, sizes, dtype)
+                ]
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         cell_kwargs = {}
         if takes_training(self.cell):

@@ -21,7 +21,7 @@ from minikeras.layers.dense import check_positive_int
 from minikeras.layers.layer import Layer
 from minikeras.layers.rnn_dropout import DropoutRNNCell
 
-__all__ = ["RecurrentCell", "SimpleRNNCell", "for_kernel"]
+__all__ = ["RecurrentCell", "SimpleRNNCell", "for_kernel", "zero_state_groups"]
 
 
 def for_kernel(activation):
@@ -323,3 +323,50 @@ class SimpleRNNCell(RecurrentCell):
 
 
 SimpleRNNCell._fused_call = SimpleRNNCell.call
+
+
+def zero_state_groups(cell, dtype):
+    """The states a cell starts from when they are the built-in zeros: `[(dtype, sizes)]`.
+
+    Zeros are what a built-in cell's `get_initial_state` makes, what
+    `StackedRNNCells` makes of cells like that, and what `layers.RNN`
+    makes for a cell with no `get_initial_state`. A cell with its own
+    (a subclass's, or a user cell's) gives None: that method is called.
+
+    Args:
+        cell: an RNN cell.
+        dtype: the dtype of the zeros a cell without `get_initial_state` starts from.
+
+    Returns:
+        A list of `(dtype, sizes)`, in the order of the flattened states, or None.
+
+    Example:
+        >>> from minikeras.layers.rnn_cells import zero_state_groups
+        >>> cells = mk.layers.StackedRNNCells([mk.layers.LSTMCell(2), mk.layers.GRUCell(3)])
+        >>> zero_state_groups(cells, "float32")
+        [('float32', [2, 2]), ('float32', [3])]
+    """
+    from minikeras.layers.stacked_cells import StackedRNNCells  # (it imports no cells)
+
+    if "get_initial_state" in vars(cell):
+        return None
+    if isinstance(cell, StackedRNNCells):
+        if type(cell).get_initial_state is not StackedRNNCells.get_initial_state:
+            return None
+        groups = []
+        for inner in cell.cells:
+            own = zero_state_groups(inner, cell.compute_dtype)
+            if own is None:
+                return None
+            groups += own
+        return groups
+    initial = getattr(type(cell), "get_initial_state", None)
+    if initial is RecurrentCell.get_initial_state:
+        dtype = cell.compute_dtype
+    elif initial is not None:
+        return None
+    sizes = cell.state_size
+    sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+    if not all(isinstance(size, numbers.Integral) and not isinstance(size, bool) for size in sizes):
+        return None  # (a state of several axes: the RNN's own zeros, made in Python)
+    return [(dtype, [int(size) for size in sizes])]

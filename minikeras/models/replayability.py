@@ -70,6 +70,7 @@ from minikeras.layers import (
     SimpleRNN,
     SimpleRNNCell,
     Softmax,
+    StackedRNNCells,
     Subtract,
     TimeDistributed,
     UnitNormalization,
@@ -119,8 +120,9 @@ REPLAYABLE_OPERATIONS = frozenset({
 # initial states or a dropout mask drawn in Python (arrays from outside the ops). The
 # wrappers (Bidirectional, TimeDistributed, RNN over a cell) pass tensors between their
 # sub-layers with shapes and constant slices alone; each sub-layer must be admitted too
-# (`tracked_layers` reaches them), so a user's cell or layer inside one is not. Not
-# StackedRNNCells: the RNN makes its default states in Python, which a recording refuses.
+# (`tracked_layers` reaches them), so a user's cell or layer inside one is not. An RNN
+# over StackedRNNCells runs its cells step by step, from zero states made by an op of
+# the batch (`ops.recurrent.zero_states`), which a replay makes again for its own batch.
 REPLAYABLE_LAYERS = frozenset({
     Activation, Add, Average, AveragePooling1D, AveragePooling2D, AveragePooling3D,
     BatchNormalization, Bidirectional, Concatenate, Conv1D, Conv1DTranspose, Conv2D,
@@ -130,8 +132,8 @@ REPLAYABLE_LAYERS = frozenset({
     GlobalMaxPooling3D, GroupNormalization, GRU, GRUCell, Identity, LayerNormalization,
     LeakyReLU, LSTM, LSTMCell, Maximum, MaxPooling1D, MaxPooling2D, MaxPooling3D, Minimum,
     Multiply, Permute, PReLU, ReLU, RepeatVector, Reshape, RMSNormalization, RNN,
-    SeparableConv1D, SeparableConv2D, SimpleRNN, SimpleRNNCell, Softmax, Subtract,
-    TimeDistributed, UnitNormalization, UpSampling1D, UpSampling2D, UpSampling3D,
+    SeparableConv1D, SeparableConv2D, SimpleRNN, SimpleRNNCell, Softmax, StackedRNNCells,
+    Subtract, TimeDistributed, UnitNormalization, UpSampling1D, UpSampling2D, UpSampling3D,
     ZeroPadding1D, ZeroPadding2D, ZeroPadding3D,
 }) | frozenset(OPERATION_CLASSES[name] for name in REPLAYABLE_OPERATIONS)  # fmt: skip
 

@@ -19,10 +19,16 @@ from minikeras.ops.core import op_error, value_of, wrap
 from minikeras.ops.elementary import tanh
 from minikeras.ops.matrix_products import matmul
 from minikeras.ops.operands import narrowed_operands
-from minikeras.ops.recurrent_primitives import _gru, _lstm, _simple_rnn, _zeros_if_none
+from minikeras.ops.recurrent_primitives import (
+    _batch_zeros,
+    _gru,
+    _lstm,
+    _simple_rnn,
+    _zeros_if_none,
+)
 from minikeras.ops.shape import stack
 
-__all__ = ["gru", "lstm", "simple_rnn"]
+__all__ = ["gru", "lstm", "simple_rnn", "zero_states"]
 
 FUSED_ACTIVATIONS = tuple(layout.ACTIVATIONS)
 _UNFUSED = {"tanh": tanh, "sigmoid": sigmoid, "relu": relu, "linear": lambda x: x}
@@ -342,3 +348,29 @@ def gru(
 
     outputs, (h,) = _unfused_loop(step, wrap(x), _zeros_for([h0], x, u), mask, go_backwards)
     return outputs, h
+
+
+def zero_states(sequences, sizes, dtype):
+    """The zero states a batch of sequences starts from: `(batch, size)` for each size.
+
+    Each is made by an op of `sequences` (whose values it does not read, and
+    whose gradient from it is zero), so that a recorded step
+    (`engine.replay`) makes them again for each batch it replays rather
+    than holding the recorded batch's arrays. `layers.RNN` starts a cell
+    from these when the cell's initial states are the built-in zeros.
+
+    Args:
+        sequences: a Tensor or array whose first axis is the batch.
+        sizes: the states' sizes, ints.
+        dtype: the states' dtype.
+
+    Returns:
+        A list of Tensors, one per size.
+
+    Example:
+        >>> states = mk.ops.recurrent.zero_states(np.ones((2, 5, 3)), [4, 1], "float32")
+        >>> [(s.shape, str(s.dtype)) for s in states]
+        [((2, 4), 'float32'), ((2, 1), 'float32')]
+    """
+    value = value_of(sequences)
+    return [wrap(call_primitive(_batch_zeros, value, int(size), dtype)) for size in sizes]

@@ -18,6 +18,7 @@ its ops and replays a layer's default start.
 """
 
 import numpy as np
+from autograd.extend import defvjp, primitive
 from autograd.tracer import getval, isbox
 
 from minikeras.engine.primitive import defvjp_fused, fused_primitive
@@ -39,6 +40,16 @@ def _zeros_if_none(state, x, recurrent_kernel, dtype):
     if state is not None:
         return state
     return np.zeros((x.shape[0], recurrent_kernel.shape[0]), dtype=dtype)
+
+
+@primitive
+def _batch_zeros(x, size, dtype):
+    """Zeros `(batch, size)` for the batch of `x`: a default state, made by an op of `x`."""
+    return np.zeros((np.shape(x)[0], size), dtype=dtype)
+
+
+# (the zeros do not depend on x's values: its gradient from them is zero)
+defvjp(_batch_zeros, lambda ans, x, size, dtype: lambda g: np.zeros(np.shape(x), np.result_type(x)))
 
 
 def _residuals(op, args, residuals):

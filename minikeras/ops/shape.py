@@ -181,17 +181,21 @@ def stack(x, axis=0):
         A Tensor.
 
     Raises:
-        ValueError: if `xs` is empty or the shapes differ.
+        ValueError: if `x` is empty, the shapes differ, or `axis` is out of range.
+        TypeError: if `axis` is not an int.
 
     Example:
         >>> mk.ops.stack([mk.ops.ones(3), mk.ops.zeros(3)], axis=1).shape
         (3, 2)
     """
     values = _joinable("stack", x)
-    try:
-        return wrap(anp.stack(values, axis=axis))
-    except (ValueError, IndexError):
-        raise op_error("stack", "all inputs must have the same shape", *values) from None
+    shapes = {np.shape(value) for value in values}
+    if len(shapes) != 1:
+        raise op_error("stack", "all inputs must have the same shape", *values)
+    axis = normalize_axis("stack", axis, len(shapes.pop()) + 1, *values)
+    # Each input with the new axis, joined: autograd's `stack` would first pass every
+    # input through `anp.array`, a node whose arguments a recorded step cannot replay.
+    return wrap(anp.concatenate([anp.expand_dims(value, axis) for value in values], axis=axis))
 
 
 def split(x, indices_or_sections, axis=0):
