@@ -459,26 +459,41 @@ def test_files_written_before_the_layers_held_cells_still_load():
 # ------------------------------------------------ the built-in zero states
 
 
-def test_zero_state_groups_name_the_built_in_zeros_and_defer_to_a_cells_own():
+def test_zero_state_groups_name_the_built_in_cells_zeros_and_nothing_else():
     from minikeras.layers.rnn_cells import zero_state_groups
 
-    assert zero_state_groups(LSTMCell(3), "float64") == [("float32", [3, 3])]  # the cell's dtype
-    assert zero_state_groups(MinimalRNNCell(2), "float16") == [("float16", [2])]  # the RNN's
-    stacked = StackedRNNCells([SimpleRNNCell(2), MinimalRNNCell(4), GRUCell(1)])
-    assert zero_state_groups(stacked, "float64") == [
-        ("float32", [2]),
-        ("float32", [4]),  # (the stack's dtype, as its get_initial_state makes them)
-        ("float32", [1]),
-    ]
-    assert zero_state_groups(LSTMFromHalf(3), "float32") is None
-    assert zero_state_groups(StackedRNNCells([GRUCell(2), StartsFromOnes(2)]), "float32") is None
+    assert zero_state_groups(LSTMCell(3)) == [("float32", [3, 3])]
+    assert zero_state_groups(GRUCell(2, dtype="float64")) == [("float64", [2])]
+    stacked = StackedRNNCells([SimpleRNNCell(2), LSTMCell(4), GRUCell(1)])
+    assert zero_state_groups(stacked) == [("float32", [2]), ("float32", [4, 4]), ("float32", [1])]
+    # Any other cell's states are its get_initial_state's, or the RNN's zeros in Python.
+    assert zero_state_groups(MinimalRNNCell(2)) is None
+    assert zero_state_groups(LSTMFromHalf(3)) is None
+    assert zero_state_groups(StackedRNNCells([GRUCell(2), MinimalRNNCell(2)])) is None
     own = GRUCell(2)
     own.get_initial_state = lambda batch_size=None: [ops.ones((batch_size, 2))]
-    assert zero_state_groups(own, "float32") is None
+    assert zero_state_groups(own) is None
 
-    matrices = MinimalRNNCell(2)
-    matrices.state_size = [(2, 2)]  # (a state of two axes: the RNN's own zeros, in Python)
-    assert zero_state_groups(matrices, "float32") is None
+
+def test_an_rnn_of_stacked_cells_over_no_steps_leaves_what_feeds_it_without_gradient():
+    # (its default states are then made in Python: the Dense reaches no loss)
+    dense = mk.layers.Dense(4)
+    layer = RNN([LSTMCell(3), GRUCell(2)], return_state=True)
+    with mk.GradientTape() as tape:
+        _, (h, _), g = layer(dense(np.ones((2, 0, 3), "float32")))
+        loss = ops.sum(h) + ops.sum(g)
+    assert tape.gradient(loss, dense.trainable_weights) == [None, None]
+
+
+def test_zero_states_refuse_what_is_no_size_or_batch_by_name():
+    zero_states = ops.recurrent.zero_states
+    for size in (2.5, True, -1, "3"):
+        with pytest.raises(ValueError, match="zero_states: each size must be a non-negative int"):
+            zero_states(np.ones((2, 3)), [size])
+    with pytest.raises(ValueError, match="zero_states: sequences need a batch axis"):
+        zero_states(np.float32(1.0), [2])
+    with pytest.raises(TypeError, match="zero_states: 'nope' is not a dtype"):
+        zero_states(np.ones((2, 3)), [2], "nope")
 
 
 def test_zero_states_are_zeros_of_the_batch_whose_gradient_is_zero():

@@ -277,10 +277,12 @@ class RNN(StatefulStates, Layer):
                 return result
         batch, steps = sequences.shape[0], sequences.shape[1]
         if states is None:
-            zeros = zero_state_groups(self.cell, self.compute_dtype)
-            if zeros is None:  # (a cell's own get_initial_state, called as Keras calls it)
+            # A built-in cell's zeros come from an op of the batch, which a replay runs
+            # again; another cell's `get_initial_state` is called, as Keras calls it.
+            zeros = zero_state_groups(self.cell) if steps else None
+            if zeros is None:
                 states = tree.flatten(self.get_initial_state(batch))
-            else:  # the built-in zeros, made by an op of the batch (a replay makes them again)
+            else:
                 states = [
                     state
                     for dtype, sizes in zeros

@@ -325,17 +325,16 @@ class SimpleRNNCell(RecurrentCell):
 SimpleRNNCell._fused_call = SimpleRNNCell.call
 
 
-def zero_state_groups(cell, dtype):
-    """The states a cell starts from when they are the built-in zeros: `[(dtype, sizes)]`.
+def zero_state_groups(cell):
+    """The states a built-in cell starts from, as zeros an op may make: `[(dtype, sizes)]`.
 
-    Zeros are what a built-in cell's `get_initial_state` makes, what
-    `StackedRNNCells` makes of cells like that, and what `layers.RNN`
-    makes for a cell with no `get_initial_state`. A cell with its own
-    (a subclass's, or a user cell's) gives None: that method is called.
+    That is a built-in cell whose `get_initial_state` is the built-in one
+    (zeros of its `state_size`, in its compute dtype), or `StackedRNNCells`
+    of such cells. Any other cell gives None: its `get_initial_state` (or
+    the RNN's zeros for a cell without one) is what the RNN calls.
 
     Args:
         cell: an RNN cell.
-        dtype: the dtype of the zeros a cell without `get_initial_state` starts from.
 
     Returns:
         A list of `(dtype, sizes)`, in the order of the flattened states, or None.
@@ -343,7 +342,7 @@ def zero_state_groups(cell, dtype):
     Example:
         >>> from minikeras.layers.rnn_cells import zero_state_groups
         >>> cells = mk.layers.StackedRNNCells([mk.layers.LSTMCell(2), mk.layers.GRUCell(3)])
-        >>> zero_state_groups(cells, "float32")
+        >>> zero_state_groups(cells)
         [('float32', [2, 2]), ('float32', [3])]
     """
     from minikeras.layers.stacked_cells import StackedRNNCells  # (it imports no cells)
@@ -355,18 +354,15 @@ def zero_state_groups(cell, dtype):
             return None
         groups = []
         for inner in cell.cells:
-            own = zero_state_groups(inner, cell.compute_dtype)
+            own = zero_state_groups(inner)
             if own is None:
                 return None
             groups += own
         return groups
-    initial = getattr(type(cell), "get_initial_state", None)
-    if initial is RecurrentCell.get_initial_state:
-        dtype = cell.compute_dtype
-    elif initial is not None:
+    if (
+        not isinstance(cell, RecurrentCell)
+        or type(cell).get_initial_state is not RecurrentCell.get_initial_state
+    ):
         return None
-    sizes = cell.state_size
-    sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
-    if not all(isinstance(size, numbers.Integral) and not isinstance(size, bool) for size in sizes):
-        return None  # (a state of several axes: the RNN's own zeros, made in Python)
-    return [(dtype, [int(size) for size in sizes])]
+    sizes = cell.state_size  # (as `RecurrentCell.get_initial_state` reads it)
+    return [(cell.compute_dtype, sizes if isinstance(sizes, list) else [sizes])]

@@ -10,6 +10,7 @@ autograd differentiates: correct, and much slower.
 
 import numpy as np
 
+from minikeras import config
 from minikeras.engine.primitive import call_primitive
 from minikeras.engine.tensor import getval
 from minikeras.ops import recurrent_layout as layout
@@ -350,27 +351,40 @@ def gru(
     return outputs, h
 
 
-def zero_states(sequences, sizes, dtype):
+def zero_states(sequences, sizes, dtype=None):
     """The zero states a batch of sequences starts from: `(batch, size)` for each size.
 
     Each is made by an op of `sequences` (whose values it does not read, and
     whose gradient from it is zero), so that a recorded step
     (`engine.replay`) makes them again for each batch it replays rather
-    than holding the recorded batch's arrays. `layers.RNN` starts a cell
-    from these when the cell's initial states are the built-in zeros.
+    than holding the recorded batch's arrays. `layers.RNN` starts built-in
+    cells from these.
 
     Args:
         sequences: a Tensor or array whose first axis is the batch.
-        sizes: the states' sizes, ints.
-        dtype: the states' dtype.
+        sizes: the states' sizes, non-negative ints.
+        dtype: the states' dtype; float32 (`config.floatx()`) unless given.
 
     Returns:
         A list of Tensors, one per size.
 
+    Raises:
+        ValueError: if `sequences` has no axis or a size is not a non-negative int.
+        TypeError: if `dtype` is not a dtype.
+
     Example:
-        >>> states = mk.ops.recurrent.zero_states(np.ones((2, 5, 3)), [4, 1], "float32")
+        >>> states = mk.ops.recurrent.zero_states(np.ones((2, 5, 3)), [4, 1])
         >>> [(s.shape, str(s.dtype)) for s in states]
         [((2, 4), 'float32'), ((2, 1), 'float32')]
     """
     value = value_of(sequences)
+    if not np.ndim(value):
+        raise op_error("zero_states", "sequences need a batch axis", value)
+    for size in sizes:
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
+            raise ValueError(f"zero_states: each size must be a non-negative int, got {size!r}")
+    try:
+        dtype = config.standardize_dtype(dtype)
+    except TypeError as error:
+        raise TypeError(f"zero_states: {error}") from None
     return [wrap(call_primitive(_batch_zeros, value, int(size), dtype)) for size in sizes]
