@@ -1,4 +1,4 @@
-"""Recurrent ops: `simple_rnn`, `lstm` and `gru` over a whole sequence.
+"""Recurrent ops: `simple_rnn`, `lstm` and `gru` over a whole sequence, and `zero_states`.
 
 Each op checks its arguments and, for the activations the fused kernels know
 (`tanh`, `sigmoid`, `relu` and `linear`: their derivatives follow from their
