@@ -287,8 +287,10 @@ def main(argv=None):
     if args.json:
         from benchmarks.common import write_json
 
+        options = {key: value for key, value in vars(args).items() if key not in ("json", "worker")}
         record = {kind: dict(groups) for kind, groups in counts.items()}
-        write_json(args.json, {"samples": record, "frequency": args.frequency, "argv": argv})
+        taken = Counter(kind for kind, _, _ in steps)
+        write_json(args.json, {"options": options, "samples": record, "steps": dict(taken)})
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ and the worker it samples are.
 """
 
 import doctest
+import json
 import os
 from collections import Counter
 
@@ -139,3 +140,23 @@ def test_the_worker_mode_writes_its_log(tmp_path):
 def test_the_module_examples_run():
     failures, tried = doctest.testmod(bench_time_split)
     assert tried >= 10 and failures == 0
+
+
+def test_the_report_and_its_json_come_from_the_sampled_run(monkeypatch, tmp_path, capsys):
+    steps = [("numpy", 0, 2_000_000), ("sequential", 3_000_000, 6_000_000)]
+    samples = [(1_000_000, "k", BLAS), (4_000_000, "k", BLAS), (5_000_000, "e", LIBPYTHON)]
+    monkeypatch.setattr(bench_time_split.shutil, "which", lambda name: "/usr/bin/perf")
+    monkeypatch.setattr(bench_time_split, "_sampled", lambda args: (samples, steps))
+    path = tmp_path / "split.json"
+    bench_time_split.main(["--kinds", "numpy,sequential", "--json", str(path)])
+    assert capsys.readouterr().out.splitlines()[-1].split()[:5] == [
+        "sequential-numpy",
+        "1000",  # the median steps: 3 ms against 2 ms
+        "0",  # one BLAS sample (1 ms) each
+        "0",
+        "1000",  # the Python sample
+    ]
+    record = json.loads(path.read_text())
+    assert record["samples"] == {"numpy": {"BLAS": 1}, "sequential": {"BLAS": 1, "Python": 1}}
+    assert record["steps"] == {"numpy": 1, "sequential": 1}
+    assert record["options"]["kinds"] == "numpy,sequential" and record["options"]["batch"] == 32
