@@ -221,13 +221,13 @@ def table(counts, steps, frequency):
         ['sequential-numpy', '500', '0', '0', '1000']
     """
     per_step = 1e6 / frequency  # microseconds a sample stands for
-    taken, medians = Counter(kind for kind, _, _ in steps), {}
-    for kind in taken:
-        medians[kind] = statistics.median(end - start for k, start, end in steps if k == kind)
+    durations = {}
+    for kind, start, end in steps:
+        durations.setdefault(kind, []).append(end - start)
     rows = {}
-    for kind in taken:
-        rows[kind] = [medians[kind] / 1e3] + [
-            counts.get(kind, Counter())[group] * per_step / taken[kind] for group in GROUPS
+    for kind, taken in durations.items():
+        rows[kind] = [statistics.median(taken) / 1e3] + [
+            counts.get(kind, Counter())[group] * per_step / len(taken) for group in GROUPS
         ]
     lines = [
         f"microseconds per step, sampled at {frequency:g} Hz (median step, then each group)",
